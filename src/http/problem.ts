@@ -1,0 +1,67 @@
+// The one error type of the service. Anything thrown below a handler that is not an ApiError
+// becomes a 500 in problemResponse, so callers never see a stack trace.
+
+const titles: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  413: "Content Too Large",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
+
+export class ApiError extends Error {
+  readonly status: number;
+  /** Stable snake_case word a client can branch on. */
+  readonly code: string;
+  /** Extra response headers, such as Allow, Retry-After or WWW-Authenticate. */
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: number,
+    code: string,
+    detail: string,
+    options: { headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(detail, { cause: options.cause });
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+}
+
+export function toProblem(error: ApiError): Problem {
+  return {
+    type: "about:blank",
+    title: titles[error.status] ?? "Error",
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+  };
+}
+
+/** Turns any thrown value into an RFC 9457 problem+json response. */
+export function problemResponse(thrown: unknown): Response {
+  const error =
+    thrown instanceof ApiError
+      ? thrown
+      : new ApiError(500, "internal_error", "The server failed to handle this request; try again later.");
+  return new Response(JSON.stringify(toProblem(error)), {
+    status: error.status,
+    headers: { "content-type": "application/problem+json", ...error.headers },
+  });
+}
