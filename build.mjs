@@ -1,0 +1,38 @@
+// Bundles each entry into dist/. SQL migrations are inlined as text; the database drivers stay
+// external because PGlite loads its WASM from its own package folder.
+import { build } from "esbuild";
+
+const quiet = process.argv.includes("--quiet");
+
+const sqlAsText = {
+  name: "sql-as-text",
+  setup(b) {
+    b.onResolve({ filter: /\.sql\?raw$/ }, (args) => ({
+      path: new URL(args.path.replace(/\?raw$/, ""), `file://${args.resolveDir}/`).pathname,
+      namespace: "sql-text",
+    }));
+    b.onLoad({ filter: /.*/, namespace: "sql-text" }, async (args) => ({
+      contents: await import("node:fs/promises").then((fs) => fs.readFile(args.path, "utf8")),
+      loader: "text",
+    }));
+  },
+};
+
+const entries = {
+  node: "src/runtime/node.ts",
+  admin: "src/cli/main.ts",
+};
+
+await build({
+  entryPoints: entries,
+  outdir: "dist",
+  outExtension: { ".js": ".mjs" },
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "es2022",
+  sourcemap: true,
+  external: ["postgres", "@electric-sql/pglite"],
+  plugins: [sqlAsText],
+  logLevel: quiet ? "error" : "info",
+});

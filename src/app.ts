@@ -1,0 +1,146 @@
+// The whole service as one Fetch-API function. Every request walks one line:
+// CORS preflight -> route -> bearer key -> admission (quota + burst) -> handler, and every
+// error on the way becomes one problem+json response here.
+import { readBearerKey } from "./auth/bearer.ts";
+import { hashKey } from "./auth/api-key.ts";
+import type { Config } from "./config.ts";
+import type { ApiHandler } from "./http/context.ts";
+import { json } from "./http/context.ts";
+import { corsHeaders, preflightResponse } from "./http/cors.ts";
+import { requireUrlParam } from "./http/params.ts";
+import { ApiError, problemResponse } from "./http/problem.ts";
+import { createRouter, type Route } from "./http/router.ts";
+import { admissionError, rateLimitHeaders } from "./limits/admission.ts";
+import { usageHandler } from "./limits/usage.ts";
+import type { Logger } from "./log.ts";
+import { admitRequest } from "./store/api-keys.ts";
+import type { Db } from "./store/db.ts";
+
+export interface AppDeps {
+  config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS">;
+  db: Db;
+  log: Logger;
+  /** Injected so tests can move time without sleeping. */
+  now?: () => Date;
+}
+
+export interface App {
+  fetch(request: Request): Promise<Response>;
+}
+
+const API_PREFIX = "/api/v1/";
+
+// Until each operation is built, it checks its input and says so.
+const notYet: ApiHandler = async ({ url }) => {
+  requireUrlParam(url.searchParams);
+  throw new ApiError(501, "not_implemented", "This operation is not available yet.");
+};
+
+export function createApp(deps: AppDeps): App {
+  const now = deps.now ?? (() => new Date());
+  const apiRoutes: Route<ApiHandler>[] = [
+    { method: "GET", path: "/api/v1/usage", handler: usageHandler },
+    { method: "GET", path: "/api/v1/post", handler: notYet },
+    { method: "GET", path: "/api/v1/tweet", handler: notYet },
+    { method: "GET", path: "/api/v1/download", handler: notYet },
+  ];
+  const api = createRouter(apiRoutes);
+  const site = createRouter<(request: Request) => Promise<Response>>([
+    { method: "GET", path: "/healthz", handler: () => health(deps) },
+  ]);
+
+  async function serveApi(request: Request, url: URL, log: RequestLog): Promise<Response> {
+    if (request.method === "OPTIONS") return preflightResponse(deps.config.CORS_ORIGIN, request);
+    const match = api.match(request.method, url.pathname);
+    if (!match) throw new ApiError(404, "not_found", `There is no operation at ${url.pathname}.`);
+    if ("allow" in match) throw methodNotAllowed(match.allow);
+
+    const key = readBearerKey(request);
+    const at = now();
+    const admission = await admitRequest(deps.db, await hashKey(key), at);
+    log.apiKeyId = admission.key?.id;
+    const refusal = admissionError(admission, at);
+    if (refusal) throw refusal;
+    const admitted = admission.key!;
+    let response: Response;
+    try {
+      response = await match.handler({ request, url, key: admitted, now: at });
+    } catch (error) {
+      response = problemFor(error, deps.log);
+    }
+    for (const [name, value] of Object.entries(rateLimitHeaders(admitted))) response.headers.set(name, value);
+    return response;
+  }
+
+  async function serveSite(request: Request, url: URL): Promise<Response> {
+    const match = site.match(request.method, url.pathname);
+    if (!match) throw new ApiError(404, "not_found", `Nothing here at ${url.pathname}.`);
+    if ("allow" in match) throw methodNotAllowed(match.allow);
+    return match.handler(request);
+  }
+
+  return {
+    async fetch(request) {
+      const started = performance.now();
+      const url = new URL(request.url);
+      const requestId = requestIdOf(request);
+      const log: RequestLog = {};
+      const isApi = url.pathname.startsWith(API_PREFIX);
+      let response: Response;
+      try {
+        response = isApi ? await serveApi(request, url, log) : await serveSite(request, url);
+      } catch (error) {
+        response = problemFor(error, deps.log);
+      }
+      if (isApi) for (const [name, value] of Object.entries(corsHeaders(deps.config.CORS_ORIGIN))) response.headers.set(name, value);
+      response.headers.set("x-request-id", requestId);
+      deps.log.info("request", {
+        requestId,
+        method: request.method,
+        path: url.pathname,
+        status: response.status,
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+        apiKeyId: log.apiKeyId,
+      });
+      return request.method === "HEAD" ? withoutBody(response) : response;
+    },
+  };
+}
+
+interface RequestLog {
+  apiKeyId?: string;
+}
+
+function methodNotAllowed(allow: string[]): ApiError {
+  return new ApiError(405, "method_not_allowed", `Use ${allow.join(" or ")} here.`, { headers: { allow: allow.join(", ") } });
+}
+
+/** Unexpected errors are logged with their stack and answered as a bare 500. */
+function problemFor(error: unknown, log: Logger): Response {
+  if (!(error instanceof ApiError)) log.error("unhandled error", { error: error instanceof Error ? error.stack : String(error) });
+  return problemResponse(error);
+}
+
+function requestIdOf(request: Request): string {
+  const given = request.headers.get("x-request-id");
+  return given && /^[\w.:-]{1,64}$/.test(given) ? given : crypto.randomUUID();
+}
+
+function withoutBody(response: Response): Response {
+  if (!response.body) return response;
+  void response.body.cancel();
+  return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+async function health(deps: AppDeps): Promise<Response> {
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error("store timed out")), deps.config.HEALTH_TIMEOUT_MS).unref?.(),
+  );
+  try {
+    await Promise.race([deps.db.query("SELECT 1"), timeout]);
+    return json({ status: "ok", store: deps.db.kind });
+  } catch (error) {
+    deps.log.warn("health check failed", { error: String(error) });
+    return json({ status: "unavailable", store: deps.db.kind }, { status: 503 });
+  }
+}

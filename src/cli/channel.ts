@@ -1,0 +1,15 @@
+// The admin socket: a running service that owns the embedded store runs operator commands for
+// the command line, over a Unix socket in the data folder that only the owner can open.
+import { json } from "../http/context.ts";
+import type { Queryable } from "../store/db.ts";
+import { runAdminCommand } from "./commands.ts";
+
+export const ADMIN_SOCKET = "admin.sock";
+
+export function createAdminChannel(db: Queryable, now: () => Date = () => new Date()) {
+  return async (request: Request): Promise<Response> => {
+    if (request.method !== "POST" || new URL(request.url).pathname !== "/run") return new Response(null, { status: 404 });
+    const { argv, stdin } = (await request.json()) as { argv: string[]; stdin: string };
+    return json(await runAdminCommand(db, argv, stdin, now()));
+  };
+}

@@ -1,0 +1,58 @@
+// Entry of the operator command line: `npm run admin -- <command>`. With DATABASE_URL it talks
+// to the server directly. With the embedded store it asks the running service over its admin
+// socket, or opens the store itself when no service runs.
+import { request } from "node:http";
+import { join } from "node:path";
+import { ConfigError, parseConfig } from "../config.ts";
+import { openStore } from "../store/open.ts";
+import { ADMIN_SOCKET } from "./channel.ts";
+import { runAdminCommand, type CommandResult } from "./commands.ts";
+
+async function run(argv: string[]): Promise<CommandResult> {
+  const config = parseConfig(process.env);
+  const stdin = argv[0] === "users" && argv[1] === "create" ? await readStdin() : "";
+  if (!config.DATABASE_URL) {
+    const viaService = await callService(join(config.DATA_DIR, ADMIN_SOCKET), argv, stdin);
+    if (viaService) return viaService;
+  }
+  const db = await openStore(config);
+  try {
+    return await runAdminCommand(db, argv, stdin, new Date());
+  } finally {
+    await db.close();
+  }
+}
+
+/** Null when no service listens on the socket. */
+function callService(socketPath: string, argv: string[], stdin: string): Promise<CommandResult | null> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath, path: "/run", method: "POST", headers: { "content-type": "application/json" } }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (body += chunk));
+      res.on("end", () => (res.statusCode === 200 ? resolve(JSON.parse(body) as CommandResult) : reject(new Error(`admin socket answered ${res.statusCode}`))));
+    });
+    req.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT" || error.code === "ECONNREFUSED") resolve(null);
+      else reject(error);
+    });
+    req.end(JSON.stringify({ argv, stdin }));
+  });
+}
+
+async function readStdin(): Promise<string> {
+  let text = "";
+  process.stdin.setEncoding("utf8");
+  for await (const chunk of process.stdin) text += chunk;
+  return text;
+}
+
+try {
+  const result = await run(process.argv.slice(2));
+  process.stdout.write(result.stdout);
+  process.stderr.write(result.stderr);
+  process.exitCode = result.code;
+} catch (error) {
+  process.stderr.write(`${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+}

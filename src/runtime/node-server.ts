@@ -1,0 +1,106 @@
+// Adapts node:http to the Fetch handler. The response body is written chunk by chunk with
+// backpressure; a client that goes away aborts the Request's signal and cancels the body,
+// and a body that fails mid-way destroys the socket, so the client sees a broken transfer
+// rather than a short file that looks complete.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import type { AddressInfo } from "node:net";
+import type { FetchHandler, Serve } from "./serve.ts";
+
+export const serveNode: Serve = async (fetch, on) => {
+  const server = createServer((req, res) => void handle(fetch, req, res));
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    if ("path" in on) server.listen(on.path, resolve);
+    else server.listen(on.port, on.hostname, resolve);
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? (address as AddressInfo).port : undefined;
+  return {
+    address: "path" in on ? on.path : `http://${on.hostname.includes(":") ? `[${on.hostname}]` : on.hostname}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+};
+
+async function handle(fetch: FetchHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const controller = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  let response: Response;
+  try {
+    response = await fetch(toRequest(req, controller.signal));
+  } catch {
+    // The app turns its own errors into responses; this is the last line of defence.
+    response = new Response(null, { status: 500 });
+  }
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = name === "set-cookie" ? response.headers.getSetCookie() : value;
+  });
+  res.writeHead(response.status, headers);
+  if (!response.body || req.method === "HEAD") {
+    void response.body?.cancel();
+    res.end();
+    return;
+  }
+  await writeBody(response.body, res, controller.signal);
+}
+
+function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
+  const host = req.headers.host ?? "localhost";
+  const url = new URL(req.url ?? "/", `http://${host}`);
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+  }
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  return new Request(url, {
+    method: req.method,
+    headers,
+    signal,
+    body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : null,
+    // @ts-expect-error: Node's fetch needs duplex for a streamed request body; the DOM types lack it.
+    duplex: hasBody ? "half" : undefined,
+  });
+}
+
+async function writeBody(body: ReadableStream<Uint8Array>, res: ServerResponse, signal: AbortSignal): Promise<void> {
+  const reader = body.getReader();
+  const stop = () => void reader.cancel().catch(() => {});
+  signal.addEventListener("abort", stop, { once: true });
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await drained(res);
+    }
+    res.end();
+  } catch {
+    res.destroy();
+  } finally {
+    signal.removeEventListener("abort", stop);
+  }
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onDrain = () => {
+      res.off("close", onClose);
+      resolve();
+    };
+    const onClose = () => {
+      res.off("drain", onDrain);
+      reject(new Error("client went away"));
+    };
+    res.once("drain", onDrain);
+    res.once("close", onClose);
+  });
+}

@@ -1,0 +1,54 @@
+// Owner accounts. Emails are kept lower-case so that sign-in does not depend on case.
+import { ApiError } from "../http/problem.ts";
+import type { Queryable } from "./db.ts";
+
+export interface Account {
+  id: number;
+  email: string;
+  createdAt: Date;
+}
+
+interface AccountRow {
+  id: number | string;
+  email: string;
+  created_at: Date;
+  password_hash: string;
+}
+
+const toAccount = (row: AccountRow): Account => ({ id: Number(row.id), email: row.email, createdAt: row.created_at });
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export async function createAccount(db: Queryable, email: string, passwordHash: string): Promise<Account> {
+  const rows = await db.query<AccountRow>(
+    `INSERT INTO accounts (email, password_hash) VALUES ($1, $2)
+     ON CONFLICT (email) DO NOTHING
+     RETURNING id, email, created_at, password_hash`,
+    [normalizeEmail(email), passwordHash],
+  );
+  if (!rows[0]) throw new ApiError(409, "email_taken", "An account with this email already exists.");
+  return toAccount(rows[0]);
+}
+
+/** The account and its password hash, for sign-in. */
+export async function findAccountByEmail(
+  db: Queryable,
+  email: string,
+): Promise<(Account & { passwordHash: string }) | null> {
+  const rows = await db.query<AccountRow>(
+    "SELECT id, email, created_at, password_hash FROM accounts WHERE email = $1",
+    [normalizeEmail(email)],
+  );
+  return rows[0] ? { ...toAccount(rows[0]), passwordHash: rows[0].password_hash } : null;
+}
+
+export async function listAccounts(db: Queryable): Promise<(Account & { keyCount: number })[]> {
+  const rows = await db.query<AccountRow & { key_count: number }>(
+    `SELECT a.id, a.email, a.created_at, a.password_hash, count(k.id)::integer AS key_count
+       FROM accounts a LEFT JOIN api_keys k ON k.account_id = a.id
+      GROUP BY a.id ORDER BY a.id`,
+  );
+  return rows.map((row) => ({ ...toAccount(row), keyCount: row.key_count }));
+}

@@ -1,0 +1,174 @@
+// API key records and the per-request admission (quota and burst), all in SQL so that every
+// process sharing the database sees one truth.
+import { generateKey } from "../auth/api-key.ts";
+import { ApiError } from "../http/problem.ts";
+import type { Queryable } from "./db.ts";
+
+export const tiers = ["FREE", "PRO", "GOLD"] as const;
+export type Tier = (typeof tiers)[number];
+export type KeyCondition = "usable" | "passive" | "expired";
+
+export interface ApiKeyInfo {
+  id: string;
+  accountId: number;
+  email: string;
+  name: string;
+  displayPrefix: string;
+  tier: Tier;
+  condition: KeyCondition;
+  expiresAt: Date | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  /** Requests counted in the last 24 h, and the tier's daily limit. */
+  used24h: number;
+  dailyLimit: number;
+}
+
+interface KeyRow {
+  id: string;
+  account_id: number | string;
+  email: string;
+  name: string;
+  display_prefix: string;
+  tier: Tier;
+  passive: boolean;
+  expires_at: Date | null;
+  created_at: Date;
+  last_used_at: Date | null;
+  used_24h: number;
+  daily_limit: number;
+}
+
+export function conditionOf(key: { passive: boolean; expiresAt: Date | null }, now: Date): KeyCondition {
+  if (key.passive) return "passive";
+  if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return "expired";
+  return "usable";
+}
+
+const toInfo = (row: KeyRow, now: Date): ApiKeyInfo => ({
+  id: row.id,
+  accountId: Number(row.account_id),
+  email: row.email,
+  name: row.name,
+  displayPrefix: row.display_prefix,
+  tier: row.tier,
+  condition: conditionOf({ passive: row.passive, expiresAt: row.expires_at }, now),
+  expiresAt: row.expires_at,
+  createdAt: row.created_at,
+  lastUsedAt: row.last_used_at,
+  used24h: row.used_24h,
+  dailyLimit: row.daily_limit,
+});
+
+export interface CreateKeyInput {
+  accountId: number;
+  name: string;
+  tier: Tier;
+  /** Days until the key expires; null for never. */
+  expiresInDays: number | null;
+  now: Date;
+}
+
+/** Creates a key and returns its record with the plain key, which is never available again. */
+export async function createApiKey(db: Queryable, input: CreateKeyInput): Promise<{ key: ApiKeyInfo; plain: string }> {
+  const { plain, hash, displayPrefix } = await generateKey();
+  const expiresAt = input.expiresInDays === null ? null : new Date(input.now.getTime() + input.expiresInDays * 86_400_000);
+  const id = crypto.randomUUID();
+  await db.query(
+    `INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, tier, expires_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [id, input.accountId, input.name, hash, displayPrefix, input.tier, expiresAt, input.now],
+  );
+  const [key] = await listApiKeys(db, { now: input.now, id });
+  return { key: key!, plain };
+}
+
+export async function listApiKeys(
+  db: Queryable,
+  filter: { now: Date; accountId?: number; email?: string; id?: string },
+): Promise<ApiKeyInfo[]> {
+  const rows = await db.query<KeyRow>(
+    `SELECT k.id, k.account_id, a.email, k.name, k.display_prefix, k.tier, k.passive, k.expires_at,
+            k.created_at, k.last_used_at, t.daily_limit,
+            coalesce((SELECT sum(u.count) FROM usage_minutes u
+                       WHERE u.api_key_id = k.id
+                         AND u.minute > date_trunc('minute', $1::timestamptz) - interval '24 hours'), 0)::integer AS used_24h
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN tiers t ON t.name = k.tier
+      WHERE ($2::bigint IS NULL OR k.account_id = $2)
+        AND ($3::text IS NULL OR a.email = lower($3))
+        AND ($4::text IS NULL OR k.id = $4)
+      ORDER BY k.created_at, k.id`,
+    [filter.now, filter.accountId ?? null, filter.email ?? null, filter.id ?? null],
+  );
+  return rows.map((row) => toInfo(row, filter.now));
+}
+
+/** The changes an owner or the operator can make. `accountId` limits the change to that owner's keys. */
+export type KeyChange = { passive: boolean } | { tier: Tier };
+
+export async function updateApiKey(db: Queryable, id: string, change: KeyChange, accountId?: number): Promise<void> {
+  const [column, value] = "tier" in change ? ["tier", change.tier] : ["passive", change.passive];
+  const rows = await db.query(
+    `UPDATE api_keys SET ${column} = $2 WHERE id = $1 AND ($3::bigint IS NULL OR account_id = $3) RETURNING id`,
+    [id, value, accountId ?? null],
+  );
+  if (rows.length === 0) throw noSuchKey(id);
+}
+
+export async function deleteApiKey(db: Queryable, id: string, accountId?: number): Promise<void> {
+  const rows = await db.query(
+    "DELETE FROM api_keys WHERE id = $1 AND ($2::bigint IS NULL OR account_id = $2) RETURNING id",
+    [id, accountId ?? null],
+  );
+  if (rows.length === 0) throw noSuchKey(id);
+}
+
+const noSuchKey = (id: string) => new ApiError(404, "key_not_found", `No API key with id ${id}.`);
+
+export type AdmitOutcome = "unknown" | "passive" | "expired" | "quota" | "burst" | "admitted";
+
+export interface Admission {
+  outcome: AdmitOutcome;
+  /** Absent when the key is unknown. */
+  key?: {
+    id: string;
+    tier: Tier;
+    dailyLimit: number;
+    burstLimit: number;
+    dayCount: number;
+    burstCount: number;
+    dayFreesAt: Date | null;
+    burstFreesAt: Date | null;
+  };
+}
+
+interface AdmitRow {
+  outcome: AdmitOutcome;
+  api_key_id: string | null;
+  tier: Tier | null;
+  daily_limit: number | null;
+  burst_limit: number | null;
+  day_count: number | null;
+  burst_count: number | null;
+  day_frees_at: Date | null;
+  burst_frees_at: Date | null;
+}
+
+/** Looks the key up and counts the request when it may be made; see admit_request in the migration. */
+export async function admitRequest(db: Queryable, keyHash: string, now: Date): Promise<Admission> {
+  const [row] = await db.query<AdmitRow>("SELECT * FROM admit_request($1, $2)", [keyHash, now]);
+  if (!row || row.outcome === "unknown" || row.api_key_id === null) return { outcome: "unknown" };
+  return {
+    outcome: row.outcome,
+    key: {
+      id: row.api_key_id,
+      tier: row.tier!,
+      dailyLimit: row.daily_limit!,
+      burstLimit: row.burst_limit!,
+      dayCount: row.day_count!,
+      burstCount: row.burst_count!,
+      dayFreesAt: row.day_frees_at,
+      burstFreesAt: row.burst_frees_at,
+    },
+  };
+}

@@ -1,0 +1,28 @@
+// Applies the SQL files in src/store/migrations in order, once each, on either store. An
+// advisory lock makes instances that start together on one server take turns.
+import type { Db } from "./db.ts";
+import init from "./migrations/001_init.sql?raw";
+
+export const migrations: readonly { version: number; sql: string }[] = [{ version: 1, sql: init }];
+
+const MIGRATION_LOCK = 7_303_001;
+
+export async function migrate(db: Db): Promise<number[]> {
+  return db.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    await tx.exec(
+      "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+    );
+    const done = new Set(
+      (await tx.query<{ version: number }>("SELECT version FROM schema_migrations")).map((row) => row.version),
+    );
+    const applied: number[] = [];
+    for (const migration of migrations) {
+      if (done.has(migration.version)) continue;
+      await tx.exec(migration.sql);
+      await tx.query("INSERT INTO schema_migrations (version) VALUES ($1)", [migration.version]);
+      applied.push(migration.version);
+    }
+    return applied;
+  });
+}
