@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "../src/config.ts";
+
+describe("parseConfig()", () => {
+  it("gives the documented defaults", () => {
+    expect(parseConfig({})).toMatchObject({ PORT: 8080, HOST: "0.0.0.0", DATA_DIR: "./data", CORS_ORIGIN: "*", LOG_LEVEL: "info" });
+    expect(parseConfig({}).DATABASE_URL).toBeUndefined();
+  });
+
+  it("treats empty values as unset and coerces numbers", () => {
+    expect(parseConfig({ PORT: "", HOST: "127.0.0.1" })).toMatchObject({ PORT: 8080, HOST: "127.0.0.1" });
+    expect(parseConfig({ PORT: "9000" }).PORT).toBe(9000);
+  });
+
+  it("names the variable, the value and what it accepts", () => {
+    expect(() => parseConfig({ PORT: "70000" })).toThrow(ConfigError);
+    expect(() => parseConfig({ PORT: "70000" })).toThrow(/PORT: .*"70000".*TCP port/);
+    expect(() => parseConfig({ LOG_LEVEL: "loud" })).toThrow(/LOG_LEVEL: .*"loud"/);
+    expect(() => parseConfig({ DATABASE_URL: "http://db" })).toThrow(/DATABASE_URL/);
+  });
+});

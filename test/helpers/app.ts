@@ -1,0 +1,64 @@
+// Builds the app in-process over a test store, with a clock the test moves and a log it reads.
+import { createApp, type App } from "../../src/app.ts";
+import { hashPassword } from "../../src/auth/password.ts";
+import { createLogger } from "../../src/log.ts";
+import { createAccount } from "../../src/store/accounts.ts";
+import { createApiKey, type Tier } from "../../src/store/api-keys.ts";
+import type { Db } from "../../src/store/db.ts";
+
+export class TestClock {
+  constructor(public current = new Date("2026-01-01T00:00:00.000Z")) {}
+  now = () => new Date(this.current);
+  advance(ms: number) {
+    this.current = new Date(this.current.getTime() + ms);
+  }
+}
+
+export interface TestApp {
+  app: App;
+  clock: TestClock;
+  logLines: string[];
+  get(path: string, key?: string, init?: RequestInit): Promise<Response>;
+}
+
+export function buildTestApp(db: Db, options: { clock?: TestClock } = {}): TestApp {
+  const clock = options.clock ?? new TestClock();
+  const logLines: string[] = [];
+  const app = createApp({
+    config: { CORS_ORIGIN: "*", HEALTH_TIMEOUT_MS: 500 },
+    db,
+    log: createLogger("debug", (line) => logLines.push(line)),
+    now: clock.now,
+  });
+  return {
+    app,
+    clock,
+    logLines,
+    get: (path, key, init = {}) => {
+      const headers = new Headers(init.headers);
+      if (key) headers.set("authorization", `Bearer ${key}`);
+      return app.fetch(new Request(`http://test.local${path}`, { ...init, headers }));
+    },
+  };
+}
+
+let accounts = 0;
+
+/** A fresh account with one key of the given tier; returns the plain key and its id. */
+export async function makeKey(
+  db: Db,
+  tier: Tier,
+  options: { now?: Date; expiresInDays?: number | null } = {},
+): Promise<{ plain: string; id: string; accountId: number }> {
+  accounts += 1;
+  // A cheap iteration count: these tests are about keys, not passwords.
+  const account = await createAccount(db, `owner${accounts}-${crypto.randomUUID()}@example.com`, await hashPassword("x".repeat(12), 1000));
+  const { key, plain } = await createApiKey(db, {
+    accountId: account.id,
+    name: "test",
+    tier,
+    expiresInDays: options.expiresInDays ?? null,
+    now: options.now ?? new Date("2026-01-01T00:00:00.000Z"),
+  });
+  return { plain, id: key.id, accountId: account.id };
+}

@@ -1,0 +1,68 @@
+// Runs the built service (dist/) as a child process, as an operator would, and the admin CLI.
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+
+export interface RunningService {
+  url: string;
+  child: ChildProcess;
+  output: string[];
+  /** SIGTERM, then wait for exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+const baseEnv = () => ({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", no_proxy: "127.0.0.1,localhost" });
+
+export async function startService(env: Record<string, string>, entry = "dist/node.mjs", command = process.execPath): Promise<RunningService> {
+  const child = spawn(command, [entry], {
+    env: { ...baseEnv(), PORT: "0", HOST: "127.0.0.1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output.join("\n")}`)), 30_000);
+    const onLine = (chunk: Buffer) => {
+      for (const line of chunk.toString().split("\n").filter(Boolean)) {
+        output.push(line);
+        const match = /listening on (http:\/\/[^\s"]+)/.exec(line);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      }
+    };
+    child.stdout!.on("data", onLine);
+    child.stderr!.on("data", onLine);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code}:\n${output.join("\n")}`));
+    });
+  });
+  return {
+    url,
+    child,
+    output,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill("SIGTERM");
+      const [code] = await once(child, "exit");
+      return code as number | null;
+    },
+  };
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export async function runAdmin(args: string[], env: Record<string, string>, stdin = ""): Promise<CliResult> {
+  const child = spawn(process.execPath, ["dist/admin.mjs", ...args], { env: { ...baseEnv(), ...env }, stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  child.stdin.end(stdin);
+  const [code] = await once(child, "exit");
+  return { code: code as number | null, stdout, stderr };
+}

@@ -1,0 +1,69 @@
+// Both stores for tests: an in-memory PGlite, and the PostgreSQL server of this machine with a
+// schema (or database) of the test's own, so test files can run side by side.
+import postgres from "postgres";
+import { openPglite, openPostgres, type Db } from "../../src/store/db.ts";
+import { migrate } from "../../src/store/migrate.ts";
+
+export const storeKinds = ["pglite", "postgres"] as const;
+export type StoreKind = (typeof storeKinds)[number];
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+export interface TestStore {
+  db: Db;
+  /** Opens another pool on the same data (Postgres only): a second service instance. */
+  connectAgain(): Db;
+  close(): Promise<void>;
+}
+
+const uniqueName = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+
+export async function openTestStore(kind: StoreKind): Promise<TestStore> {
+  if (kind === "pglite") {
+    const db = await openPglite();
+    await migrate(db);
+    return {
+      db,
+      connectAgain: () => {
+        throw new Error("PGlite is one process's database");
+      },
+      close: () => db.close(),
+    };
+  }
+  const schema = uniqueName("t");
+  const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE SCHEMA ${schema}`);
+  const opened: Db[] = [];
+  const connectAgain = () => {
+    const db = openPostgres(TEST_DATABASE_URL, { searchPath: schema });
+    opened.push(db);
+    return db;
+  };
+  const db = connectAgain();
+  await migrate(db);
+  return {
+    db,
+    connectAgain,
+    async close() {
+      await Promise.all(opened.map((each) => each.close()));
+      await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    },
+  };
+}
+
+/** A database of its own on the test server, for black-box runs of the built service. */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = uniqueName("db");
+  const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
