@@ -90,8 +90,8 @@ export function graphqlTweetToRecord(tweet: GraphqlTweet): TweetRecord {
 const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 /**
- * `Tue Oct 01 19:59:18 +0000 2024`, parsed by hand: Date.parse accepts this form on V8 only,
- * and the service also runs on Bun.
+ * `Tue Oct 01 19:59:18 +0000 2024`, parsed by hand: ECMAScript defines Date.parse only for the
+ * ISO form, so what it does with this one depends on the engine (Node, Deno and Bun differ).
  */
 export function parseLegacyDate(text: string): Date | null {
   const match = /^\w{3} (\w{3}) (\d{2}) (\d{2}):(\d{2}):(\d{2}) ([+-])(\d{2})(\d{2}) (\d{4})$/.exec(text);
