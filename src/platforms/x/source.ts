@@ -1,0 +1,205 @@
+// Where tweet records come from: the syndication API first, X's GraphQL API (with a guest token)
+// when syndication refuses, with a short cache, one upstream call per burst of equal requests,
+// and a backoff that answers 502 at once while an upstream keeps failing.
+import { z } from "zod";
+import { ApiError } from "../../http/problem.ts";
+import type { TweetRecord } from "../records.ts";
+import { createBackoff, type Backoff } from "./backoff.ts";
+import { isUpstreamFailure, notFound, upstreamFailed } from "./errors.ts";
+import { fetchJson } from "./fetch-json.ts";
+import { graphqlAnswerToTweet } from "./graphql.ts";
+import { syndicationAnswerToTweet } from "./syndication.ts";
+import { syndicationToken } from "./token.ts";
+import { createTtlCache } from "./ttl-cache.ts";
+
+export interface GraphqlOptions {
+  /** POST here with the bearer token to get a guest token. */
+  guestActivateUrl: string;
+  /** The TweetResultByRestId endpoint, query id included; X changes query ids now and then. */
+  tweetResultUrl: string;
+  /** The bearer token of X's public web client (the same for every visitor). */
+  bearerToken: string;
+}
+
+export interface TweetSourceOptions {
+  syndicationUrl: string;
+  /** Fallback when syndication fails; null to use syndication only. */
+  graphql: GraphqlOptions | null;
+  /** Bound on each upstream exchange, body included. */
+  timeoutMs: number;
+  cacheTtlMs: number;
+  /** How long a 404 answer is kept; a post may become visible again. Default: cacheTtlMs. */
+  notFoundTtlMs?: number;
+  cacheMaxEntries: number;
+  /** First pause after an upstream failure; it doubles per further failure up to backoffMaxMs. */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  now?: () => number;
+  fetch?: typeof fetch;
+}
+
+export interface TweetSource {
+  getTweet(id: string): Promise<TweetRecord>;
+}
+
+/** Production endpoints, for the configuration to start from. */
+export const xUpstreamDefaults = {
+  syndicationUrl: "https://cdn.syndication.twimg.com",
+  graphql: {
+    guestActivateUrl: "https://api.x.com/1.1/guest/activate.json",
+    tweetResultUrl: "https://api.x.com/graphql/2ICDjqPd81tulZcYrtpTuQ/TweetResultByRestId",
+    // Shipped in X's public web client JavaScript; it identifies the client, not a user.
+    bearerToken:
+      "AAAAAAAAAAAAAAAAAAAAANRILgAAAAAAnNwIzUejRCOuH5E6I8xnZz4puTs%3D1Zv7ttfk8LF81IUq16cHjhLTvJu4FA33AGWWjCpTnA",
+  },
+} satisfies Pick<TweetSourceOptions, "syndicationUrl" | "graphql">;
+
+type Outcome = { ok: true; tweet: TweetRecord } | { ok: false; error: ApiError };
+
+export function createTweetSource(options: TweetSourceOptions): TweetSource {
+  const now = options.now ?? Date.now;
+  const fetchFn = options.fetch ?? fetch;
+  const cache = createTtlCache<Outcome>({ maxEntries: options.cacheMaxEntries, now });
+  const inFlight = new Map<string, Promise<Outcome>>();
+  const backoffOptions = { now, baseMs: options.backoffBaseMs ?? 1_000, maxMs: options.backoffMaxMs ?? 30_000 };
+  const syndicationBackoff = createBackoff(backoffOptions);
+  const graphql = options.graphql && createGraphqlClient(options.graphql, fetchFn, options.timeoutMs, createBackoff(backoffOptions));
+
+  async function fromSyndication(id: string): Promise<TweetRecord> {
+    const url = `${options.syndicationUrl.replace(/\/+$/, "")}/tweet-result?id=${id}&token=${syndicationToken(id)}&lang=en`;
+    const answer = await fetchJson(fetchFn, url, { headers: { accept: "application/json" } }, options.timeoutMs);
+    if (answer.status === 404) throw notFound(id);
+    if (answer.status !== 200) throw upstreamFailed(`X answered with status ${answer.status}; try again later.`);
+    return syndicationAnswerToTweet(answer.body, id);
+  }
+
+  async function load(id: string): Promise<Outcome> {
+    try {
+      try {
+        return { ok: true, tweet: await guarded(syndicationBackoff, () => fromSyndication(id)) };
+      } catch (error) {
+        if (!graphql || !isUpstreamFailure(error)) throw error;
+        return { ok: true, tweet: await graphql.getTweet(id) };
+      }
+    } catch (error) {
+      if (error instanceof ApiError) return { ok: false, error };
+      throw error;
+    }
+  }
+
+  function remember(id: string, outcome: Outcome): Outcome {
+    if (outcome.ok) cache.set(id, outcome, options.cacheTtlMs);
+    else if (outcome.error.status === 404) cache.set(id, outcome, options.notFoundTtlMs ?? options.cacheTtlMs);
+    return outcome;
+  }
+
+  return {
+    async getTweet(id) {
+      // Ids reach upstream URLs, so only digits get that far.
+      if (!/^\d{1,19}$/.test(id)) throw new ApiError(400, "invalid_url", `"${id}" is not an X status id; ids are digits.`);
+      let outcome = cache.get(id);
+      if (!outcome) {
+        let pending = inFlight.get(id);
+        if (!pending) {
+          pending = load(id)
+            .then((settled) => remember(id, settled))
+            .finally(() => inFlight.delete(id));
+          inFlight.set(id, pending);
+        }
+        outcome = await pending;
+      }
+      if (!outcome.ok) throw outcome.error;
+      return outcome.tweet;
+    },
+  };
+}
+
+/** Runs call unless backoff says the upstream is resting; a 502 from call counts as a failure. */
+async function guarded<T>(backoff: Backoff, call: () => Promise<T>): Promise<T> {
+  const waitMs = backoff.acquire();
+  if (waitMs > 0) {
+    const seconds = Math.ceil(waitMs / 1000);
+    throw upstreamFailed(`X is failing at the moment; try again in ${seconds} s.`, undefined, {
+      "retry-after": String(seconds),
+    });
+  }
+  try {
+    const value = await call();
+    backoff.succeeded();
+    return value;
+  } catch (error) {
+    if (isUpstreamFailure(error)) backoff.failed();
+    else backoff.succeeded();
+    throw error;
+  }
+}
+
+const GuestActivation = z.object({ guest_token: z.string().min(1) });
+
+// Fields and flags the web client sends; X rejects the query when a required flag is missing.
+const graphqlVariables = { withCommunity: false, includePromotedContent: false, withVoice: false };
+const graphqlFeatures = JSON.stringify({
+  creator_subscriptions_tweet_preview_api_enabled: true,
+  premium_content_api_read_enabled: false,
+  communities_web_enable_tweet_community_results_fetch: true,
+  c9s_tweet_anatomy_moderator_badge_enabled: true,
+  articles_preview_enabled: true,
+  responsive_web_edit_tweet_api_enabled: true,
+  graphql_is_translatable_rweb_tweet_is_translatable_enabled: true,
+  view_counts_everywhere_api_enabled: true,
+  longform_notetweets_consumption_enabled: true,
+  responsive_web_twitter_article_tweet_consumption_enabled: true,
+  tweet_awards_web_tipping_enabled: false,
+  freedom_of_speech_not_reach_fetch_enabled: true,
+  standardized_nudges_misinfo: true,
+  tweet_with_visibility_results_prefer_gql_limited_actions_policy_enabled: true,
+  longform_notetweets_rich_text_read_enabled: true,
+  longform_notetweets_inline_media_enabled: true,
+  rweb_tipjar_consumption_enabled: true,
+  verified_phone_label_enabled: false,
+  responsive_web_graphql_exclude_directive_enabled: true,
+  responsive_web_graphql_skip_user_profile_image_extensions_enabled: false,
+  responsive_web_graphql_timeline_navigation_enabled: true,
+  responsive_web_enhance_cards_enabled: false,
+});
+
+function createGraphqlClient(options: GraphqlOptions, fetchFn: typeof fetch, timeoutMs: number, backoff: Backoff): TweetSource {
+  const authorization = `Bearer ${options.bearerToken}`;
+  // One guest token serves many requests; concurrent callers share one activation.
+  let guestToken: Promise<string> | null = null;
+
+  async function activate(): Promise<string> {
+    const answer = await fetchJson(fetchFn, options.guestActivateUrl, { method: "POST", headers: { authorization } }, timeoutMs);
+    const parsed = GuestActivation.safeParse(answer.body);
+    if (answer.status !== 200 || !parsed.success) {
+      throw upstreamFailed(`X refused a guest token (status ${answer.status}); try again later.`);
+    }
+    return parsed.data.guest_token;
+  }
+
+  async function fetchTweet(id: string): Promise<TweetRecord> {
+    const pending = (guestToken ??= activate());
+    pending.catch(() => {
+      if (guestToken === pending) guestToken = null;
+    });
+    const token = await pending;
+    const query = new URLSearchParams({
+      variables: JSON.stringify({ tweetId: id, ...graphqlVariables }),
+      features: graphqlFeatures,
+    });
+    const answer = await fetchJson(
+      fetchFn,
+      `${options.tweetResultUrl}?${query}`,
+      { headers: { authorization, "x-guest-token": token } },
+      timeoutMs,
+    );
+    if (answer.status !== 200) {
+      // 401/403/429 mean the guest token is spent or expired; the next call activates a new one.
+      if (guestToken === pending) guestToken = null;
+      throw upstreamFailed(`X answered with status ${answer.status}; try again later.`);
+    }
+    return graphqlAnswerToTweet(answer.body, id);
+  }
+
+  return { getTweet: (id) => guarded(backoff, () => fetchTweet(id)) };
+}

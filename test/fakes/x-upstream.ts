@@ -1,0 +1,177 @@
+// A local stand-in for X's tweet APIs, serving the recorded answers in ../shared/fixtures/upstream.
+// Routes (one base URL for all):
+//   GET  /tweet-result?id=<id>&token=<t>        syndication: the recorded body for <id>, else 404
+//   POST /1.1/guest/activate.json               {"guest_token": "guest-<n>"}
+//   GET  /graphql/<query id>/TweetResultByRestId?variables={"tweetId":...}
+//        the recorded GraphQL body for <id>, else {"data":{"tweetResult":{}}}; 403 without a live guest token
+// Every route can be switched to a failure mode, and every request is counted by path.
+import { readdirSync, readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+
+export const fixturesDir = path.resolve(process.cwd(), "../shared/fixtures/upstream");
+
+/** Ids that the recorded answers do not carry, given to the bodies that have none. */
+export const fakeTweetIds = {
+  deleted: "1000000000000000001",
+  suspended: "1000000000000000002",
+  /** Syndication answers `{}` with status 200. */
+  empty: "1000000000000000003",
+  /** No answer recorded: syndication 404, GraphQL an empty tweetResult. */
+  unknown: "1000000000000000009",
+} as const;
+
+export type FakeRoute = "syndication" | "activate" | "graphql";
+
+export type FakeMode =
+  | { kind: "normal" }
+  /** Answer every request with this status and a short text body. */
+  | { kind: "status"; status: number }
+  /** Answer normally, but only after this many ms. */
+  | { kind: "delay"; ms: number }
+  /** 200 with a body that is not JSON. */
+  | { kind: "malformed" }
+  /** 200 with this JSON body, whatever the id. */
+  | { kind: "json"; body: unknown }
+  /** Drop the connection without an answer. */
+  | { kind: "reset" };
+
+export interface FakeXUpstream {
+  /** Base URL, for example http://127.0.0.1:40123 (no trailing slash). */
+  url: string;
+  /** The options createTweetSource needs to use this fake for both upstreams. */
+  syndicationUrl: string;
+  graphql: { guestActivateUrl: string; tweetResultUrl: string; bearerToken: string };
+  /** Requests seen on this path (e.g. "/tweet-result"), or on all paths when none is given. */
+  calls(path?: string): number;
+  setMode(route: FakeRoute, mode: FakeMode): void;
+  /** Makes every guest token issued so far invalid, as X does when they expire. */
+  revokeGuestTokens(): void;
+  close(): Promise<void>;
+}
+
+const tweetResultPath = "/graphql/fakeQueryId/TweetResultByRestId";
+
+function readFixtures(dir: string, idOf: (file: string) => string | undefined): Map<string, string> {
+  const bodies = new Map<string, string>();
+  for (const file of readdirSync(path.join(fixturesDir, dir))) {
+    const id = idOf(file);
+    if (id) bodies.set(id, readFileSync(path.join(fixturesDir, dir, file), "utf8"));
+  }
+  return bodies;
+}
+
+function loadSyndicationBodies(): Map<string, string> {
+  const bodies = readFixtures("syndication", (file) => /_(\d+)(?:_\w+)?\.json$/.exec(file)?.[1]);
+  const read = (file: string) => readFileSync(path.join(fixturesDir, "syndication", file), "utf8");
+  bodies.set(fakeTweetIds.deleted, read("tombstone_deleted_by_author.json"));
+  bodies.set(fakeTweetIds.suspended, read("tombstone_suspended.json"));
+  bodies.set(fakeTweetIds.empty, "{}");
+  return bodies;
+}
+
+function loadGraphqlBodies(): Map<string, string> {
+  return readFixtures("graphql", (file) => /^TweetResultByRestId_.*_(\d+)\.json$/.exec(file)?.[1]);
+}
+
+export async function startFakeXUpstream(): Promise<FakeXUpstream> {
+  const syndication = loadSyndicationBodies();
+  const graphqlBodies = loadGraphqlBodies();
+  const counts = new Map<string, number>();
+  const modes: Record<FakeRoute, FakeMode> = {
+    syndication: { kind: "normal" },
+    activate: { kind: "normal" },
+    graphql: { kind: "normal" },
+  };
+  let issuedTokens = 0;
+  const liveTokens = new Set<string>();
+
+  function normalAnswer(route: FakeRoute, url: URL, req: IncomingMessage): { status: number; body: string } {
+    switch (route) {
+      case "syndication": {
+        const body = syndication.get(url.searchParams.get("id") ?? "");
+        return body ? { status: 200, body } : { status: 404, body: "" };
+      }
+      case "activate": {
+        const token = `guest-${++issuedTokens}`;
+        liveTokens.add(token);
+        return { status: 200, body: JSON.stringify({ guest_token: token }) };
+      }
+      case "graphql": {
+        if (!liveTokens.has(String(req.headers["x-guest-token"]))) {
+          return { status: 403, body: JSON.stringify({ errors: [{ code: 239, message: "Bad guest token." }] }) };
+        }
+        const variables = JSON.parse(url.searchParams.get("variables") ?? "{}") as { tweetId?: string };
+        const body = graphqlBodies.get(variables.tweetId ?? "") ?? JSON.stringify({ data: { tweetResult: {} } });
+        return { status: 200, body };
+      }
+    }
+  }
+
+  function routeOf(req: IncomingMessage, url: URL): FakeRoute | null {
+    if (req.method === "GET" && url.pathname === "/tweet-result") return "syndication";
+    if (req.method === "POST" && url.pathname === "/1.1/guest/activate.json") return "activate";
+    if (req.method === "GET" && url.pathname === tweetResultPath) return "graphql";
+    return null;
+  }
+
+  function send(res: ServerResponse, status: number, body: string): void {
+    res.writeHead(status, { "content-type": "application/json" }).end(body);
+  }
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://fake");
+    counts.set(url.pathname, (counts.get(url.pathname) ?? 0) + 1);
+    // Drain the request body so the connection can be reused.
+    req.resume();
+    const route = routeOf(req, url);
+    if (!route) return send(res, 404, "");
+    const mode = modes[route];
+    switch (mode.kind) {
+      case "status":
+        return res.writeHead(mode.status, { "content-type": "text/plain" }).end(`fake ${mode.status}`);
+      case "malformed":
+        return send(res, 200, '{"__typename":"Tweet","id_str":');
+      case "json":
+        return send(res, 200, JSON.stringify(mode.body));
+      case "reset":
+        return req.socket.destroy();
+      case "delay": {
+        const timer = setTimeout(() => {
+          const answer = normalAnswer(route, url, req);
+          if (!res.destroyed) send(res, answer.status, answer.body);
+        }, mode.ms);
+        res.on("close", () => clearTimeout(timer));
+        return;
+      }
+      case "normal": {
+        const answer = normalAnswer(route, url, req);
+        return send(res, answer.status, answer.body);
+      }
+    }
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: base,
+    syndicationUrl: base,
+    graphql: {
+      guestActivateUrl: `${base}/1.1/guest/activate.json`,
+      tweetResultUrl: `${base}${tweetResultPath}`,
+      bearerToken: "fake-bearer",
+    },
+    calls: (pathname) =>
+      pathname === undefined ? [...counts.values()].reduce((a, b) => a + b, 0) : (counts.get(pathname) ?? 0),
+    setMode: (route, mode) => {
+      modes[route] = mode;
+    },
+    revokeGuestTokens: () => liveTokens.clear(),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
