@@ -113,7 +113,8 @@ async function clientResponse(upstream: UpstreamResponse, input: RelayInput, max
     throw statusError(status, upstreamHeaders);
   }
   const contentLength = byteCount(upstreamHeaders.get("content-length"));
-  const fileSize = byteCount(upstreamHeaders.get("content-range")?.split("/")[1] ?? null) ?? (status === 200 ? contentLength : null);
+  // The whole file counts, not just the requested part, or the cap could be passed range by range.
+  const fileSize = byteCount(upstreamHeaders.get("content-range")?.split("/")[1] ?? null) ?? contentLength;
   if (fileSize !== null && fileSize > maxBytes) {
     await upstream.body?.cancel();
     throw new ApiError(413, "file_too_large", `The file is ${fileSize} bytes; this server relays at most ${maxBytes}.`);
