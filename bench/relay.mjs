@@ -2,7 +2,9 @@
 // through each relay variant in its own process (bench/relay-child.ts). Reports MB/s (median),
 // CPU seconds per GiB of the relay process, its peak RSS, and its RSS under a 1 MB/s client.
 //
-//   node bench/relay.mjs            (env: RELAY_BENCH_MB=1024, RELAY_BENCH_RUNS=3, RELAY_BENCH_SLOW_S=5)
+//   node bench/relay.mjs            (env: RELAY_BENCH_MB=1024, RELAY_BENCH_RUNS=3, RELAY_BENCH_SLOW_S=5,
+//                                    RELAY_BENCH_ONLY=pipe,relay to run only some of nginx, pipe, relay,
+//                                    relay-web, relay-fetch; the origin row always runs)
 //
 // The origin and the nginx proxy_pass row use /usr/sbin/nginx when it exists (run as root, in the
 // foreground, from a temp config); otherwise the origin is a Node server and the nginx row is left out.
@@ -19,6 +21,8 @@ import { build } from "esbuild";
 const SIZE = Number(process.env.RELAY_BENCH_MB ?? 1024) * 1024 * 1024;
 const RUNS = Number(process.env.RELAY_BENCH_RUNS ?? 3);
 const SLOW_SECONDS = Number(process.env.RELAY_BENCH_SLOW_S ?? 5);
+const ONLY = process.env.RELAY_BENCH_ONLY?.split(",");
+const wanted = (variant) => !ONLY || ONLY.includes(variant);
 const NGINX = "/usr/sbin/nginx";
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -150,7 +154,7 @@ async function main() {
   await waitForPort(originPort);
 
   const variants = [{ name: "straight from the origin", port: originPort, pid: originPid }];
-  if (hasNginx) {
+  if (hasNginx && wanted("nginx")) {
     const port = await freePort();
     const pid = await startNginx("proxy", `server { listen 127.0.0.1:${port};
     location / { proxy_pass http://127.0.0.1:${originPort}; proxy_http_version 1.1; proxy_set_header Connection "";
@@ -163,7 +167,7 @@ async function main() {
     ["relayMedia, nodeUpstream, Node-body fast path", "relay"],
     ["relayMedia, nodeUpstream, Web stream body", "relay-web"],
     ["relayMedia, fetchUpstream, Web stream body", "relay-fetch"],
-  ]) {
+  ].filter(([, variant]) => wanted(variant))) {
     const port = await freePort();
     variants.push({ name, variant, port, pid: await startChild(bundle, variant, port, target) });
   }
@@ -197,10 +201,10 @@ async function main() {
   }
 
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const pipe = variants.find((v) => v.variant === "pipe");
+  const pipe = variants.find((v) => v.variant === "pipe") ?? variants[0];
   const fmt = (x, digits = 0) => x.toFixed(digits);
   console.log(`\n${SIZE / 2 ** 20} MiB over loopback, median of ${RUNS} runs, Node ${process.version}, ${os.cpus().length} cores\n`);
-  console.log("| relay | MB/s | x pipe | CPU s per GiB | peak RSS MB | RSS at 1 MB/s client: 1 s -> max -> end MB |");
+  console.log(`| relay | MB/s | x ${pipe.variant ?? "origin"} | CPU s per GiB | peak RSS MB | RSS at 1 MB/s client: 1 s -> max -> end MB |`);
   console.log("|---|---|---|---|---|---|");
   for (const v of variants) {
     const speed = median(v.speeds);
