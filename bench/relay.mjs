@@ -1,0 +1,224 @@
+// Direct-mode relay throughput on loopback: a 1 GiB file from a local origin, read with curl,
+// through each relay variant in its own process (bench/relay-child.ts). Reports MB/s (median),
+// CPU seconds per GiB of the relay process, its peak RSS, and its RSS under a 1 MB/s client.
+//
+//   node bench/relay.mjs            (env: RELAY_BENCH_MB=1024, RELAY_BENCH_RUNS=3, RELAY_BENCH_SLOW_S=5,
+//                                    RELAY_BENCH_ONLY=pipe,relay to run only some of nginx, pipe, relay,
+//                                    relay-web, relay-fetch; the origin row always runs)
+//
+// The origin and the nginx proxy_pass row use /usr/sbin/nginx when it exists (run as root, in the
+// foreground, from a temp config); otherwise the origin is a Node server and the nginx row is left out.
+
+import { execFileSync, fork, spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const SIZE = Number(process.env.RELAY_BENCH_MB ?? 1024) * 1024 * 1024;
+const RUNS = Number(process.env.RELAY_BENCH_RUNS ?? 3);
+const SLOW_SECONDS = Number(process.env.RELAY_BENCH_SLOW_S ?? 5);
+const ONLY = process.env.RELAY_BENCH_ONLY?.split(",");
+const wanted = (variant) => !ONLY || ONLY.includes(variant);
+const NGINX = "/usr/sbin/nginx";
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
+const here = path.dirname(fileURLToPath(import.meta.url));
+const temp = fs.mkdtempSync(path.join(os.tmpdir(), "relay-bench-"));
+const stoppers = [];
+
+async function freePort() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function waitForPort(port) {
+  for (let i = 0; i < 100; i++) {
+    const open = await new Promise((resolve) => {
+      const socket = net.connect(port, "127.0.0.1", () => (socket.destroy(), resolve(true)));
+      socket.on("error", () => resolve(false));
+    });
+    if (open) return;
+    await sleep(50);
+  }
+  throw new Error(`nothing listens on ${port}`);
+}
+
+// All processes of a server: the pid and its children (nginx workers).
+function processTree(pid) {
+  const children = fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name)).filter((name) => {
+    try {
+      return fs.readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1].split(" ")[1] === String(pid);
+    } catch {
+      return false;
+    }
+  });
+  return [pid, ...children.map(Number)];
+}
+
+function cpuSeconds(pids) {
+  return pids.reduce((sum, pid) => {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return sum + (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  }, 0);
+}
+
+function memoryMB(pids, field) {
+  return Math.max(...pids.map((pid) => {
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) / 1024 : 0;
+  }));
+}
+
+function curl(url, extra = []) {
+  return new Promise((resolve, reject) => {
+    const child = spawn("curl", ["-s", "-o", "/dev/null", "-w", "%{speed_download} %{size_download}", ...extra, url]);
+    let out = "";
+    child.stdout.on("data", (chunk) => (out += chunk));
+    child.on("close", () => {
+      const [speed, size] = out.trim().split(" ").map(Number);
+      size > 0 ? resolve({ speed, size }) : reject(new Error(`curl ${url} got nothing`));
+    });
+  });
+}
+
+async function startNginx(name, serverBlock) {
+  const prefix = path.join(temp, name);
+  fs.mkdirSync(prefix, { recursive: true });
+  const conf = path.join(prefix, "nginx.conf");
+  fs.writeFileSync(conf, `worker_processes 1;
+pid ${prefix}/nginx.pid;
+error_log ${prefix}/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  default_type video/mp4;
+  client_body_temp_path ${prefix}/client; proxy_temp_path ${prefix}/proxy; fastcgi_temp_path ${prefix}/fastcgi;
+  uwsgi_temp_path ${prefix}/uwsgi; scgi_temp_path ${prefix}/scgi;
+  ${serverBlock}
+}
+`);
+  const child = spawn(NGINX, ["-p", prefix, "-c", conf, "-g", "daemon off;"], { stdio: "inherit" });
+  stoppers.push(() => child.kill("SIGTERM"));
+  return child.pid;
+}
+
+async function startChild(bundle, variant, port, target) {
+  const child = fork(bundle, [variant, String(port), target], { stdio: "inherit" });
+  stoppers.push(() => child.kill("SIGTERM"));
+  await new Promise((resolve, reject) => {
+    child.once("message", resolve);
+    child.once("exit", (code) => reject(new Error(`${variant} exited with ${code}`)));
+  });
+  return child.pid;
+}
+
+async function main() {
+  const bundle = path.join(temp, "child.mjs");
+  await build({
+    entryPoints: [path.join(here, "relay-child.ts")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    outfile: bundle,
+    logLevel: "warning",
+  });
+
+  const hasNginx = fs.existsSync(NGINX);
+  const originPort = await freePort();
+  let originPid;
+  let target;
+  if (hasNginx) {
+    // A sparse file: nginx sends it with sendfile at almost no CPU, so the origin is not the limit.
+    const www = path.join(temp, "www");
+    fs.mkdirSync(www);
+    const file = path.join(www, "big.mp4");
+    fs.writeFileSync(file, "");
+    fs.truncateSync(file, SIZE);
+    for (const dir of [temp, www]) fs.chmodSync(dir, 0o755);
+    fs.chmodSync(file, 0o644);
+    originPid = await startNginx("origin", `server { listen 127.0.0.1:${originPort}; root ${www}; }`);
+    target = `http://127.0.0.1:${originPort}/big.mp4`;
+  } else {
+    target = `http://127.0.0.1:${originPort}/big.mp4?size=${SIZE}`;
+    originPid = await startChild(bundle, "origin", originPort, target);
+  }
+  await waitForPort(originPort);
+
+  const variants = [{ name: "straight from the origin", port: originPort, pid: originPid }];
+  if (hasNginx && wanted("nginx")) {
+    const port = await freePort();
+    const pid = await startNginx("proxy", `server { listen 127.0.0.1:${port};
+    location / { proxy_pass http://127.0.0.1:${originPort}; proxy_http_version 1.1; proxy_set_header Connection "";
+      proxy_buffer_size 64k; proxy_buffers 8 64k; proxy_busy_buffers_size 128k; proxy_max_temp_file_size 0; } }`);
+    await waitForPort(port);
+    variants.push({ name: "nginx proxy_pass, 64 KiB buffers", port, pid });
+  }
+  for (const [name, variant] of [
+    ["node:http request pipe (10 lines)", "pipe"],
+    ["relayMedia, nodeUpstream, Node-body fast path", "relay"],
+    ["relayMedia, nodeUpstream, Web stream body", "relay-web"],
+    ["relayMedia, fetchUpstream, Web stream body", "relay-fetch"],
+  ].filter(([, variant]) => wanted(variant))) {
+    const port = await freePort();
+    variants.push({ name, variant, port, pid: await startChild(bundle, variant, port, target) });
+  }
+
+  // Warm-up, then runs in rotation so drift over time hits every variant alike.
+  for (const v of variants) await curl(`http://127.0.0.1:${v.port}/big.mp4`, ["--max-time", "0.5"]).catch(() => null);
+  for (const v of variants) Object.assign(v, { speeds: [], cpus: [] });
+  for (let run = 0; run < RUNS; run++) {
+    for (const v of variants) {
+      const pids = processTree(v.pid);
+      const before = cpuSeconds(pids);
+      const { speed, size } = await curl(`http://127.0.0.1:${v.port}/big.mp4`);
+      if (size !== SIZE) throw new Error(`${v.name}: got ${size} bytes, expected ${SIZE}`);
+      v.speeds.push(speed / 1e6);
+      v.cpus.push((cpuSeconds(pids) - before) / (size / 2 ** 30));
+    }
+  }
+
+  // A client at 1 MB/s: backpressure must keep the relay's memory flat.
+  for (const v of variants.slice(1)) {
+    const pids = processTree(v.pid);
+    const samples = [];
+    const slow = curl(`http://127.0.0.1:${v.port}/big.mp4`, ["--limit-rate", "1M", "--max-time", String(SLOW_SECONDS)]).catch(() => null);
+    for (let t = 0; t < SLOW_SECONDS * 4; t++) {
+      await sleep(250);
+      samples.push(memoryMB(pids, "VmRSS"));
+    }
+    await slow;
+    v.slow = { first: samples[3] ?? samples[0], last: samples.at(-1), max: Math.max(...samples) };
+    v.peak = memoryMB(pids, "VmHWM");
+  }
+
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const pipe = variants.find((v) => v.variant === "pipe") ?? variants[0];
+  const fmt = (x, digits = 0) => x.toFixed(digits);
+  console.log(`\n${SIZE / 2 ** 20} MiB over loopback, median of ${RUNS} runs, Node ${process.version}, ${os.cpus().length} cores\n`);
+  console.log(`| relay | MB/s | x ${pipe.variant ?? "origin"} | CPU s per GiB | peak RSS MB | RSS at 1 MB/s client: 1 s -> max -> end MB |`);
+  console.log("|---|---|---|---|---|---|");
+  for (const v of variants) {
+    const speed = median(v.speeds);
+    const slow = v.slow ? `${fmt(v.slow.first)} -> ${fmt(v.slow.max)} -> ${fmt(v.slow.last)}` : "";
+    console.log(
+      `| ${v.name} | ${fmt(speed)} (${v.speeds.map((s) => fmt(s)).join(", ")}) | ${fmt(speed / median(pipe.speeds), 2)} | ${fmt(median(v.cpus), 2)} | ${v.peak ? fmt(v.peak) : ""} | ${slow} |`,
+    );
+  }
+}
+
+try {
+  await main();
+} finally {
+  for (const stop of stoppers) stop();
+  await sleep(300);
+  fs.rmSync(temp, { recursive: true, force: true });
+}

@@ -1,0 +1,70 @@
+// Whether a resolved IP address is on the public internet. The relay refuses to connect anywhere
+// else, so a CDN name pointed at a private network (or a redirect to one) cannot reach inside.
+
+// IPv4 ranges that are not globally routable (IANA special-purpose registry).
+const PRIVATE_V4: ReadonlyArray<readonly [string, number]> = [
+  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16],
+  ["172.16.0.0", 12], ["192.0.0.0", 24], ["192.0.2.0", 24], ["192.88.99.0", 24], ["192.168.0.0", 16],
+  ["198.18.0.0", 15], ["198.51.100.0", 24], ["203.0.113.0", 24], ["224.0.0.0", 4], ["240.0.0.0", 4],
+];
+
+/** True only for a well-formed, globally routable unicast IPv4 or IPv6 address. */
+export function isPublicAddress(address: string): boolean {
+  const v4 = parseIPv4(address);
+  if (v4 !== null) return isPublicV4(v4);
+  const v6 = parseIPv6(address.replace(/%.*$/, ""));
+  return v6 !== null && isPublicV6(v6);
+}
+
+function isPublicV4(ip: number): boolean {
+  return PRIVATE_V4.every(([base, bits]) => !inPrefix(ip, parseIPv4(base)!, bits));
+}
+
+function inPrefix(ip: number, base: number, bits: number): boolean {
+  const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
+  return ((ip & mask) >>> 0) === ((base & mask) >>> 0);
+}
+
+function isPublicV6(g: number[]): boolean {
+  const embeddedV4 = (((g[6]! << 16) | g[7]!) >>> 0);
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  // ::ffff:a.b.c.d (mapped) and 64:ff9b::a.b.c.d (NAT64) reach the IPv4 address inside.
+  if (zeros(0, 5) && g[5] === 0xffff) return isPublicV4(embeddedV4);
+  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return isPublicV4(embeddedV4);
+  // 6to4 carries an IPv4 address in groups 1-2.
+  if (g[0] === 0x2002) return isPublicV4(((g[1]! << 16) | g[2]!) >>> 0);
+  // Global unicast is 2000::/3; within it 2001::/23 (Teredo, benchmarking, ...) and 2001:db8::/32
+  // (documentation) are special-purpose. Everything outside (::1, fc00::/7, fe80::/10, ff00::/8) is not public.
+  if ((g[0]! & 0xe000) !== 0x2000) return false;
+  if (g[0] === 0x2001 && g[1]! < 0x200) return false;
+  return !(g[0] === 0x2001 && g[1] === 0xdb8);
+}
+
+function parseIPv4(text: string): number | null {
+  const parts = text.split(".");
+  if (parts.length !== 4 || !parts.every((p) => /^(0|[1-9][0-9]{0,2})$/.test(p) && Number(p) <= 255)) return null;
+  return parts.reduce((acc, p) => acc * 256 + Number(p), 0);
+}
+
+function parseIPv6(text: string): number[] | null {
+  let head = text;
+  let tail: number[] = [];
+  const lastColon = text.lastIndexOf(":");
+  const v4 = parseIPv4(text.slice(lastColon + 1));
+  if (v4 !== null) {
+    head = text.slice(0, lastColon + 1) + "0:0";
+    tail = [v4 >>> 16, v4 & 0xffff];
+  }
+  const halves = head.split("::");
+  if (halves.length > 2) return null;
+  const parse = (part: string) => (part === "" ? [] : part.split(":"));
+  const left = parse(halves[0]!);
+  const right = halves.length === 2 ? parse(halves[1]!) : [];
+  const missing = 8 - left.length - right.length;
+  if ((halves.length === 2 ? missing < 1 : missing !== 0)) return null;
+  const words = [...left, ...Array<string>(missing).fill("0"), ...right];
+  if (!words.every((w) => /^[0-9a-f]{1,4}$/i.test(w))) return null;
+  const groups = words.map((w) => parseInt(w, 16));
+  if (tail.length) groups.splice(6, 2, ...tail);
+  return groups;
+}

@@ -1,0 +1,188 @@
+// Direct mode of the download operation: relay a media-CDN file to the caller as a stream, under
+// our own file name, with Range passed through so downloads resume.
+
+import { lookup } from "node:dns/promises";
+import { ApiError } from "../http/problem.ts";
+import { withNodeBody } from "../http/node-body.ts";
+import { assertDirectUrl } from "./direct-hosts.ts";
+import { contentDisposition, extensionForContentType, nameFromMediaUrl, sanitizeFilename } from "./filename.ts";
+import { isPublicAddress } from "./relay-address.ts";
+import type { UpstreamClient, UpstreamResponse } from "./relay-upstream.ts";
+
+export interface RelayInput {
+  /** The caller's URL; must pass assertDirectUrl. */
+  url: URL;
+  method: "GET" | "HEAD";
+  /** The caller's Range header, passed upstream unchanged. */
+  range: string | null;
+  /** Aborts when the caller goes away; the upstream request ends with it. */
+  signal: AbortSignal;
+  /** The caller's suggested name; the default is the URL's last path segment. */
+  filename?: string;
+}
+
+export interface RelayOptions {
+  /** Chosen by the runtime entry file: nodeUpstream on Node, fetchUpstream on Bun and Deno. */
+  upstream: UpstreamClient;
+  /** host -> origin (e.g. "http://127.0.0.1:9000"); operator-trusted, so no address check there. */
+  originOverrides: ReadonlyMap<string, string>;
+  maxBytes: number;
+  /** Until the final response head arrives, redirects included. */
+  firstByteTimeoutMs: number;
+  resolveHost?: (host: string) => Promise<string[]>;
+}
+
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const PASSED_HEADERS = ["content-length", "accept-ranges", "etag", "last-modified"];
+
+const resolveWithDns = async (host: string) => (await lookup(host, { all: true })).map((a) => a.address);
+
+/** Resolves to the client's Response, or throws ApiError before any byte is sent. */
+export async function relayMedia(input: RelayInput, options: RelayOptions): Promise<Response> {
+  assertDirectUrl(input.url);
+  const upstreamAbort = new AbortController();
+  const onClientAbort = () => upstreamAbort.abort(input.signal.reason);
+  input.signal.addEventListener("abort", onClientAbort, { once: true });
+  if (input.signal.aborted) onClientAbort();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    upstreamAbort.abort(new Error("first byte timeout"));
+  }, options.firstByteTimeoutMs);
+
+  let upstream: UpstreamResponse;
+  try {
+    upstream = await followRedirects(input, options, upstreamAbort.signal);
+  } catch (error) {
+    input.signal.removeEventListener("abort", onClientAbort);
+    if (timedOut) {
+      throw new ApiError(504, "upstream_timeout", "The media host did not answer in time; try again later.", { cause: error });
+    }
+    if (error instanceof ApiError) throw error;
+    throw new ApiError(502, "upstream_failed", "The media host could not be reached; try again later.", { cause: error });
+  } finally {
+    clearTimeout(timer);
+  }
+  return clientResponse(upstream, input, options.maxBytes);
+}
+
+async function followRedirects(input: RelayInput, options: RelayOptions, signal: AbortSignal): Promise<UpstreamResponse> {
+  const headers: Record<string, string> = { "accept-encoding": "identity", "user-agent": "media-api" };
+  if (input.range !== null) headers.range = input.range;
+  const seen = new Set<string>();
+  for (let url = input.url; ; ) {
+    seen.add(url.href);
+    const target = await connectionTarget(url, options);
+    const response = await options.upstream({ ...target, method: input.method, headers, signal });
+    if (!REDIRECT_STATUSES.has(response.status)) return response;
+    await response.body?.cancel();
+    const next = redirectTarget(response.headers.get("location"), url);
+    assertDirectUrl(next, "A redirect target of the url");
+    if (seen.has(next.href)) throw upstreamFailed("The media host redirects in a loop.");
+    if (seen.size > MAX_REDIRECTS) throw upstreamFailed(`The media host redirects more than ${MAX_REDIRECTS} times.`);
+    url = next;
+  }
+}
+
+// Where to send the request for an allowed URL: the operator's override origin, or the host
+// itself pinned to an address that is checked to be public.
+async function connectionTarget(url: URL, options: RelayOptions): Promise<{ url: URL; address?: string }> {
+  const override = options.originOverrides.get(url.hostname);
+  if (override !== undefined) return { url: new URL(url.pathname + url.search, override) };
+  const addresses = await (options.resolveHost ?? resolveWithDns)(url.hostname);
+  if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
+    throw new ApiError(403, "host_not_allowed", `The host ${url.hostname} does not resolve to a public address.`);
+  }
+  return { url, address: addresses[0]! };
+}
+
+function redirectTarget(location: string | null, base: URL): URL {
+  if (location === null) throw upstreamFailed("The media host sent a redirect without a Location.");
+  try {
+    return new URL(location, base);
+  } catch {
+    throw upstreamFailed("The media host sent a malformed redirect.");
+  }
+}
+
+async function clientResponse(upstream: UpstreamResponse, input: RelayInput, maxBytes: number): Promise<Response> {
+  const { status, headers: upstreamHeaders } = upstream;
+  if (status !== 200 && status !== 206) {
+    await upstream.body?.cancel();
+    throw statusError(status, upstreamHeaders);
+  }
+  const contentLength = byteCount(upstreamHeaders.get("content-length"));
+  // The whole file counts, not just the requested part, or the cap could be passed range by range.
+  const fileSize = byteCount(upstreamHeaders.get("content-range")?.split("/")[1] ?? null) ?? contentLength;
+  if (fileSize !== null && fileSize > maxBytes) {
+    await upstream.body?.cancel();
+    throw new ApiError(413, "file_too_large", `The file is ${fileSize} bytes; this server relays at most ${maxBytes}.`);
+  }
+
+  const contentType = upstreamHeaders.get("content-type") ?? "application/octet-stream";
+  const urlName = nameFromMediaUrl(input.url);
+  const extension = extensionForContentType(contentType) ?? urlName.ext ?? "bin";
+  const headers = new Headers({
+    "content-type": contentType,
+    "content-disposition": contentDisposition(sanitizeFilename(input.filename || urlName.stem, extension)),
+  });
+  for (const name of PASSED_HEADERS) {
+    const value = upstreamHeaders.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  if (status === 206) headers.set("content-range", upstreamHeaders.get("content-range") ?? "");
+
+  if (input.method === "HEAD" || upstream.body === null) {
+    await upstream.body?.cancel();
+    return new Response(null, { status, headers });
+  }
+  // A known length is already within the cap and the HTTP parser stops there, so the bytes pass
+  // untouched (and the Node adapter may take the raw Readable); an unknown length is counted.
+  if (contentLength === null) return new Response(capped(upstream.body, maxBytes), { status, headers });
+  const response = new Response(upstream.body, { status, headers });
+  return upstream.nodeBody ? withNodeBody(response, upstream.nodeBody) : response;
+}
+
+function statusError(status: number, headers: Headers): ApiError {
+  if (status === 404 || status === 410) {
+    return new ApiError(404, "not_found", "The media host has no file at this url; it may have been deleted.");
+  }
+  if (status === 416) {
+    const contentRange = headers.get("content-range");
+    return new ApiError(416, "range_not_satisfiable", "The Range header asks for bytes beyond the end of the file.", {
+      headers: contentRange === null ? {} : { "content-range": contentRange },
+    });
+  }
+  return upstreamFailed(`The media host answered ${status}; try again later.`);
+}
+
+function upstreamFailed(detail: string): ApiError {
+  return new ApiError(502, "upstream_failed", detail);
+}
+
+function byteCount(value: string | null): number | null {
+  return value !== null && /^\d+$/.test(value.trim()) ? Number(value) : null;
+}
+
+// Errors the stream once more than maxBytes arrived, which also cancels the upstream request.
+function capped(body: ReadableStream<Uint8Array>, maxBytes: number): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let total = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        total += value.byteLength;
+        if (total > maxBytes) {
+          await reader.cancel();
+          throw new ApiError(413, "file_too_large", `The file is larger than the ${maxBytes} bytes this server relays.`);
+        }
+        controller.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
+}
