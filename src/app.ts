@@ -15,6 +15,10 @@ import { usageHandler } from "./limits/usage.ts";
 import type { Logger } from "./log.ts";
 import { admitRequest } from "./store/api-keys.ts";
 import type { Db } from "./store/db.ts";
+import { downloadHandler } from "./media/download.ts";
+import type { RelayOptions } from "./media/relay.ts";
+import { tweetHandler } from "./platforms/x/handler.ts";
+import type { TweetSource } from "./platforms/x/source.ts";
 
 export interface AppDeps {
   config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS">;
@@ -22,6 +26,8 @@ export interface AppDeps {
   log: Logger;
   /** Injected so tests can move time without sleeping. */
   now?: () => Date;
+  tweets: TweetSource;
+  relay: RelayOptions;
 }
 
 export interface App {
@@ -41,8 +47,8 @@ export function createApp(deps: AppDeps): App {
   const apiRoutes: Route<ApiHandler>[] = [
     { method: "GET", path: "/api/v1/usage", handler: usageHandler },
     { method: "GET", path: "/api/v1/post", handler: notYet },
-    { method: "GET", path: "/api/v1/tweet", handler: notYet },
-    { method: "GET", path: "/api/v1/download", handler: notYet },
+    { method: "GET", path: "/api/v1/tweet", handler: tweetHandler(deps.tweets) },
+    { method: "GET", path: "/api/v1/download", handler: downloadHandler(deps.relay) },
   ];
   const api = createRouter(apiRoutes);
   const site = createRouter<(request: Request) => Promise<Response>>([

@@ -4,6 +4,22 @@ import { z } from "zod";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+const httpUrl = z.url({ protocol: /^https?$/ });
+
+/** `host=origin,host=origin` as a map from host name to origin. */
+const originOverrides = z.string().transform((text, ctx) => {
+  const map = new Map<string, string>();
+  for (const pair of text.split(",").map((item) => item.trim()).filter(Boolean)) {
+    const [host, origin] = pair.split("=", 2).map((part) => part.trim());
+    const parsed = host && origin ? URL.parse(origin) : null;
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.pathname !== "/") {
+      ctx.addIssue({ code: "custom", message: `"${pair}" is not host=http(s)://origin` });
+      return z.NEVER;
+    }
+    map.set(host!.toLowerCase(), parsed.origin);
+  }
+  return map;
+});
 
 export const ConfigSchema = z.object({
   PORT: port.default(8080).describe("TCP port to listen on (0 picks a free one)"),
@@ -16,6 +32,22 @@ export const ConfigSchema = z.object({
   CORS_ORIGIN: z.string().min(1).default("*").describe("Value of Access-Control-Allow-Origin"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info").describe("Lowest level that is logged"),
   HEALTH_TIMEOUT_MS: positiveInt.default(2000).describe("How long /healthz waits for the store"),
+
+  X_SYNDICATION_URL: httpUrl.default("https://cdn.syndication.twimg.com").describe("Base URL of X's syndication API"),
+  X_GRAPHQL_URL: z
+    .union([z.literal("off"), httpUrl])
+    .default("https://api.x.com")
+    .describe("Base URL of X's API for the GraphQL fallback (guest token), or `off`"),
+  X_GRAPHQL_QUERY_ID: z.string().regex(/^[\w-]+$/).default("2ICDjqPd81tulZcYrtpTuQ").describe("Query id of TweetResultByRestId; X changes it now and then"),
+  X_TIMEOUT_MS: positiveInt.default(8000).describe("Bound on each call to X's APIs, body included"),
+  X_CACHE_TTL_S: z.coerce.number().int().min(0).default(60).describe("How long tweet answers are cached, in seconds"),
+  X_CACHE_MAX_ENTRIES: positiveInt.default(5000).describe("How many tweet answers the cache holds at most"),
+
+  ORIGIN_OVERRIDES: originOverrides
+    .default(new Map())
+    .describe("Comma list of host=origin, e.g. `video.twimg.com=http://127.0.0.1:9000`: fetch that host's media from another origin"),
+  MAX_DOWNLOAD_BYTES: positiveInt.default(2 * 1024 ** 3).describe("Largest file a download may send, in bytes"),
+  DIRECT_TIMEOUT_MS: positiveInt.default(15_000).describe("How long direct mode waits for the media host's response head"),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -7,16 +7,42 @@ import { ADMIN_SOCKET, createAdminChannel } from "./cli/channel.ts";
 import { ConfigError, parseConfig, type Config } from "./config.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { openStore } from "./store/open.ts";
-import type { RunningServer, Serve } from "./runtime/serve.ts";
+import type { RunningServer } from "./runtime/serve.ts";
+import type { Runtime } from "./runtime/runtime.ts";
+import { createTweetSource, xUpstreamDefaults } from "./platforms/x/source.ts";
 
 export interface Service {
   server: RunningServer;
   close(): Promise<void>;
 }
 
-export async function startService(config: Config, serve: Serve, log: Logger): Promise<Service> {
+/** The app's parts that talk to the outside, built from the configuration. */
+export function createUpstreams(config: Config, runtime: Runtime) {
+  const graphqlBase = config.X_GRAPHQL_URL === "off" ? null : config.X_GRAPHQL_URL.replace(/\/+$/, "");
+  const tweets = createTweetSource({
+    syndicationUrl: config.X_SYNDICATION_URL,
+    graphql: graphqlBase === null ? null : {
+      guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
+      tweetResultUrl: `${graphqlBase}/graphql/${config.X_GRAPHQL_QUERY_ID}/TweetResultByRestId`,
+      bearerToken: xUpstreamDefaults.graphql.bearerToken,
+    },
+    timeoutMs: config.X_TIMEOUT_MS,
+    cacheTtlMs: config.X_CACHE_TTL_S * 1000,
+    cacheMaxEntries: config.X_CACHE_MAX_ENTRIES,
+  });
+  const relay = {
+    upstream: runtime.upstream,
+    originOverrides: config.ORIGIN_OVERRIDES,
+    maxBytes: config.MAX_DOWNLOAD_BYTES,
+    firstByteTimeoutMs: config.DIRECT_TIMEOUT_MS,
+  };
+  return { tweets, relay };
+}
+
+export async function startService(config: Config, runtime: Runtime, log: Logger): Promise<Service> {
+  const serve = runtime.serve;
   const db = await openStore(config);
-  const app = createApp({ config, db, log });
+  const app = createApp({ config, db, log, ...createUpstreams(config, runtime) });
   const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST });
   let admin: RunningServer | undefined;
   if (!config.DATABASE_URL) {
@@ -38,7 +64,7 @@ export async function startService(config: Config, serve: Serve, log: Logger): P
 }
 
 /** What every runtime entry does: read the environment, start, stop on a signal. */
-export async function main(env: Record<string, string | undefined>, serve: Serve, onSignal: (signal: string, stop: () => void) => void, exit: (code: number) => never): Promise<void> {
+export async function main(env: Record<string, string | undefined>, runtime: Runtime, onSignal: (signal: string, stop: () => void) => void, exit: (code: number) => never): Promise<void> {
   let config: Config;
   try {
     config = parseConfig(env);
@@ -50,7 +76,7 @@ export async function main(env: Record<string, string | undefined>, serve: Serve
   const log = createLogger(config.LOG_LEVEL);
   let service: Service;
   try {
-    service = await startService(config, serve, log);
+    service = await startService(config, runtime, log);
   } catch (error) {
     log.error("could not start", { error: error instanceof Error ? error.message : String(error) });
     return exit(1);

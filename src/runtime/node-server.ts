@@ -4,6 +4,8 @@
 // rather than a short file that looks complete.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { nodeBodyOf } from "../http/node-body.ts";
 import type { AddressInfo } from "node:net";
 import type { FetchHandler, Serve } from "./serve.ts";
 
@@ -50,7 +52,10 @@ async function handle(fetch: FetchHandler, req: IncomingMessage, res: ServerResp
     res.end();
     return;
   }
-  await writeBody(response.body, res, controller.signal);
+  const nodeBody = nodeBodyOf(response);
+  // The fast path: a relayed upstream body goes straight from socket to socket.
+  if (nodeBody) await pipeline(nodeBody, res).catch(() => res.destroy());
+  else await writeBody(response.body, res, controller.signal);
 }
 
 function toRequest(req: IncomingMessage, signal: AbortSignal): Request {

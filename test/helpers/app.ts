@@ -1,7 +1,11 @@
 // Builds the app in-process over a test store, with a clock the test moves and a log it reads.
 import { createApp, type App } from "../../src/app.ts";
 import { hashPassword } from "../../src/auth/password.ts";
+import { parseConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
+import { nodeUpstream } from "../../src/media/relay-node-upstream.ts";
+import { serveNode } from "../../src/runtime/node-server.ts";
+import { createUpstreams } from "../../src/service.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { createApiKey, type Tier } from "../../src/store/api-keys.ts";
 import type { Db } from "../../src/store/db.ts";
@@ -21,14 +25,17 @@ export interface TestApp {
   get(path: string, key?: string, init?: RequestInit): Promise<Response>;
 }
 
-export function buildTestApp(db: Db, options: { clock?: TestClock } = {}): TestApp {
+/** Upstreams point at a closed port unless `env` names test servers (same variables as the service). */
+export function buildTestApp(db: Db, options: { clock?: TestClock; env?: Record<string, string> } = {}): TestApp {
   const clock = options.clock ?? new TestClock();
   const logLines: string[] = [];
+  const config = parseConfig({ HEALTH_TIMEOUT_MS: "500", X_SYNDICATION_URL: "http://127.0.0.1:9", X_GRAPHQL_URL: "off", ...options.env });
   const app = createApp({
-    config: { CORS_ORIGIN: "*", HEALTH_TIMEOUT_MS: 500 },
+    config,
     db,
     log: createLogger("debug", (line) => logLines.push(line)),
     now: clock.now,
+    ...createUpstreams(config, { name: "node", serve: serveNode, upstream: nodeUpstream }),
   });
   return {
     app,

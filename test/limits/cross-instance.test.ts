@@ -2,11 +2,9 @@
 // Two app instances, each with its own connection pool and HTTP server, take one burst of
 // concurrent requests at the limit.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../../src/app.ts";
-import { createLogger } from "../../src/log.ts";
 import { serveNode } from "../../src/runtime/node-server.ts";
 import type { RunningServer } from "../../src/runtime/serve.ts";
-import { makeKey } from "../helpers/app.ts";
+import { buildTestApp, makeKey } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 
 describe("two instances on one PostgreSQL", () => {
@@ -16,7 +14,7 @@ describe("two instances on one PostgreSQL", () => {
     store = await openTestStore("postgres");
     servers = await Promise.all(
       [store.connectAgain(), store.connectAgain()].map((db) =>
-        serveNode(createApp({ config: { CORS_ORIGIN: "*", HEALTH_TIMEOUT_MS: 500 }, db, log: createLogger("silent") }).fetch, {
+        serveNode(buildTestApp(db).app.fetch, {
           port: 0,
           hostname: "127.0.0.1",
         }),
