@@ -38,12 +38,17 @@ export async function runAdmin(args, env, stdin = "") {
   return stdout.trim();
 }
 
-/** Keeps `connections` requests in flight for `durationMs`; returns rps and latency percentiles. */
+/**
+ * Keeps `connections` requests in flight for `durationMs`; returns rps and latency percentiles.
+ * `url` may be a function of the request's sequence number, to make every request different.
+ */
 export async function load(url, { headers = {}, connections = 32, durationMs = 5000, warmupMs = 500 } = {}) {
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
-  const target = new URL(url);
+  const urlOf = typeof url === "function" ? url : () => url;
+  let sequence = 0;
   const one = () =>
     new Promise((resolve, reject) => {
+      const target = new URL(urlOf(sequence++));
       const started = performance.now();
       const req = request({ agent, host: target.hostname, port: target.port, path: target.pathname + target.search, headers }, (res) => {
         res.resume();

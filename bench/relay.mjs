@@ -2,9 +2,9 @@
 // through each relay variant in its own process (bench/relay-child.ts). Reports MB/s (median),
 // CPU seconds per GiB of the relay process, its peak RSS, and its RSS under a 1 MB/s client.
 //
-//   node bench/relay.mjs            (env: RELAY_BENCH_MB=1024, RELAY_BENCH_RUNS=3, RELAY_BENCH_SLOW_S=5,
+//   npm run bench -- relay           (env: RELAY_BENCH_MB=1024, RELAY_BENCH_RUNS=3, RELAY_BENCH_SLOW_S=5,
 //                                    RELAY_BENCH_ONLY=pipe,relay to run only some of nginx, pipe, relay,
-//                                    relay-web, relay-fetch; the origin row always runs)
+//                                    relay-web, relay-fetch, service; the origin row always runs)
 //
 // The origin and the nginx proxy_pass row use /usr/sbin/nginx when it exists (run as root, in the
 // foreground, from a temp config); otherwise the origin is a Node server and the nginx row is left out.
@@ -17,6 +17,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { runAdmin, startService } from "./lib.mjs";
 
 const SIZE = Number(process.env.RELAY_BENCH_MB ?? 1024) * 1024 * 1024;
 const RUNS = Number(process.env.RELAY_BENCH_RUNS ?? 3);
@@ -26,7 +27,7 @@ const wanted = (variant) => !ONLY || ONLY.includes(variant);
 const NGINX = "/usr/sbin/nginx";
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
 const here = path.dirname(fileURLToPath(import.meta.url));
-const temp = fs.mkdtempSync(path.join(os.tmpdir(), "relay-bench-"));
+let temp;
 const stoppers = [];
 
 async function freePort() {
@@ -121,6 +122,7 @@ async function startChild(bundle, variant, port, target) {
 }
 
 async function main() {
+  temp = fs.mkdtempSync(path.join(os.tmpdir(), "relay-bench-"));
   const bundle = path.join(temp, "child.mjs");
   await build({
     entryPoints: [path.join(here, "relay-child.ts")],
@@ -172,14 +174,34 @@ async function main() {
     variants.push({ name, variant, port, pid: await startChild(bundle, variant, port, target) });
   }
 
+  if (wanted("service")) {
+    // The whole service (dist/node.mjs): bearer key, admission, router, relay, Node adapter.
+    const dataDir = path.join(temp, "service-data");
+    const env = { DATA_DIR: dataDir, ORIGIN_OVERRIDES: `video.twimg.com=http://127.0.0.1:${originPort}`, MAX_DOWNLOAD_BYTES: String(2 ** 40) };
+    const service = await startService(env);
+    stoppers.push(() => service.stop());
+    await runAdmin(["users", "create", "--email", "bench@example.com"], env, "bench password\n");
+    const key = await runAdmin(["keys", "create", "--email", "bench@example.com", "--tier", "GOLD"], env);
+    variants.push({
+      name: "the service (dist/node.mjs), GET /api/v1/download",
+      pid: service.pid,
+      url: `${service.url}/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/big.mp4")}`,
+      curlArgs: ["-H", `Authorization: Bearer ${key}`],
+    });
+  }
+  for (const v of variants) {
+    v.url ??= `http://127.0.0.1:${v.port}/big.mp4`;
+    v.curlArgs ??= [];
+  }
+
   // Warm-up, then runs in rotation so drift over time hits every variant alike.
-  for (const v of variants) await curl(`http://127.0.0.1:${v.port}/big.mp4`, ["--max-time", "0.5"]).catch(() => null);
+  for (const v of variants) await curl(v.url, [...v.curlArgs, "--max-time", "0.5"]).catch(() => null);
   for (const v of variants) Object.assign(v, { speeds: [], cpus: [] });
   for (let run = 0; run < RUNS; run++) {
     for (const v of variants) {
       const pids = processTree(v.pid);
       const before = cpuSeconds(pids);
-      const { speed, size } = await curl(`http://127.0.0.1:${v.port}/big.mp4`);
+      const { speed, size } = await curl(v.url, v.curlArgs);
       if (size !== SIZE) throw new Error(`${v.name}: got ${size} bytes, expected ${SIZE}`);
       v.speeds.push(speed / 1e6);
       v.cpus.push((cpuSeconds(pids) - before) / (size / 2 ** 30));
@@ -190,7 +212,7 @@ async function main() {
   for (const v of variants.slice(1)) {
     const pids = processTree(v.pid);
     const samples = [];
-    const slow = curl(`http://127.0.0.1:${v.port}/big.mp4`, ["--limit-rate", "1M", "--max-time", String(SLOW_SECONDS)]).catch(() => null);
+    const slow = curl(v.url, [...v.curlArgs, "--limit-rate", "1M", "--max-time", String(SLOW_SECONDS)]).catch(() => null);
     for (let t = 0; t < SLOW_SECONDS * 4; t++) {
       await sleep(250);
       samples.push(memoryMB(pids, "VmRSS"));
@@ -215,10 +237,12 @@ async function main() {
   }
 }
 
-try {
-  await main();
-} finally {
-  for (const stop of stoppers) stop();
-  await sleep(300);
-  fs.rmSync(temp, { recursive: true, force: true });
+export async function benchRelay() {
+  try {
+    await main();
+  } finally {
+    for (const stop of stoppers) await stop();
+    await sleep(300);
+    fs.rmSync(temp, { recursive: true, force: true });
+  }
 }

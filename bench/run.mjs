@@ -1,7 +1,10 @@
 // `npm run bench`: every benchmark section, one after the other, each printing its table.
 import { benchAuth } from "./auth.mjs";
+import { benchRelay } from "./relay.mjs";
+import { benchTweet } from "./tweet.mjs";
 
-const sections = { auth: benchAuth };
+// `npm run bench -- auth tweet` runs only those sections.
+const sections = { auth: benchAuth, tweet: benchTweet, relay: benchRelay };
 const only = process.argv.slice(2);
 for (const [name, run] of Object.entries(sections)) {
   if (only.length && !only.includes(name)) continue;
