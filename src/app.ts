@@ -15,9 +15,11 @@ import { usageHandler } from "./limits/usage.ts";
 import type { Logger } from "./log.ts";
 import { admitRequest } from "./store/api-keys.ts";
 import type { Db } from "./store/db.ts";
+import { webRoutes, type SiteHandler } from "./web/routes.ts";
 
 export interface AppDeps {
-  config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS">;
+  /** SIGNUP may be left out: sign-up is then open, its default. */
+  config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS"> & Partial<Pick<Config, "SIGNUP">>;
   db: Db;
   log: Logger;
   /** Injected so tests can move time without sleeping. */
@@ -45,8 +47,9 @@ export function createApp(deps: AppDeps): App {
     { method: "GET", path: "/api/v1/download", handler: notYet },
   ];
   const api = createRouter(apiRoutes);
-  const site = createRouter<(request: Request) => Promise<Response>>([
+  const site = createRouter<SiteHandler>([
     { method: "GET", path: "/healthz", handler: () => health(deps) },
+    ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP ?? "open" }),
   ]);
 
   async function serveApi(request: Request, url: URL, log: RequestLog): Promise<Response> {
