@@ -83,6 +83,7 @@ describe("the owner's page in Chromium", () => {
     await expect.poll(() => page.getByRole("status").textContent()).toContain("You are signed out");
     await signIn(page, email, "not the password");
     await expect.poll(() => page.getByRole("alert").textContent()).toBe("Wrong email or password.");
+    await page.screenshot({ path: "test-results/sign-in.png" });
     await signIn(page, email, password);
     await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("API keys");
 
@@ -138,6 +139,7 @@ describe("the owner's page in Chromium", () => {
 
     await row.getByRole("link", { name: /Delete/ }).click();
     await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Delete the key “laptop <script>”?");
+    await page.screenshot({ path: "test-results/delete-key.png" });
     await page.getByRole("button", { name: "Delete key" }).click();
     await expect.poll(() => page.getByRole("status").textContent()).toBe("The key is deleted.");
     expect(await row.count()).toBe(0);
