@@ -63,6 +63,14 @@ function redirect(location: string, cookies: string[] = []): Response {
   return new Response(null, { status: 303, headers });
 }
 
+/** The form of a post, once it has passed the CSRF checks for `secret`; nothing for a GET. */
+async function checkedForm(request: Request, secret: string | null): Promise<URLSearchParams> {
+  if (request.method !== "POST") return new URLSearchParams();
+  const form = await readForm(request);
+  await checkCsrf(request, form, secret);
+  return form;
+}
+
 // Unknown emails are checked against this too, so a wrong email takes as long as a wrong password.
 let dummyHash: Promise<string> | undefined;
 
@@ -92,8 +100,7 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
         if (state.kind === "none") return redirect("/sign-in");
         return redirect("/sign-in?notice=ended", [clearedCookie(request, SESSION_COOKIE)]);
       }
-      const form = request.method === "POST" ? await readForm(request) : new URLSearchParams();
-      if (request.method === "POST") await checkCsrf(request, form, state.token);
+      const form = await checkedForm(request, state.token);
       const owner = { email: state.session.email, csrf: await csrfToken(state.token) };
       return handler({ request, url: new URL(request.url), form, session: state.session, token: state.token, owner });
     });
@@ -102,9 +109,8 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
   const signedOut = (handler: (request: Request, form: URLSearchParams, csrf: string) => Promise<Response>): SiteHandler =>
     page(async (request) => {
       const given = readCookie(request, PRE_SESSION_COOKIE);
-      const form = request.method === "POST" ? await readForm(request) : new URLSearchParams();
-      if (request.method === "POST") await checkCsrf(request, form, given);
-      else if ((await readSession(db, request, now())).kind === "signed-in") return redirect(KEYS_PAGE);
+      const form = await checkedForm(request, given);
+      if (request.method !== "POST" && (await readSession(db, request, now())).kind === "signed-in") return redirect(KEYS_PAGE);
       const secret = given ?? newSecret();
       const cookies = given ? [] : [cookie(request, PRE_SESSION_COOKIE, secret)];
       const response = await handler(request, form, await csrfToken(secret));
@@ -158,25 +164,25 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
   const signOut = page(async (request) => {
     const state = await readSession(db, request, now());
     if (state.kind === "signed-in") {
-      await checkCsrf(request, await readForm(request), state.token);
+      await checkedForm(request, state.token);
       await deleteSession(db, state.token);
     }
     return redirect("/sign-in?notice=signed-out", [clearedCookie(request, SESSION_COOKIE)]);
   });
 
-  const keysPage = (ctx: OwnerRequest, view: { notice?: string; error?: string }, status = 200) =>
+  const renderKeys = (ctx: OwnerRequest, view: { notice?: string; error?: string }, status = 200) =>
     listApiKeys(db, { now: now(), accountId: ctx.session.accountId }).then((keys) =>
       htmlResponse(pages.keysPage({ owner: ctx.owner, keys, maxKeys: MAX_KEYS_PER_ACCOUNT, ...view }), { status }),
     );
 
-  const showKeys = signedIn((ctx) => keysPage(ctx, { notice: noticeOf(ctx.url) }));
+  const showKeys = signedIn((ctx) => renderKeys(ctx, { notice: noticeOf(ctx.url) }));
 
   const createKey = signedIn(async (ctx) => {
     const input = CreateKey.safeParse(Object.fromEntries(ctx.form));
-    if (!input.success) return keysPage(ctx, { error: input.error.issues[0]!.message }, 400);
+    if (!input.success) return renderKeys(ctx, { error: input.error.issues[0]!.message }, 400);
     const existing = await listApiKeys(db, { now: now(), accountId: ctx.session.accountId });
     if (existing.length >= MAX_KEYS_PER_ACCOUNT) {
-      return keysPage(ctx, { error: `You have ${MAX_KEYS_PER_ACCOUNT} keys, the most an account may have; delete one first.` }, 409);
+      return renderKeys(ctx, { error: `You have ${MAX_KEYS_PER_ACCOUNT} keys, the most an account may have; delete one first.` }, 409);
     }
     const { key, plain } = await createApiKey(db, {
       accountId: ctx.session.accountId,
