@@ -19,9 +19,10 @@ import { downloadHandler } from "./media/download.ts";
 import type { RelayOptions } from "./media/relay.ts";
 import { tweetHandler } from "./platforms/x/handler.ts";
 import type { TweetSource } from "./platforms/x/source.ts";
+import { webRoutes, type SiteHandler } from "./web/routes.ts";
 
 export interface AppDeps {
-  config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS">;
+  config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS" | "SIGNUP">;
   db: Db;
   log: Logger;
   /** Injected so tests can move time without sleeping. */
@@ -51,8 +52,9 @@ export function createApp(deps: AppDeps): App {
     { method: "GET", path: "/api/v1/download", handler: downloadHandler(deps.relay) },
   ];
   const api = createRouter(apiRoutes);
-  const site = createRouter<(request: Request) => Promise<Response>>([
+  const site = createRouter<SiteHandler>([
     { method: "GET", path: "/healthz", handler: () => health(deps) },
+    ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP }),
   ]);
 
   async function serveApi(request: Request, url: URL, log: RequestLog): Promise<Response> {

@@ -31,6 +31,7 @@ export const ConfigSchema = z.object({
   DATA_DIR: z.string().min(1).default("./data").describe("Folder of the embedded store and the admin socket"),
   CORS_ORIGIN: z.string().min(1).default("*").describe("Value of Access-Control-Allow-Origin"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info").describe("Lowest level that is logged"),
+  SIGNUP: z.enum(["open", "closed"]).default("open").describe("Whether anyone may create an account on the owner's page (open or closed)"),
   HEALTH_TIMEOUT_MS: positiveInt.default(2000).describe("How long /healthz waits for the store"),
 
   X_SYNDICATION_URL: httpUrl.default("https://cdn.syndication.twimg.com").describe("Base URL of X's syndication API"),

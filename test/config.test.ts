@@ -5,6 +5,7 @@ describe("parseConfig()", () => {
   it("gives the documented defaults", () => {
     expect(parseConfig({})).toMatchObject({ PORT: 8080, HOST: "0.0.0.0", DATA_DIR: "./data", CORS_ORIGIN: "*", LOG_LEVEL: "info" });
     expect(parseConfig({}).DATABASE_URL).toBeUndefined();
+    expect(parseConfig({}).SIGNUP).toBe("open");
   });
 
   it("treats empty values as unset and coerces numbers", () => {
@@ -17,5 +18,7 @@ describe("parseConfig()", () => {
     expect(() => parseConfig({ PORT: "70000" })).toThrow(/PORT: .*"70000".*TCP port/);
     expect(() => parseConfig({ LOG_LEVEL: "loud" })).toThrow(/LOG_LEVEL: .*"loud"/);
     expect(() => parseConfig({ DATABASE_URL: "http://db" })).toThrow(/DATABASE_URL/);
+    expect(parseConfig({ SIGNUP: "closed" }).SIGNUP).toBe("closed");
+    expect(() => parseConfig({ SIGNUP: "maybe" })).toThrow(/SIGNUP: .*"maybe".*open or closed/);
   });
 });

@@ -2,8 +2,12 @@
 // advisory lock makes instances that start together on one server take turns.
 import type { Db } from "./db.ts";
 import init from "./migrations/001_init.sql?raw";
+import sessions from "./migrations/002_sessions.sql?raw";
 
-export const migrations: readonly { version: number; sql: string }[] = [{ version: 1, sql: init }];
+export const migrations: readonly { version: number; sql: string }[] = [
+  { version: 1, sql: init },
+  { version: 2, sql: sessions },
+];
 
 const MIGRATION_LOCK = 7_303_001;
 

@@ -10,6 +10,13 @@ describe("passwords", () => {
     expect(await verifyPassword("correct horse battery stapl", stored)).toBe(false);
   });
 
+  it("verifyPassword() uses the cost stored with the hash, so a raised default keeps old hashes valid", async () => {
+    const cheap = await hashPassword("old password here", 1000);
+    expect(cheap.startsWith("pbkdf2-sha256$1000$")).toBe(true);
+    expect(await verifyPassword("old password here", cheap)).toBe(true);
+    expect(await verifyPassword("old password here", cheap.replace("$1000$", "$1001$"))).toBe(false);
+  });
+
   it("verifyPassword() refuses malformed stored values", async () => {
     expect(await verifyPassword("x", "")).toBe(false);
     expect(await verifyPassword("x", "md5$1$a$b")).toBe(false);

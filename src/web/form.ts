@@ -1,0 +1,23 @@
+// Reads a posted form, refusing anything but a small urlencoded body: every form of the site is
+// a few short fields, so there is no reason to buffer more.
+import { ApiError } from "../http/problem.ts";
+
+export const MAX_FORM_BYTES = 16 * 1024;
+
+export async function readForm(request: Request): Promise<URLSearchParams> {
+  if (!(request.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded")) {
+    throw new ApiError(415, "unsupported_form", "Send the form as application/x-www-form-urlencoded.");
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body?.getReader();
+  for (let read = await reader?.read(); read && !read.done; read = await reader!.read()) {
+    size += read.value.byteLength;
+    if (size > MAX_FORM_BYTES) {
+      void reader!.cancel();
+      throw new ApiError(413, "form_too_large", "This form is larger than any form of this site; send it from the page.");
+    }
+    chunks.push(read.value);
+  }
+  return new URLSearchParams(await new Blob(chunks as BlobPart[]).text());
+}

@@ -1,0 +1,169 @@
+// The pages of the owner's site, as functions of what they show. No I/O here.
+import type { ApiKeyInfo, KeyCondition } from "../store/api-keys.ts";
+import { documentOf, html, type Html } from "./html.ts";
+import { MIN_PASSWORD_LENGTH } from "../auth/password.ts";
+
+export interface Owner {
+  email: string;
+  csrf: string;
+}
+
+export const expiryChoices = ["never", "30", "90", "365"] as const;
+
+const message = (text: string | undefined, kind: "notice" | "error") =>
+  text ? html`<p class="${kind}" role="${kind === "error" ? "alert" : "status"}">${text}</p>` : "";
+
+export function signInPage(view: { csrf: string; email?: string; error?: string; notice?: string; signupOpen: boolean }): Html {
+  return documentOf(
+    { title: "Sign in", narrow: true },
+    html`<h1>Sign in</h1>
+<p class="muted">Manage the API keys of your account.</p>
+${message(view.notice, "notice")}${message(view.error, "error")}
+<form class="card" method="post" action="/sign-in">
+  <input type="hidden" name="csrf" value="${view.csrf}">
+  <div class="field"><label for="email">Email</label>
+    <input id="email" name="email" type="email" autocomplete="username" required value="${view.email ?? ""}"></div>
+  <div class="field"><label for="password">Password</label>
+    <input id="password" name="password" type="password" autocomplete="current-password" required></div>
+  <button type="submit">Sign in</button>
+</form>
+${view.signupOpen ? html`<p>No account yet? <a href="/sign-up">Create one</a>.</p>` : ""}`,
+  );
+}
+
+export function signUpPage(view: { csrf: string; email?: string; error?: string }): Html {
+  return documentOf(
+    { title: "Create an account", narrow: true },
+    html`<h1>Create an account</h1>
+${message(view.error, "error")}
+<form class="card" method="post" action="/sign-up">
+  <input type="hidden" name="csrf" value="${view.csrf}">
+  <div class="field"><label for="email">Email</label>
+    <input id="email" name="email" type="email" autocomplete="username" required value="${view.email ?? ""}"></div>
+  <div class="field"><label for="password">Password</label>
+    <span class="hint" id="password-hint">At least ${MIN_PASSWORD_LENGTH} characters. There is no reset by email, so keep it safe.</span>
+    <input id="password" name="password" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}" aria-describedby="password-hint"></div>
+  <div class="field"><label for="repeat">Repeat the password</label>
+    <input id="repeat" name="repeat" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}"></div>
+  <button type="submit">Create account</button>
+</form>
+<p>Have an account? <a href="/sign-in">Sign in</a>.</p>`,
+  );
+}
+
+export function signUpClosedPage(): Html {
+  return documentOf(
+    { title: "Sign-up is closed" },
+    html`<h1>Sign-up is closed</h1>
+<p>This service does not take new accounts here. Ask its operator for one, then <a href="/sign-in">sign in</a>.</p>`,
+  );
+}
+
+const conditionLabel: Record<KeyCondition, string> = { usable: "Usable", passive: "Passive", expired: "Expired" };
+
+/** UTC to the minute: the same on every screen and in the operator's command line. */
+export function formatTime(date: Date | null, none: string): Html | string {
+  if (!date) return none;
+  const text = `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+  return html`<time datetime="${date.toISOString()}">${text}</time>`;
+}
+
+function keyRow(key: ApiKeyInfo, csrf: string): Html {
+  const makePassive = key.condition !== "passive";
+  return html`<tr>
+  <td data-label="Name">${key.name}</td>
+  <td data-label="Key"><code>${key.displayPrefix}…</code></td>
+  <td data-label="Tier">${key.tier}</td>
+  <td data-label="Condition"><span class="badge ${key.condition}">${conditionLabel[key.condition]}</span></td>
+  <td data-label="Created">${formatTime(key.createdAt, "")}</td>
+  <td data-label="Expires">${formatTime(key.expiresAt, "Never")}</td>
+  <td data-label="Last used">${formatTime(key.lastUsedAt, "Never")}</td>
+  <td data-label="Last 24 h" class="num">${key.used24h} of ${key.dailyLimit}</td>
+  <td data-label="Actions"><div class="actions">
+    <form method="post" action="/profile/api-keys/condition">
+      <input type="hidden" name="csrf" value="${csrf}">
+      <input type="hidden" name="id" value="${key.id}">
+      <input type="hidden" name="passive" value="${makePassive ? "true" : "false"}">
+      <button type="submit" class="secondary small" aria-label="${makePassive ? "Turn passive" : "Make usable"}: ${key.name}">${makePassive ? "Turn passive" : "Make usable"}</button>
+    </form>
+    <a class="button secondary small" href="/profile/api-keys/delete?id=${encodeURIComponent(key.id)}" aria-label="Delete: ${key.name}">Delete</a>
+  </div></td>
+</tr>`;
+}
+
+export function keysPage(view: { owner: Owner; keys: ApiKeyInfo[]; notice?: string; error?: string; maxKeys: number }): Html {
+  const { owner, keys } = view;
+  return documentOf(
+    { title: "API keys", account: owner },
+    html`<h1>API keys</h1>
+<p class="muted">Send a key as <code>Authorization: Bearer &lt;key&gt;</code>. A passive key is refused until you make it usable again.</p>
+${message(view.notice, "notice")}${message(view.error, "error")}
+${keys.length === 0
+  ? html`<p>You have no keys yet.</p>`
+  : html`<table>
+<caption class="muted">Your keys (${keys.length} of at most ${view.maxKeys})</caption>
+<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Tier</th><th scope="col">Condition</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Last 24 h</th><th scope="col"><span class="muted">Actions</span></th></tr></thead>
+<tbody>
+${keys.map((key) => keyRow(key, owner.csrf))}
+</tbody>
+</table>`}
+<h2 id="create">Create a key</h2>
+<form class="card" method="post" action="/profile/api-keys" aria-labelledby="create">
+  <input type="hidden" name="csrf" value="${owner.csrf}">
+  <div class="row">
+    <div class="field"><label for="name">Name</label>
+      <span class="hint" id="name-hint">What the key is for, such as “laptop” or “backup job”.</span>
+      <input id="name" name="name" type="text" required maxlength="100" autocomplete="off" aria-describedby="name-hint"></div>
+    <div class="field short"><label for="expires">Expires after</label>
+      <select id="expires" name="expires">
+        <option value="never">Never</option><option value="30">30 days</option><option value="90">90 days</option><option value="365">365 days</option>
+      </select></div>
+    <div class="field"><button type="submit">Create key</button></div>
+  </div>
+  <p class="muted">New keys are on the FREE tier (100 requests a day); the operator can change a key's tier.</p>
+</form>`,
+  );
+}
+
+export function keyCreatedPage(view: { owner: Owner; key: ApiKeyInfo; plain: string }): Html {
+  return documentOf(
+    { title: "Your new API key", account: view.owner },
+    html`<h1>Your new API key</h1>
+<div class="card">
+  <p><strong>Copy this key now. It is shown only this once</strong>: we keep only a hash of it, so nobody, not even the operator, can show it to you again. If you lose it, delete it and create another.</p>
+  <p class="muted" id="new-key-label">Key “${view.key.name}”, ${view.key.tier} tier, expires: ${formatTime(view.key.expiresAt, "never")}</p>
+  <code class="secret" id="new-key" aria-labelledby="new-key-label">${view.plain}</code>
+  <div class="actions">
+    <button type="button" data-copy="new-key" data-status="copy-status" hidden>Copy key</button>
+    <a class="button secondary" href="/profile/api-keys">Done, back to my keys</a>
+  </div>
+  <p id="copy-status" class="muted" role="status" aria-live="polite"></p>
+</div>`,
+  );
+}
+
+export function confirmDeletePage(view: { owner: Owner; key: ApiKeyInfo }): Html {
+  const { key, owner } = view;
+  return documentOf(
+    { title: "Delete key", account: owner },
+    html`<h1>Delete the key “${key.name}”?</h1>
+<div class="card">
+  <p>The key <code>${key.displayPrefix}…</code> stops working at once and its usage history goes with it. This cannot be undone.</p>
+  <form method="post" action="/profile/api-keys/delete" class="actions">
+    <input type="hidden" name="csrf" value="${owner.csrf}">
+    <input type="hidden" name="id" value="${key.id}">
+    <button type="submit" class="danger">Delete key</button>
+    <a class="button secondary" href="/profile/api-keys">Keep it</a>
+  </form>
+</div>`,
+  );
+}
+
+export function errorPage(view: { title: string; detail: string; owner?: Owner }): Html {
+  return documentOf(
+    { title: view.title, account: view.owner },
+    html`<h1>${view.title}</h1>
+<p>${view.detail}</p>
+<p><a href="/profile/api-keys">Back to your API keys</a></p>`,
+  );
+}

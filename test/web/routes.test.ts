@@ -1,0 +1,257 @@
+// The owner's site in-process, Request in and Response out, with a cookie jar and a moved clock:
+// the refusals and edges that a browser walk-through does not reach.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { App } from "../../src/app.ts";
+import { listApiKeys } from "../../src/store/api-keys.ts";
+import { SESSION_TTL_MS } from "../../src/store/sessions.ts";
+import { MAX_FORM_BYTES } from "../../src/web/form.ts";
+import { MAX_KEYS_PER_ACCOUNT, SIGN_IN_LIMIT } from "../../src/web/routes.ts";
+import { buildTestApp, TestClock } from "../helpers/app.ts";
+import { openTestStore, type TestStore } from "../helpers/stores.ts";
+
+const ORIGIN = "http://keys.test";
+const PASSWORD = "a long enough password";
+
+/** A browser in miniature: keeps cookies, sends same-origin posts, reads the form's CSRF token. */
+class Visitor {
+  cookies = new Map<string, string>();
+  constructor(private app: App) {}
+
+  async send(path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    headers.set("cookie", [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; "));
+    const response = await this.app.fetch(new Request(`${ORIGIN}${path}`, { ...init, headers }));
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const [name, value] = pair!.split("=") as [string, string];
+      if (value) this.cookies.set(name, value);
+      else this.cookies.delete(name);
+    }
+    return response;
+  }
+
+  async csrfOf(path: string): Promise<string> {
+    const page = await (await this.send(path)).text();
+    return /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+  }
+
+  post(path: string, fields: Record<string, string>, headers: Record<string, string> = { "sec-fetch-site": "same-origin" }) {
+    return this.send(path, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+      body: new URLSearchParams(fields).toString(),
+    });
+  }
+
+  async signUp(email: string): Promise<Response> {
+    const csrf = await this.csrfOf("/sign-up");
+    return this.post("/sign-up", { csrf, email, password: PASSWORD, repeat: PASSWORD });
+  }
+
+  async signIn(email: string, password = PASSWORD): Promise<Response> {
+    return this.post("/sign-in", { csrf: await this.csrfOf("/sign-in"), email, password });
+  }
+
+  async createKey(name: string, expires = "never"): Promise<Response> {
+    return this.post("/profile/api-keys", { csrf: await this.csrfOf("/profile/api-keys"), name, expires });
+  }
+}
+
+describe("the owner's site", () => {
+  let store: TestStore;
+  let clock: TestClock;
+  let app: App;
+  const appWith = (signup: "open" | "closed") =>
+    buildTestApp(store.db, { clock, env: { SIGNUP: signup } }).app;
+
+  beforeAll(async () => {
+    store = await openTestStore("pglite");
+    clock = new TestClock();
+    app = appWith("open");
+  });
+  afterAll(() => store.close());
+
+  it("serves pages with a strict policy, no caching and only its own assets", async () => {
+    const response = await new Visitor(app).send("/sign-in");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(response.headers.get("content-security-policy")).toContain("default-src 'none'; script-src 'self'; style-src 'self'");
+    expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(response.headers.get("content-security-policy")).toContain("form-action 'self'");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(response.headers.getSetCookie()).toEqual([expect.stringMatching(/^pre=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax$/)]);
+    const css = await new Visitor(app).send("/assets/site.css");
+    expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8");
+    expect(await css.text()).toContain("prefers-color-scheme");
+    expect((await new Visitor(app).send("/assets/copy.js")).headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect((await new Visitor(app).send("/")).headers.get("location")).toBe("/profile/api-keys");
+  });
+
+  it("signs up into a session whose cookie is HttpOnly, SameSite=Lax, and Secure behind https", async () => {
+    const visitor = new Visitor(app);
+    const csrf = await visitor.csrfOf("/sign-up");
+    const response = await visitor.post("/sign-up", { csrf, email: "New@Example.com", password: PASSWORD, repeat: PASSWORD }, {
+      "sec-fetch-site": "same-origin",
+      "x-forwarded-proto": "https",
+    });
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe("/profile/api-keys?notice=welcome");
+    expect(response.headers.getSetCookie()).toContainEqual(
+      expect.stringMatching(/^sid=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=604800; Secure$/),
+    );
+    const page = await (await visitor.send("/profile/api-keys?notice=welcome")).text();
+    expect(page).toContain("new@example.com");
+    expect(page).toContain("Your account is ready");
+
+    const again = await new Visitor(app).signUp("new@example.com");
+    expect(again.status).toBe(409);
+    expect(await again.text()).toContain("already exists");
+    const mismatch = await new Visitor(app).post("/sign-up", { csrf: "x", email: "y@example.com", password: PASSWORD, repeat: PASSWORD });
+    expect(mismatch.status).toBe(403);
+  });
+
+  it("refuses weak and mismatched passwords and bad emails with a message on the form", async () => {
+    const visitor = new Visitor(app);
+    const csrf = await visitor.csrfOf("/sign-up");
+    const cases: [Record<string, string>, string][] = [
+      [{ email: "not-an-email", password: PASSWORD, repeat: PASSWORD }, "Enter an email address"],
+      [{ email: "w@example.com", password: "short", repeat: "short" }, "at least 10 characters"],
+      [{ email: "w@example.com", password: PASSWORD, repeat: `${PASSWORD}!` }, "The two passwords differ"],
+    ];
+    for (const [fields, message] of cases) {
+      const response = await visitor.post("/sign-up", { csrf, ...fields });
+      expect(response.status).toBe(400);
+      expect(await response.text()).toContain(message);
+    }
+    expect(visitor.cookies.has("sid")).toBe(false);
+  });
+
+  it("answers a wrong password and an unknown email alike, and limits attempts per email", async () => {
+    await new Visitor(app).signUp("limited@example.com");
+    const visitor = new Visitor(app);
+    const wrong = await visitor.signIn("limited@example.com", "wrong password!");
+    const unknown = await visitor.signIn("nobody@example.com", "wrong password!");
+    expect([wrong.status, unknown.status]).toEqual([401, 401]);
+    const [wrongText, unknownText] = [await wrong.text(), await unknown.text()];
+    expect(wrongText).toContain("Wrong email or password.");
+    expect(wrongText.replace("limited@example.com", "E")).toBe(unknownText.replace("nobody@example.com", "E"));
+
+    for (let i = 1; i < SIGN_IN_LIMIT.max; i++) await visitor.signIn("limited@example.com", "wrong password!");
+    const limited = await visitor.signIn("limited@example.com");
+    expect(limited.status).toBe(429);
+    expect(await limited.text()).toContain("Too many sign-in attempts for this email. Wait 15 minutes and try again.");
+    expect(visitor.cookies.has("sid")).toBe(false);
+
+    clock.advance(SIGN_IN_LIMIT.windowMs);
+    expect((await visitor.signIn("limited@example.com")).status).toBe(303);
+    expect(visitor.cookies.has("sid")).toBe(true);
+  });
+
+  it("a session ends after its lifetime and on sign-out, each with a clear message", async () => {
+    const visitor = new Visitor(app);
+    await visitor.signUp("ends@example.com");
+    clock.advance(SESSION_TTL_MS);
+    const ended = await visitor.send("/profile/api-keys");
+    expect(ended.status).toBe(303);
+    expect(ended.headers.get("location")).toBe("/sign-in?notice=ended");
+    expect(ended.headers.getSetCookie()).toContainEqual(expect.stringMatching(/^sid=; .*Max-Age=0/));
+    expect(await (await visitor.send("/sign-in?notice=ended")).text()).toContain("Your session has ended. Sign in again.");
+
+    await visitor.signIn("ends@example.com");
+    const csrf = await visitor.csrfOf("/profile/api-keys");
+    const out = await visitor.post("/sign-out", { csrf });
+    expect(out.headers.get("location")).toBe("/sign-in?notice=signed-out");
+    expect((await visitor.send("/profile/api-keys")).headers.get("location")).toBe("/sign-in");
+  });
+
+  it("shows a new key once, on the FREE tier with the chosen expiry, and caps keys per account", async () => {
+    const visitor = new Visitor(app);
+    await visitor.signUp("keys@example.com");
+    const created = await visitor.createKey(`<img src=x onerror=alert(1)>`, "90");
+    expect(created.status).toBe(201);
+    const page = await created.text();
+    const plain = /id="new-key"[^>]*>(xva_[\w-]{43})</.exec(page)![1]!;
+    expect(page).toContain("shown only this once");
+    expect(page).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    expect(page).not.toContain("<img");
+
+    const list = await (await visitor.send("/profile/api-keys")).text();
+    expect(list).not.toContain(plain);
+    expect(list).toContain(plain.slice(0, 10));
+    const [key] = await listApiKeys(store.db, { now: clock.now(), email: "keys@example.com" });
+    expect(key).toMatchObject({ tier: "FREE", condition: "usable", expiresAt: new Date(clock.now().getTime() + 90 * 86_400_000) });
+
+    const blank = await visitor.createKey("   ");
+    expect(blank.status).toBe(400);
+    expect(await blank.text()).toContain("Give the key a name.");
+    expect((await visitor.createKey("x", "7")).status).toBe(400);
+    for (let i = 1; i < MAX_KEYS_PER_ACCOUNT; i++) expect((await visitor.createKey(`k${i}`)).status).toBe(201);
+    const tooMany = await visitor.createKey("one more");
+    expect(tooMany.status).toBe(409);
+    expect(await tooMany.text()).toContain("delete one first");
+  });
+
+  it("refuses a post without the session's token, from another site, or too large", async () => {
+    const owner = new Visitor(app);
+    await owner.signUp("csrf@example.com");
+    const other = new Visitor(app);
+    await other.signUp("other@example.com");
+    const othersToken = await other.csrfOf("/profile/api-keys");
+    const fields = { name: "forged", expires: "never" };
+
+    expect((await owner.post("/profile/api-keys", fields)).status).toBe(403);
+    const stolen = await owner.post("/profile/api-keys", { ...fields, csrf: othersToken });
+    expect(stolen.status).toBe(403);
+    expect(await stolen.text()).toContain("This form has expired");
+    const csrf = await owner.csrfOf("/profile/api-keys");
+    const crossSite = await owner.post("/profile/api-keys", { ...fields, csrf }, { "sec-fetch-site": "same-site" });
+    expect(crossSite.status).toBe(403);
+    expect(await crossSite.text()).toContain("sent from another site");
+    expect((await owner.post("/profile/api-keys", { ...fields, csrf }, { origin: "http://evil.test" })).status).toBe(403);
+    expect(await listApiKeys(store.db, { now: clock.now(), email: "csrf@example.com" })).toEqual([]);
+
+    expect((await owner.post("/profile/api-keys", { ...fields, csrf, pad: "x".repeat(MAX_FORM_BYTES) })).status).toBe(413);
+    const json = await owner.send("/profile/api-keys", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(json.status).toBe(415);
+    expect((await owner.post("/profile/api-keys", { ...fields, csrf })).status).toBe(201);
+  });
+
+  it("lets an owner change and delete only their own keys", async () => {
+    const owner = new Visitor(app);
+    await owner.signUp("mine@example.com");
+    await owner.createKey("mine");
+    const [key] = await listApiKeys(store.db, { now: clock.now(), email: "mine@example.com" });
+    const stranger = new Visitor(app);
+    await stranger.signUp("stranger@example.com");
+    const csrf = await stranger.csrfOf("/profile/api-keys");
+
+    expect((await stranger.post("/profile/api-keys/condition", { csrf, id: key!.id, passive: "true" })).status).toBe(404);
+    expect((await stranger.send(`/profile/api-keys/delete?id=${key!.id}`)).status).toBe(404);
+    expect((await stranger.post("/profile/api-keys/delete", { csrf, id: key!.id })).status).toBe(404);
+    expect((await listApiKeys(store.db, { now: clock.now(), id: key!.id }))[0]!.condition).toBe("usable");
+
+    const mine = await owner.csrfOf("/profile/api-keys");
+    const passive = await owner.post("/profile/api-keys/condition", { csrf: mine, id: key!.id, passive: "true" });
+    expect(passive.headers.get("location")).toBe("/profile/api-keys?notice=passive");
+    expect((await listApiKeys(store.db, { now: clock.now(), id: key!.id }))[0]!.condition).toBe("passive");
+    const confirm = await (await owner.send(`/profile/api-keys/delete?id=${key!.id}`)).text();
+    expect(confirm).toContain("Delete the key “mine”?");
+    expect((await owner.post("/profile/api-keys/delete", { csrf: mine, id: key!.id })).headers.get("location")).toBe("/profile/api-keys?notice=deleted");
+    expect(await listApiKeys(store.db, { now: clock.now(), id: key!.id })).toEqual([]);
+  });
+
+  it("with SIGNUP=closed offers no sign-up and creates no account", async () => {
+    const closed = appWith("closed");
+    const visitor = new Visitor(closed);
+    expect(await (await visitor.send("/sign-in")).text()).not.toContain("/sign-up");
+    const page = await visitor.send("/sign-up");
+    expect(page.status).toBe(403);
+    expect(await page.text()).toContain("Sign-up is closed");
+    const csrf = await visitor.csrfOf("/sign-in");
+    const response = await visitor.post("/sign-up", { csrf, email: "closed@example.com", password: PASSWORD, repeat: PASSWORD });
+    expect(response.status).toBe(403);
+    expect(visitor.cookies.has("sid")).toBe(false);
+    expect(await store.db.query("SELECT id FROM accounts WHERE email = 'closed@example.com'")).toEqual([]);
+  });
+});
