@@ -68,7 +68,6 @@ export function spawnStream(command: string, args: readonly string[], options: S
     stderrText = (stderrText + text).slice(-stderrLimit);
   });
 
-  let started = false;
   let streamClosed = false;
   let streamController!: ReadableStreamDefaultController<Uint8Array>;
   const endStream = (failure: ApiError | null) => {
@@ -97,10 +96,6 @@ export function spawnStream(command: string, args: readonly string[], options: S
         options.timeoutMs,
       )
     : undefined;
-  const cancelled = () => new ApiError(499, "client_closed", "The download was cancelled.");
-  const onAbort = () => kill(cancelled());
-  options.signal?.addEventListener("abort", onAbort, { once: true });
-  if (options.signal?.aborted) onAbort();
 
   let resolveFirst!: () => void;
   let rejectFirst!: (error: unknown) => void;
@@ -122,12 +117,15 @@ export function spawnStream(command: string, args: readonly string[], options: S
     { highWaterMark: options.highWaterMark ?? 256 * 1024, size: (chunk) => chunk.byteLength },
   );
 
+  // 499 as nginx uses it: nobody is left to read the answer, so its status hardly matters.
+  const cancelled = () => new ApiError(499, "client_closed", "The download was cancelled.");
+  const onAbort = () => kill(cancelled());
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
+
   child.stdout!.on("data", (chunk: Buffer) => {
     if (streamClosed) return;
-    if (!started) {
-      started = true;
-      resolveFirst();
-    }
+    resolveFirst();
     streamController.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     if ((streamController.desiredSize ?? 0) <= 0) child.stdout!.pause();
   });

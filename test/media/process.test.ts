@@ -183,3 +183,11 @@ describe("spawnStream() mechanics", () => {
     expect(runningChildren()).toBe(0);
   });
 });
+
+test("spawnStream() with an already aborted signal never lets the child run", async () => {
+  const controller = new AbortController();
+  controller.abort();
+  const child = spawnStream("sleep", ["10"], { classify: (code) => new ApiError(502, "upstream_failed", `exit ${code}`), signal: controller.signal });
+  await expect(child.firstChunk).rejects.toMatchObject({ code: "client_closed" });
+  expect(await child.exited).toBeNull();
+});

@@ -88,7 +88,7 @@ function compareRanks(a: number[], b: number[]): number {
  * the best audio, AAC first since it copies into MP4 as is; when there is no separate
  * audio at all the selector falls back to the video alone rather than failing.
  */
-export function variantSelector(format: YtdlpFormat): string {
+function variantSelector(format: YtdlpFormat): string {
   const id = format.format_id ?? "0";
   return hasAudio(format) ? id : `${id}+ba[ext=m4a]/${id}+ba/${id}`;
 }

@@ -52,14 +52,13 @@ export function planRemux(info: YtdlpInfo, output: OutputKind): RemuxPlan {
   // Sources by role: a separate audio-only format wins the audio role over a combined file.
   const video = chosen.find(hasVideo) ?? null;
   const audio = chosen.find((f) => f !== video && hasAudio(f)) ?? (video && hasAudio(video) ? video : null) ?? chosen[0]!;
-  const sources = output === "mp3" ? [audio] : [...new Set([video, audio].filter((f) => f !== null))];
-  const index = (f: YtdlpFormat | null) => (f === null ? null : sources.indexOf(f) === -1 ? null : sources.indexOf(f));
+  const sources = output === "mp3" || video === null ? [audio] : [...new Set([video, audio])];
   const audioCodec = audioCodecOf(audio);
   return {
     output,
     inputs: sources.map((f) => ({ url: f.url!, headers: f.http_headers ?? {}, hls: isHls(f) })),
-    videoInput: output === "mp3" ? null : index(video),
-    audioInput: index(audio),
+    videoInput: output === "mp3" || video === null ? null : sources.indexOf(video),
+    audioInput: sources.indexOf(audio),
     transcodeVideo: video !== null && mp4VideoMisfits.has(videoCodecOf(video) ?? ""),
     transcodeAudio: mp4AudioMisfits.has(audioCodec ?? ""),
     adtsAudio: (isHls(audio) || audio.ext === "ts") && audioCodec !== "opus" && hasAudio(audio),
