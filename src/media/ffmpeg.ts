@@ -1,0 +1,125 @@
+// ffmpeg argument lists for page mode: read the media URLs directly (ffmpeg seeks with Range,
+// which a pipe cannot) and write fragmented MP4 or MP3 to stdout. Pure; see process.ts for
+// running them.
+import { ApiError } from "../http/problem.ts";
+
+export interface FfmpegInput {
+  url: string;
+  /** Request headers yt-dlp says the URL needs (User-Agent, Referer, cookies); sent exactly. */
+  headers: Record<string, string>;
+  /** An HLS playlist rather than a media file. */
+  hls: boolean;
+}
+
+export interface RemuxPlan {
+  output: "mp4" | "mp3";
+  /** One input, or a video input and an audio input to merge. */
+  inputs: FfmpegInput[];
+  /** Index into `inputs` of the stream's source; null when there is none (mp3 has no video). */
+  videoInput: number | null;
+  audioInput: number | null;
+  /** Re-encode to H.264 / AAC when the source codec cannot go into MP4 as is (VP8, Vorbis). */
+  transcodeVideo: boolean;
+  transcodeAudio: boolean;
+  /** Audio is ADTS AAC from MPEG-TS (HLS): MP4 needs it rewritten, or ffmpeg fails. */
+  adtsAudio: boolean;
+}
+
+export interface FfmpegLimits {
+  /** Give up when the source sends nothing for this long; ffmpeg waits forever by default. */
+  readTimeoutMs: number;
+  /**
+   * Longest wait between reconnect attempts (they wait 0, 1, 2, 4, ... s). ffmpeg's default
+   * of 120 s keeps a broken download hanging for minutes, deaf to SIGTERM.
+   */
+  reconnectDelayMaxSec: number;
+}
+
+export const defaultFfmpegLimits: FfmpegLimits = { readTimeoutMs: 30_000, reconnectDelayMaxSec: 4 };
+
+/** What a download is sent as. */
+export const outputTypes = {
+  mp4: { contentType: "video/mp4", extension: "mp4" },
+  mp3: { contentType: "audio/mpeg", extension: "mp3" },
+} as const;
+
+// Keeps a crafted HLS playlist from making ffmpeg read local files or other protocols.
+const protocolWhitelist = "http,https,tls,tcp,crypto,httpproxy";
+
+function headerLines(headers: Record<string, string>): string {
+  return Object.entries(headers)
+    .filter(([name]) => name.toLowerCase() !== "user-agent")
+    .map(([name, value]) => `${name}: ${value.replace(/[\r\n]+/g, " ")}\r\n`)
+    .join("");
+}
+
+function inputArgs(input: FfmpegInput, limits: FfmpegLimits): string[] {
+  const userAgent = Object.entries(input.headers).find(([name]) => name.toLowerCase() === "user-agent")?.[1];
+  const headers = headerLines(input.headers);
+  return [
+    "-protocol_whitelist", protocolWhitelist,
+    // A dropped connection otherwise ends the input early with exit 0: a short file that looks complete.
+    "-reconnect", "1", "-reconnect_streamed", "1", "-reconnect_on_network_error", "1",
+    "-reconnect_delay_max", String(limits.reconnectDelayMaxSec),
+    "-rw_timeout", String(limits.readTimeoutMs * 1000),
+    ...(userAgent ? ["-user_agent", userAgent.replace(/[\r\n]+/g, " ")] : []),
+    ...(headers ? ["-headers", headers] : []),
+    "-i", input.url,
+  ];
+}
+
+function mp4OutputArgs(plan: RemuxPlan): string[] {
+  const { videoInput, audioInput } = plan;
+  // With a single input either stream may be missing (a silent clip); "?" makes that fine.
+  const optional = plan.inputs.length === 1 ? "?" : "";
+  return [
+    ...(videoInput === null ? [] : ["-map", `${videoInput}:v:0${optional}`]),
+    ...(audioInput === null ? [] : ["-map", `${audioInput}:a:0${optional}`]),
+    ...(plan.transcodeVideo ? ["-c:v", "libx264", "-preset", "veryfast", "-crf", "20"] : ["-c:v", "copy"]),
+    ...(plan.transcodeAudio ? ["-c:a", "aac", "-b:a", "192k"] : ["-c:a", "copy"]),
+    ...(plan.adtsAudio && !plan.transcodeAudio ? ["-bsf:a", "aac_adtstoasc"] : []),
+    // Fragmented MP4 can be written to a pipe without seeking back to the start.
+    "-movflags", "frag_keyframe+empty_moov+default_base_moof",
+    "-f", "mp4",
+  ];
+}
+
+function mp3OutputArgs(plan: RemuxPlan): string[] {
+  return ["-map", `${plan.audioInput ?? 0}:a:0`, "-vn", "-c:a", "libmp3lame", "-b:a", "320k", "-f", "mp3"];
+}
+
+/**
+ * With files as inputs, `-xerror` makes a failed read (a connection that broke off for good)
+ * exit 1 instead of 0. With HLS it cannot be used: ffmpeg 5.1's HLS reader repeats the first
+ * timestamp of an audio-only MPEG-TS playlist, which ffmpeg quietly fixes, but which
+ * `-xerror` turns into "Non-monotonous DTS ... aborting" (measured). HLS runs therefore log
+ * warnings, and `failedDespiteExit0` reads them.
+ */
+export function ffmpegArgs(plan: RemuxPlan, limits: FfmpegLimits): string[] {
+  const hls = plan.inputs.some((input) => input.hls);
+  return [
+    "-nostdin", "-hide_banner",
+    ...(hls ? ["-loglevel", "warning"] : ["-loglevel", "error", "-xerror"]),
+    ...plan.inputs.flatMap((input) => inputArgs(input, limits)),
+    ...(plan.output === "mp3" ? mp3OutputArgs(plan) : mp4OutputArgs(plan)),
+    "pipe:1",
+  ];
+}
+
+/**
+ * True when ffmpeg exited 0 but its log shows that input went missing: a segment it skipped
+ * or a read that failed for good. The output is then short and must not pass as complete.
+ */
+export function failedDespiteExit0(stderr: string): boolean {
+  return /Failed to open segment|Input\/output error|partial file|Server returned [45]\d\d/i.test(stderr);
+}
+
+/** Classifies a failed ffmpeg run from its stderr. Source trouble is 502 or 404, never 500. */
+export function classifyFfmpegFailure(exitCode: number | null, stderr: string): ApiError {
+  const lastLine = stderr.trim().split(/\r?\n/).at(-1)?.trim() ?? "";
+  const reason = (lastLine || (exitCode === null ? "killed" : `exit ${exitCode}`)).slice(0, 200);
+  if (/Server returned 404|HTTP error 404/i.test(stderr)) {
+    return new ApiError(404, "not_found", `The media file is gone from the source (${reason}); fetch the post again for fresh links.`);
+  }
+  return new ApiError(502, "upstream_failed", `Fetching or converting the media failed (${reason}); try again later.`);
+}

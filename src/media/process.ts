@@ -1,0 +1,160 @@
+// A child process as a Web stream: stdout becomes a ReadableStream with backpressure, and the
+// exit code decides whether the stream ends or errors. ffmpeg exits 0 on many failures and
+// headers go out before it ends, so a failure after the first byte must abort the body: the
+// client then sees a broken transfer, never a short file that looks complete.
+import { spawn, type ChildProcess } from "node:child_process";
+import { ApiError } from "../http/problem.ts";
+
+export interface SpawnStreamOptions {
+  /** Turns a non-zero exit into the error the stream (or firstChunk) fails with. */
+  classify: (exitCode: number | null, stderr: string) => ApiError;
+  /** For tools that exit 0 on some failures: reads the log of a clean exit. */
+  failedDespiteExit0?: (stderr: string) => boolean;
+  /** Aborting kills the child, for example when the client goes away. */
+  signal?: AbortSignal;
+  /** Kills the child after this long. */
+  timeoutMs?: number;
+  /** Bytes of stdout held before the child is paused. */
+  highWaterMark?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface ChildStream {
+  pid: number;
+  stdout: ReadableStream<Uint8Array>;
+  /**
+   * Settles before any body byte is sent: resolves at the first stdout byte (or at a clean
+   * exit without output), rejects with the classified error when the child fails first.
+   */
+  firstChunk: Promise<void>;
+  /** Exit code; null when the child was ended by a signal. */
+  exited: Promise<number | null>;
+  /** The last few KiB of stderr. */
+  stderr: () => string;
+  /** Ends the child: SIGTERM, then SIGKILL if it is still there a second later. */
+  kill: () => void;
+}
+
+const stderrLimit = 8 * 1024;
+const killGraceMs = 1000;
+const running = new Set<ChildProcess>();
+
+/** Children started here that have not exited yet (for metrics). */
+export function runningChildren(): number {
+  return running.size;
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    // The child leads its own process group, so helpers it started (yt-dlp runs ffmpeg) end too.
+    process.kill(-child.pid, signal);
+  } catch {
+    child.kill(signal);
+  }
+}
+
+export function spawnStream(command: string, args: readonly string[], options: SpawnStreamOptions): ChildStream {
+  const child = spawn(command, args, {
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+    env: options.env ?? process.env,
+  });
+  running.add(child);
+
+  let stderrText = "";
+  child.stderr!.setEncoding("utf8");
+  child.stderr!.on("data", (text: string) => {
+    stderrText = (stderrText + text).slice(-stderrLimit);
+  });
+
+  let streamClosed = false;
+  let streamController!: ReadableStreamDefaultController<Uint8Array>;
+  const endStream = (failure: ApiError | null) => {
+    if (streamClosed) return;
+    streamClosed = true;
+    if (failure) streamController.error(failure);
+    else streamController.close();
+  };
+
+  let stopReason: ApiError | null = null;
+  let killTimer: NodeJS.Timeout | undefined;
+  /** `reason` errors the stream; null when the stream's reader itself cancelled. */
+  const kill = (reason: ApiError | null) => {
+    stopReason ??= reason;
+    if (reason) endStream(reason);
+    streamClosed = true;
+    // A paused stdout holds back "close", and with it `exited`, until someone reads it.
+    child.stdout!.resume();
+    signalGroup(child, "SIGTERM");
+    killTimer ??= setTimeout(() => signalGroup(child, "SIGKILL"), killGraceMs);
+  };
+
+  const timer = options.timeoutMs
+    ? setTimeout(
+        () => kill(new ApiError(504, "upstream_timeout", `The source took longer than ${Math.round(options.timeoutMs! / 1000)} s; try again later or pick a smaller format.`)),
+        options.timeoutMs,
+      )
+    : undefined;
+
+  let resolveFirst!: () => void;
+  let rejectFirst!: (error: unknown) => void;
+  const firstChunk = new Promise<void>((resolve, reject) => [resolveFirst, rejectFirst] = [resolve, reject]);
+  firstChunk.catch(() => {}); // the caller may only look at the stream
+
+  const stdout = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        streamController = controller;
+      },
+      pull() {
+        child.stdout!.resume();
+      },
+      cancel() {
+        kill(null);
+      },
+    },
+    { highWaterMark: options.highWaterMark ?? 256 * 1024, size: (chunk) => chunk.byteLength },
+  );
+
+  // 499 as nginx uses it: nobody is left to read the answer, so its status hardly matters.
+  const cancelled = () => new ApiError(499, "client_closed", "The download was cancelled.");
+  const onAbort = () => kill(cancelled());
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
+
+  child.stdout!.on("data", (chunk: Buffer) => {
+    if (streamClosed) return;
+    resolveFirst();
+    streamController.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    if ((streamController.desiredSize ?? 0) <= 0) child.stdout!.pause();
+  });
+
+  const exited = new Promise<number | null>((resolve) => {
+    let done = false;
+    const finish = (code: number | null, spawnError?: Error) => {
+      if (done) return;
+      done = true;
+      running.delete(child);
+      clearTimeout(timer);
+      clearTimeout(killTimer);
+      options.signal?.removeEventListener("abort", onAbort);
+      const failure =
+        stopReason ??
+        (spawnError
+          ? new ApiError(502, "upstream_failed", `The media tool could not be started (${spawnError.message}).`, { cause: spawnError })
+          : code === 0 && !options.failedDespiteExit0?.(stderrText)
+            ? null
+            : options.classify(code, stderrText));
+      if (failure) rejectFirst(failure);
+      else resolveFirst();
+      endStream(failure);
+      resolve(code);
+    };
+    // "close" comes after stdout has ended, so every byte is queued before the stream closes.
+    child.once("close", (code) => finish(code));
+    child.once("error", (error) => finish(null, error));
+  });
+
+  return { pid: child.pid ?? -1, stdout, firstChunk, exited, stderr: () => stderrText, kill: () => kill(cancelled()) };
+}

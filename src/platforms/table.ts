@@ -1,0 +1,93 @@
+// The platform table of decisions.md: which page hosts belong to which platform. Adding a
+// platform is one row. A page host matches itself and any subdomain (www., m., mobile., ...).
+import { ApiError } from "../http/problem.ts";
+import type { PlatformId } from "./records.ts";
+
+interface PlatformRow {
+  id: Exclude<PlatformId, "OTHER">;
+  /** Human name for error messages and docs. */
+  name: string;
+  hosts: readonly string[];
+}
+
+const countryDomains = (label: string, suffixes: readonly string[]) => suffixes.map((s) => `${label}.${s}`);
+
+// Explicit country lists rather than a `label.<any tld>` pattern, so that a look-alike domain
+// someone else owns never counts as the platform.
+const pinterestSuffixes = [
+  "com", "co.uk", "ca", "com.au", "de", "fr", "es", "it", "nl", "pt", "ch", "at", "co.at", "be",
+  "ie", "dk", "se", "hu", "ru", "jp", "kr", "co.kr", "in", "co.in", "id", "ph", "th", "tw", "vn",
+  "com.vn", "nz", "co.nz", "mx", "com.mx", "cl", "co", "pe", "com.pe", "ec", "com.ec", "com.uy",
+  "com.py", "com.bo", "info", "uk",
+] as const;
+const amazonSuffixes = [
+  "com", "ca", "com.mx", "com.br", "co.uk", "de", "fr", "it", "es", "nl", "se", "pl", "com.be",
+  "com.tr", "ae", "sa", "eg", "in", "sg", "co.jp", "com.au", "cn", "ie", "co.za",
+] as const;
+
+export const platformTable: readonly PlatformRow[] = [
+  { id: "X", name: "X (Twitter)", hosts: ["twitter.com", "x.com"] },
+  { id: "INSTAGRAM", name: "Instagram", hosts: ["instagram.com"] },
+  { id: "YOUTUBE", name: "YouTube", hosts: ["youtube.com", "youtu.be", "youtube-nocookie.com"] },
+  { id: "TIKTOK", name: "TikTok", hosts: ["tiktok.com"] },
+  { id: "REDDIT", name: "Reddit", hosts: ["reddit.com", "redd.it"] },
+  { id: "FACEBOOK", name: "Facebook", hosts: ["facebook.com", "fb.watch"] },
+  { id: "PINTEREST", name: "Pinterest", hosts: [...countryDomains("pinterest", pinterestSuffixes), "pin.it"] },
+  { id: "AMAZON", name: "Amazon", hosts: countryDomains("amazon", amazonSuffixes) },
+  { id: "VIMEO", name: "Vimeo", hosts: ["vimeo.com"] },
+  { id: "DAILYMOTION", name: "Dailymotion", hosts: ["dailymotion.com", "dai.ly"] },
+];
+
+/** For the detail of a 400 `unsupported_platform`. */
+export const supportedPlatformsText = platformTable.map((row) => row.name).join(", ");
+
+function normalizeHost(host: string): string {
+  return host.toLowerCase().replace(/\.$/, "");
+}
+
+function hostMatches(hostname: string, pageHost: string): boolean {
+  return hostname === pageHost || hostname.endsWith(`.${pageHost}`);
+}
+
+/**
+ * Hostname of an operator-configured extra page host. Entries may carry a port
+ * (`127.0.0.1:8123`), but only the hostname is compared: a site's pages and media often sit
+ * on several ports of one host, and the port adds no safety the hostname does not.
+ */
+function extraHostName(entry: string): string {
+  try {
+    return normalizeHost(new URL(`http://${entry.trim()}`).hostname);
+  } catch {
+    return normalizeHost(entry.trim());
+  }
+}
+
+/** The platform a page URL belongs to; extra hosts (operator configuration) are `OTHER`; else null. */
+export function detectPlatform(url: URL, extraPageHosts: readonly string[]): PlatformId | null {
+  const hostname = normalizeHost(url.hostname);
+  const row = platformTable.find((r) => r.hosts.some((h) => hostMatches(hostname, h)));
+  if (row) return row.id;
+  return extraPageHosts.some((entry) => hostMatches(hostname, extraHostName(entry))) ? "OTHER" : null;
+}
+
+const maxUrlLength = 4096;
+
+/** Parses the user-given `url` query parameter: an absolute http(s) URL, else 400 `invalid_url`. */
+export function parseUserUrl(raw: string | null | undefined): URL {
+  if (raw === null || raw === undefined || raw.trim() === "") {
+    throw new ApiError(400, "invalid_url", "Pass the page or media link in the `url` query parameter.");
+  }
+  if (raw.length > maxUrlLength) {
+    throw new ApiError(400, "invalid_url", `The \`url\` parameter is longer than ${maxUrlLength} characters.`);
+  }
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ApiError(400, "invalid_url", "The `url` parameter is not an absolute URL; pass a full https:// link.");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ApiError(400, "invalid_url", "The `url` parameter must be an http:// or https:// link.");
+  }
+  return url;
+}

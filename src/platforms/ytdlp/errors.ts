@@ -1,0 +1,41 @@
+// Turns a failed yt-dlp run into the one error type. yt-dlp exits 1 for every failure (2 for
+// a bad option), so the cause is read from stderr. Nothing here is ever a 500: a failure of
+// the source is a 502, a request the source cannot answer is a 400 or 404.
+import { ApiError } from "../../http/problem.ts";
+
+interface Rule {
+  pattern: RegExp;
+  make: (reason: string) => ApiError;
+}
+
+const rules: Rule[] = [
+  {
+    pattern: /Unsupported URL|is not a valid URL|No video formats found|There's no video in this/i,
+    make: (reason) =>
+      new ApiError(400, "unsupported_url", `No downloadable media was found at this link (${reason}); pass the link of a single post or video.`),
+  },
+  {
+    pattern: /Requested format is not available|Invalid format specification|format spec/i,
+    make: (reason) =>
+      new ApiError(400, "format_not_available", `The \`format\` selector matches no format of this video (${reason}); use a formatId from /api/v1/post or leave \`format\` out.`),
+  },
+  {
+    pattern: /HTTP Error (404|410)|Video unavailable|This video (is private|has been removed|is unavailable)/i,
+    make: (reason) => new ApiError(404, "not_found", `The post does not exist, was removed or is private (${reason}).`),
+  },
+];
+
+/** The first `ERROR:` line of stderr without its prefix, shortened; else the last non-empty line. */
+function reasonOf(stderr: string): string {
+  const lines = stderr.split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
+  const line = lines.find((l) => l.startsWith("ERROR:")) ?? lines.at(-1) ?? "no error message";
+  const reason = line.replace(/^ERROR:\s*/, "").replace(/^\[[^\]]+\]\s*/, "");
+  return reason.length > 200 ? `${reason.slice(0, 197)}...` : reason;
+}
+
+export function classifyYtdlpFailure(exitCode: number | null, stderr: string): ApiError {
+  const reason = reasonOf(stderr);
+  const rule = rules.find((r) => r.pattern.test(stderr));
+  if (rule) return rule.make(reason);
+  return new ApiError(502, "upstream_failed", `The source site did not deliver the media (${exitCode === null ? "killed" : `exit ${exitCode}`}: ${reason}); try again later.`);
+}

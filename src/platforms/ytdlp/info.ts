@@ -1,0 +1,91 @@
+// A loose schema for `yt-dlp -J` output. yt-dlp's shapes differ by extractor and version, so
+// every field is optional and a field of an unexpected type reads as null instead of failing
+// the whole document; only the fields this service reads are declared.
+import { z } from "zod";
+
+const optional = <T extends z.ZodType>(schema: T) => schema.nullish().catch(null);
+const text = optional(z.string());
+const number = optional(z.number());
+// yt-dlp writes some ids as numbers (for example Vimeo's `id`).
+const identifier = optional(z.union([z.string(), z.number()]).transform(String));
+const headers = optional(z.record(z.string(), z.string()));
+
+export const YtdlpFormat = z.looseObject({
+  format_id: identifier,
+  format_note: text,
+  url: text,
+  manifest_url: text,
+  ext: text,
+  protocol: text,
+  vcodec: text,
+  acodec: text,
+  video_ext: text,
+  audio_ext: text,
+  width: number,
+  height: number,
+  tbr: number,
+  abr: number,
+  has_drm: optional(z.boolean()),
+  fragments: optional(z.array(z.unknown())),
+  http_headers: headers,
+});
+export type YtdlpFormat = z.infer<typeof YtdlpFormat>;
+
+const Thumbnail = z.looseObject({
+  url: z.string(),
+  width: number,
+  height: number,
+  preference: number,
+});
+
+const entryShape = {
+  ...YtdlpFormat.shape,
+  _type: text,
+  id: identifier,
+  display_id: identifier,
+  title: text,
+  description: text,
+  uploader: text,
+  channel: text,
+  creator: text,
+  duration: number,
+  thumbnail: text,
+  thumbnails: optional(z.array(Thumbnail.catch({ url: "" }))),
+  webpage_url: text,
+  formats: optional(z.array(YtdlpFormat)),
+  requested_formats: optional(z.array(YtdlpFormat)),
+};
+
+export const YtdlpEntry = z.looseObject(entryShape);
+export type YtdlpEntry = z.infer<typeof YtdlpEntry>;
+
+export const YtdlpInfo = z.looseObject({
+  ...entryShape,
+  entries: optional(z.array(YtdlpEntry.nullable())),
+});
+export type YtdlpInfo = z.infer<typeof YtdlpInfo>;
+
+/**
+ * The item a single-post request is about. Pages with several media come back as a playlist
+ * even with `--no-playlist`; the first entry is the post's main media. Fields missing on the
+ * entry (uploader, title) are taken from the playlist.
+ */
+export function mainEntry(info: YtdlpInfo): YtdlpEntry {
+  const first = info.entries?.find((entry) => entry !== null);
+  if (info._type !== "playlist" || !first) return info;
+  const merged: Record<string, unknown> = { ...info, entries: undefined };
+  for (const [key, value] of Object.entries(first)) {
+    if (value !== null && value !== undefined) merged[key] = value;
+  }
+  return merged as YtdlpEntry;
+}
+
+/**
+ * The formats of an entry. An entry without `formats[]` (og:video, twitter:player, direct
+ * links) describes its one format at the top level, with format id `0`.
+ */
+export function entryFormats(entry: YtdlpEntry): YtdlpFormat[] {
+  if (entry.formats && entry.formats.length > 0) return entry.formats;
+  if (!entry.url) return [];
+  return [{ ...entry, format_id: entry.format_id ?? "0" }];
+}

@@ -1,0 +1,141 @@
+// Maps `yt-dlp -J` output to the platform-independent post record (interface.md 2.1).
+import type { PlatformId, PostRecord, PostVideoVariant } from "../records.ts";
+import {
+  contentTypeOf,
+  hasAudio,
+  hasVideo,
+  isAudioOnly,
+  isFfmpegReadable,
+  isImage,
+  isStoryboard,
+  videoCodecOf,
+} from "./formats.ts";
+import { entryFormats, mainEntry, type YtdlpEntry, type YtdlpFormat, type YtdlpInfo } from "./info.ts";
+
+export function infoToPost(info: YtdlpInfo, platform: PlatformId, pageUrl: URL): PostRecord {
+  const entry = mainEntry(info);
+  const formats = entryFormats(entry).filter((f) => !isStoryboard(f) && f.has_drm !== true);
+  return {
+    platform,
+    // yt-dlp's X extractor puts the media id in `id` and the post id in `display_id`.
+    id: String((platform === "X" ? entry.display_id : null) ?? entry.id ?? entry.display_id ?? ""),
+    url: entry.webpage_url ?? pageUrl.href,
+    text: postText(entry),
+    authorName: entry.uploader ?? entry.channel ?? entry.creator ?? null,
+    durationSec: entry.duration != null && entry.duration > 0 ? Math.round(entry.duration) : null,
+    posterUrl: posterOf(entry),
+    needsServerProcessing: true,
+    videoVariants: videoVariants(formats),
+    imageUrls: imageUrls(info, formats),
+  };
+}
+
+/**
+ * The title, unless it is only a stand-in for the post text: some extractors title a post
+ * "Video by <user>" or "<user> - <first words of the text>..." (X, TikTok), and the
+ * description then holds the whole text.
+ */
+function postText(entry: YtdlpEntry): string | null {
+  const title = entry.title?.trim() || null;
+  const description = entry.description?.trim() || null;
+  if (!description) return title;
+  if (!title || title === entry.id || title === entry.display_id || /^(video|post|reel) by /i.test(title)) {
+    return description;
+  }
+  const withoutAuthor = entry.uploader && title.startsWith(`${entry.uploader} - `)
+    ? title.slice(entry.uploader.length + 3)
+    : title;
+  const stem = withoutAuthor.replace(/(\.\.\.|…)$/, "").trim();
+  return withoutAuthor !== title && description.startsWith(stem) ? description : title;
+}
+
+function posterOf(entry: YtdlpEntry): string | null {
+  if (entry.thumbnail) return entry.thumbnail;
+  const thumbnails = (entry.thumbnails ?? []).filter((t) => t.url !== "");
+  const area = (t: (typeof thumbnails)[number]) => (t.width ?? 0) * (t.height ?? 0);
+  // yt-dlp lists thumbnails worst first and ranks by preference, then by size.
+  const best = thumbnails.reduce<(typeof thumbnails)[number] | null>((top, t) => {
+    if (!top) return t;
+    const byPreference = (t.preference ?? 0) - (top.preference ?? 0);
+    return byPreference > 0 || (byPreference === 0 && area(t) >= area(top)) ? t : top;
+  }, null);
+  return best?.url ?? null;
+}
+
+/**
+ * Among the formats of one height, the one page mode handles best: H.264 (MP4 plays
+ * everywhere), then audio included (one input, no merge), then a plain file over HLS over
+ * DASH, then bitrate, then yt-dlp's own order (worst first).
+ */
+function formatRank(format: YtdlpFormat, index: number): number[] {
+  const codec = videoCodecOf(format);
+  const codecRank = codec === "h264" || (codec === null && /^(mp4|m4v|mov)$/.test(format.ext ?? "")) ? 2
+    : codec === "vp8" || codec === "theora" ? 0 : 1;
+  const protocolRank = !isFfmpegReadable(format) ? 0 : (format.protocol ?? "").startsWith("m3u8") ? 1 : 2;
+  return [codecRank, hasAudio(format) ? 1 : 0, protocolRank, format.tbr ?? 0, index];
+}
+
+function compareRanks(a: number[], b: number[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const diff = (a[i] ?? 0) - (b[i] ?? 0);
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
+
+/**
+ * The selector that downloads this format with sound. A video-only format is merged with
+ * the best audio, AAC first since it copies into MP4 as is; when there is no separate
+ * audio at all the selector falls back to the video alone rather than failing.
+ */
+function variantSelector(format: YtdlpFormat): string {
+  const id = format.format_id ?? "0";
+  return hasAudio(format) ? id : `${id}+ba[ext=m4a]/${id}+ba/${id}`;
+}
+
+/** One variant per height, best first. Audio-only formats appear only when there is no video. */
+function videoVariants(formats: YtdlpFormat[]): PostVideoVariant[] {
+  const media = formats.filter((f) => f.url !== null && (hasVideo(f) || hasAudio(f)));
+  const videos = media.filter(hasVideo);
+  if (videos.length === 0) {
+    const audio = bestOf(media.filter(isAudioOnly), formats);
+    return audio ? [{ qualityLabel: "audio", formatId: variantSelector(audio), contentType: contentTypeOf(audio) }] : [];
+  }
+  const byHeight = new Map<string, YtdlpFormat[]>();
+  for (const format of videos) {
+    // Formats of unknown height cannot be compared with each other, so each stays its own variant.
+    const key = format.height ? `h${format.height}` : `id${format.format_id}`;
+    byHeight.set(key, [...(byHeight.get(key) ?? []), format]);
+  }
+  const chosen = [...byHeight.values()].map((group) => bestOf(group, formats)!);
+  chosen.sort((a, b) => (b.height ?? 0) - (a.height ?? 0));
+  return chosen.map((format) => ({
+    qualityLabel: qualityLabel(format),
+    formatId: variantSelector(format),
+    contentType: contentTypeOf(format),
+  }));
+}
+
+function bestOf(group: YtdlpFormat[], all: YtdlpFormat[]): YtdlpFormat | null {
+  let best: YtdlpFormat | null = null;
+  let bestRank: number[] = [];
+  for (const format of group) {
+    const rank = formatRank(format, all.indexOf(format));
+    if (!best || compareRanks(rank, bestRank) > 0) [best, bestRank] = [format, rank];
+  }
+  return best;
+}
+
+function qualityLabel(format: YtdlpFormat): string {
+  if (format.height) return `${format.height}p`;
+  return format.tbr ? `${Math.round(format.tbr)}kbps` : "unknown";
+}
+
+/** Image posts: formats that are pictures, and the pictures of a gallery's entries. */
+function imageUrls(info: YtdlpInfo, formats: YtdlpFormat[]): string[] {
+  const fromEntries = (info.entries ?? []).flatMap((entry) =>
+    entry ? entryFormats(entry).filter(isImage).slice(-1) : [],
+  );
+  const images = [...formats.filter(isImage).slice(-1), ...fromEntries];
+  return [...new Set(images.map((f) => f.url!))];
+}

@@ -1,0 +1,67 @@
+// Runs `yt-dlp -J` on a page URL and returns its parsed info, or throws the classified ApiError.
+import { ApiError } from "../../http/problem.ts";
+import { spawnStream } from "../../media/process.ts";
+import { classifyYtdlpFailure } from "./errors.ts";
+import { YtdlpInfo } from "./info.ts";
+
+export interface ExtractOptions {
+  ytdlpPath: string;
+  /** Kills yt-dlp after this long (504 `upstream_timeout`). */
+  timeoutMs: number;
+  /** yt-dlp's own per-connection timeout; a stalled site then fails as 502 before `timeoutMs`. */
+  socketTimeoutSec?: number;
+  /** A format selector: yt-dlp then names the chosen formats in `requested_formats`. */
+  format?: string;
+  signal?: AbortSignal;
+}
+
+// A YouTube page's info is ~0.5 MB; far more means something is wrong.
+const maxInfoBytes = 32 * 1024 * 1024;
+
+export function extractInfoArgs(url: string, options: Pick<ExtractOptions, "format" | "socketTimeoutSec">): string[] {
+  return [
+    "-J", "--no-playlist", "--no-warnings",
+    ...(options.socketTimeoutSec ? ["--socket-timeout", String(options.socketTimeoutSec)] : []),
+    ...(options.format ? ["-f", options.format] : []),
+    // "--" keeps a URL that starts with "-" from being read as an option.
+    "--", url,
+  ];
+}
+
+async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  const reader = stream.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    const chunk = read.value;
+    bytes += chunk.byteLength;
+    if (bytes > maxInfoBytes) {
+      await reader.cancel().catch(() => {});
+      throw new ApiError(502, "upstream_failed", "The media tool returned an oversized description of this link.");
+    }
+    text += decoder.decode(chunk, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
+export async function extractInfo(url: string, options: ExtractOptions): Promise<YtdlpInfo> {
+  const child = spawnStream(options.ytdlpPath, extractInfoArgs(url, options), {
+    classify: classifyYtdlpFailure,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+    env: { ...process.env, no_proxy: "127.0.0.1,localhost" },
+  });
+  const text = await readText(child.stdout);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new ApiError(502, "upstream_failed", "The media tool returned unreadable output for this link; try again later.", { cause });
+  }
+  const parsed = YtdlpInfo.safeParse(json);
+  if (!parsed.success || json === null) {
+    throw new ApiError(502, "upstream_failed", "The media tool returned no description of this link; try again later.");
+  }
+  return parsed.data;
+}

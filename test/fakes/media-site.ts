@@ -1,0 +1,217 @@
+// A local video site for page-mode tests: small media made by ffmpeg at start-up into a temp
+// dir, served over node:http on 127.0.0.1 with Range support (ffmpeg seeks). Every page is one
+// the yt-dlp generic (html5) extractor understands. Add the site's `host` to the extra page
+// hosts so that it counts as platform OTHER.
+import { execFile } from "node:child_process";
+import { createReadStream } from "node:fs";
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/** Length of every clip, in seconds. */
+export const clipDurationSec = 4;
+
+export interface LoggedRequest {
+  path: string;
+  userAgent: string | null;
+  referer: string | null;
+  range: string | null;
+}
+
+export interface MediaSite {
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  /** `127.0.0.1:<port>`, for the extra page hosts of the platform table. */
+  host: string;
+  pages: {
+    /** `<video src>` of an MP4 with H.264 + AAC and its index at the start. */
+    progressive: string;
+    /** HLS with separate video and audio playlists: yt-dlp lists two formats to merge. */
+    split: string;
+    /** HLS of MPEG-TS segments with video and audio muxed (audio needs aac_adtstoasc). */
+    hls: string;
+    /** An HTML page without media: yt-dlp says "Unsupported URL". */
+    noMedia: string;
+    /** HTTP 404. */
+    missing: string;
+    /** A page whose video file is 404: extraction works, fetching the media fails at once. */
+    goneMedia: string;
+    /** A page whose video file breaks off halfway, and answers 503 when asked for the rest. */
+    truncatedMedia: string;
+    /** A page whose video file stops sending halfway and keeps the connection open. */
+    stalledMedia: string;
+  };
+  /** Direct URL of the progressive MP4. */
+  mp4Url: string;
+  /** Requests so far, in order (for example to see that ffmpeg read the media with the right headers). */
+  requestLog: LoggedRequest[];
+  close(): Promise<void>;
+}
+
+const contentTypes: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".mp4": "video/mp4",
+  ".m3u8": "application/vnd.apple.mpegurl",
+  ".ts": "video/mp2t",
+  ".jpg": "image/jpeg",
+};
+
+const page = (title: string, body: string) =>
+  `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;
+
+const pages: Record<string, string> = {
+  "/progressive.html": page("Progressive test clip", '<video src="/media/clip.mp4" poster="/media/poster.jpg"></video>'),
+  "/split.html": page("Split test clip", '<video><source src="/split/master.m3u8" type="application/x-mpegURL"></video>'),
+  "/hls.html": page("HLS test clip", '<video><source src="/hls/index.m3u8" type="application/x-mpegURL"></video>'),
+  "/no-media.html": page("Nothing to see", "<p>Only text here.</p>"),
+  "/gone-media.html": page("Gone clip", '<video src="/media/gone.mp4"></video>'),
+  "/truncated.html": page("Truncated clip", '<video src="/media/truncated.mp4"></video>'),
+  "/stalled.html": page("Stalled clip", '<video src="/media/stalled.mp4"></video>'),
+};
+
+// Written by hand (not by ffmpeg) so that CODECS is present: yt-dlp then knows the video
+// playlist has no sound and merges it with the audio group.
+const splitMaster = `#EXTM3U
+#EXT-X-VERSION:3
+#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,URI="a.m3u8"
+#EXT-X-STREAM-INF:BANDWIDTH=150000,RESOLUTION=160x120,CODECS="avc1.42c00b,mp4a.40.2",AUDIO="aud"
+v.m3u8
+`;
+
+async function makeMedia(dir: string, ffmpeg: string): Promise<void> {
+  const ff = (...args: string[]) => run(ffmpeg, ["-nostdin", "-v", "error", "-y", ...args], { cwd: dir });
+  await ff(
+    "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25",
+    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
+    "-t", String(clipDurationSec),
+    "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p",
+    "-c:a", "aac", "-b:a", "64k", "-movflags", "+faststart", "clip.mp4",
+  );
+  const hls = ["-c", "copy", "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod"];
+  await Promise.all([
+    ff("-i", "clip.mp4", "-frames:v", "1", "poster.jpg"),
+    ff("-i", "clip.mp4", ...hls, "-hls_segment_filename", "hls-%d.ts", "index.m3u8"),
+    ff("-i", "clip.mp4", "-map", "0:v", ...hls, "-hls_segment_filename", "v-%d.ts", "v.m3u8"),
+    ff("-i", "clip.mp4", "-map", "0:a", ...hls, "-hls_segment_filename", "a-%d.ts", "a.m3u8"),
+    writeFile(path.join(dir, "master.m3u8"), splitMaster),
+  ]);
+}
+
+/** Maps a request path to a file of the temp dir; the served tree is flat. */
+const routes: Record<string, string> = {
+  "/media/clip.mp4": "clip.mp4",
+  "/media/poster.jpg": "poster.jpg",
+  "/hls/index.m3u8": "index.m3u8",
+  "/split/master.m3u8": "master.m3u8",
+  "/split/v.m3u8": "v.m3u8",
+  "/split/a.m3u8": "a.m3u8",
+};
+
+function fileFor(urlPath: string): string | null {
+  if (routes[urlPath]) return routes[urlPath];
+  const segment = /^\/(hls|split)\/((?:hls|v|a)-\d+\.ts)$/.exec(urlPath);
+  return segment ? segment[2]! : null;
+}
+
+function parseRange(header: string | undefined, size: number): { start: number; end: number } | null {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header ?? "");
+  if (!match || (match[1] === "" && match[2] === "")) return null;
+  if (match[1] === "") return { start: Math.max(0, size - Number(match[2])), end: size - 1 };
+  return { start: Number(match[1]), end: match[2] === "" ? size - 1 : Math.min(size - 1, Number(match[2])) };
+}
+
+type Breakage = "none" | "truncate" | "stall";
+
+async function serveFile(req: IncomingMessage, res: ServerResponse, file: string, breakage: Breakage): Promise<void> {
+  const { size } = await stat(file);
+  const range = parseRange(req.headers.range, size);
+  if (range && range.start >= size) {
+    res.writeHead(416, { "content-range": `bytes */${size}` }).end();
+    return;
+  }
+  const { start, end } = range ?? { start: 0, end: size - 1 };
+  const half = Math.floor(size / 2);
+  if (breakage === "truncate" && start >= half) {
+    res.writeHead(503, { "content-type": "text/plain" }).end("broken on purpose");
+    return;
+  }
+  res.writeHead(range ? 206 : 200, {
+    "content-type": contentTypes[path.extname(file)] ?? "application/octet-stream",
+    "content-length": String(end - start + 1),
+    "accept-ranges": "bytes",
+    ...(range ? { "content-range": `bytes ${start}-${end}/${size}` } : {}),
+  });
+  if (req.method === "HEAD") {
+    res.end();
+    return;
+  }
+  const sendEnd = breakage === "none" ? end : Math.min(end, half - 1);
+  const stream = createReadStream(file, { start, end: sendEnd });
+  stream.pipe(res, { end: false });
+  stream.on("end", () => {
+    if (breakage === "none") res.end();
+    else if (breakage === "truncate") res.destroy();
+    // "stall": keep the connection open and silent; the client has to time out.
+  });
+}
+
+export async function startMediaSite(options: { ffmpegPath?: string } = {}): Promise<MediaSite> {
+  const dir = await mkdtemp(path.join(tmpdir(), "media-site-"));
+  try {
+    await makeMedia(dir, options.ffmpegPath ?? "ffmpeg");
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const requestLog: LoggedRequest[] = [];
+  const server = createServer((req, res) => {
+    const urlPath = new URL(req.url ?? "/", "http://site").pathname;
+    requestLog.push({
+      path: urlPath,
+      userAgent: req.headers["user-agent"] ?? null,
+      referer: req.headers.referer ?? null,
+      range: req.headers.range ?? null,
+    });
+    const html = pages[urlPath];
+    if (html !== undefined) {
+      res.writeHead(200, { "content-type": contentTypes[".html"]! }).end(html);
+      return;
+    }
+    const breakage: Breakage = urlPath === "/media/truncated.mp4" ? "truncate" : urlPath === "/media/stalled.mp4" ? "stall" : "none";
+    const file = breakage === "none" ? fileFor(urlPath) : "clip.mp4";
+    if (file === null) {
+      res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+      return;
+    }
+    serveFile(req, res, path.join(dir, file), breakage).catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    origin,
+    host: `127.0.0.1:${port}`,
+    pages: {
+      progressive: `${origin}/progressive.html`,
+      split: `${origin}/split.html`,
+      hls: `${origin}/hls.html`,
+      noMedia: `${origin}/no-media.html`,
+      missing: `${origin}/missing.html`,
+      goneMedia: `${origin}/gone-media.html`,
+      truncatedMedia: `${origin}/truncated.html`,
+      stalledMedia: `${origin}/stalled.html`,
+    },
+    mp4Url: `${origin}/media/clip.mp4`,
+    requestLog,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

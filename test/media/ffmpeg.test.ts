@@ -1,0 +1,73 @@
+import { describe, expect, test } from "vitest";
+import { classifyFfmpegFailure, failedDespiteExit0, ffmpegArgs, type RemuxPlan } from "../../src/media/ffmpeg.ts";
+
+const limits = { readTimeoutMs: 5000, reconnectDelayMaxSec: 2 };
+const file = (url: string, headers: Record<string, string> = {}) => ({ url, headers, hls: false });
+const single: RemuxPlan = {
+  output: "mp4", inputs: [file("https://cdn/v.mp4", { "User-Agent": "UA/1", Referer: "https://site/page" })],
+  videoInput: 0, audioInput: 0, transcodeVideo: false, transcodeAudio: false, adtsAudio: false,
+};
+const inputPrefix = ["-protocol_whitelist", "http,https,tls,tcp,crypto,httpproxy", "-reconnect", "1", "-reconnect_streamed", "1",
+  "-reconnect_on_network_error", "1", "-reconnect_delay_max", "2", "-rw_timeout", "5000000"];
+
+describe("ffmpegArgs()", () => {
+  test("one file to fragmented MP4: copy, optional streams, headers sent exactly", () => {
+    expect(ffmpegArgs(single, limits)).toEqual([
+      "-nostdin", "-hide_banner", "-loglevel", "error", "-xerror",
+      ...inputPrefix, "-user_agent", "UA/1", "-headers", "Referer: https://site/page\r\n", "-i", "https://cdn/v.mp4",
+      "-map", "0:v:0?", "-map", "0:a:0?", "-c:v", "copy", "-c:a", "copy",
+      "-movflags", "frag_keyframe+empty_moov+default_base_moof", "-f", "mp4", "pipe:1",
+    ]);
+  });
+
+  test("two HLS inputs merged: required maps, ADTS filter, warnings logged and no -xerror", () => {
+    const args = ffmpegArgs({
+      ...single, inputs: [{ ...file("https://cdn/v.m3u8"), hls: true }, { ...file("https://cdn/a.m3u8"), hls: true }],
+      audioInput: 1, adtsAudio: true,
+    }, limits);
+    expect(args.slice(0, 4)).toEqual(["-nostdin", "-hide_banner", "-loglevel", "warning"]);
+    expect(args).not.toContain("-xerror");
+    expect(args.filter((a) => a === "-i")).toHaveLength(2);
+    expect(args.slice(args.indexOf("-map"))).toEqual([
+      "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy", "-c:a", "copy", "-bsf:a", "aac_adtstoasc",
+      "-movflags", "frag_keyframe+empty_moov+default_base_moof", "-f", "mp4", "pipe:1",
+    ]);
+  });
+
+  test("MP3 at 320 kb/s", () => {
+    const args = ffmpegArgs({ ...single, output: "mp3", videoInput: null }, limits);
+    expect(args.slice(args.indexOf("-map"))).toEqual(["-map", "0:a:0", "-vn", "-c:a", "libmp3lame", "-b:a", "320k", "-f", "mp3", "pipe:1"]);
+  });
+
+  test("re-encodes what MP4 cannot hold; no ADTS filter after re-encoding", () => {
+    const args = ffmpegArgs({ ...single, transcodeVideo: true, transcodeAudio: true, adtsAudio: true }, limits);
+    expect(args.join(" ")).toContain("-c:v libx264 -preset veryfast -crf 20 -c:a aac -b:a 192k -movflags");
+    expect(args).not.toContain("aac_adtstoasc");
+  });
+
+  test("a header value cannot inject another header line", () => {
+    const args = ffmpegArgs({ ...single, inputs: [file("https://cdn/v.mp4", { Cookie: "a=1\r\nX-Evil: 1" })] }, limits);
+    expect(args[args.indexOf("-headers") + 1]).toBe("Cookie: a=1 X-Evil: 1\r\n");
+  });
+});
+
+describe("failedDespiteExit0()", () => {
+  test.each([
+    ["[hls @ 0x1] Failed to open segment 3 of playlist 0", true],
+    ["http://a/v.mp4: Input/output error", true],
+    ["[mov,mp4 @ 0x1] stream 0, offset 0xb5e2: partial file", true],
+    ["", false],
+    ["[http @ 0x1] Stream ends prematurely at 46404, should be 92809", false],
+  ])("%s -> %s", (stderr, failed) => {
+    expect(failedDespiteExit0(stderr)).toBe(failed);
+  });
+});
+
+describe("classifyFfmpegFailure()", () => {
+  test("404 from the media host is 404, anything else 502", () => {
+    expect(classifyFfmpegFailure(1, "http://a/gone.mp4: Server returned 404 Not Found\n")).toMatchObject({ status: 404, code: "not_found" });
+    expect(classifyFfmpegFailure(1, "http://a/x.mp4: Server returned 403 Forbidden")).toMatchObject({ status: 502, code: "upstream_failed" });
+    expect(classifyFfmpegFailure(1, "http://127.0.0.1:1/x.mp4: Connection refused")).toMatchObject({ status: 502 });
+    expect(classifyFfmpegFailure(null, "").message).toContain("killed");
+  });
+});

@@ -1,0 +1,32 @@
+import { describe, expect, test } from "vitest";
+import { classifyYtdlpFailure } from "../../../src/platforms/ytdlp/errors.ts";
+
+describe("classifyYtdlpFailure()", () => {
+  test.each([
+    ["ERROR: Unsupported URL: http://127.0.0.1:8765/none.html", 400, "unsupported_url"],
+    ["ERROR: [generic] 'abc' is not a valid URL. Set --default-search \"ytsearch\"", 400, "unsupported_url"],
+    ["ERROR: [youtube] hwMkbaS_M_c: Requested format is not available. Use --list-formats", 400, "format_not_available"],
+    ["ERROR: [generic] Unable to download webpage: HTTP Error 404: Not Found (caused by <HTTPError 404>)", 404, "not_found"],
+    ["ERROR: [generic] Unable to download webpage: HTTP Error 410: Gone", 404, "not_found"],
+    ["ERROR: [youtube] abc: Video unavailable", 404, "not_found"],
+    ["ERROR: [generic] Unable to download webpage: HTTP Error 403: Forbidden", 502, "upstream_failed"],
+    ["ERROR: [generic] Unable to download webpage: HTTP Error 500: Internal Server Error", 502, "upstream_failed"],
+    ["ERROR: [generic] Unable to download webpage: <urlopen error [Errno 111] Connection refused>", 502, "upstream_failed"],
+    ["ERROR: [generic] Unable to download webpage: <urlopen error [Errno -2] Name or service not known>", 502, "upstream_failed"],
+    ["ERROR: [generic] Unable to download webpage: The read operation timed out", 502, "upstream_failed"],
+    ["Traceback (most recent call last):\nKeyError: 'x'", 502, "upstream_failed"],
+    ["", 502, "upstream_failed"],
+  ])("%s -> %i %s", (stderr, status, code) => {
+    expect(classifyYtdlpFailure(1, stderr)).toMatchObject({ status, code });
+  });
+
+  test("the detail carries the reason without the ERROR prefix", () => {
+    const error = classifyYtdlpFailure(1, "WARNING: [generic] Falling back\nERROR: Unsupported URL: http://a/b\n");
+    expect(error.message).toContain("(Unsupported URL: http://a/b)");
+    expect(error.message).not.toContain("ERROR:");
+  });
+
+  test("a kill by signal says so", () => {
+    expect(classifyYtdlpFailure(null, "").message).toContain("killed");
+  });
+});

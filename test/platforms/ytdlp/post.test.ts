@@ -1,0 +1,155 @@
+import { describe, expect, test } from "vitest";
+import { PostRecord } from "../../../src/platforms/records.ts";
+import { YtdlpInfo } from "../../../src/platforms/ytdlp/info.ts";
+import { infoToPost } from "../../../src/platforms/ytdlp/post.ts";
+import { ytdlpFixture } from "./fixtures.ts";
+
+const page = new URL("https://example.com/page");
+
+describe("infoToPost() on recorded yt-dlp output", () => {
+  test("YouTube: one H.264 variant per height, merged with AAC where the format has no sound", () => {
+    const post = infoToPost(ytdlpFixture("youtube_hwMkbaS_M_c"), "YOUTUBE", new URL("https://youtu.be/hwMkbaS_M_c"));
+    expect(PostRecord.parse(post)).toEqual(post);
+    expect(post).toMatchObject({
+      platform: "YOUTUBE",
+      id: "hwMkbaS_M_c",
+      url: "https://www.youtube.com/watch?v=hwMkbaS_M_c",
+      text: "Star Wars 8 THE LAST JEDI Official TRAILER (2017) Daisy Ridley, Disney Movie HD",
+      authorName: "ONE Media",
+      durationSec: 142,
+      posterUrl: "https://i.ytimg.com/vi_webp/hwMkbaS_M_c/maxresdefault.webp",
+      needsServerProcessing: true,
+      imageUrls: [],
+    });
+    expect(post.videoVariants).toEqual([
+      { qualityLabel: "1080p", formatId: "137+ba[ext=m4a]/137+ba/137", contentType: "video/mp4" },
+      { qualityLabel: "720p", formatId: "22", contentType: "video/mp4" },
+      { qualityLabel: "480p", formatId: "135+ba[ext=m4a]/135+ba/135", contentType: "video/mp4" },
+      { qualityLabel: "360p", formatId: "18", contentType: "video/mp4" },
+      { qualityLabel: "240p", formatId: "133+ba[ext=m4a]/133+ba/133", contentType: "video/mp4" },
+      { qualityLabel: "144p", formatId: "160+ba[ext=m4a]/160+ba/160", contentType: "video/mp4" },
+    ]);
+  });
+
+  test("YouTube (2023 recording): storyboards and audio-only formats are not variants", () => {
+    const post = infoToPost(ytdlpFixture("youtube_JjQDik3yNhA_2023-06-29"), "YOUTUBE", page);
+    expect(post).toMatchObject({
+      id: "JjQDik3yNhA",
+      text: "This is Why Nintendo Shutdown the Miiverse",
+      authorName: "Mental Outlaw",
+      durationSec: 968,
+      posterUrl: "https://i.ytimg.com/vi/JjQDik3yNhA/maxresdefault.jpg",
+    });
+    expect(post.videoVariants.map((v) => v.qualityLabel)).toEqual(["1080p", "720p", "480p", "360p", "240p", "144p"]);
+    expect(post.videoVariants.map((v) => v.formatId)).not.toContain("sb0");
+  });
+
+  test("Vimeo: progressive files win over HLS and DASH of the same height", () => {
+    const post = infoToPost(ytdlpFixture("vimeo_443437002"), "VIMEO", page);
+    expect(post).toMatchObject({
+      id: "443437002",
+      url: "https://vimeo.com/443437002",
+      text: "Nike “You Can’t Stop Us”",
+      authorName: "a52",
+      durationSec: 90,
+      posterUrl: "https://i.vimeocdn.com/video/934461428-d5f05644e5b9d3200b3dd08549375bd66b36981c35cefd3696c73b10fa263447-d_1280",
+    });
+    expect(post.videoVariants).toEqual([
+      { qualityLabel: "1080p", formatId: "source", contentType: "video/mp4" },
+      { qualityLabel: "720p", formatId: "http-720p", contentType: "video/mp4" },
+      { qualityLabel: "540p", formatId: "http-540p", contentType: "video/mp4" },
+      { qualityLabel: "360p", formatId: "http-360p", contentType: "video/mp4" },
+      { qualityLabel: "240p", formatId: "http-240p", contentType: "video/mp4" },
+    ]);
+  });
+
+  test("X (NASA): the post id, the full text instead of the shortened title", () => {
+    const post = infoToPost(ytdlpFixture("twitter_nasa_1491475671058681863"), "X", page);
+    expect(post).toMatchObject({
+      id: "1491475671058681863",
+      url: "https://x.com/i/status/1491475671058681863",
+      authorName: "NASA",
+      durationSec: 205,
+      posterUrl: "https://pbs.twimg.com/media/FLKqq-UXoAARGh8.jpg?name=orig",
+    });
+    expect(post.text).toMatch(/^🎵 We’ve got it\.  On its way to touch the Sun, .* #VisionsOfVenus https:\/\/t\.co\/NuEfFRtO9J$/);
+    expect(post.videoVariants).toEqual([
+      { qualityLabel: "720p", formatId: "http-2176", contentType: "video/mp4" },
+      { qualityLabel: "360p", formatId: "http-832", contentType: "video/mp4" },
+      { qualityLabel: "270p", formatId: "http-288", contentType: "video/mp4" },
+    ]);
+  });
+
+  test("X (The Verge)", () => {
+    const post = infoToPost(ytdlpFixture("twitter_verge_957383241714970624"), "X", page);
+    expect(post).toMatchObject({
+      id: "957383241714970624",
+      url: "https://twitter.com/verge/status/957383241714970624",
+      text: "Is it bad to blow into game cartridges? https://t.co/Y3yAimrUnP",
+      authorName: "The Verge",
+      durationSec: 147,
+    });
+    expect(post.videoVariants.map((v) => v.formatId)).toEqual(["http-1280", "http-832", "http-320"]);
+  });
+});
+
+describe("infoToPost() on other shapes", () => {
+  test("a generic page with no formats[] is one variant with format id 0", () => {
+    const info = YtdlpInfo.parse({
+      id: "clip", title: "A clip", url: "http://127.0.0.1:1/clip.mp4", ext: "mp4", protocol: "http",
+      webpage_url: "http://127.0.0.1:1/page.html", thumbnail: null,
+      thumbnails: [{ url: "http://127.0.0.1:1/small.jpg", width: 10, height: 10 }, { url: "http://127.0.0.1:1/big.jpg", width: 100, height: 100 }],
+    });
+    const post = infoToPost(info, "OTHER", page);
+    expect(post).toEqual({
+      platform: "OTHER", id: "clip", url: "http://127.0.0.1:1/page.html", text: "A clip", authorName: null,
+      durationSec: null, posterUrl: "http://127.0.0.1:1/big.jpg", needsServerProcessing: true,
+      videoVariants: [{ qualityLabel: "unknown", formatId: "0", contentType: "video/mp4" }], imageUrls: [],
+    });
+  });
+
+  test("a playlist stands for its first entry; the page URL is the fallback", () => {
+    const info = YtdlpInfo.parse({
+      _type: "playlist", id: "page", title: "Page", uploader: "Site",
+      entries: [
+        { id: "first", title: "First", formats: [{ format_id: "hd", url: "http://a/1.mp4", ext: "mp4", height: 720 }] },
+        { id: "second", title: "Second", formats: [{ format_id: "hd", url: "http://a/2.mp4", ext: "mp4", height: 720 }] },
+      ],
+    });
+    const post = infoToPost(info, "OTHER", page);
+    expect(post).toMatchObject({ id: "first", text: "First", authorName: "Site", url: "https://example.com/page" });
+    expect(post.videoVariants).toEqual([{ qualityLabel: "720p", formatId: "hd", contentType: "video/mp4" }]);
+  });
+
+  test("an image post lists its largest picture and no variants", () => {
+    const info = YtdlpInfo.parse({
+      id: "pin1", title: "Pin", formats: [
+        { format_id: "236x", url: "https://i.example/236x/a.jpg", ext: "jpg", vcodec: "none", acodec: "none" },
+        { format_id: "orig", url: "https://i.example/orig/a.jpg", ext: "jpg", vcodec: "none", acodec: "none" },
+      ],
+    });
+    const post = infoToPost(info, "PINTEREST", page);
+    expect(post.videoVariants).toEqual([]);
+    expect(post.imageUrls).toEqual(["https://i.example/orig/a.jpg"]);
+  });
+
+  test("audio-only media is one `audio` variant", () => {
+    const info = YtdlpInfo.parse({
+      id: "song", formats: [
+        { format_id: "lo", url: "http://a/lo.m4a", ext: "m4a", vcodec: "none", acodec: "mp4a.40.2", tbr: 48 },
+        { format_id: "hi", url: "http://a/hi.m4a", ext: "m4a", vcodec: "none", acodec: "mp4a.40.2", tbr: 128 },
+      ],
+    });
+    expect(infoToPost(info, "OTHER", page).videoVariants).toEqual([{ qualityLabel: "audio", formatId: "hi", contentType: "audio/mp4" }]);
+  });
+
+  test("a generic 'Video by' title gives way to the description", () => {
+    const info = YtdlpInfo.parse({ id: "C1", title: "Video by someone", description: "The caption #tag" });
+    expect(infoToPost(info, "INSTAGRAM", page).text).toBe("The caption #tag");
+  });
+
+  test("fields of an unexpected type read as null instead of failing", () => {
+    const info = YtdlpInfo.parse({ id: 443437002, duration: "long", uploader: 5, title: "T" });
+    expect(infoToPost(info, "VIMEO", page)).toMatchObject({ id: "443437002", durationSec: null, authorName: null });
+  });
+});
