@@ -21,17 +21,20 @@ export interface Service {
 /** The app's parts that talk to the outside, built from the configuration, counting their calls. */
 export function createUpstreams(config: Config, runtime: Runtime, metrics: ServiceMetrics = createServiceMetrics()) {
   const graphqlBase = config.X_GRAPHQL_URL === "off" ? null : config.X_GRAPHQL_URL.replace(/\/+$/, "");
-  const syndicationBase = config.X_SYNDICATION_URL.replace(/\/+$/, "");
+  const graphql = graphqlBase === null ? null : {
+    guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
+    tweetResultUrl: `${graphqlBase}/graphql/${config.X_GRAPHQL_QUERY_ID}/TweetResultByRestId`,
+    bearerToken: xUpstreamDefaults.graphql.bearerToken,
+  };
   const xUpstreamOf = (url: string) =>
-    url.startsWith(`${syndicationBase}/`) ? "x_syndication" : url.includes("/guest/activate.json") ? "x_guest_token" : "x_graphql";
+    graphql === null ? "x_syndication"
+    : url.startsWith(graphql.guestActivateUrl) ? "x_guest_token"
+    : url.startsWith(graphql.tweetResultUrl) ? "x_graphql"
+    : "x_syndication";
   const tweets = createTweetSource({
     fetch: countedFetch(fetch, xUpstreamOf, metrics),
     syndicationUrl: config.X_SYNDICATION_URL,
-    graphql: graphqlBase === null ? null : {
-      guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
-      tweetResultUrl: `${graphqlBase}/graphql/${config.X_GRAPHQL_QUERY_ID}/TweetResultByRestId`,
-      bearerToken: xUpstreamDefaults.graphql.bearerToken,
-    },
+    graphql,
     timeoutMs: config.X_TIMEOUT_MS,
     cacheTtlMs: config.X_CACHE_TTL_S * 1000,
     cacheMaxEntries: config.X_CACHE_MAX_ENTRIES,
