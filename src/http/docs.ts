@@ -43,9 +43,11 @@ th{font-weight:600;background:#fafafa}.method{font-weight:700;color:#0a5}.muted{
 export async function docsResponse(document: object): Promise<Response> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(style));
   const hash = btoa(String.fromCharCode(...new Uint8Array(digest)));
-  return new Response(renderDocs(document as Document), {
+  const body = new TextEncoder().encode(renderDocs(document as Document));
+  return new Response(body, {
     headers: {
       "content-type": "text/html; charset=utf-8",
+      "content-length": String(body.byteLength),
       "content-security-policy": `default-src 'none'; style-src 'sha256-${hash}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
       "x-content-type-options": "nosniff",
       "referrer-policy": "no-referrer",

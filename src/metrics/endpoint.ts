@@ -9,7 +9,10 @@ export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8
 
 export async function metricsResponse(request: Request, metrics: ServiceMetrics, token: string | undefined): Promise<Response> {
   if (token !== undefined) await requireToken(request, token);
-  return new Response(metrics.render(), { headers: { "content-type": PROMETHEUS_CONTENT_TYPE, "cache-control": "no-store" } });
+  const body = new TextEncoder().encode(metrics.render());
+  return new Response(body, {
+    headers: { "content-type": PROMETHEUS_CONTENT_TYPE, "content-length": String(body.byteLength), "cache-control": "no-store" },
+  });
 }
 
 async function requireToken(request: Request, token: string): Promise<void> {
