@@ -20,15 +20,26 @@ import type { RelayOptions } from "./media/relay.ts";
 import { tweetHandler } from "./platforms/x/handler.ts";
 import type { TweetSource } from "./platforms/x/source.ts";
 import { webRoutes, type SiteHandler } from "./web/routes.ts";
+import { docsResponse } from "./http/docs.ts";
+import { buildOpenApiDocument } from "./http/openapi.ts";
+import { readinessResponse, type ReadinessCheck } from "./http/readiness.ts";
+import { whenResponseDone } from "./http/response-done.ts";
+import { isDirectUrl } from "./media/direct-hosts.ts";
+import { metricsResponse } from "./metrics/endpoint.ts";
+import { createServiceMetrics, type DownloadMode, type ServiceMetrics } from "./metrics/service-metrics.ts";
 
 export interface AppDeps {
-  config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS" | "SIGNUP">;
+  config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS" | "METRICS_TOKEN" | "SIGNUP">;
   db: Db;
   log: Logger;
   /** Injected so tests can move time without sleeping. */
   now?: () => Date;
   tweets: TweetSource;
   relay: RelayOptions;
+  /** Shared with the upstream clients so they count their calls; a fresh one when not given. */
+  metrics?: ServiceMetrics;
+  /** Checks /readyz runs besides the store's, such as the media tools' presence. */
+  readinessChecks?: ReadinessCheck[];
 }
 
 export interface App {
@@ -36,6 +47,8 @@ export interface App {
 }
 
 const API_PREFIX = "/api/v1/";
+const OPENAPI_PATH = "/api/v1/openapi.json";
+const DOWNLOAD_PATH = "/api/v1/download";
 
 // Until each operation is built, it checks its input and says so.
 const notYet: ApiHandler = async ({ url }) => {
@@ -45,22 +58,34 @@ const notYet: ApiHandler = async ({ url }) => {
 
 export function createApp(deps: AppDeps): App {
   const now = deps.now ?? (() => new Date());
+  const metrics = deps.metrics ?? createServiceMetrics();
+  const openApiDocument = buildOpenApiDocument();
+  const readinessChecks: ReadinessCheck[] = [
+    { name: "store", check: async () => void (await deps.db.query("SELECT 1")) },
+    ...(deps.readinessChecks ?? []),
+  ];
   const apiRoutes: Route<ApiHandler>[] = [
     { method: "GET", path: "/api/v1/usage", handler: usageHandler },
     { method: "GET", path: "/api/v1/post", handler: notYet },
     { method: "GET", path: "/api/v1/tweet", handler: tweetHandler(deps.tweets) },
-    { method: "GET", path: "/api/v1/download", handler: downloadHandler(deps.relay) },
+    { method: "GET", path: DOWNLOAD_PATH, handler: downloadHandler(deps.relay) },
   ];
   const api = createRouter(apiRoutes);
   const site = createRouter<SiteHandler>([
     { method: "GET", path: "/healthz", handler: () => health(deps) },
     ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP }),
+    { method: "GET", path: "/readyz", handler: () => readinessResponse(readinessChecks, deps.config.HEALTH_TIMEOUT_MS) },
+    { method: "GET", path: "/metrics", handler: (request) => metricsResponse(request, metrics, deps.config.METRICS_TOKEN) },
+    { method: "GET", path: "/docs", handler: () => docsResponse(openApiDocument) },
+    // Public and not counted: a client generator needs it before it has a key.
+    { method: "GET", path: OPENAPI_PATH, handler: async () => json(openApiDocument) },
   ]);
 
   async function serveApi(request: Request, url: URL, log: RequestLog): Promise<Response> {
     if (request.method === "OPTIONS") return preflightResponse(deps.config.CORS_ORIGIN, request);
     const match = api.match(request.method, url.pathname);
     if (!match) throw new ApiError(404, "not_found", `There is no operation at ${url.pathname}.`);
+    log.route = url.pathname;
     if ("allow" in match) throw methodNotAllowed(match.allow);
 
     const key = readBearerKey(request);
@@ -68,21 +93,34 @@ export function createApp(deps: AppDeps): App {
     const admission = await admitRequest(deps.db, await hashKey(key), at);
     log.apiKeyId = admission.key?.id;
     const refusal = admissionError(admission, at);
-    if (refusal) throw refusal;
+    if (refusal) {
+      if (refusal.status === 429) metrics.quotaRefused(admission.key!.tier, refusal.code);
+      throw refusal;
+    }
     const admitted = admission.key!;
+    const download = url.pathname === DOWNLOAD_PATH ? downloadModeOf(url) : null;
+    const downloadDone = download === null ? null : metrics.downloadStarted(download);
     let response: Response;
     try {
       response = await match.handler({ request, url, key: admitted, now: at });
     } catch (error) {
+      if (error instanceof ApiError && error.status === 429) metrics.quotaRefused(admitted.tier, error.code);
       response = problemFor(error, deps.log);
+    }
+    if (download !== null && downloadDone !== null) {
+      const sent = response.ok && request.method !== "HEAD" ? declaredLength(response) : null;
+      if (sent !== null) metrics.relayedBytes(download, sent);
+      if (response.ok && response.body && request.method !== "HEAD") whenResponseDone(request, downloadDone);
+      else downloadDone();
     }
     for (const [name, value] of Object.entries(rateLimitHeaders(admitted))) response.headers.set(name, value);
     return response;
   }
 
-  async function serveSite(request: Request, url: URL): Promise<Response> {
+  async function serveSite(request: Request, url: URL, log: RequestLog): Promise<Response> {
     const match = site.match(request.method, url.pathname);
     if (!match) throw new ApiError(404, "not_found", `Nothing here at ${url.pathname}.`);
+    log.route = url.pathname;
     if ("allow" in match) throw methodNotAllowed(match.allow);
     return match.handler(request);
   }
@@ -93,21 +131,29 @@ export function createApp(deps: AppDeps): App {
       const url = new URL(request.url);
       const requestId = requestIdOf(request);
       const log: RequestLog = {};
-      const isApi = url.pathname.startsWith(API_PREFIX);
+      const isApi = url.pathname.startsWith(API_PREFIX) && url.pathname !== OPENAPI_PATH;
       let response: Response;
       try {
-        response = isApi ? await serveApi(request, url, log) : await serveSite(request, url);
+        response = isApi ? await serveApi(request, url, log) : await serveSite(request, url, log);
       } catch (error) {
         response = problemFor(error, deps.log);
       }
-      if (isApi) for (const [name, value] of Object.entries(corsHeaders(deps.config.CORS_ORIGIN))) response.headers.set(name, value);
+      if (isApi || url.pathname === OPENAPI_PATH) {
+        for (const [name, value] of Object.entries(corsHeaders(deps.config.CORS_ORIGIN))) response.headers.set(name, value);
+      }
       response.headers.set("x-request-id", requestId);
+      const seconds = (performance.now() - started) / 1000;
+      // Only route patterns become labels; an unknown path could hold anything.
+      const route = log.route ?? "unmatched";
+      metrics.requestServed(route, response.status, seconds);
       deps.log.info("request", {
         requestId,
         method: request.method,
+        route,
         path: url.pathname,
         status: response.status,
-        durationMs: Math.round((performance.now() - started) * 10) / 10,
+        durationMs: Math.round(seconds * 10_000) / 10,
+        bytes: request.method === "HEAD" ? 0 : declaredLength(response),
         apiKeyId: log.apiKeyId,
       });
       return request.method === "HEAD" ? withoutBody(response) : response;
@@ -116,7 +162,25 @@ export function createApp(deps: AppDeps): App {
 }
 
 interface RequestLog {
+  /** The matched route's pattern; unset for a path no route knows. */
+  route?: string;
   apiKeyId?: string;
+}
+
+/** Direct mode for X's media hosts, page mode for anything else the handler accepts. */
+function downloadModeOf(url: URL): DownloadMode {
+  const target = URL.parse(url.searchParams.get("url") ?? "");
+  return target !== null && isDirectUrl(target) ? "direct" : "page";
+}
+
+/**
+ * The body size the response declares. Counting the bytes as they pass would put code on every
+ * chunk of a relay (relay-bench.md), so a streamed body of unknown length is counted where it is
+ * produced, and here it is null.
+ */
+function declaredLength(response: Response): number | null {
+  const value = response.headers.get("content-length");
+  return value !== null && /^\d+$/.test(value) ? Number(value) : null;
 }
 
 function methodNotAllowed(allow: string[]): ApiError {

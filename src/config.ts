@@ -32,7 +32,12 @@ export const ConfigSchema = z.object({
   CORS_ORIGIN: z.string().min(1).default("*").describe("Value of Access-Control-Allow-Origin"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info").describe("Lowest level that is logged"),
   SIGNUP: z.enum(["open", "closed"]).default("open").describe("Whether anyone may create an account on the owner's page (open or closed)"),
-  HEALTH_TIMEOUT_MS: positiveInt.default(2000).describe("How long /healthz waits for the store"),
+  HEALTH_TIMEOUT_MS: positiveInt.default(2000).describe("How long /healthz and each /readyz check wait"),
+  METRICS_TOKEN: z
+    .string()
+    .min(16)
+    .optional()
+    .describe("Bearer token that GET /metrics requires (at least 16 characters); unset leaves /metrics open"),
 
   X_SYNDICATION_URL: httpUrl.default("https://cdn.syndication.twimg.com").describe("Base URL of X's syndication API"),
   X_GRAPHQL_URL: z

@@ -10,33 +10,43 @@ import { openStore } from "./store/open.ts";
 import type { RunningServer } from "./runtime/serve.ts";
 import type { Runtime } from "./runtime/runtime.ts";
 import { createTweetSource, xUpstreamDefaults } from "./platforms/x/source.ts";
+import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
+import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
 
 export interface Service {
   server: RunningServer;
   close(): Promise<void>;
 }
 
-/** The app's parts that talk to the outside, built from the configuration. */
-export function createUpstreams(config: Config, runtime: Runtime) {
+/** The app's parts that talk to the outside, built from the configuration, counting their calls. */
+export function createUpstreams(config: Config, runtime: Runtime, metrics: ServiceMetrics = createServiceMetrics()) {
   const graphqlBase = config.X_GRAPHQL_URL === "off" ? null : config.X_GRAPHQL_URL.replace(/\/+$/, "");
+  const graphql = graphqlBase === null ? null : {
+    guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
+    tweetResultUrl: `${graphqlBase}/graphql/${config.X_GRAPHQL_QUERY_ID}/TweetResultByRestId`,
+    bearerToken: xUpstreamDefaults.graphql.bearerToken,
+  };
+  const xUpstreamOf = (url: string) =>
+    graphql === null ? "x_syndication"
+    : url.startsWith(graphql.guestActivateUrl) ? "x_guest_token"
+    : url.startsWith(graphql.tweetResultUrl) ? "x_graphql"
+    : "x_syndication";
   const tweets = createTweetSource({
+    fetch: countedFetch(fetch, xUpstreamOf, metrics),
     syndicationUrl: config.X_SYNDICATION_URL,
-    graphql: graphqlBase === null ? null : {
-      guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
-      tweetResultUrl: `${graphqlBase}/graphql/${config.X_GRAPHQL_QUERY_ID}/TweetResultByRestId`,
-      bearerToken: xUpstreamDefaults.graphql.bearerToken,
-    },
+    graphql,
     timeoutMs: config.X_TIMEOUT_MS,
     cacheTtlMs: config.X_CACHE_TTL_S * 1000,
     cacheMaxEntries: config.X_CACHE_MAX_ENTRIES,
   });
   const relay = {
-    upstream: runtime.upstream,
+    upstream: countedUpstream(runtime.upstream, metrics),
+    onUndeclaredBytes: (count: number) => metrics.relayedBytes("direct", count),
     originOverrides: config.ORIGIN_OVERRIDES,
     maxBytes: config.MAX_DOWNLOAD_BYTES,
     firstByteTimeoutMs: config.DIRECT_TIMEOUT_MS,
   };
-  return { tweets, relay };
+  return { tweets, relay, metrics };
 }
 
 export async function startService(config: Config, runtime: Runtime, log: Logger): Promise<Service> {

@@ -30,6 +30,8 @@ export interface RelayOptions {
   /** Until the final response head arrives, redirects included. */
   firstByteTimeoutMs: number;
   resolveHost?: (host: string) => Promise<string[]>;
+  /** Told the size of each chunk of a body whose length the media host did not declare (for metrics). */
+  onUndeclaredBytes?: (count: number) => void;
 }
 
 const MAX_REDIRECTS = 5;
@@ -64,7 +66,7 @@ export async function relayMedia(input: RelayInput, options: RelayOptions): Prom
   } finally {
     clearTimeout(timer);
   }
-  return clientResponse(upstream, input, options.maxBytes);
+  return clientResponse(upstream, input, options);
 }
 
 async function followRedirects(input: RelayInput, options: RelayOptions, signal: AbortSignal): Promise<UpstreamResponse> {
@@ -106,7 +108,8 @@ function redirectTarget(location: string | null, base: URL): URL {
   }
 }
 
-async function clientResponse(upstream: UpstreamResponse, input: RelayInput, maxBytes: number): Promise<Response> {
+async function clientResponse(upstream: UpstreamResponse, input: RelayInput, options: RelayOptions): Promise<Response> {
+  const { maxBytes } = options;
   const { status, headers: upstreamHeaders } = upstream;
   if (status !== 200 && status !== 206) {
     await upstream.body?.cancel();
@@ -139,7 +142,7 @@ async function clientResponse(upstream: UpstreamResponse, input: RelayInput, max
   }
   // A known length is already within the cap and the HTTP parser stops there, so the bytes pass
   // untouched (and the Node adapter may take the raw Readable); an unknown length is counted.
-  if (contentLength === null) return new Response(capped(upstream.body, maxBytes), { status, headers });
+  if (contentLength === null) return new Response(capped(upstream.body, maxBytes, options.onUndeclaredBytes), { status, headers });
   const response = new Response(upstream.body, { status, headers });
   return upstream.nodeBody ? withNodeBody(response, upstream.nodeBody) : response;
 }
@@ -166,7 +169,7 @@ function byteCount(value: string | null): number | null {
 }
 
 // Errors the stream once more than maxBytes arrived, which also cancels the upstream request.
-function capped(body: ReadableStream<Uint8Array>, maxBytes: number): ReadableStream<Uint8Array> {
+function capped(body: ReadableStream<Uint8Array>, maxBytes: number, onBytes?: (count: number) => void): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let total = 0;
   return new ReadableStream<Uint8Array>(
@@ -179,6 +182,7 @@ function capped(body: ReadableStream<Uint8Array>, maxBytes: number): ReadableStr
           await reader.cancel();
           throw new ApiError(413, "file_too_large", `The file is larger than the ${maxBytes} bytes this server relays.`);
         }
+        onBytes?.(value.byteLength);
         controller.enqueue(value);
       },
       cancel: (reason) => reader.cancel(reason),

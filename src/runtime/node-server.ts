@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { nodeBodyOf } from "../http/node-body.ts";
+import { responseDone } from "../http/response-done.ts";
 import type { AddressInfo } from "node:net";
 import type { FetchHandler, Serve } from "./serve.ts";
 
@@ -32,12 +33,14 @@ export const serveNode: Serve = async (fetch, on) => {
 
 async function handle(fetch: FetchHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const controller = new AbortController();
+  const request = toRequest(req, controller.signal);
   res.once("close", () => {
     if (!res.writableFinished) controller.abort();
+    responseDone(request);
   });
   let response: Response;
   try {
-    response = await fetch(toRequest(req, controller.signal));
+    response = await fetch(request);
   } catch {
     // The app turns its own errors into responses; this is the last line of defence.
     response = new Response(null, { status: 500 });

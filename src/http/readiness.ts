@@ -1,0 +1,44 @@
+// GET /readyz: whether this instance can serve, for a load balancer or orchestrator to route by.
+// Liveness (/healthz) only says the process answers; readiness runs named checks (the store,
+// and the media tools page mode needs) and answers 503 while any of them fails.
+import { json } from "./context.ts";
+
+export interface ReadinessCheck {
+  /** Shown in the answer, e.g. "store" or "ffmpeg". */
+  name: string;
+  /** Resolves when the dependency is usable; rejects with the reason when it is not. */
+  check: () => Promise<void>;
+}
+
+export interface CheckResult {
+  ok: boolean;
+  /** The failure's message; an operator reads it, so it never holds secrets or user data. */
+  error?: string;
+}
+
+/** Runs every check at once, each bounded by timeoutMs. */
+export async function runReadinessChecks(checks: readonly ReadinessCheck[], timeoutMs: number): Promise<Record<string, CheckResult>> {
+  const results = await Promise.all(
+    checks.map(async ({ name, check }): Promise<[string, CheckResult]> => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      });
+      try {
+        await Promise.race([check(), timeout]);
+        return [name, { ok: true }];
+      } catch (error) {
+        return [name, { ok: false, error: error instanceof Error ? error.message : String(error) }];
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
+  return Object.fromEntries(results);
+}
+
+export async function readinessResponse(checks: readonly ReadinessCheck[], timeoutMs: number): Promise<Response> {
+  const results = await runReadinessChecks(checks, timeoutMs);
+  const ready = Object.values(results).every((result) => result.ok);
+  return json({ status: ready ? "ready" : "unavailable", checks: results }, { status: ready ? 200 : 503, headers: { "cache-control": "no-store" } });
+}

@@ -1,0 +1,97 @@
+// What the service counts, and the small hooks the rest of the code calls to count it. One
+// instance per app (tests build many apps in one process); /metrics renders it.
+import { Registry } from "./registry.ts";
+
+export type DownloadMode = "direct" | "page";
+/** Who the service called: X's two tweet APIs, X's guest-token endpoint, a media host. */
+export type Upstream = "x_syndication" | "x_graphql" | "x_guest_token" | "media_host" | "ytdlp";
+export type ChildTool = "yt-dlp" | "ffmpeg";
+
+// Seconds; a tweet answer from cache takes a few ms, a cold page-mode start several seconds.
+const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export interface ServiceMetrics {
+  /** One finished request: `route` is the route's pattern or "unmatched", never the raw path. */
+  requestServed(route: string, status: number, seconds: number): void;
+  /** Call when a download starts; call the returned function (any number of times) when it ends. */
+  downloadStarted(mode: DownloadMode): () => void;
+  relayedBytes(mode: DownloadMode, bytes: number): void;
+  upstreamCalled(upstream: Upstream, ok: boolean): void;
+  /** A 429 at admission (quota_exceeded, burst_exceeded) or from a download cap (too_many_downloads). */
+  quotaRefused(tier: string, code: string): void;
+  /** Call when a child process starts; call the returned function when it has exited. */
+  childStarted(tool: ChildTool): () => void;
+  /** The Prometheus text exposition of everything above. */
+  render(): string;
+}
+
+export function createServiceMetrics(): ServiceMetrics {
+  const registry = new Registry();
+  const requests = registry.counter({
+    name: "media_api_requests_total",
+    help: "Requests answered, by route pattern and status.",
+    labels: ["route", "status"],
+  });
+  const latency = registry.histogram({
+    name: "media_api_request_duration_seconds",
+    help: "Time from request to response head, by route pattern (a streamed body's transfer is not included).",
+    labels: ["route"],
+    buckets: latencyBuckets,
+  });
+  const bytes = registry.counter({
+    name: "media_api_relayed_bytes_total",
+    help: "Body bytes of successful downloads, by mode (the declared Content-Length, or the bytes counted when none is declared).",
+    labels: ["mode"],
+  });
+  const activeDownloads = registry.gauge({
+    name: "media_api_downloads_active",
+    help: "Downloads in progress, by mode.",
+    labels: ["mode"],
+  });
+  const upstreamCalls = registry.counter({
+    name: "media_api_upstream_calls_total",
+    help: "Calls to upstream services, by upstream.",
+    labels: ["upstream"],
+  });
+  const upstreamFailures = registry.counter({
+    name: "media_api_upstream_failures_total",
+    help: "Upstream calls that failed (no answer, or an answer that means the upstream is in trouble), by upstream.",
+    labels: ["upstream"],
+  });
+  const refusals = registry.counter({
+    name: "media_api_quota_refusals_total",
+    help: "Requests refused with 429, by key tier and problem code.",
+    labels: ["tier", "code"],
+  });
+  const children = registry.gauge({
+    name: "media_api_child_processes",
+    help: "Child processes running, by tool.",
+    labels: ["tool"],
+  });
+
+  return {
+    requestServed(route, status, seconds) {
+      requests.inc({ route, status: String(status) });
+      latency.observe({ route }, seconds);
+    },
+    downloadStarted: (mode) => holdGauge(activeDownloads, { mode }),
+    relayedBytes: (mode, count) => bytes.inc({ mode }, count),
+    upstreamCalled(upstream, ok) {
+      upstreamCalls.inc({ upstream });
+      if (!ok) upstreamFailures.inc({ upstream });
+    },
+    quotaRefused: (tier, code) => refusals.inc({ tier, code }),
+    childStarted: (tool) => holdGauge(children, { tool }),
+    render: () => registry.render(),
+  };
+}
+
+function holdGauge<L extends string>(gauge: { inc(labels: Record<L, string>): void; dec(labels: Record<L, string>): void }, labels: Record<L, string>): () => void {
+  gauge.inc(labels);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    gauge.dec(labels);
+  };
+}

@@ -1,0 +1,111 @@
+// What the app adds around every request: the request id, one log line, and the readiness probe.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashKey } from "../src/auth/api-key.ts";
+import type { Db } from "../src/store/db.ts";
+import { createApp } from "../src/app.ts";
+import { parseConfig } from "../src/config.ts";
+import { createLogger } from "../src/log.ts";
+import { nodeUpstream } from "../src/media/relay-node-upstream.ts";
+import { serveNode } from "../src/runtime/node-server.ts";
+import { createUpstreams } from "../src/service.ts";
+import { buildTestApp, makeKey } from "./helpers/app.ts";
+import { openTestStore, type TestStore } from "./helpers/stores.ts";
+
+describe("the app", () => {
+  let store: TestStore;
+  beforeAll(async () => {
+    store = await openTestStore("pglite");
+  });
+  afterAll(() => store?.close());
+
+  it("echoes a well-formed X-Request-Id and makes one up otherwise", async () => {
+    const { get } = buildTestApp(store.db);
+    expect((await get("/healthz", undefined, { headers: { "x-request-id": "abc-123.4:5" } })).headers.get("x-request-id")).toBe("abc-123.4:5");
+    const made = (await get("/healthz", undefined, { headers: { "x-request-id": "has spaces<>" } })).headers.get("x-request-id");
+    expect(made).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect((await get("/api/v1/usage")).headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("writes one JSON line per request with id, route, status, duration, bytes and key id, never the key", async () => {
+    const key = await makeKey(store.db, "PRO");
+    const { get, logLines } = buildTestApp(store.db);
+    const usage = await get("/api/v1/usage", key.plain, { headers: { "x-request-id": "req-1" } });
+    const usageBytes = (await usage.arrayBuffer()).byteLength;
+    await get("/api/v1/usage", undefined, { headers: { "x-request-id": "req-2" } });
+    await get("/nothing/here", undefined, { headers: { "x-request-id": "req-3" } });
+    const lines = logLines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toEqual({
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      level: "info",
+      msg: "request",
+      requestId: "req-1",
+      method: "GET",
+      route: "/api/v1/usage",
+      path: "/api/v1/usage",
+      status: 200,
+      durationMs: expect.any(Number),
+      bytes: usageBytes,
+      apiKeyId: key.id,
+    });
+    expect(usageBytes).toBeGreaterThan(50);
+    expect(lines[1]).toMatchObject({ requestId: "req-2", route: "/api/v1/usage", status: 401 });
+    expect(lines[1]!.apiKeyId).toBeUndefined();
+    expect(lines[2]).toMatchObject({ requestId: "req-3", route: "unmatched", path: "/nothing/here", status: 404 });
+    const hash = await hashKey(key.plain);
+    for (const line of logLines) {
+      expect(line).not.toContain(key.plain.slice(4));
+      expect(line).not.toContain(hash);
+    }
+  });
+
+  it("logs nothing below the configured level", async () => {
+    const lines: string[] = [];
+    const config = parseConfig({ X_GRAPHQL_URL: "off" });
+    const app = createApp({
+      config,
+      db: store.db,
+      log: createLogger("warn", (line) => lines.push(line)),
+      ...createUpstreams(config, { name: "node", serve: serveNode, upstream: nodeUpstream }),
+    });
+    expect((await app.fetch(new Request("http://test.local/healthz"))).status).toBe(200);
+    expect(lines).toEqual([]);
+  });
+
+  describe("GET /readyz", () => {
+    it("is 200 when the store answers", async () => {
+      const response = await buildTestApp(store.db).get("/readyz");
+      expect(response.status).toBe(200);
+      expect(response.headers.get("cache-control")).toBe("no-store");
+      expect(await response.json()).toEqual({ status: "ready", checks: { store: { ok: true } } });
+    });
+
+    it("is 503 when the store fails, naming the failing check", async () => {
+      const broken = { ...store.db, query: () => Promise.reject(new Error("connection refused")) } as Db;
+      const response = await buildTestApp(broken).get("/readyz");
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual({ status: "unavailable", checks: { store: { ok: false, error: "connection refused" } } });
+    });
+
+    it("runs the checks it is given besides the store's", async () => {
+      const config = parseConfig({ X_GRAPHQL_URL: "off", HEALTH_TIMEOUT_MS: "100" });
+      const app = createApp({
+        config,
+        db: store.db,
+        log: createLogger("silent"),
+        readinessChecks: [
+          { name: "yt-dlp", check: async () => {} },
+          { name: "ffmpeg", check: () => Promise.reject(new Error("not executable: /opt/ffmpeg")) },
+        ],
+        ...createUpstreams(config, { name: "node", serve: serveNode, upstream: nodeUpstream }),
+      });
+      const response = await app.fetch(new Request("http://test.local/readyz"));
+      expect(response.status).toBe(503);
+      expect((await response.json()).checks).toEqual({
+        store: { ok: true },
+        "yt-dlp": { ok: true },
+        ffmpeg: { ok: false, error: "not executable: /opt/ffmpeg" },
+      });
+    });
+  });
+});

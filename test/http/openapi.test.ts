@@ -1,0 +1,211 @@
+// The OpenAPI document: valid OpenAPI 3.1 by a real validator, complete, and true of what the app
+// really answers (status documented, headers present, body valid against the documented schema).
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildOpenApiDocument } from "../../src/http/openapi.ts";
+import { TweetRecord } from "../../src/platforms/records.ts";
+import { UsageRecord } from "../../src/limits/usage.ts";
+import { startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
+import { fakeTweetIds, fixturesDir, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
+import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
+import { openTestStore, type TestStore } from "../helpers/stores.ts";
+
+type Json = Record<string, any>;
+const DOC_ID = "https://media-api.test/openapi.json";
+
+/** JSON pointer to a response's schema in the document, for ajv to resolve against DOC_ID. */
+const pointer = (...parts: string[]) => `${DOC_ID}#/${parts.map((part) => part.replace(/~/g, "~0").replace(/\//g, "~1")).join("/")}`;
+
+describe("the OpenAPI document", () => {
+  const document = buildOpenApiDocument() as Json;
+
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(document));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+  });
+
+  it("holds JSON Schemas that compile under draft 2020-12 with every $ref resolved", () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    ajv.addSchema(document, DOC_ID);
+    for (const name of Object.keys(document.components.schemas)) {
+      expect(ajv.getSchema(pointer("components", "schemas", name)), name).toBeTypeOf("function");
+    }
+  });
+
+  it("describes every operation with bearer auth, and the document itself without", () => {
+    expect(Object.keys(document.paths).sort()).toEqual(["/api/v1/download", "/api/v1/openapi.json", "/api/v1/post", "/api/v1/tweet", "/api/v1/usage"]);
+    expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(document.security).toEqual([{ bearerAuth: [] }]);
+    expect(document.paths["/api/v1/openapi.json"].get.security).toEqual([]);
+  });
+
+  it("describes each operation's parameters", () => {
+    const parameters = (path: string) =>
+      Object.fromEntries((document.paths[path].get.parameters as Json[]).map((p) => [p.name, { in: p.in, required: p.required, schema: p.schema }]));
+    for (const path of ["/api/v1/post", "/api/v1/tweet"]) {
+      expect(parameters(path)).toEqual({ url: { in: "query", required: true, schema: { type: "string", format: "uri" } } });
+    }
+    expect(parameters("/api/v1/download")).toEqual({
+      url: { in: "query", required: true, schema: { type: "string", format: "uri" } },
+      format: { in: "query", required: false, schema: { type: "string" } },
+      audio: { in: "query", required: false, schema: { type: "string", enum: ["mp3"] } },
+      filename: { in: "query", required: false, schema: { type: "string" } },
+    });
+    expect(document.paths["/api/v1/usage"].get.parameters).toEqual([]);
+  });
+
+  it("makes every record field required and says which may be null", () => {
+    const tweet = document.components.schemas.TweetRecord;
+    expect(tweet.required.sort()).toEqual(Object.keys(TweetRecord.shape).sort());
+    expect(tweet.properties.authorName.type).toEqual(["string", "null"]);
+    expect(tweet.properties.text.type).toBe("string");
+    expect(tweet.properties.durationSec.anyOf).toContainEqual({ type: "null" });
+    expect(tweet.properties.videoVariants).toEqual({ type: "array", items: { $ref: "#/components/schemas/TweetVideoVariant" } });
+    const post = document.components.schemas.PostRecord;
+    expect(post.properties.platform.enum).toContain("YOUTUBE");
+    expect(post.properties.posterUrl.type).toEqual(["string", "null"]);
+    expect(post.properties.needsServerProcessing.type).toBe("boolean");
+  });
+
+  it("gives every operation its error statuses as problem+json with codes, and rate-limit headers", () => {
+    const expected: Record<string, number[]> = {
+      "/api/v1/post": [400, 401, 403, 404, 429, 500, 502, 504],
+      "/api/v1/tweet": [400, 401, 403, 404, 429, 500, 502],
+      "/api/v1/download": [400, 401, 403, 404, 413, 416, 429, 500, 502, 504],
+      "/api/v1/usage": [401, 403, 429, 500],
+    };
+    for (const [path, statuses] of Object.entries(expected)) {
+      const responses = document.paths[path].get.responses as Json;
+      const errors = Object.keys(responses).map(Number).filter((status) => status >= 400);
+      expect(errors, path).toEqual(statuses);
+      for (const status of errors) {
+        const schema = responses[status].content["application/problem+json"].schema;
+        expect(schema.allOf[0]).toEqual({ $ref: "#/components/schemas/Problem" });
+        expect(schema.allOf[1].properties.code.examples.length).toBeGreaterThan(0);
+        if (status === 429) expect(responses[status].headers["Retry-After"].required).toBe(true);
+        if (status === 401) expect(responses[status].headers["WWW-Authenticate"]).toBeDefined();
+        else expect(Object.keys(responses[status].headers)).toEqual(expect.arrayContaining(["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Tier"]));
+      }
+      const ok = responses[200];
+      for (const header of ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Tier", "X-Request-Id"]) {
+        expect(ok.headers[header].required, `${path} ${header}`).toBe(true);
+      }
+    }
+    expect(document.paths["/api/v1/download"].get.responses[429].content["application/problem+json"].schema.allOf[1].properties.code.examples).toEqual([
+      "quota_exceeded",
+      "burst_exceeded",
+      "too_many_downloads",
+    ]);
+  });
+});
+
+describe("responses of the running app", () => {
+  const document = buildOpenApiDocument() as Json;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema(document, DOC_ID);
+  let store: TestStore;
+  let x: FakeXUpstream;
+  let cdn: FakeCdn;
+  let test: TestApp;
+  let key: string;
+
+  beforeAll(async () => {
+    [store, x, cdn] = await Promise.all([openTestStore("pglite"), startFakeXUpstream(), startFakeCdn()]);
+    test = buildTestApp(store.db, {
+      env: { X_SYNDICATION_URL: x.syndicationUrl, ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}` },
+    });
+    key = (await makeKey(store.db, "GOLD")).plain;
+  });
+  afterAll(async () => {
+    await Promise.all([store?.close(), x?.close(), cdn?.close()]);
+  });
+
+  /** Checks one real response against the document and returns its parsed JSON body (if any). */
+  async function conforms(path: string, response: Response): Promise<unknown> {
+    const documented = document.paths[path].get.responses[response.status];
+    expect(documented, `${path} answered ${response.status}, which the document does not list`).toBeDefined();
+    for (const [name, header] of Object.entries(documented.headers ?? {}) as [string, Json][]) {
+      if (header.required) expect(response.headers.get(name), `${path} ${response.status} ${name}`).not.toBeNull();
+    }
+    const [mediaType] = Object.keys(documented.content);
+    if (mediaType === "*/*") return undefined;
+    expect(response.headers.get("content-type")).toMatch(new RegExp(`^${mediaType!.replace("+", "\\+")}`));
+    const body = await response.json();
+    const validate = ajv.getSchema(pointer("paths", path, "get", "responses", String(response.status), "content", mediaType!, "schema"))!;
+    expect(validate(body) ? [] : validate.errors).toEqual([]);
+    if (response.status >= 400) expect(documented.content[mediaType!].schema.allOf[1].properties.code.examples).toContain(body.code);
+    return body;
+  }
+
+  const tweetUrl = (id: string) => `/api/v1/tweet?url=${encodeURIComponent(`https://x.com/someone/status/${id}`)}`;
+
+  it("tweet: records of video, photo and GIF posts match the TweetRecord schema", async () => {
+    const ids = ["1491475671058681863", ...recordedTweetIds()];
+    for (const id of ids) {
+      const response = await test.get(tweetUrl(id), key);
+      expect(response.status, id).toBe(200);
+      const body = await conforms("/api/v1/tweet", response);
+      expect(() => TweetRecord.parse(body)).not.toThrow();
+    }
+  });
+
+  it("tweet: 404, 400 and 502 are documented problems", async () => {
+    await conforms("/api/v1/tweet", await test.get(tweetUrl(fakeTweetIds.unknown), key));
+    await conforms("/api/v1/tweet", await test.get("/api/v1/tweet?url=nope", key));
+    await conforms("/api/v1/tweet", await test.get("/api/v1/tweet?url=https%3A%2F%2Fexample.com%2Fa", key));
+    x.setMode("syndication", { kind: "status", status: 500 });
+    try {
+      const failed = await test.get(tweetUrl("1491475671058681864"), key);
+      expect(failed.status).toBe(502);
+      await conforms("/api/v1/tweet", failed);
+    } finally {
+      x.setMode("syndication", { kind: "normal" });
+    }
+  });
+
+  it("download: a whole file, a range, a refused host, a missing file", async () => {
+    const media = (path: string) => `/api/v1/download?url=${encodeURIComponent(`https://video.twimg.com${path}`)}`;
+    const whole = await test.get(media("/file/5000/clip.mp4"), key);
+    expect(whole.status).toBe(200);
+    await conforms("/api/v1/download", whole);
+    expect((await whole.arrayBuffer()).byteLength).toBe(5000);
+    const part = await test.get(media("/file/5000/clip.mp4"), key, { headers: { range: "bytes=10-19" } });
+    expect(part.status).toBe(206);
+    await conforms("/api/v1/download", part);
+    await part.arrayBuffer();
+    await conforms("/api/v1/download", await test.get(`/api/v1/download?url=${encodeURIComponent("https://example.com/a.mp4")}`, key));
+    await conforms("/api/v1/download", await test.get(media("/status/404"), key));
+  });
+
+  it("usage, and the gate's 401, 403 and 429", async () => {
+    const usage = await conforms("/api/v1/usage", await test.get("/api/v1/usage", key));
+    expect(() => UsageRecord.parse(usage)).not.toThrow();
+    await conforms("/api/v1/usage", await test.get("/api/v1/usage"));
+    await conforms("/api/v1/usage", await test.get("/api/v1/usage", `xva_${"A".repeat(43)}`));
+    const free = await makeKey(store.db, "FREE");
+    for (let i = 0; i < 10; i++) await test.get("/api/v1/usage", free.plain);
+    const refused = await test.get("/api/v1/usage", free.plain);
+    expect(refused.status).toBe(429);
+    await conforms("/api/v1/usage", refused);
+  });
+
+  it("serves itself at /api/v1/openapi.json without a key", async () => {
+    const response = await test.get("/api/v1/openapi.json");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    expect(await response.json()).toEqual(document);
+  });
+});
+
+/** Ids of the recorded syndication answers the fake X serves (photos, GIFs, videos). */
+function recordedTweetIds(): string[] {
+  return readdirSync(path.join(fixturesDir, "syndication"))
+    .map((file) => /_(\d+)(?:_\w+)?\.json$/.exec(file)?.[1])
+    .filter((id): id is string => id !== undefined);
+}

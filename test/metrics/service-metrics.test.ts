@@ -1,0 +1,196 @@
+// /metrics as an operator's Prometheus sees it: counters that move with real requests, the token,
+// and labels that never carry a key or anything a caller sent.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashKey } from "../../src/auth/api-key.ts";
+import { responseDone } from "../../src/http/response-done.ts";
+import { createServiceMetrics } from "../../src/metrics/service-metrics.ts";
+import { serveNode } from "../../src/runtime/node-server.ts";
+import { startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
+import { fakeTweetIds, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
+import { buildTestApp, makeKey } from "../helpers/app.ts";
+import { openTestStore, type TestStore } from "../helpers/stores.ts";
+
+const TOKEN = "metrics-token-0123456789";
+
+/** The value of one series in a scrape, 0 when it is absent. */
+function sample(text: string, series: string): number {
+  const line = text.split("\n").find((each) => each.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
+
+describe("GET /metrics", () => {
+  let store: TestStore;
+  let x: FakeXUpstream;
+  let cdn: FakeCdn;
+  const env = () => ({
+    X_SYNDICATION_URL: x.syndicationUrl,
+    X_GRAPHQL_URL: x.url,
+    X_GRAPHQL_QUERY_ID: "fakeQueryId",
+    ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}`,
+    METRICS_TOKEN: TOKEN,
+  });
+  beforeAll(async () => {
+    [store, x, cdn] = await Promise.all([openTestStore("pglite"), startFakeXUpstream(), startFakeCdn()]);
+  });
+  afterAll(async () => {
+    await Promise.all([store?.close(), x?.close(), cdn?.close()]);
+  });
+
+  it("wants the METRICS_TOKEN when one is set, and is open when none is", async () => {
+    const { get } = buildTestApp(store.db, { env: env() });
+    const missing = await get("/metrics");
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    expect((await missing.json()).code).toBe("invalid_metrics_token");
+    expect((await get("/metrics", "metrics-token-012345678X")).status).toBe(401);
+    expect((await get("/metrics", TOKEN.slice(0, -1))).status).toBe(401);
+    const allowed = await get("/metrics", TOKEN);
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
+    expect(await allowed.text()).toContain("# TYPE media_api_requests_total counter");
+    const open = await buildTestApp(store.db).get("/metrics");
+    expect(open.status).toBe(200);
+  });
+
+  it("counts requests by route pattern and status, with a latency histogram", async () => {
+    const key = await makeKey(store.db, "PRO");
+    const { get } = buildTestApp(store.db, { env: env() });
+    await get("/api/v1/usage", key.plain);
+    await get("/api/v1/usage", key.plain);
+    await get("/api/v1/usage");
+    await get("/api/v1/no/such/thing?secret=1", key.plain);
+    await get("/favicon.ico");
+    const text = await (await get("/metrics", TOKEN)).text();
+    expect(sample(text, 'media_api_requests_total{route="/api/v1/usage",status="200"}')).toBe(2);
+    expect(sample(text, 'media_api_requests_total{route="/api/v1/usage",status="401"}')).toBe(1);
+    expect(sample(text, 'media_api_requests_total{route="unmatched",status="404"}')).toBe(2);
+    expect(sample(text, 'media_api_request_duration_seconds_count{route="/api/v1/usage"}')).toBe(3);
+    expect(sample(text, 'media_api_request_duration_seconds_bucket{route="/api/v1/usage",le="+Inf"}')).toBe(3);
+    expect(text).not.toContain("no/such");
+    expect(text).not.toContain("favicon");
+  });
+
+  it("counts quota refusals by tier and code", async () => {
+    const key = await makeKey(store.db, "FREE");
+    const { get } = buildTestApp(store.db, { env: env() });
+    for (let i = 0; i < 12; i++) await get("/api/v1/usage", key.plain);
+    const text = await (await get("/metrics", TOKEN)).text();
+    expect(sample(text, 'media_api_quota_refusals_total{tier="FREE",code="burst_exceeded"}')).toBe(2);
+    expect(sample(text, 'media_api_requests_total{route="/api/v1/usage",status="429"}')).toBe(2);
+  });
+
+  it("counts upstream calls and failures by upstream", async () => {
+    const key = await makeKey(store.db, "GOLD");
+    const { get } = buildTestApp(store.db, { env: env() });
+    const tweet = (id: string) => get(`/api/v1/tweet?url=${encodeURIComponent(`https://x.com/a/status/${id}`)}`, key.plain);
+    expect((await tweet("1491475671058681863")).status).toBe(200);
+    expect((await tweet(fakeTweetIds.unknown)).status).toBe(404);
+    x.setMode("syndication", { kind: "status", status: 503 });
+    try {
+      // Syndication fails, so the GraphQL fallback activates a guest token and answers.
+      expect((await tweet("1491475671058681864")).status).toBe(404);
+    } finally {
+      x.setMode("syndication", { kind: "normal" });
+    }
+    const text = await (await get("/metrics", TOKEN)).text();
+    expect(sample(text, 'media_api_upstream_calls_total{upstream="x_syndication"}')).toBe(3);
+    expect(sample(text, 'media_api_upstream_failures_total{upstream="x_syndication"}')).toBe(1);
+    expect(sample(text, 'media_api_upstream_calls_total{upstream="x_guest_token"}')).toBe(1);
+    expect(sample(text, 'media_api_upstream_calls_total{upstream="x_graphql"}')).toBe(1);
+    expect(sample(text, 'media_api_upstream_failures_total{upstream="x_graphql"}')).toBe(0);
+  });
+
+  it("counts bytes relayed and media-host calls, and holds an active download until its response is done", async () => {
+    const key = await makeKey(store.db, "GOLD");
+    const { app, get } = buildTestApp(store.db, { env: env() });
+    const downloadRequest = (path: string) =>
+      new Request(`http://test.local/api/v1/download?url=${encodeURIComponent(`https://video.twimg.com${path}`)}`, {
+        headers: { authorization: `Bearer ${key.plain}` },
+      });
+    const request = downloadRequest("/file/70000/a.mp4");
+    const response = await app.fetch(request);
+    expect(response.status).toBe(200);
+    const scrape = async () => (await get("/metrics", TOKEN)).text();
+    expect(sample(await scrape(), 'media_api_downloads_active{mode="direct"}')).toBe(1);
+    expect((await response.arrayBuffer()).byteLength).toBe(70000);
+    // In-process there is no server adapter, so the test says what the adapter would.
+    responseDone(request);
+    let text = await scrape();
+    expect(sample(text, 'media_api_downloads_active{mode="direct"}')).toBe(0);
+    expect(sample(text, 'media_api_relayed_bytes_total{mode="direct"}')).toBe(70000);
+
+    // A body without Content-Length is counted as it passes.
+    const chunked = downloadRequest("/file/3000/b.mp4?chunked=1");
+    await (await app.fetch(chunked)).arrayBuffer();
+    responseDone(chunked);
+    // A refused download never becomes active, and a missing file is a healthy media host.
+    expect((await get(`/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/status/404")}`, key.plain)).status).toBe(404);
+    expect((await get(`/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/status/503")}`, key.plain)).status).toBe(502);
+    text = await scrape();
+    expect(sample(text, 'media_api_relayed_bytes_total{mode="direct"}')).toBe(73000);
+    expect(sample(text, 'media_api_downloads_active{mode="direct"}')).toBe(0);
+    expect(sample(text, 'media_api_upstream_calls_total{upstream="media_host"}')).toBe(4);
+    expect(sample(text, 'media_api_upstream_failures_total{upstream="media_host"}')).toBe(1);
+  });
+
+  it("ends an active download when the Node server has sent the response, or the client went away", async () => {
+    const key = await makeKey(store.db, "GOLD");
+    const { app } = buildTestApp(store.db, { env: env() });
+    const server = await serveNode(app.fetch, { port: 0, hostname: "127.0.0.1" });
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+    const download = (path: string, signal?: AbortSignal) =>
+      fetch(`${server.address}/api/v1/download?url=${encodeURIComponent(`https://video.twimg.com${path}`)}`, {
+        headers: { authorization: `Bearer ${key.plain}` },
+        signal,
+      });
+    const active = async () =>
+      sample(await (await fetch(`${server.address}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text(), 'media_api_downloads_active{mode="direct"}');
+    try {
+      expect((await (await download("/file/300000/whole.mp4")).arrayBuffer()).byteLength).toBe(300000);
+      await settle();
+      expect(await active()).toBe(0);
+
+      const controller = new AbortController();
+      const big = await download("/file/1073741824/big.mp4", controller.signal);
+      await big.body!.getReader().read();
+      expect(await active()).toBe(1);
+      controller.abort();
+      await settle();
+      expect(await active()).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("never puts a key, its hash or its id into a label", async () => {
+    const key = await makeKey(store.db, "FREE");
+    const { get } = buildTestApp(store.db, { env: env() });
+    for (let i = 0; i < 11; i++) await get("/api/v1/usage", key.plain);
+    await get(`/api/v1/${key.plain}`, key.plain);
+    const text = await (await get("/metrics", TOKEN)).text();
+    expect(text).toContain('tier="FREE"');
+    expect(text).not.toContain(key.plain.slice(4, 16));
+    expect(text).not.toContain((await hashKey(key.plain)).slice(0, 16));
+    expect(text).not.toContain(key.id);
+  });
+});
+
+describe("createServiceMetrics() hooks", () => {
+  it("holds a child-process or download slot until its release, once however often released", () => {
+    const metrics = createServiceMetrics();
+    const first = metrics.childStarted("ffmpeg");
+    const second = metrics.childStarted("ffmpeg");
+    metrics.childStarted("yt-dlp")();
+    const page = metrics.downloadStarted("page");
+    first();
+    first();
+    const text = metrics.render();
+    expect(sample(text, 'media_api_child_processes{tool="ffmpeg"}')).toBe(1);
+    expect(sample(text, 'media_api_child_processes{tool="yt-dlp"}')).toBe(0);
+    expect(sample(text, 'media_api_downloads_active{mode="page"}')).toBe(1);
+    second();
+    page();
+    expect(sample(metrics.render(), 'media_api_child_processes{tool="ffmpeg"}')).toBe(0);
+    expect(sample(metrics.render(), 'media_api_downloads_active{mode="page"}')).toBe(0);
+  });
+});
