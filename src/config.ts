@@ -32,6 +32,12 @@ export const ConfigSchema = z.object({
   CORS_ORIGIN: z.string().min(1).default("*").describe("Value of Access-Control-Allow-Origin"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info").describe("Lowest level that is logged"),
   HEALTH_TIMEOUT_MS: positiveInt.default(2000).describe("How long /healthz waits for the store"),
+  SHUTDOWN_GRACE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(10_000)
+    .describe("On SIGTERM or SIGINT, how long downloads in flight may go on before they are cut"),
 
   X_SYNDICATION_URL: httpUrl.default("https://cdn.syndication.twimg.com").describe("Base URL of X's syndication API"),
   X_GRAPHQL_URL: z
