@@ -1,5 +1,6 @@
 // Bundles each entry into dist/. SQL migrations are inlined as text; the database drivers stay
-// external because PGlite loads its WASM from its own package folder.
+// external because PGlite loads its WASM from its own package folder: every runtime imports them
+// from node_modules (Deno too, as a package.json sits beside it).
 import { build } from "esbuild";
 
 const quiet = process.argv.includes("--quiet");
@@ -18,8 +19,11 @@ const sqlAsText = {
   },
 };
 
+// One bundle per runtime, each the same handler code behind that runtime's entry file.
 const entries = {
   node: "src/runtime/node.ts",
+  bun: "src/runtime/bun.ts",
+  deno: "src/runtime/deno.ts",
   admin: "src/cli/main.ts",
 };
 

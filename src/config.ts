@@ -38,6 +38,12 @@ export const ConfigSchema = z.object({
     .min(16)
     .optional()
     .describe("Bearer token that GET /metrics requires (at least 16 characters); unset leaves /metrics open"),
+  SHUTDOWN_GRACE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(10_000)
+    .describe("On SIGTERM or SIGINT, how long downloads in flight may go on before they are cut"),
 
   X_SYNDICATION_URL: httpUrl.default("https://cdn.syndication.twimg.com").describe("Base URL of X's syndication API"),
   X_GRAPHQL_URL: z

@@ -66,15 +66,44 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   return {
     server,
     async close() {
-      await server.close();
-      await admin?.close();
+      const servers = admin ? [server, admin] : [server];
+      const drained = Promise.all(servers.map((each) => each.close()));
+      if (!(await settlesWithin(drained, config.SHUTDOWN_GRACE_MS))) {
+        log.warn("grace period over, cutting the responses in flight", { graceMs: config.SHUTDOWN_GRACE_MS });
+        for (const each of servers) each.cut();
+        // Cut responses end at once; the bound only keeps a stuck one from holding the exit.
+        await settlesWithin(drained, CUT_WAIT_MS);
+      }
       await db.close();
     },
   };
 }
 
-/** What every runtime entry does: read the environment, start, stop on a signal. */
-export async function main(env: Record<string, string | undefined>, runtime: Runtime, onSignal: (signal: string, stop: () => void) => void, exit: (code: number) => never): Promise<void> {
+const CUT_WAIT_MS = 2_000;
+
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const settled = promise.then(
+    () => true as const,
+    () => true as const,
+  );
+  return Promise.race([settled, timeout]).finally(() => clearTimeout(timer));
+}
+
+export type StopSignal = "SIGINT" | "SIGTERM";
+
+/**
+ * What every runtime entry does: read the environment, start, and on SIGTERM or SIGINT stop
+ * accepting, let the responses in flight finish within SHUTDOWN_GRACE_MS, cut the rest, close the
+ * store and exit 0.
+ */
+export async function main(
+  env: Record<string, string | undefined>,
+  runtime: Runtime,
+  onSignal: (signal: StopSignal, stop: () => void) => void,
+  exit: (code: number) => never,
+): Promise<void> {
   let config: Config;
   try {
     config = parseConfig(env);
@@ -92,14 +121,20 @@ export async function main(env: Record<string, string | undefined>, runtime: Run
     return exit(1);
   }
   let stopping = false;
-  const stop = (signal: string) => () => {
+  const stop = (signal: StopSignal) => () => {
     if (stopping) return;
     stopping = true;
-    log.info("stopping", { signal });
+    log.info("stopping", { signal, graceMs: config.SHUTDOWN_GRACE_MS });
     service.close().then(
-      () => exit(0),
-      () => exit(1),
+      () => {
+        log.info("stopped");
+        exit(0);
+      },
+      (error: unknown) => {
+        log.error("could not stop cleanly", { error: error instanceof Error ? error.message : String(error) });
+        exit(1);
+      },
     );
   };
-  for (const signal of ["SIGINT", "SIGTERM"]) onSignal(signal, stop(signal));
+  for (const signal of ["SIGINT", "SIGTERM"] as const) onSignal(signal, stop(signal));
 }

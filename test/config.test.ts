@@ -8,6 +8,12 @@ describe("parseConfig()", () => {
     expect(parseConfig({}).SIGNUP).toBe("open");
   });
 
+  it("gives downloads 10 s to finish on shutdown unless told otherwise, 0 meaning none", () => {
+    expect(parseConfig({}).SHUTDOWN_GRACE_MS).toBe(10_000);
+    expect(parseConfig({ SHUTDOWN_GRACE_MS: "0" }).SHUTDOWN_GRACE_MS).toBe(0);
+    expect(() => parseConfig({ SHUTDOWN_GRACE_MS: "-1" })).toThrow(/SHUTDOWN_GRACE_MS/);
+  });
+
   it("treats empty values as unset and coerces numbers", () => {
     expect(parseConfig({ PORT: "", HOST: "127.0.0.1" })).toMatchObject({ PORT: 8080, HOST: "127.0.0.1" });
     expect(parseConfig({ PORT: "9000" }).PORT).toBe(9000);

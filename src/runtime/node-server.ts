@@ -1,17 +1,24 @@
 // Adapts node:http to the Fetch handler. The response body is written chunk by chunk with
 // backpressure; a client that goes away aborts the Request's signal and cancels the body,
 // and a body that fails mid-way destroys the socket, so the client sees a broken transfer
-// rather than a short file that looks complete.
+// rather than a short file that looks complete. Bun runs this adapter too (see bun.ts).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
+import { finished, pipeline } from "node:stream/promises";
 import { nodeBodyOf } from "../http/node-body.ts";
 import { responseDone } from "../http/response-done.ts";
 import type { AddressInfo } from "node:net";
 import type { FetchHandler, Serve } from "./serve.ts";
 
 export const serveNode: Serve = async (fetch, on) => {
-  const server = createServer((req, res) => void handle(fetch, req, res));
+  const inFlight = new Set<Promise<void>>();
+  let closing = false;
+  const server = createServer((req, res) => {
+    // A request that arrives on a kept-alive connection while we stop is the connection's last.
+    if (closing) res.shouldKeepAlive = false;
+    const done = handle(fetch, req, res).finally(() => inFlight.delete(done));
+    inFlight.add(done);
+  });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -23,11 +30,16 @@ export const serveNode: Serve = async (fetch, on) => {
   return {
     address: "path" in on ? on.path : `http://${on.hostname.includes(":") ? `[${on.hostname}]` : on.hostname}:${port}`,
     port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
+    async close() {
+      closing = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      while (inFlight.size > 0) await Promise.all(inFlight);
+      // Kept-alive connections whose last response is sent hold the server open until they time out.
+      server.closeAllConnections();
+      await closed;
+    },
+    cut: () => server.closeAllConnections(),
   };
 };
 
@@ -50,6 +62,12 @@ async function handle(fetch: FetchHandler, req: IncomingMessage, res: ServerResp
     headers[name] = name === "set-cookie" ? response.headers.getSetCookie() : value;
   });
   res.writeHead(response.status, headers);
+  await sendBody(response, req, res, controller.signal);
+  // Until the last byte is handed to the socket, this response counts as in flight.
+  await finished(res).catch(() => {});
+}
+
+async function sendBody(response: Response, req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<void> {
   if (!response.body || req.method === "HEAD") {
     void response.body?.cancel();
     res.end();
@@ -58,7 +76,7 @@ async function handle(fetch: FetchHandler, req: IncomingMessage, res: ServerResp
   const nodeBody = nodeBodyOf(response);
   // The fast path: a relayed upstream body goes straight from socket to socket.
   if (nodeBody) await pipeline(nodeBody, res).catch(() => res.destroy());
-  else await writeBody(response.body, res, controller.signal);
+  else await writeBody(response.body, res, signal);
 }
 
 function toRequest(req: IncomingMessage, signal: AbortSignal): Request {

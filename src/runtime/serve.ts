@@ -8,8 +8,14 @@ export interface RunningServer {
   /** http://host:port, or the socket path. */
   address: string;
   port?: number;
-  /** Stops accepting and resolves once open connections are closed. */
+  /** Stops accepting connections; resolves once every response in flight has been sent. */
   close(): Promise<void>;
+  /**
+   * Ends the responses still in flight, as if each client went away: request signals abort and
+   * response bodies are cancelled, and `close()` resolves. On Deno, a body that the runtime streams
+   * natively cannot be stopped in-process; its connection closes when the process exits.
+   */
+  cut(): void;
 }
 
 export type Serve = (fetch: FetchHandler, on: ListenOn) => Promise<RunningServer>;

@@ -1,6 +1,8 @@
 // The black-box contract: the built service as a process, called over HTTP, with local fake
 // upstreams. Each runtime's test file runs it against that runtime's bundle.
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,43 +12,70 @@ import { runAdmin, startService, type RunningService } from "../helpers/service.
 
 export interface RuntimeUnderTest {
   name: string;
-  /** Executable and bundle that start the service. */
-  command: string;
-  entry: string;
+  /** Executable and arguments that start the service from the built bundle. */
+  command: string[];
+}
+
+interface Instance {
+  service: RunningService;
+  key: string;
+  get(path: string, init?: RequestInit): Promise<Response>;
+  /** Stops the service if it still runs and removes its data. */
+  dispose(): Promise<void>;
 }
 
 export function contractSuite(runtime: RuntimeUnderTest): void {
   describe(`the service under ${runtime.name}`, () => {
-    let dataDir: string;
     let x: FakeXUpstream;
     let cdn: FakeCdn;
+    let instance: Instance;
     let service: RunningService;
-    let key: string;
-    const get = (path: string, init: RequestInit = {}) =>
-      fetch(`${service.url}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, ...init.headers } });
+    let get: Instance["get"];
+
+    /** A service of its own with the embedded store, and a GOLD key made through the admin socket. */
+    async function startInstance(env: Record<string, string> = {}): Promise<Instance> {
+      const dataDir = mkdtempSync(join(tmpdir(), `contract-${runtime.name}-`));
+      let started: RunningService | undefined;
+      const dispose = async () => {
+        await started?.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+      };
+      try {
+        started = await startService(
+          {
+            DATA_DIR: dataDir,
+            X_SYNDICATION_URL: x.syndicationUrl,
+            X_GRAPHQL_URL: "off",
+            X_TIMEOUT_MS: "2000",
+            ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin},pbs.twimg.com=${cdn.origin}`,
+            ...env,
+          },
+          runtime.command,
+        );
+        const adminEnv = { DATA_DIR: dataDir };
+        await runAdmin(["users", "create", "--email", "contract@example.com"], adminEnv, "contract password\n");
+        const key = (await runAdmin(["keys", "create", "--email", "contract@example.com", "--tier", "GOLD"], adminEnv)).stdout.trim();
+        const url = started.url;
+        return {
+          service: started,
+          key,
+          get: (path, init = {}) => fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, ...init.headers } }),
+          dispose,
+        };
+      } catch (error) {
+        await dispose();
+        throw error;
+      }
+    }
 
     beforeAll(async () => {
-      dataDir = mkdtempSync(join(tmpdir(), `contract-${runtime.name}-`));
       [x, cdn] = await Promise.all([startFakeXUpstream(), startFakeCdn()]);
-      service = await startService(
-        {
-          DATA_DIR: dataDir,
-          X_SYNDICATION_URL: x.syndicationUrl,
-          X_GRAPHQL_URL: "off",
-          X_TIMEOUT_MS: "2000",
-          ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin},pbs.twimg.com=${cdn.origin}`,
-        },
-        runtime.entry,
-        runtime.command,
-      );
-      const env = { DATA_DIR: dataDir };
-      await runAdmin(["users", "create", "--email", "contract@example.com"], env, "contract password\n");
-      key = (await runAdmin(["keys", "create", "--email", "contract@example.com", "--tier", "GOLD"], env)).stdout.trim();
+      instance = await startInstance();
+      ({ service, get } = instance);
     });
     afterAll(async () => {
-      await service?.stop();
+      await instance?.dispose();
       await Promise.all([x?.close(), cdn?.close()]);
-      rmSync(dataDir, { recursive: true, force: true });
     });
 
     it("refuses a request without a key with 401 problem+json", async () => {
@@ -163,5 +192,87 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         expect(await upstream.outcome).toBe("closed");
       });
     });
+
+    describe("stopping on SIGTERM", () => {
+      const media = (path: string) => `/api/v1/download?url=${encodeURIComponent(`https://video.twimg.com${path}`)}`;
+
+      it("refuses new connections, lets a download in flight finish within the grace period, and exits 0", async () => {
+        const own = await startInstance({ SHUTDOWN_GRACE_MS: "20000" });
+        try {
+          // Large enough that, unread, it cannot all sit in socket buffers: the relay is mid-file.
+          const size = 64 * 1024 * 1024;
+          const before = cdn.requests.length;
+          const response = await own.get(media(`/file/${size}/long.mp4`));
+          expect(response.status).toBe(200);
+          const reader = response.body!.getReader();
+          const hash = createHash("sha256");
+          let received = 0;
+          const first = await reader.read();
+          hash.update(first.value!);
+          received += first.value!.byteLength;
+          const upstream = cdn.requests[before]!;
+          expect(await settledWithin(upstream.outcome, 200)).toBe(false);
+
+          const exitCode = own.service.stop();
+          expect(await connectionRefused(own.service.url)).toBe(true);
+          for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+            hash.update(chunk.value);
+            received += chunk.value.byteLength;
+          }
+          expect(received).toBe(size);
+          expect(hash.digest("hex")).toBe(fakeSha256(0, size));
+          expect(await upstream.outcome).toBe("finished");
+          expect(await exitCode).toBe(0);
+          expect(own.service.output.some((line) => line.includes('"msg":"stopped"'))).toBe(true);
+        } finally {
+          await own.dispose();
+        }
+      });
+
+      it("cuts a download still running when the grace period ends, cancelling its upstream, and exits 0", async () => {
+        const own = await startInstance({ SHUTDOWN_GRACE_MS: "300" });
+        try {
+          const before = cdn.requests.length;
+          const response = await own.get(media("/file/1073741824/huge.mp4"));
+          const reader = response.body!.getReader();
+          await reader.read();
+          const signalled = Date.now();
+          const exitCode = own.service.stop();
+          const drained = (async () => {
+            while (!(await reader.read()).done);
+          })();
+          await expect(drained).rejects.toThrow();
+          expect(await cdn.requests[before]!.outcome).toBe("closed");
+          expect(await exitCode).toBe(0);
+          expect(Date.now() - signalled).toBeLessThan(10_000);
+          expect(own.service.output.some((line) => line.includes("grace period over"))).toBe(true);
+        } finally {
+          await own.dispose();
+        }
+      });
+    });
   });
+}
+
+/** Whether the promise settles within `ms`. */
+function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
+}
+
+/** Whether a fresh TCP connection to the service's port is refused, trying for up to 5 s. */
+async function connectionRefused(serviceUrl: string): Promise<boolean> {
+  const { hostname, port } = new URL(serviceUrl);
+  for (const until = Date.now() + 5_000; Date.now() < until; ) {
+    const outcome = await new Promise<string>((resolve) => {
+      const socket = connect(Number(port), hostname);
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve("connected");
+      });
+      socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
+    });
+    if (outcome === "ECONNREFUSED") return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
 }

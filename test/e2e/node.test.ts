@@ -1,3 +1,4 @@
+import { nodeCommand } from "../helpers/service.ts";
 import { contractSuite } from "./contract.ts";
 
-contractSuite({ name: "node", command: process.execPath, entry: "dist/node.mjs" });
+contractSuite({ name: "node", command: nodeCommand });

@@ -12,8 +12,12 @@ export interface RunningService {
 
 const baseEnv = () => ({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", no_proxy: "127.0.0.1,localhost" });
 
-export async function startService(env: Record<string, string>, entry = "dist/node.mjs", command = process.execPath): Promise<RunningService> {
-  const child = spawn(command, [entry], {
+/** How the built service is started under Node; each runtime has its own (test/e2e/*.test.ts). */
+export const nodeCommand = [process.execPath, "dist/node.mjs"];
+
+export async function startService(env: Record<string, string>, command: string[] = nodeCommand): Promise<RunningService> {
+  const [executable, ...args] = command;
+  const child = spawn(executable!, args, {
     env: { ...baseEnv(), PORT: "0", HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

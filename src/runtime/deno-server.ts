@@ -1,0 +1,33 @@
+// Adapts Deno.serve to the Fetch handler. Deno passes bodies through natively, keeps the
+// Content-Length we set, and aborts `request.signal` and cancels the body when a client goes away.
+import { Deno } from "./deno-api.ts";
+import type { Serve } from "./serve.ts";
+
+export const serveDeno: Serve = async (fetch, on) => {
+  // Once shutdown() has begun, Deno offers no way to close the remaining connections (aborting the
+  // server's own signal then throws BadResource, Deno 2.9), and a body it streams natively, such as
+  // a relayed fetch body, no longer heeds the request's signal. So `cut()` aborts every request's
+  // signal, which ends what is still waiting or streamed in JavaScript, and stops waiting for the
+  // rest: those connections close when the process exits.
+  const cutAll = new AbortController();
+  const cutDone = new Promise<void>((resolve) => cutAll.signal.addEventListener("abort", () => resolve(), { once: true }));
+  let server!: ReturnType<typeof Deno.serve>;
+  await new Promise<void>((resolve) => {
+    server = Deno.serve(
+      {
+        ...("path" in on ? { path: on.path, transport: "unix" as const } : on),
+        onListen: () => resolve(),
+        // The app turns its own errors into responses; this is the last line of defence.
+        onError: () => new Response(null, { status: 500 }),
+      },
+      (request) => fetch(new Request(request, { signal: AbortSignal.any([request.signal, cutAll.signal]) })),
+    );
+  });
+  const { hostname, port } = server.addr;
+  return {
+    address: "path" in on ? on.path : `http://${hostname?.includes(":") ? `[${hostname}]` : hostname}:${port}`,
+    port,
+    close: () => Promise.race([server.shutdown(), cutDone]),
+    cut: () => cutAll.abort(),
+  };
+};
