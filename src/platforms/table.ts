@@ -1,6 +1,5 @@
 // The platform table of decisions.md: which page hosts belong to which platform. Adding a
 // platform is one row. A page host matches itself and any subdomain (www., m., mobile., ...).
-import { ApiError } from "../http/problem.ts";
 import type { PlatformId } from "./records.ts";
 
 interface PlatformRow {
@@ -68,26 +67,4 @@ export function detectPlatform(url: URL, extraPageHosts: readonly string[]): Pla
   const row = platformTable.find((r) => r.hosts.some((h) => hostMatches(hostname, h)));
   if (row) return row.id;
   return extraPageHosts.some((entry) => hostMatches(hostname, extraHostName(entry))) ? "OTHER" : null;
-}
-
-const maxUrlLength = 4096;
-
-/** Parses the user-given `url` query parameter: an absolute http(s) URL, else 400 `invalid_url`. */
-export function parseUserUrl(raw: string | null | undefined): URL {
-  if (raw === null || raw === undefined || raw.trim() === "") {
-    throw new ApiError(400, "invalid_url", "Pass the page or media link in the `url` query parameter.");
-  }
-  if (raw.length > maxUrlLength) {
-    throw new ApiError(400, "invalid_url", `The \`url\` parameter is longer than ${maxUrlLength} characters.`);
-  }
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw new ApiError(400, "invalid_url", "The `url` parameter is not an absolute URL; pass a full https:// link.");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ApiError(400, "invalid_url", "The `url` parameter must be an http:// or https:// link.");
-  }
-  return url;
 }

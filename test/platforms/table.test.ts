@@ -1,6 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { ApiError } from "../../src/http/problem.ts";
-import { detectPlatform, parseUserUrl, supportedPlatformsText } from "../../src/platforms/table.ts";
+import { detectPlatform, supportedPlatformsText } from "../../src/platforms/table.ts";
 
 const platformOf = (url: string, extra: string[] = []) => detectPlatform(new URL(url), extra);
 
@@ -78,26 +77,4 @@ describe("detectPlatform()", () => {
       "X (Twitter), Instagram, YouTube, TikTok, Reddit, Facebook, Pinterest, Amazon, Vimeo, Dailymotion",
     );
   });
-});
-
-describe("parseUserUrl()", () => {
-  test("returns the URL of an http(s) link", () => {
-    expect(parseUserUrl(" https://youtu.be/abc?t=1 ").href).toBe("https://youtu.be/abc?t=1");
-    expect(parseUserUrl("http://127.0.0.1:8080/a").port).toBe("8080");
-  });
-
-  test.each([null, undefined, "", "   ", "youtu.be/abc", "not a url", "ftp://example.com/a", "file:///etc/passwd", "javascript:alert(1)", `https://a.com/${"x".repeat(5000)}`])(
-    "%s is a 400 invalid_url",
-    (raw) => {
-      const error = (() => {
-        try {
-          parseUserUrl(raw);
-        } catch (e) {
-          return e;
-        }
-      })();
-      expect(error).toBeInstanceOf(ApiError);
-      expect(error).toMatchObject({ status: 400, code: "invalid_url" });
-    },
-  );
 });

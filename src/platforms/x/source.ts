@@ -10,7 +10,7 @@ import { fetchJson } from "./fetch-json.ts";
 import { graphqlAnswerToTweet } from "./graphql.ts";
 import { syndicationAnswerToTweet } from "./syndication.ts";
 import { syndicationToken } from "./token.ts";
-import { createTtlCache } from "./ttl-cache.ts";
+import { createTtlCache } from "../../util/ttl-cache.ts";
 
 export interface GraphqlOptions {
   /** POST here with the bearer token to get a guest token. */
