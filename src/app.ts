@@ -7,7 +7,6 @@ import type { Config } from "./config.ts";
 import type { ApiHandler } from "./http/context.ts";
 import { json } from "./http/context.ts";
 import { corsHeaders, preflightResponse } from "./http/cors.ts";
-import { requireUrlParam } from "./http/params.ts";
 import { ApiError, problemResponse } from "./http/problem.ts";
 import { createRouter, type Route } from "./http/router.ts";
 import { admissionError, rateLimitHeaders } from "./limits/admission.ts";
@@ -15,10 +14,10 @@ import { usageHandler } from "./limits/usage.ts";
 import type { Logger } from "./log.ts";
 import { admitRequest } from "./store/api-keys.ts";
 import type { Db } from "./store/db.ts";
-import { downloadHandler } from "./media/download.ts";
-import type { RelayOptions } from "./media/relay.ts";
+import { downloadHandler, type DownloadDeps } from "./media/download.ts";
+import type { Tools } from "./media/tools.ts";
+import { postHandler } from "./platforms/post-handler.ts";
 import { tweetHandler } from "./platforms/x/handler.ts";
-import type { TweetSource } from "./platforms/x/source.ts";
 import { webRoutes, type SiteHandler } from "./web/routes.ts";
 import { docsResponse } from "./http/docs.ts";
 import { buildOpenApiDocument } from "./http/openapi.ts";
@@ -28,14 +27,13 @@ import { isDirectUrl } from "./media/direct-hosts.ts";
 import { metricsResponse } from "./metrics/endpoint.ts";
 import { createServiceMetrics, type DownloadMode, type ServiceMetrics } from "./metrics/service-metrics.ts";
 
-export interface AppDeps {
+/** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createUpstreams). */
+export interface AppDeps extends DownloadDeps {
   config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS" | "METRICS_TOKEN" | "SIGNUP">;
   db: Db;
   log: Logger;
   /** Injected so tests can move time without sleeping. */
   now?: () => Date;
-  tweets: TweetSource;
-  relay: RelayOptions;
   /** Shared with the upstream clients so they count their calls; a fresh one when not given. */
   metrics?: ServiceMetrics;
   /** Checks /readyz runs besides the store's, such as the media tools' presence. */
@@ -50,12 +48,6 @@ const API_PREFIX = "/api/v1/";
 const OPENAPI_PATH = "/api/v1/openapi.json";
 const DOWNLOAD_PATH = "/api/v1/download";
 
-// Until each operation is built, it checks its input and says so.
-const notYet: ApiHandler = async ({ url }) => {
-  requireUrlParam(url.searchParams);
-  throw new ApiError(501, "not_implemented", "This operation is not available yet.");
-};
-
 export function createApp(deps: AppDeps): App {
   const now = deps.now ?? (() => new Date());
   const metrics = deps.metrics ?? createServiceMetrics();
@@ -66,9 +58,9 @@ export function createApp(deps: AppDeps): App {
   ];
   const apiRoutes: Route<ApiHandler>[] = [
     { method: "GET", path: "/api/v1/usage", handler: usageHandler },
-    { method: "GET", path: "/api/v1/post", handler: notYet },
+    { method: "GET", path: "/api/v1/post", handler: postHandler(deps) },
     { method: "GET", path: "/api/v1/tweet", handler: tweetHandler(deps.tweets) },
-    { method: "GET", path: DOWNLOAD_PATH, handler: downloadHandler(deps.relay) },
+    { method: "GET", path: DOWNLOAD_PATH, handler: downloadHandler(deps) },
   ];
   const api = createRouter(apiRoutes);
   const site = createRouter<SiteHandler>([
@@ -204,15 +196,20 @@ function withoutBody(response: Response): Response {
   return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
+/** Each page-mode tool's version, or null when it cannot be run (page mode then answers 503). */
+function toolVersions(tools: Tools): Record<string, string | null> {
+  return Object.fromEntries(Object.entries(tools).map(([name, status]) => [name, status.version]));
+}
+
 async function health(deps: AppDeps): Promise<Response> {
   const timeout = new Promise<never>((_, reject) =>
     setTimeout(() => reject(new Error("store timed out")), deps.config.HEALTH_TIMEOUT_MS).unref?.(),
   );
   try {
     await Promise.race([deps.db.query("SELECT 1"), timeout]);
-    return json({ status: "ok", store: deps.db.kind });
+    return json({ status: "ok", store: deps.db.kind, tools: toolVersions(deps.tools) });
   } catch (error) {
     deps.log.warn("health check failed", { error: String(error) });
-    return json({ status: "unavailable", store: deps.db.kind }, { status: 503 });
+    return json({ status: "unavailable", store: deps.db.kind, tools: toolVersions(deps.tools) }, { status: 503 });
   }
 }

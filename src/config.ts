@@ -1,10 +1,12 @@
 // All configuration comes from environment variables, parsed once by one schema. A bad value
 // stops start-up with a message that names the variable and what it accepts.
+import { availableParallelism } from "node:os";
 import { z } from "zod";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 const httpUrl = z.url({ protocol: /^https?$/ });
+const hostList = z.string().transform((text) => text.split(",").map((host) => host.trim().toLowerCase()).filter(Boolean));
 
 /** `host=origin,host=origin` as a map from host name to origin. */
 const originOverrides = z.string().transform((text, ctx) => {
@@ -60,6 +62,14 @@ export const ConfigSchema = z.object({
     .describe("Comma list of host=origin, e.g. `video.twimg.com=http://127.0.0.1:9000`: fetch that host's media from another origin"),
   MAX_DOWNLOAD_BYTES: positiveInt.default(2 * 1024 ** 3).describe("Largest file a download may send, in bytes"),
   DIRECT_TIMEOUT_MS: positiveInt.default(15_000).describe("How long direct mode waits for the media host's response head"),
+
+  YTDLP_PATH: z.string().min(1).default("yt-dlp").describe("The yt-dlp program (a name on PATH or a path)"),
+  FFMPEG_PATH: z.string().min(1).default("ffmpeg").describe("The ffmpeg program (a name on PATH or a path)"),
+  EXTRA_PAGE_HOSTS: hostList.default([]).describe("Comma list of further hosts whose pages yt-dlp may fetch, as platform OTHER"),
+  EXTRACT_TIMEOUT_S: positiveInt.default(60).describe("Time cap of one yt-dlp extraction, in seconds"),
+  PAGE_TIMEOUT_S: positiveInt.default(900).describe("Time cap of one page-mode download, in seconds"),
+  PAGE_CACHE_TTL_S: z.coerce.number().int().min(0).default(300).describe("How long page descriptions from yt-dlp are kept, in seconds"),
+  MAX_PAGE_DOWNLOADS: positiveInt.default(2 * availableParallelism()).describe("Page-mode downloads this instance runs at once (default twice the CPU count)"),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

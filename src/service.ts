@@ -12,6 +12,10 @@ import type { Runtime } from "./runtime/runtime.ts";
 import { createTweetSource, xUpstreamDefaults } from "./platforms/x/source.ts";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
+import { createDownloadSlots, downloadsPerTier } from "./limits/download-slots.ts";
+import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
+import { probeTools, type ToolName } from "./media/tools.ts";
+import { createPageSource } from "./platforms/ytdlp/source.ts";
 
 export interface Service {
   server: RunningServer;
@@ -46,7 +50,31 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     maxBytes: config.MAX_DOWNLOAD_BYTES,
     firstByteTimeoutMs: config.DIRECT_TIMEOUT_MS,
   };
-  return { tweets, relay, metrics };
+  const tools = probeTools({ "yt-dlp": config.YTDLP_PATH, ffmpeg: config.FFMPEG_PATH });
+  const pages = createPageSource({
+    ytdlpPath: config.YTDLP_PATH,
+    timeoutMs: config.EXTRACT_TIMEOUT_S * 1000,
+    socketTimeoutSec: Math.min(20, config.EXTRACT_TIMEOUT_S),
+    cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
+    cacheMaxEntries: 500,
+    onChild: () => metrics.childStarted("yt-dlp"),
+  });
+  const remux = {
+    ffmpegPath: config.FFMPEG_PATH,
+    limits: defaultFfmpegLimits,
+    timeoutMs: config.PAGE_TIMEOUT_S * 1000,
+    maxBytes: config.MAX_DOWNLOAD_BYTES,
+    onChild: () => metrics.childStarted("ffmpeg"),
+    onBytes: (count: number) => metrics.relayedBytes("page", count),
+  };
+  const slots = createDownloadSlots({ perTier: downloadsPerTier, server: config.MAX_PAGE_DOWNLOADS });
+  const readinessChecks = (Object.keys(tools) as ToolName[]).map((name) => ({
+    name,
+    check: async () => {
+      if (tools[name].version === null) throw new Error(`${tools[name].path} could not be run`);
+    },
+  }));
+  return { tweets, relay, remux, pages, tools, slots, extraPageHosts: config.EXTRA_PAGE_HOSTS, metrics, readinessChecks };
 }
 
 export async function startService(config: Config, runtime: Runtime, log: Logger): Promise<Service> {

@@ -77,14 +77,17 @@ describe("the app", () => {
       const response = await buildTestApp(store.db).get("/readyz");
       expect(response.status).toBe(200);
       expect(response.headers.get("cache-control")).toBe("no-store");
-      expect(await response.json()).toEqual({ status: "ready", checks: { store: { ok: true } } });
+      expect(await response.json()).toEqual({ status: "ready", checks: { store: { ok: true }, "yt-dlp": { ok: true }, ffmpeg: { ok: true } } });
     });
 
     it("is 503 when the store fails, naming the failing check", async () => {
       const broken = { ...store.db, query: () => Promise.reject(new Error("connection refused")) } as Db;
       const response = await buildTestApp(broken).get("/readyz");
       expect(response.status).toBe(503);
-      expect(await response.json()).toEqual({ status: "unavailable", checks: { store: { ok: false, error: "connection refused" } } });
+      expect(await response.json()).toEqual({
+        status: "unavailable",
+        checks: { store: { ok: false, error: "connection refused" }, "yt-dlp": { ok: true }, ffmpeg: { ok: true } },
+      });
     });
 
     it("runs the checks it is given besides the store's", async () => {
@@ -93,11 +96,11 @@ describe("the app", () => {
         config,
         db: store.db,
         log: createLogger("silent"),
+        ...createUpstreams(config, { name: "node", serve: serveNode, upstream: nodeUpstream }),
         readinessChecks: [
           { name: "yt-dlp", check: async () => {} },
           { name: "ffmpeg", check: () => Promise.reject(new Error("not executable: /opt/ffmpeg")) },
         ],
-        ...createUpstreams(config, { name: "node", serve: serveNode, upstream: nodeUpstream }),
       });
       const response = await app.fetch(new Request("http://test.local/readyz"));
       expect(response.status).toBe(503);

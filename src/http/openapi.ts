@@ -109,6 +109,7 @@ const operations: OperationSpec[] = [
       400: ["invalid_url", "unsupported_platform", "unsupported_url"],
       404: ["not_found", "post_unavailable"],
       502: ["upstream_failed"],
+      503: ["tool_missing"],
       504: ["upstream_timeout"],
     },
   },
@@ -151,11 +152,12 @@ const operations: OperationSpec[] = [
     errors: {
       400: ["invalid_url", "invalid_parameter", "unsupported_url", "format_not_available", "format_not_streamable"],
       403: ["host_not_allowed"],
-      404: ["not_found", "post_unavailable"],
+      404: ["not_found", "post_unavailable", "no_media"],
       413: ["file_too_large"],
       416: ["range_not_satisfiable"],
       429: ["too_many_downloads"],
       502: ["upstream_failed"],
+      503: ["tool_missing"],
       504: ["upstream_timeout"],
     },
   },
@@ -179,6 +181,7 @@ const statusText: Record<number, string> = {
   429: "A limit is reached: the daily quota, the burst allowance or the concurrent downloads; Retry-After says when to try again",
   500: "The server failed; try again later",
   502: "The upstream platform failed; try again later",
+  503: "This server cannot fetch media from pages: yt-dlp or ffmpeg is missing",
   504: "The upstream platform did not answer in time",
 };
 

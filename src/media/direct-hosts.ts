@@ -26,3 +26,9 @@ export function assertDirectUrl(url: URL, what = "The url"): void {
     `${what} must be an https link without user, password or port on one of ${[...DIRECT_HOSTS].join(", ")}, or a page link of a supported platform.`,
   );
 }
+
+/** The URL to fetch for `url` when the operator sends its host to another origin (ORIGIN_OVERRIDES); else `url` itself. */
+export function withOriginOverride(url: URL, overrides: ReadonlyMap<string, string>): URL {
+  const origin = overrides.get(url.hostname);
+  return origin === undefined ? url : new URL(url.pathname + url.search, origin);
+}

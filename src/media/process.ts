@@ -17,6 +17,12 @@ export interface SpawnStreamOptions {
   /** Bytes of stdout held before the child is paused. */
   highWaterMark?: number;
   env?: NodeJS.ProcessEnv;
+  /** Written to the child's stdin, which is then closed; without it stdin is /dev/null. */
+  stdin?: string;
+  /** Stdout bytes allowed; past it the child is killed and the stream errors with 413. */
+  maxBytes?: number;
+  /** Told the size of every stdout chunk (for metrics). */
+  onBytes?: (count: number) => void;
 }
 
 export interface ChildStream {
@@ -56,11 +62,16 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 
 export function spawnStream(command: string, args: readonly string[], options: SpawnStreamOptions): ChildStream {
   const child = spawn(command, args, {
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     detached: true,
     env: options.env ?? process.env,
   });
   running.add(child);
+  if (options.stdin !== undefined) {
+    // A child that exits before reading all of stdin closes the pipe; its exit code tells why.
+    child.stdin!.on("error", () => {});
+    child.stdin!.end(options.stdin);
+  }
 
   let stderrText = "";
   child.stderr!.setEncoding("utf8");
@@ -123,8 +134,15 @@ export function spawnStream(command: string, args: readonly string[], options: S
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (options.signal?.aborted) onAbort();
 
+  let sent = 0;
   child.stdout!.on("data", (chunk: Buffer) => {
     if (streamClosed) return;
+    sent += chunk.byteLength;
+    if (options.maxBytes !== undefined && sent > options.maxBytes) {
+      kill(new ApiError(413, "file_too_large", `The file is larger than the ${options.maxBytes} bytes this server sends.`));
+      return;
+    }
+    options.onBytes?.(chunk.byteLength);
     resolveFirst();
     streamController.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     if ((streamController.desiredSize ?? 0) <= 0) child.stdout!.pause();

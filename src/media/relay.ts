@@ -4,7 +4,7 @@
 import { lookup } from "node:dns/promises";
 import { ApiError } from "../http/problem.ts";
 import { withNodeBody } from "../http/node-body.ts";
-import { assertDirectUrl } from "./direct-hosts.ts";
+import { assertDirectUrl, withOriginOverride } from "./direct-hosts.ts";
 import { contentDisposition, extensionForContentType, nameFromMediaUrl, sanitizeFilename } from "./filename.ts";
 import { isPublicAddress } from "./relay-address.ts";
 import type { UpstreamClient, UpstreamResponse } from "./relay-upstream.ts";
@@ -90,8 +90,8 @@ async function followRedirects(input: RelayInput, options: RelayOptions, signal:
 // Where to send the request for an allowed URL: the operator's override origin, or the host
 // itself pinned to an address that is checked to be public.
 async function connectionTarget(url: URL, options: RelayOptions): Promise<{ url: URL; address?: string }> {
-  const override = options.originOverrides.get(url.hostname);
-  if (override !== undefined) return { url: new URL(url.pathname + url.search, override) };
+  const overridden = withOriginOverride(url, options.originOverrides);
+  if (overridden !== url) return { url: overridden };
   const addresses = await (options.resolveHost ?? resolveWithDns)(url.hostname);
   if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
     throw new ApiError(403, "host_not_allowed", `The host ${url.hostname} does not resolve to a public address.`);

@@ -1,13 +1,15 @@
 // The black-box contract: the built service as a process, called over HTTP, with local fake
 // upstreams. Each runtime's test file runs it against that runtime's bundle.
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeSha256, startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
-import { fakeTweetIds, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
+import { clipDurationSec, startMediaSite, type MediaSite } from "../fakes/media-site.ts";
+import { fakeTweetIds, fixturesDir, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
+import { probeMedia, runningTools, snapshotFiles } from "../helpers/media.ts";
 import { runAdmin, startService, type RunningService } from "../helpers/service.ts";
 
 export interface RuntimeUnderTest {
@@ -28,12 +30,14 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
   describe(`the service under ${runtime.name}`, () => {
     let x: FakeXUpstream;
     let cdn: FakeCdn;
+    let site: MediaSite;
+    let tmp: string;
     let instance: Instance;
     let service: RunningService;
     let get: Instance["get"];
 
     /** A service of its own with the embedded store, and a GOLD key made through the admin socket. */
-    async function startInstance(env: Record<string, string> = {}): Promise<Instance> {
+    async function startInstance(env: Record<string, string> = {}, tier = "GOLD"): Promise<Instance> {
       const dataDir = mkdtempSync(join(tmpdir(), `contract-${runtime.name}-`));
       let started: RunningService | undefined;
       const dispose = async () => {
@@ -47,14 +51,16 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
             X_SYNDICATION_URL: x.syndicationUrl,
             X_GRAPHQL_URL: "off",
             X_TIMEOUT_MS: "2000",
-            ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin},pbs.twimg.com=${cdn.origin}`,
+            ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin},pbs.twimg.com=${cdn.origin},ton.twimg.com=${site.origin}`,
+            EXTRA_PAGE_HOSTS: "127.0.0.1",
+            TMPDIR: tmp,
             ...env,
           },
           runtime.command,
         );
         const adminEnv = { DATA_DIR: dataDir };
         await runAdmin(["users", "create", "--email", "contract@example.com"], adminEnv, "contract password\n");
-        const key = (await runAdmin(["keys", "create", "--email", "contract@example.com", "--tier", "GOLD"], adminEnv)).stdout.trim();
+        const key = (await runAdmin(["keys", "create", "--email", "contract@example.com", "--tier", tier], adminEnv)).stdout.trim();
         const url = started.url;
         return {
           service: started,
@@ -69,13 +75,15 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
     }
 
     beforeAll(async () => {
-      [x, cdn] = await Promise.all([startFakeXUpstream(), startFakeCdn()]);
+      tmp = mkdtempSync(join(tmpdir(), `contract-tmp-${runtime.name}-`));
+      [x, cdn, site] = await Promise.all([startFakeXUpstream(), startFakeCdn(), startMediaSite()]);
       instance = await startInstance();
       ({ service, get } = instance);
     });
     afterAll(async () => {
       await instance?.dispose();
-      await Promise.all([x?.close(), cdn?.close()]);
+      await Promise.all([x?.close(), cdn?.close(), site?.close()]);
+      rmSync(tmp, { recursive: true, force: true });
     });
 
     it("refuses a request without a key with 401 problem+json", async () => {
@@ -190,6 +198,167 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         controller.abort();
         const upstream = cdn.requests[before]!;
         expect(await upstream.outcome).toBe("closed");
+      });
+    });
+
+    describe("post", () => {
+      const post = (url: string) => get(`/api/v1/post?url=${encodeURIComponent(url)}`);
+
+      it("describes a page through yt-dlp as a platform-independent record", async () => {
+        const response = await post(site.pages.progressive);
+        expect(response.status).toBe(200);
+        const record = await response.json();
+        expect(record).toMatchObject({ platform: "OTHER", id: "progressive-1", url: site.pages.progressive, needsServerProcessing: true, imageUrls: [] });
+        expect(record.text).toBe("Progressive test clip (1)");
+        expect(record.videoVariants.length).toBeGreaterThan(0);
+        for (const variant of record.videoVariants) expect(variant).toEqual({ qualityLabel: expect.any(String), formatId: expect.any(String), contentType: expect.any(String) });
+      });
+
+      it("describes an X post through the tweet extractor", async () => {
+        const response = await post("https://twitter.com/NASA/status/1491475671058681863");
+        expect(response.status).toBe(200);
+        expect(await response.json()).toMatchObject({
+          platform: "X",
+          id: "1491475671058681863",
+          url: "https://x.com/NASA/status/1491475671058681863",
+          authorName: "NASA",
+          durationSec: 205,
+          needsServerProcessing: false,
+          videoVariants: [
+            { qualityLabel: "720p", formatId: "http-2176", contentType: "video/mp4" },
+            { qualityLabel: "360p", formatId: "http-832", contentType: "video/mp4" },
+            { qualityLabel: "270p", formatId: "http-288", contentType: "video/mp4" },
+          ],
+        });
+      });
+
+      it("answers 400 for an unsupported platform, a page without media; 404 for a missing page", async () => {
+        const other = await post("https://example.com/watch?v=1");
+        expect(other.status).toBe(400);
+        const problem = await other.json();
+        expect(problem.code).toBe("unsupported_platform");
+        expect(problem.detail).toContain("YouTube");
+        expect((await post(site.pages.noMedia)).status).toBe(400);
+        const missing = await post(site.pages.missing);
+        expect(missing.status).toBe(404);
+        expect((await missing.json()).code).toBe("not_found");
+      });
+    });
+
+    describe("download, page mode", () => {
+      const download = (url: string, query = "", init?: RequestInit) =>
+        get(`/api/v1/download?url=${encodeURIComponent(url)}${query}`, init);
+
+      it("remuxes a progressive page to MP4 that ffprobe reads in full, and leaves nothing on disk", async () => {
+        const before = snapshotFiles([tmp, process.cwd()]);
+        const response = await download(site.pages.progressive);
+        expect(response.status).toBe(200);
+        expect(response.headers.get("content-type")).toBe("video/mp4");
+        expect(response.headers.get("content-disposition")).toBe(`attachment; filename="other_progressive-1.mp4"; filename*=UTF-8''other_progressive-1.mp4`);
+        expect(response.headers.get("x-ratelimit-tier")).toBe("GOLD");
+        const media = await probeMedia(new Uint8Array(await response.arrayBuffer()));
+        expect(media.streams.sort()).toEqual(["aac", "h264"]);
+        expect(media.duration).toBeCloseTo(clipDurationSec, 0);
+        expect(snapshotFiles([tmp, process.cwd()])).toEqual(before);
+      });
+
+      it("merges separate video and audio, and remuxes HLS of MPEG-TS", async () => {
+        for (const page of [site.pages.split, site.pages.hls]) {
+          const response = await download(page, "&filename=clip");
+          expect(response.status).toBe(200);
+          expect(response.headers.get("content-disposition")).toContain('filename="clip.mp4"');
+          const media = await probeMedia(new Uint8Array(await response.arrayBuffer()));
+          expect(media.streams.sort()).toEqual(["aac", "h264"]);
+          expect(media.duration).toBeCloseTo(clipDurationSec, 0);
+        }
+      });
+
+      it("extracts MP3 at 320 kbps with audio=mp3", async () => {
+        const response = await download(site.pages.progressive, "&audio=mp3");
+        expect(response.status).toBe(200);
+        expect(response.headers.get("content-type")).toBe("audio/mpeg");
+        expect(response.headers.get("content-disposition")).toContain('filename="other_progressive-1.mp3"');
+        const media = await probeMedia(new Uint8Array(await response.arrayBuffer()));
+        expect(media.streams).toEqual(["mp3"]);
+        expect(media.bitRates).toEqual([320000]);
+      });
+
+      it("uses the format chosen from the post record", async () => {
+        const record = await (await get(`/api/v1/post?url=${encodeURIComponent(site.pages.split)}`)).json();
+        const formatId: string = record.videoVariants[0].formatId;
+        const response = await download(site.pages.split, `&format=${encodeURIComponent(formatId)}`);
+        expect(response.status).toBe(200);
+        expect((await probeMedia(new Uint8Array(await response.arrayBuffer()))).streams.sort()).toEqual(["aac", "h264"]);
+        const wrong = await download(site.pages.progressive, "&format=nosuchformat");
+        expect(wrong.status).toBe(400);
+        expect((await wrong.json()).code).toBe("format_not_available");
+      });
+
+      it("answers problem+json before the first byte: bad audio 400, gone media 404", async () => {
+        const audio = await download(site.pages.progressive, "&audio=wav");
+        expect(audio.status).toBe(400);
+        expect((await audio.json()).detail).toContain("mp3");
+        const gone = await download(site.pages.goneMedia);
+        expect(gone.status).toBe(404);
+        expect(gone.headers.get("content-type")).toBe("application/problem+json");
+      });
+
+      it("aborts the body when the source breaks off after the first byte", async () => {
+        const response = await download(site.pages.truncatedMedia);
+        expect(response.status).toBe(200);
+        await expect(response.arrayBuffer()).rejects.toThrow();
+      });
+
+      it("ends yt-dlp and ffmpeg within a second when the client goes away", async () => {
+        const controller = new AbortController();
+        const response = await download(site.pages.stalledMedia, "", { signal: controller.signal });
+        expect(response.status).toBe(200);
+        await response.body!.getReader().read();
+        expect(runningTools(site.host).length).toBeGreaterThan(0);
+        controller.abort();
+        const until = Date.now() + 1500;
+        while (runningTools(site.host).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+        expect(runningTools(site.host)).toEqual([]);
+      });
+
+      it("caps concurrent page-mode downloads per key with 429 too_many_downloads", async () => {
+        const free = await startInstance({}, "FREE");
+        try {
+          const controller = new AbortController();
+          const first = await free.get(`/api/v1/download?url=${encodeURIComponent(site.pages.stalledMedia)}`, { signal: controller.signal });
+          expect(first.status).toBe(200);
+          const second = await free.get(`/api/v1/download?url=${encodeURIComponent(site.pages.progressive)}`);
+          expect(second.status).toBe(429);
+          expect(second.headers.get("retry-after")).toMatch(/^\d+$/);
+          expect((await second.json()).code).toBe("too_many_downloads");
+          controller.abort();
+        } finally {
+          await free.dispose();
+        }
+      });
+
+      it("relays an X post's best video, and turns it into MP3 with audio=mp3", async () => {
+        const recorded = JSON.parse(readFileSync(join(fixturesDir, "syndication/video_nasa_1491475671058681863.json"), "utf8"));
+        // A post id of its own, so that the recorded NASA post cached by other tests is not used.
+        const id = "1491475671058681999";
+        recorded.id_str = id;
+        for (const variant of recorded.mediaDetails[0].video_info.variants) variant.url = "https://ton.twimg.com/media/clip.mp4";
+        x.setMode("syndication", { kind: "json", body: recorded });
+        try {
+          const link = `https://x.com/NASA/status/${id}`;
+          const video = await download(link);
+          expect(video.status).toBe(200);
+          expect(video.headers.get("content-disposition")).toContain(`filename="x_${id}.mp4"`);
+          const bytes = new Uint8Array(await video.arrayBuffer());
+          expect(bytes.byteLength).toBe(Number(video.headers.get("content-length")));
+          expect((await probeMedia(bytes)).streams.sort()).toEqual(["aac", "h264"]);
+          const audio = await download(link, "&audio=mp3");
+          expect(audio.status).toBe(200);
+          expect((await probeMedia(new Uint8Array(await audio.arrayBuffer()))).bitRates).toEqual([320000]);
+          expect((await download(link, "&format=1080p")).status).toBe(400);
+        } finally {
+          x.setMode("syndication", { kind: "normal" });
+        }
       });
     });
 

@@ -13,18 +13,23 @@ export interface ExtractOptions {
   /** A format selector: yt-dlp then names the chosen formats in `requested_formats`. */
   format?: string;
   signal?: AbortSignal;
+  /**
+   * An info JSON from an earlier run: yt-dlp then only applies `format` to it, with no network
+   * and no second extraction (`--load-info-json -`).
+   */
+  infoJson?: string;
 }
 
 // A YouTube page's info is ~0.5 MB; far more means something is wrong.
 const maxInfoBytes = 32 * 1024 * 1024;
 
-export function extractInfoArgs(url: string, options: Pick<ExtractOptions, "format" | "socketTimeoutSec">): string[] {
+export function extractInfoArgs(url: string, options: Pick<ExtractOptions, "format" | "socketTimeoutSec" | "infoJson">): string[] {
   return [
     "-J", "--no-playlist", "--no-warnings",
     ...(options.socketTimeoutSec ? ["--socket-timeout", String(options.socketTimeoutSec)] : []),
     ...(options.format ? ["-f", options.format] : []),
     // "--" keeps a URL that starts with "-" from being read as an option.
-    "--", url,
+    ...(options.infoJson === undefined ? ["--", url] : ["--load-info-json", "-"]),
   ];
 }
 
@@ -51,6 +56,7 @@ export async function extractInfo(url: string, options: ExtractOptions): Promise
     timeoutMs: options.timeoutMs,
     signal: options.signal,
     env: { ...process.env, no_proxy: "127.0.0.1,localhost" },
+    stdin: options.infoJson,
   });
   const text = await readText(child.stdout);
   let json: unknown;

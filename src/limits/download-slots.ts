@@ -1,0 +1,43 @@
+// Concurrent page-mode downloads, per key and for the whole server (decisions.md, Limits). They
+// hold child processes and CPU for minutes, so they are capped on each instance by what it runs;
+// the daily quota is what several instances share.
+import { ApiError } from "../http/problem.ts";
+
+/** How long a refused caller should wait; a short download takes about this long. */
+const RETRY_AFTER_SEC = 10;
+
+export interface DownloadSlots {
+  /** Takes a slot or throws 429 too_many_downloads; call the returned function (once or more) to give it back. */
+  acquire(keyId: string, tier: string): () => void;
+}
+
+export function createDownloadSlots(options: { perTier: Readonly<Record<string, number>>; server: number }): DownloadSlots {
+  const byKey = new Map<string, number>();
+  let total = 0;
+  return {
+    acquire(keyId, tier) {
+      const held = byKey.get(keyId) ?? 0;
+      const keyCap = options.perTier[tier] ?? options.server;
+      if (held >= keyCap || total >= options.server) {
+        const which = held >= keyCap ? `${keyCap} at a time for the ${tier} tier` : "this server's limit";
+        throw new ApiError(429, "too_many_downloads", `Too many page-mode downloads at once (${which}); retry in ${RETRY_AFTER_SEC} s.`, {
+          headers: { "retry-after": String(RETRY_AFTER_SEC) },
+        });
+      }
+      byKey.set(keyId, held + 1);
+      total += 1;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        total -= 1;
+        const left = (byKey.get(keyId) ?? 1) - 1;
+        if (left === 0) byKey.delete(keyId);
+        else byKey.set(keyId, left);
+      };
+    },
+  };
+}
+
+/** decisions.md: FREE 1, PRO 3, GOLD 10. */
+export const downloadsPerTier = { FREE: 1, PRO: 3, GOLD: 10 } as const;

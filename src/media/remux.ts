@@ -1,0 +1,59 @@
+// Runs ffmpeg on a remux plan and answers with what it writes, as it writes it: fragmented MP4
+// or MP3, never on disk. Headers go out with the first byte; a failure before it is a
+// problem+json answer, a failure after it aborts the body (see process.ts).
+import { classifyFfmpegFailure, failedDespiteExit0, ffmpegArgs, outputTypes, type FfmpegLimits, type RemuxPlan } from "./ffmpeg.ts";
+import { contentDisposition, sanitizeFilename } from "./filename.ts";
+import { spawnStream } from "./process.ts";
+
+export interface RemuxOptions {
+  ffmpegPath: string;
+  limits: FfmpegLimits;
+  /** Time cap of one download; past it ffmpeg is killed and the body aborted. */
+  timeoutMs: number;
+  maxBytes: number;
+  /** Told when ffmpeg starts; the returned function when it has ended (metrics). */
+  onChild?: () => () => void;
+  onBytes?: (count: number) => void;
+}
+
+export interface RemuxRequest {
+  plan: RemuxPlan;
+  /** File name without extension; it gets the output's. */
+  name: string;
+  method: string;
+  signal: AbortSignal;
+  /** Called once ffmpeg has ended, however it ended. */
+  onEnd: () => void;
+}
+
+export async function remuxResponse(request: RemuxRequest, options: RemuxOptions): Promise<Response> {
+  const type = outputTypes[request.plan.output];
+  const headers = {
+    "content-type": type.contentType,
+    "content-disposition": contentDisposition(sanitizeFilename(request.name, type.extension)),
+  };
+  if (request.method === "HEAD") {
+    request.onEnd();
+    return new Response(null, { headers });
+  }
+  const ended = options.onChild?.();
+  const child = spawnStream(options.ffmpegPath, ffmpegArgs(request.plan, options.limits), {
+    classify: classifyFfmpegFailure,
+    failedDespiteExit0,
+    signal: request.signal,
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxBytes,
+    onBytes: options.onBytes,
+  });
+  void child.exited.finally(() => {
+    ended?.();
+    request.onEnd();
+  });
+  try {
+    await child.firstChunk;
+  } catch (error) {
+    child.kill();
+    throw error;
+  }
+  return new Response(child.stdout, { headers });
+}

@@ -1,0 +1,39 @@
+// GET /api/v1/post?url=: the platform-independent record of interface.md 2.1. X posts come from
+// the tweet extractor; every other platform from yt-dlp.
+import { json, type ApiHandler } from "../http/context.ts";
+import { requireUrlParam } from "../http/params.ts";
+import { ApiError } from "../http/problem.ts";
+import { requireTools, type Tools } from "../media/tools.ts";
+import type { PlatformId } from "./records.ts";
+import { detectPlatform, supportedPlatformsText } from "./table.ts";
+import { tweetToPost } from "./x/post.ts";
+import type { TweetSource } from "./x/source.ts";
+import { parseStatusId } from "./x/url.ts";
+import { infoToPost } from "./ytdlp/post.ts";
+import type { PageSource } from "./ytdlp/source.ts";
+
+export interface PostDeps {
+  tweets: TweetSource;
+  pages: PageSource;
+  tools: Tools;
+  extraPageHosts: readonly string[];
+}
+
+/** The platform of a page link, or 400 unsupported_platform naming the ones there are. */
+export function requirePlatform(url: URL, extraPageHosts: readonly string[]): PlatformId {
+  const platform = detectPlatform(url, extraPageHosts);
+  if (platform === null) {
+    throw new ApiError(400, "unsupported_platform", `${url.hostname} is not a supported platform. Supported: ${supportedPlatformsText}.`);
+  }
+  return platform;
+}
+
+export function postHandler(deps: PostDeps): ApiHandler {
+  return async ({ request, url }) => {
+    const page = requireUrlParam(url.searchParams);
+    const platform = requirePlatform(page, deps.extraPageHosts);
+    if (platform === "X") return json(tweetToPost(await deps.tweets.getTweet(parseStatusId(page.href))));
+    requireTools(deps.tools, ["yt-dlp"]);
+    return json(infoToPost(await deps.pages.info(page, request.signal), platform, page));
+  };
+}

@@ -1,0 +1,44 @@
+// Looking at what page mode produced: ffprobe on the bytes, the tools still running, the files on disk.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface ProbedMedia {
+  duration: number;
+  /** Codec names, one per stream. */
+  streams: string[];
+  /** Stream bit rates in b/s, where ffprobe knows them. */
+  bitRates: number[];
+}
+
+/** ffprobe on a copy of the bytes in a file of the test's own (the service writes none). */
+export async function probeMedia(bytes: Uint8Array): Promise<ProbedMedia> {
+  const dir = mkdtempSync(join(tmpdir(), "probe-"));
+  try {
+    const file = join(dir, "media");
+    writeFileSync(file, bytes);
+    const out = execFileSync("ffprobe", ["-v", "error", "-show_entries", "format=duration:stream=codec_name,bit_rate", "-of", "json", file]).toString();
+    const parsed = JSON.parse(out) as { format: { duration?: string }; streams: { codec_name: string; bit_rate?: string }[] };
+    return {
+      duration: Number(parsed.format.duration),
+      streams: parsed.streams.map((stream) => stream.codec_name),
+      bitRates: parsed.streams.flatMap((stream) => (stream.bit_rate ? [Number(stream.bit_rate)] : [])),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** yt-dlp and ffmpeg processes whose command line names `needle` (a test site's host), zombies excluded. */
+export function runningTools(needle: string): string[] {
+  const out = execFileSync("ps", ["-eo", "stat=,args="]).toString();
+  return out
+    .split("\n")
+    .filter((line) => line.includes(needle) && /\b(yt-dlp|ffmpeg)\b/.test(line) && !line.trim().startsWith("Z"));
+}
+
+/** The names in each folder (not recursive), to see that nothing new appears. */
+export function snapshotFiles(dirs: string[]): Record<string, string[]> {
+  return Object.fromEntries(dirs.map((dir) => [dir, readdirSync(dir).sort()]));
+}
