@@ -337,6 +337,25 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         }
       });
 
+      it("gives an X photo post's first image at full size", async () => {
+        const recorded = JSON.parse(readFileSync(join(fixturesDir, "syndication/photo_single_obama_266031293945503744.json"), "utf8"));
+        const id = "266031293945503999";
+        recorded.id_str = id;
+        for (const media of recorded.mediaDetails) media.media_url_https = "https://pbs.twimg.com/file/5000/photo.jpg?type=image/jpeg";
+        x.setMode("syndication", { kind: "json", body: recorded });
+        try {
+          const before = cdn.requests.length;
+          const response = await download(`https://x.com/BarackObama/status/${id}`);
+          expect(response.status).toBe(200);
+          expect(response.headers.get("content-type")).toBe("image/jpeg");
+          expect(response.headers.get("content-disposition")).toContain(`filename="x_${id}.jpg"`);
+          expect(Buffer.from(await crypto.subtle.digest("SHA-256", await response.arrayBuffer())).toString("hex")).toBe(fakeSha256(0, 5000));
+          expect(cdn.requests[before]!.path).toContain("name=orig");
+        } finally {
+          x.setMode("syndication", { kind: "normal" });
+        }
+      });
+
       it("relays an X post's best video, and turns it into MP3 with audio=mp3", async () => {
         const recorded = JSON.parse(readFileSync(join(fixturesDir, "syndication/video_nasa_1491475671058681863.json"), "utf8"));
         // A post id of its own, so that the recorded NASA post cached by other tests is not used.
