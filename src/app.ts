@@ -12,7 +12,7 @@ import { createRouter, type Route } from "./http/router.ts";
 import { admissionError, rateLimitHeaders } from "./limits/admission.ts";
 import { usageHandler } from "./limits/usage.ts";
 import type { Logger } from "./log.ts";
-import { admitRequest } from "./store/api-keys.ts";
+import { admitRequest, refundRequest } from "./store/api-keys.ts";
 import type { Db } from "./store/db.ts";
 import { downloadHandler, type DownloadDeps } from "./media/download.ts";
 import type { Tools } from "./media/tools.ts";
@@ -89,14 +89,19 @@ export function createApp(deps: AppDeps): App {
       if (refusal.status === 429) metrics.quotaRefused(admission.key!.tier, refusal.code);
       throw refusal;
     }
-    const admitted = admission.key!;
+    let admitted = admission.key!;
     const download = url.pathname === DOWNLOAD_PATH ? downloadModeOf(url) : null;
     const downloadDone = download === null ? null : metrics.downloadStarted(download);
     let response: Response;
     try {
       response = await match.handler({ request, url, key: admitted, now: at });
     } catch (error) {
-      if (error instanceof ApiError && error.status === 429) metrics.quotaRefused(admitted.tier, error.code);
+      if (error instanceof ApiError && error.status === 429) {
+        // A cap the handler hit (concurrent downloads): a 429 is not counted.
+        await refundRequest(deps.db, admitted.id, at);
+        admitted = { ...admitted, dayCount: admitted.dayCount - 1, burstCount: admitted.burstCount - 1 };
+        metrics.quotaRefused(admitted.tier, error.code);
+      }
       response = problemFor(error, deps.log);
     }
     if (download !== null && downloadDone !== null) {

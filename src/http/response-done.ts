@@ -4,8 +4,8 @@
 // (relay-bench.md), so the adapter says it instead: it calls responseDone(request) once the
 // response was sent in full or abandoned. A client that goes away aborts the request's signal on
 // every runtime, which also counts as done, so nothing is held for ever when an adapter is silent.
-// Node's adapter calls it on the ServerResponse's close; Deno's can use the handler info's
-// `completed` promise; Bun's serve has no such event yet (see the README's runtime notes).
+// Node's adapter (which Bun runs too) calls it on the ServerResponse's close; Deno's when the
+// handler info's `completed` promise settles.
 
 const waiting = new WeakMap<Request, (() => void)[]>();
 

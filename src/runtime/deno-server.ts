@@ -1,6 +1,7 @@
 // Adapts Deno.serve to the Fetch handler. Deno passes bodies through natively, keeps the
 // Content-Length we set, and aborts `request.signal` and cancels the body when a client goes away.
 import { Deno } from "./deno-api.ts";
+import { responseDone } from "../http/response-done.ts";
 import type { Serve } from "./serve.ts";
 
 export const serveDeno: Serve = async (fetch, on) => {
@@ -20,7 +21,12 @@ export const serveDeno: Serve = async (fetch, on) => {
         // The app turns its own errors into responses; this is the last line of defence.
         onError: () => new Response(null, { status: 500 }),
       },
-      (request) => fetch(new Request(request, { signal: AbortSignal.any([request.signal, cutAll.signal]) })),
+      (request, info) => {
+        const forwarded = new Request(request, { signal: AbortSignal.any([request.signal, cutAll.signal]) });
+        // `completed` settles once the response went out in full or was abandoned.
+        void info.completed.catch(() => {}).finally(() => responseDone(forwarded));
+        return fetch(forwarded);
+      },
     );
   });
   const { hostname, port } = server.addr;

@@ -172,3 +172,8 @@ export async function admitRequest(db: Queryable, keyHash: string, now: Date): P
     },
   };
 }
+
+/** Takes back the request admitRequest counted at `at`: it was refused with 429 after all. */
+export async function refundRequest(db: Queryable, keyId: string, at: Date): Promise<void> {
+  await db.query("SELECT refund_request($1, $2)", [keyId, at]);
+}

@@ -3,10 +3,12 @@
 import type { Db } from "./db.ts";
 import init from "./migrations/001_init.sql?raw";
 import sessions from "./migrations/002_sessions.sql?raw";
+import refund from "./migrations/003_refund.sql?raw";
 
 export const migrations: readonly { version: number; sql: string }[] = [
   { version: 1, sql: init },
   { version: 2, sql: sessions },
+  { version: 3, sql: refund },
 ];
 
 const MIGRATION_LOCK = 7_303_001;

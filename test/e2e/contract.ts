@@ -331,6 +331,10 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
           expect(second.status).toBe(429);
           expect(second.headers.get("retry-after")).toMatch(/^\d+$/);
           expect((await second.json()).code).toBe("too_many_downloads");
+          // A request refused with 429 is not counted.
+          expect(first.headers.get("x-ratelimit-remaining")).toBe("99");
+          expect(second.headers.get("x-ratelimit-remaining")).toBe("99");
+          expect((await free.get("/api/v1/usage")).headers.get("x-ratelimit-remaining")).toBe("98");
           controller.abort();
         } finally {
           await free.dispose();
