@@ -74,7 +74,12 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
       if (tools[name].version === null) throw new Error(`${tools[name].path} could not be run`);
     },
   }));
-  return { tweets, relay, remux, pages, tools, slots, extraPageHosts: config.EXTRA_PAGE_HOSTS, metrics, readinessChecks };
+  // The operator's own hosts: the extra page hosts and the origins media is fetched from instead.
+  const trustedHosts = new Set(
+    [...config.EXTRA_PAGE_HOSTS.map((host) => `http://${host}`), ...config.ORIGIN_OVERRIDES.values()].map((origin) => new URL(origin).hostname),
+  );
+  const egress = { trustedHosts };
+  return { tweets, relay, remux, pages, tools, slots, egress, extraPageHosts: config.EXTRA_PAGE_HOSTS, metrics, readinessChecks };
 }
 
 export async function startService(config: Config, runtime: Runtime, log: Logger): Promise<Service> {

@@ -16,6 +16,7 @@ import { infoToPost } from "../platforms/ytdlp/post.ts";
 import { planRemux, selectorFor, type OutputKind } from "../platforms/ytdlp/selection.ts";
 import type { PageSource } from "../platforms/ytdlp/source.ts";
 import { assertDirectUrl, withOriginOverride } from "./direct-hosts.ts";
+import { assertFetchable, type EgressPolicy } from "./egress.ts";
 import type { RemuxPlan } from "./ffmpeg.ts";
 import { nameFromMediaUrl } from "./filename.ts";
 import { relayMedia, type RelayOptions } from "./relay.ts";
@@ -30,6 +31,8 @@ export interface DownloadDeps {
   tools: Tools;
   slots: DownloadSlots;
   extraPageHosts: readonly string[];
+  /** Which addresses ffmpeg may be pointed at. */
+  egress: EgressPolicy;
 }
 
 interface Wanted {
@@ -49,8 +52,11 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
     if (platform === "X") {
       const tweet = await deps.tweets.getTweet(parseStatusId(target.href));
       const media = tweetMedia(tweet, wanted.format);
+      if (media?.isImage && wanted.output === "mp3") {
+        throw new ApiError(400, "invalid_parameter", "This post has photos and no video; `audio=mp3` needs a video.");
+      }
       // A video X offers only as HLS has a poster and no MP4: yt-dlp fetches it.
-      if (media !== null) return fromMediaUrl(ctx, deps, media, wanted.output, wanted.filename ?? `x_${tweet.id}`);
+      if (media !== null) return fromMediaUrl(ctx, deps, media.url, wanted.output, wanted.filename ?? `x_${tweet.id}`);
     }
     return pageMode(ctx, deps, target, platform, wanted);
   };
@@ -73,39 +79,53 @@ async function fromMediaUrl(ctx: ApiContext, deps: DownloadDeps, media: URL, out
   const input = { url: withOriginOverride(media, deps.relay.originOverrides).href, headers: {}, hls: media.pathname.endsWith(".m3u8") };
   const plan: RemuxPlan = { output, inputs: [input], videoInput: null, audioInput: 0, transcodeVideo: false, transcodeAudio: false, adtsAudio: false };
   const name = filename ?? nameFromMediaUrl(media).stem;
-  return withSlot(ctx, deps, (release) => remuxResponse({ plan, name, method: ctx.request.method, signal: ctx.request.signal, onEnd: release }, deps.remux));
+  return remuxWithSlot(ctx, deps, async () => ({ plan, name }));
 }
 
 /** The variant `format` names (qualityLabel or formatId), else the best; else the first image; null for neither. */
-function tweetMedia(tweet: TweetRecord, format: string | null): URL | null {
+function tweetMedia(tweet: TweetRecord, format: string | null): { url: URL; isImage: boolean } | null {
   if (format !== null) {
     const variant = tweet.videoVariants.find((v) => v.qualityLabel === format || ytdlpFormatId(v.bitrate) === format);
     if (!variant) {
       const offered = tweet.videoVariants.map((v) => `${v.qualityLabel} (${ytdlpFormatId(v.bitrate)})`).join(", ") || "none";
       throw new ApiError(400, "format_not_available", `This post has no variant ${format}; it offers: ${offered}.`);
     }
-    return new URL(variant.url);
+    return { url: upstreamUrl(variant.url), isImage: false };
   }
-  const best = tweet.videoVariants[0]?.url ?? (tweet.posterUrl === null ? tweet.imageUrls[0] : undefined);
-  if (best !== undefined) return new URL(best);
+  const best = tweet.videoVariants[0];
+  if (best) return { url: upstreamUrl(best.url), isImage: false };
+  const image = tweet.posterUrl === null ? tweet.imageUrls[0] : undefined;
+  if (image !== undefined) return { url: upstreamUrl(image), isImage: true };
   if (tweet.posterUrl === null) throw new ApiError(404, "no_media", "This post has no video or image to download.");
   return null;
 }
 
+/** A URL from X's answer; one that does not parse is X's fault, not the caller's. */
+function upstreamUrl(text: string): URL {
+  const url = URL.parse(text);
+  if (url === null) throw new ApiError(502, "upstream_failed", "X named a media link that is not a valid URL; try again later.");
+  return url;
+}
+
 async function pageMode(ctx: ApiContext, deps: DownloadDeps, page: URL, platform: PlatformId, wanted: Wanted): Promise<Response> {
   requireTools(deps.tools, ["yt-dlp", "ffmpeg"]);
-  return withSlot(ctx, deps, async (release) => {
+  return remuxWithSlot(ctx, deps, async () => {
     const info = await deps.pages.select(page, selectorFor(wanted.format, wanted.output), ctx.request.signal);
-    const name = wanted.filename ?? `${platform.toLowerCase()}_${infoToPost(info, platform, page).id}`;
-    return remuxResponse({ plan: planRemux(info, wanted.output), name, method: ctx.request.method, signal: ctx.request.signal, onEnd: release }, deps.remux);
+    return { plan: planRemux(info, wanted.output), name: wanted.filename ?? `${platform.toLowerCase()}_${infoToPost(info, platform, page).id}` };
   });
 }
 
-/** Runs `work` holding a download slot; the slot is given back when ffmpeg ends, or at once when `work` fails. */
-async function withSlot(ctx: ApiContext, deps: DownloadDeps, work: (release: () => void) => Promise<Response>): Promise<Response> {
+/**
+ * Holds a download slot while ffmpeg turns the plan `prepare` makes into the response; the slot is
+ * given back when ffmpeg ends, or at once when anything before fails. Every URL ffmpeg will read
+ * is checked first: a page names them, and a page may name an address inside our network.
+ */
+async function remuxWithSlot(ctx: ApiContext, deps: DownloadDeps, prepare: () => Promise<{ plan: RemuxPlan; name: string }>): Promise<Response> {
   const release = deps.slots.acquire(ctx.key.id, ctx.key.tier);
   try {
-    return await work(release);
+    const { plan, name } = await prepare();
+    await Promise.all(plan.inputs.map((input) => assertFetchable(new URL(input.url), deps.egress)));
+    return await remuxResponse({ plan, name, method: ctx.request.method, signal: ctx.request.signal, onEnd: release }, deps.remux);
   } catch (error) {
     release();
     throw error;

@@ -1,12 +1,11 @@
 // Direct mode of the download operation: relay a media-CDN file to the caller as a stream, under
 // our own file name, with Range passed through so downloads resume.
 
-import { lookup } from "node:dns/promises";
 import { ApiError } from "../http/problem.ts";
 import { withNodeBody } from "../http/node-body.ts";
 import { assertDirectUrl, withOriginOverride } from "./direct-hosts.ts";
 import { contentDisposition, extensionForContentType, nameFromMediaUrl, sanitizeFilename } from "./filename.ts";
-import { isPublicAddress } from "./relay-address.ts";
+import { publicAddressesOf, type ResolveHost } from "./egress.ts";
 import type { UpstreamClient, UpstreamResponse } from "./relay-upstream.ts";
 
 export interface RelayInput {
@@ -29,7 +28,7 @@ export interface RelayOptions {
   maxBytes: number;
   /** Until the final response head arrives, redirects included. */
   firstByteTimeoutMs: number;
-  resolveHost?: (host: string) => Promise<string[]>;
+  resolveHost?: ResolveHost;
   /** Told the size of each chunk of a body whose length the media host did not declare (for metrics). */
   onUndeclaredBytes?: (count: number) => void;
 }
@@ -38,7 +37,6 @@ const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const PASSED_HEADERS = ["content-length", "accept-ranges", "etag", "last-modified"];
 
-const resolveWithDns = async (host: string) => (await lookup(host, { all: true })).map((a) => a.address);
 
 /** Resolves to the client's Response, or throws ApiError before any byte is sent. */
 export async function relayMedia(input: RelayInput, options: RelayOptions): Promise<Response> {
@@ -92,11 +90,8 @@ async function followRedirects(input: RelayInput, options: RelayOptions, signal:
 async function connectionTarget(url: URL, options: RelayOptions): Promise<{ url: URL; address?: string }> {
   const overridden = withOriginOverride(url, options.originOverrides);
   if (overridden !== url) return { url: overridden };
-  const addresses = await (options.resolveHost ?? resolveWithDns)(url.hostname);
-  if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
-    throw new ApiError(403, "host_not_allowed", `The host ${url.hostname} does not resolve to a public address.`);
-  }
-  return { url, address: addresses[0]! };
+  const [address] = await publicAddressesOf(url.hostname, options.resolveHost);
+  return { url, address: address! };
 }
 
 function redirectTarget(location: string | null, base: URL): URL {

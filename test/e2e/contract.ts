@@ -303,6 +303,14 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         expect(gone.headers.get("content-type")).toBe("application/problem+json");
       });
 
+      it("refuses with 403 to point ffmpeg at a private address a page names", async () => {
+        const response = await download(site.pages.privateMedia);
+        expect(response.status).toBe(403);
+        const problem = await response.json();
+        expect(problem.code).toBe("host_not_allowed");
+        expect(problem.detail).toContain("127.0.0.2");
+      });
+
       it("aborts the body when the source breaks off after the first byte", async () => {
         const response = await download(site.pages.truncatedMedia);
         expect(response.status).toBe(200);

@@ -45,6 +45,8 @@ export interface MediaSite {
     truncatedMedia: string;
     /** A page whose video file stops sending halfway and keeps the connection open. */
     stalledMedia: string;
+    /** A page whose video is on a private address (127.0.0.2) that is not the site's own. */
+    privateMedia: string;
   };
   /** Direct URL of the progressive MP4. */
   mp4Url: string;
@@ -72,6 +74,8 @@ const pages: Record<string, string> = {
   "/gone-media.html": page("Gone clip", '<video src="/media/gone.mp4"></video>'),
   "/truncated.html": page("Truncated clip", '<video src="/media/truncated.mp4"></video>'),
   "/stalled.html": page("Stalled clip", '<video src="/media/stalled.mp4"></video>'),
+  // 127.0.0.2 is loopback too, but not the host the tests trust: the service must not fetch it.
+  "/private-media.html": page("Private clip", '<video src="http://127.0.0.2:9/clip.mp4"></video>'),
 };
 
 // Written by hand (not by ffmpeg) so that CODECS is present: yt-dlp then knows the video
@@ -205,6 +209,7 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
       goneMedia: `${origin}/gone-media.html`,
       truncatedMedia: `${origin}/truncated.html`,
       stalledMedia: `${origin}/stalled.html`,
+      privateMedia: `${origin}/private-media.html`,
     },
     mp4Url: `${origin}/media/clip.mp4`,
     requestLog,
