@@ -4,19 +4,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
-import { PGlite } from "@electric-sql/pglite";
-import { fmt, load, printTable, runAdmin, startService } from "./lib.mjs";
+import { createBenchKey, fmt, load, printTable, startService } from "./lib.mjs";
 
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-// A tier with limits no benchmark reaches, so every call takes the admitted path.
-const benchTier = "INSERT INTO tiers VALUES ('BENCH', 1000000000, 1000000000) ON CONFLICT DO NOTHING; UPDATE api_keys SET tier = 'BENCH';";
-
-async function prepare(env, tweak) {
-  await runAdmin(["users", "create", "--email", "bench@example.com"], env, "bench password\n");
-  const key = await runAdmin(["keys", "create", "--email", "bench@example.com", "--tier", "GOLD"], env);
-  await tweak(benchTier);
-  return key;
-}
 
 async function measure(store, env) {
   const service = await startService(env);
@@ -38,11 +28,7 @@ export async function benchAuth() {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-"));
   try {
     const env = { DATA_DIR: dataDir };
-    env.KEY = await prepare(env, async (sql) => {
-      const db = await PGlite.create(join(dataDir, "pglite"));
-      await db.exec(sql);
-      await db.close();
-    });
+    env.KEY = await createBenchKey(env);
     rows.push(...(await measure("pglite", env)));
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
@@ -55,7 +41,7 @@ export async function benchAuth() {
     const url = new URL(TEST_DATABASE_URL);
     url.pathname = `/${name}`;
     const env = { DATABASE_URL: url.toString() };
-    env.KEY = await prepare(env, async (sql) => {
+    env.KEY = await createBenchKey(env, async (sql) => {
       const db = postgres(env.DATABASE_URL, { max: 1, onnotice: () => {} });
       await db.unsafe(sql).simple();
       await db.end();

@@ -1,11 +1,23 @@
-// Shared pieces of the benchmarks: start the built service as a child process, and a small
-// keep-alive HTTP load generator that reports requests per second and latency percentiles.
+// Shared pieces of the benchmarks: start the built service under a runtime as a child process, a
+// key no quota stops, small local upstreams (X syndication, a static site with Range), a
+// keep-alive HTTP load generator, timers for one download or one child process, and tables.
 import { spawn } from "node:child_process";
-import { Agent, request } from "node:http";
+import { createReadStream, readFileSync, statSync } from "node:fs";
+import { Agent, createServer, request } from "node:http";
 import { once } from "node:events";
+import { join, resolve } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
 
-export async function startService(env) {
-  const child = spawn(process.execPath, ["dist/node.mjs"], {
+/** Command and arguments that run each runtime's entry file, from the repository's root. */
+export const runtimes = {
+  node: [process.execPath, ["dist/node.mjs"]],
+  bun: ["node_modules/.bin/bun", ["dist/bun.mjs"]],
+  deno: ["node_modules/.bin/deno", ["run", "--allow-all", "--unstable-no-legacy-abort", "dist/deno.mjs"]],
+};
+
+export async function startService(env, runtime = "node") {
+  const [command, args] = runtimes[runtime];
+  const child = spawn(command, args, {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -16,7 +28,7 @@ export async function startService(env) {
       const match = /listening on (http:\/\/[^\s"]+)/.exec(output);
       if (match) resolve(match[1]);
     });
-    child.once("exit", (code) => reject(new Error(`service exited with ${code}: ${output}`)));
+    child.once("exit", (code) => reject(new Error(`${runtime} service exited with ${code}: ${output}`)));
   });
   return {
     url,
@@ -37,6 +49,148 @@ export async function runAdmin(args, env, stdin = "") {
   if (code !== 0) throw new Error(`admin ${args.join(" ")} failed with ${code}`);
   return stdout.trim();
 }
+
+// A tier with limits no benchmark reaches, so every call takes the admitted path.
+const benchTierSql = "INSERT INTO tiers VALUES ('BENCH', 1000000000, 1000000000) ON CONFLICT DO NOTHING; UPDATE api_keys SET tier = 'BENCH';";
+
+/** Runs SQL on the PGlite store of `dataDir`; no service may hold it open meanwhile. */
+export async function execPglite(dataDir, sql) {
+  const db = await PGlite.create(join(dataDir, "pglite"));
+  await db.exec(sql);
+  await db.close();
+}
+
+/**
+ * Creates a user and a GOLD key, then moves every key to the BENCH tier; returns the key.
+ * `execSql` runs SQL on the same store as `env` (by default the PGlite store of env.DATA_DIR).
+ */
+export async function createBenchKey(env, execSql = (sql) => execPglite(env.DATA_DIR, sql)) {
+  await runAdmin(["users", "create", "--email", "bench@example.com"], env, "bench password\n");
+  const key = await runAdmin(["keys", "create", "--email", "bench@example.com", "--tier", "GOLD"], env);
+  await execSql(benchTierSql);
+  return key;
+}
+
+const listen = async (server) => {
+  await new Promise((done) => server.listen(0, "127.0.0.1", done));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((done) => server.close(done));
+    },
+  };
+};
+
+/** X's syndication API on loopback: every request gets the recorded NASA video post. */
+export async function startFakeSyndication() {
+  const fixture = readFileSync(resolve(process.cwd(), "../shared/fixtures/upstream/syndication/video_nasa_1491475671058681863.json"));
+  return listen(
+    createServer((req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": fixture.length });
+      res.end(fixture);
+    }),
+  );
+}
+
+/**
+ * A static site on loopback: `routes` maps a request path to `{ html }` or `{ file, type }`.
+ * Files answer Range requests (ffmpeg and curl resume and seek with them).
+ */
+export async function startSite(routes) {
+  return listen(
+    createServer((req, res) => {
+      const route = routes[new URL(req.url, "http://site").pathname];
+      if (!route) return res.writeHead(404).end();
+      if (route.html !== undefined) return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(route.html);
+      const { size } = statSync(route.file);
+      const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
+      const start = range?.[1] ? Number(range[1]) : range?.[2] ? Math.max(0, size - Number(range[2])) : 0;
+      const end = range?.[1] && range[2] ? Math.min(size - 1, Number(range[2])) : size - 1;
+      if (start >= size) return res.writeHead(416, { "content-range": `bytes */${size}` }).end();
+      res.writeHead(range ? 206 : 200, {
+        "content-type": route.type,
+        "content-length": end - start + 1,
+        "accept-ranges": "bytes",
+        ...(range ? { "content-range": `bytes ${start}-${end}/${size}` } : {}),
+      });
+      if (req.method === "HEAD") return res.end();
+      createReadStream(route.file, { start, end, highWaterMark: 2 ** 20 }).pipe(res);
+    }),
+  );
+}
+
+/** An H.264/AAC MP4 of `seconds` (640x360 test picture at 1 Mbit/s, a 128 kbit/s tone) with its index first, made in `dir`; returns its path. */
+export async function makeClip(dir, seconds) {
+  const file = join(dir, `clip${seconds}.mp4`);
+  await timedRun("ffmpeg", [
+    "-nostdin", "-v", "error", "-y",
+    "-f", "lavfi", "-i", "testsrc=size=640x360:rate=25",
+    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
+    "-t", String(seconds),
+    "-c:v", "libx264", "-preset", "veryfast", "-b:v", "1M", "-maxrate", "1M", "-bufsize", "2M", "-g", "50", "-pix_fmt", "yuv420p",
+    "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", file,
+  ]);
+  return file;
+}
+
+/** startSite routes for a clip made by makeClip: the page `/clip<seconds>.html`, which yt-dlp's generic extractor reads, and its file. */
+export function clipRoutes(seconds, file) {
+  return {
+    [`/clip${seconds}.html`]: { html: `<!DOCTYPE html><html><head><title>Clip ${seconds} s</title></head><body><video src="/media/clip${seconds}.mp4"></video></body></html>` },
+    [`/media/clip${seconds}.mp4`]: { file, type: "video/mp4" },
+  };
+}
+
+/** One GET on a new connection: ms to the response head, to the first body byte and to the end; bytes. */
+export function timedGet(url, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = request(url, { agent: false, headers }, (res) => {
+      const head = performance.now() - started;
+      let firstByte = NaN;
+      let bytes = 0;
+      res.on("data", (chunk) => {
+        if (!bytes) firstByte = performance.now() - started;
+        bytes += chunk.length;
+      });
+      res.on("end", () => resolve({ status: res.statusCode, head, firstByte, total: performance.now() - started, bytes }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** Runs a program to its end: ms to its first byte on stdout and to its exit; bytes written. */
+export async function timedRun(command, args) {
+  const started = performance.now();
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
+  let firstByte = NaN;
+  let bytes = 0;
+  child.stdout.on("data", (chunk) => {
+    if (!bytes) firstByte = performance.now() - started;
+    bytes += chunk.length;
+  });
+  const [code] = await once(child, "close");
+  if (code !== 0) throw new Error(`${command} ${args.join(" ")} exited with ${code}`);
+  return { firstByte, total: performance.now() - started, bytes };
+}
+
+/** Downloads with curl into /dev/null: bytes per second, size and the Content-Length header ("" when not sent). */
+export function curl(url, extra = []) {
+  return new Promise((resolve, reject) => {
+    const child = spawn("curl", ["-s", "-o", "/dev/null", "-w", "%{speed_download} %{size_download} %header{content-length}", ...extra, url]);
+    let out = "";
+    child.stdout.on("data", (chunk) => (out += chunk));
+    child.on("close", () => {
+      const [speed, size, contentLength = ""] = out.trim().split(" ");
+      Number(size) > 0 ? resolve({ speed: Number(speed), size: Number(size), contentLength }) : reject(new Error(`curl ${url} got nothing`));
+    });
+  });
+}
+
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /**
  * Keeps `connections` requests in flight for `durationMs`; returns rps and latency percentiles.

@@ -17,7 +17,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { runAdmin, startService } from "./lib.mjs";
+import { createBenchKey, curl, median, startService } from "./lib.mjs";
 
 const SIZE = Number(process.env.RELAY_BENCH_MB ?? 1024) * 1024 * 1024;
 const RUNS = Number(process.env.RELAY_BENCH_RUNS ?? 3);
@@ -74,18 +74,6 @@ function memoryMB(pids, field) {
     const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
     return match ? Number(match[1]) / 1024 : 0;
   }));
-}
-
-function curl(url, extra = []) {
-  return new Promise((resolve, reject) => {
-    const child = spawn("curl", ["-s", "-o", "/dev/null", "-w", "%{speed_download} %{size_download}", ...extra, url]);
-    let out = "";
-    child.stdout.on("data", (chunk) => (out += chunk));
-    child.on("close", () => {
-      const [speed, size] = out.trim().split(" ").map(Number);
-      size > 0 ? resolve({ speed, size }) : reject(new Error(`curl ${url} got nothing`));
-    });
-  });
 }
 
 async function startNginx(name, serverBlock) {
@@ -178,10 +166,9 @@ async function main() {
     // The whole service (dist/node.mjs): bearer key, admission, router, relay, Node adapter.
     const dataDir = path.join(temp, "service-data");
     const env = { DATA_DIR: dataDir, ORIGIN_OVERRIDES: `video.twimg.com=http://127.0.0.1:${originPort}`, MAX_DOWNLOAD_BYTES: String(2 ** 40) };
+    const key = await createBenchKey(env);
     const service = await startService(env);
     stoppers.push(() => service.stop());
-    await runAdmin(["users", "create", "--email", "bench@example.com"], env, "bench password\n");
-    const key = await runAdmin(["keys", "create", "--email", "bench@example.com", "--tier", "GOLD"], env);
     variants.push({
       name: "the service (dist/node.mjs), GET /api/v1/download",
       pid: service.pid,
@@ -222,7 +209,6 @@ async function main() {
     v.peak = memoryMB(pids, "VmHWM");
   }
 
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const pipe = variants.find((v) => v.variant === "pipe") ?? variants[0];
   const fmt = (x, digits = 0) => x.toFixed(digits);
   console.log(`\n${SIZE / 2 ** 20} MiB over loopback, median of ${RUNS} runs, Node ${process.version}, ${os.cpus().length} cores\n`);

@@ -1,10 +1,12 @@
 // `npm run bench`: every benchmark section, one after the other, each printing its table.
 import { benchAuth } from "./auth.mjs";
+import { benchPage } from "./page.mjs";
 import { benchRelay } from "./relay.mjs";
+import { benchRuntimes } from "./runtimes.mjs";
 import { benchTweet } from "./tweet.mjs";
 
 // `npm run bench -- auth tweet` runs only those sections.
-const sections = { auth: benchAuth, tweet: benchTweet, relay: benchRelay };
+const sections = { auth: benchAuth, tweet: benchTweet, relay: benchRelay, page: benchPage, runtimes: benchRuntimes };
 const only = process.argv.slice(2);
 for (const [name, run] of Object.entries(sections)) {
   if (only.length && !only.includes(name)) continue;

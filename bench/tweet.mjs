@@ -1,37 +1,17 @@
 // The tweet operation with a warm cache (one post asked again and again) and a cold one (every
 // request a post never seen, so each one is a call to the fake upstream on loopback), next to
 // /healthz of the same server as the reference.
-import { readFileSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { fmt, load, printTable, runAdmin, startService } from "./lib.mjs";
-
-const fixture = readFileSync(resolve(process.cwd(), "../shared/fixtures/upstream/syndication/video_nasa_1491475671058681863.json"));
-
-/** Answers every syndication request with the recorded NASA video post. */
-async function startUpstream() {
-  const server = createServer((req, res) => {
-    res.writeHead(200, { "content-type": "application/json", "content-length": fixture.length });
-    res.end(fixture);
-  });
-  await new Promise((done) => server.listen(0, "127.0.0.1", done));
-  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((done) => server.close(done)) };
-}
+import { join } from "node:path";
+import { createBenchKey, fmt, load, printTable, startFakeSyndication, startService } from "./lib.mjs";
 
 export async function benchTweet() {
-  const upstream = await startUpstream();
+  const upstream = await startFakeSyndication();
   const dataDir = mkdtempSync(join(tmpdir(), "bench-tweet-"));
   const env = { DATA_DIR: dataDir, X_SYNDICATION_URL: upstream.url, X_GRAPHQL_URL: "off" };
   try {
-    await runAdmin(["users", "create", "--email", "bench@example.com"], env, "bench password\n");
-    const key = await runAdmin(["keys", "create", "--email", "bench@example.com", "--tier", "GOLD"], env);
-    // A tier with limits no benchmark reaches, so every call takes the admitted path.
-    const db = await PGlite.create(join(dataDir, "pglite"));
-    await db.exec("INSERT INTO tiers VALUES ('BENCH', 1000000000, 1000000000); UPDATE api_keys SET tier = 'BENCH';");
-    await db.close();
-
+    const key = await createBenchKey(env);
     const service = await startService(env);
     try {
       const headers = { authorization: `Bearer ${key}` };

@@ -1,0 +1,105 @@
+// Every operation under each runtime's entry (dist/node.mjs, dist/bun.mjs, dist/deno.mjs) against
+// the same local upstreams: /healthz, /usage, a tweet from a warm cache, a direct-mode relay of a
+// 256 MiB file, and page mode's first byte. All services run side by side (each with its own
+// PGlite store) and are measured in rotation, so drift and other load on the machine hit every
+// runtime alike; each cell is the median over the rounds.
+//
+//   npm run bench -- runtimes        (env: RUNTIMES_BENCH_ONLY=node,bun to run only some,
+//                                    RUNTIMES_BENCH_ROUNDS=3)
+import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  clipRoutes, createBenchKey, curl, fmt, load, makeClip, median, printTable, runtimes, startFakeSyndication, startService, startSite, timedGet,
+} from "./lib.mjs";
+
+const RELAY_BYTES = 256 * 2 ** 20;
+const ROUNDS = Number(process.env.RUNTIMES_BENCH_ROUNDS ?? 3);
+const LOAD = { connections: 32, durationMs: 3000 };
+const ONLY = process.env.RUNTIMES_BENCH_ONLY?.split(",");
+const RELAYED = "https://video.twimg.com/big.mp4";
+
+const api = (service, operation, url) => `${service.url}/api/v1/${operation}?url=${encodeURIComponent(url)}`;
+
+/** One round of every operation against one service; numbers only, formatted later. */
+async function measureOnce({ runtime, service, key }, site) {
+  const headers = { authorization: `Bearer ${key}` };
+  const loads = {
+    health: await load(`${service.url}/healthz`, LOAD),
+    usage: await load(`${service.url}/api/v1/usage`, { ...LOAD, headers }),
+    tweet: await load(api(service, "tweet", "https://x.com/NASA/status/1491475671058681863"), { ...LOAD, headers }),
+  };
+  for (const [name, r] of Object.entries(loads)) {
+    if (Object.keys(r.statuses).some((status) => status !== "200")) throw new Error(`${runtime} ${name}: statuses ${JSON.stringify(r.statuses)}`);
+  }
+  const relay = await curl(api(service, "download", RELAYED), ["-H", `Authorization: Bearer ${key}`]);
+  if (relay.size !== RELAY_BYTES) throw new Error(`${runtime}: relay sent ${relay.size} bytes, not ${RELAY_BYTES}`);
+  const page = await timedGet(api(service, "download", `${site.url}/clip10.html`), headers);
+  if (page.status !== 200 || page.bytes === 0) throw new Error(`${runtime}: page mode answered ${page.status} with ${page.bytes} bytes`);
+  return { ...loads, relay, page };
+}
+
+/** The rounds' medians as the cells of one runtime's column. */
+function cells(rounds) {
+  const at = (pick) => median(rounds.map(pick));
+  const rps = (name) => `${fmt(at((r) => r[name].rps), 0)} (${fmt(at((r) => r[name].p50), 1)})`;
+  return {
+    "GET /healthz, req/s (p50 ms)": rps("health"),
+    "GET /api/v1/usage, req/s (p50 ms)": rps("usage"),
+    "tweet, warm cache, req/s (p50 ms)": rps("tweet"),
+    "direct relay 256 MiB, MB/s": fmt(at((r) => r.relay.speed) / 1e6, 0),
+    "direct relay sends Content-Length": rounds.every((r) => r.relay.contentLength === String(RELAY_BYTES)) ? "yes" : "no",
+    "page mode 10 s clip, cold, first byte ms": fmt(at((r) => r.page.firstByte), 0),
+    "page mode 10 s clip, cold, total ms": fmt(at((r) => r.page.total), 0),
+  };
+}
+
+export async function benchRuntimes() {
+  const temp = mkdtempSync(join(tmpdir(), "bench-runtimes-"));
+  const stoppers = [];
+  try {
+    // A sparse file: reading it costs the origin almost nothing but copying page-cache zeros.
+    const big = join(temp, "big.mp4");
+    const fd = openSync(big, "w");
+    ftruncateSync(fd, RELAY_BYTES);
+    closeSync(fd);
+    const site = await startSite({ ...clipRoutes(10, await makeClip(temp, 10)), "/big.mp4": { file: big, type: "video/mp4" } });
+    stoppers.push(site.close);
+    const syndication = await startFakeSyndication();
+    stoppers.push(syndication.close);
+
+    const services = [];
+    for (const runtime of Object.keys(runtimes).filter((name) => !ONLY || ONLY.includes(name))) {
+      const env = {
+        DATA_DIR: join(temp, runtime),
+        X_SYNDICATION_URL: syndication.url,
+        X_GRAPHQL_URL: "off",
+        ORIGIN_OVERRIDES: `video.twimg.com=${site.url}`,
+        MAX_DOWNLOAD_BYTES: String(2 ** 40),
+        EXTRA_PAGE_HOSTS: "127.0.0.1",
+        PAGE_CACHE_TTL_S: "0",
+      };
+      const key = await createBenchKey(env);
+      const service = await startService(env, runtime);
+      stoppers.push(service.stop);
+      // Warms the relay path (JIT, connection pool) before it is timed.
+      await curl(api(service, "download", RELAYED), ["-H", `Authorization: Bearer ${key}`, "--max-time", "0.5"]).catch(() => null);
+      services.push({ runtime, service, key, rounds: [] });
+    }
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const entry of services) entry.rounds.push(await measureOnce(entry, site));
+    }
+
+    const columns = Object.fromEntries(services.map(({ runtime, rounds }) => [runtime, cells(rounds)]));
+    printTable(
+      `Runtimes (PGlite store; loads: ${LOAD.connections} connections, ${LOAD.durationMs / 1000} s; relay and page mode one at a time; median of ${ROUNDS} rounds)`,
+      Object.keys(Object.values(columns)[0]).map((operation) => ({
+        operation,
+        ...Object.fromEntries(Object.entries(columns).map(([runtime, column]) => [runtime, column[operation]])),
+      })),
+    );
+  } finally {
+    for (const stop of stoppers.reverse()) await stop();
+    rmSync(temp, { recursive: true, force: true });
+  }
+}
