@@ -184,9 +184,13 @@ function methodNotAllowed(allow: string[]): ApiError {
   return new ApiError(405, "method_not_allowed", `Use ${allow.join(" or ")} here.`, { headers: { allow: allow.join(", ") } });
 }
 
-/** Unexpected errors are logged with their stack and answered as a bare 500. */
+/**
+ * Unexpected errors are logged with their stack and answered as a bare 500; an upstream failure
+ * is logged with its cause, which the answer leaves out.
+ */
 function problemFor(error: unknown, log: Logger): Response {
   if (!(error instanceof ApiError)) log.error("unhandled error", { error: error instanceof Error ? error.stack : String(error) });
+  else if (error.status >= 500 && error.cause !== undefined) log.warn("upstream failure", { code: error.code, cause: String(error.cause).slice(0, 500) });
   return problemResponse(error);
 }
 

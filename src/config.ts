@@ -74,6 +74,9 @@ export const ConfigSchema = z.object({
 
 export type Config = z.infer<typeof ConfigSchema>;
 
+/** Variables whose values never appear in a message: a database URL carries its password. */
+const secretVariables = new Set(["DATABASE_URL", "METRICS_TOKEN"]);
+
 export class ConfigError extends Error {
   override name = "ConfigError";
 }
@@ -86,7 +89,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const lines = result.error.issues.map((issue) => {
     const name = String(issue.path[0] ?? "config");
     const given = present[name];
-    return `${name}: ${issue.message}${given === undefined ? "" : ` (got ${JSON.stringify(given)})`}. ${describeVariable(name)}`;
+    const shown = given === undefined ? "" : secretVariables.has(name) ? " (value not shown: it may hold a secret)" : ` (got ${JSON.stringify(given)})`;
+    return `${name}: ${issue.message}${shown}. ${describeVariable(name)}`;
   });
   throw new ConfigError(`Invalid configuration:\n  ${lines.join("\n  ")}`);
 }

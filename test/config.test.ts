@@ -27,4 +27,10 @@ describe("parseConfig()", () => {
     expect(parseConfig({ SIGNUP: "closed" }).SIGNUP).toBe("closed");
     expect(() => parseConfig({ SIGNUP: "maybe" })).toThrow(/SIGNUP: .*"maybe".*open or closed/);
   });
+
+  it("never shows the value of a variable that may hold a secret", () => {
+    expect(() => parseConfig({ DATABASE_URL: "mysql://user:hunter2@db/x" })).toThrow(/DATABASE_URL: .*value not shown/);
+    expect(() => parseConfig({ DATABASE_URL: "mysql://user:hunter2@db/x" })).not.toThrow(/hunter2/);
+    expect(() => parseConfig({ METRICS_TOKEN: "short-secret" })).not.toThrow(/short-secret/);
+  });
 });

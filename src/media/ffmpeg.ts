@@ -119,7 +119,10 @@ export function classifyFfmpegFailure(exitCode: number | null, stderr: string): 
   const lastLine = stderr.trim().split(/\r?\n/).at(-1)?.trim() ?? "";
   const reason = (lastLine || (exitCode === null ? "killed" : `exit ${exitCode}`)).slice(0, 200);
   if (/Server returned 404|HTTP error 404/i.test(stderr)) {
-    return new ApiError(404, "not_found", `The media file is gone from the source (${reason}); fetch the post again for fresh links.`);
+    return new ApiError(404, "not_found", "The media file is gone from the source; fetch the post again for fresh links.");
   }
-  return new ApiError(502, "upstream_failed", `Fetching or converting the media failed (${reason}); try again later.`);
+  // As for yt-dlp (see classifyYtdlpFailure): ffmpeg's words go to the log, not to the caller.
+  return new ApiError(502, "upstream_failed", `Fetching or converting the media failed (ffmpeg ${exitCode === null ? "was killed" : `exit ${exitCode}`}); try again later.`, {
+    cause: new Error(reason),
+  });
 }

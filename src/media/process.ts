@@ -16,7 +16,6 @@ export interface SpawnStreamOptions {
   timeoutMs?: number;
   /** Bytes of stdout held before the child is paused. */
   highWaterMark?: number;
-  env?: NodeJS.ProcessEnv;
   /** Written to the child's stdin, which is then closed; without it stdin is /dev/null. */
   stdin?: string;
   /** Stdout bytes allowed; past it the child is killed and the stream errors with 413. */
@@ -60,11 +59,19 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+// What a child needs to run and to reach the network (an operator's egress proxy included), and
+// nothing else: no DATABASE_URL, no tokens.
+const passedToChildren = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "http_proxy", "https_proxy", "no_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY"];
+
+function childEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(passedToChildren.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])));
+}
+
 export function spawnStream(command: string, args: readonly string[], options: SpawnStreamOptions): ChildStream {
   const child = spawn(command, args, {
     stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     detached: true,
-    env: options.env ?? process.env,
+    env: childEnv(),
   });
   running.add(child);
   if (options.stdin !== undefined) {

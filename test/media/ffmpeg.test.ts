@@ -67,7 +67,10 @@ describe("classifyFfmpegFailure()", () => {
   test("404 from the media host is 404, anything else 502", () => {
     expect(classifyFfmpegFailure(1, "http://a/gone.mp4: Server returned 404 Not Found\n")).toMatchObject({ status: 404, code: "not_found" });
     expect(classifyFfmpegFailure(1, "http://a/x.mp4: Server returned 403 Forbidden")).toMatchObject({ status: 502, code: "upstream_failed" });
-    expect(classifyFfmpegFailure(1, "http://127.0.0.1:1/x.mp4: Connection refused")).toMatchObject({ status: 502 });
+    const refused = classifyFfmpegFailure(1, "http://127.0.0.1:1/x.mp4: Connection refused");
+    expect(refused).toMatchObject({ status: 502 });
+    expect(refused.message).not.toContain("refused");
+    expect(String(refused.cause)).toContain("Connection refused");
     expect(classifyFfmpegFailure(null, "").message).toContain("killed");
   });
 });

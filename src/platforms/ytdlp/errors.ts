@@ -37,5 +37,9 @@ export function classifyYtdlpFailure(exitCode: number | null, stderr: string): A
   const reason = reasonOf(stderr);
   const rule = rules.find((r) => r.pattern.test(stderr));
   if (rule) return rule.make(reason);
-  return new ApiError(502, "upstream_failed", `The source site did not deliver the media (${exitCode === null ? "killed" : `exit ${exitCode}`}: ${reason}); try again later.`);
+  // yt-dlp's own words stay out of the answer: for a host inside a network they would tell a
+  // caller which ports are open. The operator finds them in the log, through the cause.
+  return new ApiError(502, "upstream_failed", `The source site did not deliver the media (yt-dlp ${exitCode === null ? "was killed" : `exit ${exitCode}`}); try again later.`, {
+    cause: new Error(reason),
+  });
 }

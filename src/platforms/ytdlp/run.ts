@@ -55,7 +55,6 @@ export async function extractInfo(url: string, options: ExtractOptions): Promise
     classify: classifyYtdlpFailure,
     timeoutMs: options.timeoutMs,
     signal: options.signal,
-    env: { ...process.env, no_proxy: "127.0.0.1,localhost" },
     stdin: options.infoJson,
   });
   const text = await readText(child.stdout);

@@ -26,6 +26,13 @@ describe("classifyYtdlpFailure()", () => {
     expect(error.message).not.toContain("ERROR:");
   });
 
+  test("a 502 keeps yt-dlp's words out of the detail and in the cause", () => {
+    const error = classifyYtdlpFailure(1, "ERROR: Unable to download webpage: <urlopen error [Errno 111] Connection refused>\n");
+    expect(error).toMatchObject({ status: 502, code: "upstream_failed" });
+    expect(error.message).not.toContain("refused");
+    expect(String(error.cause)).toContain("Connection refused");
+  });
+
   test("a kill by signal says so", () => {
     expect(classifyYtdlpFailure(null, "").message).toContain("killed");
   });
