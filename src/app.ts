@@ -16,7 +16,7 @@ import { admitRequest, refundRequest } from "./store/api-keys.ts";
 import type { Db } from "./store/db.ts";
 import { downloadHandler, type DownloadDeps } from "./media/download.ts";
 import type { Tools } from "./media/tools.ts";
-import { postHandler } from "./platforms/post-handler.ts";
+import { postHandler, type PostDeps } from "./platforms/post-handler.ts";
 import { tweetHandler } from "./platforms/x/handler.ts";
 import { webRoutes, type SiteHandler } from "./web/routes.ts";
 import { docsResponse } from "./http/docs.ts";
@@ -28,7 +28,7 @@ import { metricsResponse } from "./metrics/endpoint.ts";
 import { createServiceMetrics, type DownloadMode, type ServiceMetrics } from "./metrics/service-metrics.ts";
 
 /** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createUpstreams). */
-export interface AppDeps extends DownloadDeps {
+export interface AppDeps extends DownloadDeps, PostDeps {
   config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS" | "METRICS_TOKEN" | "SIGNUP">;
   db: Db;
   log: Logger;

@@ -12,7 +12,7 @@ import type { Runtime } from "./runtime/runtime.ts";
 import { createTweetSource, xUpstreamDefaults } from "./platforms/x/source.ts";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
-import { createDownloadSlots, downloadsPerTier } from "./limits/download-slots.ts";
+import { createSlots, slotsPerTier } from "./limits/slots.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
 import { probeTools, type ToolName } from "./media/tools.ts";
 import { createPageSource } from "./platforms/ytdlp/source.ts";
@@ -67,7 +67,8 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     onChild: () => metrics.childStarted("ffmpeg"),
     onBytes: (count: number) => metrics.relayedBytes("page", count),
   };
-  const slots = createDownloadSlots({ perTier: downloadsPerTier, server: config.MAX_PAGE_DOWNLOADS });
+  const downloads = createSlots({ perTier: slotsPerTier, server: config.MAX_PAGE_DOWNLOADS, code: "too_many_downloads", what: "page-mode downloads" });
+  const extractions = createSlots({ perTier: slotsPerTier, server: config.MAX_PAGE_DOWNLOADS, code: "too_many_extractions", what: "page look-ups" });
   const readinessChecks = (Object.keys(tools) as ToolName[]).map((name) => ({
     name,
     check: async () => {
@@ -79,7 +80,7 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     [...config.EXTRA_PAGE_HOSTS.map((host) => `http://${host}`), ...config.ORIGIN_OVERRIDES.values()].map((origin) => new URL(origin).hostname),
   );
   const egress = { trustedHosts };
-  return { tweets, relay, remux, pages, tools, slots, egress, extraPageHosts: config.EXTRA_PAGE_HOSTS, metrics, readinessChecks };
+  return { tweets, relay, remux, pages, tools, downloads, extractions, egress, extraPageHosts: config.EXTRA_PAGE_HOSTS, metrics, readinessChecks };
 }
 
 export async function startService(config: Config, runtime: Runtime, log: Logger): Promise<Service> {

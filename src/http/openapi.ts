@@ -108,6 +108,7 @@ const operations: OperationSpec[] = [
     errors: {
       400: ["invalid_url", "unsupported_platform", "unsupported_url"],
       404: ["not_found", "post_unavailable"],
+      429: ["too_many_extractions"],
       502: ["upstream_failed"],
       503: ["tool_missing"],
       504: ["upstream_timeout"],

@@ -5,7 +5,7 @@
 import type { ApiContext, ApiHandler } from "../http/context.ts";
 import { requireUrlParam } from "../http/params.ts";
 import { ApiError } from "../http/problem.ts";
-import type { DownloadSlots } from "../limits/download-slots.ts";
+import type { Slots } from "../limits/slots.ts";
 import { requirePlatform } from "../platforms/post-handler.ts";
 import type { PlatformId, TweetRecord } from "../platforms/records.ts";
 import { detectPlatform } from "../platforms/table.ts";
@@ -29,7 +29,8 @@ export interface DownloadDeps {
   tweets: TweetSource;
   pages: PageSource;
   tools: Tools;
-  slots: DownloadSlots;
+  /** Concurrent page-mode downloads (and MP3 conversions). */
+  downloads: Slots;
   extraPageHosts: readonly string[];
   /** Which addresses ffmpeg may be pointed at. */
   egress: EgressPolicy;
@@ -121,7 +122,7 @@ async function pageMode(ctx: ApiContext, deps: DownloadDeps, page: URL, platform
  * is checked first: a page names them, and a page may name an address inside our network.
  */
 async function remuxWithSlot(ctx: ApiContext, deps: DownloadDeps, prepare: () => Promise<{ plan: RemuxPlan; name: string }>): Promise<Response> {
-  const release = deps.slots.acquire(ctx.key.id, ctx.key.tier);
+  const release = deps.downloads.acquire(ctx.key.id, ctx.key.tier);
   try {
     const { plan, name } = await prepare();
     await Promise.all(plan.inputs.map((input) => assertFetchable(new URL(input.url), deps.egress)));

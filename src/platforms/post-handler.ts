@@ -3,6 +3,7 @@
 import { json, type ApiHandler } from "../http/context.ts";
 import { requireUrlParam } from "../http/params.ts";
 import { ApiError } from "../http/problem.ts";
+import type { Slots } from "../limits/slots.ts";
 import { requireTools, type Tools } from "../media/tools.ts";
 import type { PlatformId } from "./records.ts";
 import { detectPlatform, supportedPlatformsText } from "./table.ts";
@@ -16,6 +17,8 @@ export interface PostDeps {
   tweets: TweetSource;
   pages: PageSource;
   tools: Tools;
+  /** Concurrent yt-dlp extractions: each is a Python process for up to a minute. */
+  extractions: Slots;
   extraPageHosts: readonly string[];
 }
 
@@ -29,11 +32,16 @@ export function requirePlatform(url: URL, extraPageHosts: readonly string[]): Pl
 }
 
 export function postHandler(deps: PostDeps): ApiHandler {
-  return async ({ request, url }) => {
+  return async ({ url, key }) => {
     const page = requireUrlParam(url.searchParams);
     const platform = requirePlatform(page, deps.extraPageHosts);
     if (platform === "X") return json(tweetToPost(await deps.tweets.getTweet(parseStatusId(page.href))));
     requireTools(deps.tools, ["yt-dlp"]);
-    return json(infoToPost(await deps.pages.info(page, request.signal), platform, page));
+    const release = deps.extractions.acquire(key.id, key.tier);
+    try {
+      return json(infoToPost(await deps.pages.info(page), platform, page));
+    } finally {
+      release();
+    }
   };
 }

@@ -25,7 +25,9 @@ const maxInfoBytes = 32 * 1024 * 1024;
 
 export function extractInfoArgs(url: string, options: Pick<ExtractOptions, "format" | "socketTimeoutSec" | "infoJson">): string[] {
   return [
-    "-J", "--no-playlist", "--no-warnings",
+    // --ignore-config: a yt-dlp.conf in the working or home folder must not change what runs.
+    // --playlist-items 1: a playlist link describes its first video, not hundreds.
+    "-J", "--ignore-config", "--no-playlist", "--playlist-items", "1", "--no-warnings",
     ...(options.socketTimeoutSec ? ["--socket-timeout", String(options.socketTimeoutSec)] : []),
     ...(options.format ? ["-f", options.format] : []),
     // "--" keeps a URL that starts with "-" from being read as an option.

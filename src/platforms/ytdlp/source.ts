@@ -18,13 +18,17 @@ export interface PageSourceOptions {
 
 export interface PageSource {
   /** The page's description: formats, title, author, duration, thumbnails. */
-  info(page: URL, signal?: AbortSignal): Promise<YtdlpInfo>;
+  info(page: URL): Promise<YtdlpInfo>;
   /** The description with `selector` applied: the chosen formats in `requested_formats`, or at the top level. */
   select(page: URL, selector: string, signal?: AbortSignal): Promise<YtdlpInfo>;
 }
 
+/** A description this large (a page with thousands of formats) is used once and not kept. */
+const maxKeptBytes = 1024 * 1024;
+
 export function createPageSource(options: PageSourceOptions): PageSource {
-  const cache = createTtlCache<YtdlpInfo>({ maxEntries: options.cacheMaxEntries, now: options.now ?? Date.now });
+  const cache = createTtlCache<{ info: YtdlpInfo; json: string }>({ maxEntries: options.cacheMaxEntries, now: options.now ?? Date.now });
+  const inFlight = new Map<string, Promise<YtdlpInfo>>();
 
   async function run(page: URL, extra: { format?: string; infoJson?: string; signal?: AbortSignal }): Promise<YtdlpInfo> {
     const done = options.onChild?.();
@@ -37,18 +41,25 @@ export function createPageSource(options: PageSourceOptions): PageSource {
 
   async function fresh(page: URL, format: string | undefined, signal?: AbortSignal): Promise<YtdlpInfo> {
     const info = await run(page, { format, signal });
-    cache.set(page.href, info, options.cacheTtlMs);
+    const json = JSON.stringify(info);
+    if (json.length <= maxKeptBytes) cache.set(page.href, { info, json }, options.cacheTtlMs);
     return info;
   }
 
   return {
-    async info(page, signal) {
-      return cache.get(page.href) ?? fresh(page, undefined, signal);
+    info(page) {
+      const kept = cache.get(page.href);
+      if (kept) return Promise.resolve(kept.info);
+      // Equal look-ups at the same time share one yt-dlp run. It does not end when one caller
+      // goes away, since others may wait for it; its time cap bounds it.
+      const running = inFlight.get(page.href) ?? fresh(page, undefined).finally(() => inFlight.delete(page.href));
+      inFlight.set(page.href, running);
+      return running;
     },
     async select(page, selector, signal) {
-      const known = cache.get(page.href);
-      if (!known) return fresh(page, selector, signal);
-      return run(page, { format: selector, infoJson: JSON.stringify(known), signal });
+      const kept = cache.get(page.href);
+      if (!kept) return fresh(page, selector, signal);
+      return run(page, { format: selector, infoJson: kept.json, signal });
     },
   };
 }

@@ -43,7 +43,13 @@ async function download(pageUrl: string, output: "mp4" | "mp3" = "mp4") {
 describe("extractInfoArgs()", () => {
   test("puts the URL after --, so it is never read as an option", () => {
     expect(extractInfoArgs("-x", { format: "18", socketTimeoutSec: 5 })).toEqual([
-      "-J", "--no-playlist", "--no-warnings", "--socket-timeout", "5", "-f", "18", "--", "-x",
+      "-J", "--ignore-config", "--no-playlist", "--playlist-items", "1", "--no-warnings", "--socket-timeout", "5", "-f", "18", "--", "-x",
+    ]);
+  });
+
+  test("reads a kept description from stdin instead of fetching the page", () => {
+    expect(extractInfoArgs("https://a/b", { format: "b", infoJson: "{}" })).toEqual([
+      "-J", "--ignore-config", "--no-playlist", "--playlist-items", "1", "--no-warnings", "-f", "b", "--load-info-json", "-",
     ]);
   });
 });

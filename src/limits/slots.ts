@@ -1,17 +1,25 @@
-// Concurrent page-mode downloads, per key and for the whole server (decisions.md, Limits). They
-// hold child processes and CPU for minutes, so they are capped on each instance by what it runs;
-// the daily quota is what several instances share.
+// Work that holds a child process (a yt-dlp extraction, an ffmpeg download) is capped per key and
+// for the whole instance (decisions.md, Limits). The caps are per instance, on what it runs; the
+// daily quota is what several instances share.
 import { ApiError } from "../http/problem.ts";
 
 /** How long a refused caller should wait; a short download takes about this long. */
 const RETRY_AFTER_SEC = 10;
 
-export interface DownloadSlots {
-  /** Takes a slot or throws 429 too_many_downloads; call the returned function (once or more) to give it back. */
+export interface Slots {
+  /** Takes a slot or throws 429; call the returned function (once or more) to give it back. */
   acquire(keyId: string, tier: string): () => void;
 }
 
-export function createDownloadSlots(options: { perTier: Readonly<Record<string, number>>; server: number }): DownloadSlots {
+export interface SlotOptions {
+  perTier: Readonly<Record<string, number>>;
+  server: number;
+  /** The 429's code, and what is counted, for its detail. */
+  code: string;
+  what: string;
+}
+
+export function createSlots(options: SlotOptions): Slots {
   const byKey = new Map<string, number>();
   let total = 0;
   return {
@@ -20,7 +28,7 @@ export function createDownloadSlots(options: { perTier: Readonly<Record<string, 
       const keyCap = options.perTier[tier] ?? options.server;
       if (held >= keyCap || total >= options.server) {
         const which = held >= keyCap ? `${keyCap} at a time for the ${tier} tier` : "this server's limit";
-        throw new ApiError(429, "too_many_downloads", `Too many page-mode downloads at once (${which}); retry in ${RETRY_AFTER_SEC} s.`, {
+        throw new ApiError(429, options.code, `Too many ${options.what} at once (${which}); retry in ${RETRY_AFTER_SEC} s.`, {
           headers: { "retry-after": String(RETRY_AFTER_SEC) },
         });
       }
@@ -39,5 +47,5 @@ export function createDownloadSlots(options: { perTier: Readonly<Record<string, 
   };
 }
 
-/** decisions.md: FREE 1, PRO 3, GOLD 10. */
-export const downloadsPerTier = { FREE: 1, PRO: 3, GOLD: 10 } as const;
+/** decisions.md: FREE 1, PRO 3, GOLD 10 concurrent page-mode downloads per key. */
+export const slotsPerTier = { FREE: 1, PRO: 3, GOLD: 10 } as const;

@@ -1,0 +1,56 @@
+// Page descriptions are extracted once: equal look-ups share a run, and a download right after a
+// post only asks yt-dlp to pick formats from the kept description, without fetching the page.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { mainEntry } from "../../../src/platforms/ytdlp/info.ts";
+import { createPageSource } from "../../../src/platforms/ytdlp/source.ts";
+import { startMediaSite, type MediaSite } from "../../fakes/media-site.ts";
+
+describe("createPageSource()", () => {
+  let site: MediaSite;
+  beforeAll(async () => {
+    site = await startMediaSite();
+  });
+  afterAll(() => site.close());
+
+  const pageFetches = (path: string) => site.requestLog.filter((request) => request.path === path).length;
+  const source = (cacheTtlMs: number) => {
+    let children = 0;
+    const pages = createPageSource({
+      ytdlpPath: "yt-dlp",
+      timeoutMs: 20_000,
+      socketTimeoutSec: 5,
+      cacheTtlMs,
+      cacheMaxEntries: 10,
+      onChild: () => {
+        children += 1;
+        return () => {};
+      },
+    });
+    return { pages, children: () => children };
+  };
+
+  test("equal look-ups at once run yt-dlp once, and a later select reuses the description", async () => {
+    const { pages, children } = source(60_000);
+    const page = new URL(site.pages.split);
+    const [a, b, c] = await Promise.all([pages.info(page), pages.info(page), pages.info(page)]);
+    expect(a).toBe(b);
+    expect(b).toBe(c);
+    expect(children()).toBe(1);
+    expect(pageFetches("/split.html")).toBe(1);
+
+    const chosen = await pages.select(page, "bv*+ba/b");
+    expect(children()).toBe(2);
+    expect(pageFetches("/split.html")).toBe(1);
+    expect(mainEntry(chosen).requested_formats?.length).toBe(2);
+  });
+
+  test("without a cache every call extracts again", async () => {
+    const { pages, children } = source(0);
+    const page = new URL(site.pages.progressive);
+    const before = pageFetches("/progressive.html");
+    await pages.info(page);
+    await pages.select(page, "b");
+    expect(children()).toBe(2);
+    expect(pageFetches("/progressive.html") - before).toBe(2);
+  });
+});
