@@ -12,6 +12,7 @@ import { detectPlatform } from "../platforms/table.ts";
 import { ytdlpFormatId } from "../platforms/x/post.ts";
 import type { TweetSource } from "../platforms/x/source.ts";
 import { parseStatusId } from "../platforms/x/url.ts";
+import { mainEntry } from "../platforms/ytdlp/info.ts";
 import { infoToPost } from "../platforms/ytdlp/post.ts";
 import { planRemux, selectorFor, type OutputKind } from "../platforms/ytdlp/selection.ts";
 import type { PageSource } from "../platforms/ytdlp/source.ts";
@@ -73,7 +74,7 @@ async function fromMediaUrl(ctx: ApiContext, deps: DownloadDeps, media: URL, out
   const input = { url: withOriginOverride(media, deps.relay.originOverrides).href, headers: {}, hls: media.pathname.endsWith(".m3u8") };
   const plan: RemuxPlan = { output, inputs: [input], videoInput: null, audioInput: 0, transcodeVideo: false, transcodeAudio: false, adtsAudio: false };
   const name = filename ?? nameFromMediaUrl(media).stem;
-  return withSlot(ctx, deps, (release) => remuxResponse({ plan, name, method: ctx.request.method, signal: ctx.request.signal, onEnd: release }, deps.remux));
+  return withSlot(ctx, deps, (release) => remuxResponse({ plan, name, durationSec: null, method: ctx.request.method, signal: ctx.request.signal, onEnd: release }, deps.remux));
 }
 
 /** The variant `format` names (qualityLabel or formatId), else the best; else the first image; null for neither. */
@@ -97,7 +98,9 @@ async function pageMode(ctx: ApiContext, deps: DownloadDeps, page: URL, platform
   return withSlot(ctx, deps, async (release) => {
     const info = await deps.pages.select(page, selectorFor(wanted.format, wanted.output), ctx.request.signal);
     const name = wanted.filename ?? `${platform.toLowerCase()}_${infoToPost(info, platform, page).id}`;
-    return remuxResponse({ plan: planRemux(info, wanted.output), name, method: ctx.request.method, signal: ctx.request.signal, onEnd: release }, deps.remux);
+    // The unrounded length: the post record's whole seconds would be off by up to half a second.
+    const durationSec = mainEntry(info).duration ?? null;
+    return remuxResponse({ plan: planRemux(info, wanted.output), name, durationSec, method: ctx.request.method, signal: ctx.request.signal, onEnd: release }, deps.remux);
   });
 }
 
