@@ -12,6 +12,7 @@ import { detectPlatform } from "../platforms/table.ts";
 import { ytdlpFormatId } from "../platforms/x/post.ts";
 import type { TweetSource } from "../platforms/x/source.ts";
 import { parseStatusId } from "../platforms/x/url.ts";
+import { mainEntry } from "../platforms/ytdlp/info.ts";
 import { infoToPost } from "../platforms/ytdlp/post.ts";
 import { planRemux, selectorFor, type OutputKind } from "../platforms/ytdlp/selection.ts";
 import type { PageSource } from "../platforms/ytdlp/source.ts";
@@ -80,7 +81,7 @@ async function fromMediaUrl(ctx: ApiContext, deps: DownloadDeps, media: URL, out
   const input = { url: withOriginOverride(media, deps.relay.originOverrides).href, headers: {}, hls: media.pathname.endsWith(".m3u8") };
   const plan: RemuxPlan = { output, inputs: [input], videoInput: null, audioInput: 0, transcodeVideo: false, transcodeAudio: false, adtsAudio: false };
   const name = filename ?? nameFromMediaUrl(media).stem;
-  return remuxWithSlot(ctx, deps, async () => ({ plan, name }));
+  return remuxWithSlot(ctx, deps, async () => ({ plan, name, durationSec: null }));
 }
 
 /** The variant `format` names (qualityLabel or formatId), else the best; else the first image; null for neither. */
@@ -112,7 +113,9 @@ async function pageMode(ctx: ApiContext, deps: DownloadDeps, page: URL, platform
   requireTools(deps.tools, ["yt-dlp", "ffmpeg"]);
   return remuxWithSlot(ctx, deps, async () => {
     const info = await deps.pages.select(page, selectorFor(wanted.format, wanted.output), ctx.request.signal);
-    return { plan: planRemux(info, wanted.output), name: wanted.filename ?? `${platform.toLowerCase()}_${infoToPost(info, platform, page).id}` };
+    // The unrounded length: the post record's whole seconds would be off by up to half a second.
+    const durationSec = mainEntry(info).duration ?? null;
+    return { plan: planRemux(info, wanted.output), name: wanted.filename ?? `${platform.toLowerCase()}_${infoToPost(info, platform, page).id}`, durationSec };
   });
 }
 
@@ -121,12 +124,16 @@ async function pageMode(ctx: ApiContext, deps: DownloadDeps, page: URL, platform
  * given back when ffmpeg ends, or at once when anything before fails. Every URL ffmpeg will read
  * is checked first: a page names them, and a page may name an address inside our network.
  */
-async function remuxWithSlot(ctx: ApiContext, deps: DownloadDeps, prepare: () => Promise<{ plan: RemuxPlan; name: string }>): Promise<Response> {
+async function remuxWithSlot(
+  ctx: ApiContext,
+  deps: DownloadDeps,
+  prepare: () => Promise<{ plan: RemuxPlan; name: string; durationSec: number | null }>,
+): Promise<Response> {
   const release = deps.downloads.acquire(ctx.key.id, ctx.key.tier);
   try {
-    const { plan, name } = await prepare();
+    const { plan, name, durationSec } = await prepare();
     await Promise.all(plan.inputs.map((input) => assertFetchable(new URL(input.url), deps.egress)));
-    return await remuxResponse({ plan, name, method: ctx.request.method, signal: ctx.request.signal, onEnd: release }, deps.remux);
+    return await remuxResponse({ plan, name, durationSec, method: ctx.request.method, signal: ctx.request.signal, onEnd: release }, deps.remux);
   } catch (error) {
     release();
     throw error;

@@ -3,6 +3,7 @@
 // problem+json answer, a failure after it aborts the body (see process.ts).
 import { classifyFfmpegFailure, failedDespiteExit0, ffmpegArgs, outputTypes, type FfmpegLimits, type RemuxPlan } from "./ffmpeg.ts";
 import { contentDisposition, sanitizeFilename } from "./filename.ts";
+import { withMovieDurationStream } from "./fmp4-duration.ts";
 import { spawnStream } from "./process.ts";
 
 export interface RemuxOptions {
@@ -20,6 +21,8 @@ export interface RemuxRequest {
   plan: RemuxPlan;
   /** File name without extension; it gets the output's. */
   name: string;
+  /** Length of the media in seconds, when the source says: written into the MP4's header so players can show it and seek. */
+  durationSec: number | null;
   method: string;
   signal: AbortSignal;
   /** Called once ffmpeg has ended, however it ended. */
@@ -55,5 +58,7 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
     child.kill();
     throw error;
   }
-  return new Response(child.stdout, { headers });
+  // MP3 needs no help: players estimate its length from the constant bit rate.
+  const body = request.plan.output === "mp4" && request.durationSec !== null ? withMovieDurationStream(child.stdout, request.durationSec) : child.stdout;
+  return new Response(body, { headers });
 }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeSha256, startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
 import { clipDurationSec, startMediaSite, type MediaSite } from "../fakes/media-site.ts";
 import { fakeTweetIds, fixturesDir, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
-import { probeMedia, runningTools, snapshotFiles } from "../helpers/media.ts";
+import { initSegment, probeMedia, runningTools, snapshotFiles } from "../helpers/media.ts";
 import { runAdmin, startService, type RunningService } from "../helpers/service.ts";
 
 export interface RuntimeUnderTest {
@@ -260,6 +260,14 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         expect(media.streams.sort()).toEqual(["aac", "h264"]);
         expect(media.duration).toBeCloseTo(clipDurationSec, 0);
         expect(snapshotFiles([tmp, process.cwd()])).toEqual(before);
+      });
+
+      it("writes the duration the page gives into the MP4's header, where players look before any fragment", async () => {
+        const response = await download(site.pages.jsonLd);
+        expect(response.status).toBe(200);
+        const bytes = new Uint8Array(await response.arrayBuffer());
+        expect((await probeMedia(initSegment(bytes))).duration).toBeCloseTo(clipDurationSec, 2);
+        expect((await probeMedia(bytes)).streams.sort()).toEqual(["aac", "h264"]);
       });
 
       it("merges separate video and audio, and remuxes HLS of MPEG-TS", async () => {

@@ -31,6 +31,8 @@ export interface MediaSite {
   pages: {
     /** `<video src>` of an MP4 with H.264 + AAC and its index at the start. */
     progressive: string;
+    /** The same MP4 as a JSON-LD VideoObject, the one kind of page for which yt-dlp gives a duration. */
+    jsonLd: string;
     /** HLS with separate video and audio playlists: yt-dlp lists two formats to merge. */
     split: string;
     /** HLS of MPEG-TS segments with video and audio muxed (audio needs aac_adtstoasc). */
@@ -77,6 +79,20 @@ const pages: Record<string, string> = {
   // 127.0.0.2 is loopback too, but not the host the tests trust: the service must not fetch it.
   "/private-media.html": page("Private clip", '<video src="http://127.0.0.2:9/clip.mp4"></video>'),
 };
+
+// yt-dlp takes only absolute URLs from JSON-LD, so the page is made once the port is known.
+const jsonLdPage = (origin: string) =>
+  page(
+    "JSON-LD test clip",
+    `<script type="application/ld+json">${JSON.stringify({
+      "@context": "https://schema.org",
+      "@type": "VideoObject",
+      name: "JSON-LD test clip",
+      duration: `PT${clipDurationSec}S`,
+      contentUrl: `${origin}/media/clip.mp4`,
+      thumbnailUrl: `${origin}/media/poster.jpg`,
+    })}</script>`,
+  );
 
 // Written by hand (not by ffmpeg) so that CODECS is present: yt-dlp then knows the video
 // playlist has no sound and merges it with the audio group.
@@ -181,7 +197,7 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
       referer: req.headers.referer ?? null,
       range: req.headers.range ?? null,
     });
-    const html = pages[urlPath];
+    const html = urlPath === "/json-ld.html" ? jsonLdPage(origin) : pages[urlPath];
     if (html !== undefined) {
       res.writeHead(200, { "content-type": contentTypes[".html"]! }).end(html);
       return;
@@ -202,6 +218,7 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
     host: `127.0.0.1:${port}`,
     pages: {
       progressive: `${origin}/progressive.html`,
+      jsonLd: `${origin}/json-ld.html`,
       split: `${origin}/split.html`,
       hls: `${origin}/hls.html`,
       noMedia: `${origin}/no-media.html`,

@@ -30,6 +30,21 @@ export async function probeMedia(bytes: Uint8Array): Promise<ProbedMedia> {
   }
 }
 
+/**
+ * The init segment of fragmented MP4 (ftyp and moov): the bytes before the first moof, which
+ * is what a player has when it first decides what to show.
+ */
+export function initSegment(bytes: Uint8Array): Uint8Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let at = 0;
+  while (at + 8 <= bytes.byteLength && String.fromCharCode(...bytes.subarray(at + 4, at + 8)) !== "moof") {
+    const size = view.getUint32(at);
+    if (size < 8) throw new Error(`no MP4 box at byte ${at}`);
+    at += size;
+  }
+  return bytes.subarray(0, at);
+}
+
 /** yt-dlp and ffmpeg processes whose command line names `needle` (a test site's host), zombies excluded. */
 export function runningTools(needle: string): string[] {
   const out = execFileSync("ps", ["-eo", "stat=,args="]).toString();
