@@ -15,7 +15,7 @@ import type { Logger } from "./log.ts";
 import { admitRequest, refundRequest } from "./store/api-keys.ts";
 import type { Db } from "./store/db.ts";
 import { downloadHandler, type DownloadDeps } from "./media/download.ts";
-import type { Tools } from "./media/tools.ts";
+import { healthResponse } from "./http/health.ts";
 import { postHandler, type PostDeps } from "./platforms/post-handler.ts";
 import { tweetHandler } from "./platforms/x/handler.ts";
 import { webRoutes, type SiteHandler } from "./web/routes.ts";
@@ -64,7 +64,7 @@ export function createApp(deps: AppDeps): App {
   ];
   const api = createRouter(apiRoutes);
   const site = createRouter<SiteHandler>([
-    { method: "GET", path: "/healthz", handler: () => health(deps) },
+    { method: "GET", path: "/healthz", handler: () => healthResponse(deps.db, deps.tools, deps.config.HEALTH_TIMEOUT_MS, deps.log) },
     ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP }),
     { method: "GET", path: "/readyz", handler: () => readinessResponse(readinessChecks, deps.config.HEALTH_TIMEOUT_MS) },
     { method: "GET", path: "/metrics", handler: (request) => metricsResponse(request, metrics, deps.config.METRICS_TOKEN) },
@@ -203,22 +203,4 @@ function withoutBody(response: Response): Response {
   if (!response.body) return response;
   void response.body.cancel();
   return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
-}
-
-/** Each page-mode tool's version, or null when it cannot be run (page mode then answers 503). */
-function toolVersions(tools: Tools): Record<string, string | null> {
-  return Object.fromEntries(Object.entries(tools).map(([name, status]) => [name, status.version]));
-}
-
-async function health(deps: AppDeps): Promise<Response> {
-  const timeout = new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new Error("store timed out")), deps.config.HEALTH_TIMEOUT_MS).unref?.(),
-  );
-  try {
-    await Promise.race([deps.db.query("SELECT 1"), timeout]);
-    return json({ status: "ok", store: deps.db.kind, tools: toolVersions(deps.tools) });
-  } catch (error) {
-    deps.log.warn("health check failed", { error: String(error) });
-    return json({ status: "unavailable", store: deps.db.kind, tools: toolVersions(deps.tools) }, { status: 503 });
-  }
 }

@@ -9,7 +9,7 @@ import { createLogger, type Logger } from "./log.ts";
 import { openStore } from "./store/open.ts";
 import type { RunningServer } from "./runtime/serve.ts";
 import type { Runtime } from "./runtime/runtime.ts";
-import { createTweetSource, xUpstreamDefaults } from "./platforms/x/source.ts";
+import { createTweetSource, xWebClientBearerToken } from "./platforms/x/source.ts";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
 import { createSlots, slotsPerTier } from "./limits/slots.ts";
@@ -28,7 +28,7 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
   const graphql = graphqlBase === null ? null : {
     guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
     tweetResultUrl: `${graphqlBase}/graphql/${config.X_GRAPHQL_QUERY_ID}/TweetResultByRestId`,
-    bearerToken: xUpstreamDefaults.graphql.bearerToken,
+    bearerToken: xWebClientBearerToken,
   };
   const xUpstreamOf = (url: string) =>
     graphql === null ? "x_syndication"

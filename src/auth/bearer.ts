@@ -3,20 +3,25 @@
 import { ApiError } from "../http/problem.ts";
 import { isWellFormedKey } from "./api-key.ts";
 
-const challenge = { "www-authenticate": 'Bearer realm="api"' };
+/** The token of an `Authorization: Bearer <token>` header; null when there is none. */
+export function bearerTokenOf(request: Request): string | null {
+  return /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? null;
+}
+
+/** 401 for a key that is malformed or that no account holds. */
+export function invalidApiKey(): ApiError {
+  return new ApiError(401, "invalid_api_key", "The API key is not valid; send `Authorization: Bearer xva_...` with a key from /profile/api-keys.", {
+    headers: { "www-authenticate": 'Bearer realm="api", error="invalid_token"' },
+  });
+}
 
 export function readBearerKey(request: Request): string {
-  const header = request.headers.get("authorization");
-  if (!header) {
+  if (!request.headers.has("authorization")) {
     throw new ApiError(401, "missing_api_key", "Send your API key as `Authorization: Bearer <key>`.", {
-      headers: challenge,
+      headers: { "www-authenticate": 'Bearer realm="api"' },
     });
   }
-  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-  if (!match || !isWellFormedKey(match[1]!)) {
-    throw new ApiError(401, "invalid_api_key", "The Authorization header does not hold a valid API key (`Bearer xva_...`).", {
-      headers: { "www-authenticate": 'Bearer realm="api", error="invalid_token"' },
-    });
-  }
-  return match[1]!;
+  const key = bearerTokenOf(request);
+  if (key === null || !isWellFormedKey(key)) throw invalidApiKey();
+  return key;
 }

@@ -1,7 +1,5 @@
 // What an authenticated API handler is given.
-import type { Admission } from "../store/api-keys.ts";
-
-export type AdmittedKey = NonNullable<Admission["key"]>;
+import type { AdmittedKey } from "../store/api-keys.ts";
 
 export interface ApiContext {
   request: Request;

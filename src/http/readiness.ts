@@ -1,6 +1,7 @@
 // GET /readyz: whether this instance can serve, for a load balancer or orchestrator to route by.
-// Liveness (/healthz) only says the process answers; readiness runs named checks (the store,
+// /healthz answers for the process and its store; readiness runs every named check (the store,
 // and the media tools page mode needs) and answers 503 while any of them fails.
+import { withTimeout } from "../util/timeout.ts";
 import { json } from "./context.ts";
 
 export interface ReadinessCheck {
@@ -20,17 +21,11 @@ export interface CheckResult {
 export async function runReadinessChecks(checks: readonly ReadinessCheck[], timeoutMs: number): Promise<Record<string, CheckResult>> {
   const results = await Promise.all(
     checks.map(async ({ name, check }): Promise<[string, CheckResult]> => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      });
       try {
-        await Promise.race([check(), timeout]);
+        await withTimeout(check(), timeoutMs, `no answer within ${timeoutMs} ms`);
         return [name, { ok: true }];
       } catch (error) {
         return [name, { ok: false, error: error instanceof Error ? error.message : String(error) }];
-      } finally {
-        clearTimeout(timer);
       }
     }),
   );

@@ -1,15 +1,20 @@
 // Turns the database's admission answer into rate-limit headers and, when the request may not
 // go on, the error the caller sees.
 import { ApiError } from "../http/problem.ts";
-import type { Admission } from "../store/api-keys.ts";
+import { invalidApiKey } from "../auth/bearer.ts";
+import type { Admission, AdmittedKey } from "../store/api-keys.ts";
 
-type AdmittedKey = NonNullable<Admission["key"]>;
+
+/** Requests left in the key's 24 h window. */
+export function remainingOf(key: AdmittedKey): number {
+  return Math.max(0, key.dailyLimit - key.dayCount);
+}
 
 /** X-RateLimit-* for every authenticated response (decisions.md, Limits). */
 export function rateLimitHeaders(key: AdmittedKey): Record<string, string> {
   return {
     "x-ratelimit-limit": String(key.dailyLimit),
-    "x-ratelimit-remaining": String(Math.max(0, key.dailyLimit - key.dayCount)),
+    "x-ratelimit-remaining": String(remainingOf(key)),
     "x-ratelimit-tier": key.tier,
   };
 }
@@ -24,11 +29,7 @@ export function secondsUntil(at: Date | null, now: Date): number {
 export function admissionError(admission: Admission, now: Date): ApiError | null {
   const key = admission.key;
   if (admission.outcome === "admitted") return null;
-  if (!key) {
-    return new ApiError(401, "invalid_api_key", "The API key is not known. Create a key at /profile/api-keys.", {
-      headers: { "www-authenticate": 'Bearer error="invalid_token"' },
-    });
-  }
+  if (!key) return invalidApiKey();
   const headers = rateLimitHeaders(key);
   switch (admission.outcome) {
     case "passive":

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { json, type ApiHandler } from "../http/context.ts";
 import { tiers } from "../store/api-keys.ts";
+import { remainingOf } from "./admission.ts";
 
 const BURST_WINDOW_SEC = 60;
 
@@ -24,7 +25,7 @@ export const usageHandler: ApiHandler = async ({ key }) =>
     apiKeyId: key.id,
     tier: key.tier,
     dailyLimit: key.dailyLimit,
-    remaining: Math.max(0, key.dailyLimit - key.dayCount),
+    remaining: remainingOf(key),
     burstLimit: key.burstLimit,
     burstWindowSec: BURST_WINDOW_SEC,
     windowResetsAt: key.dayFreesAt?.toISOString() ?? null,

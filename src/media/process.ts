@@ -42,12 +42,6 @@ export interface ChildStream {
 
 const stderrLimit = 8 * 1024;
 const killGraceMs = 1000;
-const running = new Set<ChildProcess>();
-
-/** Children started here that have not exited yet (for metrics). */
-export function runningChildren(): number {
-  return running.size;
-}
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
@@ -73,7 +67,6 @@ export function spawnStream(command: string, args: readonly string[], options: S
     detached: true,
     env: childEnv(),
   });
-  running.add(child);
   if (options.stdin !== undefined) {
     // A child that exits before reading all of stdin closes the pipe; its exit code tells why.
     child.stdin!.on("error", () => {});
@@ -160,7 +153,6 @@ export function spawnStream(command: string, args: readonly string[], options: S
     const finish = (code: number | null, spawnError?: Error) => {
       if (done) return;
       done = true;
-      running.delete(child);
       clearTimeout(timer);
       clearTimeout(killTimer);
       options.signal?.removeEventListener("abort", onAbort);

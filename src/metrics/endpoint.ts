@@ -1,6 +1,7 @@
 // GET /metrics: the Prometheus scrape target. With METRICS_TOKEN set it wants that token as a
 // bearer token; the comparison is of SHA-256 digests in constant time, so neither the token's
 // length nor its content leaks through timing.
+import { bearerTokenOf } from "../auth/bearer.ts";
 import { ApiError } from "../http/problem.ts";
 import { sha256Hex, timingSafeEqual } from "../util/bytes.ts";
 import type { ServiceMetrics } from "./service-metrics.ts";
@@ -16,9 +17,9 @@ export async function metricsResponse(request: Request, metrics: ServiceMetrics,
 }
 
 async function requireToken(request: Request, token: string): Promise<void> {
-  const given = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+  const given = bearerTokenOf(request);
   const encoder = new TextEncoder();
-  if (given !== undefined && timingSafeEqual(encoder.encode(await sha256Hex(given)), encoder.encode(await sha256Hex(token)))) return;
+  if (given !== null && timingSafeEqual(encoder.encode(await sha256Hex(given)), encoder.encode(await sha256Hex(token)))) return;
   throw new ApiError(401, "invalid_metrics_token", "Send the operator's METRICS_TOKEN as `Authorization: Bearer <token>`.", {
     headers: { "www-authenticate": 'Bearer realm="metrics"' },
   });

@@ -130,16 +130,19 @@ export type AdmitOutcome = "unknown" | "passive" | "expired" | "quota" | "burst"
 export interface Admission {
   outcome: AdmitOutcome;
   /** Absent when the key is unknown. */
-  key?: {
-    id: string;
-    tier: Tier;
-    dailyLimit: number;
-    burstLimit: number;
-    dayCount: number;
-    burstCount: number;
-    dayFreesAt: Date | null;
-    burstFreesAt: Date | null;
-  };
+  key?: AdmittedKey;
+}
+
+/** A known key with its limits and counts as admitRequest left them. */
+export interface AdmittedKey {
+  id: string;
+  tier: Tier;
+  dailyLimit: number;
+  burstLimit: number;
+  dayCount: number;
+  burstCount: number;
+  dayFreesAt: Date | null;
+  burstFreesAt: Date | null;
 }
 
 interface AdmitRow {

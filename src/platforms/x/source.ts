@@ -42,17 +42,12 @@ export interface TweetSource {
   getTweet(id: string): Promise<TweetRecord>;
 }
 
-/** Production endpoints, for the configuration to start from. */
-export const xUpstreamDefaults = {
-  syndicationUrl: "https://cdn.syndication.twimg.com",
-  graphql: {
-    guestActivateUrl: "https://api.x.com/1.1/guest/activate.json",
-    tweetResultUrl: "https://api.x.com/graphql/2ICDjqPd81tulZcYrtpTuQ/TweetResultByRestId",
-    // Shipped in X's public web client JavaScript; it identifies the client, not a user.
-    bearerToken:
-      "AAAAAAAAAAAAAAAAAAAAANRILgAAAAAAnNwIzUejRCOuH5E6I8xnZz4puTs%3D1Zv7ttfk8LF81IUq16cHjhLTvJu4FA33AGWWjCpTnA",
-  },
-} satisfies Pick<TweetSourceOptions, "syndicationUrl" | "graphql">;
+/**
+ * The bearer token shipped in X's public web client JavaScript, the same for every visitor: it
+ * identifies the client, not a user. The endpoints are in the configuration (src/config.ts).
+ */
+export const xWebClientBearerToken =
+  "AAAAAAAAAAAAAAAAAAAAANRILgAAAAAAnNwIzUejRCOuH5E6I8xnZz4puTs%3D1Zv7ttfk8LF81IUq16cHjhLTvJu4FA33AGWWjCpTnA";
 
 type Outcome = { ok: true; tweet: TweetRecord } | { ok: false; error: ApiError };
 

@@ -43,12 +43,3 @@ export function parseStatusId(input: string): string {
   return match[1]!;
 }
 
-/** True when the text is a link to one X post (what parseStatusId accepts). */
-export function isXPostUrl(input: string): boolean {
-  try {
-    parseStatusId(input);
-    return true;
-  } catch {
-    return false;
-  }
-}

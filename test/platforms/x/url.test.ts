@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../../src/http/problem.ts";
-import { isXPostUrl, parseStatusId } from "../../../src/platforms/x/url.ts";
+import { parseStatusId } from "../../../src/platforms/x/url.ts";
 
 describe("parseStatusId()", () => {
   const accepted: Array<[string, string]> = [
@@ -69,11 +69,3 @@ describe("parseStatusId()", () => {
   });
 });
 
-describe("isXPostUrl()", () => {
-  it("is true for post links and false for anything else", () => {
-    expect(isXPostUrl("https://twitter.com/jack/status/20")).toBe(true);
-    expect(isXPostUrl("https://x.com/i/web/status/20?s=1")).toBe(true);
-    expect(isXPostUrl("https://x.com/jack")).toBe(false);
-    expect(isXPostUrl("https://www.youtube.com/watch?v=hwMkbaS_M_c")).toBe(false);
-  });
-});
