@@ -2,12 +2,21 @@
 // string names its algorithm and cost, so the cost can be raised later without breaking old hashes.
 import { ApiError } from "../http/problem.ts";
 import { fromBase64Url, randomBytes, timingSafeEqual, toBase64Url } from "../util/bytes.ts";
+import { createSemaphore } from "../util/semaphore.ts";
 
 const ALGORITHM = "pbkdf2-sha256";
 /** OWASP's 2023 recommendation for PBKDF2-HMAC-SHA256. */
 export const DEFAULT_ITERATIONS = 600_000;
 
-async function derive(password: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {
+// Each derivation is ~0.3 s of CPU on the pool Node also uses for DNS and files. Two at a time
+// keep a flood of sign-ins (any email, no account needed) from starving everything else.
+const kdf = createSemaphore(2, 32, () => new ApiError(503, "busy", "The server is busy checking passwords; try again in a second.", { headers: { "retry-after": "1" } }));
+
+function derive(password: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {
+  return kdf(() => deriveNow(password, salt, iterations));
+}
+
+async function deriveNow(password: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {
   const material = await crypto.subtle.importKey("raw", new TextEncoder().encode(password), "PBKDF2", false, [
     "deriveBits",
   ]);

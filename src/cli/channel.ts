@@ -4,7 +4,9 @@ import { json } from "../http/context.ts";
 import type { Queryable } from "../store/db.ts";
 import { runAdminCommand } from "./commands.ts";
 
-export const ADMIN_SOCKET = "admin.sock";
+/** Inside a folder only the service's user may enter, so the socket is never open to others, not even between its creation and a chmod. */
+export const ADMIN_FOLDER = "admin";
+export const ADMIN_SOCKET = `${ADMIN_FOLDER}/admin.sock`;
 
 export function createAdminChannel(db: Queryable, now: () => Date = () => new Date()) {
   return async (request: Request): Promise<Response> => {

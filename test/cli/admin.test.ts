@@ -70,7 +70,8 @@ describe("the admin command line", () => {
     const env = { DATA_DIR: dataDir };
     const service = await startService(env);
     cleanups.push(() => service.stop());
-    expect(statSync(join(dataDir, "admin.sock")).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dataDir, "admin")).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dataDir, "admin/admin.sock")).isSocket()).toBe(true);
     await walkThrough(env, service);
     expect(await service.stop()).toBe(0);
 
