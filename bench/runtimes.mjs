@@ -1,12 +1,15 @@
 // Every operation under each runtime's entry (dist/node.mjs, dist/bun.mjs, dist/deno.mjs) against
 // the same local upstreams: /healthz, /usage, a tweet from a warm cache, a direct-mode relay of a
-// 256 MiB file, and page mode's first byte. All services run side by side (each with its own
+// 256 MiB file next to the runtime's own fastest pass-through (bench/passthrough.mjs), and page
+// mode's first byte. All services run side by side (each with its own
 // PGlite store) and are measured in rotation, so drift and other load on the machine hit every
 // runtime alike; each cell is the median over the rounds.
 //
 //   npm run bench -- runtimes        (env: RUNTIMES_BENCH_ONLY=node,bun to run only some,
 //                                    RUNTIMES_BENCH_ROUNDS=3)
+import { spawn } from "node:child_process";
 import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -21,8 +24,28 @@ const RELAYED = "https://video.twimg.com/big.mp4";
 
 const api = (service, operation, url) => `${service.url}/api/v1/${operation}?url=${encodeURIComponent(url)}`;
 
+/** bench/passthrough.mjs under `runtime`, relaying from `origin`: the runtime's own fastest pass-through. */
+async function startPassthrough(runtime, origin) {
+  const port = await new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port: free } = probe.address();
+      probe.close(() => resolve(free));
+    });
+  });
+  const [command, args] = runtimes[runtime];
+  const child = spawn(command, [...args.slice(0, -1), "bench/passthrough.mjs"], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ORIGIN: origin, PORT: String(port) },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  await new Promise((resolve, reject) => {
+    child.stdout.on("data", (chunk) => String(chunk).includes("ready") && resolve());
+    child.once("exit", (code) => reject(new Error(`${runtime} passthrough exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/big.mp4`, stop: () => new Promise((resolve) => (child.once("exit", resolve), child.kill("SIGTERM"))) };
+}
+
 /** One round of every operation against one service; numbers only, formatted later. */
-async function measureOnce({ runtime, service, key }, site) {
+async function measureOnce({ runtime, service, key, passthrough }, site) {
   const headers = { authorization: `Bearer ${key}` };
   const loads = {
     health: await load(`${service.url}/healthz`, LOAD),
@@ -34,9 +57,10 @@ async function measureOnce({ runtime, service, key }, site) {
   }
   const relay = await curl(api(service, "download", RELAYED), ["-H", `Authorization: Bearer ${key}`]);
   if (relay.size !== RELAY_BYTES) throw new Error(`${runtime}: relay sent ${relay.size} bytes, not ${RELAY_BYTES}`);
+  const reference = await curl(passthrough.url);
   const page = await timedGet(api(service, "download", `${site.url}/clip10.html`), headers);
   if (page.status !== 200 || page.bytes === 0) throw new Error(`${runtime}: page mode answered ${page.status} with ${page.bytes} bytes`);
-  return { ...loads, relay, page };
+  return { ...loads, relay, reference, page };
 }
 
 /** The rounds' medians as the cells of one runtime's column. */
@@ -48,6 +72,8 @@ function cells(rounds) {
     "GET /api/v1/usage, req/s (p50 ms)": rps("usage"),
     "tweet, warm cache, req/s (p50 ms)": rps("tweet"),
     "direct relay 256 MiB, MB/s": fmt(at((r) => r.relay.speed) / 1e6, 0),
+    "the runtime's own pass-through, MB/s": fmt(at((r) => r.reference.speed) / 1e6, 0),
+    "relay / own pass-through": fmt(at((r) => r.relay.speed / r.reference.speed), 2),
     "direct relay sends Content-Length": rounds.every((r) => r.relay.contentLength === String(RELAY_BYTES)) ? "yes" : "no",
     "page mode 10 s clip, cold, first byte ms": fmt(at((r) => r.page.firstByte), 0),
     "page mode 10 s clip, cold, total ms": fmt(at((r) => r.page.total), 0),
@@ -84,7 +110,9 @@ export async function benchRuntimes() {
       stoppers.push(service.stop);
       // Warms the relay path (JIT, connection pool) before it is timed.
       await curl(api(service, "download", RELAYED), ["-H", `Authorization: Bearer ${key}`, "--max-time", "0.5"]).catch(() => null);
-      services.push({ runtime, service, key, rounds: [] });
+      const passthrough = await startPassthrough(runtime, site.url);
+      stoppers.push(passthrough.stop);
+      services.push({ runtime, service, key, passthrough, rounds: [] });
     }
     for (let round = 0; round < ROUNDS; round++) {
       for (const entry of services) entry.rounds.push(await measureOnce(entry, site));
