@@ -181,8 +181,10 @@ async function main() {
     v.curlArgs ??= [];
   }
 
-  // Warm-up, then runs in rotation so drift over time hits every variant alike.
-  for (const v of variants) await curl(v.url, [...v.curlArgs, "--max-time", "0.5"]).catch(() => null);
+  // Warm-up, then runs in rotation so drift over time hits every variant alike. One whole file
+  // each: the service's embedded store keeps V8 compiling its WASM in the background for seconds
+  // after start, which a short warm-up would leave inside the timed runs.
+  for (const v of variants) await curl(v.url, v.curlArgs).catch(() => null);
   for (const v of variants) Object.assign(v, { speeds: [], cpus: [] });
   for (let run = 0; run < RUNS; run++) {
     for (const v of variants) {

@@ -4,8 +4,7 @@
 import { readBearerKey } from "./auth/bearer.ts";
 import { hashKey } from "./auth/api-key.ts";
 import type { Config } from "./config.ts";
-import type { ApiHandler } from "./http/context.ts";
-import { json } from "./http/context.ts";
+import { declaredLength, json, type ApiHandler } from "./http/context.ts";
 import { corsHeaders, preflightResponse } from "./http/cors.ts";
 import { ApiError, problemResponse } from "./http/problem.ts";
 import { createRouter, type Route } from "./http/router.ts";
@@ -22,10 +21,9 @@ import { webRoutes, type SiteHandler } from "./web/routes.ts";
 import { docsResponse } from "./http/docs.ts";
 import { buildOpenApiDocument } from "./http/openapi.ts";
 import { readinessResponse, type ReadinessCheck } from "./http/readiness.ts";
-import { whenResponseDone } from "./http/response-done.ts";
-import { isDirectUrl } from "./media/direct-hosts.ts";
+import { trackDownload } from "./metrics/downloads.ts";
 import { metricsResponse } from "./metrics/endpoint.ts";
-import { createServiceMetrics, type DownloadMode, type ServiceMetrics } from "./metrics/service-metrics.ts";
+import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 
 /** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createUpstreams). */
 export interface AppDeps extends DownloadDeps, PostDeps {
@@ -90,8 +88,7 @@ export function createApp(deps: AppDeps): App {
       throw refusal;
     }
     let admitted = admission.key!;
-    const download = url.pathname === DOWNLOAD_PATH ? downloadModeOf(url) : null;
-    const downloadDone = download === null ? null : metrics.downloadStarted(download);
+    const downloadEnded = url.pathname === DOWNLOAD_PATH ? trackDownload(metrics, request, url) : null;
     let response: Response;
     try {
       response = await match.handler({ request, url, key: admitted, now: at });
@@ -104,12 +101,7 @@ export function createApp(deps: AppDeps): App {
       }
       response = problemFor(error, deps.log);
     }
-    if (download !== null && downloadDone !== null) {
-      const sent = response.ok && request.method !== "HEAD" ? declaredLength(response) : null;
-      if (sent !== null) metrics.relayedBytes(download, sent);
-      if (response.ok && response.body && request.method !== "HEAD") whenResponseDone(request, downloadDone);
-      else downloadDone();
-    }
+    downloadEnded?.(response);
     for (const [name, value] of Object.entries(rateLimitHeaders(admitted))) response.headers.set(name, value);
     return response;
   }
@@ -162,22 +154,6 @@ interface RequestLog {
   /** The matched route's pattern; unset for a path no route knows. */
   route?: string;
   apiKeyId?: string;
-}
-
-/** Direct mode for X's media hosts, page mode for anything else the handler accepts. */
-function downloadModeOf(url: URL): DownloadMode {
-  const target = URL.parse(url.searchParams.get("url") ?? "");
-  return target !== null && isDirectUrl(target) ? "direct" : "page";
-}
-
-/**
- * The body size the response declares. Counting the bytes as they pass would put code on every
- * chunk of a relay (relay-bench.md), so a streamed body of unknown length is counted where it is
- * produced, and here it is null.
- */
-function declaredLength(response: Response): number | null {
-  const value = response.headers.get("content-length");
-  return value !== null && /^\d+$/.test(value) ? Number(value) : null;
 }
 
 function methodNotAllowed(allow: string[]): ApiError {

@@ -19,3 +19,13 @@ export function json(data: unknown, init: ResponseInit = {}): Response {
   headers.set("content-length", String(body.byteLength));
   return new Response(body, { ...init, headers });
 }
+
+/**
+ * The body size a response declares. Counting bytes as they pass would put code on every chunk
+ * of a relay (relay-bench.md), so a streamed body of unknown length is counted where it is
+ * produced, and here it is null.
+ */
+export function declaredLength(response: Response): number | null {
+  const value = response.headers.get("content-length");
+  return value !== null && /^\d+$/.test(value) ? Number(value) : null;
+}
