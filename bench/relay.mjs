@@ -69,6 +69,15 @@ function cpuSeconds(pids) {
   }, 0);
 }
 
+/** Waits (up to 30 s) until the processes use under 2 % of a core over half a second. */
+async function untilIdle(pids) {
+  for (let tries = 0; tries < 60; tries++) {
+    const before = cpuSeconds(pids);
+    await sleep(500);
+    if (cpuSeconds(pids) - before < 0.01) return;
+  }
+}
+
 function memoryMB(pids, field) {
   return Math.max(...pids.map((pid) => {
     const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
@@ -182,9 +191,11 @@ async function main() {
   }
 
   // Warm-up, then runs in rotation so drift over time hits every variant alike. One whole file
-  // each: the service's embedded store keeps V8 compiling its WASM in the background for seconds
-  // after start, which a short warm-up would leave inside the timed runs.
+  // each, then a wait until every process is idle: the service's embedded store keeps V8
+  // compiling its WASM in the background for seconds after start, which would otherwise be
+  // counted as relay CPU.
   for (const v of variants) await curl(v.url, v.curlArgs).catch(() => null);
+  for (const v of variants) await untilIdle(processTree(v.pid));
   for (const v of variants) Object.assign(v, { speeds: [], cpus: [] });
   for (let run = 0; run < RUNS; run++) {
     for (const v of variants) {
