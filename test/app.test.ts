@@ -7,7 +7,7 @@ import { parseConfig } from "../src/config.ts";
 import { createLogger } from "../src/log.ts";
 import { nodeUpstream } from "../src/media/relay-node-upstream.ts";
 import { serveNode } from "../src/runtime/node-server.ts";
-import { createUpstreams } from "../src/service.ts";
+import { createUpstreams } from "../src/upstreams.ts";
 import { buildTestApp, makeKey } from "./helpers/app.ts";
 import { openTestStore, type TestStore } from "./helpers/stores.ts";
 

@@ -5,7 +5,7 @@ import { parseConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
 import { nodeUpstream } from "../../src/media/relay-node-upstream.ts";
 import { serveNode } from "../../src/runtime/node-server.ts";
-import { createUpstreams } from "../../src/service.ts";
+import { createUpstreams } from "../../src/upstreams.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { createApiKey, type Tier } from "../../src/store/api-keys.ts";
 import type { Db } from "../../src/store/db.ts";
