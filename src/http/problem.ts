@@ -36,6 +36,11 @@ export class ApiError extends Error {
   }
 }
 
+/** 502 upstream_failed: the platform, media host or media tool failed, not the caller. */
+export function upstreamFailed(detail: string, options: { headers?: Record<string, string>; cause?: unknown } = {}): ApiError {
+  return new ApiError(502, "upstream_failed", detail, options);
+}
+
 export interface Problem {
   type: string;
   title: string;

@@ -4,9 +4,8 @@
 // into MP3 with ffmpeg.
 import type { ApiContext, ApiHandler } from "../http/context.ts";
 import { requireUrlParam } from "../http/params.ts";
-import { ApiError } from "../http/problem.ts";
+import { ApiError, upstreamFailed } from "../http/problem.ts";
 import type { Slots } from "../limits/slots.ts";
-import { requirePlatform } from "../platforms/post-handler.ts";
 import type { PlatformId, TweetRecord } from "../platforms/records.ts";
 import { detectPlatform } from "../platforms/table.ts";
 import { ytdlpFormatId } from "../platforms/x/post.ts";
@@ -49,8 +48,8 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
     const query = ctx.url.searchParams;
     const target = requireUrlParam(query);
     const wanted: Wanted = { output: outputOf(query.get("audio")), format: query.get("format")?.trim() || null, filename: query.get("filename") };
-    if (detectPlatform(target, deps.extraPageHosts) === null) return fromMediaUrl(ctx, deps, target, wanted.output, wanted.filename ?? undefined);
-    const platform = requirePlatform(target, deps.extraPageHosts);
+    const platform = detectPlatform(target, deps.extraPageHosts);
+    if (platform === null) return fromMediaUrl(ctx, deps, target, wanted.output, wanted.filename ?? undefined);
     if (platform === "X") {
       const tweet = await deps.tweets.getTweet(parseStatusId(target.href));
       const media = tweetMedia(tweet, wanted.format);
@@ -105,7 +104,7 @@ function tweetMedia(tweet: TweetRecord, format: string | null): { url: URL; isIm
 /** A URL from X's answer; one that does not parse is X's fault, not the caller's. */
 function upstreamUrl(text: string): URL {
   const url = URL.parse(text);
-  if (url === null) throw new ApiError(502, "upstream_failed", "X named a media link that is not a valid URL; try again later.");
+  if (url === null) throw upstreamFailed("X named a media link that is not a valid URL; try again later.");
   return url;
 }
 

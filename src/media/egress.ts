@@ -3,7 +3,7 @@
 // link-local address. Hosts the operator named (EXTRA_PAGE_HOSTS, ORIGIN_OVERRIDES targets) are
 // trusted as they are: that is how a local mirror or a test site is reached.
 import { lookup } from "node:dns/promises";
-import { ApiError } from "../http/problem.ts";
+import { ApiError, upstreamFailed } from "../http/problem.ts";
 import { isPublicAddress } from "./relay-address.ts";
 
 export type ResolveHost = (host: string) => Promise<string[]>;
@@ -32,6 +32,6 @@ export async function assertFetchable(url: URL, policy: EgressPolicy): Promise<v
     await publicAddressesOf(url.hostname, policy.resolveHost);
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    throw new ApiError(502, "upstream_failed", `The media host ${url.hostname} could not be found; try again later.`, { cause: error });
+    throw upstreamFailed(`The media host ${url.hostname} could not be found; try again later.`, { cause: error });
   }
 }

@@ -1,7 +1,7 @@
 // ffmpeg argument lists for page mode: read the media URLs directly (ffmpeg seeks with Range,
 // which a pipe cannot) and write fragmented MP4 or MP3 to stdout. Pure; see process.ts for
 // running them.
-import { ApiError } from "../http/problem.ts";
+import { ApiError, upstreamFailed } from "../http/problem.ts";
 
 export interface FfmpegInput {
   url: string;
@@ -122,7 +122,7 @@ export function classifyFfmpegFailure(exitCode: number | null, stderr: string): 
     return new ApiError(404, "not_found", "The media file is gone from the source; fetch the post again for fresh links.");
   }
   // As for yt-dlp (see classifyYtdlpFailure): ffmpeg's words go to the log, not to the caller.
-  return new ApiError(502, "upstream_failed", `Fetching or converting the media failed (ffmpeg ${exitCode === null ? "was killed" : `exit ${exitCode}`}); try again later.`, {
+  return upstreamFailed(`Fetching or converting the media failed (ffmpeg ${exitCode === null ? "was killed" : `exit ${exitCode}`}); try again later.`, {
     cause: new Error(reason),
   });
 }

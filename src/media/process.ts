@@ -3,7 +3,7 @@
 // headers go out before it ends, so a failure after the first byte must abort the body: the
 // client then sees a broken transfer, never a short file that looks complete.
 import { spawn, type ChildProcess } from "node:child_process";
-import { ApiError } from "../http/problem.ts";
+import { ApiError, upstreamFailed } from "../http/problem.ts";
 
 export interface SpawnStreamOptions {
   /** Turns a non-zero exit into the error the stream (or firstChunk) fails with. */
@@ -159,7 +159,7 @@ export function spawnStream(command: string, args: readonly string[], options: S
       const failure =
         stopReason ??
         (spawnError
-          ? new ApiError(502, "upstream_failed", `The media tool could not be started (${spawnError.message}).`, { cause: spawnError })
+          ? upstreamFailed(`The media tool could not be started (${spawnError.message}).`, { cause: spawnError })
           : code === 0 && !options.failedDespiteExit0?.(stderrText)
             ? null
             : options.classify(code, stderrText));

@@ -1,7 +1,7 @@
 // Direct mode of the download operation: relay a media-CDN file to the caller as a stream, under
 // our own file name, with Range passed through so downloads resume.
 
-import { ApiError } from "../http/problem.ts";
+import { ApiError, upstreamFailed } from "../http/problem.ts";
 import { withNodeBody } from "../http/node-body.ts";
 import { assertDirectUrl, withOriginOverride } from "./direct-hosts.ts";
 import { contentDisposition, extensionForContentType, nameFromMediaUrl, sanitizeFilename } from "./filename.ts";
@@ -60,7 +60,7 @@ export async function relayMedia(input: RelayInput, options: RelayOptions): Prom
       throw new ApiError(504, "upstream_timeout", "The media host did not answer in time; try again later.", { cause: error });
     }
     if (error instanceof ApiError) throw error;
-    throw new ApiError(502, "upstream_failed", "The media host could not be reached; try again later.", { cause: error });
+    throw upstreamFailed("The media host could not be reached; try again later.", { cause: error });
   } finally {
     clearTimeout(timer);
   }
@@ -153,10 +153,6 @@ function statusError(status: number, headers: Headers): ApiError {
     });
   }
   return upstreamFailed(`The media host answered ${status}; try again later.`);
-}
-
-function upstreamFailed(detail: string): ApiError {
-  return new ApiError(502, "upstream_failed", detail);
 }
 
 function byteCount(value: string | null): number | null {

@@ -23,7 +23,7 @@ export interface PostDeps {
 }
 
 /** The platform of a page link, or 400 unsupported_platform naming the ones there are. */
-export function requirePlatform(url: URL, extraPageHosts: readonly string[]): PlatformId {
+function requirePlatform(url: URL, extraPageHosts: readonly string[]): PlatformId {
   const platform = detectPlatform(url, extraPageHosts);
   if (platform === null) {
     throw new ApiError(400, "unsupported_platform", `${url.hostname} is not a supported platform. Supported: ${supportedPlatformsText}.`);

@@ -1,5 +1,5 @@
 // The errors the X extractor answers with (decisions.md, Errors).
-import { ApiError } from "../../http/problem.ts";
+import { ApiError, upstreamFailed } from "../../http/problem.ts";
 
 export function notFound(id: string): ApiError {
   return new ApiError(404, "not_found", `X has no post with id ${id}; check the link.`);
@@ -18,12 +18,8 @@ export function unavailable(id: string, reason: string | null): ApiError {
   );
 }
 
-export function upstreamFailed(detail: string, cause?: unknown, headers?: Record<string, string>): ApiError {
-  return new ApiError(502, "upstream_failed", detail, { cause, headers });
-}
-
 export function unknownAnswerShape(cause: unknown): ApiError {
-  return upstreamFailed("X answered in a form this service does not understand; try again later.", cause);
+  return upstreamFailed("X answered in a form this service does not understand; try again later.", { cause });
 }
 
 export function isUpstreamFailure(error: unknown): boolean {

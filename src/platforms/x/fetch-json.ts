@@ -1,6 +1,6 @@
 // One bounded HTTP exchange with an X upstream. Every way it can go wrong on the wire becomes
 // 502 upstream_failed, so callers only decide what the status codes mean.
-import { upstreamFailed } from "./errors.ts";
+import { upstreamFailed } from "../../http/problem.ts";
 
 export interface JsonAnswer {
   status: number;
@@ -27,12 +27,12 @@ export async function fetchJson(
     text = await response.text();
   } catch (error) {
     throw signal.aborted
-      ? upstreamFailed(`X did not answer within ${timeoutMs} ms; try again later.`, error)
-      : upstreamFailed("X could not be reached; try again later.", error);
+      ? upstreamFailed(`X did not answer within ${timeoutMs} ms; try again later.`, { cause: error })
+      : upstreamFailed("X could not be reached; try again later.", { cause: error });
   }
   try {
     return { status, body: JSON.parse(text) };
   } catch (error) {
-    throw upstreamFailed("X answered with something that is not JSON; try again later.", error);
+    throw upstreamFailed("X answered with something that is not JSON; try again later.", { cause: error });
   }
 }

@@ -2,10 +2,10 @@
 // when syndication refuses, with a short cache, one upstream call per burst of equal requests,
 // and a backoff that answers 502 at once while an upstream keeps failing.
 import { z } from "zod";
-import { ApiError } from "../../http/problem.ts";
+import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import type { TweetRecord } from "../records.ts";
 import { createBackoff, type Backoff } from "./backoff.ts";
-import { isUpstreamFailure, notFound, upstreamFailed } from "./errors.ts";
+import { isUpstreamFailure, notFound } from "./errors.ts";
 import { fetchJson } from "./fetch-json.ts";
 import { graphqlAnswerToTweet } from "./graphql.ts";
 import { syndicationAnswerToTweet } from "./syndication.ts";
@@ -114,9 +114,7 @@ async function guarded<T>(backoff: Backoff, call: () => Promise<T>): Promise<T> 
   const waitMs = backoff.acquire();
   if (waitMs > 0) {
     const seconds = Math.ceil(waitMs / 1000);
-    throw upstreamFailed(`X is failing at the moment; try again in ${seconds} s.`, undefined, {
-      "retry-after": String(seconds),
-    });
+    throw upstreamFailed(`X is failing at the moment; try again in ${seconds} s.`, { headers: { "retry-after": String(seconds) } });
   }
   try {
     const value = await call();

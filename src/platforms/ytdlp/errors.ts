@@ -1,7 +1,7 @@
 // Turns a failed yt-dlp run into the one error type. yt-dlp exits 1 for every failure (2 for
 // a bad option), so the cause is read from stderr. Nothing here is ever a 500: a failure of
 // the source is a 502, a request the source cannot answer is a 400 or 404.
-import { ApiError } from "../../http/problem.ts";
+import { ApiError, upstreamFailed } from "../../http/problem.ts";
 
 interface Rule {
   pattern: RegExp;
@@ -39,7 +39,7 @@ export function classifyYtdlpFailure(exitCode: number | null, stderr: string): A
   if (rule) return rule.make(reason);
   // yt-dlp's own words stay out of the answer: for a host inside a network they would tell a
   // caller which ports are open. The operator finds them in the log, through the cause.
-  return new ApiError(502, "upstream_failed", `The source site did not deliver the media (yt-dlp ${exitCode === null ? "was killed" : `exit ${exitCode}`}); try again later.`, {
+  return upstreamFailed(`The source site did not deliver the media (yt-dlp ${exitCode === null ? "was killed" : `exit ${exitCode}`}); try again later.`, {
     cause: new Error(reason),
   });
 }

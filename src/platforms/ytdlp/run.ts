@@ -1,5 +1,5 @@
 // Runs `yt-dlp -J` on a page URL and returns its parsed info, or throws the classified ApiError.
-import { ApiError } from "../../http/problem.ts";
+import { upstreamFailed } from "../../http/problem.ts";
 import { spawnStream } from "../../media/process.ts";
 import { classifyYtdlpFailure } from "./errors.ts";
 import { YtdlpInfo } from "./info.ts";
@@ -45,7 +45,7 @@ async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
     bytes += chunk.byteLength;
     if (bytes > maxInfoBytes) {
       await reader.cancel().catch(() => {});
-      throw new ApiError(502, "upstream_failed", "The media tool returned an oversized description of this link.");
+      throw upstreamFailed("The media tool returned an oversized description of this link.");
     }
     text += decoder.decode(chunk, { stream: true });
   }
@@ -64,11 +64,11 @@ export async function extractInfo(url: string, options: ExtractOptions): Promise
   try {
     json = JSON.parse(text);
   } catch (cause) {
-    throw new ApiError(502, "upstream_failed", "The media tool returned unreadable output for this link; try again later.", { cause });
+    throw upstreamFailed("The media tool returned unreadable output for this link; try again later.", { cause });
   }
   const parsed = YtdlpInfo.safeParse(json);
   if (!parsed.success || json === null) {
-    throw new ApiError(502, "upstream_failed", "The media tool returned no description of this link; try again later.");
+    throw upstreamFailed("The media tool returned no description of this link; try again later.");
   }
   return parsed.data;
 }

@@ -2,7 +2,7 @@
 // (`yt-dlp -J -f <selector>`): the chosen formats come back in `requested_formats`, or for a
 // single format at the top level. ffmpeg then reads those URLs directly, which starts ~0.8 s
 // sooner than piping `yt-dlp -o -` into it (notes/media-tools.md).
-import { ApiError } from "../../http/problem.ts";
+import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import type { RemuxPlan } from "../../media/ffmpeg.ts";
 import { audioCodecOf, hasAudio, hasVideo, isFfmpegReadable, isHls, videoCodecOf } from "./formats.ts";
 import { mainEntry, type YtdlpFormat, type YtdlpInfo } from "./info.ts";
@@ -43,7 +43,7 @@ const mp4AudioMisfits = new Set(["vorbis", "flac"]);
 export function planRemux(info: YtdlpInfo, output: OutputKind): RemuxPlan {
   const chosen = chosenFormats(info);
   if (chosen.length === 0) {
-    throw new ApiError(502, "upstream_failed", "The source listed no media for this link; try again later.");
+    throw upstreamFailed("The source listed no media for this link; try again later.");
   }
   const unreadable = chosen.find((f) => !isFfmpegReadable(f));
   if (unreadable) {
