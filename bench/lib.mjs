@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { createReadStream, readFileSync, statSync } from "node:fs";
 import { Agent, createServer, request } from "node:http";
 import { once } from "node:events";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 
 /** Command and arguments that run each runtime's entry file, from the repository's root. */
@@ -84,7 +84,7 @@ const listen = async (server) => {
 
 /** X's syndication API on loopback: every request gets the recorded NASA video post. */
 export async function startFakeSyndication() {
-  const fixture = readFileSync(resolve(process.cwd(), "../shared/fixtures/upstream/syndication/video_nasa_1491475671058681863.json"));
+  const fixture = readFileSync(new URL("../test/fixtures/upstream/syndication/video_nasa_1491475671058681863.json", import.meta.url));
   return listen(
     createServer((req, res) => {
       res.writeHead(200, { "content-type": "application/json", "content-length": fixture.length });

@@ -1,4 +1,4 @@
-// A local stand-in for X's tweet APIs, serving the recorded answers in ../shared/fixtures/upstream.
+// A local stand-in for X's tweet APIs, serving the recorded answers in test/fixtures/upstream.
 // Routes (one base URL for all):
 //   GET  /tweet-result?id=<id>&token=<t>        syndication: the recorded body for <id>, else 404
 //   POST /1.1/guest/activate.json               {"guest_token": "guest-<n>"}
@@ -9,8 +9,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
-export const fixturesDir = path.resolve(process.cwd(), "../shared/fixtures/upstream");
+/** The recorded upstream answers (their sources are in its PROVENANCE.md). */
+export const fixturesDir = fileURLToPath(new URL("../fixtures/upstream/", import.meta.url));
 
 /** Ids that the recorded answers do not carry, given to the bodies that have none. */
 export const fakeTweetIds = {

@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { ApiError } from "../../../src/http/problem.ts";
+import { fixturesDir } from "../../fakes/x-upstream.ts";
 
-/** A recorded upstream answer, parsed; `name` is relative to shared/fixtures/upstream. */
+/** A recorded upstream answer, parsed; `name` is relative to test/fixtures/upstream. */
 export function readFixture(name: string): unknown {
-  return JSON.parse(readFileSync(path.resolve(process.cwd(), "../shared/fixtures/upstream", name), "utf8"));
+  return JSON.parse(readFileSync(path.join(fixturesDir, name), "utf8"));
 }
 
 /** The ApiError that call throws (fails the test when it throws nothing or something else). */
