@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the service needs (ffmpeg, yt-dlp) when they are missing.
-# With --test it also installs what the test suite and benchmark use (Chromium, nginx) and starts
+# With --test it also installs what the test suite and benchmark use (Chromium, nginx, libatomic1) and starts
 # the local PostgreSQL server when it is down. Runs apt-get as root, or through sudo.
 set -euo pipefail
 
@@ -13,6 +13,8 @@ if [ "${1:-}" = "--test" ]; then
   command -v chromium >/dev/null || packages+=(chromium)
   command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || packages+=(nginx-light)
   command -v pg_ctlcluster >/dev/null || packages+=(postgresql)
+  # Node 25 and later (the contract suite runs Node 26) are linked against libatomic.
+  dpkg -s libatomic1 >/dev/null 2>&1 || packages+=(libatomic1)
 fi
 
 if [ "${#packages[@]}" -gt 0 ]; then
