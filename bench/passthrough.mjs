@@ -1,5 +1,5 @@
 // The reference each runtime's relay is held against: that runtime's own fastest pass-through of
-// an upstream body (relay-bench.md). Node: a node:http request piped into the response; Bun and
+// an upstream body (docs/relay-costs.md). Node: a node:http request piped into the response; Bun and
 // Deno: their server returning `new Response(upstream.body)`. Run with ORIGIN and PORT set; it
 // prints "ready" once it listens. (Bun's passthrough sends no Content-Length; see the README.)
 const env = globalThis.Deno ? (name) => globalThis.Deno.env.get(name) : (name) => process.env[name];

@@ -28,7 +28,7 @@ function originServer(size: number): http.Server {
   });
 }
 
-// The baseline from relay-bench.md: a node:http request piped into the response.
+// The baseline from docs/relay-costs.md: a node:http request piped into the response.
 function pipeServer(): http.Server {
   return http.createServer((req, res) => {
     const upstream = http.get(origin, (up) => {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the service needs (ffmpeg, yt-dlp) when they are missing.
-# With --test it also installs what the test suite and benchmark use (Chromium, nginx, libatomic1) and starts
+# With --test it also installs what the test suite and benchmark use (Chromium, nginx) and starts
 # the local PostgreSQL server when it is down. Runs apt-get as root, or through sudo.
 set -euo pipefail
 

@@ -1,4 +1,4 @@
-// API keys: `xva_` followed by 32 random bytes in base64url (interface.md 2.3). Only the SHA-256
+// API keys: `xva_` followed by 32 random bytes in base64url (docs/api.md, Keys). Only the SHA-256
 // of a key is ever stored or compared; the plain key lives in the one response that creates it.
 import { randomBytes, sha256Hex, toBase64Url } from "../util/bytes.ts";
 

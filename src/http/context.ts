@@ -22,7 +22,7 @@ export function json(data: unknown, init: ResponseInit = {}): Response {
 
 /**
  * The body size a response declares. Counting bytes as they pass would put code on every chunk
- * of a relay (relay-bench.md), so a streamed body of unknown length is counted where it is
+ * of a relay (docs/relay-costs.md), so a streamed body of unknown length is counted where it is
  * produced, and here it is null.
  */
 export function declaredLength(response: Response): number | null {

@@ -1,6 +1,6 @@
 // A Response may carry the Node Readable its body stream reads from. The Node server adapter can
 // pipe that Readable straight into the ServerResponse and skip Web Streams on the byte path
-// (relay-bench.md: the client and the stream layer decide throughput on Node). Other runtimes and
+// (docs/relay-costs.md: the client and the stream layer decide throughput on Node). Other runtimes and
 // any code that wraps the Response just use `response.body`, which reads the same bytes lazily:
 // whichever of the two is consumed first is the one that gets the bytes, so use only one.
 

@@ -1,7 +1,7 @@
 // When is a response over? Only the server adapter knows when the last body byte went out, and a
 // streamed download holds things until then (a slot in the active-downloads gauge). Wrapping the
 // body to find out would put JavaScript on every chunk, which halves Deno's relay throughput
-// (relay-bench.md), so the adapter says it instead: it calls responseDone(request) once the
+// (docs/relay-costs.md), so the adapter says it instead: it calls responseDone(request) once the
 // response was sent in full or abandoned. A client that goes away aborts the request's signal on
 // every runtime, which also counts as done, so nothing is held for ever when an adapter is silent.
 // Node's adapter (which Bun runs too) calls it on the ServerResponse's close; Deno's when the

@@ -10,7 +10,7 @@ export function remainingOf(key: AdmittedKey): number {
   return Math.max(0, key.dailyLimit - key.dayCount);
 }
 
-/** X-RateLimit-* for every authenticated response (decisions.md, Limits). */
+/** X-RateLimit-* for every authenticated response (docs/api.md, Limits). */
 export function rateLimitHeaders(key: AdmittedKey): Record<string, string> {
   return {
     "x-ratelimit-limit": String(key.dailyLimit),

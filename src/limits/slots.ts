@@ -1,5 +1,5 @@
 // Work that holds a child process (a yt-dlp extraction, an ffmpeg download) is capped per key and
-// for the whole instance (decisions.md, Limits). The caps are per instance, on what it runs; the
+// for the whole instance (docs/api.md, Limits). The caps are per instance, on what it runs; the
 // daily quota is what several instances share.
 import { ApiError } from "../http/problem.ts";
 
@@ -47,5 +47,5 @@ export function createSlots(options: SlotOptions): Slots {
   };
 }
 
-/** decisions.md: FREE 1, PRO 3, GOLD 10 concurrent page-mode downloads per key. */
+/** docs/api.md, Limits: FREE 1, PRO 3, GOLD 10 concurrent page-mode downloads per key. */
 export const slotsPerTier = { FREE: 1, PRO: 3, GOLD: 10 } as const;

@@ -1,5 +1,5 @@
 // Upstream client on node:http/https: on Node 20 it relays ~30 % faster and with less CPU than
-// fetch or undici.request (relay-bench.md). The body is exposed twice over the same bytes: as the
+// fetch or undici.request (docs/relay-costs.md). The body is exposed twice over the same bytes: as the
 // raw IncomingMessage (for the Node adapter's pipeline fast path) and as a lazy Web stream.
 
 import http from "node:http";

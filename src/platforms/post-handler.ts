@@ -1,4 +1,4 @@
-// GET /api/v1/post?url=: the platform-independent record of interface.md 2.1. X posts come from
+// GET /api/v1/post?url=: the platform-independent record of docs/api.md. X posts come from
 // the tweet extractor; every other platform from yt-dlp.
 import { json, type ApiHandler } from "../http/context.ts";
 import { requireUrlParam } from "../http/params.ts";

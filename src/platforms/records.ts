@@ -1,5 +1,5 @@
-// The records the API returns (interface.md 2.1 and 2.2). Every field is always present;
-// unknown values are null and lists are arrays (decisions.md, Records). These schemas also
+// The records the API returns (docs/api.md, Records). Every field is always present;
+// unknown values are null and lists are arrays (docs/api.md). These schemas also
 // describe the records in the OpenAPI document.
 import { z } from "zod";
 

@@ -1,4 +1,4 @@
-// The platform table of decisions.md: which page hosts belong to which platform. Adding a
+// The platform table of docs/api.md: which page hosts belong to which platform. Adding a
 // platform is one row. A page host matches itself and any subdomain (www., m., mobile., ...).
 import type { PlatformId } from "./records.ts";
 

@@ -1,5 +1,5 @@
 // What differs between runtimes, handed in by each entry file: its HTTP server, and the upstream
-// HTTP client that relays media fastest on it (relay-bench.md).
+// HTTP client that relays media fastest on it (docs/relay-costs.md).
 import type { UpstreamClient } from "../media/relay-upstream.ts";
 import type { Serve } from "./serve.ts";
 

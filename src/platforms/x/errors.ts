@@ -1,4 +1,4 @@
-// The errors the X extractor answers with (decisions.md, Errors).
+// The errors the X extractor answers with (docs/api.md, Errors).
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 
 export function notFound(id: string): ApiError {

