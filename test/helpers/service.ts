@@ -23,7 +23,13 @@ export async function startService(env: Record<string, string>, command: string[
   });
   const output: string[] = [];
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output.join("\n")}`)), 30_000);
+    // A service that does not start in time is killed, and the promise fails once it has exited:
+    // it must not live on and write into a data folder the caller then removes.
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, 30_000);
     const onLine = (chunk: Buffer) => {
       for (const line of chunk.toString().split("\n").filter(Boolean)) {
         output.push(line);
@@ -38,7 +44,7 @@ export async function startService(env: Record<string, string>, command: string[
     child.stderr!.on("data", onLine);
     child.once("exit", (code) => {
       clearTimeout(timer);
-      reject(new Error(`service exited with ${code}:\n${output.join("\n")}`));
+      reject(new Error(`${timedOut ? "service did not start within 30 s" : `service exited with ${code}`}:\n${output.join("\n")}`));
     });
   });
   return {
