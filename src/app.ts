@@ -20,6 +20,7 @@ import { tweetHandler } from "./platforms/x/handler.ts";
 import { webRoutes, type SiteHandler } from "./web/routes.ts";
 import { docsResponse } from "./http/docs.ts";
 import { buildOpenApiDocument } from "./http/openapi.ts";
+import { requestIdFrom } from "./http/request-id.ts";
 import { readinessResponse, type ReadinessCheck } from "./http/readiness.ts";
 import { trackDownload } from "./metrics/downloads.ts";
 import { metricsResponse } from "./metrics/endpoint.ts";
@@ -118,7 +119,7 @@ export function createApp(deps: AppDeps): App {
     async fetch(request) {
       const started = performance.now();
       const url = new URL(request.url);
-      const requestId = requestIdOf(request);
+      const requestId = requestIdFrom(request.headers.get("x-request-id"));
       const log: RequestLog = {};
       const isApi = url.pathname.startsWith(API_PREFIX) && url.pathname !== OPENAPI_PATH;
       let response: Response;
@@ -170,10 +171,6 @@ function problemFor(error: unknown, log: Logger): Response {
   return problemResponse(error);
 }
 
-function requestIdOf(request: Request): string {
-  const given = request.headers.get("x-request-id");
-  return given && /^[\w.:-]{1,64}$/.test(given) ? given : crypto.randomUUID();
-}
 
 function withoutBody(response: Response): Response {
   if (!response.body) return response;

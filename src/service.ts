@@ -20,7 +20,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   const serve = runtime.serve;
   const db = await openStore(config);
   const app = createApp({ config, db, log, ...createUpstreams(config, runtime) });
-  const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST });
+  const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST }, log);
   let admin: RunningServer | undefined;
   if (!config.DATABASE_URL) {
     // We hold the data folder's lock, so a socket file left here is a dead process's.
@@ -29,7 +29,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
     chmodSync(folder, 0o700);
     const socket = join(config.DATA_DIR, ADMIN_SOCKET);
     rmSync(socket, { force: true });
-    admin = await serve(createAdminChannel(db), { path: socket });
+    admin = await serve(createAdminChannel(db), { path: socket }, log);
   }
   log.info(`listening on ${server.address}`, { address: server.address, store: db.kind });
   return {

@@ -10,6 +10,7 @@ import { fakeSha256, startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
 import { clipDurationSec, startMediaSite, type MediaSite } from "../fakes/media-site.ts";
 import { fakeTweetIds, fixturesDir, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
 import { initSegment, probeMedia, runningTools, snapshotFiles } from "../helpers/media.ts";
+import { malformedRequests, rawRequest } from "../helpers/raw-http.ts";
 import { runAdmin, startService, type RunningService } from "../helpers/service.ts";
 
 export interface RuntimeUnderTest {
@@ -92,6 +93,16 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
       expect(response.headers.get("www-authenticate")).toMatch(/^Bearer/);
       expect(response.headers.get("content-type")).toBe("application/problem+json");
       expect((await response.json()).code).toBe("missing_api_key");
+    });
+
+    it("answers a request the Fetch API cannot represent with 400 or 405 problem+json, and lives on", async () => {
+      for (const { name, text, status } of malformedRequests) {
+        const answer = await rawRequest(service.url, text);
+        expect(answer.status, name).toBe(status);
+        expect(answer.head.toLowerCase(), name).toContain("content-type: application/problem+json");
+        if (status === 405) expect(answer.head.toLowerCase(), name).toMatch(/\r\nallow: get/);
+      }
+      expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
     });
 
     it("counts requests and says so in the rate-limit headers", async () => {

@@ -114,7 +114,7 @@ describe("GET /metrics", () => {
     expect(sample(await scrape(), 'media_api_downloads_active{mode="direct"}')).toBe(1);
     expect((await response.arrayBuffer()).byteLength).toBe(70000);
     // In-process there is no server adapter, so the test says what the adapter would.
-    responseDone(request);
+    responseDone(request, { ended: "complete" });
     let text = await scrape();
     expect(sample(text, 'media_api_downloads_active{mode="direct"}')).toBe(0);
     expect(sample(text, 'media_api_relayed_bytes_total{mode="direct"}')).toBe(70000);
@@ -122,7 +122,7 @@ describe("GET /metrics", () => {
     // A body without Content-Length is counted as it passes.
     const chunked = downloadRequest("/file/3000/b.mp4?chunked=1");
     await (await app.fetch(chunked)).arrayBuffer();
-    responseDone(chunked);
+    responseDone(chunked, { ended: "complete" });
     // A refused download never becomes active, and a missing file is a healthy media host.
     expect((await get(`/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/status/404")}`, key.plain)).status).toBe(404);
     expect((await get(`/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/status/503")}`, key.plain)).status).toBe(502);
