@@ -4,8 +4,8 @@
 import { z } from "zod";
 import { UsageRecord } from "../limits/usage.ts";
 import { PostRecord, PostVideoVariant, TweetRecord, TweetVideoVariant } from "../platforms/records.ts";
-import { DIRECT_HOSTS } from "../media/direct-hosts.ts";
 import type { Problem } from "./problem.ts";
+import { DownloadQuery, PostQuery, TweetQuery } from "./query.ts";
 
 export const API_VERSION = "1.0.0";
 
@@ -17,31 +17,6 @@ export const ProblemSchema: z.ZodType<Problem> = z.object({
   status: z.number().int(),
   detail: z.string().describe("What went wrong and what the caller can change"),
   code: z.string().describe("Stable snake_case word to branch on; new codes may be added, so treat an unknown one by its status"),
-});
-
-const url = z.url().describe("Absolute http(s) URL, percent-encoded");
-
-export const PostQuery = z.object({
-  url: url.describe("Post or video URL of a supported platform (X, Instagram, YouTube, TikTok, Reddit, Facebook, Pinterest, Amazon, Vimeo, Dailymotion)"),
-});
-export const TweetQuery = z.object({
-  url: url.describe("URL of a post on x.com or twitter.com (also mobile. and www.); the status id is read from it"),
-});
-export const DownloadQuery = z.object({
-  url: url.describe(
-    `A direct media URL on ${[...DIRECT_HOSTS].join(", ")} (direct mode: relayed as is, Range passed through), or a page link of a supported platform (page mode: fetched with yt-dlp and remuxed)`,
-  ),
-  format: z
-    .string()
-    .optional()
-    .describe("Page mode only: a yt-dlp format selector, for example a `formatId` of the post record or `bestvideo[height<=720]+bestaudio`"),
-  audio: z.enum(["mp3"]).optional().describe("`mp3` sends the audio alone as MP3 at 320 kbps CBR; any other value is 400"),
-  filename: z
-    .string()
-    .optional()
-    .describe(
-      "Suggested file name. It is sanitized (no path separators, control or reserved characters, at most 200 bytes) and given the extension of what is sent. Default: `<platform>_<id>.<ext>` in page mode, the URL's last path segment in direct mode",
-    ),
 });
 
 /** The codes each status carries, by operation. Add a code here when an operation gains one. */
@@ -220,7 +195,8 @@ function errorsOf(spec: OperationSpec): Map<number, string[]> {
 
 function parametersOf(query: z.ZodObject | undefined): unknown[] {
   if (!query) return [];
-  const schema = toJsonSchema(query);
+  // What a caller sends, before the schema turns `url` into a URL.
+  const schema = toJsonSchema(query, "input");
   const properties = schema.properties as Record<string, JsonSchema>;
   const requiredNames = new Set(schema.required as string[]);
   return Object.entries(properties).map(([name, { description, ...rest }]) => ({
@@ -245,8 +221,8 @@ function operationObject(spec: OperationSpec) {
   };
 }
 
-function toJsonSchema(schema: z.ZodType): JsonSchema {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12" }) as JsonSchema;
+function toJsonSchema(schema: z.ZodType, io: "input" | "output" = "output"): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io }) as JsonSchema;
   return rest;
 }
 

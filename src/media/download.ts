@@ -3,7 +3,7 @@
 // supported page link goes through yt-dlp and ffmpeg (page mode). `audio=mp3` turns any of them
 // into MP3 with ffmpeg.
 import type { ApiContext, ApiHandler } from "../http/context.ts";
-import { requireUrlParam } from "../http/params.ts";
+import { DownloadQuery, parseQuery } from "../http/query.ts";
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import type { Slots } from "../limits/slots.ts";
 import type { PlatformId, TweetRecord } from "../platforms/records.ts";
@@ -45,9 +45,9 @@ interface Wanted {
 
 export function downloadHandler(deps: DownloadDeps): ApiHandler {
   return async (ctx) => {
-    const query = ctx.url.searchParams;
-    const target = requireUrlParam(query);
-    const wanted: Wanted = { output: outputOf(query.get("audio")), format: query.get("format")?.trim() || null, filename: query.get("filename") };
+    const query = parseQuery(DownloadQuery, ctx.url.searchParams);
+    const target = query.url;
+    const wanted: Wanted = { output: query.audio ?? "mp4", format: query.format || null, filename: query.filename ?? null };
     const platform = detectPlatform(target, deps.extraPageHosts);
     if (platform === null) return fromMediaUrl(ctx, deps, target, wanted.output, wanted.filename ?? undefined);
     if (platform === "X") {
@@ -61,12 +61,6 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
     }
     return pageMode(ctx, deps, target, platform, wanted);
   };
-}
-
-function outputOf(audio: string | null): OutputKind {
-  if (audio === null || audio === "") return "mp4";
-  if (audio === "mp3") return "mp3";
-  throw new ApiError(400, "invalid_parameter", "`audio` takes only the value `mp3` (MP3 at 320 kbps); leave it out for MP4.");
 }
 
 /** Direct mode: the file as the CDN has it, or as MP3 through ffmpeg. */

@@ -317,6 +317,11 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         const audio = await download(site.pages.progressive, "&audio=wav");
         expect(audio.status).toBe(400);
         expect((await audio.json()).detail).toContain("mp3");
+        for (const bad of ["&format=b%00", "&format=b%0a", `&format=${"b".repeat(201)}`, "&filename=a%00b"]) {
+          const refused = await download(site.pages.progressive, bad);
+          expect(refused.status, bad).toBe(400);
+          expect((await refused.json()).code, bad).toBe("invalid_parameter");
+        }
         const gone = await download(site.pages.goneMedia);
         expect(gone.status).toBe(404);
         expect(gone.headers.get("content-type")).toBe("application/problem+json");

@@ -46,16 +46,18 @@ describe("the OpenAPI document", () => {
   });
 
   it("describes each operation's parameters", () => {
+    const noControlCharacters = "^[^\\u0000-\\u001f\\u007f]*$";
+    const urlSchema = { type: "string", format: "uri", maxLength: 4096, pattern: noControlCharacters };
     const parameters = (path: string) =>
       Object.fromEntries((document.paths[path].get.parameters as Json[]).map((p) => [p.name, { in: p.in, required: p.required, schema: p.schema }]));
     for (const path of ["/api/v1/post", "/api/v1/tweet"]) {
-      expect(parameters(path)).toEqual({ url: { in: "query", required: true, schema: { type: "string", format: "uri" } } });
+      expect(parameters(path)).toEqual({ url: { in: "query", required: true, schema: urlSchema } });
     }
     expect(parameters("/api/v1/download")).toEqual({
-      url: { in: "query", required: true, schema: { type: "string", format: "uri" } },
-      format: { in: "query", required: false, schema: { type: "string" } },
+      url: { in: "query", required: true, schema: urlSchema },
+      format: { in: "query", required: false, schema: { type: "string", maxLength: 200, pattern: "^[\\x20-\\x7e]*$" } },
       audio: { in: "query", required: false, schema: { type: "string", enum: ["mp3"] } },
-      filename: { in: "query", required: false, schema: { type: "string" } },
+      filename: { in: "query", required: false, schema: { type: "string", maxLength: 255, pattern: noControlCharacters } },
     });
     expect(document.paths["/api/v1/usage"].get.parameters).toEqual([]);
   });
