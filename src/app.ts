@@ -10,7 +10,7 @@ import { ApiError, problemResponse } from "./http/problem.ts";
 import { createRouter, type Route } from "./http/router.ts";
 import { admissionError, rateLimitHeaders } from "./limits/admission.ts";
 import { usageHandler } from "./limits/usage.ts";
-import type { Logger } from "./log.ts";
+import { errorText, type Logger } from "./log.ts";
 import { admitRequest, refundRequest } from "./store/api-keys.ts";
 import type { Db } from "./store/db.ts";
 import { downloadHandler, type DownloadDeps } from "./media/download.ts";
@@ -63,7 +63,7 @@ export function createApp(deps: AppDeps): App {
   ];
   const api = createRouter(apiRoutes);
   const site = createRouter<SiteHandler>([
-    { method: "GET", path: "/healthz", handler: () => healthResponse(deps.db, deps.tools, deps.config.HEALTH_TIMEOUT_MS, deps.log) },
+    { method: "GET", path: "/healthz", handler: () => healthResponse(deps.db, deps.config.HEALTH_TIMEOUT_MS, deps.log) },
     ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP }),
     { method: "GET", path: "/readyz", handler: () => readinessResponse(readinessChecks, deps.config.HEALTH_TIMEOUT_MS) },
     { method: "GET", path: "/metrics", handler: (request) => metricsResponse(request, metrics, deps.config.METRICS_TOKEN) },
@@ -166,7 +166,7 @@ function methodNotAllowed(allow: string[]): ApiError {
  * is logged with its cause, which the answer leaves out.
  */
 function problemFor(error: unknown, log: Logger): Response {
-  if (!(error instanceof ApiError)) log.error("unhandled error", { error: error instanceof Error ? error.stack : String(error) });
+  if (!(error instanceof ApiError)) log.error("unhandled error", { error: errorText(error, { stack: true }) });
   else if (error.status >= 500 && error.cause !== undefined) log.warn("upstream failure", { code: error.code, cause: String(error.cause).slice(0, 500) });
   return problemResponse(error);
 }

@@ -22,14 +22,15 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
  * objects, which String() would turn into "[object Object]".
  */
 export function errorText(error: unknown, { stack = false } = {}): string {
-  if (error instanceof Error) return (stack && error.stack) || `${error.name}: ${error.message}`;
+  if (error instanceof Error) return (stack && error.stack) || error.message || error.name;
   if (typeof error === "object" && error !== null) {
     const message = (error as { message?: unknown }).message;
     if (typeof message === "string") return message;
     try {
       return JSON.stringify(error).slice(0, 2_000);
     } catch {
-      // A cycle: fall through to what String() makes of it.
+      // A cycle: its shape, then.
+      return `${error.constructor?.name ?? "Object"} {${Object.keys(error).join(", ")}}`;
     }
   }
   return String(error);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createApp } from "./app.ts";
 import { ADMIN_FOLDER, ADMIN_SOCKET, createAdminChannel } from "./cli/channel.ts";
 import { ConfigError, parseConfig, type Config } from "./config.ts";
-import { createLogger, type Logger } from "./log.ts";
+import { createLogger, errorText, type Logger } from "./log.ts";
 import { openStore } from "./store/open.ts";
 import type { RunningServer } from "./runtime/serve.ts";
 import type { Runtime } from "./runtime/runtime.ts";
@@ -19,7 +19,11 @@ export interface Service {
 export async function startService(config: Config, runtime: Runtime, log: Logger): Promise<Service> {
   const serve = runtime.serve;
   const db = await openStore(config);
-  const app = createApp({ config, db, log, ...createUpstreams(config, runtime) });
+  const upstreams = createUpstreams(config, runtime);
+  for (const [tool, { path, failure }] of Object.entries(upstreams.tools)) {
+    if (failure !== null) log.warn("a media tool cannot be run: page mode answers 503 tool_missing", { tool, path, failure });
+  }
+  const app = createApp({ config, db, log, ...upstreams });
   const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST }, log);
   let admin: RunningServer | undefined;
   if (!config.DATABASE_URL) {
@@ -86,7 +90,7 @@ export async function main(
   try {
     service = await startService(config, runtime, log);
   } catch (error) {
-    log.error("could not start", { error: error instanceof Error ? error.message : String(error) });
+    log.error("could not start", { error: errorText(error) });
     return exit(1);
   }
   let stopping = false;
@@ -100,7 +104,7 @@ export async function main(
         exit(0);
       },
       (error: unknown) => {
-        log.error("could not stop cleanly", { error: error instanceof Error ? error.message : String(error) });
+        log.error("could not stop cleanly", { error: errorText(error) });
         exit(1);
       },
     );

@@ -39,7 +39,7 @@ describe("serveNode", () => {
       expect(response.headers.get("content-type")).toBe("application/problem+json");
       expect((await response.json()).code).toBe("internal_error");
     }
-    expect(lines.filter((line) => line.level === "error").map((line) => line.error)).toEqual(["Error: boom", "disk full"]);
+    expect(lines.filter((line) => line.level === "error").map((line) => line.error)).toEqual(["boom", "disk full"]);
     expect((await rawRequest(url, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).status).toBe(500);
   });
 });
