@@ -162,12 +162,14 @@ function methodNotAllowed(allow: string[]): ApiError {
 }
 
 /**
- * Unexpected errors are logged with their stack and answered as a bare 500; an upstream failure
- * is logged with its cause, which the answer leaves out.
+ * Unexpected errors are logged with their stack and answered as a bare 500; an upstream failure,
+ * or a refusal with a cause (yt-dlp's words), is logged with its cause, which the answer leaves out.
  */
 function problemFor(error: unknown, log: Logger): Response {
   if (!(error instanceof ApiError)) log.error("unhandled error", { error: errorText(error, { stack: true }) });
-  else if (error.status >= 500 && error.cause !== undefined) log.warn("upstream failure", { code: error.code, cause: String(error.cause).slice(0, 500) });
+  else if (error.status >= 500 && error.cause !== undefined) log.warn("upstream failure", { code: error.code, cause: errorText(error.cause).slice(0, 500) });
+  // What yt-dlp said behind a 400 or 404, which the answer puts in our own words.
+  else if (error.cause !== undefined) log.info("refused", { code: error.code, cause: errorText(error.cause).slice(0, 500) });
   return problemResponse(error);
 }
 

@@ -308,9 +308,14 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         const response = await download(site.pages.split, `&format=${encodeURIComponent(formatId)}`);
         expect(response.status).toBe(200);
         expect((await probeMedia(new Uint8Array(await response.arrayBuffer()))).streams.sort()).toEqual(["aac", "h264"]);
-        const wrong = await download(site.pages.progressive, "&format=nosuchformat");
-        expect(wrong.status).toBe(400);
-        expect((await wrong.json()).code).toBe("format_not_available");
+        for (const format of ["nosuchformat", "b%5Bfoo"]) {
+          const wrong = await download(site.pages.progressive, `&format=${format}`);
+          expect(wrong.status).toBe(400);
+          const problem = await wrong.json();
+          expect(problem.code).toBe("format_not_available");
+          // Our words, not yt-dlp's.
+          expect(problem.detail).not.toMatch(/\(|\^|ERROR|yt-dlp/);
+        }
       });
 
       it("answers problem+json before the first byte: bad audio 400, gone media 404", async () => {
