@@ -21,6 +21,7 @@ import { webRoutes, type SiteHandler } from "./web/routes.ts";
 import { docsResponse } from "./http/docs.ts";
 import { buildOpenApiDocument } from "./http/openapi.ts";
 import { requestIdFrom } from "./http/request-id.ts";
+import { whenResponseDone, type BodyEnd } from "./http/response-done.ts";
 import { readinessResponse, type ReadinessCheck } from "./http/readiness.ts";
 import { trackDownload } from "./metrics/downloads.ts";
 import { metricsResponse } from "./metrics/endpoint.ts";
@@ -45,7 +46,6 @@ export interface App {
 
 const API_PREFIX = "/api/v1/";
 const OPENAPI_PATH = "/api/v1/openapi.json";
-const DOWNLOAD_PATH = "/api/v1/download";
 
 export function createApp(deps: AppDeps): App {
   const now = deps.now ?? (() => new Date());
@@ -59,7 +59,7 @@ export function createApp(deps: AppDeps): App {
     { method: "GET", path: "/api/v1/usage", handler: usageHandler },
     { method: "GET", path: "/api/v1/post", handler: postHandler(deps) },
     { method: "GET", path: "/api/v1/tweet", handler: tweetHandler(deps.tweets) },
-    { method: "GET", path: DOWNLOAD_PATH, handler: downloadHandler(deps) },
+    { method: "GET", path: "/api/v1/download", handler: downloadHandler(deps) },
   ];
   const api = createRouter(apiRoutes);
   const site = createRouter<SiteHandler>([
@@ -89,7 +89,6 @@ export function createApp(deps: AppDeps): App {
       throw refusal;
     }
     let admitted = admission.key!;
-    const downloadEnded = url.pathname === DOWNLOAD_PATH ? trackDownload(metrics, request, url) : null;
     let response: Response;
     try {
       response = await match.handler({ request, url, key: admitted, now: at });
@@ -102,7 +101,7 @@ export function createApp(deps: AppDeps): App {
       }
       response = problemFor(error, deps.log);
     }
-    downloadEnded?.(response);
+    trackDownload(metrics, request, response);
     for (const [name, value] of Object.entries(rateLimitHeaders(admitted))) response.headers.set(name, value);
     return response;
   }
@@ -146,7 +145,9 @@ export function createApp(deps: AppDeps): App {
         bytes: request.method === "HEAD" ? 0 : declaredLength(response),
         apiKeyId: log.apiKeyId,
       });
-      return request.method === "HEAD" ? withoutBody(response) : response;
+      if (request.method === "HEAD") return withoutBody(response);
+      if (response.body !== null) whenResponseDone(request, (end) => logBodyEnd(deps.log, requestId, route, end));
+      return response;
     },
   };
 }
@@ -155,6 +156,16 @@ interface RequestLog {
   /** The matched route's pattern; unset for a path no route knows. */
   route?: string;
   apiKeyId?: string;
+}
+
+/**
+ * A second line with the request's id once its body is over: the first was written at the response
+ * head, with the status, before the body could break. A body cut by an error is a warning.
+ */
+function logBodyEnd(log: Logger, requestId: string, route: string, end: BodyEnd): void {
+  if (end.ended === "complete") log.debug("body ended", { requestId, route, ended: end.ended });
+  else if (end.ended === "cut by client") log.info("body ended", { requestId, route, ended: end.ended });
+  else log.warn("body ended", { requestId, route, ended: end.ended, error: errorText(end.error).slice(0, 500) });
 }
 
 function methodNotAllowed(allow: string[]): ApiError {

@@ -40,9 +40,17 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
     server,
     async close() {
       const servers = admin ? [server, admin] : [server];
-      const drained = Promise.all(servers.map((each) => each.close()));
+      // A close that fails is logged and counts as not finished: what it left is cut below.
+      const drained = Promise.all(
+        servers.map((each) =>
+          each.close().catch((error: unknown) => {
+            log.error("a server did not close cleanly", { address: each.address, error: errorText(error) });
+            throw error;
+          }),
+        ),
+      );
       if (!(await settlesWithin(drained, config.SHUTDOWN_GRACE_MS))) {
-        log.warn("grace period over, cutting the responses in flight", { graceMs: config.SHUTDOWN_GRACE_MS });
+        log.warn("cutting the responses in flight: the grace period is over or a server did not close", { graceMs: config.SHUTDOWN_GRACE_MS });
         for (const each of servers) each.cut();
         // Cut responses end at once; the bound only keeps a stuck one from holding the exit.
         await settlesWithin(drained, CUT_WAIT_MS);
@@ -54,12 +62,13 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
 
 const CUT_WAIT_MS = 2_000;
 
+/** Whether `promise` fulfils within `ms`; a rejection is no success. */
 function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   const settled = promise.then(
     () => true as const,
-    () => true as const,
+    () => false as const,
   );
   return Promise.race([settled, timeout]).finally(() => clearTimeout(timer));
 }

@@ -6,6 +6,7 @@ import type { ApiContext, ApiHandler } from "../http/context.ts";
 import { DownloadQuery, parseQuery } from "../http/query.ts";
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import type { Slots } from "../limits/slots.ts";
+import { downloadResponse } from "../metrics/downloads.ts";
 import type { PlatformId, TweetRecord } from "../platforms/records.ts";
 import { detectPlatform } from "../platforms/table.ts";
 import { ytdlpFormatId } from "../platforms/x/post.ts";
@@ -67,7 +68,8 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
 async function fromMediaUrl(ctx: ApiContext, deps: DownloadDeps, media: URL, output: OutputKind, filename: string | undefined): Promise<Response> {
   const method = ctx.request.method === "HEAD" ? "HEAD" : "GET";
   if (output === "mp4") {
-    return relayMedia({ url: media, method, range: ctx.request.headers.get("range"), signal: ctx.request.signal, filename }, deps.relay);
+    const relayed = await relayMedia({ url: media, method, range: ctx.request.headers.get("range"), signal: ctx.request.signal, filename }, deps.relay);
+    return downloadResponse(relayed, "direct");
   }
   assertDirectUrl(media);
   requireTools(deps.tools, ["ffmpeg"]);
@@ -126,7 +128,8 @@ async function remuxWithSlot(
   try {
     const { plan, name, durationSec } = await prepare();
     await Promise.all(plan.inputs.map((input) => assertFetchable(new URL(input.url), deps.egress)));
-    return await remuxResponse({ plan, name, durationSec, method: ctx.request.method, signal: ctx.request.signal, onEnd: release }, deps.remux);
+    // What ffmpeg writes is page mode's, whatever it reads: its bytes are counted as page mode's.
+    return downloadResponse(await remuxResponse({ plan, name, durationSec, method: ctx.request.method, signal: ctx.request.signal, onEnd: release }, deps.remux), "page");
   } catch (error) {
     release();
     throw error;
