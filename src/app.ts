@@ -12,7 +12,7 @@ import { admissionError, rateLimitHeaders } from "./limits/admission.ts";
 import { usageHandler } from "./limits/usage.ts";
 import { errorText, type Logger } from "./log.ts";
 import { admitRequest, refundRequest } from "./store/api-keys.ts";
-import type { Db } from "./store/db.ts";
+import { StoreUnavailableError, type Db } from "./store/db.ts";
 import { downloadHandler, type DownloadDeps } from "./media/download.ts";
 import { healthResponse } from "./http/health.ts";
 import { postHandler, type PostDeps } from "./platforms/post-handler.ts";
@@ -168,6 +168,13 @@ function logBodyEnd(log: Logger, requestId: string, route: string, end: BodyEnd)
   else log.warn("body ended", { requestId, route, ended: end.ended, error: errorText(end.error).slice(0, 500) });
 }
 
+function storeUnavailable(error: StoreUnavailableError): ApiError {
+  return new ApiError(503, "store_unavailable", "The service cannot reach its database right now; try again shortly.", {
+    headers: { "retry-after": String(error.retryAfterS) },
+    cause: error,
+  });
+}
+
 function methodNotAllowed(allow: string[]): ApiError {
   return new ApiError(405, "method_not_allowed", `Use ${allow.join(" or ")} here.`, { headers: { allow: allow.join(", ") } });
 }
@@ -176,7 +183,8 @@ function methodNotAllowed(allow: string[]): ApiError {
  * Unexpected errors are logged with their stack and answered as a bare 500; an upstream failure,
  * or a refusal with a cause (yt-dlp's words), is logged with its cause, which the answer leaves out.
  */
-function problemFor(error: unknown, log: Logger): Response {
+function problemFor(thrown: unknown, log: Logger): Response {
+  const error = thrown instanceof StoreUnavailableError ? storeUnavailable(thrown) : thrown;
   if (!(error instanceof ApiError)) log.error("unhandled error", { error: errorText(error, { stack: true }) });
   else if (error.status >= 500 && error.cause !== undefined) log.warn("upstream failure", { code: error.code, cause: errorText(error.cause).slice(0, 500) });
   // What yt-dlp said behind a 400 or 404, which the answer puts in our own words.

@@ -25,6 +25,7 @@ const keyErrors = {
   403: ["key_passive", "key_expired"],
   429: ["quota_exceeded", "burst_exceeded"],
   500: ["internal_error"],
+  503: ["store_unavailable"],
 } as const;
 
 interface OperationSpec {
@@ -157,7 +158,7 @@ const statusText: Record<number, string> = {
   429: "A limit is reached: the daily quota, the burst allowance or the concurrent downloads; Retry-After says when to try again",
   500: "The server failed; try again later",
   502: "The upstream platform failed; try again later",
-  503: "This server cannot fetch media from pages: yt-dlp or ffmpeg is missing",
+  503: "This server cannot serve the request right now: its database cannot be reached (Retry-After says when to try again), or yt-dlp or ffmpeg is missing",
   504: "The upstream platform did not answer in time",
 };
 
@@ -167,7 +168,7 @@ function errorResponse(status: number, codes: readonly string[]) {
       ? { "WWW-Authenticate": { description: "`Bearer` challenge", required: true, schema: { type: "string" } }, ...requestIdHeader }
       : { ...rateLimitHeaders, ...requestIdHeader };
   if (status === 429) Object.assign(headers, required(retryAfterHeader));
-  if (status === 502) Object.assign(headers, retryAfterHeader);
+  if (status === 502 || status === 503) Object.assign(headers, retryAfterHeader);
   return {
     description: `${statusText[status] ?? "Error"}. Codes: ${codes.map((code) => `\`${code}\``).join(", ")}.`,
     headers,
