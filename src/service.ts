@@ -1,12 +1,12 @@
 // Starts the service on whichever runtime's server it is handed: open the store, build the app,
 // listen, and (with the embedded store) open the admin socket for the command line.
-import { chmodSync, mkdirSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { createApp } from "./app.ts";
 import { ADMIN_FOLDER, ADMIN_SOCKET, createAdminChannel } from "./cli/channel.ts";
 import { ConfigError, parseConfig, type Config } from "./config.ts";
 import { createLogger, errorText, type Logger } from "./log.ts";
-import { openStore } from "./store/open.ts";
+import { openStore, privateFolder } from "./store/open.ts";
 import type { RunningServer } from "./runtime/serve.ts";
 import type { Runtime } from "./runtime/runtime.ts";
 import { createUpstreams } from "./upstreams.ts";
@@ -29,8 +29,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   if (!config.DATABASE_URL) {
     // We hold the data folder's lock, so a socket file left here is a dead process's.
     const folder = join(config.DATA_DIR, ADMIN_FOLDER);
-    mkdirSync(folder, { recursive: true, mode: 0o700 });
-    chmodSync(folder, 0o700);
+    privateFolder(folder);
     const socket = join(config.DATA_DIR, ADMIN_SOCKET);
     rmSync(socket, { force: true });
     admin = await serve(createAdminChannel(db), { path: socket }, log);
