@@ -1,6 +1,7 @@
 // The black-box contract: the built service as a process, called over HTTP, with local fake
 // upstreams. Each runtime's test file runs it against that runtime's bundle.
 import { createHash } from "node:crypto";
+import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -356,6 +357,26 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         const until = Date.now() + 1500;
         while (runningTools(site.host).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
         expect(runningTools(site.host)).toEqual([]);
+      });
+
+      it("leaves no yt-dlp or ffmpeg running a few seconds after the service is killed with SIGKILL", async () => {
+        const doomed = await startInstance();
+        try {
+          const controller = new AbortController();
+          const response = await doomed.get(`/api/v1/download?url=${encodeURIComponent(site.pages.stalledMedia)}`, { signal: controller.signal });
+          expect(response.status).toBe(200);
+          await response.body!.getReader().read();
+          expect(runningTools(site.host).some((line) => line.includes("ffmpeg"))).toBe(true);
+          const exited = once(doomed.service.child, "exit");
+          doomed.service.child.kill("SIGKILL");
+          await exited;
+          const until = Date.now() + 4_000;
+          while (runningTools(site.host).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+          expect(runningTools(site.host)).toEqual([]);
+          controller.abort();
+        } finally {
+          await doomed.dispose();
+        }
       });
 
       it("caps concurrent page-mode downloads per key with 429 too_many_downloads", async () => {
