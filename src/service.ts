@@ -49,7 +49,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
         ),
       );
       if (!(await settlesWithin(drained, config.SHUTDOWN_GRACE_MS))) {
-        log.warn("cutting the responses in flight: the grace period is over or a server did not close", { graceMs: config.SHUTDOWN_GRACE_MS });
+        log.warn("grace period over, cutting the responses in flight", { graceMs: config.SHUTDOWN_GRACE_MS });
         for (const each of servers) each.cut();
         // Cut responses end at once; the bound only keeps a stuck one from holding the exit.
         await settlesWithin(drained, CUT_WAIT_MS);
