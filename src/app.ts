@@ -10,9 +10,9 @@ import { ApiError, problemResponse } from "./http/problem.ts";
 import { createRouter, type Route } from "./http/router.ts";
 import { admissionError, rateLimitHeaders } from "./limits/admission.ts";
 import { usageHandler } from "./limits/usage.ts";
-import type { Logger } from "./log.ts";
+import { errorText, type Logger } from "./log.ts";
 import { admitRequest, refundRequest } from "./store/api-keys.ts";
-import type { Db } from "./store/db.ts";
+import { StoreUnavailableError, type Db } from "./store/db.ts";
 import { downloadHandler, type DownloadDeps } from "./media/download.ts";
 import { healthResponse } from "./http/health.ts";
 import { postHandler, type PostDeps } from "./platforms/post-handler.ts";
@@ -20,6 +20,8 @@ import { tweetHandler } from "./platforms/x/handler.ts";
 import { webRoutes, type SiteHandler } from "./web/routes.ts";
 import { docsResponse } from "./http/docs.ts";
 import { buildOpenApiDocument } from "./http/openapi.ts";
+import { requestIdFrom } from "./http/request-id.ts";
+import { whenResponseDone, type BodyEnd } from "./http/response-done.ts";
 import { readinessResponse, type ReadinessCheck } from "./http/readiness.ts";
 import { trackDownload } from "./metrics/downloads.ts";
 import { metricsResponse } from "./metrics/endpoint.ts";
@@ -44,7 +46,6 @@ export interface App {
 
 const API_PREFIX = "/api/v1/";
 const OPENAPI_PATH = "/api/v1/openapi.json";
-const DOWNLOAD_PATH = "/api/v1/download";
 
 export function createApp(deps: AppDeps): App {
   const now = deps.now ?? (() => new Date());
@@ -58,11 +59,11 @@ export function createApp(deps: AppDeps): App {
     { method: "GET", path: "/api/v1/usage", handler: usageHandler },
     { method: "GET", path: "/api/v1/post", handler: postHandler(deps) },
     { method: "GET", path: "/api/v1/tweet", handler: tweetHandler(deps.tweets) },
-    { method: "GET", path: DOWNLOAD_PATH, handler: downloadHandler(deps) },
+    { method: "GET", path: "/api/v1/download", handler: downloadHandler(deps) },
   ];
   const api = createRouter(apiRoutes);
   const site = createRouter<SiteHandler>([
-    { method: "GET", path: "/healthz", handler: () => healthResponse(deps.db, deps.tools, deps.config.HEALTH_TIMEOUT_MS, deps.log) },
+    { method: "GET", path: "/healthz", handler: () => healthResponse(deps.db, deps.config.HEALTH_TIMEOUT_MS, deps.log) },
     ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP }),
     { method: "GET", path: "/readyz", handler: () => readinessResponse(readinessChecks, deps.config.HEALTH_TIMEOUT_MS) },
     { method: "GET", path: "/metrics", handler: (request) => metricsResponse(request, metrics, deps.config.METRICS_TOKEN) },
@@ -88,7 +89,6 @@ export function createApp(deps: AppDeps): App {
       throw refusal;
     }
     let admitted = admission.key!;
-    const downloadEnded = url.pathname === DOWNLOAD_PATH ? trackDownload(metrics, request, url) : null;
     let response: Response;
     try {
       response = await match.handler({ request, url, key: admitted, now: at });
@@ -101,7 +101,7 @@ export function createApp(deps: AppDeps): App {
       }
       response = problemFor(error, deps.log);
     }
-    downloadEnded?.(response);
+    trackDownload(metrics, request, response);
     for (const [name, value] of Object.entries(rateLimitHeaders(admitted))) response.headers.set(name, value);
     return response;
   }
@@ -118,7 +118,7 @@ export function createApp(deps: AppDeps): App {
     async fetch(request) {
       const started = performance.now();
       const url = new URL(request.url);
-      const requestId = requestIdOf(request);
+      const requestId = requestIdFrom(request.headers.get("x-request-id"));
       const log: RequestLog = {};
       const isApi = url.pathname.startsWith(API_PREFIX) && url.pathname !== OPENAPI_PATH;
       let response: Response;
@@ -145,7 +145,9 @@ export function createApp(deps: AppDeps): App {
         bytes: request.method === "HEAD" ? 0 : declaredLength(response),
         apiKeyId: log.apiKeyId,
       });
-      return request.method === "HEAD" ? withoutBody(response) : response;
+      if (request.method === "HEAD") return withoutBody(response);
+      if (response.body !== null) whenResponseDone(request, (end) => logBodyEnd(deps.log, requestId, route, end));
+      return response;
     },
   };
 }
@@ -156,24 +158,40 @@ interface RequestLog {
   apiKeyId?: string;
 }
 
+/**
+ * A second line with the request's id once its body is over: the first was written at the response
+ * head, with the status, before the body could break. A body cut by an error is a warning.
+ */
+function logBodyEnd(log: Logger, requestId: string, route: string, end: BodyEnd): void {
+  if (end.ended === "complete") log.debug("body ended", { requestId, route, ended: end.ended });
+  else if (end.ended === "cut by client") log.info("body ended", { requestId, route, ended: end.ended });
+  else log.warn("body ended", { requestId, route, ended: end.ended, error: errorText(end.error).slice(0, 500) });
+}
+
+function storeUnavailable(error: StoreUnavailableError): ApiError {
+  return new ApiError(503, "store_unavailable", "The service cannot reach its database right now; try again shortly.", {
+    headers: { "retry-after": String(error.retryAfterS) },
+    cause: error,
+  });
+}
+
 function methodNotAllowed(allow: string[]): ApiError {
   return new ApiError(405, "method_not_allowed", `Use ${allow.join(" or ")} here.`, { headers: { allow: allow.join(", ") } });
 }
 
 /**
- * Unexpected errors are logged with their stack and answered as a bare 500; an upstream failure
- * is logged with its cause, which the answer leaves out.
+ * Unexpected errors are logged with their stack and answered as a bare 500; an upstream failure,
+ * or a refusal with a cause (yt-dlp's words), is logged with its cause, which the answer leaves out.
  */
-function problemFor(error: unknown, log: Logger): Response {
-  if (!(error instanceof ApiError)) log.error("unhandled error", { error: error instanceof Error ? error.stack : String(error) });
-  else if (error.status >= 500 && error.cause !== undefined) log.warn("upstream failure", { code: error.code, cause: String(error.cause).slice(0, 500) });
+function problemFor(thrown: unknown, log: Logger): Response {
+  const error = thrown instanceof StoreUnavailableError ? storeUnavailable(thrown) : thrown;
+  if (!(error instanceof ApiError)) log.error("unhandled error", { error: errorText(error, { stack: true }) });
+  else if (error.status >= 500 && error.cause !== undefined) log.warn("upstream failure", { code: error.code, cause: errorText(error.cause).slice(0, 500) });
+  // What yt-dlp said behind a 400 or 404, which the answer puts in our own words.
+  else if (error.cause !== undefined) log.info("refused", { code: error.code, cause: errorText(error.cause).slice(0, 500) });
   return problemResponse(error);
 }
 
-function requestIdOf(request: Request): string {
-  const given = request.headers.get("x-request-id");
-  return given && /^[\w.:-]{1,64}$/.test(given) ? given : crypto.randomUUID();
-}
 
 function withoutBody(response: Response): Response {
   if (!response.body) return response;

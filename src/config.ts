@@ -6,7 +6,16 @@ import { z } from "zod";
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 const httpUrl = z.url({ protocol: /^https?$/ });
-const hostList = z.string().transform((text) => text.split(",").map((host) => host.trim().toLowerCase()).filter(Boolean));
+/** A host name, IPv4 address or bracketed IPv6 address, with an optional port. */
+const HOST_ENTRY = /^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+/** A comma list of hosts; an entry that is no host (a URL, a path, a space) is refused, not ignored. */
+const hostList = z.string().transform((text, ctx) => {
+  const hosts = text.split(",").map((host) => host.trim().toLowerCase()).filter(Boolean);
+  const bad = hosts.find((host) => !HOST_ENTRY.test(host) || URL.parse(`http://${host}/`) === null);
+  if (bad === undefined) return hosts;
+  ctx.addIssue({ code: "custom", message: `"${bad}" is not a host name or address (optionally with :port)` });
+  return z.NEVER;
+});
 
 /** `host=origin,host=origin` as a map from host name to origin. */
 const originOverrides = z.string().transform((text, ctx) => {

@@ -16,3 +16,22 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     };
   return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }
+
+/**
+ * What a thrown value says, for a log line. Not everything thrown is an Error: PGlite throws plain
+ * objects, which String() would turn into "[object Object]".
+ */
+export function errorText(error: unknown, { stack = false } = {}): string {
+  if (error instanceof Error) return (stack && error.stack) || error.message || error.name;
+  if (typeof error === "object" && error !== null) {
+    const message = (error as { message?: unknown }).message;
+    if (typeof message === "string") return message;
+    try {
+      return JSON.stringify(error).slice(0, 2_000);
+    } catch {
+      // A cycle: its shape, then.
+      return `${error.constructor?.name ?? "Object"} {${Object.keys(error).join(", ")}}`;
+    }
+  }
+  return String(error);
+}

@@ -1,12 +1,12 @@
 // Starts the service on whichever runtime's server it is handed: open the store, build the app,
 // listen, and (with the embedded store) open the admin socket for the command line.
-import { chmodSync, mkdirSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { createApp } from "./app.ts";
 import { ADMIN_FOLDER, ADMIN_SOCKET, createAdminChannel } from "./cli/channel.ts";
 import { ConfigError, parseConfig, type Config } from "./config.ts";
-import { createLogger, type Logger } from "./log.ts";
-import { openStore } from "./store/open.ts";
+import { createLogger, errorText, type Logger } from "./log.ts";
+import { openStore, privateFolder } from "./store/open.ts";
 import type { RunningServer } from "./runtime/serve.ts";
 import type { Runtime } from "./runtime/runtime.ts";
 import { createUpstreams } from "./upstreams.ts";
@@ -19,24 +19,35 @@ export interface Service {
 export async function startService(config: Config, runtime: Runtime, log: Logger): Promise<Service> {
   const serve = runtime.serve;
   const db = await openStore(config);
-  const app = createApp({ config, db, log, ...createUpstreams(config, runtime) });
-  const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST });
+  const upstreams = createUpstreams(config, runtime);
+  for (const [tool, { path, failure }] of Object.entries(upstreams.tools)) {
+    if (failure !== null) log.warn("a media tool cannot be run: page mode answers 503 tool_missing", { tool, path, failure });
+  }
+  const app = createApp({ config, db, log, ...upstreams });
+  const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST }, log);
   let admin: RunningServer | undefined;
   if (!config.DATABASE_URL) {
     // We hold the data folder's lock, so a socket file left here is a dead process's.
     const folder = join(config.DATA_DIR, ADMIN_FOLDER);
-    mkdirSync(folder, { recursive: true, mode: 0o700 });
-    chmodSync(folder, 0o700);
+    privateFolder(folder);
     const socket = join(config.DATA_DIR, ADMIN_SOCKET);
     rmSync(socket, { force: true });
-    admin = await serve(createAdminChannel(db), { path: socket });
+    admin = await serve(createAdminChannel(db), { path: socket }, log);
   }
   log.info(`listening on ${server.address}`, { address: server.address, store: db.kind });
   return {
     server,
     async close() {
       const servers = admin ? [server, admin] : [server];
-      const drained = Promise.all(servers.map((each) => each.close()));
+      // A close that fails is logged and counts as not finished: what it left is cut below.
+      const drained = Promise.all(
+        servers.map((each) =>
+          each.close().catch((error: unknown) => {
+            log.error("a server did not close cleanly", { address: each.address, error: errorText(error) });
+            throw error;
+          }),
+        ),
+      );
       if (!(await settlesWithin(drained, config.SHUTDOWN_GRACE_MS))) {
         log.warn("grace period over, cutting the responses in flight", { graceMs: config.SHUTDOWN_GRACE_MS });
         for (const each of servers) each.cut();
@@ -50,12 +61,13 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
 
 const CUT_WAIT_MS = 2_000;
 
+/** Whether `promise` fulfils within `ms`; a rejection is no success. */
 function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   const settled = promise.then(
     () => true as const,
-    () => true as const,
+    () => false as const,
   );
   return Promise.race([settled, timeout]).finally(() => clearTimeout(timer));
 }
@@ -86,7 +98,7 @@ export async function main(
   try {
     service = await startService(config, runtime, log);
   } catch (error) {
-    log.error("could not start", { error: error instanceof Error ? error.message : String(error) });
+    log.error("could not start", { error: errorText(error) });
     return exit(1);
   }
   let stopping = false;
@@ -100,7 +112,7 @@ export async function main(
         exit(0);
       },
       (error: unknown) => {
-        log.error("could not stop cleanly", { error: error instanceof Error ? error.message : String(error) });
+        log.error("could not stop cleanly", { error: errorText(error) });
         exit(1);
       },
     );

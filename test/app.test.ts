@@ -8,6 +8,7 @@ import { createLogger } from "../src/log.ts";
 import { nodeUpstream } from "../src/media/relay-node-upstream.ts";
 import { serveNode } from "../src/runtime/node-server.ts";
 import { createUpstreams } from "../src/upstreams.ts";
+import { startFakeCdn } from "./fakes/cdn.ts";
 import { buildTestApp, makeKey } from "./helpers/app.ts";
 import { openTestStore, type TestStore } from "./helpers/stores.ts";
 
@@ -24,6 +25,41 @@ describe("the app", () => {
     const made = (await get("/healthz", undefined, { headers: { "x-request-id": "has spaces<>" } })).headers.get("x-request-id");
     expect(made).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect((await get("/api/v1/usage")).headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("logs how each body ended, with the request id: complete, cut by the client, cut by an error and why", async () => {
+    const cdn = await startFakeCdn();
+    const key = await makeKey(store.db, "GOLD");
+    const { app, logLines } = buildTestApp(store.db, { env: { ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}` } });
+    const server = await serveNode(app.fetch, { port: 0, hostname: "127.0.0.1" });
+    const download = (path: string, id: string, signal?: AbortSignal) =>
+      fetch(`${server.address}/api/v1/download?url=${encodeURIComponent(`https://video.twimg.com${path}`)}`, {
+        headers: { authorization: `Bearer ${key.plain}`, "x-request-id": id },
+        signal,
+      });
+    const ended = async (id: string) => {
+      for (let i = 0; i < 50 && !logLines.some((line) => line.includes(`"requestId":"${id}"`) && line.includes("body ended")); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return logLines.map((line) => JSON.parse(line)).find((line) => line.requestId === id && line.msg === "body ended");
+    };
+    try {
+      await (await download("/file/1000/whole.mp4", "whole")).arrayBuffer();
+      expect(await ended("whole")).toMatchObject({ level: "debug", ended: "complete", route: "/api/v1/download" });
+
+      const broken = await download("/reset/1000/file/100000/broken.mp4", "broken");
+      await expect(broken.arrayBuffer()).rejects.toThrow();
+      expect(await ended("broken")).toMatchObject({ level: "warn", ended: "cut by error", error: expect.any(String) });
+
+      const controller = new AbortController();
+      const big = await download("/file/1073741824/big.mp4", "gone", controller.signal);
+      await big.body!.getReader().read();
+      controller.abort();
+      expect(await ended("gone")).toMatchObject({ level: "info", ended: "cut by client" });
+    } finally {
+      await server.close();
+      await cdn.close();
+    }
   });
 
   it("writes one JSON line per request with id, route, status, duration, bytes and key id, never the key", async () => {

@@ -28,6 +28,18 @@ describe("parseConfig()", () => {
     expect(() => parseConfig({ SIGNUP: "maybe" })).toThrow(/SIGNUP: .*"maybe".*open or closed/);
   });
 
+  it("refuses an EXTRA_PAGE_HOSTS entry that is no host instead of ignoring it", () => {
+    expect(parseConfig({ EXTRA_PAGE_HOSTS: " Example.org, 127.0.0.1:18306 ,[::1],media.example.net" }).EXTRA_PAGE_HOSTS).toEqual([
+      "example.org",
+      "127.0.0.1:18306",
+      "[::1]",
+      "media.example.net",
+    ]);
+    for (const bad of ["https://example.org", "example.org/videos", "exa mple.org", "user@example.org", "example.org:99999", "[::1"]) {
+      expect(() => parseConfig({ EXTRA_PAGE_HOSTS: `ok.example,${bad}` }), bad).toThrow(/EXTRA_PAGE_HOSTS: .*is not a host/);
+    }
+  });
+
   it("never shows the value of a variable that may hold a secret", () => {
     expect(() => parseConfig({ DATABASE_URL: "mysql://user:hunter2@db/x" })).toThrow(/DATABASE_URL: .*value not shown/);
     expect(() => parseConfig({ DATABASE_URL: "mysql://user:hunter2@db/x" })).not.toThrow(/hunter2/);

@@ -95,7 +95,7 @@ async function dispatch(db: Queryable, argv: readonly string[], stdin: string, n
     }
     case "keys delete": {
       const id = required(rest[0], "keys delete needs <apiKeyId>");
-      await deleteApiKey(db, id);
+      await deleteApiKey(db, id, now);
       return `${id}\tdeleted\n`;
     }
     default:

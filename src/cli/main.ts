@@ -3,7 +3,8 @@
 // socket, or opens the store itself when no service runs.
 import { request } from "node:http";
 import { join } from "node:path";
-import { ConfigError, parseConfig } from "../config.ts";
+import { parseConfig } from "../config.ts";
+import { errorText } from "../log.ts";
 import { openStore } from "../store/open.ts";
 import { ADMIN_SOCKET } from "./channel.ts";
 import { runAdminCommand, type CommandResult } from "./commands.ts";
@@ -53,6 +54,6 @@ try {
   process.stderr.write(result.stderr);
   process.exitCode = result.code;
 } catch (error) {
-  process.stderr.write(`${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`${errorText(error)}\n`);
   process.exitCode = 1;
 }

@@ -4,8 +4,8 @@
 import { z } from "zod";
 import { UsageRecord } from "../limits/usage.ts";
 import { PostRecord, PostVideoVariant, TweetRecord, TweetVideoVariant } from "../platforms/records.ts";
-import { DIRECT_HOSTS } from "../media/direct-hosts.ts";
 import type { Problem } from "./problem.ts";
+import { DownloadQuery, PostQuery, TweetQuery } from "./query.ts";
 
 export const API_VERSION = "1.0.0";
 
@@ -19,37 +19,13 @@ export const ProblemSchema: z.ZodType<Problem> = z.object({
   code: z.string().describe("Stable snake_case word to branch on; new codes may be added, so treat an unknown one by its status"),
 });
 
-const url = z.url().describe("Absolute http(s) URL, percent-encoded");
-
-export const PostQuery = z.object({
-  url: url.describe("Post or video URL of a supported platform (X, Instagram, YouTube, TikTok, Reddit, Facebook, Pinterest, Amazon, Vimeo, Dailymotion)"),
-});
-export const TweetQuery = z.object({
-  url: url.describe("URL of a post on x.com or twitter.com (also mobile. and www.); the status id is read from it"),
-});
-export const DownloadQuery = z.object({
-  url: url.describe(
-    `A direct media URL on ${[...DIRECT_HOSTS].join(", ")} (direct mode: relayed as is, Range passed through), or a page link of a supported platform (page mode: fetched with yt-dlp and remuxed)`,
-  ),
-  format: z
-    .string()
-    .optional()
-    .describe("Page mode only: a yt-dlp format selector, for example a `formatId` of the post record or `bestvideo[height<=720]+bestaudio`"),
-  audio: z.enum(["mp3"]).optional().describe("`mp3` sends the audio alone as MP3 at 320 kbps CBR; any other value is 400"),
-  filename: z
-    .string()
-    .optional()
-    .describe(
-      "Suggested file name. It is sanitized (no path separators, control or reserved characters, at most 200 bytes) and given the extension of what is sent. Default: `<platform>_<id>.<ext>` in page mode, the URL's last path segment in direct mode",
-    ),
-});
-
 /** The codes each status carries, by operation. Add a code here when an operation gains one. */
 const keyErrors = {
   401: ["missing_api_key", "invalid_api_key"],
   403: ["key_passive", "key_expired"],
   429: ["quota_exceeded", "burst_exceeded"],
   500: ["internal_error"],
+  503: ["store_unavailable"],
 } as const;
 
 interface OperationSpec {
@@ -182,7 +158,7 @@ const statusText: Record<number, string> = {
   429: "A limit is reached: the daily quota, the burst allowance or the concurrent downloads; Retry-After says when to try again",
   500: "The server failed; try again later",
   502: "The upstream platform failed; try again later",
-  503: "This server cannot fetch media from pages: yt-dlp or ffmpeg is missing",
+  503: "This server cannot serve the request right now: its database cannot be reached (Retry-After says when to try again), or yt-dlp or ffmpeg is missing",
   504: "The upstream platform did not answer in time",
 };
 
@@ -192,7 +168,7 @@ function errorResponse(status: number, codes: readonly string[]) {
       ? { "WWW-Authenticate": { description: "`Bearer` challenge", required: true, schema: { type: "string" } }, ...requestIdHeader }
       : { ...rateLimitHeaders, ...requestIdHeader };
   if (status === 429) Object.assign(headers, required(retryAfterHeader));
-  if (status === 502) Object.assign(headers, retryAfterHeader);
+  if (status === 502 || status === 503) Object.assign(headers, retryAfterHeader);
   return {
     description: `${statusText[status] ?? "Error"}. Codes: ${codes.map((code) => `\`${code}\``).join(", ")}.`,
     headers,
@@ -220,7 +196,8 @@ function errorsOf(spec: OperationSpec): Map<number, string[]> {
 
 function parametersOf(query: z.ZodObject | undefined): unknown[] {
   if (!query) return [];
-  const schema = toJsonSchema(query);
+  // What a caller sends, before the schema turns `url` into a URL.
+  const schema = toJsonSchema(query, "input");
   const properties = schema.properties as Record<string, JsonSchema>;
   const requiredNames = new Set(schema.required as string[]);
   return Object.entries(properties).map(([name, { description, ...rest }]) => ({
@@ -245,8 +222,8 @@ function operationObject(spec: OperationSpec) {
   };
 }
 
-function toJsonSchema(schema: z.ZodType): JsonSchema {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12" }) as JsonSchema;
+function toJsonSchema(schema: z.ZodType, io: "input" | "output" = "output"): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io }) as JsonSchema;
   return rest;
 }
 

@@ -1,6 +1,7 @@
 // GET /readyz: whether this instance can serve, for a load balancer or orchestrator to route by.
 // /healthz answers for the process and its store; readiness runs every named check (the store,
 // and the media tools page mode needs) and answers 503 while any of them fails.
+import { errorText } from "../log.ts";
 import { withTimeout } from "../util/timeout.ts";
 import { json } from "./context.ts";
 
@@ -25,7 +26,7 @@ export async function runReadinessChecks(checks: readonly ReadinessCheck[], time
         await withTimeout(check(), timeoutMs, `no answer within ${timeoutMs} ms`);
         return [name, { ok: true }];
       } catch (error) {
-        return [name, { ok: false, error: error instanceof Error ? error.message : String(error) }];
+        return [name, { ok: false, error: errorText(error) }];
       }
     }),
   );

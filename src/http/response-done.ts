@@ -7,27 +7,31 @@
 // Node's adapter (which Bun runs too) calls it on the ServerResponse's close; Deno's when the
 // handler info's `completed` promise settles.
 
-const waiting = new WeakMap<Request, (() => void)[]>();
+/** How a response's body ended: sent in full, cut because the client went away, or cut by an error. */
+export type BodyEnd = { ended: "complete" } | { ended: "cut by client" } | { ended: "cut by error"; error: unknown };
+
+const waiting = new WeakMap<Request, ((end: BodyEnd) => void)[]>();
 
 /** Runs `callback` once, when the response to `request` is over. */
-export function whenResponseDone(request: Request, callback: () => void): void {
+export function whenResponseDone(request: Request, callback: (end: BodyEnd) => void): void {
   let called = false;
-  const once = () => {
+  const once = (end: BodyEnd) => {
     if (called) return;
     called = true;
-    request.signal.removeEventListener("abort", once);
-    callback();
+    request.signal.removeEventListener("abort", aborted);
+    callback(end);
   };
-  if (request.signal.aborted) return once();
-  request.signal.addEventListener("abort", once, { once: true });
+  const aborted = () => once({ ended: "cut by client" });
+  if (request.signal.aborted) return aborted();
+  request.signal.addEventListener("abort", aborted, { once: true });
   const callbacks = waiting.get(request) ?? [];
   callbacks.push(once);
   waiting.set(request, callbacks);
 }
 
-/** For server adapters: the response to `request` has been sent in full, or abandoned. */
-export function responseDone(request: Request): void {
+/** For server adapters: the response to `request` has been sent in full, or abandoned, and how. */
+export function responseDone(request: Request, end: BodyEnd): void {
   const callbacks = waiting.get(request);
   waiting.delete(request);
-  for (const callback of callbacks ?? []) callback();
+  for (const callback of callbacks ?? []) callback(end);
 }

@@ -3,9 +3,10 @@
 // supported page link goes through yt-dlp and ffmpeg (page mode). `audio=mp3` turns any of them
 // into MP3 with ffmpeg.
 import type { ApiContext, ApiHandler } from "../http/context.ts";
-import { requireUrlParam } from "../http/params.ts";
+import { DownloadQuery, parseQuery } from "../http/query.ts";
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import type { Slots } from "../limits/slots.ts";
+import { downloadResponse } from "../metrics/downloads.ts";
 import type { PlatformId, TweetRecord } from "../platforms/records.ts";
 import { detectPlatform } from "../platforms/table.ts";
 import { ytdlpFormatId } from "../platforms/x/post.ts";
@@ -45,9 +46,9 @@ interface Wanted {
 
 export function downloadHandler(deps: DownloadDeps): ApiHandler {
   return async (ctx) => {
-    const query = ctx.url.searchParams;
-    const target = requireUrlParam(query);
-    const wanted: Wanted = { output: outputOf(query.get("audio")), format: query.get("format")?.trim() || null, filename: query.get("filename") };
+    const query = parseQuery(DownloadQuery, ctx.url.searchParams);
+    const target = query.url;
+    const wanted: Wanted = { output: query.audio ?? "mp4", format: query.format || null, filename: query.filename ?? null };
     const platform = detectPlatform(target, deps.extraPageHosts);
     if (platform === null) return fromMediaUrl(ctx, deps, target, wanted.output, wanted.filename ?? undefined);
     if (platform === "X") {
@@ -63,17 +64,12 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
   };
 }
 
-function outputOf(audio: string | null): OutputKind {
-  if (audio === null || audio === "") return "mp4";
-  if (audio === "mp3") return "mp3";
-  throw new ApiError(400, "invalid_parameter", "`audio` takes only the value `mp3` (MP3 at 320 kbps); leave it out for MP4.");
-}
-
 /** Direct mode: the file as the CDN has it, or as MP3 through ffmpeg. */
 async function fromMediaUrl(ctx: ApiContext, deps: DownloadDeps, media: URL, output: OutputKind, filename: string | undefined): Promise<Response> {
   const method = ctx.request.method === "HEAD" ? "HEAD" : "GET";
   if (output === "mp4") {
-    return relayMedia({ url: media, method, range: ctx.request.headers.get("range"), signal: ctx.request.signal, filename }, deps.relay);
+    const relayed = await relayMedia({ url: media, method, range: ctx.request.headers.get("range"), signal: ctx.request.signal, filename }, deps.relay);
+    return downloadResponse(relayed, "direct");
   }
   assertDirectUrl(media);
   requireTools(deps.tools, ["ffmpeg"]);
@@ -132,7 +128,8 @@ async function remuxWithSlot(
   try {
     const { plan, name, durationSec } = await prepare();
     await Promise.all(plan.inputs.map((input) => assertFetchable(new URL(input.url), deps.egress)));
-    return await remuxResponse({ plan, name, durationSec, method: ctx.request.method, signal: ctx.request.signal, onEnd: release }, deps.remux);
+    // What ffmpeg writes is page mode's, whatever it reads: its bytes are counted as page mode's.
+    return downloadResponse(await remuxResponse({ plan, name, durationSec, method: ctx.request.method, signal: ctx.request.signal, onEnd: release }, deps.remux), "page");
   } catch (error) {
     release();
     throw error;

@@ -110,11 +110,17 @@ function truncateUtf8(text: string, maxBytes: number): string {
   return out;
 }
 
+/**
+ * The ASCII form of a sanitized name. NFKD comes first and the result is sanitized again: NFKD
+ * turns fullwidth `／` and `：` into `/` and `:`, which must not come back after sanitizing.
+ */
 function asciiFallback(filename: string): string {
-  return filename
+  const dot = filename.lastIndexOf(".");
+  const ascii = (dot < 0 ? filename : filename.slice(0, dot))
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
     .replace(/[^\x20-\x7e]|["\\%]/g, "_");
+  return sanitizeFilename(ascii, dot < 0 ? "" : filename.slice(dot + 1));
 }
 
 // RFC 5987 attr-char: ALPHA / DIGIT / "!#$&+-.^_`|~"; everything else is percent-encoded UTF-8.

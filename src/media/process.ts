@@ -44,12 +44,14 @@ const stderrLimit = 8 * 1024;
 const killGraceMs = 1000;
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  if (child.pid === undefined) return;
   try {
     // The child leads its own process group, so helpers it started (yt-dlp runs ffmpeg) end too.
+    // The group is signalled even when its leader (the watchdog's shell) is gone already: a tool
+    // that lingers after SIGTERM still gets the SIGKILL.
     process.kill(-child.pid, signal);
   } catch {
-    child.kill(signal);
+    // The whole group is gone.
   }
 }
 
@@ -61,8 +63,30 @@ function childEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(passedToChildren.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])));
 }
 
+/**
+ * Runs the tool under a POSIX shell that watches the service: the child leads a process group of
+ * its own (so a kill reaches the helpers it starts), which also means nothing ends it when the
+ * service is killed with SIGKILL. The watcher checks every second that the service's pid still
+ * runs, and when it does not, kills the whole group. It is plain `sh`, so it works the same under
+ * Node, Bun and Deno without native code. The tool gets the shell's stdin explicitly (a
+ * background job would otherwise read /dev/null), its exit code is passed on, and a death by a
+ * signal is passed on as that signal.
+ */
+const WATCHDOG_NAME = "media-api-watchdog";
+const WATCHDOG = `service=$1; shift
+exec 4<&0
+"$@" <&4 4<&- &
+tool=$!
+exec 4<&-
+(while kill -0 "$service" 2>/dev/null; do sleep 1; done; kill -s KILL 0) </dev/null >/dev/null 2>&1 &
+watcher=$!
+wait "$tool"; code=$?
+kill "$watcher" 2>/dev/null
+[ "$code" -gt 128 ] && kill -$((code - 128)) $$
+exit "$code"`;
+
 export function spawnStream(command: string, args: readonly string[], options: SpawnStreamOptions): ChildStream {
-  const child = spawn(command, args, {
+  const child = spawn("/bin/sh", ["-c", WATCHDOG, WATCHDOG_NAME, String(process.pid), command, ...args], {
     stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     detached: true,
     env: childEnv(),
@@ -169,7 +193,12 @@ export function spawnStream(command: string, args: readonly string[], options: S
       resolve(code);
     };
     // "close" comes after stdout has ended, so every byte is queued before the stream closes.
-    child.once("close", (code) => finish(code));
+    child.once("close", (code) => {
+      // The watchdog's shell says so when it could not run the tool: that is a spawn failure.
+      const unstarted = (code === 126 || code === 127) && stderrText.startsWith(`${WATCHDOG_NAME}:`);
+      if (unstarted) finish(null, new Error(stderrText.trim().split("\n")[0]!.slice(WATCHDOG_NAME.length + 2)));
+      else finish(code);
+    });
     child.once("error", (error) => finish(null, error));
   });
 

@@ -9,6 +9,8 @@ export interface ToolStatus {
   path: string;
   /** First line the tool printed about its version; null when it could not be run. */
   version: string | null;
+  /** Why it could not be run (the spawn error, or its exit and error output); null when it ran. */
+  failure: string | null;
 }
 
 export type Tools = Record<ToolName, ToolStatus>;
@@ -21,13 +23,15 @@ const probed = new Map<string, ToolStatus>();
 function probeTool(name: ToolName, path: string): ToolStatus {
   const known = probed.get(`${name}\0${path}`);
   if (known) return known;
-  let version: string | null;
+  let version: string | null = null;
+  let failure: string | null = null;
   try {
-    version = execFileSync(path, versionArgs[name], { timeout: 10_000, stdio: ["ignore", "pipe", "ignore"] }).toString().split("\n")[0]!.trim();
-  } catch {
-    version = null;
+    version = execFileSync(path, versionArgs[name], { timeout: 10_000, stdio: ["ignore", "pipe", "pipe"] }).toString().split("\n")[0]!.trim();
+  } catch (error) {
+    const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
+    failure = [error instanceof Error ? error.message.split("\n")[0] : String(error), stderr].filter(Boolean).join(": ").slice(0, 500);
   }
-  const status = { path, version };
+  const status = { path, version, failure };
   probed.set(`${name}\0${path}`, status);
   return status;
 }

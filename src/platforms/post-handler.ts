@@ -1,7 +1,7 @@
 // GET /api/v1/post?url=: the platform-independent record of docs/api.md. X posts come from
 // the tweet extractor; every other platform from yt-dlp.
 import { json, type ApiHandler } from "../http/context.ts";
-import { requireUrlParam } from "../http/params.ts";
+import { parseQuery, PostQuery } from "../http/query.ts";
 import { ApiError } from "../http/problem.ts";
 import type { Slots } from "../limits/slots.ts";
 import { requireTools, type Tools } from "../media/tools.ts";
@@ -33,7 +33,7 @@ function requirePlatform(url: URL, extraPageHosts: readonly string[]): PlatformI
 
 export function postHandler(deps: PostDeps): ApiHandler {
   return async ({ url, key }) => {
-    const page = requireUrlParam(url.searchParams);
+    const page = parseQuery(PostQuery, url.searchParams).url;
     const platform = requirePlatform(page, deps.extraPageHosts);
     if (platform === "X") return json(tweetToPost(await deps.tweets.getTweet(parseStatusId(page.href))));
     requireTools(deps.tools, ["yt-dlp"]);

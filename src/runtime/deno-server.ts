@@ -1,10 +1,14 @@
 // Adapts Deno.serve to the Fetch handler. Deno passes bodies through natively, keeps the
 // Content-Length we set, and aborts `request.signal` and cancels the body when a client goes away.
 import { Deno } from "./deno-api.ts";
+import { problemResponse } from "../http/problem.ts";
+import { requestIdFrom } from "../http/request-id.ts";
 import { responseDone } from "../http/response-done.ts";
+import { requestUrl, unservableResponse } from "../http/unservable.ts";
+import { createLogger, errorText } from "../log.ts";
 import type { Serve } from "./serve.ts";
 
-export const serveDeno: Serve = async (fetch, on) => {
+export const serveDeno: Serve = async (fetch, on, log = createLogger("warn")) => {
   // Once shutdown() has begun, Deno offers no way to close the remaining connections (aborting the
   // server's own signal then throws BadResource, Deno 2.9), and a body it streams natively, such as
   // a relayed fetch body, no longer heeds the request's signal. So `cut()` aborts every request's
@@ -19,12 +23,25 @@ export const serveDeno: Serve = async (fetch, on) => {
         ...("path" in on ? { path: on.path, transport: "unix" as const } : on),
         onListen: () => resolve(),
         // The app turns its own errors into responses; this is the last line of defence.
-        onError: () => new Response(null, { status: 500 }),
+        onError: (error) => {
+          log.error("the handler failed", { error: errorText(error) });
+          return problemResponse(error);
+        },
       },
-      (request, info) => {
-        const forwarded = new Request(request, { signal: AbortSignal.any([request.signal, cutAll.signal]) });
-        // `completed` settles once the response went out in full or was abandoned.
-        void info.completed.catch(() => {}).finally(() => responseDone(forwarded));
+      async (request, info) => {
+        let forwarded: Request;
+        try {
+          requestUrl(request.method, request.url, request.headers.get("host") ?? "localhost");
+          forwarded = new Request(request, { signal: AbortSignal.any([request.signal, cutAll.signal]) });
+        } catch (error) {
+          log.info("unservable request", { requestId: requestIdFrom(request.headers.get("x-request-id")), method: request.method.slice(0, 16), error: errorText(error) });
+          return unservableResponse(error);
+        }
+        // `completed` settles once the response went out in full (resolves) or was abandoned.
+        void info.completed.then(
+          () => responseDone(forwarded, { ended: "complete" }),
+          (error: unknown) => responseDone(forwarded, request.signal.aborted ? { ended: "cut by client" } : { ended: "cut by error", error }),
+        );
         return fetch(forwarded);
       },
     );

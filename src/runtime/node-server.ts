@@ -2,23 +2,36 @@
 // backpressure; a client that goes away aborts the Request's signal and cancels the body,
 // and a body that fails mid-way destroys the socket, so the client sees a broken transfer
 // rather than a short file that looks complete. Bun runs this adapter too (see bun.ts).
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { Readable } from "node:stream";
 import { finished, pipeline } from "node:stream/promises";
 import { nodeBodyOf } from "../http/node-body.ts";
+import { ApiError, problemResponse, toProblem } from "../http/problem.ts";
+import { requestIdFrom } from "../http/request-id.ts";
 import { responseDone } from "../http/response-done.ts";
+import { malformedRequest, methodNotServed, requestUrl, unservableResponse } from "../http/unservable.ts";
+import { createLogger, errorText, type Logger } from "../log.ts";
 import type { AddressInfo } from "node:net";
 import type { FetchHandler, Serve } from "./serve.ts";
 
-export const serveNode: Serve = async (fetch, on) => {
+export const serveNode: Serve = async (fetch, on, log = createLogger("warn")) => {
   const inFlight = new Set<Promise<void>>();
   let closing = false;
   const server = createServer((req, res) => {
     // A request that arrives on a kept-alive connection while we stop is the connection's last.
     if (closing) res.shouldKeepAlive = false;
-    const done = handle(fetch, req, res).finally(() => inFlight.delete(done));
+    const done = handle(fetch, req, res, log)
+      .catch((error: unknown) => {
+        // Whatever fails while serving one request ends that request, never the process.
+        log.error("serving a request failed", { requestId: requestIdOf(req), error: errorText(error) });
+        if (res.headersSent) res.destroy();
+        else res.writeHead(500).end();
+      })
+      .finally(() => inFlight.delete(done));
     inFlight.add(done);
   });
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, log));
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -43,53 +56,95 @@ export const serveNode: Serve = async (fetch, on) => {
   };
 };
 
-async function handle(fetch: FetchHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(fetch: FetchHandler, req: IncomingMessage, res: ServerResponse, log: Logger): Promise<void> {
   const controller = new AbortController();
-  const request = toRequest(req, controller.signal);
+  let request: Request;
+  try {
+    request = toRequest(req, controller.signal);
+  } catch (error) {
+    log.info("unservable request", { requestId: requestIdOf(req), method: req.method?.slice(0, 16), error: errorText(error) });
+    return send(res, unservableResponse(error));
+  }
+  let failure: { error: unknown } | undefined;
   res.once("close", () => {
+    // Told before the signal aborts, so what waits on the response learns how its body ended.
+    responseDone(request, res.writableFinished ? { ended: "complete" } : !failure ? { ended: "cut by client" } : { ended: "cut by error", error: failure.error });
     if (!res.writableFinished) controller.abort();
-    responseDone(request);
   });
   let response: Response;
   try {
     response = await fetch(request);
-  } catch {
+  } catch (error) {
     // The app turns its own errors into responses; this is the last line of defence.
-    response = new Response(null, { status: 500 });
+    log.error("the handler failed", { requestId: requestIdOf(req), error: errorText(error) });
+    response = problemResponse(error);
   }
+  await send(res, response, req.method === "HEAD", controller.signal, (error) => (failure ??= { error }));
+}
+
+/** Writes the response; `onFailure` learns the error that cut its body, before the socket is destroyed. */
+async function send(
+  res: ServerResponse,
+  response: Response,
+  headOnly = false,
+  signal?: AbortSignal,
+  onFailure: (error: unknown) => void = () => {},
+): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     headers[name] = name === "set-cookie" ? response.headers.getSetCookie() : value;
   });
   res.writeHead(response.status, headers);
-  await sendBody(response, req, res, controller.signal);
+  if (!response.body || headOnly) {
+    void response.body?.cancel();
+    res.end();
+  } else {
+    const nodeBody = nodeBodyOf(response);
+    // The fast path: a relayed upstream body goes straight from socket to socket. Its error is
+    // caught where it is emitted, before the pipeline destroys the response.
+    nodeBody?.once("error", onFailure);
+    if (nodeBody) await pipeline(nodeBody, res).catch(() => res.destroy());
+    else await writeBody(response.body, res, signal, onFailure);
+  }
   // Until the last byte is handed to the socket, this response counts as in flight.
   await finished(res).catch(() => {});
 }
 
-async function sendBody(response: Response, req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<void> {
-  if (!response.body || req.method === "HEAD") {
-    void response.body?.cancel();
-    res.end();
-    return;
-  }
-  const nodeBody = nodeBodyOf(response);
-  // The fast path: a relayed upstream body goes straight from socket to socket.
-  if (nodeBody) await pipeline(nodeBody, res).catch(() => res.destroy());
-  else await writeBody(response.body, res, signal);
+/**
+ * What node:http's own parser refused (a method it does not know, a header it cannot read) gets a
+ * problem+json answer like every other refusal, instead of Node's bare 400.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, log: Logger): void {
+  if (!socket.writable || error.code === "ECONNRESET") return void socket.destroy();
+  const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : undefined;
+  const problem = status
+    ? new ApiError(status, status === 431 ? "headers_too_large" : "request_timeout", status === 431 ? "The request's headers are too large." : "The request did not arrive in time.")
+    : error.code === "HPE_INVALID_METHOD"
+      ? methodNotServed("this method")
+      : malformedRequest();
+  log.info("unservable request", { error: `${error.code ?? "?"}: ${error.message}` });
+  const body = JSON.stringify(toProblem(problem));
+  const headers = { "content-type": "application/problem+json", "content-length": String(Buffer.byteLength(body)), connection: "close", ...problem.headers };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+  socket.end(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ""}\r\n${head}\r\n${body}`);
+}
+
+function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers["x-request-id"];
+  return requestIdFrom(typeof given === "string" ? given : null);
 }
 
 function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
-  const host = req.headers.host ?? "localhost";
-  const url = new URL(req.url ?? "/", `http://${host}`);
+  const method = req.method ?? "GET";
+  const url = requestUrl(method, req.url ?? "/", req.headers.host ?? "localhost");
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
-  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  const hasBody = method !== "GET" && method !== "HEAD";
   return new Request(url, {
-    method: req.method,
+    method,
     headers,
     signal,
     body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : null,
@@ -98,10 +153,10 @@ function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
   });
 }
 
-async function writeBody(body: ReadableStream<Uint8Array>, res: ServerResponse, signal: AbortSignal): Promise<void> {
+async function writeBody(body: ReadableStream<Uint8Array>, res: ServerResponse, signal: AbortSignal | undefined, onFailure: (error: unknown) => void): Promise<void> {
   const reader = body.getReader();
   const stop = () => void reader.cancel().catch(() => {});
-  signal.addEventListener("abort", stop, { once: true });
+  signal?.addEventListener("abort", stop, { once: true });
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -109,10 +164,12 @@ async function writeBody(body: ReadableStream<Uint8Array>, res: ServerResponse, 
       if (!res.write(value)) await drained(res);
     }
     res.end();
-  } catch {
+  } catch (error) {
+    // After the client went away the error is our own cancel, and the close already said so.
+    onFailure(error);
     res.destroy();
   } finally {
-    signal.removeEventListener("abort", stop);
+    signal?.removeEventListener("abort", stop);
   }
 }
 

@@ -1,5 +1,6 @@
 // The one interface each runtime adapter implements: serve a Fetch handler on a TCP port or a
 // Unix socket, and stop.
+import type { Logger } from "../log.ts";
 export type FetchHandler = (request: Request) => Promise<Response>;
 
 export type ListenOn = { port: number; hostname: string } | { path: string };
@@ -18,4 +19,5 @@ export interface RunningServer {
   cut(): void;
 }
 
-export type Serve = (fetch: FetchHandler, on: ListenOn) => Promise<RunningServer>;
+/** `log` hears what the app never sees: requests that are no URL, a handler that threw. */
+export type Serve = (fetch: FetchHandler, on: ListenOn, log?: Logger) => Promise<RunningServer>;

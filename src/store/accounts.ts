@@ -47,7 +47,7 @@ export async function findAccountByEmail(
 export async function listAccounts(db: Queryable): Promise<(Account & { keyCount: number })[]> {
   const rows = await db.query<AccountRow & { key_count: number }>(
     `SELECT a.id, a.email, a.created_at, a.password_hash, count(k.id)::integer AS key_count
-       FROM accounts a LEFT JOIN api_keys k ON k.account_id = a.id
+       FROM accounts a LEFT JOIN api_keys k ON k.account_id = a.id AND k.deleted_at IS NULL
       GROUP BY a.id ORDER BY a.id`,
   );
   return rows.map((row) => ({ ...toAccount(row), keyCount: row.key_count }));

@@ -94,7 +94,8 @@ export async function listApiKeys(
                        WHERE u.api_key_id = k.id
                          AND u.minute > date_trunc('minute', $1::timestamptz) - interval '24 hours'), 0)::integer AS used_24h
        FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN tiers t ON t.name = k.tier
-      WHERE ($2::bigint IS NULL OR k.account_id = $2)
+      WHERE k.deleted_at IS NULL
+        AND ($2::bigint IS NULL OR k.account_id = $2)
         AND ($3::text IS NULL OR a.email = lower($3))
         AND ($4::text IS NULL OR k.id = $4)
       ORDER BY k.created_at, k.id`,
@@ -109,18 +110,40 @@ export type KeyChange = { passive: boolean } | { tier: Tier };
 export async function updateApiKey(db: Queryable, id: string, change: KeyChange, accountId?: number): Promise<void> {
   const [column, value] = "tier" in change ? ["tier", change.tier] : ["passive", change.passive];
   const rows = await db.query(
-    `UPDATE api_keys SET ${column} = $2 WHERE id = $1 AND ($3::bigint IS NULL OR account_id = $3) RETURNING id`,
+    `UPDATE api_keys SET ${column} = $2 WHERE id = $1 AND deleted_at IS NULL AND ($3::bigint IS NULL OR account_id = $3) RETURNING id`,
     [id, value, accountId ?? null],
   );
   if (rows.length === 0) throw noSuchKey(id);
 }
 
-export async function deleteApiKey(db: Queryable, id: string, accountId?: number): Promise<void> {
+/**
+ * Deletes a key: it stops working at once and leaves every list, but its row and its counted
+ * requests stay until they have left the 24 h window (see keysHeld).
+ */
+export async function deleteApiKey(db: Queryable, id: string, now: Date, accountId?: number): Promise<void> {
   const rows = await db.query(
-    "DELETE FROM api_keys WHERE id = $1 AND ($2::bigint IS NULL OR account_id = $2) RETURNING id",
-    [id, accountId ?? null],
+    `UPDATE api_keys SET deleted_at = $3, key_hash = 'deleted:' || id, passive = true
+      WHERE id = $1 AND deleted_at IS NULL AND ($2::bigint IS NULL OR account_id = $2) RETURNING id`,
+    [id, accountId ?? null, now],
   );
   if (rows.length === 0) throw noSuchKey(id);
+}
+
+/**
+ * How many keys the account holds: its keys, and its deleted keys whose counted requests are still
+ * in the 24 h window. Deleted keys past that are removed here. So an account spends at most its
+ * key cap times a tier's daily limit in any 24 h, however often it deletes and creates keys.
+ */
+export async function keysHeld(db: Queryable, accountId: number, now: Date): Promise<number> {
+  await db.query(
+    `DELETE FROM api_keys k
+      WHERE k.account_id = $1 AND k.deleted_at IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM usage_minutes u
+                         WHERE u.api_key_id = k.id AND u.minute > date_trunc('minute', $2::timestamptz) - interval '24 hours')`,
+    [accountId, now],
+  );
+  const [row] = await db.query<{ held: number }>("SELECT count(*)::integer AS held FROM api_keys WHERE account_id = $1", [accountId]);
+  return row!.held;
 }
 
 const noSuchKey = (id: string) => new ApiError(404, "key_not_found", `No API key with id ${id}.`);

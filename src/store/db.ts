@@ -16,6 +16,50 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
+/**
+ * The store cannot be reached. The app answers 503 store_unavailable with Retry-After; the store
+ * layer knows nothing of HTTP.
+ */
+export class StoreUnavailableError extends Error {
+  override name = "StoreUnavailableError";
+  /** Seconds until a new attempt to connect is made. */
+  readonly retryAfterS = Math.ceil(RETRY_AFTER_MS / 1000);
+}
+
+/** How long connecting to the server may take; the driver's default is 30 s. */
+const CONNECT_TIMEOUT_S = 3;
+/** After a failed connection, calls fail at once for this long instead of each waiting again. */
+const RETRY_AFTER_MS = 2_000;
+// Errors that say the server is not there (or went away), as opposed to a failed statement.
+const CONNECTION_ERRORS = new Set([
+  "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE",
+  "CONNECT_TIMEOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED",
+  "57P01", "57P02", "57P03", // admin_shutdown, crash_shutdown, cannot_connect_now
+]);
+
+/**
+ * Runs calls to a server that may be gone: a connection failure opens a short window in which
+ * every call fails at once with StoreUnavailableError, and `onDown` drops the pool, so calls the
+ * driver queued fail now instead of retrying for many seconds and running after their caller got
+ * a 503. The first call after the window tries again: the store recovers by itself.
+ */
+function connectionGuard(onDown: () => void, now: () => number = Date.now) {
+  let downUntil = 0;
+  return async <T>(call: () => Promise<T>): Promise<T> => {
+    if (now() < downUntil) throw new StoreUnavailableError("The database server could not be reached a moment ago.");
+    try {
+      return await call();
+    } catch (error) {
+      if (!CONNECTION_ERRORS.has(String((error as { code?: unknown }).code))) throw error;
+      if (now() >= downUntil) {
+        downUntil = now() + RETRY_AFTER_MS;
+        onDown();
+      }
+      throw new StoreUnavailableError(`The database server cannot be reached: ${(error as Error).message}`, { cause: error });
+    }
+  };
+}
+
 export interface PostgresOptions {
   /** Schema to work in; tests give each file its own. */
   searchPath?: string;
@@ -23,22 +67,31 @@ export interface PostgresOptions {
 }
 
 export function openPostgres(url: string, options: PostgresOptions = {}): Db {
-  const sql = postgres(url, {
-    max: options.max ?? 10,
-    onnotice: () => {},
-    connection: options.searchPath ? { search_path: options.searchPath } : {},
-    // Integers beyond 2^53 are not used; counts come back as int4.
-  });
+  const connect = () =>
+    postgres(url, {
+      max: options.max ?? 10,
+      connect_timeout: CONNECT_TIMEOUT_S,
+      onnotice: () => {},
+      connection: options.searchPath ? { search_path: options.searchPath } : {},
+      // Integers beyond 2^53 are not used; counts come back as int4.
+    });
+  let sql = connect();
   const over = (handle: postgres.Sql | postgres.TransactionSql): Queryable => ({
     query: async (text, params = []) => (await handle.unsafe(text, params as postgres.ParameterOrJSON<never>[])) as never,
     exec: async (script) => {
       await handle.unsafe(script).simple();
     },
   });
+  const guarded = connectionGuard(() => {
+    const lost = sql;
+    sql = connect();
+    void lost.end({ timeout: 0 }).catch(() => {});
+  });
   return {
     kind: "postgres",
-    ...over(sql),
-    transaction: (work) => sql.begin((tx) => work(over(tx))) as Promise<never>,
+    query: (text, params) => guarded(() => over(sql).query(text, params)),
+    exec: (script) => guarded(() => over(sql).exec(script)),
+    transaction: (work) => guarded(() => sql.begin((tx) => work(over(tx))) as Promise<never>),
     close: () => sql.end({ timeout: 5 }),
   };
 }

@@ -1,5 +1,5 @@
 // Opens the store the configuration names and brings its schema up to date.
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { openPglite, openPostgres, type Db } from "./db.ts";
@@ -16,10 +16,17 @@ export async function openStore(config: { DATABASE_URL?: string | undefined; DAT
   return db;
 }
 
+/** Creates `folder` (and its parents) and makes it the owner's alone, also when it was there before. */
+export function privateFolder(folder: string): void {
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  chmodSync(folder, 0o700);
+}
+
 async function openEmbedded(dataDir: string): Promise<Db> {
-  mkdirSync(dataDir, { recursive: true });
+  privateFolder(dataDir);
   const lock = lockDataDir(dataDir);
   try {
+    privateFolder(join(dataDir, "pglite"));
     const db = await openPglite(join(dataDir, "pglite"));
     return {
       ...db,

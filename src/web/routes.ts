@@ -5,7 +5,7 @@ import { checkNewPassword, hashPassword, verifyPassword } from "../auth/password
 import { ApiError } from "../http/problem.ts";
 import type { Route } from "../http/router.ts";
 import { createAccount, findAccountByEmail } from "../store/accounts.ts";
-import { createApiKey, deleteApiKey, listApiKeys, updateApiKey } from "../store/api-keys.ts";
+import { createApiKey, deleteApiKey, keysHeld, listApiKeys, updateApiKey } from "../store/api-keys.ts";
 import type { Db } from "../store/db.ts";
 import { createSession, deleteSession, type Session } from "../store/sessions.ts";
 import { clearSignInAttempts, takeSignInAttempt } from "../store/sign-in-attempts.ts";
@@ -180,9 +180,12 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
   const createKey = signedIn(async (ctx) => {
     const input = CreateKey.safeParse(Object.fromEntries(ctx.form));
     if (!input.success) return renderKeys(ctx, { error: input.error.issues[0]!.message }, 400);
-    const existing = await listApiKeys(db, { now: now(), accountId: ctx.session.accountId });
-    if (existing.length >= MAX_KEYS_PER_ACCOUNT) {
-      return renderKeys(ctx, { error: `You have ${MAX_KEYS_PER_ACCOUNT} keys, the most an account may have; delete one first.` }, 409);
+    if ((await keysHeld(db, ctx.session.accountId, now())) >= MAX_KEYS_PER_ACCOUNT) {
+      return renderKeys(
+        ctx,
+        { error: `Your account holds ${MAX_KEYS_PER_ACCOUNT} keys, the most it may; delete one first. A deleted key keeps its place until its requests of the last 24 hours have left that window.` },
+        409,
+      );
     }
     const { key, plain } = await createApiKey(db, {
       accountId: ctx.session.accountId,
@@ -208,7 +211,7 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
   });
 
   const deleteKey = signedIn(async (ctx) => {
-    await deleteApiKey(db, ctx.form.get("id") ?? "", ctx.session.accountId);
+    await deleteApiKey(db, ctx.form.get("id") ?? "", now(), ctx.session.accountId);
     return redirect(`${KEYS_PAGE}?notice=deleted`);
   });
 

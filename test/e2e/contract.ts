@@ -1,6 +1,7 @@
 // The black-box contract: the built service as a process, called over HTTP, with local fake
 // upstreams. Each runtime's test file runs it against that runtime's bundle.
 import { createHash } from "node:crypto";
+import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -10,6 +11,7 @@ import { fakeSha256, startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
 import { clipDurationSec, startMediaSite, type MediaSite } from "../fakes/media-site.ts";
 import { fakeTweetIds, fixturesDir, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
 import { initSegment, probeMedia, runningTools, snapshotFiles } from "../helpers/media.ts";
+import { malformedRequests, rawRequest } from "../helpers/raw-http.ts";
 import { runAdmin, startService, type RunningService } from "../helpers/service.ts";
 
 export interface RuntimeUnderTest {
@@ -92,6 +94,16 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
       expect(response.headers.get("www-authenticate")).toMatch(/^Bearer/);
       expect(response.headers.get("content-type")).toBe("application/problem+json");
       expect((await response.json()).code).toBe("missing_api_key");
+    });
+
+    it("answers a request the Fetch API cannot represent with 400 or 405 problem+json, and lives on", async () => {
+      for (const { name, text, status } of malformedRequests) {
+        const answer = await rawRequest(service.url, text);
+        expect(answer.status, name).toBe(status);
+        expect(answer.head.toLowerCase(), name).toContain("content-type: application/problem+json");
+        if (status === 405) expect(answer.head.toLowerCase(), name).toMatch(/\r\nallow: get/);
+      }
+      expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
     });
 
     it("counts requests and says so in the rate-limit headers", async () => {
@@ -297,15 +309,25 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         const response = await download(site.pages.split, `&format=${encodeURIComponent(formatId)}`);
         expect(response.status).toBe(200);
         expect((await probeMedia(new Uint8Array(await response.arrayBuffer()))).streams.sort()).toEqual(["aac", "h264"]);
-        const wrong = await download(site.pages.progressive, "&format=nosuchformat");
-        expect(wrong.status).toBe(400);
-        expect((await wrong.json()).code).toBe("format_not_available");
+        for (const format of ["nosuchformat", "b%5Bfoo"]) {
+          const wrong = await download(site.pages.progressive, `&format=${format}`);
+          expect(wrong.status).toBe(400);
+          const problem = await wrong.json();
+          expect(problem.code).toBe("format_not_available");
+          // Our words, not yt-dlp's.
+          expect(problem.detail).not.toMatch(/\(|\^|ERROR|yt-dlp/);
+        }
       });
 
       it("answers problem+json before the first byte: bad audio 400, gone media 404", async () => {
         const audio = await download(site.pages.progressive, "&audio=wav");
         expect(audio.status).toBe(400);
         expect((await audio.json()).detail).toContain("mp3");
+        for (const bad of ["&format=b%00", "&format=b%0a", `&format=${"b".repeat(201)}`, "&filename=a%00b"]) {
+          const refused = await download(site.pages.progressive, bad);
+          expect(refused.status, bad).toBe(400);
+          expect((await refused.json()).code, bad).toBe("invalid_parameter");
+        }
         const gone = await download(site.pages.goneMedia);
         expect(gone.status).toBe(404);
         expect(gone.headers.get("content-type")).toBe("application/problem+json");
@@ -335,6 +357,26 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         const until = Date.now() + 1500;
         while (runningTools(site.host).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
         expect(runningTools(site.host)).toEqual([]);
+      });
+
+      it("leaves no yt-dlp or ffmpeg running a few seconds after the service is killed with SIGKILL", async () => {
+        const doomed = await startInstance();
+        try {
+          const controller = new AbortController();
+          const response = await doomed.get(`/api/v1/download?url=${encodeURIComponent(site.pages.stalledMedia)}`, { signal: controller.signal });
+          expect(response.status).toBe(200);
+          await response.body!.getReader().read();
+          expect(runningTools(site.host).some((line) => line.includes("ffmpeg"))).toBe(true);
+          const exited = once(doomed.service.child, "exit");
+          doomed.service.child.kill("SIGKILL");
+          await exited;
+          const until = Date.now() + 4_000;
+          while (runningTools(site.host).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+          expect(runningTools(site.host)).toEqual([]);
+          controller.abort();
+        } finally {
+          await doomed.dispose();
+        }
       });
 
       it("caps concurrent page-mode downloads per key with 429 too_many_downloads", async () => {

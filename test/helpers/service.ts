@@ -52,7 +52,7 @@ export async function startService(env: Record<string, string>, command: string[
     child,
     output,
     async stop() {
-      if (child.exitCode !== null) return child.exitCode;
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill("SIGTERM");
       const [code] = await once(child, "exit");
       return code as number | null;

@@ -11,8 +11,8 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://po
 
 export interface TestStore {
   db: Db;
-  /** Opens another pool on the same data (Postgres only): a second service instance. */
-  connectAgain(): Db;
+  /** Opens another pool on the same data (Postgres only): a second service instance, or one through `url`. */
+  connectAgain(url?: string): Db;
   close(): Promise<void>;
 }
 
@@ -34,8 +34,8 @@ export async function openTestStore(kind: StoreKind): Promise<TestStore> {
   const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
   await admin.unsafe(`CREATE SCHEMA ${schema}`);
   const opened: Db[] = [];
-  const connectAgain = () => {
-    const db = openPostgres(TEST_DATABASE_URL, { searchPath: schema });
+  const connectAgain = (url = TEST_DATABASE_URL) => {
+    const db = openPostgres(url, { searchPath: schema });
     opened.push(db);
     return db;
   };

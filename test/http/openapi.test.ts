@@ -46,16 +46,18 @@ describe("the OpenAPI document", () => {
   });
 
   it("describes each operation's parameters", () => {
+    const noControlCharacters = "^[^\\u0000-\\u001f\\u007f]*$";
+    const urlSchema = { type: "string", format: "uri", maxLength: 4096, pattern: noControlCharacters };
     const parameters = (path: string) =>
       Object.fromEntries((document.paths[path].get.parameters as Json[]).map((p) => [p.name, { in: p.in, required: p.required, schema: p.schema }]));
     for (const path of ["/api/v1/post", "/api/v1/tweet"]) {
-      expect(parameters(path)).toEqual({ url: { in: "query", required: true, schema: { type: "string", format: "uri" } } });
+      expect(parameters(path)).toEqual({ url: { in: "query", required: true, schema: urlSchema } });
     }
     expect(parameters("/api/v1/download")).toEqual({
-      url: { in: "query", required: true, schema: { type: "string", format: "uri" } },
-      format: { in: "query", required: false, schema: { type: "string" } },
+      url: { in: "query", required: true, schema: urlSchema },
+      format: { in: "query", required: false, schema: { type: "string", maxLength: 200, pattern: "^[\\x20-\\x7e]*$" } },
       audio: { in: "query", required: false, schema: { type: "string", enum: ["mp3"] } },
-      filename: { in: "query", required: false, schema: { type: "string" } },
+      filename: { in: "query", required: false, schema: { type: "string", maxLength: 255, pattern: noControlCharacters } },
     });
     expect(document.paths["/api/v1/usage"].get.parameters).toEqual([]);
   });
@@ -76,9 +78,9 @@ describe("the OpenAPI document", () => {
   it("gives every operation its error statuses as problem+json with codes, and rate-limit headers", () => {
     const expected: Record<string, number[]> = {
       "/api/v1/post": [400, 401, 403, 404, 429, 500, 502, 503, 504],
-      "/api/v1/tweet": [400, 401, 403, 404, 429, 500, 502],
+      "/api/v1/tweet": [400, 401, 403, 404, 429, 500, 502, 503],
       "/api/v1/download": [400, 401, 403, 404, 413, 416, 429, 500, 502, 503, 504],
-      "/api/v1/usage": [401, 403, 429, 500],
+      "/api/v1/usage": [401, 403, 429, 500, 503],
     };
     for (const [path, statuses] of Object.entries(expected)) {
       const responses = document.paths[path].get.responses as Json;

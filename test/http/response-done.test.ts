@@ -7,8 +7,8 @@ describe("whenResponseDone()", () => {
     let calls = 0;
     whenResponseDone(request, () => (calls += 1));
     expect(calls).toBe(0);
-    responseDone(request);
-    responseDone(request);
+    responseDone(request, { ended: "complete" });
+    responseDone(request, { ended: "complete" });
     expect(calls).toBe(1);
   });
 
@@ -19,8 +19,20 @@ describe("whenResponseDone()", () => {
     whenResponseDone(request, () => (calls += 1));
     controller.abort();
     expect(calls).toBe(1);
-    responseDone(request);
+    responseDone(request, { ended: "complete" });
     expect(calls).toBe(1);
+  });
+
+  it("tells how the body ended: as the adapter says, or cut by the client when the signal aborts first", () => {
+    const controller = new AbortController();
+    const cut = new Request("http://test.local/", { signal: controller.signal });
+    const failed = new Request("http://test.local/");
+    const ends: unknown[] = [];
+    whenResponseDone(cut, (end) => ends.push(end));
+    whenResponseDone(failed, (end) => ends.push(end));
+    controller.abort();
+    responseDone(failed, { ended: "cut by error", error: "reset" });
+    expect(ends).toEqual([{ ended: "cut by client" }, { ended: "cut by error", error: "reset" }]);
   });
 
   it("runs it at once for a request already aborted", () => {

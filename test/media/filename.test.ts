@@ -75,6 +75,15 @@ describe("sanitizeFilename()", () => {
 });
 
 describe("contentDisposition()", () => {
+  it("puts no path separator, reserved character or hidden-file dot back when it folds to ASCII", () => {
+    const fallback = (name: string) => /filename="([^"]*)"/.exec(contentDisposition(sanitizeFilename(name, "mp4")))![1];
+    expect(fallback("..／..／etc／passwd")).toBe("_.._etc_passwd.mp4");
+    expect(fallback("a：b＼c＊d？")).toBe("a_b_c_d_.mp4");
+    expect(fallback("．hidden")).toBe("hidden.mp4");
+    expect(fallback("ＣＯＮ")).toBe("_CON.mp4");
+    expect(fallback("Café")).toBe("Cafe.mp4");
+  });
+
   it("sends an ASCII name unchanged in both parameters", () => {
     expect(contentDisposition("clip.mp4")).toBe(`attachment; filename="clip.mp4"; filename*=UTF-8''clip.mp4`);
   });
@@ -87,7 +96,7 @@ describe("contentDisposition()", () => {
 
   it("never lets quotes, backslashes or percent signs break the header", () => {
     const header = contentDisposition(`a"b\\c%41'(d)*.mp4`);
-    expect(header).toBe(`attachment; filename="a_b_c_41'(d)*.mp4"; filename*=UTF-8''a%22b%5Cc%2541%27%28d%29%2A.mp4`);
+    expect(header).toBe(`attachment; filename="a_b_c_41'(d)_.mp4"; filename*=UTF-8''a%22b%5Cc%2541%27%28d%29%2A.mp4`);
   });
 
   it("round-trips the exact name through decodeURIComponent", () => {

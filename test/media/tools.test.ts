@@ -1,6 +1,7 @@
 // A missing yt-dlp or ffmpeg takes page mode down with a clear 503, and nothing else.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
+import { probeTools } from "../../src/media/tools.ts";
 import { buildTestApp, makeKey } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 
@@ -22,7 +23,7 @@ describe("when the media tools are missing", () => {
 
     const health = await get("/healthz");
     expect(health.status).toBe(200);
-    expect((await health.json()).tools).toEqual({ "yt-dlp": null, ffmpeg: null });
+    expect(await health.json()).toEqual({ status: "ok" });
     const ready = await get("/readyz");
     expect(ready.status).toBe(503);
     expect((await ready.json()).checks["yt-dlp"]).toEqual({ ok: false, error: "/nonexistent/yt-dlp could not be run" });
@@ -41,5 +42,11 @@ describe("when the media tools are missing", () => {
     const tweet = await get(`/api/v1/post?url=${encodeURIComponent("https://x.com/jack/status/20")}`, key.plain);
     expect(tweet.status).toBe(200);
     expect((await tweet.json()).platform).toBe("X");
+  });
+
+  it("keeps why a tool could not be run", () => {
+    const tools = probeTools({ "yt-dlp": "/nonexistent/yt-dlp", ffmpeg: "/bin/false" });
+    expect(tools["yt-dlp"]).toMatchObject({ version: null, failure: expect.stringContaining("ENOENT") });
+    expect(tools.ffmpeg).toMatchObject({ version: null, failure: expect.stringContaining("/bin/false") });
   });
 });

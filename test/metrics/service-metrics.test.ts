@@ -1,12 +1,14 @@
 // /metrics as an operator's Prometheus sees it: counters that move with real requests, the token,
 // and labels that never carry a key or anything a caller sent.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashKey } from "../../src/auth/api-key.ts";
 import { responseDone } from "../../src/http/response-done.ts";
 import { createServiceMetrics } from "../../src/metrics/service-metrics.ts";
 import { serveNode } from "../../src/runtime/node-server.ts";
 import { startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
-import { fakeTweetIds, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
+import { fakeTweetIds, fixturesDir, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
 import { buildTestApp, makeKey } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 
@@ -114,7 +116,7 @@ describe("GET /metrics", () => {
     expect(sample(await scrape(), 'media_api_downloads_active{mode="direct"}')).toBe(1);
     expect((await response.arrayBuffer()).byteLength).toBe(70000);
     // In-process there is no server adapter, so the test says what the adapter would.
-    responseDone(request);
+    responseDone(request, { ended: "complete" });
     let text = await scrape();
     expect(sample(text, 'media_api_downloads_active{mode="direct"}')).toBe(0);
     expect(sample(text, 'media_api_relayed_bytes_total{mode="direct"}')).toBe(70000);
@@ -122,7 +124,7 @@ describe("GET /metrics", () => {
     // A body without Content-Length is counted as it passes.
     const chunked = downloadRequest("/file/3000/b.mp4?chunked=1");
     await (await app.fetch(chunked)).arrayBuffer();
-    responseDone(chunked);
+    responseDone(chunked, { ended: "complete" });
     // A refused download never becomes active, and a missing file is a healthy media host.
     expect((await get(`/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/status/404")}`, key.plain)).status).toBe(404);
     expect((await get(`/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/status/503")}`, key.plain)).status).toBe(502);
@@ -131,6 +133,34 @@ describe("GET /metrics", () => {
     expect(sample(text, 'media_api_downloads_active{mode="direct"}')).toBe(0);
     expect(sample(text, 'media_api_upstream_calls_total{upstream="media_host"}')).toBe(4);
     expect(sample(text, 'media_api_upstream_failures_total{upstream="media_host"}')).toBe(1);
+  });
+
+  it("counts an X post link relayed from the CDN as a direct download, by what the handler did", async () => {
+    const key = await makeKey(store.db, "GOLD");
+    const { app, get } = buildTestApp(store.db, { env: env() });
+    const recorded = JSON.parse(readFileSync(join(fixturesDir, "syndication/video_nasa_1491475671058681863.json"), "utf8"));
+    for (const variant of recorded.mediaDetails[0].video_info.variants) variant.url = "https://video.twimg.com/file/5000/clip.mp4";
+    x.setMode("syndication", { kind: "json", body: recorded });
+    const request = new Request(`http://test.local/api/v1/download?url=${encodeURIComponent("https://x.com/NASA/status/1491475671058681863")}`, {
+      headers: { authorization: `Bearer ${key.plain}` },
+    });
+    let response: Response;
+    try {
+      response = await app.fetch(request);
+    } finally {
+      x.setMode("syndication", { kind: "normal" });
+    }
+    expect(response.status).toBe(200);
+    const scrape = async () => (await get("/metrics", TOKEN)).text();
+    let text = await scrape();
+    expect(sample(text, 'media_api_downloads_active{mode="direct"}')).toBe(1);
+    expect(sample(text, 'media_api_downloads_active{mode="page"}')).toBe(0);
+    const bytes = (await response.arrayBuffer()).byteLength;
+    responseDone(request, { ended: "complete" });
+    text = await scrape();
+    expect(sample(text, 'media_api_downloads_active{mode="direct"}')).toBe(0);
+    expect(sample(text, 'media_api_relayed_bytes_total{mode="direct"}')).toBe(bytes);
+    expect(sample(text, 'media_api_relayed_bytes_total{mode="page"}')).toBe(0);
   });
 
   it("ends an active download when the Node server has sent the response, or the client went away", async () => {

@@ -2,7 +2,8 @@
 // the refusals and edges that a browser walk-through does not reach.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { App } from "../../src/app.ts";
-import { listApiKeys } from "../../src/store/api-keys.ts";
+import { hashKey } from "../../src/auth/api-key.ts";
+import { admitRequest, listApiKeys } from "../../src/store/api-keys.ts";
 import { SESSION_TTL_MS } from "../../src/store/sessions.ts";
 import { MAX_FORM_BYTES } from "../../src/web/form.ts";
 import { MAX_KEYS_PER_ACCOUNT, SIGN_IN_LIMIT } from "../../src/web/routes.ts";
@@ -239,6 +240,31 @@ describe("the owner's site", () => {
     expect(confirm).toContain("Delete the key “mine”?");
     expect((await owner.post("/profile/api-keys/delete", { csrf: mine, id: key!.id })).headers.get("location")).toBe("/profile/api-keys?notice=deleted");
     expect(await listApiKeys(store.db, { now: clock.now(), id: key!.id })).toEqual([]);
+  });
+
+  it("keeps a deleted key's place among the account's keys until its requests leave the 24 h window", async () => {
+    const owner = new Visitor(app);
+    await owner.signUp("churn@example.com");
+    const plains: string[] = [];
+    for (let i = 0; i < MAX_KEYS_PER_ACCOUNT; i++) {
+      plains.push(/id="new-key"[^>]*>(xva_[\w-]{43})</.exec(await (await owner.createKey(`k${i}`)).text())![1]!);
+    }
+    const listed = await listApiKeys(store.db, { now: clock.now(), email: "churn@example.com" });
+    const keys = plains.map((plain) => listed.find((key) => plain.startsWith(key.displayPrefix))!);
+    // The first key spends requests; the second is never used.
+    expect((await admitRequest(store.db, await hashKey(plains[0]!), clock.now())).outcome).toBe("admitted");
+    const csrf = await owner.csrfOf("/profile/api-keys");
+    for (const key of keys.slice(0, 2)) await owner.post("/profile/api-keys/delete", { csrf, id: key.id });
+    // The deleted key works no more and leaves the list.
+    expect((await admitRequest(store.db, await hashKey(plains[0]!), clock.now())).outcome).toBe("unknown");
+    expect(await listApiKeys(store.db, { now: clock.now(), email: "churn@example.com" })).toHaveLength(MAX_KEYS_PER_ACCOUNT - 2);
+    // The unused key's place is free at once; the used one's is not, so no fresh daily count.
+    expect((await owner.createKey("instead of the unused")).status).toBe(201);
+    const refused = await owner.createKey("instead of the used");
+    expect(refused.status).toBe(409);
+    expect(await refused.text()).toContain("A deleted key keeps its place");
+    clock.advance(24 * 60 * 60_000 + 60_000);
+    expect((await owner.createKey("a day later")).status).toBe(201);
   });
 
   it("with SIGNUP=closed offers no sign-up and creates no account", async () => {

@@ -1,27 +1,28 @@
 // Turns a failed yt-dlp run into the one error type. yt-dlp exits 1 for every failure (2 for
 // a bad option), so the cause is read from stderr. Nothing here is ever a 500: a failure of
-// the source is a 502, a request the source cannot answer is a 400 or 404.
+// the source is a 502, a request the source cannot answer is a 400 or 404. Every detail is in
+// our own words: yt-dlp's (extractor names, Python exceptions, what a host inside a network
+// answered) go to the log through the error's cause, never to the caller.
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 
 interface Rule {
   pattern: RegExp;
-  make: (reason: string) => ApiError;
+  make: (cause: Error) => ApiError;
 }
 
 const rules: Rule[] = [
   {
     pattern: /Unsupported URL|is not a valid URL|No video formats found|There's no video in this/i,
-    make: (reason) =>
-      new ApiError(400, "unsupported_url", `No downloadable media was found at this link (${reason}); pass the link of a single post or video.`),
+    make: (cause) => new ApiError(400, "unsupported_url", "No downloadable media was found at this link; pass the link of a single post or video.", { cause }),
   },
   {
     pattern: /Requested format is not available|Invalid format specification|format spec/i,
-    make: (reason) =>
-      new ApiError(400, "format_not_available", `The \`format\` selector matches no format of this video (${reason}); use a formatId from /api/v1/post or leave \`format\` out.`),
+    make: (cause) =>
+      new ApiError(400, "format_not_available", "The `format` selector is not valid or matches no format of this video; use a formatId from /api/v1/post or leave `format` out.", { cause }),
   },
   {
     pattern: /HTTP Error (404|410)|Video unavailable|This video (is private|has been removed|is unavailable)/i,
-    make: (reason) => new ApiError(404, "not_found", `The post does not exist, was removed or is private (${reason}).`),
+    make: (cause) => new ApiError(404, "not_found", "The post does not exist, was removed or is private.", { cause }),
   },
 ];
 
@@ -34,12 +35,8 @@ function reasonOf(stderr: string): string {
 }
 
 export function classifyYtdlpFailure(exitCode: number | null, stderr: string): ApiError {
-  const reason = reasonOf(stderr);
+  const cause = new Error(reasonOf(stderr));
   const rule = rules.find((r) => r.pattern.test(stderr));
-  if (rule) return rule.make(reason);
-  // yt-dlp's own words stay out of the answer: for a host inside a network they would tell a
-  // caller which ports are open. The operator finds them in the log, through the cause.
-  return upstreamFailed(`The source site did not deliver the media (yt-dlp ${exitCode === null ? "was killed" : `exit ${exitCode}`}); try again later.`, {
-    cause: new Error(reason),
-  });
+  if (rule) return rule.make(cause);
+  return upstreamFailed(`The source site did not deliver the media (yt-dlp ${exitCode === null ? "was killed" : `exit ${exitCode}`}); try again later.`, { cause });
 }

@@ -20,10 +20,16 @@ describe("classifyYtdlpFailure()", () => {
     expect(classifyYtdlpFailure(1, stderr)).toMatchObject({ status, code });
   });
 
-  test("the detail carries the reason without the ERROR prefix", () => {
-    const error = classifyYtdlpFailure(1, "WARNING: [generic] Falling back\nERROR: Unsupported URL: http://a/b\n");
-    expect(error.message).toContain("(Unsupported URL: http://a/b)");
-    expect(error.message).not.toContain("ERROR:");
+  test.each([
+    "WARNING: [generic] Falling back\nERROR: Unsupported URL: http://10.0.0.7:5432/b\n",
+    "ERROR: [html5] abc: yt_dlp.utils.ExtractorError: No video formats found",
+    "ERROR: Invalid format specification b[foo\n                        ^",
+    "ERROR: [youtube] abc: Video unavailable. This video is private",
+  ])("a 400 or 404 says it in our words and keeps yt-dlp's in the cause: %s", (stderr) => {
+    const error = classifyYtdlpFailure(1, stderr);
+    expect(error.status).toBeLessThan(500);
+    expect(error.message).not.toMatch(/ERROR|yt_dlp|\[|\^|10\.0\.0\.7|Video unavailable|Unsupported URL|specification/);
+    expect(String(error.cause)).toContain(stderr.split("ERROR: ")[1]!.split("\n")[0]!.replace(/^\[[^\]]+\]\s*/, ""));
   });
 
   test("a 502 keeps yt-dlp's words out of the detail and in the cause", () => {

@@ -1,0 +1,80 @@
+// The query parameters of every operation, as zod schemas. The handlers parse their query through
+// these (parseQuery) and the OpenAPI document shows the same schemas, bounds and patterns
+// included, so what is checked and what is documented are one thing. Every parameter is bounded
+// in length and refuses control characters (a NUL would otherwise reach a child's argv).
+// To add a parameter, add a field: parseQuery and the document pick it up.
+import { z } from "zod";
+import { DIRECT_HOSTS } from "../media/direct-hosts.ts";
+import { ApiError } from "./problem.ts";
+
+const MAX_URL_LENGTH = 4096;
+const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f]*$/;
+
+/** An absolute http(s) link, handed to the handler as a URL. */
+function urlParam(description: string) {
+  return z
+    .string()
+    .trim()
+    .max(MAX_URL_LENGTH, `The \`url\` parameter is longer than ${MAX_URL_LENGTH} characters.`)
+    .regex(NO_CONTROL_CHARACTERS, "The `url` parameter holds control characters; percent-encode the link.")
+    .pipe(z.url({ protocol: /^https?$/, error: "The `url` parameter must be an absolute http:// or https:// link; pass a full https:// link." }))
+    .transform((value) => new URL(value))
+    .meta({ format: "uri" })
+    .describe(`${description}. Absolute http(s) URL, percent-encoded, at most ${MAX_URL_LENGTH} characters`);
+}
+
+/** A free-text parameter: at most `max` characters, no control characters. */
+function textParam(name: string, max: number, pattern = NO_CONTROL_CHARACTERS, what = "control characters") {
+  return z
+    .string()
+    .max(max, `The \`${name}\` parameter is longer than ${max} characters.`)
+    .regex(pattern, `The \`${name}\` parameter may not hold ${what}.`);
+}
+
+export const PostQuery = z.object({
+  url: urlParam("Post or video URL of a supported platform (X, Instagram, YouTube, TikTok, Reddit, Facebook, Pinterest, Amazon, Vimeo, Dailymotion)"),
+});
+
+export const TweetQuery = z.object({
+  url: urlParam("URL of a post on x.com or twitter.com (also mobile. and www.); the status id is read from it"),
+});
+
+export const DownloadQuery = z.object({
+  url: urlParam(
+    `A direct media URL on ${[...DIRECT_HOSTS].join(", ")} (direct mode: relayed as is, Range passed through), or a page link of a supported platform (page mode: fetched with yt-dlp and remuxed)`,
+  ),
+  format: textParam("format", 200, /^[\x20-\x7e]*$/, "anything but printable ASCII")
+    .trim()
+    .optional()
+    .describe(
+      "A yt-dlp format selector, for example a `formatId` of the post record or `bestvideo[height<=720]+bestaudio`; for X post links a variant's `qualityLabel` or `formatId`",
+    ),
+  audio: z
+    .enum(["mp3"], "`audio` takes only the value `mp3` (MP3 at 320 kbps); leave it out for MP4.")
+    .optional()
+    .describe("`mp3` sends the audio alone as MP3 at 320 kbps CBR; any other value is 400"),
+  filename: textParam("filename", 255)
+    .optional()
+    .describe(
+      "Suggested file name. It is sanitized (no path separators, control or reserved characters, at most 200 bytes) and given the extension of what is sent. Default: `<platform>_<id>.<ext>` in page mode, the URL's last path segment in direct mode",
+    ),
+});
+
+/**
+ * The query as `schema` parses it; else 400: `invalid_url` for the link, `invalid_parameter` for
+ * the rest, with the schema's own words. An empty parameter counts as absent, and of a repeated
+ * one the first counts.
+ */
+export function parseQuery<S extends z.ZodObject>(schema: S, query: URLSearchParams): z.output<S> {
+  const given: Record<string, string> = {};
+  for (const [name, value] of query) if (value !== "" && !(name in given)) given[name] = value;
+  const parsed = schema.safeParse(given);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const name = String(issue.path[0]);
+  if (name === "url") {
+    const detail = issue.code === "invalid_type" ? "Pass the page or media link in the `url` query parameter." : issue.message;
+    throw new ApiError(400, "invalid_url", detail);
+  }
+  throw new ApiError(400, "invalid_parameter", issue.code === "invalid_type" ? `The \`${name}\` parameter is required.` : issue.message);
+}

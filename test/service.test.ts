@@ -1,0 +1,32 @@
+// Start-up and stopping of the service, with a runtime whose server the test controls.
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../src/config.ts";
+import { createLogger } from "../src/log.ts";
+import { nodeUpstream } from "../src/media/relay-node-upstream.ts";
+import type { RunningServer } from "../src/runtime/serve.ts";
+import { startService } from "../src/service.ts";
+import { createTestDatabase } from "./helpers/stores.ts";
+
+describe("startService().close()", () => {
+  it("logs a server whose close() fails, counts it as not finished and cuts what it left, at once", async () => {
+    const database = await createTestDatabase();
+    const lines: Record<string, unknown>[] = [];
+    let cuts = 0;
+    const server: RunningServer = {
+      address: "http://fake",
+      close: () => Promise.reject(new Error("close failed")),
+      cut: () => void (cuts += 1),
+    };
+    try {
+      const config = parseConfig({ DATABASE_URL: database.url, SHUTDOWN_GRACE_MS: "20000", YTDLP_PATH: "/bin/true", FFMPEG_PATH: "/bin/true" });
+      const service = await startService(config, { name: "node", serve: async () => server, upstream: nodeUpstream }, createLogger("debug", (line) => lines.push(JSON.parse(line))));
+      const started = Date.now();
+      await service.close();
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(cuts).toBe(1);
+      expect(lines).toContainEqual(expect.objectContaining({ level: "error", msg: "a server did not close cleanly", error: "close failed" }));
+    } finally {
+      await database.drop();
+    }
+  });
+});

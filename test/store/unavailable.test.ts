@@ -1,0 +1,92 @@
+// A database server that cannot be reached: every call is a fast 503 store_unavailable with
+// Retry-After, and the service recovers by itself when the server is back.
+import { createServer, connect, type Server, type Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openPostgres } from "../../src/store/db.ts";
+import { buildTestApp, makeKey } from "../helpers/app.ts";
+import { openTestStore, TEST_DATABASE_URL, type TestStore } from "../helpers/stores.ts";
+
+/** A TCP forwarder to the test server that can be switched off: it then resets every connection. */
+async function startSwitch(target: URL): Promise<{ port: number; down(value: boolean): void; close(): Promise<void> }> {
+  let isDown = false;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    if (isDown) return void client.destroy();
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+      socket.on("error", () => {});
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    down(value) {
+      isDown = value;
+      if (value) for (const socket of sockets) socket.destroy();
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe("an unreachable database server", () => {
+  let store: TestStore;
+  beforeAll(async () => {
+    store = await openTestStore("postgres");
+  });
+  afterAll(() => store?.close());
+
+  it("makes 20 concurrent calls a fast 503 store_unavailable with Retry-After, not a 500", async () => {
+    const db = openPostgres(`postgres://postgres@127.0.0.1:${await closedPort()}/test`);
+    const { get } = buildTestApp(db);
+    const started = Date.now();
+    const responses = await Promise.all(Array.from({ length: 20 }, () => get("/api/v1/usage", `xva_${"a".repeat(43)}`)));
+    expect(Date.now() - started).toBeLessThan(5_000);
+    for (const response of responses) {
+      expect(response.status).toBe(503);
+      expect(response.headers.get("retry-after")).toBe("2");
+      expect((await response.json()).code).toBe("store_unavailable");
+    }
+    await db.close();
+  });
+
+  it("recovers by itself when the server is back", async () => {
+    const key = await makeKey(store.db, "GOLD");
+    const target = new URL(TEST_DATABASE_URL);
+    const lever = await startSwitch(target);
+    const via = new URL(TEST_DATABASE_URL);
+    via.hostname = "127.0.0.1";
+    via.port = String(lever.port);
+    const db = store.connectAgain(via.toString());
+    const { get } = buildTestApp(db);
+    try {
+      expect((await get("/api/v1/usage", key.plain)).status).toBe(200);
+      lever.down(true);
+      const started = Date.now();
+      const refused = await get("/api/v1/usage", key.plain);
+      expect(refused.status).toBe(503);
+      expect((await refused.json()).code).toBe("store_unavailable");
+      expect(Date.now() - started).toBeLessThan(4_000);
+      lever.down(false);
+      let status = 0;
+      for (const until = Date.now() + 10_000; Date.now() < until && status !== 200; ) {
+        status = (await get("/api/v1/usage", key.plain)).status;
+        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(status).toBe(200);
+    } finally {
+      lever.down(true);
+      await lever.close();
+    }
+  });
+});
