@@ -19,7 +19,8 @@ export interface Service {
 export async function startService(config: Config, runtime: Runtime, log: Logger): Promise<Service> {
   const serve = runtime.serve;
   const db = await openStore(config);
-  const app = createApp({ config, db, log, ...createUpstreams(config, runtime) });
+  const upstreams = createUpstreams(config, runtime);
+  const app = createApp({ config, db, log, ...upstreams });
   const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST });
   let admin: RunningServer | undefined;
   if (!config.DATABASE_URL) {
@@ -43,6 +44,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
         // Cut responses end at once; the bound only keeps a stuck one from holding the exit.
         await settlesWithin(drained, CUT_WAIT_MS);
       }
+      await upstreams.gate.close();
       await db.close();
     },
   };

@@ -4,6 +4,7 @@
 // into MP3 with ffmpeg.
 import type { ApiContext, ApiHandler } from "../http/context.ts";
 import { requireUrlParam } from "../http/params.ts";
+import { whenResponseDone } from "../http/response-done.ts";
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import type { Slots } from "../limits/slots.ts";
 import type { PlatformId, TweetRecord } from "../platforms/records.ts";
@@ -31,6 +32,8 @@ export interface DownloadDeps {
   tools: Tools;
   /** Concurrent page-mode downloads (and MP3 conversions). */
   downloads: Slots;
+  /** Concurrent direct-mode relays. */
+  directDownloads: Slots;
   extraPageHosts: readonly string[];
   /** Which addresses ffmpeg may be pointed at. */
   egress: EgressPolicy;
@@ -73,7 +76,15 @@ function outputOf(audio: string | null): OutputKind {
 async function fromMediaUrl(ctx: ApiContext, deps: DownloadDeps, media: URL, output: OutputKind, filename: string | undefined): Promise<Response> {
   const method = ctx.request.method === "HEAD" ? "HEAD" : "GET";
   if (output === "mp4") {
-    return relayMedia({ url: media, method, range: ctx.request.headers.get("range"), signal: ctx.request.signal, filename }, deps.relay);
+    // Held until the upstream body is over or the response is (whichever the runtime tells first).
+    const release = deps.directDownloads.acquire(ctx.key.id, ctx.key.tier);
+    whenResponseDone(ctx.request, release);
+    try {
+      return await relayMedia({ url: media, method, range: ctx.request.headers.get("range"), signal: ctx.request.signal, filename, onEnd: release }, deps.relay);
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
   assertDirectUrl(media);
   requireTools(deps.tools, ["ffmpeg"]);

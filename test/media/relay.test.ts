@@ -325,7 +325,7 @@ describe("relayMedia() connection target", () => {
     const seen: UpstreamRequest[] = [];
     const upstream: UpstreamClient = async (request) => {
       seen.push(request);
-      return { status: 200, headers: new Headers({ "content-type": "video/mp4", "content-length": "0" }), body: null };
+      return { status: 200, headers: new Headers({ "content-type": "video/mp4", "content-length": "0" }), body: null, ended: Promise.resolve() };
     };
     const response = await relayMedia(
       { url: new URL("https://ton.twimg.com/i/a.mp4"), method: "HEAD", range: null, signal: new AbortController().signal },
