@@ -155,5 +155,7 @@ export function readFrom(socket: net.Socket, complete: (buffer: Buffer) => numbe
     socket.on("data", onData);
     socket.once("error", onEnd);
     socket.once("close", onEnd);
+    // An earlier read paused the socket, and a paused socket does not flow for a new listener.
+    socket.resume();
   });
 }
