@@ -45,10 +45,10 @@ export function createNodeUpstream(proxy: OutboundProxy | null = null): Upstream
 export const nodeUpstream: UpstreamClient = createNodeUpstream();
 
 // The socket goes quiet both when the source stalls and when the reader stops reading; only the
-// first is cut.
+// first is cut. A slow reader leaves bytes waiting in the body's buffer.
 function cutWhenIdle(request: http.ClientRequest, response: http.IncomingMessage, idleTimeoutMs: number): void {
   request.setTimeout(idleTimeoutMs, () => {
-    if (response.isPaused() || response.readableLength > 0) return void request.setTimeout(idleTimeoutMs);
+    if (response.readableLength > 0) return void request.setTimeout(idleTimeoutMs);
     request.destroy(new Error(`The media host sent nothing for ${idleTimeoutMs} ms.`));
   });
 }

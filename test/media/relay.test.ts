@@ -225,6 +225,19 @@ describe.each([
       await expect(read).rejects.toThrow();
       expect(received).toBeLessThan(300000);
     });
+
+    it("errors the body and closes the upstream when the source sends nothing for the idle time", async () => {
+      const before = cdn.requests.length;
+      const response = await relay("/stall/65536/file/1048576/a.mp4", {}, { idleTimeoutMs: 300 });
+      expect(response.status).toBe(200);
+      let received = 0;
+      const read = (async () => {
+        for await (const chunk of chunksOf(response.body)) received += chunk.byteLength;
+      })();
+      await expect(within(read, 5000)).rejects.toThrow();
+      expect(received).toBe(65536);
+      expect(await cdn.requests[before]!.outcome).toBe("closed");
+    });
   });
 
   describe("client going away", () => {
