@@ -15,7 +15,7 @@ export function createNodeUpstream(proxy: OutboundProxy | null = null): Upstream
   return ({ url, method, headers, signal, address, idleTimeoutMs }) =>
     new Promise((resolve, reject) => {
       const transport = url.protocol === "https:" ? https : http;
-      const connection = proxy === null ? (address === undefined ? {} : { lookup: pinnedLookup(address) }) : { agent: false, createConnection: tunnelled(url, address, proxy) };
+      const connection = proxy === null ? (address === undefined ? {} : { lookup: pinnedLookup(address) }) : { createConnection: tunnelled(url, address, proxy) };
       const request = transport.request(url, { method, headers, signal, ...connection }, (response) => {
         // Body errors are read from `response.errored` by whoever consumes it; without a listener
         // an upstream reset would crash the process.
@@ -59,7 +59,11 @@ function tunnelled(url: URL, address: string | undefined, proxy: OutboundProxy) 
   const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
   return (_options: unknown, done: (error: Error | null, socket: Duplex) => void): undefined => {
     openTunnel(address ?? url.hostname.replace(/^\[(.*)\]$/, "$1"), port, proxy).then(
-      (socket) => done(null, url.protocol === "https:" ? tls.connect({ socket, servername: url.hostname, ALPNProtocols: ["http/1.1"] }) : socket),
+      (socket) => {
+        // The handshake left it paused, and node:http only adds a listener; HTTP servers do not speak first.
+        socket.resume();
+        done(null, url.protocol === "https:" ? tls.connect({ socket, servername: url.hostname, ALPNProtocols: ["http/1.1"] }) : socket);
+      },
       // node:http reads only the error when there is one.
       (error: Error) => done(error, undefined as never),
     );
