@@ -10,7 +10,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import net from "node:net";
 import { ApiError } from "../http/problem.ts";
 import { egressAddress, type EgressPolicy } from "./egress.ts";
-import { authority, connectToProxy, openTunnel, proxyAuthorization, readFrom, type OutboundProxy } from "./outbound-proxy.ts";
+import { authority, bareHost, connectToProxy, openTunnel, proxyAuthorization, readFrom, type OutboundProxy } from "./outbound-proxy.ts";
 
 export interface GateSession {
   /** `http://<session>:<secret>@127.0.0.1:<port>` for the child's proxy option. */
@@ -93,17 +93,18 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       return answer(client, "400 Bad Request");
     }
     const port = Number(url.port) || 80;
+    const hostname = bareHost(url.hostname);
     let address: string | null;
     try {
       address = await egressAddress(url.hostname, port, options.policy);
     } catch (error) {
       if (error instanceof ApiError && error.status === 403) {
-        session.refused ??= new ApiError(403, "host_not_allowed", `The source led to ${authority(url.hostname.replace(/^\[(.*)\]$/, "$1"), port)}, which this server may not fetch from (not a public address).`);
+        session.refused ??= new ApiError(403, "host_not_allowed", `The source led to ${authority(hostname, port)}, which this server may not fetch from (not a public address).`);
         return answer(client, "403 Forbidden");
       }
       return answer(client, "502 Bad Gateway");
     }
-    const host = address ?? url.hostname.replace(/^\[(.*)\]$/, "$1");
+    const host = address ?? hostname;
     let upstream: net.Socket;
     let requestHead: string;
     try {

@@ -6,7 +6,7 @@
 // the egress gate (egress-gate.ts) that yt-dlp and ffmpeg go through both ask egressAddress.
 import { lookup } from "node:dns/promises";
 import { ApiError, upstreamFailed } from "../http/problem.ts";
-import { authority } from "./outbound-proxy.ts";
+import { authority, bareHost } from "./outbound-proxy.ts";
 import { isPublicAddress } from "./relay-address.ts";
 
 export type ResolveHost = (host: string) => Promise<string[]>;
@@ -19,7 +19,7 @@ export interface EgressPolicy {
   resolveHost?: ResolveHost;
 }
 
-const bare = (host: string) => host.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+const bare = (host: string) => bareHost(host.toLowerCase());
 
 /** The key of host:port in `EgressPolicy.trusted`. */
 export function endpointKey(host: string, port: number): string {

@@ -23,11 +23,16 @@ export function parseOutboundProxy(text: string): OutboundProxy | null {
   const protocol = url.protocol as OutboundProxy["protocol"];
   return {
     protocol,
-    host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
+    host: bareHost(url.hostname),
     port: Number(url.port) || defaultPorts[protocol],
     username: decodeURIComponent(url.username),
     password: decodeURIComponent(url.password),
   };
+}
+
+/** A URL's hostname without the brackets of an IPv6 literal, as sockets and DNS want it. */
+export function bareHost(hostname: string): string {
+  return hostname.replace(/^\[(.*)\]$/, "$1");
 }
 
 /** host:port as a request target or Host value, IPv6 in brackets. */

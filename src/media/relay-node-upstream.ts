@@ -7,7 +7,7 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import type { Duplex, Readable } from "node:stream";
 import tls from "node:tls";
-import { openTunnel, type OutboundProxy } from "./outbound-proxy.ts";
+import { bareHost, openTunnel, type OutboundProxy } from "./outbound-proxy.ts";
 import type { UpstreamClient } from "./relay-upstream.ts";
 
 /** The node:http client, connecting directly or, with `proxy`, through the operator's proxy. */
@@ -58,7 +58,7 @@ function cutWhenIdle(request: http.ClientRequest, response: http.IncomingMessage
 function tunnelled(url: URL, address: string | undefined, proxy: OutboundProxy) {
   const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
   return (_options: unknown, done: (error: Error | null, socket: Duplex) => void): undefined => {
-    openTunnel(address ?? url.hostname.replace(/^\[(.*)\]$/, "$1"), port, proxy).then(
+    openTunnel(address ?? bareHost(url.hostname), port, proxy).then(
       (socket) => {
         // The handshake left it paused, and node:http only adds a listener; HTTP servers do not speak first.
         socket.resume();
