@@ -89,10 +89,12 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     const [method = "", target = ""] = requestLine.split(" ");
     const tunnel = method === "CONNECT";
     const url = tunnel ? URL.parse(`http://${target}`) : URL.parse(target);
-    if (url === null || (!tunnel && url.protocol !== "http:") || (tunnel && url.port === "")) {
+    // A CONNECT target always names its port (URL would drop an explicit ":80").
+    const tunnelPort = /:(\d{1,5})$/.exec(target)?.[1];
+    if (url === null || (tunnel ? tunnelPort === undefined : url.protocol !== "http:")) {
       return answer(client, "400 Bad Request");
     }
-    const port = Number(url.port) || 80;
+    const port = tunnel ? Number(tunnelPort) : Number(url.port) || 80;
     const hostname = bareHost(url.hostname);
     let address: string | null;
     try {
