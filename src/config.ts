@@ -2,6 +2,7 @@
 // stops start-up with a message that names the variable and what it accepts.
 import { availableParallelism } from "node:os";
 import { z } from "zod";
+import { parseOutboundProxy } from "./media/outbound-proxy.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
@@ -15,6 +16,16 @@ const hostList = z.string().transform((text, ctx) => {
   if (bad === undefined) return hosts;
   ctx.addIssue({ code: "custom", message: `"${bad}" is not a host name or address (optionally with :port)` });
   return z.NEVER;
+});
+
+/** An http://, https:// or socks5:// proxy URL, credentials allowed. */
+const outboundProxy = z.string().transform((text, ctx) => {
+  const proxy = parseOutboundProxy(text);
+  if (proxy === null) {
+    ctx.addIssue({ code: "custom", message: "is not an http://, https:// or socks5:// URL of a proxy (host and optional port, no path)" });
+    return z.NEVER;
+  }
+  return proxy;
 });
 
 /** `host=origin,host=origin` as a map from host name to origin. */
@@ -70,11 +81,18 @@ export const ConfigSchema = z.object({
     .default(new Map())
     .describe("Comma list of host=origin, e.g. `video.twimg.com=http://127.0.0.1:9000`: fetch that host's media from another origin"),
   MAX_DOWNLOAD_BYTES: positiveInt.default(2 * 1024 ** 3).describe("Largest file a download may send, in bytes"),
+  DOWNLOAD_IDLE_TIMEOUT_S: positiveInt
+    .default(30)
+    .describe("How long a download's source may send nothing before the download is cut, in seconds"),
+  MAX_DIRECT_DOWNLOADS: positiveInt.default(256).describe("Direct-mode relays this instance runs at once"),
+  OUTBOUND_PROXY: outboundProxy
+    .optional()
+    .describe("http://, https:// or socks5:// URL of a proxy every outbound connection goes through (credentials allowed)"),
   DIRECT_TIMEOUT_MS: positiveInt.default(15_000).describe("How long direct mode waits for the media host's response head"),
 
   YTDLP_PATH: z.string().min(1).default("yt-dlp").describe("The yt-dlp program (a name on PATH or a path)"),
   FFMPEG_PATH: z.string().min(1).default("ffmpeg").describe("The ffmpeg program (a name on PATH or a path)"),
-  EXTRA_PAGE_HOSTS: hostList.default([]).describe("Comma list of further hosts whose pages yt-dlp may fetch, as platform OTHER"),
+  EXTRA_PAGE_HOSTS: hostList.default([]).describe("Comma list of further hosts (host:port for that port only; a bare host means ports 80 and 443) whose pages yt-dlp may fetch, as platform OTHER"),
   EXTRACT_TIMEOUT_S: positiveInt.default(60).describe("Time cap of one yt-dlp extraction, in seconds"),
   PAGE_TIMEOUT_S: positiveInt.default(900).describe("Time cap of one page-mode download, in seconds"),
   PAGE_CACHE_TTL_S: z.coerce.number().int().min(0).default(300).describe("How long page descriptions from yt-dlp are kept, in seconds"),
@@ -83,8 +101,8 @@ export const ConfigSchema = z.object({
 
 export type Config = z.infer<typeof ConfigSchema>;
 
-/** Variables whose values never appear in a message: a database URL carries its password. */
-const secretVariables = new Set(["DATABASE_URL", "METRICS_TOKEN"]);
+/** Variables whose values never appear in a message: a database or proxy URL carries its password. */
+const secretVariables = new Set(["DATABASE_URL", "METRICS_TOKEN", "OUTBOUND_PROXY"]);
 
 export class ConfigError extends Error {
   override name = "ConfigError";

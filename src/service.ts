@@ -54,6 +54,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
         // Cut responses end at once; the bound only keeps a stuck one from holding the exit.
         await settlesWithin(drained, CUT_WAIT_MS);
       }
+      await upstreams.gate.close();
       await db.close();
     },
   };

@@ -1,7 +1,11 @@
 // The app's parts that reach outside the process (X, media hosts, yt-dlp, ffmpeg) and the caps
 // on them, built from the configuration and the runtime's upstream client.
 import type { Config } from "./config.ts";
-import { createSlots, slotsPerTier } from "./limits/slots.ts";
+import { createSlots, directSlotsPerTier, slotsPerTier } from "./limits/slots.ts";
+import { trustedEndpoints } from "./media/egress.ts";
+import { createEgressGate } from "./media/egress-gate.ts";
+import { createNodeUpstream } from "./media/relay-node-upstream.ts";
+import { fetchOver } from "./media/relay-upstream.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
 import { probeTools, type ToolName } from "./media/tools.ts";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
@@ -23,8 +27,13 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     : url.startsWith(graphql.guestActivateUrl) ? "x_guest_token"
     : url.startsWith(graphql.tweetResultUrl) ? "x_graphql"
     : "x_syndication";
+  // With OUTBOUND_PROXY every connection leaves through it: the media relay and X's APIs over the
+  // node:http client (fetch cannot be pointed at a proxy on every runtime), yt-dlp and ffmpeg
+  // through the egress gate, which chains to it.
+  const outbound = config.OUTBOUND_PROXY ?? null;
+  const upstream = outbound === null ? runtime.upstream : createNodeUpstream(outbound);
   const tweets = createTweetSource({
-    fetch: countedFetch(fetch, xUpstreamOf, metrics),
+    fetch: countedFetch(outbound === null ? fetch : fetchOver(upstream), xUpstreamOf, metrics),
     syndicationUrl: config.X_SYNDICATION_URL,
     graphql,
     timeoutMs: config.X_TIMEOUT_MS,
@@ -32,12 +41,15 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     cacheMaxEntries: config.X_CACHE_MAX_ENTRIES,
   });
   const relay = {
-    upstream: countedUpstream(runtime.upstream, metrics),
+    upstream: countedUpstream(upstream, metrics),
     onUndeclaredBytes: (count: number) => metrics.relayedBytes("direct", count),
     originOverrides: config.ORIGIN_OVERRIDES,
     maxBytes: config.MAX_DOWNLOAD_BYTES,
     firstByteTimeoutMs: config.DIRECT_TIMEOUT_MS,
+    idleTimeoutMs: config.DOWNLOAD_IDLE_TIMEOUT_S * 1000,
   };
+  const egress = { trusted: trustedEndpoints(config.EXTRA_PAGE_HOSTS, config.ORIGIN_OVERRIDES) };
+  const gate = createEgressGate({ policy: egress, outbound });
   const tools = probeTools({ "yt-dlp": config.YTDLP_PATH, ffmpeg: config.FFMPEG_PATH });
   const pages = createPageSource({
     ytdlpPath: config.YTDLP_PATH,
@@ -46,6 +58,7 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
     cacheMaxEntries: 500,
     onChild: () => metrics.childStarted("yt-dlp"),
+    gate,
   });
   const remux = {
     ffmpegPath: config.FFMPEG_PATH,
@@ -54,8 +67,11 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     maxBytes: config.MAX_DOWNLOAD_BYTES,
     onChild: () => metrics.childStarted("ffmpeg"),
     onBytes: (count: number) => metrics.relayedBytes("page", count),
+    gate,
+    idleTimeoutMs: config.DOWNLOAD_IDLE_TIMEOUT_S * 1000,
   };
   const downloads = createSlots({ perTier: slotsPerTier, server: config.MAX_PAGE_DOWNLOADS, code: "too_many_downloads", what: "page-mode downloads" });
+  const directDownloads = createSlots({ perTier: directSlotsPerTier, server: config.MAX_DIRECT_DOWNLOADS, code: "too_many_downloads", what: "direct downloads" });
   const extractions = createSlots({ perTier: slotsPerTier, server: config.MAX_PAGE_DOWNLOADS, code: "too_many_extractions", what: "page look-ups" });
   const readinessChecks = (Object.keys(tools) as ToolName[]).map((name) => ({
     name,
@@ -63,10 +79,5 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
       if (tools[name].version === null) throw new Error(`${tools[name].path} could not be run`);
     },
   }));
-  // The operator's own hosts: the extra page hosts and the origins media is fetched from instead.
-  const trustedHosts = new Set(
-    [...config.EXTRA_PAGE_HOSTS.map((host) => `http://${host}`), ...config.ORIGIN_OVERRIDES.values()].map((origin) => new URL(origin).hostname),
-  );
-  const egress = { trustedHosts };
-  return { tweets, relay, remux, pages, tools, downloads, extractions, egress, extraPageHosts: config.EXTRA_PAGE_HOSTS, metrics, readinessChecks };
+  return { tweets, relay, remux, pages, tools, downloads, directDownloads, extractions, egress, gate, extraPageHosts: config.EXTRA_PAGE_HOSTS, metrics, readinessChecks };
 }

@@ -256,7 +256,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       description: [
         "Every /api/v1 operation takes `Authorization: Bearer <key>`. Keys look like `xva_` plus 43 base64url characters; create one at /profile/api-keys.",
         "Each key has a tier. Requests are counted per key over a sliding 24 h window (FREE 100, PRO 10000, GOLD 100000) and in any 60 s (FREE 10, PRO 300, GOLD 3000). Every authenticated response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Tier; a 429 also carries Retry-After. A request refused with 429 is not counted.",
-        "Concurrent page-mode downloads are capped per key (FREE 1, PRO 3, GOLD 10) and per server; past a cap the answer is 429 `too_many_downloads`.",
+        "Concurrent downloads are capped per key and per server: page mode FREE 1, PRO 3, GOLD 10; direct mode FREE 2, PRO 6, GOLD 20. Past a cap the answer is 429 `too_many_downloads`, which is not counted.",
         "Every error is an RFC 9457 `application/problem+json` body whose `code` is a stable word to branch on.",
       ].join("\n\n"),
     },

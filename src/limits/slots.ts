@@ -49,3 +49,10 @@ export function createSlots(options: SlotOptions): Slots {
 
 /** docs/api.md, Limits: FREE 1, PRO 3, GOLD 10 concurrent page-mode downloads per key. */
 export const slotsPerTier = { FREE: 1, PRO: 3, GOLD: 10 } as const;
+
+/**
+ * Concurrent direct-mode relays per key. A relay holds no child process, only two sockets, so the
+ * caps are twice page mode's: enough for a player's parallel range requests, while one key cannot
+ * hold hundreds of connections to a CDN.
+ */
+export const directSlotsPerTier = { FREE: 2, PRO: 6, GOLD: 20 } as const;

@@ -4,6 +4,7 @@
 // into MP3 with ffmpeg.
 import type { ApiContext, ApiHandler } from "../http/context.ts";
 import { DownloadQuery, parseQuery } from "../http/query.ts";
+import { whenResponseDone } from "../http/response-done.ts";
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import type { Slots } from "../limits/slots.ts";
 import { downloadResponse } from "../metrics/downloads.ts";
@@ -32,6 +33,8 @@ export interface DownloadDeps {
   tools: Tools;
   /** Concurrent page-mode downloads (and MP3 conversions). */
   downloads: Slots;
+  /** Concurrent direct-mode relays. */
+  directDownloads: Slots;
   extraPageHosts: readonly string[];
   /** Which addresses ffmpeg may be pointed at. */
   egress: EgressPolicy;
@@ -68,8 +71,15 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
 async function fromMediaUrl(ctx: ApiContext, deps: DownloadDeps, media: URL, output: OutputKind, filename: string | undefined): Promise<Response> {
   const method = ctx.request.method === "HEAD" ? "HEAD" : "GET";
   if (output === "mp4") {
-    const relayed = await relayMedia({ url: media, method, range: ctx.request.headers.get("range"), signal: ctx.request.signal, filename }, deps.relay);
-    return downloadResponse(relayed, "direct");
+    // Held until the upstream body is over or the response is (whichever the runtime tells first).
+    const release = deps.directDownloads.acquire(ctx.key.id, ctx.key.tier);
+    whenResponseDone(ctx.request, release);
+    try {
+      return downloadResponse(await relayMedia({ url: media, method, range: ctx.request.headers.get("range"), signal: ctx.request.signal, filename, onEnd: release }, deps.relay), "direct");
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
   assertDirectUrl(media);
   requireTools(deps.tools, ["ffmpeg"]);

@@ -53,7 +53,7 @@ function headerLines(headers: Record<string, string>): string {
     .join("");
 }
 
-function inputArgs(input: FfmpegInput, limits: FfmpegLimits): string[] {
+function inputArgs(input: FfmpegInput, limits: FfmpegLimits, proxy: string | undefined): string[] {
   const userAgent = Object.entries(input.headers).find(([name]) => name.toLowerCase() === "user-agent")?.[1];
   const headers = headerLines(input.headers);
   return [
@@ -64,6 +64,8 @@ function inputArgs(input: FfmpegInput, limits: FfmpegLimits): string[] {
     "-rw_timeout", String(limits.readTimeoutMs * 1000),
     ...(userAgent ? ["-user_agent", userAgent.replace(/[\r\n]+/g, " ")] : []),
     ...(headers ? ["-headers", headers] : []),
+    // The egress gate: https goes through it by CONNECT, and HLS segments and redirects inherit it.
+    ...(proxy ? ["-http_proxy", proxy] : []),
     "-i", input.url,
   ];
 }
@@ -95,12 +97,12 @@ function mp3OutputArgs(plan: RemuxPlan): string[] {
  * `-xerror` turns into "Non-monotonous DTS ... aborting" (measured). HLS runs therefore log
  * warnings, and `failedDespiteExit0` reads them.
  */
-export function ffmpegArgs(plan: RemuxPlan, limits: FfmpegLimits): string[] {
+export function ffmpegArgs(plan: RemuxPlan, limits: FfmpegLimits, proxy?: string): string[] {
   const hls = plan.inputs.some((input) => input.hls);
   return [
     "-nostdin", "-hide_banner",
     ...(hls ? ["-loglevel", "warning"] : ["-loglevel", "error", "-xerror"]),
-    ...plan.inputs.flatMap((input) => inputArgs(input, limits)),
+    ...plan.inputs.flatMap((input) => inputArgs(input, limits, proxy)),
     ...(plan.output === "mp3" ? mp3OutputArgs(plan) : mp4OutputArgs(plan)),
     "pipe:1",
   ];

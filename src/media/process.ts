@@ -22,6 +22,12 @@ export interface SpawnStreamOptions {
   maxBytes?: number;
   /** Told the size of every stdout chunk (for metrics). */
   onBytes?: (count: number) => void;
+  /**
+   * Kills the child (504) when neither its source (the time `lastSourceByte` gives) nor its stdout
+   * moved for `timeoutMs`. Time the reader holds stdout paused does not count: a slow client
+   * is not a stalled source.
+   */
+  idle?: { timeoutMs: number; lastSourceByte: () => number };
 }
 
 export interface ChildStream {
@@ -55,9 +61,10 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-// What a child needs to run and to reach the network (an operator's egress proxy included), and
-// nothing else: no DATABASE_URL, no tokens.
-const passedToChildren = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "http_proxy", "https_proxy", "no_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY"];
+// What a child needs to run, and nothing else: no DATABASE_URL, no tokens, and no proxy
+// variables: the egress gate is the children's only way out, and a `no_proxy` would let them
+// around it.
+const passedToChildren = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR"];
 
 function childEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(passedToChildren.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])));
@@ -132,6 +139,16 @@ export function spawnStream(command: string, args: readonly string[], options: S
       )
     : undefined;
 
+  let lastOutput = Date.now();
+  const idle = options.idle;
+  const idleTimer = idle
+    ? setInterval(() => {
+        if (child.stdout!.isPaused()) lastOutput = Date.now();
+        if (Date.now() - Math.max(lastOutput, idle.lastSourceByte()) < idle.timeoutMs) return;
+        kill(new ApiError(504, "upstream_timeout", `The source sent nothing for ${Math.round(idle.timeoutMs / 1000)} s; try again later.`));
+      }, Math.min(1000, idle.timeoutMs / 4))
+    : undefined;
+
   let resolveFirst!: () => void;
   let rejectFirst!: (error: unknown) => void;
   const firstChunk = new Promise<void>((resolve, reject) => [resolveFirst, rejectFirst] = [resolve, reject]);
@@ -162,6 +179,7 @@ export function spawnStream(command: string, args: readonly string[], options: S
   child.stdout!.on("data", (chunk: Buffer) => {
     if (streamClosed) return;
     sent += chunk.byteLength;
+    lastOutput = Date.now();
     if (options.maxBytes !== undefined && sent > options.maxBytes) {
       kill(new ApiError(413, "file_too_large", `The file is larger than the ${options.maxBytes} bytes this server sends.`));
       return;
@@ -179,6 +197,7 @@ export function spawnStream(command: string, args: readonly string[], options: S
       done = true;
       clearTimeout(timer);
       clearTimeout(killTimer);
+      clearInterval(idleTimer);
       options.signal?.removeEventListener("abort", onAbort);
       const failure =
         stopReason ??

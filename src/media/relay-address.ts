@@ -46,7 +46,8 @@ function parseIPv4(text: string): number | null {
   return parts.reduce((acc, p) => acc * 256 + Number(p), 0);
 }
 
-function parseIPv6(text: string): number[] | null {
+/** The eight 16-bit groups of an IPv6 address (an embedded IPv4 tail included); null when it is none. */
+export function parseIPv6(text: string): number[] | null {
   let head = text;
   let tail: number[] = [];
   const lastColon = text.lastIndexOf(":");

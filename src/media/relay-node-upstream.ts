@@ -5,16 +5,18 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import type { Readable } from "node:stream";
+import type { Duplex, Readable } from "node:stream";
+import tls from "node:tls";
+import { bareHost, openTunnel, type OutboundProxy } from "./outbound-proxy.ts";
 import type { UpstreamClient } from "./relay-upstream.ts";
 
-export const nodeUpstream: UpstreamClient = ({ url, method, headers, signal, address }) =>
-  new Promise((resolve, reject) => {
-    const transport = url.protocol === "https:" ? https : http;
-    const request = transport.request(
-      url,
-      { method, headers, signal, ...(address === undefined ? {} : { lookup: pinnedLookup(address) }) },
-      (response) => {
+/** The node:http client, connecting directly or, with `proxy`, through the operator's proxy. */
+export function createNodeUpstream(proxy: OutboundProxy | null = null): UpstreamClient {
+  return ({ url, method, headers, signal, address, idleTimeoutMs }) =>
+    new Promise((resolve, reject) => {
+      const transport = url.protocol === "https:" ? https : http;
+      const connection = proxy === null ? (address === undefined ? {} : { lookup: pinnedLookup(address) }) : { createConnection: tunnelled(url, address, proxy) };
+      const request = transport.request(url, { method, headers, signal, ...connection }, (response) => {
         // Body errors are read from `response.errored` by whoever consumes it; without a listener
         // an upstream reset would crash the process.
         response.on("error", () => {});
@@ -22,18 +24,52 @@ export const nodeUpstream: UpstreamClient = ({ url, method, headers, signal, add
         for (const [name, value] of Object.entries(response.headers)) {
           for (const item of Array.isArray(value) ? value : [value ?? ""]) responseHeaders.append(name, item);
         }
-        if (method === "HEAD") response.resume();
+        if (method === "HEAD") {
+          response.resume();
+          return resolve({ status: response.statusCode ?? 502, headers: responseHeaders, body: null, ended: Promise.resolve() });
+        }
+        if (idleTimeoutMs !== undefined) cutWhenIdle(request, response, idleTimeoutMs);
         resolve({
           status: response.statusCode ?? 502,
           headers: responseHeaders,
-          body: method === "HEAD" ? null : lazyWebStream(response),
-          ...(method === "HEAD" ? {} : { nodeBody: response }),
+          body: lazyWebStream(response),
+          nodeBody: response,
+          ended: new Promise((ended) => response.once("close", () => ended())),
         });
-      },
-    );
-    request.on("error", reject);
-    request.end();
+      });
+      request.on("error", reject);
+      request.end();
+    });
+}
+
+export const nodeUpstream: UpstreamClient = createNodeUpstream();
+
+// The socket goes quiet both when the source stalls and when the reader stops reading; only the
+// first is cut. A slow reader leaves bytes waiting in the body's buffer.
+function cutWhenIdle(request: http.ClientRequest, response: http.IncomingMessage, idleTimeoutMs: number): void {
+  request.setTimeout(idleTimeoutMs, () => {
+    if (response.readableLength > 0) return void request.setTimeout(idleTimeoutMs);
+    request.destroy(new Error(`The media host sent nothing for ${idleTimeoutMs} ms.`));
   });
+}
+
+// A connection through the operator's proxy to the checked address (or the trusted host), with
+// TLS inside it for https under the URL's own name.
+function tunnelled(url: URL, address: string | undefined, proxy: OutboundProxy) {
+  const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
+  return (_options: unknown, done: (error: Error | null, socket: Duplex) => void): undefined => {
+    openTunnel(address ?? bareHost(url.hostname), port, proxy).then(
+      (socket) => {
+        // The handshake left it paused, and node:http only adds a listener; HTTP servers do not speak first.
+        socket.resume();
+        done(null, url.protocol === "https:" ? tls.connect({ socket, servername: url.hostname, ALPNProtocols: ["http/1.1"] }) : socket);
+      },
+      // node:http reads only the error when there is one.
+      (error: Error) => done(error, undefined as never),
+    );
+    return undefined;
+  };
+}
 
 // Connect to the address the relay already checked instead of asking DNS again.
 function pinnedLookup(address: string): LookupFunction {

@@ -5,11 +5,14 @@ import type { Readable } from "node:stream";
 
 export interface UpstreamRequest {
   url: URL;
-  method: "GET" | "HEAD";
+  /** POST only for X's guest-token call (fetchOver), which sends no body. */
+  method: "GET" | "HEAD" | "POST";
   headers: Record<string, string>;
   signal: AbortSignal;
   /** An already vetted IP address to connect to, so a second DNS answer cannot differ. */
   address?: string;
+  /** Once the head is in, the body is cut (it errors) when the source sends nothing for this long. */
+  idleTimeoutMs?: number;
 }
 
 export interface UpstreamResponse {
@@ -19,6 +22,8 @@ export interface UpstreamResponse {
   body: ReadableStream<Uint8Array> | null;
   /** Node clients only: the Readable behind `body`, unread, for src/http/node-body.ts. */
   nodeBody?: Readable;
+  /** Settles when the body is over: read to its end, cut, or cancelled (at once for HEAD). */
+  ended: Promise<void>;
 }
 
 /** Sends one request without following redirects; rejects only when no response head arrived. */
@@ -29,9 +34,76 @@ export type UpstreamClient = (request: UpstreamRequest) => Promise<UpstreamRespo
  * running JavaScript per chunk. It cannot pin the connection to `address` (fetch has no lookup
  * hook), so the address check is done on a separate resolution.
  */
-export const fetchUpstream: UpstreamClient = async ({ url, method, headers, signal }) => {
+export const fetchUpstream: UpstreamClient = async ({ url, method, headers, signal, idleTimeoutMs }) => {
   const response = await fetch(url, { method, headers, signal, redirect: "manual" });
-  const body = method === "HEAD" ? null : response.body;
-  if (method === "HEAD") await response.body?.cancel();
-  return { status: response.status, headers: response.headers, body };
+  if (method === "HEAD" || response.body === null) {
+    await response.body?.cancel();
+    return { status: response.status, headers: response.headers, body: null, ended: Promise.resolve() };
+  }
+  const watched = watchedBody(response.body, idleTimeoutMs);
+  return { status: response.status, headers: response.headers, ...watched };
 };
+
+/**
+ * The body, erroring (and cancelling the upstream) when a read waits longer than `idleTimeoutMs`.
+ * The clock runs only while a read is pending: a slow reader is not a stalled source. This puts
+ * JavaScript on every chunk, which Bun's and Deno's fast path otherwise avoids; the price of not
+ * holding a stalled connection for ever.
+ */
+function watchedBody(body: ReadableStream<Uint8Array>, idleTimeoutMs: number | undefined): { body: ReadableStream<Uint8Array>; ended: Promise<void> } {
+  let end!: () => void;
+  const ended = new Promise<void>((resolve) => (end = resolve));
+  const reader = body.getReader();
+  const stop = (reason?: unknown) => {
+    end();
+    return reader.cancel(reason).catch(() => {});
+  };
+  const watched = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const idle = new Promise<"idle">((resolve) => {
+          if (idleTimeoutMs !== undefined) timer = setTimeout(() => resolve("idle"), idleTimeoutMs);
+        });
+        try {
+          const read = await Promise.race([reader.read(), idle]);
+          if (read === "idle") {
+            const error = new Error(`The media host sent nothing for ${idleTimeoutMs} ms.`);
+            void stop(error);
+            return controller.error(error);
+          }
+          if (read.done) {
+            end();
+            return controller.close();
+          }
+          controller.enqueue(read.value);
+        } catch (error) {
+          end();
+          throw error;
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+      cancel: (reason) => stop(reason),
+    },
+    { highWaterMark: 0 },
+  );
+  return { body: watched, ended };
+}
+
+/**
+ * A fetch over an upstream client, for X's API calls (no request body) through the operator's
+ * proxy: the node:http client tunnels where fetch cannot be told to.
+ */
+export function fetchOver(client: UpstreamClient): typeof fetch {
+  const fetchLike = async (input: RequestInfo | URL, init: RequestInit = {}) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const method = (init.method ?? "GET").toUpperCase() as UpstreamRequest["method"];
+    const headers = Object.fromEntries(new Headers(init.headers));
+    const answer = await client({ url, method, headers, signal: init.signal ?? new AbortController().signal });
+    const body = answer.status === 204 || answer.status === 304 ? null : answer.body;
+    if (body === null) await answer.body?.cancel();
+    return new Response(body, { status: answer.status, headers: answer.headers });
+  };
+  return fetchLike as typeof fetch;
+}

@@ -5,7 +5,7 @@ import { ApiError, upstreamFailed } from "../http/problem.ts";
 import { withNodeBody } from "../http/node-body.ts";
 import { assertDirectUrl, withOriginOverride } from "./direct-hosts.ts";
 import { contentDisposition, extensionForContentType, nameFromMediaUrl, sanitizeFilename } from "./filename.ts";
-import { publicAddressesOf, type ResolveHost } from "./egress.ts";
+import { egressAddress, portOf, type ResolveHost } from "./egress.ts";
 import type { UpstreamClient, UpstreamResponse } from "./relay-upstream.ts";
 
 export interface RelayInput {
@@ -18,6 +18,8 @@ export interface RelayInput {
   signal: AbortSignal;
   /** The caller's suggested name; the default is the URL's last path segment. */
   filename?: string;
+  /** Called once the upstream body is over (read to its end, cut or cancelled), or at once when there is none. */
+  onEnd?: () => void;
 }
 
 export interface RelayOptions {
@@ -28,6 +30,8 @@ export interface RelayOptions {
   maxBytes: number;
   /** Until the final response head arrives, redirects included. */
   firstByteTimeoutMs: number;
+  /** After it, how long the body may send nothing before the transfer is cut. */
+  idleTimeoutMs?: number;
   resolveHost?: ResolveHost;
   /** Told the size of each chunk of a body whose length the media host did not declare (for metrics). */
   onUndeclaredBytes?: (count: number) => void;
@@ -64,6 +68,7 @@ export async function relayMedia(input: RelayInput, options: RelayOptions): Prom
   } finally {
     clearTimeout(timer);
   }
+  if (input.onEnd) void upstream.ended.then(input.onEnd);
   return clientResponse(upstream, input, options);
 }
 
@@ -74,8 +79,9 @@ async function followRedirects(input: RelayInput, options: RelayOptions, signal:
   for (let url = input.url; ; ) {
     seen.add(url.href);
     const target = await connectionTarget(url, options);
-    const response = await options.upstream({ ...target, method: input.method, headers, signal });
+    const response = await options.upstream({ ...target, method: input.method, headers, signal, idleTimeoutMs: options.idleTimeoutMs });
     if (!REDIRECT_STATUSES.has(response.status)) return response;
+    void response.ended.catch(() => {});
     await response.body?.cancel();
     const next = redirectTarget(response.headers.get("location"), url);
     assertDirectUrl(next, "A redirect target of the url");
@@ -86,13 +92,15 @@ async function followRedirects(input: RelayInput, options: RelayOptions, signal:
 }
 
 // Where to send the request for an allowed URL: the operator's override origin, or the host
-// itself pinned to an address that is checked to be public.
+// itself pinned to the address the egress policy checked (no endpoint of a CDN name is trusted).
 async function connectionTarget(url: URL, options: RelayOptions): Promise<{ url: URL; address?: string }> {
   const overridden = withOriginOverride(url, options.originOverrides);
   if (overridden !== url) return { url: overridden };
-  const [address] = await publicAddressesOf(url.hostname, options.resolveHost);
+  const address = await egressAddress(url.hostname, portOf(url), { trusted: noEndpoints, resolveHost: options.resolveHost });
   return { url, address: address! };
 }
+
+const noEndpoints: ReadonlySet<string> = new Set();
 
 function redirectTarget(location: string | null, base: URL): URL {
   if (location === null) throw upstreamFailed("The media host sent a redirect without a Location.");

@@ -2,6 +2,7 @@
 // or MP3, never on disk. Headers go out with the first byte; a failure before it is a
 // problem+json answer, a failure after it aborts the body (see process.ts).
 import { classifyFfmpegFailure, failedDespiteExit0, ffmpegArgs, outputTypes, type FfmpegLimits, type RemuxPlan } from "./ffmpeg.ts";
+import type { EgressGate } from "./egress-gate.ts";
 import { contentDisposition, sanitizeFilename } from "./filename.ts";
 import { withMovieDurationStream } from "./fmp4-duration.ts";
 import { spawnStream } from "./process.ts";
@@ -15,6 +16,10 @@ export interface RemuxOptions {
   /** Told when ffmpeg starts; the returned function when it has ended (metrics). */
   onChild?: () => () => void;
   onBytes?: (count: number) => void;
+  /** The egress gate ffmpeg fetches through (tests of the arguments may leave it out). */
+  gate?: EgressGate;
+  /** Cut the download when the source sends nothing for this long. */
+  idleTimeoutMs?: number;
 }
 
 export interface RemuxRequest {
@@ -39,16 +44,20 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
     request.onEnd();
     return new Response(null, { headers });
   }
+  const session = await options.gate?.session();
   const ended = options.onChild?.();
-  const child = spawnStream(options.ffmpegPath, ffmpegArgs(request.plan, options.limits), {
-    classify: classifyFfmpegFailure,
-    failedDespiteExit0,
+  const child = spawnStream(options.ffmpegPath, ffmpegArgs(request.plan, options.limits, session?.proxyUrl), {
+    // A source that led ffmpeg to an address the gate refused is 403, not a failed fetch.
+    classify: (code, stderr) => session?.refusal() ?? classifyFfmpegFailure(code, stderr),
+    failedDespiteExit0: (stderr) => session?.refusal() != null || failedDespiteExit0(stderr),
     signal: request.signal,
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes,
     onBytes: options.onBytes,
+    ...(session && options.idleTimeoutMs ? { idle: { timeoutMs: options.idleTimeoutMs, lastSourceByte: session.lastSourceByte } } : {}),
   });
   void child.exited.finally(() => {
+    session?.close();
     ended?.();
     request.onEnd();
   });

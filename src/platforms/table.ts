@@ -1,5 +1,6 @@
 // The platform table of docs/api.md: which page hosts belong to which platform. Adding a
 // platform is one row. A page host matches itself and any subdomain (www., m., mobile., ...).
+import { extraHostEndpoint, portOf } from "../media/egress.ts";
 import type { PlatformId } from "./records.ts";
 
 interface PlatformRow {
@@ -48,23 +49,16 @@ function hostMatches(hostname: string, pageHost: string): boolean {
   return hostname === pageHost || hostname.endsWith(`.${pageHost}`);
 }
 
-/**
- * Hostname of an operator-configured extra page host. Entries may carry a port
- * (`127.0.0.1:8123`), but only the hostname is compared: a site's pages and media often sit
- * on several ports of one host, and the port adds no safety the hostname does not.
- */
-function extraHostName(entry: string): string {
-  try {
-    return normalizeHost(new URL(`http://${entry.trim()}`).hostname);
-  } catch {
-    return normalizeHost(entry.trim());
-  }
-}
-
 /** The platform a page URL belongs to; extra hosts (operator configuration) are `OTHER`; else null. */
 export function detectPlatform(url: URL, extraPageHosts: readonly string[]): PlatformId | null {
   const hostname = normalizeHost(url.hostname);
   const row = platformTable.find((r) => r.hosts.some((h) => hostMatches(hostname, h)));
   if (row) return row.id;
-  return extraPageHosts.some((entry) => hostMatches(hostname, extraHostName(entry))) ? "OTHER" : null;
+  const port = portOf(url);
+  return extraPageHosts.some((entry) => {
+    const extra = extraHostEndpoint(entry);
+    return hostMatches(hostname, extra.host) && extra.ports.includes(port);
+  })
+    ? "OTHER"
+    : null;
 }

@@ -175,6 +175,8 @@ async function writeBody(body: ReadableStream<Uint8Array>, res: ServerResponse, 
 
 function drained(res: ServerResponse): Promise<void> {
   return new Promise((resolve, reject) => {
+    // A client that left before the answer was ready: "close" has already been and will not come again.
+    if (res.destroyed) return reject(new Error("client went away"));
     const onDrain = () => {
       res.off("close", onClose);
       resolve();

@@ -54,7 +54,7 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
             X_GRAPHQL_URL: "off",
             X_TIMEOUT_MS: "2000",
             ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin},pbs.twimg.com=${cdn.origin},ton.twimg.com=${site.origin}`,
-            EXTRA_PAGE_HOSTS: "127.0.0.1",
+            EXTRA_PAGE_HOSTS: site.host,
             TMPDIR: tmp,
             ...env,
           },

@@ -11,6 +11,8 @@
 //   /hangup                 closes the connection without an answer
 //   /delay/<ms>/<rest>      waits <ms> before sending anything of /<rest>
 //   /reset/<n>/<rest>       sends the head and the first <n> body bytes of /<rest>, then resets
+//   /stall/<n>/<rest>       sends the head and the first <n> body bytes of /<rest>, then nothing,
+//                           keeping the connection open
 // Each request is recorded with its outcome: "finished" when the whole response went out,
 // "closed" when the connection closed first (the client went away, or /reset/).
 
@@ -39,7 +41,9 @@ export interface FakeCdnOptions {
 
 interface Plan {
   delayMs: number;
-  resetAfter: number | null;
+  /** Bytes sent before the body breaks off; `stall` keeps the connection open, `reset` closes it. */
+  cutAfter: number | null;
+  cut: "reset" | "stall";
 }
 
 const CHUNK = 64 * 1024;
@@ -71,7 +75,7 @@ export async function startFakeCdn(options: FakeCdnOptions = {}): Promise<FakeCd
     );
     requests.push({ method: req.method ?? "GET", path: req.url ?? "/", headers: req.headers, outcome });
     const url = new URL(req.url ?? "/", "http://fake");
-    void route(url.pathname.split("/").slice(1), url, req, res, { delayMs: 0, resetAfter: null }, publicHost);
+    void route(url.pathname.split("/").slice(1), url, req, res, { delayMs: 0, cutAfter: null, cut: "reset" }, publicHost);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -99,7 +103,8 @@ async function route(
     case "delay":
       return route(rest, url, req, res, { ...plan, delayMs: plan.delayMs + Number(arg) }, publicHost);
     case "reset":
-      return route(rest, url, req, res, { ...plan, resetAfter: Number(arg) }, publicHost);
+    case "stall":
+      return route(rest, url, req, res, { ...plan, cutAfter: Number(arg), cut: head }, publicHost);
     case "hops": {
       if (Number(arg) === 0) return route(rest, url, req, res, plan, publicHost);
       const next = `/hops/${Number(arg) - 1}/${rest.join("/")}${url.search}`;
@@ -138,9 +143,9 @@ async function serveFile(size: number, url: URL, req: http.IncomingMessage, res:
   await sleep(plan.delayMs);
   res.writeHead(range ? 206 : 200, headers);
   if (req.method === "HEAD") return void res.end();
-  await streamBytes(res, start, plan.resetAfter === null ? end : Math.min(end, start + plan.resetAfter));
-  if (plan.resetAfter === null) res.end();
-  else res.socket?.destroy();
+  await streamBytes(res, start, plan.cutAfter === null ? end : Math.min(end, start + plan.cutAfter));
+  if (plan.cutAfter === null) res.end();
+  else if (plan.cut === "reset") res.socket?.destroy();
 }
 
 // Writes bytes [start, end) respecting backpressure, so a huge file costs no memory.

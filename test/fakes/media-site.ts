@@ -122,6 +122,34 @@ async function makeMedia(dir: string, ffmpeg: string): Promise<void> {
   ]);
 }
 
+/**
+ * Answers whose links the test chooses (for the egress tests, which point them at a canary):
+ *   /redirect?to=<url>               302 to <url>
+ *   /crafted.html?video=<url>        a page whose <video> is <url>
+ *   /crafted-ld.html?content=<url>   a JSON-LD VideoObject whose contentUrl is <url>
+ *   /crafted.m3u8?segment=<url>      an HLS playlist of one segment, <url>
+ */
+function craftedAnswer(urlPath: string, query: URLSearchParams): { status: number; headers: Record<string, string>; body: string } | null {
+  const link = query.get("to") ?? query.get("video") ?? query.get("content") ?? query.get("segment") ?? "";
+  const html = (body: string) => ({ status: 200, headers: { "content-type": contentTypes[".html"]! }, body: page("Crafted clip", body) });
+  switch (urlPath) {
+    case "/redirect":
+      return { status: 302, headers: { location: link }, body: "" };
+    case "/crafted.html":
+      return html(`<video><source src="${link.replace(/"/g, "&quot;")}" type="${link.includes(".m3u8") ? "application/x-mpegURL" : "video/mp4"}"></video>`);
+    case "/crafted-ld.html":
+      return html(`<script type="application/ld+json">${JSON.stringify({ "@context": "https://schema.org", "@type": "VideoObject", name: "Crafted clip", contentUrl: link })}</script>`);
+    case "/crafted.m3u8":
+      return {
+        status: 200,
+        headers: { "content-type": contentTypes[".m3u8"]! },
+        body: `#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.0,\n${link}\n#EXT-X-ENDLIST\n`,
+      };
+    default:
+      return null;
+  }
+}
+
 /** Maps a request path to a file of the temp dir; the served tree is flat. */
 const routes: Record<string, string> = {
   "/media/clip.mp4": "clip.mp4",
@@ -197,6 +225,11 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
       referer: req.headers.referer ?? null,
       range: req.headers.range ?? null,
     });
+    const crafted = craftedAnswer(urlPath, new URL(req.url ?? "/", origin).searchParams);
+    if (crafted !== null) {
+      res.writeHead(crafted.status, crafted.headers).end(crafted.body);
+      return;
+    }
     const html = urlPath === "/json-ld.html" ? jsonLdPage(origin) : pages[urlPath];
     if (html !== undefined) {
       res.writeHead(200, { "content-type": contentTypes[".html"]! }).end(html);

@@ -189,3 +189,21 @@ test("spawnStream() with an already aborted signal never lets the child run", as
   await expect(child.firstChunk).rejects.toMatchObject({ code: "client_closed" });
   expect(await child.exited).toBeNull();
 });
+
+test("children get no proxy variables: the egress gate is their only way out", async () => {
+  const saved = { no_proxy: process.env.no_proxy, https_proxy: process.env.https_proxy };
+  process.env.no_proxy = "127.0.0.1,10.0.0.0/8";
+  process.env.https_proxy = "http://elsewhere.example:3128";
+  try {
+    const child = spawnStream("sh", ["-c", "env"], ffmpegOptions);
+    const names = (await readAll(child.stdout)).toString().split("\n").map((line) => line.split("=")[0]!.toLowerCase());
+    expect(names).not.toContain("no_proxy");
+    expect(names).not.toContain("https_proxy");
+    expect(names).toContain("path");
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+});

@@ -225,6 +225,19 @@ describe.each([
       await expect(read).rejects.toThrow();
       expect(received).toBeLessThan(300000);
     });
+
+    it("errors the body and closes the upstream when the source sends nothing for the idle time", async () => {
+      const before = cdn.requests.length;
+      const response = await relay("/stall/65536/file/1048576/a.mp4", {}, { idleTimeoutMs: 300 });
+      expect(response.status).toBe(200);
+      let received = 0;
+      const read = (async () => {
+        for await (const chunk of chunksOf(response.body)) received += chunk.byteLength;
+      })();
+      await expect(within(read, 5000)).rejects.toThrow();
+      expect(received).toBe(65536);
+      expect(await cdn.requests[before]!.outcome).toBe("closed");
+    });
   });
 
   describe("client going away", () => {
@@ -325,7 +338,7 @@ describe("relayMedia() connection target", () => {
     const seen: UpstreamRequest[] = [];
     const upstream: UpstreamClient = async (request) => {
       seen.push(request);
-      return { status: 200, headers: new Headers({ "content-type": "video/mp4", "content-length": "0" }), body: null };
+      return { status: 200, headers: new Headers({ "content-type": "video/mp4", "content-length": "0" }), body: null, ended: Promise.resolve() };
     };
     const response = await relayMedia(
       { url: new URL("https://ton.twimg.com/i/a.mp4"), method: "HEAD", range: null, signal: new AbortController().signal },

@@ -58,12 +58,18 @@ describe("detectPlatform()", () => {
     expect(platformOf(url)).toBeNull();
   });
 
-  test("operator-given extra hosts are OTHER, matched by hostname whatever the port", () => {
-    const extra = ["127.0.0.1:8123", "Videos.Example.org"];
+  test("operator-given extra hosts are OTHER on the port they name, else on 80 and 443 only", () => {
+    const extra = ["127.0.0.1:8123", "Videos.Example.org", "plain.example:80"];
     expect(platformOf("http://127.0.0.1:8123/page.html", extra)).toBe("OTHER");
-    expect(platformOf("http://127.0.0.1:9999/page.html", extra)).toBe("OTHER");
+    expect(platformOf("http://127.0.0.1:9999/page.html", extra)).toBeNull();
+    expect(platformOf("http://127.0.0.1:5432/", extra)).toBeNull();
+    expect(platformOf("http://127.0.0.1/page.html", extra)).toBeNull();
     expect(platformOf("https://videos.example.org/a", extra)).toBe("OTHER");
+    expect(platformOf("http://videos.example.org/a", extra)).toBe("OTHER");
+    expect(platformOf("https://videos.example.org:8443/a", extra)).toBeNull();
     expect(platformOf("https://cdn.videos.example.org/a", extra)).toBe("OTHER");
+    expect(platformOf("http://plain.example/a", extra)).toBe("OTHER");
+    expect(platformOf("https://plain.example/a", extra)).toBeNull();
     expect(platformOf("https://example.org/a", extra)).toBeNull();
     expect(platformOf("http://127.0.0.2/a", extra)).toBeNull();
   });

@@ -18,18 +18,21 @@ export interface ExtractOptions {
    * and no second extraction (`--load-info-json -`).
    */
   infoJson?: string;
+  /** The egress gate's proxy URL: every connection yt-dlp opens goes through it. */
+  proxy?: string;
 }
 
 // A YouTube page's info is ~0.5 MB; far more means something is wrong.
 const maxInfoBytes = 32 * 1024 * 1024;
 
-export function extractInfoArgs(url: string, options: Pick<ExtractOptions, "format" | "socketTimeoutSec" | "infoJson">): string[] {
+export function extractInfoArgs(url: string, options: Pick<ExtractOptions, "format" | "socketTimeoutSec" | "infoJson" | "proxy">): string[] {
   return [
     // --ignore-config: a yt-dlp.conf in the working or home folder must not change what runs.
     // --playlist-items 1: a playlist link describes its first video, not hundreds.
     "-J", "--ignore-config", "--no-playlist", "--playlist-items", "1", "--no-warnings",
     ...(options.socketTimeoutSec ? ["--socket-timeout", String(options.socketTimeoutSec)] : []),
     ...(options.format ? ["-f", options.format] : []),
+    ...(options.proxy ? ["--proxy", options.proxy] : []),
     // "--" keeps a URL that starts with "-" from being read as an option.
     ...(options.infoJson === undefined ? ["--", url] : ["--load-info-json", "-"]),
   ];

@@ -1,6 +1,7 @@
 // Page descriptions from yt-dlp, kept briefly so that `post` followed by `download` of the same
 // link extracts once: the download then only asks yt-dlp to pick formats from the kept
 // description (`--load-info-json`), which needs no network.
+import type { EgressGate } from "../../media/egress-gate.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
 import type { YtdlpInfo } from "./info.ts";
 import { extractInfo } from "./run.ts";
@@ -14,6 +15,8 @@ export interface PageSourceOptions {
   now?: () => number;
   /** Told when a yt-dlp process starts; the returned function when it has ended (metrics). */
   onChild?: () => () => void;
+  /** The egress gate every run of yt-dlp fetches through (tests of the mapping may leave it out). */
+  gate?: EgressGate;
 }
 
 export interface PageSource {
@@ -31,11 +34,17 @@ export function createPageSource(options: PageSourceOptions): PageSource {
   const inFlight = new Map<string, Promise<YtdlpInfo>>();
 
   async function run(page: URL, extra: { format?: string; infoJson?: string; signal?: AbortSignal }): Promise<YtdlpInfo> {
+    // A load from the kept description needs no network, so no gate session either.
+    const session = extra.infoJson === undefined ? await options.gate?.session() : undefined;
     const done = options.onChild?.();
     try {
-      return await extractInfo(page.href, { ytdlpPath: options.ytdlpPath, timeoutMs: options.timeoutMs, socketTimeoutSec: options.socketTimeoutSec, ...extra });
+      return await extractInfo(page.href, { ytdlpPath: options.ytdlpPath, timeoutMs: options.timeoutMs, socketTimeoutSec: options.socketTimeoutSec, proxy: session?.proxyUrl, ...extra });
+    } catch (error) {
+      // The page led yt-dlp to an address it may not fetch: say that, not how yt-dlp failed.
+      throw session?.refusal() ?? error;
     } finally {
       done?.();
+      session?.close();
     }
   }
 
