@@ -3,7 +3,7 @@
 import type { Config } from "./config.ts";
 import { createSlots, slotsPerTier } from "./limits/slots.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
-import { probeTools, type ToolName } from "./media/tools.ts";
+import { probeTools, toolVersion, ytdlpAgeWarning, type ToolName } from "./media/tools.ts";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
 import { createTweetSource, xWebClientBearerToken } from "./platforms/x/source.ts";
@@ -11,7 +11,7 @@ import { createPageSource } from "./platforms/ytdlp/source.ts";
 import type { Runtime } from "./runtime/runtime.ts";
 
 /** The app's parts that talk to the outside, built from the configuration, counting their calls. */
-export function createUpstreams(config: Config, runtime: Runtime, metrics: ServiceMetrics = createServiceMetrics()) {
+export function createUpstreams(config: Config, runtime: Runtime, metrics: ServiceMetrics = createServiceMetrics(), now: () => Date = () => new Date()) {
   const graphqlBase = config.X_GRAPHQL_URL === "off" ? null : config.X_GRAPHQL_URL.replace(/\/+$/, "");
   const graphql = graphqlBase === null ? null : {
     guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
@@ -39,6 +39,10 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     firstByteTimeoutMs: config.DIRECT_TIMEOUT_MS,
   };
   const tools = probeTools({ "yt-dlp": config.YTDLP_PATH, ffmpeg: config.FFMPEG_PATH });
+  for (const name of Object.keys(tools) as ToolName[]) {
+    const version = toolVersion(tools[name]);
+    if (version !== null) metrics.toolInfo(name, version);
+  }
   const pages = createPageSource({
     ytdlpPath: config.YTDLP_PATH,
     timeoutMs: config.EXTRACT_TIMEOUT_S * 1000,
@@ -61,6 +65,7 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     name,
     check: async () => {
       if (tools[name].version === null) throw new Error(`${tools[name].path} could not be run`);
+      return name === "yt-dlp" ? ytdlpAgeWarning(tools, now()) : null;
     },
   }));
   // The operator's own hosts: the extra page hosts and the origins media is fetched from instead.
