@@ -7,7 +7,9 @@ import { probeTools, toolVersion, ytdlpAgeWarning, type ToolName } from "./media
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
 import { createTweetSource, xWebClientBearerToken } from "./platforms/x/source.ts";
+import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { createPageSource } from "./platforms/ytdlp/source.ts";
+import { detectPlatform } from "./platforms/table.ts";
 import type { Runtime } from "./runtime/runtime.ts";
 
 /** The app's parts that talk to the outside, built from the configuration, counting their calls. */
@@ -50,6 +52,9 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
     cacheMaxEntries: 500,
     onChild: () => metrics.childStarted("yt-dlp"),
+    jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME),
+    cookiesFile: config.COOKIES_FILE,
+    onBlocked: (page) => metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER"),
   });
   const remux = {
     ffmpegPath: config.FFMPEG_PATH,

@@ -5,8 +5,10 @@ import { ApiError, upstreamFailed } from "../http/problem.ts";
 
 export interface FfmpegInput {
   url: string;
-  /** Request headers yt-dlp says the URL needs (User-Agent, Referer, cookies); sent exactly. */
+  /** Request headers yt-dlp says the URL needs (User-Agent, Referer); sent exactly. */
   headers: Record<string, string>;
+  /** Cookies in Set-Cookie syntax, each with the domain ffmpeg may send it to. */
+  cookies?: string[];
   /** An HLS playlist rather than a media file. */
   hls: boolean;
 }
@@ -64,6 +66,7 @@ function inputArgs(input: FfmpegInput, limits: FfmpegLimits): string[] {
     "-rw_timeout", String(limits.readTimeoutMs * 1000),
     ...(userAgent ? ["-user_agent", userAgent.replace(/[\r\n]+/g, " ")] : []),
     ...(headers ? ["-headers", headers] : []),
+    ...(input.cookies?.length ? ["-cookies", input.cookies.join("\n")] : []),
     "-i", input.url,
   ];
 }

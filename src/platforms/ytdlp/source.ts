@@ -1,7 +1,9 @@
 // Page descriptions from yt-dlp, kept briefly so that `post` followed by `download` of the same
 // link extracts once: the download then only asks yt-dlp to pick formats from the kept
 // description (`--load-info-json`), which needs no network.
+import { ApiError } from "../../http/problem.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
+import { withCookieCopy } from "./cookie-file.ts";
 import type { YtdlpInfo } from "./info.ts";
 import { extractInfo } from "./run.ts";
 
@@ -14,6 +16,12 @@ export interface PageSourceOptions {
   now?: () => number;
   /** Told when a yt-dlp process starts; the returned function when it has ended (metrics). */
   onChild?: () => () => void;
+  /** yt-dlp's `--js-runtimes` value; null for none. */
+  jsRuntime?: string | null;
+  /** The operator's Netscape cookie file; every page fetch gets a private copy of it. */
+  cookiesFile?: string;
+  /** Told when a platform refused this server (502 upstream_blocked), for metrics. */
+  onBlocked?: (page: URL) => void;
 }
 
 export interface PageSource {
@@ -31,9 +39,15 @@ export function createPageSource(options: PageSourceOptions): PageSource {
   const inFlight = new Map<string, Promise<YtdlpInfo>>();
 
   async function run(page: URL, extra: { format?: string; infoJson?: string; signal?: AbortSignal }): Promise<YtdlpInfo> {
+    const common = { ytdlpPath: options.ytdlpPath, timeoutMs: options.timeoutMs, socketTimeoutSec: options.socketTimeoutSec, jsRuntime: options.jsRuntime };
+    // A kept description needs no network, so no cookies either.
+    const cookies = extra.infoJson === undefined ? options.cookiesFile : undefined;
     const done = options.onChild?.();
     try {
-      return await extractInfo(page.href, { ytdlpPath: options.ytdlpPath, timeoutMs: options.timeoutMs, socketTimeoutSec: options.socketTimeoutSec, ...extra });
+      return await withCookieCopy(cookies, (cookiesFile) => extractInfo(page.href, { ...common, cookiesFile, ...extra }));
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "upstream_blocked") options.onBlocked?.(page);
+      throw error;
     } finally {
       done?.();
     }
