@@ -55,7 +55,7 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 
 // What a child needs to run and to reach the network (an operator's egress proxy included), and
 // nothing else: no DATABASE_URL, no tokens.
-const passedToChildren = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "http_proxy", "https_proxy", "no_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY"];
+const passedToChildren = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "XDG_CACHE_HOME", "DENO_DIR", "http_proxy", "https_proxy", "no_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY"];
 
 function childEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(passedToChildren.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])));
