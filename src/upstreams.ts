@@ -1,11 +1,13 @@
 // The app's parts that reach outside the process (X, media hosts, yt-dlp, ffmpeg) and the caps
 // on them, built from the configuration and the runtime's upstream client.
+import { readFile } from "node:fs/promises";
 import type { Config } from "./config.ts";
 import { createSlots, slotsPerTier } from "./limits/slots.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
 import { probeTools, toolVersion, ytdlpAgeWarning, type ToolName } from "./media/tools.ts";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
+import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
 import { createTweetSource, xWebClientBearerToken } from "./platforms/x/source.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { createPageSource } from "./platforms/ytdlp/source.ts";
@@ -32,6 +34,13 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     timeoutMs: config.X_TIMEOUT_MS,
     cacheTtlMs: config.X_CACHE_TTL_S * 1000,
     cacheMaxEntries: config.X_CACHE_MAX_ENTRIES,
+    session: async () => {
+      if (config.COOKIES_FILE === undefined) return null;
+      // Read for every use, so a changed file counts without a restart; unreadable means no session.
+      const text = await readFile(config.COOKIES_FILE, "utf8").catch(() => null);
+      return text === null ? null : xSessionFromCookieFile(text, now());
+    },
+    onAnswer: (path) => metrics.xSource(path),
   });
   const relay = {
     upstream: countedUpstream(runtime.upstream, metrics),

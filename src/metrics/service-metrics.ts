@@ -1,5 +1,6 @@
 // What the service counts, and the small hooks the rest of the code calls to count it. One
 // instance per app (tests build many apps in one process); /metrics renders it.
+import type { XSourcePath } from "../platforms/x/source.ts";
 import { Registry } from "./registry.ts";
 
 export type DownloadMode = "direct" | "page";
@@ -25,6 +26,8 @@ export interface ServiceMetrics {
   toolInfo(tool: ChildTool, version: string): void;
   /** A platform refused this server (bot check, sign-in wall, rate limit): 502 upstream_blocked. */
   upstreamBlocked(platform: string): void;
+  /** Which path answered an X post: syndication, GraphQL as a guest, or as the operator's account. */
+  xSource(path: XSourcePath): void;
   /** The Prometheus text exposition of everything above. */
   render(): string;
 }
@@ -82,6 +85,11 @@ export function createServiceMetrics(): ServiceMetrics {
     help: "Requests a platform refused to this server (bot check, sign-in or age wall, rate limit), by platform.",
     labels: ["platform"],
   });
+  const xSources = registry.counter({
+    name: "media_api_x_source_total",
+    help: "X posts fetched, by the path that answered: syndication, guest (GraphQL with a guest token), cookies (GraphQL as the operator's account).",
+    labels: ["path"],
+  });
 
   return {
     requestServed(route, status, seconds) {
@@ -100,6 +108,7 @@ export function createServiceMetrics(): ServiceMetrics {
       if (tools.get({ tool, version }) === 0) tools.inc({ tool, version });
     },
     upstreamBlocked: (platform) => blocked.inc({ platform }),
+    xSource: (path) => xSources.inc({ path }),
     render: () => registry.render(),
   };
 }

@@ -1,10 +1,12 @@
-// The operator's say over how page mode reaches platforms: their cookie file, and a clear answer
-// with a count when a platform refuses this server. Real yt-dlp and ffmpeg against a local site.
+// The operator's say over how the service reaches platforms: their cookie file (for yt-dlp,
+// ffmpeg and X), and a clear answer with a count when a platform refuses this server. Real
+// yt-dlp and ffmpeg against a local site, and the fake X upstream.
 import { readdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { membersCookie, startMediaSite, type MediaSite } from "../../fakes/media-site.ts";
+import { fakeTweetIds, startFakeXUpstream, xSession, type FakeXUpstream } from "../../fakes/x-upstream.ts";
 import { buildTestApp, makeKey } from "../../helpers/app.ts";
 import { probeMedia } from "../../helpers/media.ts";
 import { openTestStore, type TestStore } from "../../helpers/stores.ts";
@@ -90,5 +92,45 @@ describe("a platform that refuses this server", () => {
     expect(problem.detail).toMatch(/platform refused this server with its rate limit.*operator/);
     expect(logLines.join("\n")).toMatch(/upstream_blocked.*HTTP Error 429.*COOKIES_FILE.*OUTBOUND_PROXY.*--update-yt-dlp/);
     expect(await (await get("/metrics")).text()).toContain('media_api_upstream_blocked_total{platform="OTHER"} 1');
+  });
+});
+
+describe("X posts behind a sign-in", () => {
+  let x: FakeXUpstream;
+  beforeAll(async () => {
+    x = await startFakeXUpstream();
+  });
+  afterAll(() => x?.close());
+
+  const xEnv = () => ({ X_SYNDICATION_URL: x.syndicationUrl, X_GRAPHQL_URL: x.url, X_GRAPHQL_QUERY_ID: "fakeQueryId" });
+  const postUrl = encodeURIComponent(`https://x.com/someone/status/${fakeTweetIds.ageRestricted}`);
+
+  test("with x.com cookies in COOKIES_FILE an age-restricted post comes through the operator's account, counted by path", async () => {
+    const file = path.join(dir, "x-cookies.txt");
+    await writeFile(file, [
+      "# Netscape HTTP Cookie File",
+      `#HttpOnly_.x.com\tTRUE\t/\tTRUE\t1900000000\tauth_token\t${xSession.authToken}`,
+      `.x.com\tTRUE\t/\tTRUE\t1900000000\tct0\t${xSession.ct0}`,
+      "",
+    ].join("\n"));
+    const { get } = buildTestApp(store.db, { env: { ...xEnv(), COOKIES_FILE: file } });
+    const key = await makeKey(store.db, "PRO");
+    const tweet = await get(`/api/v1/tweet?url=${postUrl}`, key.plain);
+    expect(tweet.status).toBe(200);
+    expect((await tweet.json()).videoVariants.length).toBeGreaterThan(0);
+    expect((await get(`/api/v1/tweet?url=${encodeURIComponent("https://x.com/jack/status/20")}`, key.plain)).status).toBe(200);
+    const metrics = await (await get("/metrics")).text();
+    expect(metrics).toContain('media_api_x_source_total{path="cookies"} 1');
+    expect(metrics).toContain('media_api_x_source_total{path="syndication"} 1');
+  });
+
+  test("without them it stays 404 post_unavailable with X's reason", async () => {
+    const { get } = buildTestApp(store.db, { env: xEnv() });
+    const key = await makeKey(store.db, "PRO");
+    const response = await get(`/api/v1/tweet?url=${postUrl}`, key.plain);
+    expect(response.status).toBe(404);
+    const problem = await response.json();
+    expect(problem.code).toBe("post_unavailable");
+    expect(problem.detail).toContain("Age-restricted adult content");
   });
 });
