@@ -5,6 +5,7 @@ import { readdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createPageSource } from "../../../src/platforms/ytdlp/source.ts";
 import { membersCookie, startMediaSite, type MediaSite } from "../../fakes/media-site.ts";
 import { fakeTweetIds, startFakeXUpstream, xSession, type FakeXUpstream } from "../../fakes/x-upstream.ts";
 import { buildTestApp, makeKey } from "../../helpers/app.ts";
@@ -77,6 +78,15 @@ describe("COOKIES_FILE", () => {
     const { get } = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: site.host, COOKIES_FILE: file } });
     const key = await makeKey(store.db, "PRO");
     expect((await get(`/api/v1/post?url=${encodeURIComponent(site.pages.noMedia)}`, key.plain)).status).toBe(400);
+    expect(await cookieCopies()).toEqual(copiesBefore);
+  });
+
+  test("a run killed at its time cap removes its private copy too", async () => {
+    const file = path.join(dir, "killed.txt");
+    await writeFile(file, netscapeFile(membersCookie.value));
+    const copiesBefore = await cookieCopies();
+    const pages = createPageSource({ ytdlpPath: "yt-dlp", timeoutMs: 150, socketTimeoutSec: 5, cacheTtlMs: 0, cacheMaxEntries: 1, cookiesFile: file });
+    await expect(pages.info(new URL(site.pages.members))).rejects.toMatchObject({ status: 504 });
     expect(await cookieCopies()).toEqual(copiesBefore);
   });
 });
