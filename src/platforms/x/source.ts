@@ -96,8 +96,8 @@ export function createTweetSource(options: TweetSourceOptions): TweetSource {
         // X hides age-restricted and sensitive posts from guests; a signed-in account sees them.
         const refused = error instanceof ApiError && error.code === "post_unavailable";
         const session = refused && graphql ? await options.session?.() : null;
-        if (!session) throw error;
-        answer = { tweet: await graphql!.getTweet(id, session), path: "cookies" };
+        if (!session || !graphql) throw error;
+        answer = { tweet: await graphql.getTweet(id, session), path: "cookies" };
       }
       options.onAnswer?.(answer.path);
       return { ok: true, tweet: answer.tweet };
