@@ -92,6 +92,12 @@ export const ConfigSchema = z.object({
 
   YTDLP_PATH: z.string().min(1).default("yt-dlp").describe("The yt-dlp program (a name on PATH or a path)"),
   FFMPEG_PATH: z.string().min(1).default("ffmpeg").describe("The ffmpeg program (a name on PATH or a path)"),
+  YTDLP_JS_RUNTIME: z
+    .string()
+    .regex(/^(auto|off|(deno|node|bun|quickjs)(:.+)?)$/, "auto, off, or a runtime yt-dlp knows with an optional path (deno:/usr/bin/deno)")
+    .default("auto")
+    .describe("JavaScript runtime yt-dlp solves YouTube's challenges with: auto (the deno package, else the runtime the service runs on), off, or deno|node|bun|quickjs[:path]"),
+  COOKIES_FILE: z.string().min(1).optional().describe("Netscape-format cookie file (as browser export extensions write it) for yt-dlp, ffmpeg and X; read anew for every use, never modified"),
   EXTRA_PAGE_HOSTS: hostList.default([]).describe("Comma list of further hosts (host:port for that port only; a bare host means ports 80 and 443) whose pages yt-dlp may fetch, as platform OTHER"),
   EXTRACT_TIMEOUT_S: positiveInt.default(60).describe("Time cap of one yt-dlp extraction, in seconds"),
   PAGE_TIMEOUT_S: positiveInt.default(900).describe("Time cap of one page-mode download, in seconds"),

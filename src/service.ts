@@ -7,6 +7,7 @@ import { ADMIN_FOLDER, ADMIN_SOCKET, createAdminChannel } from "./cli/channel.ts
 import { ConfigError, parseConfig, type Config } from "./config.ts";
 import { createLogger, errorText, type Logger } from "./log.ts";
 import { openStore, privateFolder } from "./store/open.ts";
+import { ytdlpAgeWarning } from "./media/tools.ts";
 import type { RunningServer } from "./runtime/serve.ts";
 import type { Runtime } from "./runtime/runtime.ts";
 import { createUpstreams } from "./upstreams.ts";
@@ -23,6 +24,8 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   for (const [tool, { path, failure }] of Object.entries(upstreams.tools)) {
     if (failure !== null) log.warn("a media tool cannot be run: page mode answers 503 tool_missing", { tool, path, failure });
   }
+  const stale = ytdlpAgeWarning(upstreams.tools, new Date());
+  if (stale) log.warn(stale);
   const app = createApp({ config, db, log, ...upstreams });
   const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST }, log);
   let admin: RunningServer | undefined;

@@ -1,5 +1,6 @@
 // The app's parts that reach outside the process (X, media hosts, yt-dlp, ffmpeg) and the caps
 // on them, built from the configuration and the runtime's upstream client.
+import { readFile } from "node:fs/promises";
 import type { Config } from "./config.ts";
 import { createSlots, directSlotsPerTier, slotsPerTier } from "./limits/slots.ts";
 import { trustedEndpoints } from "./media/egress.ts";
@@ -7,15 +8,18 @@ import { createEgressGate } from "./media/egress-gate.ts";
 import { createNodeUpstream } from "./media/relay-node-upstream.ts";
 import { fetchOver } from "./media/relay-upstream.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
-import { probeTools, type ToolName } from "./media/tools.ts";
+import { probeTools, toolVersion, ytdlpAgeWarning, type ToolName } from "./media/tools.ts";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
+import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
 import { createTweetSource, xWebClientBearerToken } from "./platforms/x/source.ts";
+import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { createPageSource } from "./platforms/ytdlp/source.ts";
+import { detectPlatform } from "./platforms/table.ts";
 import type { Runtime } from "./runtime/runtime.ts";
 
 /** The app's parts that talk to the outside, built from the configuration, counting their calls. */
-export function createUpstreams(config: Config, runtime: Runtime, metrics: ServiceMetrics = createServiceMetrics()) {
+export function createUpstreams(config: Config, runtime: Runtime, metrics: ServiceMetrics = createServiceMetrics(), now: () => Date = () => new Date()) {
   const graphqlBase = config.X_GRAPHQL_URL === "off" ? null : config.X_GRAPHQL_URL.replace(/\/+$/, "");
   const graphql = graphqlBase === null ? null : {
     guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
@@ -39,6 +43,13 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     timeoutMs: config.X_TIMEOUT_MS,
     cacheTtlMs: config.X_CACHE_TTL_S * 1000,
     cacheMaxEntries: config.X_CACHE_MAX_ENTRIES,
+    session: async () => {
+      if (config.COOKIES_FILE === undefined) return null;
+      // Read for every use, so a changed file counts without a restart; unreadable means no session.
+      const text = await readFile(config.COOKIES_FILE, "utf8").catch(() => null);
+      return text === null ? null : xSessionFromCookieFile(text, now());
+    },
+    onAnswer: (path) => metrics.xSource(path),
   });
   const relay = {
     upstream: countedUpstream(upstream, metrics),
@@ -51,6 +62,10 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
   const egress = { trusted: trustedEndpoints(config.EXTRA_PAGE_HOSTS, config.ORIGIN_OVERRIDES) };
   const gate = createEgressGate({ policy: egress, outbound });
   const tools = probeTools({ "yt-dlp": config.YTDLP_PATH, ffmpeg: config.FFMPEG_PATH });
+  for (const name of Object.keys(tools) as ToolName[]) {
+    const version = toolVersion(tools[name]);
+    if (version !== null) metrics.toolInfo(name, version);
+  }
   const pages = createPageSource({
     ytdlpPath: config.YTDLP_PATH,
     timeoutMs: config.EXTRACT_TIMEOUT_S * 1000,
@@ -59,6 +74,9 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     cacheMaxEntries: 500,
     onChild: () => metrics.childStarted("yt-dlp"),
     gate,
+    jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME),
+    cookiesFile: config.COOKIES_FILE,
+    onBlocked: (page) => metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER"),
   });
   const remux = {
     ffmpegPath: config.FFMPEG_PATH,
@@ -77,6 +95,7 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     name,
     check: async () => {
       if (tools[name].version === null) throw new Error(`${tools[name].path} could not be run`);
+      return name === "yt-dlp" ? ytdlpAgeWarning(tools, now()) : null;
     },
   }));
   return { tweets, relay, remux, pages, tools, downloads, directDownloads, extractions, egress, gate, extraPageHosts: config.EXTRA_PAGE_HOSTS, metrics, readinessChecks };

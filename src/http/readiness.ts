@@ -8,14 +8,19 @@ import { json } from "./context.ts";
 export interface ReadinessCheck {
   /** Shown in the answer, e.g. "store" or "ffmpeg". */
   name: string;
-  /** Resolves when the dependency is usable; rejects with the reason when it is not. */
-  check: () => Promise<void>;
+  /**
+   * Resolves when the dependency is usable, with a warning when it is usable but needs the
+   * operator's attention (readiness still passes); rejects with the reason when it is not usable.
+   */
+  check: () => Promise<void | string | null>;
 }
 
 export interface CheckResult {
   ok: boolean;
   /** The failure's message; an operator reads it, so it never holds secrets or user data. */
   error?: string;
+  /** Usable, but the operator should look (for example a yt-dlp past its age). */
+  warning?: string;
 }
 
 /** Runs every check at once, each bounded by timeoutMs. */
@@ -23,8 +28,8 @@ export async function runReadinessChecks(checks: readonly ReadinessCheck[], time
   const results = await Promise.all(
     checks.map(async ({ name, check }): Promise<[string, CheckResult]> => {
       try {
-        await withTimeout(check(), timeoutMs, `no answer within ${timeoutMs} ms`);
-        return [name, { ok: true }];
+        const warning = await withTimeout(check(), timeoutMs, `no answer within ${timeoutMs} ms`);
+        return [name, warning ? { ok: true, warning } : { ok: true }];
       } catch (error) {
         return [name, { ok: false, error: errorText(error) }];
       }

@@ -5,8 +5,10 @@ import { ApiError, upstreamFailed } from "../http/problem.ts";
 
 export interface FfmpegInput {
   url: string;
-  /** Request headers yt-dlp says the URL needs (User-Agent, Referer, cookies); sent exactly. */
+  /** Request headers yt-dlp says the URL needs (User-Agent, Referer); sent exactly. */
   headers: Record<string, string>;
+  /** Cookies in Set-Cookie syntax, each with the domain ffmpeg may send it to. */
+  cookies?: string[];
   /** An HLS playlist rather than a media file. */
   hls: boolean;
 }
@@ -66,6 +68,7 @@ function inputArgs(input: FfmpegInput, limits: FfmpegLimits, proxy: string | und
     ...(headers ? ["-headers", headers] : []),
     // The egress gate: https goes through it by CONNECT, and HLS segments and redirects inherit it.
     ...(proxy ? ["-http_proxy", proxy] : []),
+    ...(input.cookies?.length ? ["-cookies", input.cookies.join("\n")] : []),
     "-i", input.url,
   ];
 }

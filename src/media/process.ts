@@ -61,10 +61,10 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-// What a child needs to run, and nothing else: no DATABASE_URL, no tokens, and no proxy
+// What a child needs to run (yt-dlp's and Deno's caches included), and nothing else: no DATABASE_URL, no tokens, and no proxy
 // variables: the egress gate is the children's only way out, and a `no_proxy` would let them
 // around it.
-const passedToChildren = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR"];
+const passedToChildren = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "XDG_CACHE_HOME", "DENO_DIR"];
 
 function childEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(passedToChildren.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])));

@@ -50,3 +50,28 @@ export function requireTools(tools: Tools, names: readonly ToolName[]): void {
     `This server cannot fetch media from pages: ${missing.map((name) => `${name} (${tools[name].path})`).join(" and ")} could not be run. Direct media links still work; the operator should install it or set ${missing.map((name) => (name === "yt-dlp" ? "YTDLP_PATH" : "FFMPEG_PATH")).join(" / ")}.`,
   );
 }
+
+/** The bare version: yt-dlp prints `2026.10.26`, ffmpeg `ffmpeg version 5.1.9-0+deb12u1 Copyright ...`. */
+export function toolVersion(status: ToolStatus): string | null {
+  if (status.version === null) return null;
+  return /\bversion\s+(\S+)/.exec(status.version)?.[1] ?? status.version.split(/\s/)[0]!;
+}
+
+/** Past this age yt-dlp's own maintainers expect sites to have changed under it. */
+export const ytdlpMaxAgeDays = 90;
+
+/** yt-dlp's version is its release date (`2026.10.26`, nightlies add a time); its age in whole days, or null. */
+export function ytdlpAgeDays(version: string, now: Date): number | null {
+  const match = /^(\d{4})\.(\d{2})\.(\d{2})/.exec(version);
+  if (!match) return null;
+  const released = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
+  return Math.floor((now.getTime() - released) / 86_400_000);
+}
+
+/** A warning naming yt-dlp's age when it is older than ytdlpMaxAgeDays; null when it is fresh or unknown. */
+export function ytdlpAgeWarning(tools: Tools, now: Date): string | null {
+  const version = toolVersion(tools["yt-dlp"]);
+  const age = version === null ? null : ytdlpAgeDays(version, now);
+  if (age === null || age <= ytdlpMaxAgeDays) return null;
+  return `yt-dlp ${version} is ${age} days old: platforms change often and an old yt-dlp fails on them; update it (bash scripts/setup-debian.sh --update-yt-dlp) or point YTDLP_PATH at a current one`;
+}

@@ -1,5 +1,6 @@
 // What the service counts, and the small hooks the rest of the code calls to count it. One
 // instance per app (tests build many apps in one process); /metrics renders it.
+import type { XSourcePath } from "../platforms/x/source.ts";
 import { Registry } from "./registry.ts";
 
 export type DownloadMode = "direct" | "page";
@@ -21,6 +22,12 @@ export interface ServiceMetrics {
   quotaRefused(tier: string, code: string): void;
   /** Call when a child process starts; call the returned function when it has exited. */
   childStarted(tool: ChildTool): () => void;
+  /** The version of a tool this instance runs (set once at start-up). */
+  toolInfo(tool: ChildTool, version: string): void;
+  /** A platform refused this server (bot check, sign-in wall, rate limit): 502 upstream_blocked. */
+  upstreamBlocked(platform: string): void;
+  /** Which path answered an X post: syndication, GraphQL as a guest, or as the operator's account. */
+  xSource(path: XSourcePath): void;
   /** The Prometheus text exposition of everything above. */
   render(): string;
 }
@@ -68,6 +75,21 @@ export function createServiceMetrics(): ServiceMetrics {
     help: "Child processes running, by tool.",
     labels: ["tool"],
   });
+  const tools = registry.gauge({
+    name: "media_api_tool_info",
+    help: "Always 1: the version of each media tool this instance runs.",
+    labels: ["tool", "version"],
+  });
+  const blocked = registry.counter({
+    name: "media_api_upstream_blocked_total",
+    help: "Requests a platform refused to this server (bot check, sign-in or age wall, rate limit), by platform.",
+    labels: ["platform"],
+  });
+  const xSources = registry.counter({
+    name: "media_api_x_source_total",
+    help: "X posts fetched, by the path that answered: syndication, guest (GraphQL with a guest token), cookies (GraphQL as the operator's account).",
+    labels: ["path"],
+  });
 
   return {
     requestServed(route, status, seconds) {
@@ -82,6 +104,11 @@ export function createServiceMetrics(): ServiceMetrics {
     },
     quotaRefused: (tier, code) => refusals.inc({ tier, code }),
     childStarted: (tool) => holdGauge(children, { tool }),
+    toolInfo(tool, version) {
+      if (tools.get({ tool, version }) === 0) tools.inc({ tool, version });
+    },
+    upstreamBlocked: (platform) => blocked.inc({ platform }),
+    xSource: (path) => xSources.inc({ path }),
     render: () => registry.render(),
   };
 }

@@ -21,7 +21,11 @@ export interface LoggedRequest {
   userAgent: string | null;
   referer: string | null;
   range: string | null;
+  cookie: string | null;
 }
+
+/** The cookie the members page and its video want: name, value. */
+export const membersCookie = { name: "member", value: "s3cret-7f1d" } as const;
 
 export interface MediaSite {
   /** `http://127.0.0.1:<port>` */
@@ -49,6 +53,10 @@ export interface MediaSite {
     stalledMedia: string;
     /** A page whose video is on a private address (127.0.0.2) that is not the site's own. */
     privateMedia: string;
+    /** HTTP 429, as a platform that rate-limits this server answers. */
+    rateLimited: string;
+    /** A page whose HTML and video answer only with the cookie `membersCookie` (else 403). */
+    members: string;
   };
   /** Direct URL of the progressive MP4. */
   mp4Url: string;
@@ -78,7 +86,14 @@ const pages: Record<string, string> = {
   "/stalled.html": page("Stalled clip", '<video src="/media/stalled.mp4"></video>'),
   // 127.0.0.2 is loopback too, but not the host the tests trust: the service must not fetch it.
   "/private-media.html": page("Private clip", '<video src="http://127.0.0.2:9/clip.mp4"></video>'),
+  "/members.html": page("Members clip", '<video src="/members/clip.mp4"></video>'),
 };
+
+const membersOnly = (urlPath: string) => urlPath === "/members.html" || urlPath.startsWith("/members/");
+
+function hasMembersCookie(req: IncomingMessage): boolean {
+  return (req.headers.cookie ?? "").split(/;\s*/).includes(`${membersCookie.name}=${membersCookie.value}`);
+}
 
 // yt-dlp takes only absolute URLs from JSON-LD, so the page is made once the port is known.
 const jsonLdPage = (origin: string) =>
@@ -153,6 +168,7 @@ function craftedAnswer(urlPath: string, query: URLSearchParams): { status: numbe
 /** Maps a request path to a file of the temp dir; the served tree is flat. */
 const routes: Record<string, string> = {
   "/media/clip.mp4": "clip.mp4",
+  "/members/clip.mp4": "clip.mp4",
   "/media/poster.jpg": "poster.jpg",
   "/hls/index.m3u8": "index.m3u8",
   "/split/master.m3u8": "master.m3u8",
@@ -224,10 +240,19 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
       userAgent: req.headers["user-agent"] ?? null,
       referer: req.headers.referer ?? null,
       range: req.headers.range ?? null,
+      cookie: req.headers.cookie ?? null,
     });
     const crafted = craftedAnswer(urlPath, new URL(req.url ?? "/", origin).searchParams);
     if (crafted !== null) {
       res.writeHead(crafted.status, crafted.headers).end(crafted.body);
+      return;
+    }
+    if (urlPath === "/rate-limited.html") {
+      res.writeHead(429, { "content-type": "text/plain", "retry-after": "3600" }).end("slow down");
+      return;
+    }
+    if (membersOnly(urlPath) && !hasMembersCookie(req)) {
+      res.writeHead(403, { "content-type": "text/plain" }).end("members only");
       return;
     }
     const html = urlPath === "/json-ld.html" ? jsonLdPage(origin) : pages[urlPath];
@@ -260,6 +285,8 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
       truncatedMedia: `${origin}/truncated.html`,
       stalledMedia: `${origin}/stalled.html`,
       privateMedia: `${origin}/private-media.html`,
+      rateLimited: `${origin}/rate-limited.html`,
+      members: `${origin}/members.html`,
     },
     mp4Url: `${origin}/media/clip.mp4`,
     requestLog,

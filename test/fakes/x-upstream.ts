@@ -4,6 +4,10 @@
 //   POST /1.1/guest/activate.json               {"guest_token": "guest-<n>"}
 //   GET  /graphql/<query id>/TweetResultByRestId?variables={"tweetId":...}
 //        the recorded GraphQL body for <id>, else {"data":{"tweetResult":{}}}; 403 without a live guest token
+//        or the signed-in session `xSession` (cookies auth_token and ct0, x-csrf-token = ct0)
+// The age-restricted post (fakeTweetIds.ageRestricted) is refused to guests the way X refuses
+// them: a tombstone from syndication, TweetUnavailable "NsfwLoggedOut" from GraphQL; the
+// signed-in session gets the recorded video post.
 // Every route can be switched to a failure mode, and every request is counted by path.
 import { readdirSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -22,7 +26,27 @@ export const fakeTweetIds = {
   empty: "1000000000000000003",
   /** No answer recorded: syndication 404, GraphQL an empty tweetResult. */
   unknown: "1000000000000000009",
+  /** Shown only to a signed-in account: the recorded video post (id 1841206275088290279). */
+  ageRestricted: "1000000000000000004",
 } as const;
+
+/** The signed-in session the fake accepts, as a cookie file holds it. */
+export const xSession = { authToken: "fake-auth-token-5b1c", ct0: "fake-ct0-93ad" } as const;
+
+const ageRestrictedTombstone = {
+  __typename: "TweetTombstone",
+  tombstone: {
+    text: {
+      text: "Age-restricted adult content. This content might not be appropriate for people under 18 years old. To view this media, you\u2019ll need to log in to X. Learn more",
+      entities: [],
+    },
+  },
+};
+
+function signedIn(req: IncomingMessage): boolean {
+  const cookies = String(req.headers.cookie ?? "").split(/;\s*/);
+  return cookies.includes(`auth_token=${xSession.authToken}`) && cookies.includes(`ct0=${xSession.ct0}`) && req.headers["x-csrf-token"] === xSession.ct0;
+}
 
 export type FakeRoute = "syndication" | "activate" | "graphql";
 
@@ -70,6 +94,7 @@ function loadSyndicationBodies(): Map<string, string> {
   bodies.set(fakeTweetIds.deleted, read("tombstone_deleted_by_author.json"));
   bodies.set(fakeTweetIds.suspended, read("tombstone_suspended.json"));
   bodies.set(fakeTweetIds.empty, "{}");
+  bodies.set(fakeTweetIds.ageRestricted, JSON.stringify(ageRestrictedTombstone));
   return bodies;
 }
 
@@ -101,10 +126,17 @@ export async function startFakeXUpstream(): Promise<FakeXUpstream> {
         return { status: 200, body: JSON.stringify({ guest_token: token }) };
       }
       case "graphql": {
-        if (!liveTokens.has(String(req.headers["x-guest-token"]))) {
+        const session = signedIn(req);
+        if (!session && !liveTokens.has(String(req.headers["x-guest-token"]))) {
           return { status: 403, body: JSON.stringify({ errors: [{ code: 239, message: "Bad guest token." }] }) };
         }
         const variables = JSON.parse(url.searchParams.get("variables") ?? "{}") as { tweetId?: string };
+        if (variables.tweetId === fakeTweetIds.ageRestricted) {
+          const body = session
+            ? graphqlBodies.get("1841206275088290279")!
+            : JSON.stringify({ data: { tweetResult: { result: { __typename: "TweetUnavailable", reason: "NsfwLoggedOut" } } } });
+          return { status: 200, body };
+        }
         const body = graphqlBodies.get(variables.tweetId ?? "") ?? JSON.stringify({ data: { tweetResult: {} } });
         return { status: 200, body };
       }

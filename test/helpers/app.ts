@@ -35,7 +35,7 @@ export function buildTestApp(db: Db, options: { clock?: TestClock; env?: Record<
     db,
     log: createLogger("debug", (line) => logLines.push(line)),
     now: clock.now,
-    ...createUpstreams(config, { name: "node", serve: serveNode, upstream: nodeUpstream }),
+    ...createUpstreams(config, { name: "node", serve: serveNode, upstream: nodeUpstream }, undefined, clock.now),
   });
   return {
     app,

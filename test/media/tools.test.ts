@@ -1,8 +1,12 @@
 // A missing yt-dlp or ffmpeg takes page mode down with a clear 503, and nothing else.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toolVersion, ytdlpAgeDays } from "../../src/media/tools.ts";
 import { startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
 import { probeTools } from "../../src/media/tools.ts";
-import { buildTestApp, makeKey } from "../helpers/app.ts";
+import { buildTestApp, makeKey, TestClock } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 
 describe("when the media tools are missing", () => {
@@ -48,5 +52,61 @@ describe("when the media tools are missing", () => {
     const tools = probeTools({ "yt-dlp": "/nonexistent/yt-dlp", ffmpeg: "/bin/false" });
     expect(tools["yt-dlp"]).toMatchObject({ version: null, failure: expect.stringContaining("ENOENT") });
     expect(tools.ffmpeg).toMatchObject({ version: null, failure: expect.stringContaining("/bin/false") });
+  });
+});
+
+describe("what the service runs", () => {
+  let store: TestStore;
+  let dir: string;
+  beforeAll(async () => {
+    store = await openTestStore("pglite");
+    dir = await mkdtemp(path.join(tmpdir(), "tools-test-"));
+  });
+  afterAll(async () => {
+    await Promise.all([store.close(), rm(dir, { recursive: true, force: true })]);
+  });
+
+  async function fakeYtdlp(version: string): Promise<string> {
+    const file = path.join(dir, `yt-dlp-${version}`);
+    await writeFile(file, `#!/bin/sh\necho ${version}\n`, { mode: 0o755 });
+    return file;
+  }
+
+  it("/metrics names each tool's version; /readyz warns about a yt-dlp older than 90 days and stays ready", async () => {
+    const clock = new TestClock(new Date("2026-11-23T00:00:00Z"));
+    const { get } = buildTestApp(store.db, { clock, env: { YTDLP_PATH: await fakeYtdlp("2026.05.01") } });
+    const metrics = await (await get("/metrics")).text();
+    expect(metrics).toContain('media_api_tool_info{tool="yt-dlp",version="2026.05.01"} 1');
+    expect(metrics).toMatch(/media_api_tool_info\{tool="ffmpeg",version="\d[^"]*"\} 1/);
+
+    const ready = await get("/readyz");
+    expect(ready.status).toBe(200);
+    const check = (await ready.json()).checks["yt-dlp"];
+    expect(check.ok).toBe(true);
+    expect(check.warning).toMatch(/^yt-dlp 2026\.05\.01 is 206 days old: .*--update-yt-dlp/);
+  });
+
+  it("a yt-dlp of the last 90 days gets no warning", async () => {
+    const clock = new TestClock(new Date("2026-11-23T00:00:00Z"));
+    const { get } = buildTestApp(store.db, { clock, env: { YTDLP_PATH: await fakeYtdlp("2026.10.26") } });
+    expect((await (await get("/readyz")).json()).checks["yt-dlp"]).toEqual({ ok: true });
+  });
+});
+
+describe("ytdlpAgeDays()", () => {
+  it("reads the release date of stable and nightly versions, and nothing else", () => {
+    const now = new Date("2026-11-23T12:00:00Z");
+    expect(ytdlpAgeDays("2026.10.26", now)).toBe(28);
+    expect(ytdlpAgeDays("2026.11.20.232345", now)).toBe(3);
+    expect(ytdlpAgeDays("2023.03.04", now)).toBe(1360);
+    expect(ytdlpAgeDays("unknown", now)).toBeNull();
+  });
+});
+
+describe("toolVersion()", () => {
+  it("takes the bare version out of each tool's first line", () => {
+    expect(toolVersion({ path: "ffmpeg", version: "ffmpeg version 5.1.9-0+deb12u1 Copyright (c) 2000-2025 the FFmpeg developers", failure: null })).toBe("5.1.9-0+deb12u1");
+    expect(toolVersion({ path: "yt-dlp", version: "2026.10.26", failure: null })).toBe("2026.10.26");
+    expect(toolVersion({ path: "yt-dlp", version: null, failure: "not found" })).toBeNull();
   });
 });

@@ -1,6 +1,8 @@
 // Where tweet records come from: the syndication API first, X's GraphQL API (with a guest token)
-// when syndication refuses, with a short cache, one upstream call per burst of equal requests,
-// and a backoff that answers 502 at once while an upstream keeps failing.
+// when syndication refuses, and X's GraphQL API as the operator's signed-in account (their
+// cookie file) for posts both guest paths refuse (age-restricted, sensitive); with a short cache,
+// one upstream call per burst of equal requests, and a backoff that answers 502 at once while an
+// upstream keeps failing.
 import { z } from "zod";
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import type { TweetRecord } from "../records.ts";
@@ -8,6 +10,7 @@ import { createBackoff, type Backoff } from "./backoff.ts";
 import { isUpstreamFailure, notFound } from "./errors.ts";
 import { fetchJson } from "./fetch-json.ts";
 import { graphqlAnswerToTweet } from "./graphql.ts";
+import { sessionHeaders, type XSession } from "./session-cookies.ts";
 import { syndicationAnswerToTweet } from "./syndication.ts";
 import { syndicationToken } from "./token.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
@@ -36,7 +39,14 @@ export interface TweetSourceOptions {
   backoffMaxMs?: number;
   now?: () => number;
   fetch?: typeof fetch;
+  /** The operator's signed-in X session, read anew for every use; null when there is none. */
+  session?: () => Promise<XSession | null>;
+  /** Told which path answered a post that was not in the cache (metrics). */
+  onAnswer?: (path: XSourcePath) => void;
 }
+
+/** Which path gave a post: syndication, GraphQL as a guest, or GraphQL as the operator's account. */
+export type XSourcePath = "syndication" | "guest" | "cookies";
 
 export interface TweetSource {
   getTweet(id: string): Promise<TweetRecord>;
@@ -68,14 +78,29 @@ export function createTweetSource(options: TweetSourceOptions): TweetSource {
     return syndicationAnswerToTweet(answer.body, id);
   }
 
+  async function asGuest(id: string): Promise<{ tweet: TweetRecord; path: XSourcePath }> {
+    try {
+      return { tweet: await guarded(syndicationBackoff, () => fromSyndication(id)), path: "syndication" };
+    } catch (error) {
+      if (!graphql || !isUpstreamFailure(error)) throw error;
+      return { tweet: await graphql.getTweet(id), path: "guest" };
+    }
+  }
+
   async function load(id: string): Promise<Outcome> {
     try {
+      let answer: { tweet: TweetRecord; path: XSourcePath };
       try {
-        return { ok: true, tweet: await guarded(syndicationBackoff, () => fromSyndication(id)) };
+        answer = await asGuest(id);
       } catch (error) {
-        if (!graphql || !isUpstreamFailure(error)) throw error;
-        return { ok: true, tweet: await graphql.getTweet(id) };
+        // X hides age-restricted and sensitive posts from guests; a signed-in account sees them.
+        const refused = error instanceof ApiError && error.code === "post_unavailable";
+        const session = refused && graphql ? await options.session?.() : null;
+        if (!session || !graphql) throw error;
+        answer = { tweet: await graphql.getTweet(id, session), path: "cookies" };
       }
+      options.onAnswer?.(answer.path);
+      return { ok: true, tweet: answer.tweet };
     } catch (error) {
       if (error instanceof ApiError) return { ok: false, error };
       throw error;
@@ -156,7 +181,12 @@ const graphqlFeatures = JSON.stringify({
   responsive_web_enhance_cards_enabled: false,
 });
 
-function createGraphqlClient(options: GraphqlOptions, fetchFn: typeof fetch, timeoutMs: number, backoff: Backoff): TweetSource {
+interface GraphqlClient {
+  /** As a guest, or signed in as the session's account when one is given. */
+  getTweet(id: string, session?: XSession): Promise<TweetRecord>;
+}
+
+function createGraphqlClient(options: GraphqlOptions, fetchFn: typeof fetch, timeoutMs: number, backoff: Backoff): GraphqlClient {
   const authorization = `Bearer ${options.bearerToken}`;
   // One guest token serves many requests; concurrent callers share one activation.
   let guestToken: Promise<string> | null = null;
@@ -170,29 +200,33 @@ function createGraphqlClient(options: GraphqlOptions, fetchFn: typeof fetch, tim
     return parsed.data.guest_token;
   }
 
-  async function fetchTweet(id: string): Promise<TweetRecord> {
+  async function guestHeaders(): Promise<{ headers: Record<string, string>; spent: () => void }> {
     const pending = (guestToken ??= activate());
     pending.catch(() => {
       if (guestToken === pending) guestToken = null;
     });
     const token = await pending;
+    // 401/403/429 mean the guest token is spent or expired; the next call activates a new one.
+    const spent = () => {
+      if (guestToken === pending) guestToken = null;
+    };
+    return { headers: { "x-guest-token": token }, spent };
+  }
+
+  async function fetchTweet(id: string, session: XSession | undefined): Promise<TweetRecord> {
+    const { headers, spent } = session ? { headers: sessionHeaders(session), spent: () => {} } : await guestHeaders();
     const query = new URLSearchParams({
       variables: JSON.stringify({ tweetId: id, ...graphqlVariables }),
       features: graphqlFeatures,
     });
-    const answer = await fetchJson(
-      fetchFn,
-      `${options.tweetResultUrl}?${query}`,
-      { headers: { authorization, "x-guest-token": token } },
-      timeoutMs,
-    );
+    const answer = await fetchJson(fetchFn, `${options.tweetResultUrl}?${query}`, { headers: { authorization, ...headers } }, timeoutMs);
     if (answer.status !== 200) {
-      // 401/403/429 mean the guest token is spent or expired; the next call activates a new one.
-      if (guestToken === pending) guestToken = null;
-      throw upstreamFailed(`X answered with status ${answer.status}; try again later.`);
+      spent();
+      const cause = session ? new Error(`X refused the signed-in session of COOKIES_FILE (status ${answer.status}); its cookies may have expired`) : undefined;
+      throw upstreamFailed(`X answered with status ${answer.status}; try again later.`, { cause });
     }
     return graphqlAnswerToTweet(answer.body, id);
   }
 
-  return { getTweet: (id) => guarded(backoff, () => fetchTweet(id)) };
+  return { getTweet: (id, session) => guarded(backoff, () => fetchTweet(id, session)) };
 }

@@ -10,6 +10,32 @@ interface Rule {
   make: (cause: Error) => ApiError;
 }
 
+/**
+ * A platform that refuses this server rather than the request: a bot check, a sign-in or age wall,
+ * its own rate limit. The caller cannot change that; the operator can (cookies, a proxy with a
+ * better address, a newer yt-dlp), so the log line names the remedy and the answer says who can act.
+ */
+const blockedKinds: { pattern: RegExp; kind: string }[] = [
+  { pattern: /confirm you.?re not a bot/i, kind: "a bot check" },
+  { pattern: /Sign in to confirm your age|age.?restricted|inappropriate for some users/i, kind: "an age check that needs a signed-in account" },
+  { pattern: /rate.?limit|HTTP Error 429|Too Many Requests/i, kind: "its rate limit" },
+  { pattern: /login required|log ?in required|requires? (a )?log ?in|account authentication is required/i, kind: "a sign-in" },
+];
+
+export const blockedRemedy =
+  "give yt-dlp the cookies of a signed-in browser (COOKIES_FILE), send it through a proxy with a better address (OUTBOUND_PROXY), or update yt-dlp (bash scripts/setup-debian.sh --update-yt-dlp)";
+
+function blocked(stderr: string, reason: string): ApiError | null {
+  const hit = blockedKinds.find(({ pattern }) => pattern.test(stderr));
+  if (!hit) return null;
+  return new ApiError(
+    502,
+    "upstream_blocked",
+    `The platform refused this server with ${hit.kind}, not because of your request. The operator of this service can act on it; try again later.`,
+    { cause: new Error(`platform refused yt-dlp (${reason}); remedy: ${blockedRemedy}`) },
+  );
+}
+
 const rules: Rule[] = [
   {
     pattern: /Unsupported URL|is not a valid URL|No video formats found|There's no video in this/i,
@@ -21,7 +47,7 @@ const rules: Rule[] = [
       new ApiError(400, "format_not_available", "The `format` selector is not valid or matches no format of this video; use a formatId from /api/v1/post or leave `format` out.", { cause }),
   },
   {
-    pattern: /HTTP Error (404|410)|Video unavailable|This video (is private|has been removed|is unavailable)/i,
+    pattern: /HTTP Error (404|410)|Video unavailable|Private video|This video (is private|has been removed|is unavailable)/i,
     make: (cause) => new ApiError(404, "not_found", "The post does not exist, was removed or is private.", { cause }),
   },
 ];
@@ -36,6 +62,8 @@ function reasonOf(stderr: string): string {
 
 export function classifyYtdlpFailure(exitCode: number | null, stderr: string): ApiError {
   const cause = new Error(reasonOf(stderr));
+  const refused = blocked(stderr, cause.message);
+  if (refused) return refused;
   const rule = rules.find((r) => r.pattern.test(stderr));
   if (rule) return rule.make(cause);
   return upstreamFailed(`The source site did not deliver the media (yt-dlp ${exitCode === null ? "was killed" : `exit ${exitCode}`}); try again later.`, { cause });

@@ -28,6 +28,8 @@ export const YtdlpFormat = z.looseObject({
   has_drm: optional(z.boolean()),
   fragments: optional(z.array(z.unknown())),
   http_headers: headers,
+  /** The cookies the URL needs, in Set-Cookie syntax (yt-dlp 2023.11 and later). */
+  cookies: text,
 });
 export type YtdlpFormat = z.infer<typeof YtdlpFormat>;
 

@@ -3,6 +3,7 @@ import { upstreamFailed } from "../../http/problem.ts";
 import { spawnStream } from "../../media/process.ts";
 import { classifyYtdlpFailure } from "./errors.ts";
 import { YtdlpInfo } from "./info.ts";
+import { jsRuntimeArgs } from "./js-runtime.ts";
 
 export interface ExtractOptions {
   ytdlpPath: string;
@@ -20,12 +21,16 @@ export interface ExtractOptions {
   infoJson?: string;
   /** The egress gate's proxy URL: every connection yt-dlp opens goes through it. */
   proxy?: string;
+  /** yt-dlp's `--js-runtimes` value for YouTube's challenges (see js-runtime.ts); null for none. */
+  jsRuntime?: string | null;
+  /** A private copy of the operator's cookie file, which yt-dlp may write to (see cookie-file.ts). */
+  cookiesFile?: string;
 }
 
 // A YouTube page's info is ~0.5 MB; far more means something is wrong.
 const maxInfoBytes = 32 * 1024 * 1024;
 
-export function extractInfoArgs(url: string, options: Pick<ExtractOptions, "format" | "socketTimeoutSec" | "infoJson" | "proxy">): string[] {
+export function extractInfoArgs(url: string, options: Pick<ExtractOptions, "format" | "socketTimeoutSec" | "infoJson" | "jsRuntime" | "cookiesFile" | "proxy">): string[] {
   return [
     // --ignore-config: a yt-dlp.conf in the working or home folder must not change what runs.
     // --playlist-items 1: a playlist link describes its first video, not hundreds.
@@ -33,6 +38,8 @@ export function extractInfoArgs(url: string, options: Pick<ExtractOptions, "form
     ...(options.socketTimeoutSec ? ["--socket-timeout", String(options.socketTimeoutSec)] : []),
     ...(options.format ? ["-f", options.format] : []),
     ...(options.proxy ? ["--proxy", options.proxy] : []),
+    ...(options.jsRuntime === undefined ? [] : jsRuntimeArgs(options.jsRuntime)),
+    ...(options.cookiesFile ? ["--cookies", options.cookiesFile] : []),
     // "--" keeps a URL that starts with "-" from being read as an option.
     ...(options.infoJson === undefined ? ["--", url] : ["--load-info-json", "-"]),
   ];

@@ -5,6 +5,7 @@
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import type { RemuxPlan } from "../../media/ffmpeg.ts";
 import { audioCodecOf, hasAudio, hasVideo, isFfmpegReadable, isHls, videoCodecOf } from "./formats.ts";
+import { formatCookies, withoutCookieHeader } from "./format-cookies.ts";
 import { mainEntry, type YtdlpFormat, type YtdlpInfo } from "./info.ts";
 
 // DASH formats come in fragments that only yt-dlp can stitch, so each choice first looks among
@@ -56,7 +57,7 @@ export function planRemux(info: YtdlpInfo, output: OutputKind): RemuxPlan {
   const audioCodec = audioCodecOf(audio);
   return {
     output,
-    inputs: sources.map((f) => ({ url: f.url!, headers: f.http_headers ?? {}, hls: isHls(f) })),
+    inputs: sources.map((f) => ({ url: f.url!, headers: withoutCookieHeader(f.http_headers), cookies: formatCookies(f), hls: isHls(f) })),
     videoInput: output === "mp3" || video === null ? null : sources.indexOf(video),
     audioInput: sources.indexOf(audio),
     transcodeVideo: video !== null && mp4VideoMisfits.has(videoCodecOf(video) ?? ""),

@@ -2,7 +2,9 @@
 // link extracts once: the download then only asks yt-dlp to pick formats from the kept
 // description (`--load-info-json`), which needs no network.
 import type { EgressGate } from "../../media/egress-gate.ts";
+import { ApiError } from "../../http/problem.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
+import { withCookieCopy } from "./cookie-file.ts";
 import type { YtdlpInfo } from "./info.ts";
 import { extractInfo } from "./run.ts";
 
@@ -17,6 +19,12 @@ export interface PageSourceOptions {
   onChild?: () => () => void;
   /** The egress gate every run of yt-dlp fetches through (tests of the mapping may leave it out). */
   gate?: EgressGate;
+  /** yt-dlp's `--js-runtimes` value; null for none. */
+  jsRuntime?: string | null;
+  /** The operator's Netscape cookie file; every page fetch gets a private copy of it. */
+  cookiesFile?: string;
+  /** Told when a platform refused this server (502 upstream_blocked), for metrics. */
+  onBlocked?: (page: URL) => void;
 }
 
 export interface PageSource {
@@ -34,14 +42,21 @@ export function createPageSource(options: PageSourceOptions): PageSource {
   const inFlight = new Map<string, Promise<YtdlpInfo>>();
 
   async function run(page: URL, extra: { format?: string; infoJson?: string; signal?: AbortSignal }): Promise<YtdlpInfo> {
-    // A load from the kept description needs no network, so no gate session either.
-    const session = extra.infoJson === undefined ? await options.gate?.session() : undefined;
+    const common = { ytdlpPath: options.ytdlpPath, timeoutMs: options.timeoutMs, socketTimeoutSec: options.socketTimeoutSec, jsRuntime: options.jsRuntime };
+    // A load from the kept description needs no network: no gate session, no cookies.
+    const networked = extra.infoJson === undefined;
+    const session = networked ? await options.gate?.session() : undefined;
     const done = options.onChild?.();
     try {
-      return await extractInfo(page.href, { ytdlpPath: options.ytdlpPath, timeoutMs: options.timeoutMs, socketTimeoutSec: options.socketTimeoutSec, proxy: session?.proxyUrl, ...extra });
+      return await withCookieCopy(networked ? options.cookiesFile : undefined, (cookiesFile) =>
+        extractInfo(page.href, { ...common, cookiesFile, proxy: session?.proxyUrl, ...extra }),
+      );
     } catch (error) {
       // The page led yt-dlp to an address it may not fetch: say that, not how yt-dlp failed.
-      throw session?.refusal() ?? error;
+      const refusal = session?.refusal();
+      if (refusal) throw refusal;
+      if (error instanceof ApiError && error.code === "upstream_blocked") options.onBlocked?.(page);
+      throw error;
     } finally {
       done?.();
       session?.close();

@@ -4,7 +4,7 @@ import { graphqlAnswerToTweet } from "../../../src/platforms/x/graphql.ts";
 import { createTweetSource, type TweetSourceOptions } from "../../../src/platforms/x/source.ts";
 import { syndicationAnswerToTweet } from "../../../src/platforms/x/syndication.ts";
 import { syndicationToken } from "../../../src/platforms/x/token.ts";
-import { fakeTweetIds, startFakeXUpstream, type FakeXUpstream } from "../../fakes/x-upstream.ts";
+import { fakeTweetIds, startFakeXUpstream, xSession, type FakeXUpstream } from "../../fakes/x-upstream.ts";
 import { readFixture } from "./read-fixture.ts";
 
 const nasa = "1491475671058681863";
@@ -280,5 +280,43 @@ describe("createTweetSource() GraphQL fallback", () => {
     const error = await errorOf(withGraphql().getTweet(jack));
     expect([error.status, error.code]).toEqual([502, "upstream_failed"]);
     expect(error.message).toMatch(/does not understand/);
+  });
+});
+
+describe("createTweetSource() as the operator's signed-in account", () => {
+  const graphqlCalls = () => upstream.calls(new URL(upstream.graphql.tweetResultUrl).pathname);
+  const recordedVideo = () => graphqlAnswerToTweet(readFixture("graphql/TweetResultByRestId_video_1841206275088290279.json"), cockatoo);
+
+  it("without a session an age-restricted post stays 404 post_unavailable with X's reason", async () => {
+    const paths: string[] = [];
+    const error = await errorOf(source({ graphql: upstream.graphql, session: async () => null, onAnswer: (path) => paths.push(path) }).getTweet(fakeTweetIds.ageRestricted));
+    expect([error.status, error.code]).toEqual([404, "post_unavailable"]);
+    expect(error.message).toContain("Age-restricted adult content");
+    expect(paths).toEqual([]);
+  });
+
+  it("with a session, the post syndication refuses comes from GraphQL signed in, and says so", async () => {
+    const paths: string[] = [];
+    const tweets = source({ graphql: upstream.graphql, session: async () => ({ ...xSession }), onAnswer: (path) => paths.push(path) });
+    const g0 = graphqlCalls();
+    expect(await tweets.getTweet(fakeTweetIds.ageRestricted)).toEqual(recordedVideo());
+    expect(graphqlCalls() - g0).toBe(1);
+    expect((await tweets.getTweet(nasa)).id).toBe(nasa);
+    expect(paths).toEqual(["cookies", "syndication"]);
+  });
+
+  it("when syndication fails, GraphQL as a guest is refused, and the session answers", async () => {
+    upstream.setMode("syndication", { kind: "status", status: 429 });
+    const paths: string[] = [];
+    const tweets = source({ graphql: upstream.graphql, session: async () => ({ ...xSession }), onAnswer: (path) => paths.push(path) });
+    expect((await tweets.getTweet(fakeTweetIds.ageRestricted)).videoVariants.length).toBeGreaterThan(0);
+    expect((await tweets.getTweet(jack)).id).toBe(jack);
+    expect(paths).toEqual(["cookies", "guest"]);
+  });
+
+  it("a session X does not accept is a 502, never the post", async () => {
+    const error = await errorOf(source({ graphql: upstream.graphql, session: async () => ({ authToken: "old", ct0: "old" }) }).getTweet(fakeTweetIds.ageRestricted));
+    expect([error.status, error.code]).toEqual([502, "upstream_failed"]);
+    expect(String(error.cause)).toContain("COOKIES_FILE");
   });
 });

@@ -15,6 +15,12 @@ describe("classifyYtdlpFailure()", () => {
     ["ERROR: [generic] Unable to download webpage: <urlopen error [Errno -2] Name or service not known>", 502, "upstream_failed"],
     ["ERROR: [generic] Unable to download webpage: The read operation timed out", 502, "upstream_failed"],
     ["Traceback (most recent call last):\nKeyError: 'x'", 502, "upstream_failed"],
+    ["ERROR: [youtube] dQw4w9WgXcQ: Sign in to confirm you’re not a bot. Use --cookies-from-browser or --cookies for the authentication. See  https://github.com/yt-dlp/yt-dlp/wiki/FAQ#how-do-i-pass-cookies-to-yt-dlp", 502, "upstream_blocked"],
+    ["ERROR: [youtube] abc: Sign in to confirm your age. This video may be inappropriate for some users. Use --cookies-from-browser or --cookies for the authentication.", 502, "upstream_blocked"],
+    ["ERROR: [instagram] C1a2b3: Requested content is not available, rate-limit reached or login required. Use --cookies, --cookies-from-browser, --username and --password, --netrc-cmd, or --netrc (instagram) to provide account credentials", 502, "upstream_blocked"],
+    ["ERROR: [tiktok] 123: This post requires login. Use --cookies", 502, "upstream_blocked"],
+    ["ERROR: [generic] rate-limited: Unable to download webpage: HTTP Error 429: Too Many Requests (caused by <HTTPError 429: Too Many Requests>)", 502, "upstream_blocked"],
+    ["ERROR: [youtube] abc: Private video. Sign in if you've been granted access to this video. Use --cookies-from-browser or --cookies for the authentication.", 404, "not_found"],
     ["", 502, "upstream_failed"],
   ])("%s -> %i %s", (stderr, status, code) => {
     expect(classifyYtdlpFailure(1, stderr)).toMatchObject({ status, code });
@@ -37,6 +43,12 @@ describe("classifyYtdlpFailure()", () => {
     expect(error).toMatchObject({ status: 502, code: "upstream_failed" });
     expect(error.message).not.toContain("refused");
     expect(String(error.cause)).toContain("Connection refused");
+  });
+
+  test("a blocked run says who can act in the answer, and names the remedy in the cause the log shows", () => {
+    const error = classifyYtdlpFailure(1, "ERROR: [youtube] x: Sign in to confirm you’re not a bot. Use --cookies\n");
+    expect(error.message).toMatch(/platform refused this server with a bot check.*operator of this service can act/);
+    expect(String(error.cause)).toMatch(/Sign in to confirm you.re not a bot.*COOKIES_FILE.*OUTBOUND_PROXY.*--update-yt-dlp/);
   });
 
   test("a kill by signal says so", () => {

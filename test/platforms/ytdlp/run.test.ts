@@ -47,6 +47,13 @@ describe("extractInfoArgs()", () => {
     ]);
   });
 
+  test("a YouTube link gets the JavaScript runtime for its challenges, and the cookie file's copy", () => {
+    const args = extractInfoArgs("https://www.youtube.com/watch?v=dQw4w9WgXcQ", { jsRuntime: "deno:/opt/deno", cookiesFile: "/tmp/c/cookies.txt" });
+    expect(args.join(" ")).toContain("--no-js-runtimes --js-runtimes deno:/opt/deno --remote-components ejs:npm --cookies /tmp/c/cookies.txt -- https://www.youtube.com/watch?v=dQw4w9WgXcQ");
+    expect(extractInfoArgs("https://www.youtube.com/watch?v=a", { jsRuntime: null })).toContain("--no-js-runtimes");
+    expect(extractInfoArgs("https://www.youtube.com/watch?v=a", { jsRuntime: null })).not.toContain("--js-runtimes");
+  });
+
   test("reads a kept description from stdin instead of fetching the page", () => {
     expect(extractInfoArgs("https://a/b", { format: "b", infoJson: "{}" })).toEqual([
       "-J", "--ignore-config", "--no-playlist", "--playlist-items", "1", "--no-warnings", "-f", "b", "--load-info-json", "-",
@@ -87,6 +94,10 @@ describe("extractInfo() against the local site", () => {
 
   test("missing page is 404 not_found", async () => {
     await expect(extractInfo(site.pages.missing, options)).rejects.toMatchObject({ status: 404, code: "not_found" });
+  });
+
+  test("a site that rate-limits this server is 502 upstream_blocked", async () => {
+    await expect(extractInfo(site.pages.rateLimited, options)).rejects.toMatchObject({ status: 502, code: "upstream_blocked" });
   });
 
   test("connection refused is 502 upstream_failed", async () => {

@@ -50,9 +50,20 @@ describe("planRemux()", () => {
     expect(plan.inputs).toEqual([{
       url: "https://video.twimg.com/amplify_video/943561675927519232/vid/720x720/h1uN7biCI-Fbzm9D.mp4",
       headers: expect.objectContaining({ Referer: "https://twitter.com/verge/status/957383241714970624" }),
+      cookies: [],
       hls: false,
     }]);
     expect(plan).toMatchObject({ videoInput: 0, audioInput: 0, adtsAudio: false });
+  });
+
+  test("the cookies yt-dlp names for a format go to ffmpeg scoped, never as a bare Cookie header", () => {
+    const info = YtdlpInfo.parse({ id: "c", url: "https://cdn.example.com/v.mp4", ext: "mp4", protocol: "https", cookies: "s=1; Domain=.example.com; Path=/", http_headers: { Cookie: "old=2", Referer: "https://example.com/p" } });
+    expect(planRemux(info, "mp4").inputs).toEqual([{
+      url: "https://cdn.example.com/v.mp4",
+      headers: { Referer: "https://example.com/p" },
+      cookies: ["s=1; domain=.example.com; path=/", "old=2; domain=cdn.example.com; path=/"],
+      hls: false,
+    }]);
   });
 
   test("VP8 and Vorbis are re-encoded, since MP4 cannot hold them", () => {

@@ -1,0 +1,40 @@
+// The operator's X session from their cookie file (COOKIES_FILE, Netscape format, as browser
+// export extensions write it): the `auth_token` and `ct0` cookies of x.com. X's web client
+// sends both as cookies and `ct0` again as the `x-csrf-token` header. Pure; the file is read
+// by the caller, anew for every use.
+
+export interface XSession {
+  authToken: string;
+  ct0: string;
+}
+
+const xDomain = /^(\.?x\.com|\.?twitter\.com)$/i;
+
+/** The x.com session in a Netscape cookie file's text, or null when it has none (or it expired). */
+export function xSessionFromCookieFile(text: string, now: Date): XSession | null {
+  const found = new Map<string, string>();
+  for (const raw of text.split(/\r?\n/)) {
+    // Browsers mark HttpOnly cookies (auth_token is one) with this prefix instead of a field.
+    const line = raw.startsWith("#HttpOnly_") ? raw.slice("#HttpOnly_".length) : raw;
+    if (line.startsWith("#") || !line.trim()) continue;
+    const [domain, , , , expires, name, value] = line.split("\t");
+    if (!domain || !name || value === undefined || !xDomain.test(domain)) continue;
+    const expiry = Number(expires);
+    if (expiry > 0 && expiry * 1000 < now.getTime()) continue;
+    // x.com wins over twitter.com when a file holds both.
+    if (!found.has(name) || /x\.com$/i.test(domain)) found.set(name, value.trim());
+  }
+  const authToken = found.get("auth_token");
+  const ct0 = found.get("ct0");
+  return authToken && ct0 ? { authToken, ct0 } : null;
+}
+
+/** The request headers of X's web client for a signed-in session. */
+export function sessionHeaders(session: XSession): Record<string, string> {
+  return {
+    cookie: `auth_token=${session.authToken}; ct0=${session.ct0}`,
+    "x-csrf-token": session.ct0,
+    "x-twitter-auth-type": "OAuth2Session",
+    "x-twitter-active-user": "yes",
+  };
+}
