@@ -36,6 +36,23 @@ export const DownloadQuery = z.object({
     .optional()
     .describe("Page mode only: a yt-dlp format selector, for example a `formatId` of the post record or `bestvideo[height<=720]+bestaudio`"),
   audio: z.enum(["mp3"]).optional().describe("`mp3` sends the audio alone as MP3 at 320 kbps CBR; any other value is 400"),
+  index: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe(
+      "Which item of the post to send, counting from 1 in the record's `media` list: a photo or a video relayed as it is when it has a direct `url`, else through page mode. Past the last item is 400 saying how many there are. Default: on X the post's first video, else its first photo; elsewhere the first item",
+    ),
+  subtitles: z
+    .string()
+    .min(1)
+    .max(35)
+    .optional()
+    .describe(
+      "Page mode, MP4 only: embed the subtitle track of this language (a `lang` of the post record's `subtitles`) as a mov_text stream tagged with its ISO 639-2 language. A language the item lacks is 400 naming the ones it has; with `audio=mp3` it is 400",
+    ),
   filename: z
     .string()
     .optional()

@@ -56,7 +56,7 @@ export function planRemux(info: YtdlpInfo, output: OutputKind): RemuxPlan {
   const audioCodec = audioCodecOf(audio);
   return {
     output,
-    inputs: sources.map((f) => ({ url: f.url!, headers: f.http_headers ?? {}, hls: isHls(f) })),
+    inputs: sources.map((f) => ({ url: f.url!, headers: f.http_headers ?? {}, hls: isHls(f), sizeBytes: f.filesize ?? f.filesize_approx ?? undefined })),
     videoInput: output === "mp3" || video === null ? null : sources.indexOf(video),
     audioInput: sources.indexOf(audio),
     transcodeVideo: video !== null && mp4VideoMisfits.has(videoCodecOf(video) ?? ""),

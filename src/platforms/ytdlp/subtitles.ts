@@ -2,17 +2,12 @@
 // yt-dlp lists each language in several formats (YouTube: json3, srv1-3, ttml, vtt); only the
 // ones ffmpeg reads as subtitles count, so every language the record lists can be embedded.
 import { ApiError } from "../../http/problem.ts";
+import type { SubtitleInput } from "../../media/ffmpeg.ts";
 import type { PostSubtitle } from "../records.ts";
 import type { SubtitleTrack, YtdlpEntry } from "./info.ts";
 
 /** Formats ffmpeg 5.1 demuxes as text subtitles, best first (WebVTT keeps styling mov_text can hold). */
 const readableExts = ["vtt", "srt", "ass", "ssa"];
-
-export interface ChosenSubtitle {
-  lang: string;
-  url: string;
-  headers: Record<string, string>;
-}
 
 /** The track of `lang` that ffmpeg reads best, or null. */
 function readableTrack(tracks: readonly SubtitleTrack[] | undefined): (SubtitleTrack & { url: string }) | null {
@@ -47,10 +42,11 @@ export function subtitlesOf(entry: YtdlpEntry): PostSubtitle[] {
  * The track a download embeds for `lang`: a manual one when the item has both kinds. A language
  * the item lacks is 400 naming the ones it has.
  */
-export function chooseSubtitle(entry: YtdlpEntry, lang: string): ChosenSubtitle {
+export function chooseSubtitle(entry: YtdlpEntry, lang: string): SubtitleInput {
   const found = languages(entry).find((candidate) => candidate.lang === lang);
   if (!found) throw missingSubtitles(lang, subtitlesOf(entry).map((s) => s.lang));
-  return { lang, url: found.track.url, headers: found.track.http_headers ?? entry.http_headers ?? {} };
+  // A track without headers of its own is fetched like the page's media.
+  return { lang, input: { url: found.track.url, headers: found.track.http_headers ?? entry.http_headers ?? {}, hls: false } };
 }
 
 export function missingSubtitles(lang: string, available: readonly string[]): ApiError {

@@ -21,6 +21,7 @@ describe("createPageSource()", () => {
       socketTimeoutSec: 5,
       cacheTtlMs,
       cacheMaxEntries: 10,
+      maxItems: 5,
       onChild: () => {
         children += 1;
         return () => {};
