@@ -91,6 +91,16 @@ export function postItems(info: YtdlpInfo): YtdlpEntry[] {
   });
 }
 
+/**
+ * Item `item` (1-based) as yt-dlp described it, without the playlist's fields: a description
+ * `--load-info-json` can choose formats from. (Given a whole playlist, yt-dlp drops its entries
+ * on loading and fetches the page again.) Undefined past the last item.
+ */
+export function itemDescription(info: YtdlpInfo, item: number): YtdlpEntry | undefined {
+  if (info._type !== "playlist") return item === 1 ? info : undefined;
+  return (info.entries ?? []).filter((entry) => entry !== null)[item - 1];
+}
+
 /** The post's main media, which a request without `index` is about: its first item. */
 export function mainEntry(info: YtdlpInfo): YtdlpEntry {
   return postItems(info)[0]!;

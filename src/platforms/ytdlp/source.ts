@@ -2,7 +2,7 @@
 // link extracts once: the download then only asks yt-dlp to pick formats from the kept
 // description (`--load-info-json`), which needs no network.
 import { createTtlCache } from "../../util/ttl-cache.ts";
-import type { YtdlpInfo } from "./info.ts";
+import { itemDescription, type YtdlpInfo } from "./info.ts";
 import { extractInfo } from "./run.ts";
 
 export interface PageSourceOptions {
@@ -38,7 +38,7 @@ export function createPageSource(options: PageSourceOptions): PageSource {
 
   const everyItem = `1:${options.maxItems}`;
 
-  async function run(page: URL, extra: { playlistItems: string; format?: string; infoJson?: string; signal?: AbortSignal }): Promise<YtdlpInfo> {
+  async function run(page: URL, extra: { playlistItems?: string; format?: string; infoJson?: string; signal?: AbortSignal }): Promise<YtdlpInfo> {
     const done = options.onChild?.();
     try {
       return await extractInfo(page.href, { ytdlpPath: options.ytdlpPath, timeoutMs: options.timeoutMs, socketTimeoutSec: options.socketTimeoutSec, ...extra });
@@ -68,8 +68,10 @@ export function createPageSource(options: PageSourceOptions): PageSource {
     },
     async select(page, selector, signal, item = 1) {
       const kept = cache.get(page.href);
-      if (!kept) return fresh(page, String(item), selector, signal);
-      return run(page, { playlistItems: String(item), format: selector, infoJson: kept.json, signal });
+      const described = kept && itemDescription(kept.info, item);
+      if (!kept || !described) return fresh(page, String(item), selector, signal);
+      const infoJson = described === kept.info ? kept.json : JSON.stringify(described);
+      return run(page, { format: selector, infoJson, signal });
     },
   };
 }

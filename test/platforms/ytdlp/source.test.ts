@@ -45,6 +45,24 @@ describe("createPageSource()", () => {
     expect(mainEntry(chosen).requested_formats?.length).toBe(2);
   });
 
+  test("a description lists every item; select picks formats for the item asked, from the kept description", async () => {
+    const { pages, children } = source(60_000);
+    const page = new URL(site.pages.twoVideos);
+    expect((await pages.info(page)).entries).toHaveLength(2);
+    const second = await pages.select(page, "b", undefined, 2);
+    expect(mainEntry(second).url).toBe(`${site.origin}/media/short.mp4`);
+    expect(children()).toBe(2);
+    expect(pageFetches("/two-videos.html")).toBe(1);
+  });
+
+  test("a download's run for one item of a playlist is not kept as the post's description", async () => {
+    const { pages, children } = source(60_000);
+    const page = new URL(`${site.pages.twoVideos}?fresh`);
+    expect(mainEntry(await pages.select(page, "b", undefined, 2)).url).toBe(`${site.origin}/media/short.mp4`);
+    expect((await pages.info(page)).entries).toHaveLength(2);
+    expect(children()).toBe(2);
+  });
+
   test("without a cache every call extracts again", async () => {
     const { pages, children } = source(0);
     const page = new URL(site.pages.progressive);
