@@ -13,7 +13,7 @@ describe("createPageSource()", () => {
   afterAll(() => site.close());
 
   const pageFetches = (path: string) => site.requestLog.filter((request) => request.path === path).length;
-  const source = (cacheTtlMs: number) => {
+  const source = (cacheTtlMs: number, maxItems = 5) => {
     let children = 0;
     const pages = createPageSource({
       ytdlpPath: "yt-dlp",
@@ -21,7 +21,7 @@ describe("createPageSource()", () => {
       socketTimeoutSec: 5,
       cacheTtlMs,
       cacheMaxEntries: 10,
-      maxItems: 5,
+      maxItems,
       onChild: () => {
         children += 1;
         return () => {};
@@ -53,6 +53,11 @@ describe("createPageSource()", () => {
     expect(mainEntry(second).url).toBe(`${site.origin}/media/short.mp4`);
     expect(children()).toBe(2);
     expect(pageFetches("/two-videos.html")).toBe(1);
+  });
+
+  test("describes no more items than maxItems (PLAYLIST_MAX_ITEMS)", async () => {
+    const { pages } = source(0, 1);
+    expect((await pages.info(new URL(site.pages.twoVideos))).entries?.map((entry) => entry?.url)).toEqual([site.mp4Url]);
   });
 
   test("a download's run for one item of a playlist is not kept as the post's description", async () => {
