@@ -56,15 +56,15 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
     const target = requireUrlParam(query);
     const wanted = wantedOf(query);
     const platform = detectPlatform(target, deps.extraPageHosts);
+    // Only page mode has subtitles: X lists none, and a media link is a bare file.
+    if (wanted.subtitles !== null && (platform === null || platform === "X")) throw missingSubtitles(wanted.subtitles, []);
     if (platform === null) {
-      // A media link is one file: item 1, without subtitles.
+      // A media link is one file: item 1.
       if (wanted.index !== null) requireItem(wanted.index, 1);
-      if (wanted.subtitles !== null) throw missingSubtitles(wanted.subtitles, []);
       return fromMediaUrl(ctx, deps, target, wanted.output, wanted.filename ?? undefined);
     }
     if (platform === "X") {
       const tweet = await deps.tweets.getTweet(parseStatusId(target.href));
-      if (wanted.subtitles !== null) throw missingSubtitles(wanted.subtitles, []);
       const item = tweetItem(tweet, wanted.index);
       if (item.type === "photo" && wanted.output === "mp3") {
         throw new ApiError(400, "invalid_parameter", "This item is a photo; `audio=mp3` needs a video.");

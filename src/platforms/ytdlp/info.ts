@@ -80,7 +80,7 @@ export type YtdlpInfo = z.infer<typeof YtdlpInfo>;
  * (uploader, title) are taken from the playlist. Anything else is one item.
  */
 export function postItems(info: YtdlpInfo): YtdlpEntry[] {
-  const entries = info._type === "playlist" ? (info.entries ?? []).filter((entry) => entry !== null) : [];
+  const entries = entriesOf(info);
   if (entries.length === 0) return [info];
   return entries.map((entry) => {
     const merged: Record<string, unknown> = { ...info, entries: undefined };
@@ -98,7 +98,11 @@ export function postItems(info: YtdlpInfo): YtdlpEntry[] {
  */
 export function itemDescription(info: YtdlpInfo, item: number): YtdlpEntry | undefined {
   if (info._type !== "playlist") return item === 1 ? info : undefined;
-  return (info.entries ?? []).filter((entry) => entry !== null)[item - 1];
+  return entriesOf(info)[item - 1];
+}
+
+function entriesOf(info: YtdlpInfo): YtdlpEntry[] {
+  return info._type === "playlist" ? (info.entries ?? []).filter((entry) => entry !== null) : [];
 }
 
 /** The post's main media, which a request without `index` is about: its first item. */
