@@ -102,6 +102,7 @@ export const ConfigSchema = z.object({
   EXTRACT_TIMEOUT_S: positiveInt.default(60).describe("Time cap of one yt-dlp extraction, in seconds"),
   PAGE_TIMEOUT_S: positiveInt.default(900).describe("Time cap of one page-mode download, in seconds"),
   PAGE_CACHE_TTL_S: z.coerce.number().int().min(0).default(300).describe("How long page descriptions from yt-dlp are kept, in seconds"),
+  PLAYLIST_MAX_ITEMS: positiveInt.max(100).default(20).describe("Most items yt-dlp describes of a page with several media (a carousel, a playlist link), 1 to 100"),
   MAX_PAGE_DOWNLOADS: positiveInt.default(2 * availableParallelism()).describe("Page-mode downloads this instance runs at once (default twice the CPU count)"),
 });
 

@@ -72,6 +72,7 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     socketTimeoutSec: Math.min(20, config.EXTRACT_TIMEOUT_S),
     cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
     cacheMaxEntries: 500,
+    maxItems: config.PLAYLIST_MAX_ITEMS,
     onChild: () => metrics.childStarted("yt-dlp"),
     gate,
     jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME),

@@ -14,6 +14,13 @@ describe("parseConfig()", () => {
     expect(() => parseConfig({ SHUTDOWN_GRACE_MS: "-1" })).toThrow(/SHUTDOWN_GRACE_MS/);
   });
 
+  it("caps what yt-dlp describes of a page with several media at 20 items unless told otherwise, 1 to 100", () => {
+    expect(parseConfig({}).PLAYLIST_MAX_ITEMS).toBe(20);
+    expect(parseConfig({ PLAYLIST_MAX_ITEMS: "5" }).PLAYLIST_MAX_ITEMS).toBe(5);
+    expect(() => parseConfig({ PLAYLIST_MAX_ITEMS: "0" })).toThrow(/PLAYLIST_MAX_ITEMS/);
+    expect(() => parseConfig({ PLAYLIST_MAX_ITEMS: "101" })).toThrow(/PLAYLIST_MAX_ITEMS/);
+  });
+
   it("treats empty values as unset and coerces numbers", () => {
     expect(parseConfig({ PORT: "", HOST: "127.0.0.1" })).toMatchObject({ PORT: 8080, HOST: "127.0.0.1" });
     expect(parseConfig({ PORT: "9000" }).PORT).toBe(9000);

@@ -9,6 +9,7 @@ const exposed = [
   "Content-Disposition",
   "Content-Length",
   "Content-Range",
+  "Estimated-Content-Length",
   "X-Request-Id",
 ].join(", ");
 

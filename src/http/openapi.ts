@@ -3,7 +3,7 @@
 // /api/v1/openapi.json and rendered as /docs.
 import { z } from "zod";
 import { UsageRecord } from "../limits/usage.ts";
-import { PostRecord, PostVideoVariant, TweetRecord, TweetVideoVariant } from "../platforms/records.ts";
+import { PostMediaItem, PostRecord, PostSubtitle, PostVideoVariant, TweetMediaItem, TweetRecord, TweetVideoVariant } from "../platforms/records.ts";
 import type { Problem } from "./problem.ts";
 import { DownloadQuery, PostQuery, TweetQuery } from "./query.ts";
 
@@ -65,6 +65,13 @@ const fileHeaders = {
   "Content-Length": { description: "Body size in bytes; sent whenever the size is known before the first byte (always in direct mode)", schema: { type: "integer" } },
   "Accept-Ranges": { description: "`bytes` when the media host supports ranges (direct mode)", schema: { type: "string" } },
 };
+const estimatedLengthHeader = {
+  "Estimated-Content-Length": {
+    description:
+      "Page mode: an estimate of the body size in bytes, sent when the source says the sizes of the files it remuxes (their sum; for MP3 the length at 320 kbps). For progress bars only: the body may be somewhat larger or smaller",
+    schema: { type: "integer" },
+  },
+};
 const fileContent = {
   "*/*": {
     schema: { type: "string", contentMediaType: "application/octet-stream" },
@@ -78,7 +85,7 @@ const operations: OperationSpec[] = [
     operationId: "getPost",
     summary: "Post record for a URL of any supported platform",
     description:
-      "Returns the platform-independent record of a post or video. Every field is present; an unknown value is null and lists are always arrays. When `needsServerProcessing` is true, fetch the media with /api/v1/download in page mode, passing a variant's `formatId` as `format`.",
+      "Returns the platform-independent record of a post or video. Every field is present; an unknown value is null and lists are always arrays. When `needsServerProcessing` is true, fetch the media with /api/v1/download in page mode, passing a variant's `formatId` as `format`. `media` lists every item of the post (a carousel, several videos on one page, X's photos and videos); download one with `index`.",
     query: PostQuery,
     success: jsonSuccess("PostRecord", "The post record"),
     errors: {
@@ -95,7 +102,7 @@ const operations: OperationSpec[] = [
     operationId: "getTweet",
     summary: "Rich record of an X post, with direct media URLs",
     description:
-      "For x.com and twitter.com links only. Video variants carry direct media URLs that /api/v1/download relays in direct mode. A post without video has `videoVariants: []`; an animated GIF has `isAnimatedGif: true` and its MP4 variant.",
+      "For x.com and twitter.com links only. Video variants carry direct media URLs that /api/v1/download relays in direct mode. A post without video has `videoVariants: []`; an animated GIF has `isAnimatedGif: true` and its MP4 variant. These fields describe the first video; `media` lists every photo, video and GIF in order.",
     query: TweetQuery,
     success: jsonSuccess("TweetRecord", "The tweet record"),
     errors: {
@@ -109,12 +116,12 @@ const operations: OperationSpec[] = [
     operationId: "download",
     summary: "Stream a media file",
     description:
-      "Direct mode relays a file from X's media hosts under the service's file name and passes `Range` through, so downloads resume (206 with Content-Range). Page mode fetches the media of a supported platform page with yt-dlp and streams it remuxed as fragmented MP4 (or MP3 with `audio=mp3`). Nothing is stored on the service. A transfer that fails after the first byte is cut off, never ended as if complete.",
+      "Direct mode relays a file from X's media hosts under the service's file name and passes `Range` through, so downloads resume (206 with Content-Range). Page mode fetches the media of a supported platform page with yt-dlp and streams it remuxed as fragmented MP4 (or MP3 with `audio=mp3`), with `Estimated-Content-Length` when the source says the sizes. `index` picks one item of a post with several (the record's `media`), `subtitles` embeds a subtitle track. Nothing is stored on the service. A transfer that fails after the first byte is cut off, never ended as if complete.",
     query: DownloadQuery,
     success: {
       200: {
         description: "The whole file",
-        headers: { ...required({ ...rateLimitHeaders, ...requestIdHeader, "Content-Disposition": fileHeaders["Content-Disposition"] }), "Content-Length": fileHeaders["Content-Length"], "Accept-Ranges": fileHeaders["Accept-Ranges"] },
+        headers: { ...required({ ...rateLimitHeaders, ...requestIdHeader, "Content-Disposition": fileHeaders["Content-Disposition"] }), "Content-Length": fileHeaders["Content-Length"], "Accept-Ranges": fileHeaders["Accept-Ranges"], ...estimatedLengthHeader },
         content: fileContent,
       },
       206: {
@@ -229,7 +236,7 @@ function toJsonSchema(schema: z.ZodType, io: "input" | "output" = "output"): Jso
 
 function componentSchemas(): Record<string, JsonSchema> {
   const registry = z.registry<{ id: string }>();
-  const named = { PostRecord, PostVideoVariant, TweetRecord, TweetVideoVariant, UsageRecord, Problem: ProblemSchema };
+  const named = { PostRecord, PostMediaItem, PostVideoVariant, PostSubtitle, TweetRecord, TweetMediaItem, TweetVideoVariant, UsageRecord, Problem: ProblemSchema };
   for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
   const { schemas } = z.toJSONSchema(registry, { target: "draft-2020-12", uri: (id) => `#/components/schemas/${id}` });
   return Object.fromEntries(

@@ -53,6 +53,21 @@ export const DownloadQuery = z.object({
     .enum(["mp3"], "`audio` takes only the value `mp3` (MP3 at 320 kbps); leave it out for MP4.")
     .optional()
     .describe("`mp3` sends the audio alone as MP3 at 320 kbps CBR; any other value is 400"),
+  index: z.coerce
+    .number("`index` is the number of an item of the post, counting from 1 in the record's `media` list.")
+    .int("`index` is the number of an item of the post, counting from 1 in the record's `media` list.")
+    .min(1, "`index` counts from 1.")
+    .max(1000, "`index` is at most 1000.")
+    .optional()
+    .describe(
+      "Which item of the post to send, counting from 1 in the record's `media` list: a photo or a video relayed as it is when it has a direct `url`, else through page mode. Past the last item is 400 saying how many there are. Default: on X the post's first video, else its first photo; elsewhere the first item",
+    ),
+  subtitles: textParam("subtitles", 35, /^[A-Za-z0-9_-]*$/, "anything but letters, digits, `-` and `_`")
+    .min(1)
+    .optional()
+    .describe(
+      "Page mode, MP4 only: embed the subtitle track of this language (a `lang` of the post record's `subtitles`) as a mov_text stream tagged with its ISO 639-2 language. A language the item lacks is 400 naming the ones it has; with `audio=mp3` it is 400",
+    ),
   filename: textParam("filename", 255)
     .optional()
     .describe(

@@ -1,28 +1,29 @@
 // GET /api/v1/download?url=. A media-CDN link of X is relayed as it is (direct mode); an X post
-// link relays its best video (or the variant `format` names) or its first image; any other
-// supported page link goes through yt-dlp and ffmpeg (page mode). `audio=mp3` turns any of them
-// into MP3 with ffmpeg.
+// link relays its best video (or the variant `format` names) or its first image, or the item
+// `index` names; any other supported page link goes through yt-dlp and ffmpeg (page mode), which
+// can also embed a subtitle track. `audio=mp3` turns any of them into MP3 with ffmpeg.
 import type { ApiContext, ApiHandler } from "../http/context.ts";
 import { DownloadQuery, parseQuery } from "../http/query.ts";
 import { whenResponseDone } from "../http/response-done.ts";
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import type { Slots } from "../limits/slots.ts";
 import { downloadResponse } from "../metrics/downloads.ts";
-import type { PlatformId, TweetRecord } from "../platforms/records.ts";
+import type { PlatformId, TweetMediaItem, TweetRecord } from "../platforms/records.ts";
 import { detectPlatform } from "../platforms/table.ts";
 import { ytdlpFormatId } from "../platforms/x/post.ts";
 import type { TweetSource } from "../platforms/x/source.ts";
 import { parseStatusId } from "../platforms/x/url.ts";
-import { mainEntry } from "../platforms/ytdlp/info.ts";
+import { mainEntry, postItems } from "../platforms/ytdlp/info.ts";
 import { infoToPost } from "../platforms/ytdlp/post.ts";
 import { planRemux, selectorFor, type OutputKind } from "../platforms/ytdlp/selection.ts";
 import type { PageSource } from "../platforms/ytdlp/source.ts";
+import { chooseSubtitle, missingSubtitles } from "../platforms/ytdlp/subtitles.ts";
 import { assertDirectUrl, withOriginOverride } from "./direct-hosts.ts";
 import { assertFetchable, type EgressPolicy } from "./egress.ts";
 import type { RemuxPlan } from "./ffmpeg.ts";
 import { nameFromMediaUrl } from "./filename.ts";
 import { relayMedia, type RelayOptions } from "./relay.ts";
-import { remuxResponse, type RemuxOptions } from "./remux.ts";
+import { remuxResponse, type RemuxOptions, type RemuxRequest } from "./remux.ts";
 import { requireTools, type Tools } from "./tools.ts";
 
 export interface DownloadDeps {
@@ -45,26 +46,51 @@ interface Wanted {
   /** yt-dlp format selector, or for X a qualityLabel or formatId of the post's variants. */
   format: string | null;
   filename: string | null;
+  /** Which item of the post (1-based, as in the record's `media`); null for the default one. */
+  index: number | null;
+  /** Language of the subtitle track to embed; null for none. */
+  subtitles: string | null;
 }
 
 export function downloadHandler(deps: DownloadDeps): ApiHandler {
   return async (ctx) => {
     const query = parseQuery(DownloadQuery, ctx.url.searchParams);
     const target = query.url;
-    const wanted: Wanted = { output: query.audio ?? "mp4", format: query.format || null, filename: query.filename ?? null };
+    const wanted: Wanted = { output: query.audio ?? "mp4", format: query.format || null, filename: query.filename ?? null, index: query.index ?? null, subtitles: query.subtitles ?? null };
+    if (wanted.subtitles !== null && wanted.output === "mp3") {
+      throw new ApiError(400, "invalid_parameter", "`subtitles` embeds a track into MP4; MP3 (`audio=mp3`) cannot hold one. Leave one of them out.");
+    }
     const platform = detectPlatform(target, deps.extraPageHosts);
-    if (platform === null) return fromMediaUrl(ctx, deps, target, wanted.output, wanted.filename ?? undefined);
+    // Only page mode has subtitles: X lists none, and a media link is a bare file.
+    if (wanted.subtitles !== null && (platform === null || platform === "X")) throw missingSubtitles(wanted.subtitles, []);
+    if (platform === null) {
+      // A media link is one file: item 1.
+      if (wanted.index !== null) requireItem(wanted.index, 1);
+      return fromMediaUrl(ctx, deps, target, wanted.output, wanted.filename ?? undefined);
+    }
     if (platform === "X") {
       const tweet = await deps.tweets.getTweet(parseStatusId(target.href));
-      const media = tweetMedia(tweet, wanted.format);
-      if (media?.isImage && wanted.output === "mp3") {
-        throw new ApiError(400, "invalid_parameter", "This post has photos and no video; `audio=mp3` needs a video.");
+      const item = tweetItem(tweet, wanted.index);
+      if (item.type === "photo" && wanted.output === "mp3") {
+        throw new ApiError(400, "invalid_parameter", "This item is a photo; `audio=mp3` needs a video.");
       }
-      // A video X offers only as HLS has a poster and no MP4: yt-dlp fetches it.
-      if (media !== null) return fromMediaUrl(ctx, deps, media.url, wanted.output, wanted.filename ?? `x_${tweet.id}`);
+      const name = wanted.filename ?? (wanted.index === null ? `x_${tweet.id}` : `x_${tweet.id}_${wanted.index}`);
+      const media = itemUrl(item, wanted.format);
+      if (media !== null) return fromMediaUrl(ctx, deps, media, wanted.output, name);
+      // A video X offers only as HLS has a poster and no MP4: yt-dlp fetches it. yt-dlp lists
+      // a post's videos and GIFs but not its photos, so the item is counted among those.
+      const among = wanted.index === null ? null : tweet.media.slice(0, wanted.index).filter((m) => m.type !== "photo").length;
+      return pageMode(ctx, deps, target, platform, { ...wanted, filename: name, index: among });
     }
     return pageMode(ctx, deps, target, platform, wanted);
   };
+}
+
+/** 400 for an index past the post's last item, saying how many there are. */
+function requireItem(index: number, count: number): void {
+  if (index <= count) return;
+  const items = count === 1 ? "1 item" : `${count} items`;
+  throw new ApiError(400, "invalid_parameter", `\`index=${index}\` is past the last item: this post has ${items}; \`index\` counts from 1.`);
 }
 
 /** Direct mode: the file as the CDN has it, or as MP3 through ffmpeg. */
@@ -89,22 +115,31 @@ async function fromMediaUrl(ctx: ApiContext, deps: DownloadDeps, media: URL, out
   return remuxWithSlot(ctx, deps, async () => ({ plan, name, durationSec: null }));
 }
 
-/** The variant `format` names (qualityLabel or formatId), else the best; else the first image; null for neither. */
-function tweetMedia(tweet: TweetRecord, format: string | null): { url: URL; isImage: boolean } | null {
-  if (format !== null) {
-    const variant = tweet.videoVariants.find((v) => v.qualityLabel === format || ytdlpFormatId(v.bitrate) === format);
-    if (!variant) {
-      const offered = tweet.videoVariants.map((v) => `${v.qualityLabel} (${ytdlpFormatId(v.bitrate)})`).join(", ") || "none";
-      throw new ApiError(400, "format_not_available", `This post has no variant ${format}; it offers: ${offered}.`);
-    }
-    return { url: upstreamUrl(variant.url), isImage: false };
+/**
+ * The item `index` names; by default the first video or GIF (what the record's own video fields
+ * describe), else the first photo. A post with neither is 404.
+ */
+function tweetItem(tweet: TweetRecord, index: number | null): TweetMediaItem {
+  if (index !== null) {
+    requireItem(index, tweet.media.length);
+    return tweet.media[index - 1]!;
   }
-  const best = tweet.videoVariants[0];
-  if (best) return { url: upstreamUrl(best.url), isImage: false };
-  const image = tweet.posterUrl === null ? tweet.imageUrls[0] : undefined;
-  if (image !== undefined) return { url: upstreamUrl(image), isImage: true };
-  if (tweet.posterUrl === null) throw new ApiError(404, "no_media", "This post has no video or image to download.");
-  return null;
+  const item = tweet.media.find((m) => m.type !== "photo") ?? tweet.media[0];
+  if (item === undefined) throw new ApiError(404, "no_media", "This post has no video or image to download.");
+  return item;
+}
+
+/** The file to relay: the variant `format` names (qualityLabel or formatId), else the item's own; null when only page mode has it. */
+function itemUrl(item: TweetMediaItem, format: string | null): URL | null {
+  if (format !== null) {
+    const variant = item.videoVariants.find((v) => v.qualityLabel === format || ytdlpFormatId(v.bitrate) === format);
+    if (!variant) {
+      const offered = item.videoVariants.map((v) => `${v.qualityLabel} (${ytdlpFormatId(v.bitrate)})`).join(", ") || "none";
+      throw new ApiError(400, "format_not_available", `This ${item.type} has no variant ${format}; it offers: ${offered}.`);
+    }
+    return upstreamUrl(variant.url);
+  }
+  return item.url === null ? null : upstreamUrl(item.url);
 }
 
 /** A URL from X's answer; one that does not parse is X's fault, not the caller's. */
@@ -117,29 +152,36 @@ function upstreamUrl(text: string): URL {
 async function pageMode(ctx: ApiContext, deps: DownloadDeps, page: URL, platform: PlatformId, wanted: Wanted): Promise<Response> {
   requireTools(deps.tools, ["yt-dlp", "ffmpeg"]);
   return remuxWithSlot(ctx, deps, async () => {
-    const info = await deps.pages.select(page, selectorFor(wanted.format, wanted.output), ctx.request.signal);
-    // The unrounded length: the post record's whole seconds would be off by up to half a second.
-    const durationSec = mainEntry(info).duration ?? null;
-    return { plan: planRemux(info, wanted.output), name: wanted.filename ?? `${platform.toLowerCase()}_${infoToPost(info, platform, page).id}`, durationSec };
+    // The description (kept from /post, or extracted now and kept) says how many items there are.
+    if (wanted.index !== null) requireItem(wanted.index, postItems(await deps.pages.info(page)).length);
+    const info = await deps.pages.select(page, selectorFor(wanted.format, wanted.output), ctx.request.signal, wanted.index ?? 1);
+    const entry = mainEntry(info);
+    const plan = planRemux(info, wanted.output);
+    if (wanted.subtitles !== null) plan.subtitles = chooseSubtitle(entry, wanted.subtitles);
+    return {
+      plan,
+      name: wanted.filename ?? `${platform.toLowerCase()}_${infoToPost(info, platform, page).id}`,
+      // The unrounded length: the post record's whole seconds would be off by up to half a second.
+      durationSec: entry.duration ?? null,
+    };
   });
 }
 
+type RemuxJob = Pick<RemuxRequest, "plan" | "name" | "durationSec">;
+
 /**
- * Holds a download slot while ffmpeg turns the plan `prepare` makes into the response; the slot is
+ * Holds a download slot while ffmpeg turns the job `prepare` makes into the response; the slot is
  * given back when ffmpeg ends, or at once when anything before fails. Every URL ffmpeg will read
  * is checked first: a page names them, and a page may name an address inside our network.
  */
-async function remuxWithSlot(
-  ctx: ApiContext,
-  deps: DownloadDeps,
-  prepare: () => Promise<{ plan: RemuxPlan; name: string; durationSec: number | null }>,
-): Promise<Response> {
+async function remuxWithSlot(ctx: ApiContext, deps: DownloadDeps, prepare: () => Promise<RemuxJob>): Promise<Response> {
   const release = deps.downloads.acquire(ctx.key.id, ctx.key.tier);
   try {
-    const { plan, name, durationSec } = await prepare();
-    await Promise.all(plan.inputs.map((input) => assertFetchable(new URL(input.url), deps.egress)));
+    const job = await prepare();
     // What ffmpeg writes is page mode's, whatever it reads: its bytes are counted as page mode's.
-    return downloadResponse(await remuxResponse({ plan, name, durationSec, method: ctx.request.method, signal: ctx.request.signal, onEnd: release }, deps.remux), "page");
+    const inputs = [...job.plan.inputs, ...(job.plan.subtitles ? [job.plan.subtitles.input] : [])];
+    await Promise.all(inputs.map((input) => assertFetchable(new URL(input.url), deps.egress)));
+    return downloadResponse(await remuxResponse({ ...job, method: ctx.request.method, signal: ctx.request.signal, onEnd: release }, deps.remux), "page");
   } catch (error) {
     release();
     throw error;

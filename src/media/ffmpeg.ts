@@ -2,6 +2,7 @@
 // which a pipe cannot) and write fragmented MP4 or MP3 to stdout. Pure; see process.ts for
 // running them.
 import { ApiError, upstreamFailed } from "../http/problem.ts";
+import { mp4Language } from "./language.ts";
 
 export interface FfmpegInput {
   url: string;
@@ -11,6 +12,15 @@ export interface FfmpegInput {
   cookies?: string[];
   /** An HLS playlist rather than a media file. */
   hls: boolean;
+  /** The file's size in bytes when the source says it (yt-dlp's filesize or filesize_approx): the basis of the size estimate. */
+  sizeBytes?: number;
+}
+
+/** A subtitle file (WebVTT, SRT, ASS) to embed as a mov_text stream. */
+export interface SubtitleInput {
+  input: FfmpegInput;
+  /** The language as the platform names it (`en`, `pt-BR`); MP4 gets its ISO 639-2 code. */
+  lang: string;
 }
 
 export interface RemuxPlan {
@@ -25,6 +35,8 @@ export interface RemuxPlan {
   transcodeAudio: boolean;
   /** Audio is ADTS AAC from MPEG-TS (HLS): MP4 needs it rewritten, or ffmpeg fails. */
   adtsAudio: boolean;
+  /** MP4 only: a subtitle track to add, read after the media inputs. */
+  subtitles?: SubtitleInput;
 }
 
 export interface FfmpegLimits {
@@ -83,10 +95,16 @@ function mp4OutputArgs(plan: RemuxPlan): string[] {
     ...(plan.transcodeVideo ? ["-c:v", "libx264", "-preset", "veryfast", "-crf", "20"] : ["-c:v", "copy"]),
     ...(plan.transcodeAudio ? ["-c:a", "aac", "-b:a", "192k"] : ["-c:a", "copy"]),
     ...(plan.adtsAudio && !plan.transcodeAudio ? ["-bsf:a", "aac_adtstoasc"] : []),
+    ...(plan.subtitles ? subtitleOutputArgs(plan.inputs.length, plan.subtitles.lang) : []),
     // Fragmented MP4 can be written to a pipe without seeking back to the start.
     "-movflags", "frag_keyframe+empty_moov+default_base_moof",
     "-f", "mp4",
   ];
+}
+
+/** MP4 holds text subtitles only as mov_text (3GPP timed text); its language is a three-letter code. */
+function subtitleOutputArgs(input: number, lang: string): string[] {
+  return ["-map", `${input}:s:0`, "-c:s", "mov_text", "-metadata:s:s:0", `language=${mp4Language(lang)}`];
 }
 
 function mp3OutputArgs(plan: RemuxPlan): string[] {
@@ -106,6 +124,7 @@ export function ffmpegArgs(plan: RemuxPlan, limits: FfmpegLimits, proxy?: string
     "-nostdin", "-hide_banner",
     ...(hls ? ["-loglevel", "warning"] : ["-loglevel", "error", "-xerror"]),
     ...plan.inputs.flatMap((input) => inputArgs(input, limits, proxy)),
+    ...(plan.subtitles && plan.output === "mp4" ? inputArgs(plan.subtitles.input, limits, proxy) : []),
     ...(plan.output === "mp3" ? mp3OutputArgs(plan) : mp4OutputArgs(plan)),
     "pipe:1",
   ];

@@ -34,11 +34,33 @@ export interface RemuxRequest {
   onEnd: () => void;
 }
 
+/** MP3 at 320 kbit/s CBR is 40 000 bytes a second. */
+const mp3BytesPerSec = 40_000;
+
+/**
+ * What the output will likely weigh: for MP4 the sum of the sources' sizes (remuxing copies the
+ * streams; the container differs a little), for MP3 the length times the constant bit rate.
+ * Null when a part is unknown.
+ */
+export function estimatedBytes(plan: RemuxPlan, durationSec: number | null): number | null {
+  if (plan.output === "mp3") return durationSec !== null && durationSec > 0 ? Math.round(durationSec * mp3BytesPerSec) : null;
+  let total = 0;
+  for (const { sizeBytes } of plan.inputs) {
+    if (sizeBytes === undefined || !(sizeBytes > 0)) return null;
+    total += sizeBytes;
+  }
+  return Math.round(total);
+}
+
 export async function remuxResponse(request: RemuxRequest, options: RemuxOptions): Promise<Response> {
   const type = outputTypes[request.plan.output];
+  const estimate = estimatedBytes(request.plan, request.durationSec);
   const headers = {
     "content-type": type.contentType,
     "content-disposition": contentDisposition(sanitizeFilename(request.name, type.extension)),
+    // The exact size is not known before ffmpeg ends, so Content-Length cannot be sent; clients
+    // show progress from this (the header cobalt uses), never trust it as the length.
+    ...(estimate === null ? {} : { "estimated-content-length": String(estimate) }),
   };
   if (request.method === "HEAD") {
     request.onEnd();

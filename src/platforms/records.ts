@@ -26,6 +26,32 @@ export const PostVideoVariant = z.object({
 });
 export type PostVideoVariant = z.infer<typeof PostVideoVariant>;
 
+/** One item of a post (a photo or a video), in the shape of the record's own video variants. */
+function mediaItem<V extends z.ZodType>(variant: V) {
+  return z.object({
+    type: z.enum(["photo", "video", "gif"]),
+    url: z
+      .string()
+      .nullable()
+      .describe("The photo at full size, or the video's best file that /api/v1/download relays as it is; null when the item needs page mode (download with `index`)"),
+    posterUrl: z.string().nullable().describe("Still image of a video; null for a photo"),
+    width: z.number().int().nullable(),
+    height: z.number().int().nullable(),
+    durationSec: z.number().int().nullable(),
+    videoVariants: z.array(variant).describe("The video's variants, best first; `[]` for a photo"),
+  });
+}
+
+export const PostSubtitle = z.object({
+  lang: z.string().describe("Language code as the platform gives it (`en`, `pt-BR`); pass it as `subtitles` to /api/v1/download"),
+  name: z.string().nullable().describe("The track's name, when the platform gives one"),
+  auto: z.boolean().describe("True for captions the platform made automatically"),
+});
+export type PostSubtitle = z.infer<typeof PostSubtitle>;
+
+export const PostMediaItem = mediaItem(PostVideoVariant);
+export type PostMediaItem = z.infer<typeof PostMediaItem>;
+
 export const PostRecord = z.object({
   platform: PlatformId,
   id: z.string(),
@@ -39,6 +65,8 @@ export const PostRecord = z.object({
     .describe("True when the media can only be had through page mode of /api/v1/download"),
   videoVariants: z.array(PostVideoVariant),
   imageUrls: z.array(z.string()),
+  media: z.array(PostMediaItem).describe("Every item of the post in the platform's order; `index` of /api/v1/download counts from 1 in this list"),
+  subtitles: z.array(PostSubtitle).describe("Subtitle tracks of the post's first item that /api/v1/download can embed (`subtitles=<lang>`)"),
 });
 export type PostRecord = z.infer<typeof PostRecord>;
 
@@ -49,6 +77,9 @@ export const TweetVideoVariant = z.object({
   bitrate: z.number().int().nullable(),
 });
 export type TweetVideoVariant = z.infer<typeof TweetVideoVariant>;
+
+export const TweetMediaItem = mediaItem(TweetVideoVariant);
+export type TweetMediaItem = z.infer<typeof TweetMediaItem>;
 
 export const TweetRecord = z.object({
   id: z.string(),
@@ -64,5 +95,6 @@ export const TweetRecord = z.object({
   videoVariants: z.array(TweetVideoVariant),
   imageUrls: z.array(z.string()),
   isAnimatedGif: z.boolean(),
+  media: z.array(TweetMediaItem).describe("Every photo, video and GIF of the post in X's order; `index` of /api/v1/download counts from 1 in this list"),
 });
 export type TweetRecord = z.infer<typeof TweetRecord>;

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeSha256, startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
-import { clipDurationSec, startMediaSite, type MediaSite } from "../fakes/media-site.ts";
-import { fakeTweetIds, fixturesDir, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
+import { clipDurationSec, shortClipDurationSec, startMediaSite, type MediaSite } from "../fakes/media-site.ts";
+import { fakeTweetIds, fixturesDir, mixedMediaFiles, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
 import { initSegment, probeMedia, runningTools, snapshotFiles } from "../helpers/media.ts";
 import { malformedRequests, rawRequest } from "../helpers/raw-http.ts";
 import { runAdmin, startService, type RunningService } from "../helpers/service.ts";
@@ -277,6 +277,9 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
       it("writes the duration the page gives into the MP4's header, where players look before any fragment", async () => {
         const response = await download(site.pages.jsonLd);
         expect(response.status).toBe(200);
+        // The page says the file's size: an estimate for progress bars, with no Content-Length.
+        expect(response.headers.get("estimated-content-length")).toBe(String(site.mp4Bytes));
+        expect(response.headers.get("content-length")).toBeNull();
         const bytes = new Uint8Array(await response.arrayBuffer());
         expect((await probeMedia(initSegment(bytes))).duration).toBeCloseTo(clipDurationSec, 2);
         expect((await probeMedia(bytes)).streams.sort()).toEqual(["aac", "h264"]);
@@ -291,6 +294,15 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
           expect(media.streams.sort()).toEqual(["aac", "h264"]);
           expect(media.duration).toBeCloseTo(clipDurationSec, 0);
         }
+      });
+
+      it("embeds the subtitles=en track as a mov_text stream, and sends the second video for index=2", async () => {
+        const subtitled = await download(site.pages.subtitled, "&subtitles=en");
+        expect(subtitled.status).toBe(200);
+        expect((await probeMedia(new Uint8Array(await subtitled.arrayBuffer()))).streams.sort()).toEqual(["aac", "h264", "mov_text"]);
+        const second = await download(site.pages.twoVideos, "&index=2");
+        expect(second.status).toBe(200);
+        expect((await probeMedia(new Uint8Array(await second.arrayBuffer()))).duration).toBeCloseTo(shortClipDurationSec, 0);
       });
 
       it("extracts MP3 at 320 kbps with audio=mp3", async () => {
@@ -416,6 +428,23 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         } finally {
           x.setMode("syndication", { kind: "normal" });
         }
+      });
+
+      it("lists an X post's photo, video and photo, and relays the one index names", async () => {
+        const link = `https://x.com/someone/status/${fakeTweetIds.mixedMedia}`;
+        const types = (record: { media: { type: string }[] }) => record.media.map((item) => item.type);
+        expect(types(await (await get(`/api/v1/tweet?url=${encodeURIComponent(link)}`)).json())).toEqual(["photo", "video", "photo"]);
+        expect(types(await (await get(`/api/v1/post?url=${encodeURIComponent(link)}`)).json())).toEqual(["photo", "video", "photo"]);
+        for (const index of [2, 3]) {
+          const response = await download(link, `&index=${index}`);
+          expect(response.status).toBe(200);
+          const { size } = mixedMediaFiles[index - 1]!;
+          expect(response.headers.get("content-length")).toBe(String(size));
+          expect(Buffer.from(await crypto.subtle.digest("SHA-256", await response.arrayBuffer())).toString("hex")).toBe(fakeSha256(0, size));
+        }
+        const past = await download(link, "&index=4");
+        expect(past.status).toBe(400);
+        expect((await past.json()).detail).toContain("3 items");
       });
 
       it("relays an X post's best video, and turns it into MP3 with audio=mp3", async () => {

@@ -15,6 +15,10 @@ const run = promisify(execFile);
 
 /** Length of every clip, in seconds. */
 export const clipDurationSec = 4;
+/** Length of the second video of the two-video page: the first half of the clip. */
+export const shortClipDurationSec = 2;
+/** The cues of the subtitled page's English track. */
+export const subtitleCues = ["Hello from the subtitles", "A second line"];
 
 export interface LoggedRequest {
   path: string;
@@ -57,9 +61,15 @@ export interface MediaSite {
     rateLimited: string;
     /** A page whose HTML and video answer only with the cookie `membersCookie` (else 403). */
     members: string;
+    /** Two `<video>` elements, the clip and its first half: yt-dlp describes a playlist of two. */
+    twoVideos: string;
+    /** The clip with a `<track kind="subtitles" srclang="en">` (WebVTT). */
+    subtitled: string;
   };
   /** Direct URL of the progressive MP4. */
   mp4Url: string;
+  /** Size of that MP4 in bytes (the JSON-LD page says it as contentSize). */
+  mp4Bytes: number;
   /** Requests so far, in order (for example to see that ffmpeg read the media with the right headers). */
   requestLog: LoggedRequest[];
   close(): Promise<void>;
@@ -71,6 +81,7 @@ const contentTypes: Record<string, string> = {
   ".m3u8": "application/vnd.apple.mpegurl",
   ".ts": "video/mp2t",
   ".jpg": "image/jpeg",
+  ".vtt": "text/vtt",
 };
 
 const page = (title: string, body: string) =>
@@ -87,6 +98,11 @@ const pages: Record<string, string> = {
   // 127.0.0.2 is loopback too, but not the host the tests trust: the service must not fetch it.
   "/private-media.html": page("Private clip", '<video src="http://127.0.0.2:9/clip.mp4"></video>'),
   "/members.html": page("Members clip", '<video src="/members/clip.mp4"></video>'),
+  "/two-videos.html": page("Two clips", '<video src="/media/clip.mp4"></video><p>and</p><video src="/media/short.mp4"></video>'),
+  "/subtitled.html": page(
+    "Subtitled clip",
+    '<video src="/media/clip.mp4"><track kind="subtitles" srclang="en" label="English" src="/media/en.vtt"></video>',
+  ),
 };
 
 const membersOnly = (urlPath: string) => urlPath === "/members.html" || urlPath.startsWith("/members/");
@@ -95,8 +111,18 @@ function hasMembersCookie(req: IncomingMessage): boolean {
   return (req.headers.cookie ?? "").split(/;\s*/).includes(`${membersCookie.name}=${membersCookie.value}`);
 }
 
+const webVtt = `WEBVTT
+
+00:00:00.000 --> 00:00:01.500
+${subtitleCues[0]}
+
+00:00:01.500 --> 00:00:03.000
+${subtitleCues[1]}
+`;
+
 // yt-dlp takes only absolute URLs from JSON-LD, so the page is made once the port is known.
-const jsonLdPage = (origin: string) =>
+// contentSize is the one size the generic extractor reads (as the format's filesize).
+const jsonLdPage = (origin: string, contentSize: number) =>
   page(
     "JSON-LD test clip",
     `<script type="application/ld+json">${JSON.stringify({
@@ -105,6 +131,7 @@ const jsonLdPage = (origin: string) =>
       name: "JSON-LD test clip",
       duration: `PT${clipDurationSec}S`,
       contentUrl: `${origin}/media/clip.mp4`,
+      contentSize: String(contentSize),
       thumbnailUrl: `${origin}/media/poster.jpg`,
     })}</script>`,
   );
@@ -130,6 +157,9 @@ async function makeMedia(dir: string, ffmpeg: string): Promise<void> {
   const hls = ["-c", "copy", "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod"];
   await Promise.all([
     ff("-i", "clip.mp4", "-frames:v", "1", "poster.jpg"),
+    // Keyframes are a second apart, so a copy cut at 2 s is a clean, different file.
+    ff("-i", "clip.mp4", "-t", String(shortClipDurationSec), "-c", "copy", "-movflags", "+faststart", "short.mp4"),
+    writeFile(path.join(dir, "en.vtt"), webVtt),
     ff("-i", "clip.mp4", ...hls, "-hls_segment_filename", "hls-%d.ts", "index.m3u8"),
     ff("-i", "clip.mp4", "-map", "0:v", ...hls, "-hls_segment_filename", "v-%d.ts", "v.m3u8"),
     ff("-i", "clip.mp4", "-map", "0:a", ...hls, "-hls_segment_filename", "a-%d.ts", "a.m3u8"),
@@ -170,6 +200,8 @@ const routes: Record<string, string> = {
   "/media/clip.mp4": "clip.mp4",
   "/members/clip.mp4": "clip.mp4",
   "/media/poster.jpg": "poster.jpg",
+  "/media/short.mp4": "short.mp4",
+  "/media/en.vtt": "en.vtt",
   "/hls/index.m3u8": "index.m3u8",
   "/split/master.m3u8": "master.m3u8",
   "/split/v.m3u8": "v.m3u8",
@@ -232,6 +264,7 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
+  const clipBytes = (await stat(path.join(dir, "clip.mp4"))).size;
   const requestLog: LoggedRequest[] = [];
   const server = createServer((req, res) => {
     const urlPath = new URL(req.url ?? "/", "http://site").pathname;
@@ -255,7 +288,7 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
       res.writeHead(403, { "content-type": "text/plain" }).end("members only");
       return;
     }
-    const html = urlPath === "/json-ld.html" ? jsonLdPage(origin) : pages[urlPath];
+    const html = urlPath === "/json-ld.html" ? jsonLdPage(origin, clipBytes) : pages[urlPath];
     if (html !== undefined) {
       res.writeHead(200, { "content-type": contentTypes[".html"]! }).end(html);
       return;
@@ -287,8 +320,11 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
       privateMedia: `${origin}/private-media.html`,
       rateLimited: `${origin}/rate-limited.html`,
       members: `${origin}/members.html`,
+      twoVideos: `${origin}/two-videos.html`,
+      subtitled: `${origin}/subtitled.html`,
     },
     mp4Url: `${origin}/media/clip.mp4`,
+    mp4Bytes: clipBytes,
     requestLog,
     async close() {
       server.closeAllConnections();

@@ -28,6 +28,8 @@ export const fakeTweetIds = {
   unknown: "1000000000000000009",
   /** Shown only to a signed-in account: the recorded video post (id 1841206275088290279). */
   ageRestricted: "1000000000000000004",
+  /** A photo, a video and a photo (mixedMediaPost), files of the fake CDN. */
+  mixedMedia: "1000000000000000005",
 } as const;
 
 /** The signed-in session the fake accepts, as a cookie file holds it. */
@@ -46,6 +48,29 @@ const ageRestrictedTombstone = {
 function signedIn(req: IncomingMessage): boolean {
   const cookies = String(req.headers.cookie ?? "").split(/;\s*/);
   return cookies.includes(`auth_token=${xSession.authToken}`) && cookies.includes(`ct0=${xSession.ct0}`) && req.headers["x-csrf-token"] === xSession.ct0;
+}
+
+/** Sizes of the fake CDN files the mixed-media post names, in X's order; the hosts are X's. */
+export const mixedMediaFiles = [
+  { type: "photo", size: 1000, url: "https://pbs.twimg.com/file/1000/first.jpg?type=image/jpeg" },
+  { type: "video", size: 3000, url: "https://video.twimg.com/file/3000/vid/1280x720/clip.mp4" },
+  { type: "photo", size: 2000, url: "https://pbs.twimg.com/file/2000/second.jpg?type=image/jpeg" },
+] as const;
+
+/**
+ * X's mixed media (photos and a video in one post) is not among the recorded answers, so it is
+ * made from the recorded NASA video post: its video between two photos.
+ */
+function mixedMediaPost(nasaVideoPost: string): string {
+  const post = JSON.parse(nasaVideoPost);
+  const [photo1, video, photo2] = mixedMediaFiles;
+  const photo = (url: string) => ({ type: "photo", media_url_https: url, original_info: { width: 1200, height: 800 } });
+  const nasaVideo = post.mediaDetails[0];
+  nasaVideo.video_info.variants = [
+    { content_type: "application/x-mpegURL", url: "https://video.twimg.com/file/10/pl/playlist.m3u8" },
+    { bitrate: 2176000, content_type: "video/mp4", url: video.url },
+  ];
+  return JSON.stringify({ ...post, id_str: fakeTweetIds.mixedMedia, mediaDetails: [photo(photo1.url), nasaVideo, photo(photo2.url)] });
 }
 
 export type FakeRoute = "syndication" | "activate" | "graphql";
@@ -95,6 +120,7 @@ function loadSyndicationBodies(): Map<string, string> {
   bodies.set(fakeTweetIds.suspended, read("tombstone_suspended.json"));
   bodies.set(fakeTweetIds.empty, "{}");
   bodies.set(fakeTweetIds.ageRestricted, JSON.stringify(ageRestrictedTombstone));
+  bodies.set(fakeTweetIds.mixedMedia, mixedMediaPost(read("video_nasa_1491475671058681863.json")));
   return bodies;
 }
 

@@ -52,6 +52,15 @@ describe("GET /docs", () => {
     expect(html).toContain('<td><code>videoVariants</code></td><td>array of <a href="#schema-TweetVideoVariant">TweetVideoVariant</a></td><td>yes</td>');
     expect(html).toContain("<td><code>authorName</code></td><td>string | null</td><td>yes</td>");
   });
+
+  it("shows every media item, index, subtitles and the size estimate", () => {
+    expect(html).toContain('<td><code>media</code></td><td>array of <a href="#schema-PostMediaItem">PostMediaItem</a></td><td>yes</td>');
+    expect(html).toContain('<td><code>subtitles</code></td><td>array of <a href="#schema-PostSubtitle">PostSubtitle</a></td><td>yes</td>');
+    expect(html).toContain('<section id="schema-TweetMediaItem">');
+    expect(html).toMatch(/<td><code>index<\/code><\/td><td>integer[^<]*<\/td><td>no<\/td>/);
+    expect(html).toContain("<td><code>subtitles</code></td><td>string</td><td>no</td>");
+    expect(html).toContain("Estimated-Content-Length");
+  });
 });
 
 describe("typeOf", () => {

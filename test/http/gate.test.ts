@@ -77,6 +77,7 @@ describe.each(storeKinds)("the API gate on %s", (kind) => {
     expect(response.headers.get("access-control-expose-headers")).toContain("X-RateLimit-Remaining");
     expect(response.headers.get("access-control-expose-headers")).toContain("Retry-After");
     expect(response.headers.get("access-control-expose-headers")).toContain("Content-Disposition");
+    expect(response.headers.get("access-control-expose-headers")).toContain("Estimated-Content-Length");
     expect(await response.json()).toEqual({
       apiKeyId: key.id,
       tier: "PRO",

@@ -57,6 +57,8 @@ describe("the OpenAPI document", () => {
       url: { in: "query", required: true, schema: urlSchema },
       format: { in: "query", required: false, schema: { type: "string", maxLength: 200, pattern: "^[\\x20-\\x7e]*$" } },
       audio: { in: "query", required: false, schema: { type: "string", enum: ["mp3"] } },
+      index: { in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: 1000 } },
+      subtitles: { in: "query", required: false, schema: { type: "string", minLength: 1, maxLength: 35, pattern: "^[A-Za-z0-9_-]*$" } },
       filename: { in: "query", required: false, schema: { type: "string", maxLength: 255, pattern: noControlCharacters } },
     });
     expect(document.paths["/api/v1/usage"].get.parameters).toEqual([]);
@@ -73,6 +75,15 @@ describe("the OpenAPI document", () => {
     expect(post.properties.platform.enum).toContain("YOUTUBE");
     expect(post.properties.posterUrl.type).toEqual(["string", "null"]);
     expect(post.properties.needsServerProcessing.type).toBe("boolean");
+    expect(post.properties.media.items).toEqual({ $ref: "#/components/schemas/PostMediaItem" });
+    expect(post.properties.subtitles.items).toEqual({ $ref: "#/components/schemas/PostSubtitle" });
+    expect(tweet.properties.media.items).toEqual({ $ref: "#/components/schemas/TweetMediaItem" });
+    const item = document.components.schemas.TweetMediaItem;
+    expect(item.properties.type.enum).toEqual(["photo", "video", "gif"]);
+    expect(item.properties.url.type).toEqual(["string", "null"]);
+    expect(item.properties.videoVariants.items).toEqual({ $ref: "#/components/schemas/TweetVideoVariant" });
+    expect(document.components.schemas.PostMediaItem.properties.videoVariants.items).toEqual({ $ref: "#/components/schemas/PostVideoVariant" });
+    expect(document.paths["/api/v1/download"].get.responses[200].headers["Estimated-Content-Length"]).toMatchObject({ schema: { type: "integer" } });
   });
 
   it("gives every operation its error statuses as problem+json with codes, and rate-limit headers", () => {
@@ -148,7 +159,7 @@ describe("responses of the running app", () => {
   const tweetUrl = (id: string) => `/api/v1/tweet?url=${encodeURIComponent(`https://x.com/someone/status/${id}`)}`;
 
   it("tweet: records of video, photo and GIF posts match the TweetRecord schema", async () => {
-    const ids = ["1491475671058681863", ...recordedTweetIds()];
+    const ids = ["1491475671058681863", fakeTweetIds.mixedMedia, ...recordedTweetIds()];
     for (const id of ids) {
       const response = await test.get(tweetUrl(id), key);
       expect(response.status, id).toBe(200);

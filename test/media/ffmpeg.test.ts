@@ -45,6 +45,18 @@ describe("ffmpegArgs()", () => {
     expect(args).not.toContain("aac_adtstoasc");
   });
 
+  test("a subtitle file is read after the media and written as mov_text with its ISO 639-2 language", () => {
+    const args = ffmpegArgs({ ...single, subtitles: { lang: "pt-BR", input: file("https://cdn/pt.vtt", { Referer: "https://site/page" }) } }, limits);
+    expect(args.filter((a) => a === "-i").length).toBe(2);
+    expect(args.slice(args.lastIndexOf("-i"), args.lastIndexOf("-i") + 2)).toEqual(["-i", "https://cdn/pt.vtt"]);
+    expect(args.slice(args.indexOf("-map"))).toEqual([
+      // The media input alone still has optional streams: the subtitle file is not a second source.
+      "-map", "0:v:0?", "-map", "0:a:0?", "-c:v", "copy", "-c:a", "copy",
+      "-map", "1:s:0", "-c:s", "mov_text", "-metadata:s:s:0", "language=por",
+      "-movflags", "frag_keyframe+empty_moov+default_base_moof", "-f", "mp4", "pipe:1",
+    ]);
+  });
+
   test("a header value cannot inject another header line", () => {
     const args = ffmpegArgs({ ...single, inputs: [file("https://cdn/v.mp4", { Cookie: "a=1\r\nX-Evil: 1" })] }, limits);
     expect(args[args.indexOf("-headers") + 1]).toBe("Cookie: a=1 X-Evil: 1\r\n");

@@ -1,4 +1,7 @@
 import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, test } from "vitest";
 import { classifyFfmpegFailure } from "../../src/media/ffmpeg.ts";
@@ -124,6 +127,30 @@ describe("withMovieDuration()", () => {
     const probed = await probeMedia(withMovieDuration(file, 2));
     expect(probed.streams.sort()).toEqual(["aac", "h264"]);
     expect(probed.duration).toBeCloseTo(2, 1);
+  });
+
+  test("gives a third, mov_text subtitle track the duration too", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "fmp4-subs-"));
+    try {
+      await writeFile(path.join(dir, "en.vtt"), "WEBVTT\n\n00:00:00.000 --> 00:00:01.000\nHello\n");
+      const { stdout } = await run("ffmpeg", [
+        "-nostdin", "-v", "error",
+        "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100", "-i", path.join(dir, "en.vtt"),
+        "-map", "0:v", "-map", "1:a", "-map", "2:s", "-t", "2", ...videoArgs, "-c:a", "aac", "-c:s", "mov_text", "-metadata:s:s:0", "language=eng", ...fragmentedArgs,
+      ], { encoding: "buffer", maxBuffer: 16 * 1024 * 1024 });
+      const subtitled = initSegment(new Uint8Array(stdout));
+      const patched = withMovieDuration(subtitled, 2.5);
+      expect(patched).not.toEqual(subtitled);
+      const mdhds = find(patched, ["moov", "trak", "mdia", "mdhd"]);
+      expect(mdhds).toHaveLength(3);
+      expect(mdhds.map((b) => durationField(b, 4).duration)).toEqual(mdhds.map((b) => 2.5 * timescaleOf(b)));
+      expect(find(patched, ["moov", "trak", "tkhd"]).map((b) => durationField(b, 8).duration)).toEqual([2500, 2500, 2500]);
+      const probed = await probeMedia(patched);
+      expect(probed.duration).toBeCloseTo(2.5, 3);
+      expect(probed.streams.sort()).toEqual(["aac", "h264", "mov_text"]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   test("goes to version 1 where 32 bits are too few (60 days), keeping the other fields", async () => {

@@ -1,5 +1,5 @@
 // The tweet record seen through the platform-independent post record (docs/api.md, Post record).
-import type { PostRecord, TweetRecord } from "../records.ts";
+import type { PostRecord, PostVideoVariant, TweetRecord, TweetVideoVariant } from "../records.ts";
 
 export function tweetToPost(tweet: TweetRecord): PostRecord {
   const handlePath = tweet.authorScreenName ?? "i";
@@ -13,13 +13,15 @@ export function tweetToPost(tweet: TweetRecord): PostRecord {
     posterUrl: tweet.posterUrl,
     // A poster without MP4 variants is a video X only offers as an HLS stream: page mode remuxes it.
     needsServerProcessing: tweet.posterUrl !== null && tweet.videoVariants.length === 0,
-    videoVariants: tweet.videoVariants.map((variant) => ({
-      qualityLabel: variant.qualityLabel,
-      formatId: ytdlpFormatId(variant.bitrate),
-      contentType: variant.contentType,
-    })),
+    videoVariants: tweet.videoVariants.map(postVariant),
     imageUrls: tweet.imageUrls,
+    media: tweet.media.map((item) => ({ ...item, videoVariants: item.videoVariants.map(postVariant) })),
+    subtitles: [],
   };
+}
+
+function postVariant(variant: TweetVideoVariant): PostVideoVariant {
+  return { qualityLabel: variant.qualityLabel, formatId: ytdlpFormatId(variant.bitrate), contentType: variant.contentType };
 }
 
 /** yt-dlp names X's progressive MP4s `http-<kbps>` (kbps rounded down), or `http` when X gives no bitrate (GIFs). */

@@ -1,7 +1,7 @@
 // What the syndication and GraphQL answers have in common, and the one pure function that turns
 // it into a TweetRecord. Both upstreams describe media in X's v1.1 "extended entities" form.
 import { z } from "zod";
-import type { TweetRecord, TweetVideoVariant } from "../records.ts";
+import type { TweetMediaItem, TweetRecord, TweetVideoVariant } from "../records.ts";
 
 export const MediaVariant = z.object({
   bitrate: z.number().optional(),
@@ -53,11 +53,9 @@ export interface TweetParts {
 }
 
 export function partsToTweetRecord(parts: TweetParts): TweetRecord {
-  const photos = parts.media.filter((m) => m.type === "photo");
-  const video = parts.media.find((m) => m.video_info !== undefined && (m.type === "video" || m.type === "animated_gif"));
-  const variants = video ? videoVariants(video) : [];
-  const size = (variants[0] && dimensionsFromUrl(variants[0].url)) ?? dimensionsOf(video);
-  const durationMs = video?.video_info?.duration_millis;
+  const media = parts.media.flatMap((m) => mediaItemOf(m) ?? []);
+  // The record's own video fields describe the first video or GIF, as they did before `media`.
+  const video = media.find((item) => item.type !== "photo");
   return {
     id: parts.id,
     text: parts.articleTitle ?? visibleText(parts),
@@ -65,14 +63,37 @@ export function partsToTweetRecord(parts: TweetParts): TweetRecord {
     authorScreenName: parts.authorScreenName,
     authorAvatarUrl: parts.authorAvatarUrl && largeAvatarUrl(parts.authorAvatarUrl),
     createdAt: parts.createdAt && !Number.isNaN(parts.createdAt.getTime()) ? parts.createdAt.toISOString() : null,
-    // A GIF has no duration upstream; 0 would claim an empty video.
-    durationSec: durationMs ? Math.round(durationMs / 1000) : null,
-    posterUrl: video?.media_url_https ?? null,
+    durationSec: video?.durationSec ?? null,
+    posterUrl: video?.posterUrl ?? null,
+    width: video?.width ?? null,
+    height: video?.height ?? null,
+    videoVariants: video?.videoVariants ?? [],
+    imageUrls: media.flatMap((item) => (item.type === "photo" && item.url !== null ? [item.url] : [])),
+    isAnimatedGif: video?.type === "gif",
+    media,
+  };
+}
+
+/** One photo, video or GIF; null for a kind of media X may add that this service does not know. */
+function mediaItemOf(media: Media): TweetMediaItem | null {
+  if (media.type === "photo") {
+    const size = dimensionsOf(media);
+    const url = fullSizeImageUrl(media.media_url_https);
+    return { type: "photo", url, posterUrl: null, width: size?.width ?? null, height: size?.height ?? null, durationSec: null, videoVariants: [] };
+  }
+  if (media.type !== "video" && media.type !== "animated_gif") return null;
+  const variants = videoVariants(media);
+  const size = (variants[0] && dimensionsFromUrl(variants[0].url)) ?? dimensionsOf(media);
+  const durationMs = media.video_info?.duration_millis;
+  return {
+    type: media.type === "video" ? "video" : "gif",
+    url: variants[0]?.url ?? null,
+    posterUrl: media.media_url_https,
     width: size?.width ?? null,
     height: size?.height ?? null,
+    // A GIF has no duration upstream; 0 would claim an empty video.
+    durationSec: durationMs ? Math.round(durationMs / 1000) : null,
     videoVariants: variants,
-    imageUrls: photos.map((p) => fullSizeImageUrl(p.media_url_https)),
-    isAnimatedGif: video?.type === "animated_gif",
   };
 }
 
@@ -104,8 +125,8 @@ export function dimensionsFromUrl(url: string): Size | null {
   return match ? { width: Number(match[1]), height: Number(match[2]) } : null;
 }
 
-function dimensionsOf(media: Media | undefined): Size | null {
-  return media?.original_info ? { width: media.original_info.width, height: media.original_info.height } : null;
+function dimensionsOf(media: Media): Size | null {
+  return media.original_info ? { width: media.original_info.width, height: media.original_info.height } : null;
 }
 
 /** pbs.twimg.com serves the uploaded original for `name=orig`; the bare URL is a resized copy. */

@@ -25,6 +25,8 @@ export const YtdlpFormat = z.looseObject({
   height: number,
   tbr: number,
   abr: number,
+  filesize: number,
+  filesize_approx: number,
   has_drm: optional(z.boolean()),
   fragments: optional(z.array(z.unknown())),
   http_headers: headers,
@@ -39,6 +41,11 @@ const Thumbnail = z.looseObject({
   height: number,
   preference: number,
 });
+
+export const SubtitleTrack = z.looseObject({ url: text, ext: text, name: text, http_headers: headers });
+export type SubtitleTrack = z.infer<typeof SubtitleTrack>;
+/** Tracks by language code; each language lists the same text in several formats. */
+const subtitleTracks = optional(z.record(z.string(), z.array(SubtitleTrack.catch({}))));
 
 const entryShape = {
   ...YtdlpFormat.shape,
@@ -56,6 +63,8 @@ const entryShape = {
   webpage_url: text,
   formats: optional(z.array(YtdlpFormat)),
   requested_formats: optional(z.array(YtdlpFormat)),
+  subtitles: subtitleTracks,
+  automatic_captions: subtitleTracks,
 };
 
 export const YtdlpEntry = z.looseObject(entryShape);
@@ -68,18 +77,39 @@ export const YtdlpInfo = z.looseObject({
 export type YtdlpInfo = z.infer<typeof YtdlpInfo>;
 
 /**
- * The item a single-post request is about. Pages with several media come back as a playlist
- * even with `--no-playlist`; the first entry is the post's main media. Fields missing on the
- * entry (uploader, title) are taken from the playlist.
+ * The items of a post. A page with several media (a carousel, two videos) comes back as a
+ * playlist even with `--no-playlist`; each entry is an item, and fields an entry lacks
+ * (uploader, title) are taken from the playlist. Anything else is one item.
  */
+export function postItems(info: YtdlpInfo): YtdlpEntry[] {
+  const entries = entriesOf(info);
+  if (entries.length === 0) return [info];
+  return entries.map((entry) => {
+    const merged: Record<string, unknown> = { ...info, entries: undefined };
+    for (const [key, value] of Object.entries(entry)) {
+      if (value !== null && value !== undefined) merged[key] = value;
+    }
+    return merged as YtdlpEntry;
+  });
+}
+
+/**
+ * Item `item` (1-based) as yt-dlp described it, without the playlist's fields: a description
+ * `--load-info-json` can choose formats from. (Given a whole playlist, yt-dlp drops its entries
+ * on loading and fetches the page again.) Undefined past the last item.
+ */
+export function itemDescription(info: YtdlpInfo, item: number): YtdlpEntry | undefined {
+  if (info._type !== "playlist") return item === 1 ? info : undefined;
+  return entriesOf(info)[item - 1];
+}
+
+function entriesOf(info: YtdlpInfo): YtdlpEntry[] {
+  return info._type === "playlist" ? (info.entries ?? []).filter((entry) => entry !== null) : [];
+}
+
+/** The post's main media, which a request without `index` is about: its first item. */
 export function mainEntry(info: YtdlpInfo): YtdlpEntry {
-  const first = info.entries?.find((entry) => entry !== null);
-  if (info._type !== "playlist" || !first) return info;
-  const merged: Record<string, unknown> = { ...info, entries: undefined };
-  for (const [key, value] of Object.entries(first)) {
-    if (value !== null && value !== undefined) merged[key] = value;
-  }
-  return merged as YtdlpEntry;
+  return postItems(info)[0]!;
 }
 
 /**

@@ -1,5 +1,5 @@
 // Maps `yt-dlp -J` output to the platform-independent post record (docs/api.md, Post record).
-import type { PlatformId, PostRecord, PostVideoVariant } from "../records.ts";
+import type { PlatformId, PostMediaItem, PostRecord, PostVideoVariant } from "../records.ts";
 import {
   contentTypeOf,
   hasAudio,
@@ -10,11 +10,13 @@ import {
   isStoryboard,
   videoCodecOf,
 } from "./formats.ts";
-import { entryFormats, mainEntry, type YtdlpEntry, type YtdlpFormat, type YtdlpInfo } from "./info.ts";
+import { entryFormats, postItems, type YtdlpEntry, type YtdlpFormat, type YtdlpInfo } from "./info.ts";
+import { subtitlesOf } from "./subtitles.ts";
 
 export function infoToPost(info: YtdlpInfo, platform: PlatformId, pageUrl: URL): PostRecord {
-  const entry = mainEntry(info);
-  const formats = entryFormats(entry).filter((f) => !isStoryboard(f) && f.has_drm !== true);
+  const items = postItems(info);
+  const entry = items[0]!;
+  const formats = mediaFormats(entry);
   return {
     platform,
     // yt-dlp's X extractor puts the media id in `id` and the post id in `display_id`.
@@ -22,11 +24,44 @@ export function infoToPost(info: YtdlpInfo, platform: PlatformId, pageUrl: URL):
     url: entry.webpage_url ?? pageUrl.href,
     text: postText(entry),
     authorName: entry.uploader ?? entry.channel ?? entry.creator ?? null,
-    durationSec: entry.duration != null && entry.duration > 0 ? Math.round(entry.duration) : null,
+    durationSec: durationOf(entry),
     posterUrl: posterOf(entry),
     needsServerProcessing: true,
-    videoVariants: videoVariants(formats),
+    videoVariants: variantFormats(formats).map(toVariant),
     imageUrls: imageUrls(info, formats),
+    media: items.map(mediaItem),
+    subtitles: subtitlesOf(entry),
+  };
+}
+
+function mediaFormats(entry: YtdlpEntry): YtdlpFormat[] {
+  return entryFormats(entry).filter((f) => !isStoryboard(f) && f.has_drm !== true);
+}
+
+function durationOf(entry: YtdlpEntry): number | null {
+  return entry.duration != null && entry.duration > 0 ? Math.round(entry.duration) : null;
+}
+
+/**
+ * An entry as an item: a photo when pictures are all it has, else a video. Page-mode files are
+ * only had through page mode, so a video's `url` is null; download it with `index`.
+ */
+function mediaItem(entry: YtdlpEntry): PostMediaItem {
+  const formats = mediaFormats(entry);
+  const variants = variantFormats(formats);
+  const image = formats.filter(isImage).at(-1);
+  if (variants.length === 0 && image) {
+    return { type: "photo", url: image.url!, posterUrl: null, width: image.width ?? null, height: image.height ?? null, durationSec: null, videoVariants: [] };
+  }
+  const best = variants[0];
+  return {
+    type: "video",
+    url: null,
+    posterUrl: posterOf(entry),
+    width: best?.width ?? entry.width ?? null,
+    height: best?.height ?? entry.height ?? null,
+    durationSec: durationOf(entry),
+    videoVariants: variants.map(toVariant),
   };
 }
 
@@ -93,13 +128,13 @@ function variantSelector(format: YtdlpFormat): string {
   return hasAudio(format) ? id : `${id}+ba[ext=m4a]/${id}+ba/${id}`;
 }
 
-/** One variant per height, best first. Audio-only formats appear only when there is no video. */
-function videoVariants(formats: YtdlpFormat[]): PostVideoVariant[] {
+/** The formats behind the variants: one per height, best first; audio-only ones only when there is no video. */
+function variantFormats(formats: YtdlpFormat[]): YtdlpFormat[] {
   const media = formats.filter((f) => f.url !== null && (hasVideo(f) || hasAudio(f)));
   const videos = media.filter(hasVideo);
   if (videos.length === 0) {
     const audio = bestOf(media.filter(isAudioOnly), formats);
-    return audio ? [{ qualityLabel: "audio", formatId: variantSelector(audio), contentType: contentTypeOf(audio) }] : [];
+    return audio ? [audio] : [];
   }
   const byHeight = new Map<string, YtdlpFormat[]>();
   for (const format of videos) {
@@ -108,12 +143,12 @@ function videoVariants(formats: YtdlpFormat[]): PostVideoVariant[] {
     byHeight.set(key, [...(byHeight.get(key) ?? []), format]);
   }
   const chosen = [...byHeight.values()].map((group) => bestOf(group, formats)!);
-  chosen.sort((a, b) => (b.height ?? 0) - (a.height ?? 0));
-  return chosen.map((format) => ({
-    qualityLabel: qualityLabel(format),
-    formatId: variantSelector(format),
-    contentType: contentTypeOf(format),
-  }));
+  return chosen.sort((a, b) => (b.height ?? 0) - (a.height ?? 0));
+}
+
+function toVariant(format: YtdlpFormat): PostVideoVariant {
+  const label = hasVideo(format) ? qualityLabel(format) : "audio";
+  return { qualityLabel: label, formatId: variantSelector(format), contentType: contentTypeOf(format) };
 }
 
 function bestOf(group: YtdlpFormat[], all: YtdlpFormat[]): YtdlpFormat | null {

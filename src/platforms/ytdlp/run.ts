@@ -13,6 +13,11 @@ export interface ExtractOptions {
   socketTimeoutSec?: number;
   /** A format selector: yt-dlp then names the chosen formats in `requested_formats`. */
   format?: string;
+  /**
+   * `--playlist-items`: which entries of a page with several media to describe, `1:20` or `3`;
+   * default `1`. Always bounded: a channel or playlist link must not become hundreds of extractions.
+   */
+  playlistItems?: string;
   signal?: AbortSignal;
   /**
    * An info JSON from an earlier run: yt-dlp then only applies `format` to it, with no network
@@ -30,11 +35,10 @@ export interface ExtractOptions {
 // A YouTube page's info is ~0.5 MB; far more means something is wrong.
 const maxInfoBytes = 32 * 1024 * 1024;
 
-export function extractInfoArgs(url: string, options: Pick<ExtractOptions, "format" | "socketTimeoutSec" | "infoJson" | "jsRuntime" | "cookiesFile" | "proxy">): string[] {
+export function extractInfoArgs(url: string, options: Pick<ExtractOptions, "format" | "socketTimeoutSec" | "infoJson" | "jsRuntime" | "cookiesFile" | "proxy" | "playlistItems">): string[] {
   return [
     // --ignore-config: a yt-dlp.conf in the working or home folder must not change what runs.
-    // --playlist-items 1: a playlist link describes its first video, not hundreds.
-    "-J", "--ignore-config", "--no-playlist", "--playlist-items", "1", "--no-warnings",
+    "-J", "--ignore-config", "--no-playlist", "--playlist-items", options.playlistItems ?? "1", "--no-warnings",
     ...(options.socketTimeoutSec ? ["--socket-timeout", String(options.socketTimeoutSec)] : []),
     ...(options.format ? ["-f", options.format] : []),
     ...(options.proxy ? ["--proxy", options.proxy] : []),

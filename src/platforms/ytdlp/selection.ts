@@ -57,7 +57,7 @@ export function planRemux(info: YtdlpInfo, output: OutputKind): RemuxPlan {
   const audioCodec = audioCodecOf(audio);
   return {
     output,
-    inputs: sources.map((f) => ({ url: f.url!, headers: withoutCookieHeader(f.http_headers), cookies: formatCookies(f), hls: isHls(f) })),
+    inputs: sources.map((f) => ({ url: f.url!, headers: withoutCookieHeader(f.http_headers), cookies: formatCookies(f), hls: isHls(f), sizeBytes: f.filesize ?? f.filesize_approx ?? undefined })),
     videoInput: output === "mp3" || video === null ? null : sources.indexOf(video),
     audioInput: sources.indexOf(audio),
     transcodeVideo: video !== null && mp4VideoMisfits.has(videoCodecOf(video) ?? ""),

@@ -5,7 +5,7 @@ import type { EgressGate } from "../../media/egress-gate.ts";
 import { ApiError } from "../../http/problem.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
 import { withCookieCopy } from "./cookie-file.ts";
-import type { YtdlpInfo } from "./info.ts";
+import { itemDescription, type YtdlpInfo } from "./info.ts";
 import { extractInfo } from "./run.ts";
 
 export interface PageSourceOptions {
@@ -14,6 +14,8 @@ export interface PageSourceOptions {
   socketTimeoutSec: number;
   cacheTtlMs: number;
   cacheMaxEntries: number;
+  /** Most entries of a page with several media that a description holds (PLAYLIST_MAX_ITEMS). */
+  maxItems: number;
   now?: () => number;
   /** Told when a yt-dlp process starts; the returned function when it has ended (metrics). */
   onChild?: () => () => void;
@@ -30,8 +32,12 @@ export interface PageSourceOptions {
 export interface PageSource {
   /** The page's description: formats, title, author, duration, thumbnails. */
   info(page: URL): Promise<YtdlpInfo>;
-  /** The description with `selector` applied: the chosen formats in `requested_formats`, or at the top level. */
-  select(page: URL, selector: string, signal?: AbortSignal): Promise<YtdlpInfo>;
+  /**
+   * The description of item `item` (1-based; see postItems) with `selector` applied: the chosen
+   * formats in `requested_formats`, or at the top level. Only that item gets formats chosen, so
+   * a selector that fits it need not fit the others.
+   */
+  select(page: URL, selector: string, signal?: AbortSignal, item?: number): Promise<YtdlpInfo>;
 }
 
 /** A description this large (a page with thousands of formats) is used once and not kept. */
@@ -41,7 +47,9 @@ export function createPageSource(options: PageSourceOptions): PageSource {
   const cache = createTtlCache<{ info: YtdlpInfo; json: string }>({ maxEntries: options.cacheMaxEntries, now: options.now ?? Date.now });
   const inFlight = new Map<string, Promise<YtdlpInfo>>();
 
-  async function run(page: URL, extra: { format?: string; infoJson?: string; signal?: AbortSignal }): Promise<YtdlpInfo> {
+  const everyItem = `1:${options.maxItems}`;
+
+  async function run(page: URL, extra: { playlistItems?: string; format?: string; infoJson?: string; signal?: AbortSignal }): Promise<YtdlpInfo> {
     const common = { ytdlpPath: options.ytdlpPath, timeoutMs: options.timeoutMs, socketTimeoutSec: options.socketTimeoutSec, jsRuntime: options.jsRuntime };
     // A load from the kept description needs no network: no gate session, no cookies.
     const networked = extra.infoJson === undefined;
@@ -63,8 +71,10 @@ export function createPageSource(options: PageSourceOptions): PageSource {
     }
   }
 
-  async function fresh(page: URL, format: string | undefined, signal?: AbortSignal): Promise<YtdlpInfo> {
-    const info = await run(page, { format, signal });
+  async function fresh(page: URL, playlistItems: string, format: string | undefined, signal?: AbortSignal): Promise<YtdlpInfo> {
+    const info = await run(page, { playlistItems, format, signal });
+    // A run for one item of a playlist does not describe the whole post, so it is not kept.
+    if (playlistItems !== everyItem && info._type === "playlist") return info;
     const json = JSON.stringify(info);
     if (json.length <= maxKeptBytes) cache.set(page.href, { info, json }, options.cacheTtlMs);
     return info;
@@ -76,14 +86,16 @@ export function createPageSource(options: PageSourceOptions): PageSource {
       if (kept) return Promise.resolve(kept.info);
       // Equal look-ups at the same time share one yt-dlp run. It does not end when one caller
       // goes away, since others may wait for it; its time cap bounds it.
-      const running = inFlight.get(page.href) ?? fresh(page, undefined).finally(() => inFlight.delete(page.href));
+      const running = inFlight.get(page.href) ?? fresh(page, everyItem, undefined).finally(() => inFlight.delete(page.href));
       inFlight.set(page.href, running);
       return running;
     },
-    async select(page, selector, signal) {
+    async select(page, selector, signal, item = 1) {
       const kept = cache.get(page.href);
-      if (!kept) return fresh(page, selector, signal);
-      return run(page, { format: selector, infoJson: kept.json, signal });
+      const described = kept && itemDescription(kept.info, item);
+      if (!kept || !described) return fresh(page, String(item), selector, signal);
+      const infoJson = described === kept.info ? kept.json : JSON.stringify(described);
+      return run(page, { format: selector, infoJson, signal });
     },
   };
 }

@@ -23,7 +23,9 @@ function tweetFromConversation(file: string, id: string): GraphqlTweet {
   return GraphqlTweet.parse(items.find((item) => item?.tweet_results?.result?.rest_id === id)?.tweet_results?.result);
 }
 
-const noMedia = { durationSec: null, posterUrl: null, width: null, height: null, videoVariants: [], isAnimatedGif: false };
+const noVideo = { durationSec: null, posterUrl: null, width: null, height: null, videoVariants: [], isAnimatedGif: false };
+const noMedia = { ...noVideo, media: [] };
+const photo = (url: string, width: number, height: number) => ({ type: "photo", url, posterUrl: null, width, height, durationSec: null, videoVariants: [] });
 
 describe("graphqlAnswerToTweet()", () => {
   it("maps a video post, taking the size from the best variant rather than original_info", () => {
@@ -60,6 +62,7 @@ describe("graphqlAnswerToTweet()", () => {
       ],
       imageUrls: [],
       isAnimatedGif: false,
+      media: [expect.objectContaining({ type: "video", url: "https://video.twimg.com/ext_tw_video/1841204388993646595/pu/vid/avc1/1280x720/NRpzIavCR5W-jWFh.mp4?tag=12", width: 1280, height: 720, durationSec: 30 })],
     });
   });
 
@@ -71,11 +74,16 @@ describe("graphqlAnswerToTweet()", () => {
       authorScreenName: "SpaceX",
       authorAvatarUrl: "https://pbs.twimg.com/profile_images/1697749409851985920/HbrI04tM_400x400.jpg",
       createdAt: "2024-10-22T20:59:36.000Z",
-      ...noMedia,
+      ...noVideo,
       imageUrls: [
         "https://pbs.twimg.com/media/GahebgHbEAEevTU.jpg?name=orig",
         "https://pbs.twimg.com/media/GahecZ5aAAEX7GX.jpg?name=orig",
         "https://pbs.twimg.com/media/GaheddqbsAAzGXg.jpg?name=orig",
+      ],
+      media: [
+        photo("https://pbs.twimg.com/media/GahebgHbEAEevTU.jpg?name=orig", 4096, 2304),
+        photo("https://pbs.twimg.com/media/GahecZ5aAAEX7GX.jpg?name=orig", 2529, 3793),
+        photo("https://pbs.twimg.com/media/GaheddqbsAAzGXg.jpg?name=orig", 4004, 2252),
       ],
     });
   });
@@ -114,6 +122,7 @@ describe("graphqlAnswerToTweet()", () => {
       ],
       imageUrls: [],
       isAnimatedGif: false,
+      media: [expect.objectContaining({ type: "video", url: "https://video.twimg.com/ext_tw_video/1902059279190052864/pu/vid/avc1/576x1280/yhSQqEJfEU8wapy2.mp4?tag=12", width: 576, height: 1280, durationSec: 16 })],
     });
   });
 
@@ -151,8 +160,9 @@ describe("graphqlAnswerToTweet()", () => {
       authorScreenName: "vo1twasdowned",
       authorAvatarUrl: "https://pbs.twimg.com/profile_images/1962209901574320129/OkBXZF_p_400x400.jpg",
       createdAt: "2025-09-05T21:52:24.000Z",
-      ...noMedia,
+      ...noVideo,
       imageUrls: ["https://pbs.twimg.com/media/G0HULMeWMAA-IGM.png?name=orig"],
+      media: [photo("https://pbs.twimg.com/media/G0HULMeWMAA-IGM.png?name=orig", 736, 515)],
     });
   });
 
@@ -236,6 +246,7 @@ describe("graphqlTweetToRecord() on TweetDetail conversations", () => {
       ],
       imageUrls: [],
       isAnimatedGif: false,
+      media: [expect.objectContaining({ type: "video", url: "https://video.twimg.com/ext_tw_video/1668857866328100864/pu/vid/720x1280/ENfeGwtfyiYvpNy8.mp4?tag=12", width: 720, height: 1280, durationSec: 5 })],
     });
   });
 

@@ -13,6 +13,11 @@ interface YtdlpInfo {
 describe("tweetToPost()", () => {
   it("maps a video post, with format ids that yt-dlp gives the same MP4 files", () => {
     const post = tweetToPost(tweetOf("video_nasa_1491475671058681863.json"));
+    const variants = [
+      { qualityLabel: "720p", formatId: "http-2176", contentType: "video/mp4" },
+      { qualityLabel: "360p", formatId: "http-832", contentType: "video/mp4" },
+      { qualityLabel: "270p", formatId: "http-288", contentType: "video/mp4" },
+    ];
     expect(post).toEqual({
       platform: "X",
       id: "1491475671058681863",
@@ -22,12 +27,20 @@ describe("tweetToPost()", () => {
       durationSec: 205,
       posterUrl: "https://pbs.twimg.com/media/FLKqq-UXoAARGh8.jpg",
       needsServerProcessing: false,
-      videoVariants: [
-        { qualityLabel: "720p", formatId: "http-2176", contentType: "video/mp4" },
-        { qualityLabel: "360p", formatId: "http-832", contentType: "video/mp4" },
-        { qualityLabel: "270p", formatId: "http-288", contentType: "video/mp4" },
-      ],
+      videoVariants: variants,
       imageUrls: [],
+      media: [
+        {
+          type: "video",
+          url: "https://video.twimg.com/amplify_video/1491441845964001288/vid/1280x720/xvMDbP61zCKkXs19.mp4?tag=14",
+          posterUrl: "https://pbs.twimg.com/media/FLKqq-UXoAARGh8.jpg",
+          width: 1280,
+          height: 720,
+          durationSec: 205,
+          videoVariants: variants,
+        },
+      ],
+      subtitles: [],
     });
     expect(PostRecord.parse(post)).toEqual(post);
 
@@ -57,6 +70,8 @@ describe("tweetToPost()", () => {
       needsServerProcessing: false,
       videoVariants: [],
       imageUrls: ["https://pbs.twimg.com/media/A7EiDWcCYAAZT1D.jpg?name=orig"],
+      media: [{ type: "photo", url: "https://pbs.twimg.com/media/A7EiDWcCYAAZT1D.jpg?name=orig", posterUrl: null, width: 800, height: 532, durationSec: null, videoVariants: [] }],
+      subtitles: [],
     });
   });
 

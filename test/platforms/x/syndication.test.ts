@@ -8,6 +8,26 @@ const map = (file: string, id = "0") => syndicationAnswerToTweet(readFixture(`sy
 describe("syndicationAnswerToTweet()", () => {
   it("maps a video post: MP4 variants best first, size from the best variant's path, duration rounded", () => {
     const tweet = map("video_nasa_1491475671058681863.json");
+    const variants = [
+      {
+        qualityLabel: "720p",
+        url: "https://video.twimg.com/amplify_video/1491441845964001288/vid/1280x720/xvMDbP61zCKkXs19.mp4?tag=14",
+        contentType: "video/mp4",
+        bitrate: 2176000,
+      },
+      {
+        qualityLabel: "360p",
+        url: "https://video.twimg.com/amplify_video/1491441845964001288/vid/640x360/l2Yfccu1bExjcv6E.mp4?tag=14",
+        contentType: "video/mp4",
+        bitrate: 832000,
+      },
+      {
+        qualityLabel: "270p",
+        url: "https://video.twimg.com/amplify_video/1491441845964001288/vid/480x270/33HTmZZcDoJuSqOu.mp4?tag=14",
+        contentType: "video/mp4",
+        bitrate: 288000,
+      },
+    ];
     expect(tweet).toEqual({
       id: "1491475671058681863",
       text:
@@ -22,28 +42,20 @@ describe("syndicationAnswerToTweet()", () => {
       // original_info says 720x405; the best variant really is 1280x720.
       width: 1280,
       height: 720,
-      videoVariants: [
-        {
-          qualityLabel: "720p",
-          url: "https://video.twimg.com/amplify_video/1491441845964001288/vid/1280x720/xvMDbP61zCKkXs19.mp4?tag=14",
-          contentType: "video/mp4",
-          bitrate: 2176000,
-        },
-        {
-          qualityLabel: "360p",
-          url: "https://video.twimg.com/amplify_video/1491441845964001288/vid/640x360/l2Yfccu1bExjcv6E.mp4?tag=14",
-          contentType: "video/mp4",
-          bitrate: 832000,
-        },
-        {
-          qualityLabel: "270p",
-          url: "https://video.twimg.com/amplify_video/1491441845964001288/vid/480x270/33HTmZZcDoJuSqOu.mp4?tag=14",
-          contentType: "video/mp4",
-          bitrate: 288000,
-        },
-      ],
+      videoVariants: variants,
       imageUrls: [],
       isAnimatedGif: false,
+      media: [
+        {
+          type: "video",
+          url: variants[0]!.url,
+          posterUrl: "https://pbs.twimg.com/media/FLKqq-UXoAARGh8.jpg",
+          width: 1280,
+          height: 720,
+          durationSec: 205,
+          videoVariants: variants,
+        },
+      ],
     });
     expect(TweetRecord.parse(tweet)).toEqual(tweet);
   });
@@ -70,6 +82,17 @@ describe("syndicationAnswerToTweet()", () => {
       ],
       imageUrls: [],
       isAnimatedGif: true,
+      media: [
+        {
+          type: "gif",
+          url: "https://video.twimg.com/tweet_video/ClwOxLQUgAAuYA9.mp4",
+          posterUrl: "https://pbs.twimg.com/tweet_video_thumb/ClwOxLQUgAAuYA9.jpg",
+          width: 536,
+          height: 300,
+          durationSec: null,
+          videoVariants: [{ qualityLabel: "300p", url: "https://video.twimg.com/tweet_video/ClwOxLQUgAAuYA9.mp4", contentType: "video/mp4", bitrate: null }],
+        },
+      ],
     });
   });
 
@@ -88,6 +111,7 @@ describe("syndicationAnswerToTweet()", () => {
       videoVariants: [],
       imageUrls: ["https://pbs.twimg.com/media/HO-u6acXMAA1iE4.jpg?name=orig"],
       isAnimatedGif: false,
+      media: [{ type: "photo", url: "https://pbs.twimg.com/media/HO-u6acXMAA1iE4.jpg?name=orig", posterUrl: null, width: 1070, height: 1199, durationSec: null, videoVariants: [] }],
     });
   });
 
@@ -106,6 +130,7 @@ describe("syndicationAnswerToTweet()", () => {
       videoVariants: [],
       imageUrls: ["https://pbs.twimg.com/media/A7EiDWcCYAAZT1D.jpg?name=orig"],
       isAnimatedGif: false,
+      media: [{ type: "photo", url: "https://pbs.twimg.com/media/A7EiDWcCYAAZT1D.jpg?name=orig", posterUrl: null, width: 800, height: 532, durationSec: null, videoVariants: [] }],
     });
   });
 
@@ -124,6 +149,7 @@ describe("syndicationAnswerToTweet()", () => {
       videoVariants: [],
       imageUrls: [],
       isAnimatedGif: false,
+      media: [],
     });
   });
 
@@ -142,6 +168,7 @@ describe("syndicationAnswerToTweet()", () => {
       videoVariants: [],
       imageUrls: [],
       isAnimatedGif: false,
+      media: [],
     });
   });
 

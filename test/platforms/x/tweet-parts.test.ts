@@ -105,6 +105,27 @@ describe("partsToTweetRecord()", () => {
     expect([tweet.imageUrls, tweet.createdAt]).toEqual([["https://pbs.twimg.com/media/P.png?name=orig"], null]);
   });
 
+  it("lists every photo, video and GIF in X's order as `media`, the video fields describing the first video", () => {
+    const photo = (name: string): Media => ({ type: "photo", media_url_https: `https://pbs.twimg.com/media/${name}.jpg`, original_info: { width: 800, height: 600 } });
+    const gif: Media = { type: "animated_gif", media_url_https: "https://pbs.twimg.com/tweet_video_thumb/G.jpg", video_info: { variants: [{ bitrate: 0, content_type: "video/mp4", url: "https://video.twimg.com/tweet_video/G.mp4" }] } };
+    const hlsOnly = video([{ content_type: "application/x-mpegURL", url: "https://video.twimg.com/pl/x.m3u8" }]);
+    const mp4 = "https://video.twimg.com/ext_tw_video/9/pu/vid/avc1/1280x720/v.mp4";
+    const model: Media = { type: "model", media_url_https: "https://pbs.twimg.com/media/M.glb" };
+    const tweet = partsToTweetRecord({ ...base, media: [photo("A"), video([{ bitrate: 2176000, content_type: "video/mp4", url: mp4 }]), photo("B"), gif, hlsOnly, model] });
+    expect(tweet.media.map((item) => [item.type, item.url])).toEqual([
+      ["photo", "https://pbs.twimg.com/media/A.jpg?name=orig"],
+      ["video", mp4],
+      ["photo", "https://pbs.twimg.com/media/B.jpg?name=orig"],
+      ["gif", "https://video.twimg.com/tweet_video/G.mp4"],
+      // No MP4 file: only page mode has it.
+      ["video", null],
+    ]);
+    expect(tweet.media[0]).toEqual({ type: "photo", url: "https://pbs.twimg.com/media/A.jpg?name=orig", posterUrl: null, width: 800, height: 600, durationSec: null, videoVariants: [] });
+    expect(tweet.media[1]).toMatchObject({ posterUrl: "https://pbs.twimg.com/ext_tw_video_thumb/9/pu/img/p.jpg", width: 1280, height: 720, durationSec: 1 });
+    expect([tweet.videoVariants[0]?.url, tweet.width, tweet.durationSec, tweet.isAnimatedGif]).toEqual([mp4, 1280, 1, false]);
+    expect(tweet.imageUrls).toEqual(["https://pbs.twimg.com/media/A.jpg?name=orig", "https://pbs.twimg.com/media/B.jpg?name=orig"]);
+  });
+
   it("leaves avatars that are not `_normal` files as they are", () => {
     const tweet = partsToTweetRecord({ ...base, authorAvatarUrl: "https://abs.twimg.com/sticky/default_profile_images/default_profile.png" });
     expect(tweet.authorAvatarUrl).toBe("https://abs.twimg.com/sticky/default_profile_images/default_profile.png");

@@ -85,7 +85,7 @@ describe("COOKIES_FILE", () => {
     const file = path.join(dir, "killed.txt");
     await writeFile(file, netscapeFile(membersCookie.value));
     const copiesBefore = await cookieCopies();
-    const pages = createPageSource({ ytdlpPath: "yt-dlp", timeoutMs: 150, socketTimeoutSec: 5, cacheTtlMs: 0, cacheMaxEntries: 1, cookiesFile: file });
+    const pages = createPageSource({ ytdlpPath: "yt-dlp", timeoutMs: 150, socketTimeoutSec: 5, cacheTtlMs: 0, cacheMaxEntries: 1, maxItems: 1, cookiesFile: file });
     await expect(pages.info(new URL(site.pages.members))).rejects.toMatchObject({ status: 504 });
     expect(await cookieCopies()).toEqual(copiesBefore);
   });

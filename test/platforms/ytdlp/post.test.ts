@@ -42,6 +42,8 @@ describe("infoToPost() on recorded yt-dlp output", () => {
     });
     expect(post.videoVariants.map((v) => v.qualityLabel)).toEqual(["1080p", "720p", "480p", "360p", "240p", "144p"]);
     expect(post.videoVariants.map((v) => v.formatId)).not.toContain("sb0");
+    expect(post.subtitles).toHaveLength(126);
+    expect(post.subtitles[0]).toEqual({ lang: "af", name: "Afrikaans", auto: true });
   });
 
   test("Vimeo: progressive files win over HLS and DASH of the same height", () => {
@@ -105,20 +107,54 @@ describe("infoToPost() on other shapes", () => {
       platform: "OTHER", id: "clip", url: "http://127.0.0.1:1/page.html", text: "A clip", authorName: null,
       durationSec: null, posterUrl: "http://127.0.0.1:1/big.jpg", needsServerProcessing: true,
       videoVariants: [{ qualityLabel: "unknown", formatId: "0", contentType: "video/mp4" }], imageUrls: [],
+      media: [{
+        type: "video", url: null, posterUrl: "http://127.0.0.1:1/big.jpg", width: null, height: null, durationSec: null,
+        videoVariants: [{ qualityLabel: "unknown", formatId: "0", contentType: "video/mp4" }],
+      }],
+      subtitles: [],
     });
   });
 
-  test("a playlist stands for its first entry; the page URL is the fallback", () => {
+  test("a playlist lists every entry as an item; the record's own fields stand for the first", () => {
     const info = YtdlpInfo.parse({
-      _type: "playlist", id: "page", title: "Page", uploader: "Site",
+      _type: "playlist", id: "page", title: "Page", uploader: "Site", thumbnail: "http://a/page.jpg",
       entries: [
-        { id: "first", title: "First", formats: [{ format_id: "hd", url: "http://a/1.mp4", ext: "mp4", height: 720 }] },
-        { id: "second", title: "Second", formats: [{ format_id: "hd", url: "http://a/2.mp4", ext: "mp4", height: 720 }] },
+        { id: "first", title: "First", duration: 4.4, formats: [{ format_id: "hd", url: "http://a/1.mp4", ext: "mp4", width: 1280, height: 720 }] },
+        { id: "photo", formats: [{ format_id: "img", url: "http://a/2.jpg", ext: "jpg", vcodec: "none", acodec: "none", width: 1080, height: 1350 }] },
+        null,
+        { id: "third", title: "Third", thumbnail: "http://a/3.jpg", formats: [{ format_id: "sd", url: "http://a/3.mp4", ext: "mp4", height: 360 }] },
       ],
     });
     const post = infoToPost(info, "OTHER", page);
-    expect(post).toMatchObject({ id: "first", text: "First", authorName: "Site", url: "https://example.com/page" });
+    expect(PostRecord.parse(post)).toEqual(post);
+    expect(post).toMatchObject({ id: "first", text: "First", authorName: "Site", url: "https://example.com/page", durationSec: 4 });
     expect(post.videoVariants).toEqual([{ qualityLabel: "720p", formatId: "hd", contentType: "video/mp4" }]);
+    expect(post.imageUrls).toEqual(["http://a/2.jpg"]);
+    expect(post.media).toEqual([
+      { type: "video", url: null, posterUrl: "http://a/page.jpg", width: 1280, height: 720, durationSec: 4, videoVariants: post.videoVariants },
+      { type: "photo", url: "http://a/2.jpg", posterUrl: null, width: 1080, height: 1350, durationSec: null, videoVariants: [] },
+      {
+        type: "video", url: null, posterUrl: "http://a/3.jpg", width: null, height: 360, durationSec: null,
+        videoVariants: [{ qualityLabel: "360p", formatId: "sd", contentType: "video/mp4" }],
+      },
+    ]);
+  });
+
+  test("subtitles: every language with a track ffmpeg reads, manual ones and automatic captions apart", () => {
+    const info = YtdlpInfo.parse({
+      id: "v", formats: [{ format_id: "hd", url: "http://a/1.mp4", ext: "mp4", height: 720 }],
+      subtitles: {
+        en: [{ ext: "json3", url: "http://a/en.json3", name: "English" }, { ext: "vtt", url: "http://a/en.vtt", name: "English" }],
+        de: [{ ext: "srt", url: "http://a/de.srt" }],
+        live_chat: [{ ext: "json", url: "http://a/chat.json" }],
+      },
+      automatic_captions: { en: [{ ext: "ttml", url: "http://a/auto.ttml" }, { ext: "vtt", url: "http://a/auto.vtt", name: "English (auto)" }], fr: [{ ext: "srv3", url: "http://a/fr.srv3" }] },
+    });
+    expect(infoToPost(info, "OTHER", page).subtitles).toEqual([
+      { lang: "en", name: "English", auto: false },
+      { lang: "de", name: null, auto: false },
+      { lang: "en", name: "English (auto)", auto: true },
+    ]);
   });
 
   test("an image post lists its largest picture and no variants", () => {

@@ -54,6 +54,10 @@ describe("extractInfoArgs()", () => {
     expect(extractInfoArgs("https://www.youtube.com/watch?v=a", { jsRuntime: null })).not.toContain("--js-runtimes");
   });
 
+  test("describes the entries --playlist-items names; the first alone by default", () => {
+    expect(extractInfoArgs("https://a/b", { playlistItems: "1:20" }).slice(0, 6)).toEqual(["-J", "--ignore-config", "--no-playlist", "--playlist-items", "1:20", "--no-warnings"]);
+  });
+
   test("reads a kept description from stdin instead of fetching the page", () => {
     expect(extractInfoArgs("https://a/b", { format: "b", infoJson: "{}" })).toEqual([
       "-J", "--ignore-config", "--no-playlist", "--playlist-items", "1", "--no-warnings", "-f", "b", "--load-info-json", "-",
@@ -82,6 +86,19 @@ describe("extractInfo() against the local site", () => {
   test("a post's formatId works as the download format", async () => {
     const info = await extractInfo(site.pages.split, { ...options, format: "hls-150+ba[ext=m4a]/hls-150+ba/hls-150" });
     expect(info.requested_formats?.map((f) => f.format_id)).toEqual(["hls-150", "hls-aud-English"]);
+  });
+
+  test("a page with two videos is a playlist of both; --playlist-items 2 with a selector picks formats of the second alone", async () => {
+    const all = await extractInfo(site.pages.twoVideos, { ...options, playlistItems: "1:5" });
+    expect(all._type).toBe("playlist");
+    expect(all.entries?.map((entry) => entry?.url)).toEqual([site.mp4Url, `${site.origin}/media/short.mp4`]);
+    const second = await extractInfo(site.pages.twoVideos, { ...options, playlistItems: "2", format: "b" });
+    expect(second.entries?.map((entry) => entry?.url)).toEqual([`${site.origin}/media/short.mp4`]);
+  });
+
+  test("a <track kind=subtitles> is the entry's subtitles", async () => {
+    const info = await extractInfo(site.pages.subtitled, options);
+    expect(info.subtitles).toEqual({ en: [expect.objectContaining({ url: `${site.origin}/media/en.vtt`, ext: "vtt" })] });
   });
 
   test("unsupported page is 400 unsupported_url", async () => {

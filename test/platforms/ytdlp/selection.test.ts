@@ -27,6 +27,8 @@ describe("planRemux()", () => {
     expect(plan.inputs[1]!.url).toMatch(/itag=251/);
     expect(plan.inputs[0]!.headers.Referer).toBe("https://www.youtube.com/watch?v=hwMkbaS_M_c");
     expect(plan.inputs[0]!.hls).toBe(false);
+    // The sizes YouTube gives, which the download's Estimated-Content-Length sums.
+    expect(plan.inputs.map((input) => input.sizeBytes)).toEqual([15062619, 1973587]);
   });
 
   test("X hls-698 + HLS audio: two HLS inputs, ADTS audio", () => {
@@ -45,13 +47,14 @@ describe("planRemux()", () => {
     expect(plan).toMatchObject({ output: "mp3", videoInput: null, audioInput: 0 });
   });
 
-  test("a single chosen format is read from the top level (X http-1280)", () => {
+  test("a single chosen format is read from the top level (X http-1280), with the size yt-dlp estimates", () => {
     const plan = planRemux(ytdlpFixture("twitter_verge_957383241714970624"), "mp4");
     expect(plan.inputs).toEqual([{
       url: "https://video.twimg.com/amplify_video/943561675927519232/vid/720x720/h1uN7biCI-Fbzm9D.mp4",
       headers: expect.objectContaining({ Referer: "https://twitter.com/verge/status/957383241714970624" }),
       cookies: [],
       hls: false,
+      sizeBytes: 24012881, // filesize_approx
     }]);
     expect(plan).toMatchObject({ videoInput: 0, audioInput: 0, adtsAudio: false });
   });

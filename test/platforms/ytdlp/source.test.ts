@@ -13,7 +13,7 @@ describe("createPageSource()", () => {
   afterAll(() => site.close());
 
   const pageFetches = (path: string) => site.requestLog.filter((request) => request.path === path).length;
-  const source = (cacheTtlMs: number) => {
+  const source = (cacheTtlMs: number, maxItems = 5) => {
     let children = 0;
     const pages = createPageSource({
       ytdlpPath: "yt-dlp",
@@ -21,6 +21,7 @@ describe("createPageSource()", () => {
       socketTimeoutSec: 5,
       cacheTtlMs,
       cacheMaxEntries: 10,
+      maxItems,
       onChild: () => {
         children += 1;
         return () => {};
@@ -42,6 +43,29 @@ describe("createPageSource()", () => {
     expect(children()).toBe(2);
     expect(pageFetches("/split.html")).toBe(1);
     expect(mainEntry(chosen).requested_formats?.length).toBe(2);
+  });
+
+  test("a description lists every item; select picks formats for the item asked, from the kept description", async () => {
+    const { pages, children } = source(60_000);
+    const page = new URL(site.pages.twoVideos);
+    expect((await pages.info(page)).entries).toHaveLength(2);
+    const second = await pages.select(page, "b", undefined, 2);
+    expect(mainEntry(second).url).toBe(`${site.origin}/media/short.mp4`);
+    expect(children()).toBe(2);
+    expect(pageFetches("/two-videos.html")).toBe(1);
+  });
+
+  test("describes no more items than maxItems (PLAYLIST_MAX_ITEMS)", async () => {
+    const { pages } = source(0, 1);
+    expect((await pages.info(new URL(site.pages.twoVideos))).entries?.map((entry) => entry?.url)).toEqual([site.mp4Url]);
+  });
+
+  test("a download's run for one item of a playlist is not kept as the post's description", async () => {
+    const { pages, children } = source(60_000);
+    const page = new URL(`${site.pages.twoVideos}?fresh`);
+    expect(mainEntry(await pages.select(page, "b", undefined, 2)).url).toBe(`${site.origin}/media/short.mp4`);
+    expect((await pages.info(page)).entries).toHaveLength(2);
+    expect(children()).toBe(2);
   });
 
   test("without a cache every call extracts again", async () => {
