@@ -6,6 +6,7 @@ import { createApp } from "./app.ts";
 import { ADMIN_FOLDER, ADMIN_SOCKET, createAdminChannel } from "./cli/channel.ts";
 import { ConfigError, parseConfig, type Config } from "./config.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { probeToolsAhead } from "./media/tools.ts";
 import { openStore } from "./store/open.ts";
 import type { RunningServer } from "./runtime/serve.ts";
 import type { Runtime } from "./runtime/runtime.ts";
@@ -18,7 +19,7 @@ export interface Service {
 
 export async function startService(config: Config, runtime: Runtime, log: Logger): Promise<Service> {
   const serve = runtime.serve;
-  const db = await openStore(config);
+  const [db] = await Promise.all([openStore(config), probeToolsAhead({ "yt-dlp": config.YTDLP_PATH, ffmpeg: config.FFMPEG_PATH })]);
   const app = createApp({ config, db, log, ...createUpstreams(config, runtime) });
   const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST });
   let admin: RunningServer | undefined;
