@@ -111,10 +111,10 @@ function upstreamUrl(text: string): URL {
 async function pageMode(ctx: ApiContext, deps: DownloadDeps, page: URL, platform: PlatformId, wanted: Wanted): Promise<Response> {
   requireTools(deps.tools, ["yt-dlp", "ffmpeg"]);
   return remuxWithSlot(ctx, deps, async () => {
-    const info = await deps.pages.select(page, selectorFor(wanted.format, wanted.output), ctx.request.signal);
+    const { info, formats } = await deps.pages.select(page, selectorFor(wanted.format, wanted.output), ctx.request.signal);
     // The unrounded length: the post record's whole seconds would be off by up to half a second.
     const durationSec = mainEntry(info).duration ?? null;
-    return { plan: planRemux(info, wanted.output), name: wanted.filename ?? `${platform.toLowerCase()}_${infoToPost(info, platform, page).id}`, durationSec };
+    return { plan: planRemux(formats, wanted.output), name: wanted.filename ?? `${platform.toLowerCase()}_${infoToPost(info, platform, page).id}`, durationSec };
   });
 }
 

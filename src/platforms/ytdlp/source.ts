@@ -1,9 +1,13 @@
 // Page descriptions from yt-dlp, kept briefly so that `post` followed by `download` of the same
-// link extracts once: the download then only asks yt-dlp to pick formats from the kept
-// description (`--load-info-json`), which needs no network.
+// link extracts once. A download picks its formats from the description in-process
+// (format-selector.ts), so it runs yt-dlp at most once, and not at all after `post`; a selector
+// that needs more of yt-dlp's grammar is applied by yt-dlp to the kept description
+// (`--load-info-json`, no network).
 import { createTtlCache } from "../../util/ttl-cache.ts";
-import type { YtdlpInfo } from "./info.ts";
+import { parseFormatSelector, selectFormats } from "./format-selector.ts";
+import { entryFormats, mainEntry, type YtdlpFormat, type YtdlpInfo } from "./info.ts";
 import { extractInfo } from "./run.ts";
+import { chosenFormats } from "./selection.ts";
 
 export interface PageSourceOptions {
   ytdlpPath: string;
@@ -19,9 +23,12 @@ export interface PageSourceOptions {
 export interface PageSource {
   /** The page's description: formats, title, author, duration, thumbnails. */
   info(page: URL): Promise<YtdlpInfo>;
-  /** The description with `selector` applied: the chosen formats in `requested_formats`, or at the top level. */
-  select(page: URL, selector: string, signal?: AbortSignal): Promise<YtdlpInfo>;
+  /** The description and the formats `selector` picks from it (one, or a video and an audio one). */
+  select(page: URL, selector: string, signal?: AbortSignal): Promise<{ info: YtdlpInfo; formats: YtdlpFormat[] }>;
 }
+
+// yt-dlp tries such formats over the network before it picks one; only yt-dlp can choose there.
+const selectableInProcess = (format: YtdlpFormat) => format.has_drm !== true && !("__needs_testing" in format);
 
 /** A description this large (a page with thousands of formats) is used once and not kept. */
 const maxKeptBytes = 1024 * 1024;
@@ -39,11 +46,11 @@ export function createPageSource(options: PageSourceOptions): PageSource {
     }
   }
 
-  async function fresh(page: URL, format: string | undefined, signal?: AbortSignal): Promise<YtdlpInfo> {
-    const info = await run(page, { format, signal });
+  async function fresh(page: URL, signal?: AbortSignal): Promise<{ info: YtdlpInfo; json: string }> {
+    const info = await run(page, { signal });
     const json = JSON.stringify(info);
     if (json.length <= maxKeptBytes) cache.set(page.href, { info, json }, options.cacheTtlMs);
-    return info;
+    return { info, json };
   }
 
   return {
@@ -52,14 +59,17 @@ export function createPageSource(options: PageSourceOptions): PageSource {
       if (kept) return Promise.resolve(kept.info);
       // Equal look-ups at the same time share one yt-dlp run. It does not end when one caller
       // goes away, since others may wait for it; its time cap bounds it.
-      const running = inFlight.get(page.href) ?? fresh(page, undefined).finally(() => inFlight.delete(page.href));
+      const running = inFlight.get(page.href) ?? fresh(page).then(({ info }) => info).finally(() => inFlight.delete(page.href));
       inFlight.set(page.href, running);
       return running;
     },
     async select(page, selector, signal) {
-      const kept = cache.get(page.href);
-      if (!kept) return fresh(page, selector, signal);
-      return run(page, { format: selector, infoJson: kept.json, signal });
+      const parsed = parseFormatSelector(selector);
+      const kept = cache.get(page.href) ?? (await fresh(page, signal));
+      const formats = entryFormats(mainEntry(kept.info));
+      if (parsed !== null && formats.every(selectableInProcess)) return { info: kept.info, formats: selectFormats(parsed, formats) };
+      const info = await run(page, { format: selector, infoJson: kept.json, signal });
+      return { info, formats: chosenFormats(info) };
     },
   };
 }
