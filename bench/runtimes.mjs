@@ -73,7 +73,7 @@ function cells(rounds) {
     "tweet, warm cache, req/s (p50 ms)": rps("tweet"),
     "direct relay 256 MiB, MB/s": fmt(at((r) => r.relay.speed) / 1e6, 0),
     "the runtime's own pass-through, MB/s": fmt(at((r) => r.reference.speed) / 1e6, 0),
-    "relay / own pass-through": fmt(at((r) => r.relay.speed / r.reference.speed), 2),
+    "relay / own pass-through (issue 13: >= 0.9)": fmt(at((r) => r.relay.speed / r.reference.speed), 2),
     "direct relay sends Content-Length": rounds.every((r) => r.relay.contentLength === String(RELAY_BYTES)) ? "yes" : "no",
     "page mode 10 s clip, cold, first byte ms": fmt(at((r) => r.page.firstByte), 0),
     "page mode 10 s clip, cold, total ms": fmt(at((r) => r.page.total), 0),

@@ -4,8 +4,9 @@
 // 50 ms, VmHWM for the peak since start).
 //
 //   npm run bench -- store
+import { execFileSync } from "node:child_process";
 import { closeSync, ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import os, { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import postgres from "postgres";
@@ -15,6 +16,12 @@ const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@
 const RELAY_BYTES = 2 ** 30;
 const RELAYED = "https://video.twimg.com/big.mp4";
 
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
+/** CPU seconds the process used so far, all its threads. */
+const cpuSeconds = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+};
 const statusMB = (pid, field) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
 
 /** Runs `work` while sampling the process's RSS; resolves with the largest sample. */
@@ -29,7 +36,10 @@ async function peakRssDuring(pid, work) {
   return Math.max(peak, statusMB(pid, "VmRSS"));
 }
 
-/** Starts the service and waits for /healthz: ms from the spawn, and the process's peak RSS by then. */
+/**
+ * Starts the service and waits for /healthz: ms from the spawn, the CPU seconds the process used
+ * by then (on a busy machine the wall time is mostly waiting for a core), and its peak RSS.
+ */
 async function startHealthy(env) {
   const started = performance.now();
   const service = await startService(env);
@@ -38,7 +48,7 @@ async function startHealthy(env) {
     if (status === 200) break;
     await sleep(10);
   }
-  return { service, ms: performance.now() - started, peak: statusMB(service.pid, "VmHWM") };
+  return { service, ms: performance.now() - started, cpu: cpuSeconds(service.pid), peak: statusMB(service.pid, "VmHWM") };
 }
 
 async function measure(store, env, execSql) {
@@ -59,8 +69,10 @@ async function measure(store, env, execSql) {
     const pglite = store === "pglite";
     return [
       { store, what: "first start on an empty store: ms to healthy", figure: pglite ? target(first.ms, 2000) : fmt(first.ms, 0) },
+      { store, what: "first start: CPU s of the process by then", figure: fmt(first.cpu, 2) },
       { store, what: "first start: peak RSS MB", figure: pglite ? target(first.peak, 250) : fmt(first.peak, 0) },
       { store, what: "restart: ms to healthy", figure: pglite ? target(again.ms, 1000) : fmt(again.ms, 0) },
+      { store, what: "restart: CPU s of the process by then", figure: fmt(again.cpu, 2) },
       { store, what: "restart: peak RSS MB", figure: pglite ? target(again.peak, 250) : fmt(again.peak, 0) },
       { store, what: "idle RSS MB (3 s after start)", figure: pglite ? target(idle, 200) : fmt(idle, 0) },
       { store, what: "peak RSS MB, 50 connections on /usage for 3 s", figure: pglite ? target(api, 250) : fmt(api, 0) },
@@ -100,7 +112,7 @@ export async function benchStore() {
       await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();
     }
-    printTable("Footprint of the service process (Node) on each store; targets are the embedded store's (issue 13)", rows);
+    printTable(`Footprint of the service process (Node) on each store; targets are the embedded store's (issue 13); load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`, rows);
   } finally {
     for (const stop of stoppers.reverse()) await stop();
     rmSync(temp, { recursive: true, force: true });
