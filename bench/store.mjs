@@ -5,14 +5,12 @@
 //
 //   npm run bench -- store
 import { execFileSync } from "node:child_process";
-import { closeSync, ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os, { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import postgres from "postgres";
-import { createBenchKey, curl, fmt, load, printTable, startService, startSite, timedGet } from "./lib.mjs";
+import { createBenchKey, curl, fmt, load, printTable, sparseFile, startService, startSite, timedGet, withBenchDatabase } from "./lib.mjs";
 
-const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const RELAY_BYTES = 2 ** 30;
 const RELAYED = "https://video.twimg.com/big.mp4";
 
@@ -87,31 +85,15 @@ export async function benchStore() {
   const temp = mkdtempSync(join(tmpdir(), "bench-store-"));
   const stoppers = [];
   try {
-    const big = join(temp, "big.mp4");
-    const fd = openSync(big, "w");
-    ftruncateSync(fd, RELAY_BYTES);
-    closeSync(fd);
+    const big = sparseFile(temp, "big.mp4", RELAY_BYTES);
     const site = await startSite({ "/big.mp4": { file: big, type: "video/mp4" } });
     stoppers.push(site.close);
     const common = { ORIGIN_OVERRIDES: `video.twimg.com=${site.url}`, MAX_DOWNLOAD_BYTES: String(2 ** 40) };
     const rows = await measure("pglite", { ...common, DATA_DIR: join(temp, "data") });
 
-    const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
-    const name = `bench_${Date.now()}`;
-    await admin.unsafe(`CREATE DATABASE ${name}`);
-    try {
-      const url = new URL(TEST_DATABASE_URL);
-      url.pathname = `/${name}`;
-      const env = { ...common, DATABASE_URL: url.toString() };
-      rows.push(...(await measure("postgres", env, async (sql) => {
-        const db = postgres(env.DATABASE_URL, { max: 1, onnotice: () => {} });
-        await db.unsafe(sql).simple();
-        await db.end();
-      })));
-    } finally {
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    }
+    await withBenchDatabase(async (DATABASE_URL, execSql) => {
+      rows.push(...(await measure("postgres", { ...common, DATABASE_URL }, execSql)));
+    });
     printTable(`Footprint of the service process (Node) on each store; targets are the embedded store's (issue 13); load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`, rows);
   } finally {
     for (const stop of stoppers.reverse()) await stop();
