@@ -46,8 +46,8 @@ export function createPageSource(options: PageSourceOptions): PageSource {
     }
   }
 
-  async function fresh(page: URL, signal?: AbortSignal): Promise<{ info: YtdlpInfo; json: string }> {
-    const info = await run(page, { signal });
+  async function fresh(page: URL, signal?: AbortSignal, format?: string): Promise<{ info: YtdlpInfo; json: string }> {
+    const info = await run(page, { signal, format });
     const json = JSON.stringify(info);
     if (json.length <= maxKeptBytes) cache.set(page.href, { info, json }, options.cacheTtlMs);
     return { info, json };
@@ -65,7 +65,13 @@ export function createPageSource(options: PageSourceOptions): PageSource {
     },
     async select(page, selector, signal) {
       const parsed = parseFormatSelector(selector);
-      const kept = cache.get(page.href) ?? (await fresh(page, signal));
+      let kept = cache.get(page.href);
+      if (parsed === null && !kept) {
+        // A selector only yt-dlp knows, and nothing kept: one run that describes and selects.
+        const { info } = await fresh(page, signal, selector);
+        return { info, formats: chosenFormats(info) };
+      }
+      kept ??= await fresh(page, signal);
       const formats = entryFormats(mainEntry(kept.info));
       if (parsed !== null && formats.every(selectableInProcess)) return { info: kept.info, formats: selectFormats(parsed, formats) };
       const info = await run(page, { format: selector, infoJson: kept.json, signal });

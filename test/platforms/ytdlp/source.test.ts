@@ -57,6 +57,13 @@ describe("createPageSource()", () => {
     expect(mainEntry(byYtdlp.info).requested_formats?.length).toBe(2);
   });
 
+  test("without a kept description, a selector only yt-dlp knows costs one yt-dlp run", async () => {
+    const { pages, children } = source(0);
+    const chosen = await pages.select(new URL(site.pages.split), "(bv*+ba/b)");
+    expect(children()).toBe(1);
+    expect(chosen.formats).toHaveLength(2);
+  });
+
   test("without a cache every call extracts again", async () => {
     const { pages, children } = source(0);
     const page = new URL(site.pages.progressive);
