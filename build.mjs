@@ -1,6 +1,11 @@
 // Bundles each entry into dist/. SQL migrations are inlined as text; the database drivers stay
 // external because PGlite loads its WASM from its own package folder: every runtime imports them
 // from node_modules (Deno too, as a package.json sits beside it).
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { build } from "esbuild";
 
 const quiet = process.argv.includes("--quiet");
@@ -40,3 +45,26 @@ await build({
   plugins: [sqlAsText],
   logLevel: quiet ? "error" : "info",
 });
+
+// The data folder a new embedded store starts from (src/store/pglite-template.ts): PGlite's initdb
+// and the migrations, run once here rather than on every user's first start. The bundled command
+// line does it, as it opens (and migrates) a store of its own when no service runs. Made again only
+// when PGlite or a migration changes, since a folder is only readable by the version that wrote it.
+const template = "dist/pglite-template";
+const stamp = `${template}.version`;
+const migrationsDir = "src/store/migrations";
+const hash = createHash("sha256").update(readFileSync("node_modules/@electric-sql/pglite/package.json"));
+for (const file of readdirSync(migrationsDir).sort()) hash.update(file).update(readFileSync(join(migrationsDir, file)));
+const wanted = hash.digest("hex");
+if (!existsSync(template) || !existsSync(stamp) || readFileSync(stamp, "utf8") !== wanted) {
+  rmSync(template, { recursive: true, force: true });
+  const scratch = mkdtempSync(join(tmpdir(), "pglite-template-"));
+  try {
+    execFileSync(process.execPath, ["dist/admin.mjs", "users", "list"], { env: { PATH: process.env.PATH, DATA_DIR: scratch }, stdio: ["ignore", "ignore", "inherit"] });
+    renameSync(join(scratch, "pglite"), template);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  writeFileSync(stamp, wanted);
+  if (!quiet) console.log(`made ${template}`);
+}

@@ -3,10 +3,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import postgres from "postgres";
-import { createBenchKey, fmt, load, printTable, startService } from "./lib.mjs";
-
-const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+import { createBenchKey, fmt, load, printTable, startService, withBenchDatabase } from "./lib.mjs";
 
 async function measure(store, env) {
   const service = await startService(env);
@@ -34,22 +31,10 @@ export async function benchAuth() {
     rmSync(dataDir, { recursive: true, force: true });
   }
 
-  const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
-  const name = `bench_${Date.now()}`;
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  try {
-    const url = new URL(TEST_DATABASE_URL);
-    url.pathname = `/${name}`;
-    const env = { DATABASE_URL: url.toString() };
-    env.KEY = await createBenchKey(env, async (sql) => {
-      const db = postgres(env.DATABASE_URL, { max: 1, onnotice: () => {} });
-      await db.unsafe(sql).simple();
-      await db.end();
-    });
+  await withBenchDatabase(async (DATABASE_URL, execSql) => {
+    const env = { DATABASE_URL };
+    env.KEY = await createBenchKey(env, execSql);
     rows.push(...(await measure("postgres", env)));
-  } finally {
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
+  });
   printTable("Authenticated path (32 connections, 5 s each, one node process serving)", rows);
 }

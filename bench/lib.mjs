@@ -2,11 +2,12 @@
 // key no quota stops, small local upstreams (X syndication, a static site with Range), a
 // keep-alive HTTP load generator, timers for one download or one child process, and tables.
 import { spawn } from "node:child_process";
-import { createReadStream, readFileSync, statSync } from "node:fs";
+import { closeSync, createReadStream, ftruncateSync, openSync, readFileSync, statSync } from "node:fs";
 import { Agent, createServer, request } from "node:http";
 import { once } from "node:events";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import postgres from "postgres";
 
 /** Command and arguments that run each runtime's entry file, from the repository's root. */
 export const runtimes = {
@@ -69,6 +70,37 @@ export async function createBenchKey(env, execSql = (sql) => execPglite(env.DATA
   const key = await runAdmin(["keys", "create", "--email", "bench@example.com", "--tier", "GOLD"], env);
   await execSql(benchTierSql);
   return key;
+}
+
+const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+/** Runs `work` with a new database of its own on the test server (its URL and a way to run SQL on it), then drops it. */
+export async function withBenchDatabase(work) {
+  const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
+  const name = `bench_${Date.now()}`;
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  try {
+    const url = new URL(TEST_DATABASE_URL);
+    url.pathname = `/${name}`;
+    const execSql = async (sql) => {
+      const db = postgres(url.toString(), { max: 1, onnotice: () => {} });
+      await db.unsafe(sql).simple();
+      await db.end();
+    };
+    return await work(url.toString(), execSql);
+  } finally {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+/** A sparse file of `bytes` in `dir`: reading it costs an origin almost nothing but copying page-cache zeros. */
+export function sparseFile(dir, name, bytes) {
+  const file = join(dir, name);
+  const fd = openSync(file, "w");
+  ftruncateSync(fd, bytes);
+  closeSync(fd);
+  return file;
 }
 
 const listen = async (server) => {

@@ -183,6 +183,7 @@ async function main() {
       pid: service.pid,
       url: `${service.url}/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/big.mp4")}`,
       curlArgs: ["-H", `Authorization: Bearer ${key}`],
+      service: true,
     });
   }
   for (const v of variants) {
@@ -233,6 +234,15 @@ async function main() {
     console.log(
       `| ${v.name} | ${fmt(speed)} (${v.speeds.map((s) => fmt(s)).join(", ")}) | ${fmt(speed / median(pipe.speeds), 2)} | ${fmt(median(v.cpus), 2)} | ${v.peak ? fmt(v.peak) : ""} | ${slow} |`,
     );
+  }
+  const service = variants.find((v) => v.service);
+  if (service && pipe.variant === "pipe") {
+    // Issue 13: the whole service at least as fast as the pipe, at no more CPU per GiB.
+    const speedRatio = median(service.speeds) / median(pipe.speeds);
+    const cpuRatio = median(service.cpus) / median(pipe.cpus);
+    console.log(`\nTargets (issue 13), the service against the pipe in this run:`);
+    console.log(`  MB/s ${fmt(speedRatio, 2)}x the pipe (target >= 1.00: ${speedRatio >= 1 ? "met" : "NOT met"})`);
+    console.log(`  CPU per GiB ${fmt(cpuRatio, 2)}x the pipe (target <= 1.00: ${cpuRatio <= 1 ? "met" : "NOT met"})`);
   }
 }
 

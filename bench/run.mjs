@@ -3,10 +3,11 @@ import { benchAuth } from "./auth.mjs";
 import { benchPage } from "./page.mjs";
 import { benchRelay } from "./relay.mjs";
 import { benchRuntimes } from "./runtimes.mjs";
+import { benchStore } from "./store.mjs";
 import { benchTweet } from "./tweet.mjs";
 
 // `npm run bench -- auth tweet` runs only those sections.
-const sections = { auth: benchAuth, tweet: benchTweet, relay: benchRelay, page: benchPage, runtimes: benchRuntimes };
+const sections = { store: benchStore, auth: benchAuth, tweet: benchTweet, relay: benchRelay, page: benchPage, runtimes: benchRuntimes };
 const only = process.argv.slice(2);
 for (const [name, run] of Object.entries(sections)) {
   if (only.length && !only.includes(name)) continue;

@@ -7,7 +7,7 @@ import { ADMIN_FOLDER, ADMIN_SOCKET, createAdminChannel } from "./cli/channel.ts
 import { ConfigError, parseConfig, type Config } from "./config.ts";
 import { createLogger, errorText, type Logger } from "./log.ts";
 import { openStore, privateFolder } from "./store/open.ts";
-import { ytdlpAgeWarning } from "./media/tools.ts";
+import { probeToolsAhead, ytdlpAgeWarning } from "./media/tools.ts";
 import type { RunningServer } from "./runtime/serve.ts";
 import type { Runtime } from "./runtime/runtime.ts";
 import { createUpstreams } from "./upstreams.ts";
@@ -19,7 +19,7 @@ export interface Service {
 
 export async function startService(config: Config, runtime: Runtime, log: Logger): Promise<Service> {
   const serve = runtime.serve;
-  const db = await openStore(config);
+  const [db] = await Promise.all([openStore(config), probeToolsAhead({ "yt-dlp": config.YTDLP_PATH, ffmpeg: config.FFMPEG_PATH })]);
   const upstreams = createUpstreams(config, runtime);
   for (const [tool, { path, failure }] of Object.entries(upstreams.tools)) {
     if (failure !== null) log.warn("a media tool cannot be run: page mode answers 503 tool_missing", { tool, path, failure });

@@ -154,9 +154,9 @@ async function pageMode(ctx: ApiContext, deps: DownloadDeps, page: URL, platform
   return remuxWithSlot(ctx, deps, async () => {
     // The description (kept from /post, or extracted now and kept) says how many items there are.
     if (wanted.index !== null) requireItem(wanted.index, postItems(await deps.pages.info(page)).length);
-    const info = await deps.pages.select(page, selectorFor(wanted.format, wanted.output), ctx.request.signal, wanted.index ?? 1);
+    const { info, formats } = await deps.pages.select(page, selectorFor(wanted.format, wanted.output), ctx.request.signal, wanted.index ?? 1);
     const entry = mainEntry(info);
-    const plan = planRemux(info, wanted.output);
+    const plan = planRemux(formats, wanted.output);
     if (wanted.subtitles !== null) plan.subtitles = chooseSubtitle(entry, wanted.subtitles);
     return {
       plan,

@@ -1,6 +1,6 @@
 // The external programs page mode runs. Each is probed once at start-up, so /healthz and /readyz
 // can say what is missing and page mode can answer 503 instead of failing on every request.
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { ApiError } from "../http/problem.ts";
 
 export type ToolName = "yt-dlp" | "ffmpeg";
@@ -17,27 +17,50 @@ export type Tools = Record<ToolName, ToolStatus>;
 
 const versionArgs: Record<ToolName, string[]> = { "yt-dlp": ["--version"], ffmpeg: ["-version"] };
 
-// Probed once per path and process: a start-up cost of a few hundred ms, paid once.
+// Probed once per path and process: a start-up cost of a few hundred ms (over a second for
+// yt-dlp on a busy machine), paid once and, through probeToolsAhead, while the store opens.
 const probed = new Map<string, ToolStatus>();
+const probeKey = (name: ToolName, path: string) => `${name}\0${path}`;
+const firstLine = (output: string | Buffer) => output.toString().split("\n")[0]!.trim();
+const probeTimeoutMs = 10_000;
+
+/** Why a tool could not be run: the spawn error, or its exit and error output. */
+function failureText(error: unknown, stderr: string | Buffer | undefined): string {
+  const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+  return [message, stderr?.toString().trim()].filter(Boolean).join(": ").slice(0, 500);
+}
 
 function probeTool(name: ToolName, path: string): ToolStatus {
-  const known = probed.get(`${name}\0${path}`);
+  const known = probed.get(probeKey(name, path));
   if (known) return known;
   let version: string | null = null;
   let failure: string | null = null;
   try {
-    version = execFileSync(path, versionArgs[name], { timeout: 10_000, stdio: ["ignore", "pipe", "pipe"] }).toString().split("\n")[0]!.trim();
+    version = firstLine(execFileSync(path, versionArgs[name], { timeout: probeTimeoutMs, stdio: ["ignore", "pipe", "pipe"] }));
   } catch (error) {
-    const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
-    failure = [error instanceof Error ? error.message.split("\n")[0] : String(error), stderr].filter(Boolean).join(": ").slice(0, 500);
+    failure = failureText(error, (error as { stderr?: Buffer }).stderr);
   }
   const status = { path, version, failure };
-  probed.set(`${name}\0${path}`, status);
+  probed.set(probeKey(name, path), status);
   return status;
 }
 
 export function probeTools(paths: Record<ToolName, string>): Tools {
   return { "yt-dlp": probeTool("yt-dlp", paths["yt-dlp"]), ffmpeg: probeTool("ffmpeg", paths.ffmpeg) };
+}
+
+/** Probes both tools at once without blocking, so that probeTools later finds them known. */
+export async function probeToolsAhead(paths: Record<ToolName, string>): Promise<void> {
+  await Promise.all(
+    (Object.keys(paths) as ToolName[]).map(async (name) => {
+      const status = await new Promise<ToolStatus>((resolve) => {
+        execFile(paths[name], versionArgs[name], { timeout: probeTimeoutMs }, (error, stdout, stderr) =>
+          resolve(error ? { path: paths[name], version: null, failure: failureText(error, stderr) } : { path: paths[name], version: firstLine(stdout), failure: null }),
+        );
+      });
+      probed.set(probeKey(name, paths[name]), status);
+    }),
+  );
 }
 
 /** Throws 503 tool_missing when a tool page mode needs is not there. */

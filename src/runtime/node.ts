@@ -1,7 +1,17 @@
 // Entry for Node: `node dist/node.mjs`.
+import { setFlagsFromString } from "node:v8";
 import { nodeUpstream } from "../media/relay-node-upstream.ts";
 import { main } from "../service.ts";
 import { serveNode } from "./node-server.ts";
+
+// Every relayed chunk is a new Buffer, and each 64 MB of them makes V8 check whether a full GC
+// is due. V8 puts the next full GC at the live heap of the last one times a factor it picks from
+// GC and program speed; with the ~17 MB that PGlite keeps live that left less room than the young
+// generation, so every check started a full marking: 35-50 mark-compacts per relayed GiB, 1-2 CPU
+// seconds on V8's helper threads, and the relay at 0.3-0.8x a bare node:http pipe. A factor of 3
+// (read by V8 at every GC, so it can be set here) leaves room: no mark-compact during a relay,
+// and the relay at the pipe's speed and CPU (README, Benchmarks).
+setFlagsFromString("--heap-growing-percent=200");
 
 await main(
   process.env,

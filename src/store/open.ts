@@ -4,9 +4,14 @@ import { join } from "node:path";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { openPglite, openPostgres, type Db } from "./db.ts";
 import { migrate } from "./migrate.ts";
+import { bundledTemplate, seedFromTemplate } from "./pglite-template.ts";
 
-export async function openStore(config: { DATABASE_URL?: string | undefined; DATA_DIR: string }): Promise<Db> {
-  const db = config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : await openEmbedded(config.DATA_DIR);
+export async function openStore(
+  config: { DATABASE_URL?: string | undefined; DATA_DIR: string },
+  /** The data folder a new embedded store starts from (tests name their own). */
+  pgliteTemplate = bundledTemplate,
+): Promise<Db> {
+  const db = config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : await openEmbedded(config.DATA_DIR, pgliteTemplate);
   try {
     await migrate(db);
   } catch (error) {
@@ -22,12 +27,14 @@ export function privateFolder(folder: string): void {
   chmodSync(folder, 0o700);
 }
 
-async function openEmbedded(dataDir: string): Promise<Db> {
+async function openEmbedded(dataDir: string, template: string): Promise<Db> {
   privateFolder(dataDir);
   const lock = lockDataDir(dataDir);
   try {
-    privateFolder(join(dataDir, "pglite"));
-    const db = await openPglite(join(dataDir, "pglite"));
+    const folder = join(dataDir, "pglite");
+    seedFromTemplate(folder, template);
+    privateFolder(folder);
+    const db = await openPglite(folder);
     return {
       ...db,
       close: async () => {

@@ -1,7 +1,8 @@
-// From a `format` selector to what ffmpeg reads. yt-dlp resolves the selector itself
-// (`yt-dlp -J -f <selector>`): the chosen formats come back in `requested_formats`, or for a
-// single format at the top level. ffmpeg then reads those URLs directly, which starts ~0.8 s
-// sooner than piping `yt-dlp -o -` into it (first byte ~0.09 s against ~0.85 s, measured by hand).
+// From a `format` selector to what ffmpeg reads. The selector picks formats from the page's
+// description (in-process, format-selector.ts, or by yt-dlp itself: `-f <selector>` puts the
+// chosen formats in `requested_formats`, or a single one at the top level). ffmpeg then reads
+// those URLs directly, which starts ~0.8 s sooner than piping `yt-dlp -o -` into it
+// (first byte ~0.09 s against ~0.85 s, measured by hand).
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import type { RemuxPlan } from "../../media/ffmpeg.ts";
 import { audioCodecOf, hasAudio, hasVideo, isFfmpegReadable, isHls, videoCodecOf } from "./formats.ts";
@@ -26,7 +27,7 @@ export function selectorFor(format: string | null | undefined, output: OutputKin
 }
 
 /** The formats yt-dlp chose for the selector it was run with. */
-function chosenFormats(info: YtdlpInfo): YtdlpFormat[] {
+export function chosenFormats(info: YtdlpInfo): YtdlpFormat[] {
   const entry = mainEntry(info);
   if (entry.requested_formats && entry.requested_formats.length > 0) return entry.requested_formats;
   return entry.url ? [entry] : [];
@@ -38,11 +39,10 @@ const mp4VideoMisfits = new Set(["vp8", "theora"]);
 const mp4AudioMisfits = new Set(["vorbis", "flac"]);
 
 /**
- * What ffmpeg should read for output `output`, from `yt-dlp -J -f <selector>` output.
+ * What ffmpeg should read for output `output`, from the formats a selector chose.
  * Throws 400 `format_not_streamable` when the chosen format is one only yt-dlp can fetch.
  */
-export function planRemux(info: YtdlpInfo, output: OutputKind): RemuxPlan {
-  const chosen = chosenFormats(info);
+export function planRemux(chosen: readonly YtdlpFormat[], output: OutputKind): RemuxPlan {
   if (chosen.length === 0) {
     throw upstreamFailed("The source listed no media for this link; try again later.");
   }

@@ -1,12 +1,16 @@
 // Page descriptions from yt-dlp, kept briefly so that `post` followed by `download` of the same
-// link extracts once: the download then only asks yt-dlp to pick formats from the kept
-// description (`--load-info-json`), which needs no network.
+// link extracts once. A download picks its formats from the description in-process
+// (format-selector.ts), so it runs yt-dlp at most once, and not at all after `post`; a selector
+// that needs more of yt-dlp's grammar is applied by yt-dlp to the kept description
+// (`--load-info-json`, no network).
 import type { EgressGate } from "../../media/egress-gate.ts";
 import { ApiError } from "../../http/problem.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
 import { withCookieCopy } from "./cookie-file.ts";
-import { itemDescription, type YtdlpInfo } from "./info.ts";
+import { parseFormatSelector, selectFormats } from "./format-selector.ts";
+import { entryFormats, itemDescription, type YtdlpFormat, type YtdlpInfo } from "./info.ts";
 import { extractInfo } from "./run.ts";
+import { chosenFormats } from "./selection.ts";
 
 export interface PageSourceOptions {
   ytdlpPath: string;
@@ -33,12 +37,15 @@ export interface PageSource {
   /** The page's description: formats, title, author, duration, thumbnails. */
   info(page: URL): Promise<YtdlpInfo>;
   /**
-   * The description of item `item` (1-based; see postItems) with `selector` applied: the chosen
-   * formats in `requested_formats`, or at the top level. Only that item gets formats chosen, so
-   * a selector that fits it need not fit the others.
+   * The description of item `item` (1-based; see postItems) and the formats `selector` picks from
+   * that item alone (one, or a video and an audio one), so a selector that fits it need not fit
+   * the others.
    */
-  select(page: URL, selector: string, signal?: AbortSignal, item?: number): Promise<YtdlpInfo>;
+  select(page: URL, selector: string, signal?: AbortSignal, item?: number): Promise<{ info: YtdlpInfo; formats: YtdlpFormat[] }>;
 }
+
+// yt-dlp tries such formats over the network before it picks one; only yt-dlp can choose there.
+const selectableInProcess = (format: YtdlpFormat) => format.has_drm !== true && !("__needs_testing" in format);
 
 /** A description this large (a page with thousands of formats) is used once and not kept. */
 const maxKeptBytes = 1024 * 1024;
@@ -71,13 +78,13 @@ export function createPageSource(options: PageSourceOptions): PageSource {
     }
   }
 
-  async function fresh(page: URL, playlistItems: string, format: string | undefined, signal?: AbortSignal): Promise<YtdlpInfo> {
+  async function fresh(page: URL, playlistItems: string, format?: string, signal?: AbortSignal): Promise<{ info: YtdlpInfo; json: string }> {
     const info = await run(page, { playlistItems, format, signal });
-    // A run for one item of a playlist does not describe the whole post, so it is not kept.
-    if (playlistItems !== everyItem && info._type === "playlist") return info;
     const json = JSON.stringify(info);
-    if (json.length <= maxKeptBytes) cache.set(page.href, { info, json }, options.cacheTtlMs);
-    return info;
+    // A run for one item of a playlist does not describe the whole post, so it is not kept.
+    const wholePost = playlistItems === everyItem || info._type !== "playlist";
+    if (wholePost && json.length <= maxKeptBytes) cache.set(page.href, { info, json }, options.cacheTtlMs);
+    return { info, json };
   }
 
   return {
@@ -86,16 +93,29 @@ export function createPageSource(options: PageSourceOptions): PageSource {
       if (kept) return Promise.resolve(kept.info);
       // Equal look-ups at the same time share one yt-dlp run. It does not end when one caller
       // goes away, since others may wait for it; its time cap bounds it.
-      const running = inFlight.get(page.href) ?? fresh(page, everyItem, undefined).finally(() => inFlight.delete(page.href));
+      const running = inFlight.get(page.href) ?? fresh(page, everyItem).then(({ info }) => info).finally(() => inFlight.delete(page.href));
       inFlight.set(page.href, running);
       return running;
     },
     async select(page, selector, signal, item = 1) {
-      const kept = cache.get(page.href);
-      const described = kept && itemDescription(kept.info, item);
-      if (!kept || !described) return fresh(page, String(item), selector, signal);
+      const parsed = parseFormatSelector(selector);
+      let kept = cache.get(page.href);
+      if (parsed === null && !kept) {
+        // A selector only yt-dlp knows, and nothing kept: one run that describes and selects.
+        const { info } = await fresh(page, String(item), selector, signal);
+        return { info, formats: chosenFormats(info) };
+      }
+      kept ??= await fresh(page, everyItem, undefined, signal);
+      const described = itemDescription(kept.info, item);
+      if (!described) {
+        const { info } = await fresh(page, String(item), selector, signal);
+        return { info, formats: chosenFormats(info) };
+      }
+      const formats = entryFormats(described);
+      if (parsed !== null && formats.every(selectableInProcess)) return { info: described, formats: selectFormats(parsed, formats) };
       const infoJson = described === kept.info ? kept.json : JSON.stringify(described);
-      return run(page, { format: selector, infoJson, signal });
+      const info = await run(page, { format: selector, infoJson, signal });
+      return { info, formats: chosenFormats(info) };
     },
   };
 }

@@ -8,7 +8,7 @@ import { classifyFfmpegFailure, defaultFfmpegLimits, failedDespiteExit0, ffmpegA
 import { spawnStream } from "../../../src/media/process.ts";
 import { infoToPost } from "../../../src/platforms/ytdlp/post.ts";
 import { extractInfo, extractInfoArgs } from "../../../src/platforms/ytdlp/run.ts";
-import { planRemux, selectorFor } from "../../../src/platforms/ytdlp/selection.ts";
+import { chosenFormats, planRemux, selectorFor } from "../../../src/platforms/ytdlp/selection.ts";
 import { clipDurationSec, startMediaSite, type MediaSite } from "../../fakes/media-site.ts";
 
 const run = promisify(execFile);
@@ -29,7 +29,7 @@ afterAll(async () => {
 /** The whole page-mode path: resolve the selector, plan, run ffmpeg, probe what came out. */
 async function download(pageUrl: string, output: "mp4" | "mp3" = "mp4") {
   const info = await extractInfo(pageUrl, { ...options, format: selectorFor(undefined, output) });
-  const plan = planRemux(info, output);
+  const plan = planRemux(chosenFormats(info), output);
   const child = spawnStream("ffmpeg", ffmpegArgs(plan, defaultFfmpegLimits), { classify: classifyFfmpegFailure, failedDespiteExit0 });
   const data = Buffer.from(await new Response(child.stdout).arrayBuffer());
   expect(await child.exited).toBe(0);

@@ -1,5 +1,5 @@
 // Page descriptions are extracted once: equal look-ups share a run, and a download right after a
-// post only asks yt-dlp to pick formats from the kept description, without fetching the page.
+// post picks its formats from the kept description without running yt-dlp again.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { mainEntry } from "../../../src/platforms/ytdlp/info.ts";
 import { createPageSource } from "../../../src/platforms/ytdlp/source.ts";
@@ -30,7 +30,7 @@ describe("createPageSource()", () => {
     return { pages, children: () => children };
   };
 
-  test("equal look-ups at once run yt-dlp once, and a later select reuses the description", async () => {
+  test("equal look-ups at once run yt-dlp once, and a later select picks from the description in-process", async () => {
     const { pages, children } = source(60_000);
     const page = new URL(site.pages.split);
     const [a, b, c] = await Promise.all([pages.info(page), pages.info(page), pages.info(page)]);
@@ -40,9 +40,29 @@ describe("createPageSource()", () => {
     expect(pageFetches("/split.html")).toBe(1);
 
     const chosen = await pages.select(page, "bv*+ba/b");
-    expect(children()).toBe(2);
+    expect(children()).toBe(1);
     expect(pageFetches("/split.html")).toBe(1);
-    expect(mainEntry(chosen).requested_formats?.length).toBe(2);
+    expect(chosen.info).toBe(a);
+    expect(chosen.formats.map((f) => [f.vcodec === "none", f.acodec === "none"])).toEqual([[false, true], [true, false]]);
+  });
+
+  test("a selector beyond the in-process grammar is applied by yt-dlp to the kept description", async () => {
+    const { pages, children } = source(60_000);
+    const page = new URL(site.pages.split);
+    const before = pageFetches("/split.html");
+    const inProcess = await pages.select(page, "bv*+ba/b");
+    const byYtdlp = await pages.select(page, "(bv*+ba/b)");
+    expect(children()).toBe(2);
+    expect(pageFetches("/split.html") - before).toBe(1);
+    expect(byYtdlp.formats.map((f) => f.format_id)).toEqual(inProcess.formats.map((f) => f.format_id));
+    expect(mainEntry(byYtdlp.info).requested_formats?.length).toBe(2);
+  });
+
+  test("without a kept description, a selector only yt-dlp knows costs one yt-dlp run", async () => {
+    const { pages, children } = source(0);
+    const chosen = await pages.select(new URL(site.pages.split), "(bv*+ba/b)");
+    expect(children()).toBe(1);
+    expect(chosen.formats).toHaveLength(2);
   });
 
   test("a description lists every item; select picks formats for the item asked, from the kept description", async () => {
@@ -73,7 +93,8 @@ describe("createPageSource()", () => {
     const page = new URL(site.pages.progressive);
     const before = pageFetches("/progressive.html");
     await pages.info(page);
-    await pages.select(page, "b");
+    const chosen = await pages.select(page, "b");
+    expect(chosen.formats).toHaveLength(1);
     expect(children()).toBe(2);
     expect(pageFetches("/progressive.html") - before).toBe(2);
   });
