@@ -29,7 +29,7 @@ export function rawRequest(serverUrl: string, text: string): Promise<RawAnswer> 
 
 /** Requests the Fetch API cannot represent, each with the status the service answers. */
 export const malformedRequests: { name: string; text: string; status: number }[] = [
-  ...["", "a b", "u@x", "a:99999", "[", "a%b", "xn--", "a:b:c", "x\u00e9"].map((host) => ({
+  ...["", "a b", "u@x", "a:99999", "[", "a%b", "a:b:c", "x\u00e9"].map((host) => ({
     name: `Host: ${JSON.stringify(host)}`,
     text: `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
     status: 400,

@@ -32,7 +32,10 @@ function parseCookies(text: string): Cookie[] {
 /**
  * ffmpeg's `-cookies` lines for a format: `name=value; domain=D; path=P`. ffmpeg matches a
  * cookie's domain against the host with its port when the URL names one, so the port is added
- * then; a cookie for another host than the format's is kept for a redirect to it.
+ * then; a cookie for another host than the format's is kept for a redirect to it. ffmpeg also
+ * matches the path against the request target, and plain http through the egress gate (a
+ * forward proxy) asks for the absolute URL, so an http cookie's path starts with its origin
+ * (https goes through a CONNECT tunnel and asks for the bare path).
  */
 export function formatCookies(format: Pick<YtdlpFormat, "url" | "http_headers" | "cookies">): string[] {
   const url = URL.parse(format.url ?? "");
@@ -45,7 +48,7 @@ export function formatCookies(format: Pick<YtdlpFormat, "url" | "http_headers" |
   return cookies.map(({ pair, domain, path }) => {
     const host = (domain ?? url.hostname).replace(/[\s;]/g, "");
     const port = url.port && url.hostname.endsWith(host.replace(/^\./, "")) ? `:${url.port}` : "";
-    return `${pair}; domain=${host}${port}; path=${(path ?? "/").replace(/[\s;]/g, "")}`;
+    return `${pair}; domain=${host}${port}; path=${url.protocol === "http:" ? `http://${host.replace(/^\./, "")}${port}` : ""}${(path ?? "/").replace(/[\s;]/g, "")}`;
   });
 }
 

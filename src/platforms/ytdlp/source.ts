@@ -8,7 +8,7 @@ import { ApiError } from "../../http/problem.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
 import { withCookieCopy } from "./cookie-file.ts";
 import { parseFormatSelector, selectFormats } from "./format-selector.ts";
-import { entryFormats, itemDescription, type YtdlpFormat, type YtdlpInfo } from "./info.ts";
+import { entryFormats, itemDescription, type YtdlpEntry, type YtdlpFormat, type YtdlpInfo } from "./info.ts";
 import { extractInfo } from "./run.ts";
 import { chosenFormats } from "./selection.ts";
 
@@ -46,6 +46,18 @@ export interface PageSource {
 
 // yt-dlp tries such formats over the network before it picks one; only yt-dlp can choose there.
 const selectableInProcess = (format: YtdlpFormat) => format.has_drm !== true && !("__needs_testing" in format);
+
+/**
+ * yt-dlp fills in a format's cookies and size only where it chose the format itself (the top
+ * level, `requested_formats`), not in `formats`. The chosen formats get those fields back; null
+ * when the page needs cookies that a chosen format would lack, so that yt-dlp chooses instead.
+ */
+function withYtdlpFields(entry: YtdlpEntry, chosen: YtdlpFormat[]): YtdlpFormat[] | null {
+  const filled = [entry, ...(entry.requested_formats ?? [])];
+  const formats = chosen.map((format) => ({ ...format, ...filled.find((known) => known.format_id === format.format_id) }));
+  const needsCookies = filled.some((known) => known.cookies);
+  return needsCookies && formats.some((format) => !format.cookies) ? null : formats;
+}
 
 /** A description this large (a page with thousands of formats) is used once and not kept. */
 const maxKeptBytes = 1024 * 1024;
@@ -100,8 +112,9 @@ export function createPageSource(options: PageSourceOptions): PageSource {
     async select(page, selector, signal, item = 1) {
       const parsed = parseFormatSelector(selector);
       let kept = cache.get(page.href);
-      if (parsed === null && !kept) {
-        // A selector only yt-dlp knows, and nothing kept: one run that describes and selects.
+      // With the operator's cookies only a run that fetches says which of them each chosen format
+      // needs; so does a selector only yt-dlp knows when nothing is kept: one run that describes and selects.
+      if ((parsed === null && !kept) || options.cookiesFile !== undefined) {
         const { info } = await fresh(page, String(item), selector, signal);
         return { info, formats: chosenFormats(info) };
       }
@@ -112,7 +125,8 @@ export function createPageSource(options: PageSourceOptions): PageSource {
         return { info, formats: chosenFormats(info) };
       }
       const formats = entryFormats(described);
-      if (parsed !== null && formats.every(selectableInProcess)) return { info: described, formats: selectFormats(parsed, formats) };
+      const chosen = parsed !== null && formats.every(selectableInProcess) ? withYtdlpFields(described, selectFormats(parsed, formats)) : null;
+      if (chosen !== null) return { info: described, formats: chosen };
       const infoJson = described === kept.info ? kept.json : JSON.stringify(described);
       const info = await run(page, { format: selector, infoJson, signal });
       return { info, formats: chosenFormats(info) };

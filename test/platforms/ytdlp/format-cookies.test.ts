@@ -10,10 +10,10 @@ describe("formatCookies()", () => {
     ]);
   });
 
-  test("a URL with a port: ffmpeg compares the domain with host:port, so the port is added for that host only", () => {
+  test("a URL with a port: ffmpeg compares the domain with host:port, so the port is added for that host only; http paths start with the origin", () => {
     expect(formatCookies({ url: "http://127.0.0.1:8123/m.mp4", cookies: "s=1; Domain=127.0.0.1; Path=/; t=2; Domain=other.example", http_headers: null })).toEqual([
-      "s=1; domain=127.0.0.1:8123; path=/",
-      "t=2; domain=other.example; path=/",
+      "s=1; domain=127.0.0.1:8123; path=http://127.0.0.1:8123/",
+      "t=2; domain=other.example; path=http://other.example/",
     ]);
   });
 
