@@ -66,8 +66,9 @@ describe("parseQuery(): the download parameters", () => {
     expect(schemas.format).toMatchObject({ type: "string", maxLength: 200, pattern: "^[\\x20-\\x7e]*$" });
     expect(schemas.filename).toMatchObject({ type: "string", maxLength: 255, pattern: expect.any(String) });
     expect(schemas.audio).toMatchObject({ enum: ["mp3"] });
+    expect(schemas.index).toMatchObject({ type: "integer", minimum: 1, maximum: 1000 });
     for (const [name, schema] of Object.entries(schemas)) {
-      if (name !== "audio") expect(new RegExp(schema.pattern as string).test("a\u0000"), name).toBe(false);
+      if (name !== "audio" && name !== "index") expect(new RegExp(schema.pattern as string).test("a\u0000"), name).toBe(false);
     }
   });
 });
