@@ -2,6 +2,7 @@
 // stops start-up with a message that names the variable and what it accepts.
 import { availableParallelism } from "node:os";
 import { z } from "zod";
+import { parseTrustedProxies } from "./http/client-address.ts";
 import { parseOutboundProxy } from "./media/outbound-proxy.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -26,6 +27,14 @@ const outboundProxy = z.string().transform((text, ctx) => {
     return z.NEVER;
   }
   return proxy;
+});
+
+/** Addresses and CIDR blocks of reverse proxies. */
+const trustedProxies = z.string().transform((text, ctx) => {
+  const parsed = parseTrustedProxies(text);
+  if ("proxies" in parsed) return parsed.proxies;
+  ctx.addIssue({ code: "custom", message: `"${parsed.bad}" is not an IP address, a CIDR block (10.0.0.0/8, fd00::/8)` });
+  return z.NEVER;
 });
 
 /** `host=origin,host=origin` as a map from host name to origin. */
@@ -54,6 +63,9 @@ export const ConfigSchema = z.object({
   CORS_ORIGIN: z.string().min(1).default("*").describe("Value of Access-Control-Allow-Origin"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info").describe("Lowest level that is logged"),
   SIGNUP: z.enum(["open", "closed"]).default("open").describe("Whether anyone may create an account on the owner's page (open or closed)"),
+  TRUST_PROXY: trustedProxies
+    .default([])
+    .describe("Comma list of the reverse proxies (addresses or CIDR blocks) whose X-Forwarded-For names the client; unset believes no such header"),
   HEALTH_TIMEOUT_MS: positiveInt.default(2000).describe("How long /healthz and each /readyz check wait"),
   METRICS_TOKEN: z
     .string()

@@ -35,6 +35,12 @@ describe("parseConfig()", () => {
     expect(() => parseConfig({ SIGNUP: "maybe" })).toThrow(/SIGNUP: .*"maybe".*open or closed/);
   });
 
+  it("takes TRUST_PROXY addresses and blocks, and names an entry that is neither", () => {
+    expect(parseConfig({}).TRUST_PROXY).toEqual([]);
+    expect(parseConfig({ TRUST_PROXY: "127.0.0.1, 10.0.0.0/8" }).TRUST_PROXY).toHaveLength(2);
+    expect(() => parseConfig({ TRUST_PROXY: "127.0.0.1,proxy.local" })).toThrow(/TRUST_PROXY: "proxy.local" is not an IP address/);
+  });
+
   it("refuses an EXTRA_PAGE_HOSTS entry that is no host instead of ignoring it", () => {
     expect(parseConfig({ EXTRA_PAGE_HOSTS: " Example.org, 127.0.0.1:18306 ,[::1],media.example.net" }).EXTRA_PAGE_HOSTS).toEqual([
       "example.org",

@@ -1,6 +1,7 @@
 // Adapts Deno.serve to the Fetch handler. Deno passes bodies through natively, keeps the
 // Content-Length we set, and aborts `request.signal` and cancels the body when a client goes away.
 import { Deno } from "./deno-api.ts";
+import { recordPeer } from "../http/client-address.ts";
 import { problemResponse } from "../http/problem.ts";
 import { requestIdFrom } from "../http/request-id.ts";
 import { responseDone } from "../http/response-done.ts";
@@ -33,6 +34,7 @@ export const serveDeno: Serve = async (fetch, on, log = createLogger("warn")) =>
         try {
           requestUrl(request.method, request.url, request.headers.get("host") ?? "localhost");
           forwarded = new Request(request, { signal: AbortSignal.any([request.signal, cutAll.signal]) });
+          recordPeer(forwarded, info.remoteAddr.hostname);
         } catch (error) {
           log.info("unservable request", { requestId: requestIdFrom(request.headers.get("x-request-id")), method: request.method.slice(0, 16), error: errorText(error) });
           return unservableResponse(error);

@@ -6,6 +6,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse }
 import type { Duplex } from "node:stream";
 import { Readable } from "node:stream";
 import { finished, pipeline } from "node:stream/promises";
+import { recordPeer } from "../http/client-address.ts";
 import { nodeBodyOf } from "../http/node-body.ts";
 import { ApiError, problemResponse, toProblem } from "../http/problem.ts";
 import { requestIdFrom } from "../http/request-id.ts";
@@ -61,6 +62,7 @@ async function handle(fetch: FetchHandler, req: IncomingMessage, res: ServerResp
   let request: Request;
   try {
     request = toRequest(req, controller.signal);
+    recordPeer(request, req.socket.remoteAddress);
   } catch (error) {
     log.info("unservable request", { requestId: requestIdOf(req), method: req.method?.slice(0, 16), error: errorText(error) });
     return send(res, unservableResponse(error));

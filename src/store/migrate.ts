@@ -5,12 +5,14 @@ import init from "./migrations/001_init.sql?raw";
 import sessions from "./migrations/002_sessions.sql?raw";
 import refund from "./migrations/003_refund.sql?raw";
 import deletedKeys from "./migrations/004_deleted_keys.sql?raw";
+import signInClients from "./migrations/005_sign_in_clients.sql?raw";
 
 export const migrations: readonly { version: number; sql: string }[] = [
   { version: 1, sql: init },
   { version: 2, sql: sessions },
   { version: 3, sql: refund },
   { version: 4, sql: deletedKeys },
+  { version: 5, sql: signInClients },
 ];
 
 const MIGRATION_LOCK = 7_303_001;

@@ -2,13 +2,14 @@
 // the security headers; an ApiError thrown below becomes an HTML page with its status and detail.
 import { z } from "zod";
 import { checkNewPassword, hashPassword, verifyPassword } from "../auth/password.ts";
+import { clientAddress, clientGroup, type TrustedProxies } from "../http/client-address.ts";
 import { ApiError } from "../http/problem.ts";
 import type { Route } from "../http/router.ts";
 import { createAccount, findAccountByEmail } from "../store/accounts.ts";
 import { createApiKey, deleteApiKey, keysHeld, listApiKeys, updateApiKey } from "../store/api-keys.ts";
 import type { Db } from "../store/db.ts";
 import { createSession, deleteSession, type Session } from "../store/sessions.ts";
-import { clearSignInAttempts, takeSignInAttempt } from "../store/sign-in-attempts.ts";
+import { clearSignInAttempts, takeSignInAttempt, type AttemptVerdict } from "../store/sign-in-attempts.ts";
 import { assetResponse, assets } from "./assets.ts";
 import { checkCsrf, csrfToken } from "./csrf.ts";
 import { readForm } from "./form.ts";
@@ -20,6 +21,8 @@ export interface WebDeps {
   db: Db;
   now: () => Date;
   signup: "open" | "closed";
+  /** The proxies whose X-Forwarded-For is believed (TRUST_PROXY). */
+  trustProxy: TrustedProxies;
 }
 
 export type SiteHandler = (request: Request) => Promise<Response>;
@@ -27,7 +30,17 @@ export type SiteHandler = (request: Request) => Promise<Response>;
 export const KEYS_PAGE = "/profile/api-keys";
 /** Enough for an owner's machines and jobs; more keys would only multiply the free quota. */
 export const MAX_KEYS_PER_ACCOUNT = 10;
-export const SIGN_IN_LIMIT = { max: 5, windowMs: 15 * 60_000 };
+/**
+ * Sign-in attempts in 15 minutes: 5 per client on one account, 30 per client in all, and 100 per
+ * account from everywhere, which takes 20 clients (IPv4 addresses or IPv6 /64s) to reach.
+ */
+export const SIGN_IN_LIMITS = { perClientAndAccount: 5, perClient: 30, perAccount: 100, windowMs: 15 * 60_000 };
+
+const tooManyAttempts: Record<Exclude<AttemptVerdict, { allowed: true }>["limit"], string> = {
+  "client and account": "Too many sign-in attempts for this email.",
+  client: "Too many sign-in attempts from your address.",
+  account: "Too many sign-in attempts for this email, from many addresses.",
+};
 
 const notices: Record<string, string> = {
   ended: "Your session has ended. Sign in again.",
@@ -130,16 +143,17 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
     if (request.method === "GET") return signInForm(csrf, { notice: noticeOf(new URL(request.url)) });
     const email = form.get("email") ?? "";
     const password = form.get("password") ?? "";
-    const attempt = await takeSignInAttempt(db, email, now(), SIGN_IN_LIMIT);
-    if (!attempt.allowed) {
-      const minutes = Math.max(1, Math.ceil((attempt.retryAt.getTime() - now().getTime()) / 60_000));
-      const error = `Too many sign-in attempts for this email. Wait ${minutes} minute${minutes === 1 ? "" : "s"} and try again.`;
+    const attempt = { email, client: clientGroup(clientAddress(request, deps.trustProxy)) };
+    const verdict = await takeSignInAttempt(db, attempt, now(), SIGN_IN_LIMITS);
+    if (!verdict.allowed) {
+      const minutes = Math.max(1, Math.ceil((verdict.retryAt.getTime() - now().getTime()) / 60_000));
+      const error = `${tooManyAttempts[verdict.limit]} Wait ${minutes} minute${minutes === 1 ? "" : "s"} and try again.`;
       return signInForm(csrf, { email, error }, 429);
     }
     const account = await findAccountByEmail(db, email);
     const matches = await verifyPassword(password, account?.passwordHash ?? (await (dummyHash ??= hashPassword(newSecret()))));
     if (!account || !matches) return signInForm(csrf, { email, error: "Wrong email or password." }, 401);
-    await clearSignInAttempts(db, email);
+    await clearSignInAttempts(db, attempt);
     return startSession(request, account.id, KEYS_PAGE);
   });
 

@@ -55,6 +55,7 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
             X_TIMEOUT_MS: "2000",
             ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin},pbs.twimg.com=${cdn.origin},ton.twimg.com=${site.origin}`,
             EXTRA_PAGE_HOSTS: site.host,
+            TRUST_PROXY: "127.0.0.1,::1",
             TMPDIR: tmp,
             ...env,
           },
@@ -114,6 +115,22 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
       expect(first.headers.get("x-ratelimit-tier")).toBe("GOLD");
       expect(Number(first.headers.get("x-ratelimit-remaining")) - Number(second.headers.get("x-ratelimit-remaining"))).toBe(1);
       expect((await second.json()).tier).toBe("GOLD");
+    });
+
+    it("limits sign-in guesses per client, the one a trusted proxy names in X-Forwarded-For", async () => {
+      const signIn = async (forwardedFor: string) => {
+        const form = await fetch(`${service.url}/sign-in`);
+        const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+        const cookie = form.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
+        const body = new URLSearchParams({ csrf, email: "contract@example.com", password: "not the password" });
+        const headers = { cookie, "x-forwarded-for": `6.6.6.6, ${forwardedFor}`, "sec-fetch-site": "same-origin" };
+        return (await fetch(`${service.url}/sign-in`, { method: "POST", headers, body, redirect: "manual" })).status;
+      };
+      const guesses = [];
+      for (let i = 0; i < 6; i++) guesses.push(await signIn("198.51.100.1"));
+      expect(guesses).toEqual([401, 401, 401, 401, 401, 429]);
+      // The proxy's own address is the peer of both; only the hop it appended tells them apart.
+      expect(await signIn("198.51.100.2")).toBe(401);
     });
 
     describe("tweet", () => {

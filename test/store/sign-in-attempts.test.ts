@@ -1,33 +1,54 @@
-// The sign-in limit on both stores, and across two connection pools on one PostgreSQL.
+// The sign-in limits on both stores, and across two connection pools on one PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clearSignInAttempts, takeSignInAttempt } from "../../src/store/sign-in-attempts.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
 
-const limit = { max: 3, windowMs: 15 * 60_000 };
+const limits = { perClientAndAccount: 3, perClient: 5, perAccount: 7, windowMs: 15 * 60_000 };
 const at = (minutes: number) => new Date(Date.UTC(2026, 0, 1, 0, minutes));
 
 describe.each(storeKinds)("sign-in attempts on %s", (kind) => {
   let store: TestStore;
+  const take = (email: string, client: string, minute: number) => takeSignInAttempt(store.db, { email, client }, at(minute), limits);
   beforeAll(async () => {
     store = await openTestStore(kind);
   });
   afterAll(() => store.close());
 
-  it("takeSignInAttempt() allows the limit per email in the window, then says when to come back", async () => {
-    expect(await takeSignInAttempt(store.db, "a@example.com", at(0), limit)).toEqual({ allowed: true });
-    expect(await takeSignInAttempt(store.db, "A@Example.com ", at(1), limit)).toEqual({ allowed: true });
-    expect(await takeSignInAttempt(store.db, "a@example.com", at(2), limit)).toEqual({ allowed: true });
-    expect(await takeSignInAttempt(store.db, "a@example.com", at(3), limit)).toEqual({ allowed: false, retryAt: at(15) });
-    expect(await takeSignInAttempt(store.db, "other@example.com", at(3), limit)).toEqual({ allowed: true });
+  it("allows a client the limit on one account in the window, then says when to come back", async () => {
+    expect(await take("a@example.com", "192.0.2.1", 0)).toEqual({ allowed: true });
+    expect(await take("A@Example.com ", "192.0.2.1", 1)).toEqual({ allowed: true });
+    expect(await take("a@example.com", "192.0.2.1", 2)).toEqual({ allowed: true });
+    expect(await take("a@example.com", "192.0.2.1", 3)).toEqual({ allowed: false, limit: "client and account", retryAt: at(15) });
+    // Another client, and the same client on another account, are still let in.
+    expect(await take("a@example.com", "192.0.2.2", 3)).toEqual({ allowed: true });
+    expect(await take("other@example.com", "192.0.2.1", 3)).toEqual({ allowed: true });
     // Refused attempts are not counted, so the first attempt's leaving frees one.
-    expect(await takeSignInAttempt(store.db, "a@example.com", at(15), limit)).toEqual({ allowed: true });
-    expect(await takeSignInAttempt(store.db, "a@example.com", at(15), limit)).toEqual({ allowed: false, retryAt: at(16) });
+    expect(await take("a@example.com", "192.0.2.1", 15)).toEqual({ allowed: true });
+    expect(await take("a@example.com", "192.0.2.1", 15)).toEqual({ allowed: false, limit: "client and account", retryAt: at(16) });
   });
 
-  it("clearSignInAttempts() starts the count again", async () => {
-    for (let i = 0; i < limit.max; i++) await takeSignInAttempt(store.db, "b@example.com", at(0), limit);
-    await clearSignInAttempts(store.db, "B@example.com");
-    expect(await takeSignInAttempt(store.db, "b@example.com", at(1), limit)).toEqual({ allowed: true });
+  it("stops a client that guesses across accounts, and no other client", async () => {
+    for (let i = 0; i < limits.perClient; i++) expect(await take(`spread${i}@example.com`, "198.51.100.9", 20)).toEqual({ allowed: true });
+    expect(await take("spread-next@example.com", "198.51.100.9", 21)).toEqual({ allowed: false, limit: "client", retryAt: at(35) });
+    expect(await take("spread-next@example.com", "198.51.100.10", 21)).toEqual({ allowed: true });
+  });
+
+  it("has an account-wide ceiling that only many clients together reach", async () => {
+    const clients = ["203.0.113.1", "203.0.113.2", "203.0.113.3"];
+    let allowed = 0;
+    for (const client of clients) {
+      for (let i = 0; i < limits.perClientAndAccount; i++) if ((await take("owner@example.com", client, 40)).allowed) allowed++;
+    }
+    expect(allowed).toBe(limits.perAccount);
+    expect(await take("owner@example.com", "203.0.113.4", 41)).toEqual({ allowed: false, limit: "account", retryAt: at(55) });
+  });
+
+  it("clearSignInAttempts() forgets one client's attempts on one account, not the others'", async () => {
+    for (let i = 0; i < limits.perClientAndAccount; i++) await take("b@example.com", "192.0.2.50", 60);
+    for (let i = 0; i < limits.perClientAndAccount; i++) await take("b@example.com", "192.0.2.51", 60);
+    await clearSignInAttempts(store.db, { email: "B@example.com", client: "192.0.2.50" });
+    expect(await take("b@example.com", "192.0.2.50", 61)).toEqual({ allowed: true });
+    expect(await take("b@example.com", "192.0.2.51", 61)).toEqual({ allowed: false, limit: "client and account", retryAt: at(75) });
   });
 });
 
@@ -38,11 +59,13 @@ describe("sign-in attempts from two instances on one PostgreSQL", () => {
   });
   afterAll(() => store.close());
 
-  it("concurrent attempts never pass the limit", async () => {
+  it("concurrent attempts never pass a limit", async () => {
     const pools = [store.connectAgain(), store.connectAgain()];
-    const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => takeSignInAttempt(pools[i % 2]!, "c@example.com", at(0), limit)),
-    );
-    expect(results.filter((result) => result.allowed)).toHaveLength(limit.max);
+    const attempts = (email: (i: number) => string, count: number) =>
+      Promise.all(Array.from({ length: count }, (_, i) => takeSignInAttempt(pools[i % 2]!, { email: email(i), client: "192.0.2.77" }, at(0), limits)));
+    const oneAccount = await attempts(() => "c@example.com", 12);
+    expect(oneAccount.filter((result) => result.allowed)).toHaveLength(limits.perClientAndAccount);
+    const manyAccounts = await attempts((i) => `c${i}@example.com`, 12);
+    expect(manyAccounts.filter((result) => result.allowed)).toHaveLength(limits.perClient - limits.perClientAndAccount);
   });
 });

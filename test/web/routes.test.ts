@@ -6,22 +6,27 @@ import { hashKey } from "../../src/auth/api-key.ts";
 import { admitRequest, listApiKeys } from "../../src/store/api-keys.ts";
 import { SESSION_TTL_MS } from "../../src/store/sessions.ts";
 import { MAX_FORM_BYTES } from "../../src/web/form.ts";
-import { MAX_KEYS_PER_ACCOUNT, SIGN_IN_LIMIT } from "../../src/web/routes.ts";
+import { recordPeer } from "../../src/http/client-address.ts";
+import { MAX_KEYS_PER_ACCOUNT, SIGN_IN_LIMITS } from "../../src/web/routes.ts";
 import { buildTestApp, TestClock } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 
 const ORIGIN = "http://keys.test";
 const PASSWORD = "a long enough password";
+let visitors = 0;
 
 /** A browser in miniature: keeps cookies, sends same-origin posts, reads the form's CSRF token. */
 class Visitor {
   cookies = new Map<string, string>();
-  constructor(private app: App) {}
+  /** Its own address unless one is given, as a server adapter would record it. */
+  constructor(private app: App, private address = `198.51.100.${++visitors}`) {}
 
   async send(path: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
     headers.set("cookie", [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; "));
-    const response = await this.app.fetch(new Request(`${ORIGIN}${path}`, { ...init, headers }));
+    const request = new Request(`${ORIGIN}${path}`, { ...init, headers });
+    recordPeer(request, this.address);
+    const response = await this.app.fetch(request);
     for (const line of response.headers.getSetCookie()) {
       const [pair] = line.split(";");
       const [name, value] = pair!.split("=") as [string, string];
@@ -128,7 +133,7 @@ describe("the owner's site", () => {
     expect(visitor.cookies.has("sid")).toBe(false);
   });
 
-  it("answers a wrong password and an unknown email alike, and limits attempts per email", async () => {
+  it("answers a wrong password and an unknown email alike, and limits one client's attempts on an account", async () => {
     await new Visitor(app).signUp("limited@example.com");
     const visitor = new Visitor(app);
     const wrong = await visitor.signIn("limited@example.com", "wrong password!");
@@ -138,15 +143,28 @@ describe("the owner's site", () => {
     expect(wrongText).toContain("Wrong email or password.");
     expect(wrongText.replace("limited@example.com", "E")).toBe(unknownText.replace("nobody@example.com", "E"));
 
-    for (let i = 1; i < SIGN_IN_LIMIT.max; i++) await visitor.signIn("limited@example.com", "wrong password!");
+    for (let i = 1; i < SIGN_IN_LIMITS.perClientAndAccount; i++) await visitor.signIn("limited@example.com", "wrong password!");
     const limited = await visitor.signIn("limited@example.com");
     expect(limited.status).toBe(429);
     expect(await limited.text()).toContain("Too many sign-in attempts for this email. Wait 15 minutes and try again.");
     expect(visitor.cookies.has("sid")).toBe(false);
 
-    clock.advance(SIGN_IN_LIMIT.windowMs);
+    clock.advance(SIGN_IN_LIMITS.windowMs);
     expect((await visitor.signIn("limited@example.com")).status).toBe(303);
     expect(visitor.cookies.has("sid")).toBe(true);
+  });
+
+  it("a stranger's wrong guesses do not lock the owner out, and the owner's success does not free the stranger", async () => {
+    await new Visitor(app).signUp("guarded@example.com");
+    const stranger = new Visitor(app, "203.0.113.66");
+    for (let i = 0; i < SIGN_IN_LIMITS.perClientAndAccount; i++) expect((await stranger.signIn("guarded@example.com", "a guess of theirs")).status).toBe(401);
+    expect((await stranger.signIn("guarded@example.com", "another guess")).status).toBe(429);
+    const owner = new Visitor(app, "192.0.2.10");
+    expect((await owner.signIn("guarded@example.com")).status).toBe(303);
+    const refused = await stranger.signIn("guarded@example.com");
+    expect(refused.status).toBe(429);
+    expect(await refused.text()).toContain("Too many sign-in attempts for this email.");
+    expect(stranger.cookies.has("sid")).toBe(false);
   });
 
   it("a session ends after its lifetime and on sign-out, each with a clear message", async () => {

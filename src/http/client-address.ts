@@ -1,0 +1,88 @@
+// Who sent a request. Only the server adapter knows the socket's peer, so it records it here, as it
+// tells responseDone. Behind a reverse proxy every peer is the proxy; when TRUST_PROXY names it, the
+// client is read from X-Forwarded-For, walking from the right and skipping the hops that are trusted
+// proxies themselves. The left-most entry is whatever the client wrote (a proxy appends to the
+// header, it does not replace it), so trusting it would let one client pose as any address it likes.
+import { parseIPv4, parseIPv6 } from "../media/relay-address.ts";
+
+type Ip = { v4: number } | { v6: number[] };
+type TrustedProxy = { ip: Ip; bits: number };
+export type TrustedProxies = readonly TrustedProxy[];
+
+const peers = new WeakMap<Request, string>();
+
+/** For server adapters: the socket peer's address (none on a Unix socket). */
+export function recordPeer(request: Request, address: string | undefined): void {
+  if (address !== undefined) peers.set(request, address);
+}
+
+/** The client's address as the service sees it: the peer's, or the last untrusted forwarded hop. */
+export function clientAddress(request: Request, trusted: TrustedProxies): string {
+  const peer = peers.get(request);
+  if (peer === undefined) return "unknown";
+  if (!isTrusted(peer, trusted)) return canonical(peer);
+  const hops = (request.headers.get("x-forwarded-for") ?? "").split(",").map((hop) => hop.trim()).filter(Boolean);
+  let client = peer;
+  for (const hop of hops.reverse()) {
+    // A hop that is no address cannot be told apart from a forgery; stop at the last one we trust.
+    if (parseIp(hop) === null) break;
+    client = hop;
+    if (!isTrusted(hop, trusted)) break;
+  }
+  return canonical(client);
+}
+
+/**
+ * What counts as one client for a limit: an IPv4 address, or an IPv6 /64, the block one home or
+ * server is given, so that a client cannot escape a limit by walking through its own addresses.
+ */
+export function clientGroup(address: string): string {
+  const ip = parseIp(address);
+  if (ip === null || "v4" in ip) return address;
+  return `${ip.v6.slice(0, 4).map((group) => group.toString(16)).join(":")}::/64`;
+}
+
+/** TRUST_PROXY: a comma list of addresses and CIDR blocks; the bad entry when there is one. */
+export function parseTrustedProxies(text: string): { proxies: TrustedProxies } | { bad: string } {
+  const proxies: TrustedProxy[] = [];
+  for (const entry of text.split(",").map((item) => item.trim()).filter(Boolean)) {
+    const [address, bitsText] = entry.split("/", 2);
+    const ip = parseIp(address!);
+    const width = ip && "v4" in ip ? 32 : 128;
+    const bits = bitsText === undefined ? width : /^\d{1,3}$/.test(bitsText) ? Number(bitsText) : NaN;
+    if (ip === null || !(bits <= width)) return { bad: entry };
+    proxies.push({ ip, bits });
+  }
+  return { proxies };
+}
+
+function isTrusted(address: string, trusted: TrustedProxies): boolean {
+  const ip = parseIp(address);
+  return ip !== null && trusted.some((proxy) => inBlock(ip, proxy.ip, proxy.bits));
+}
+
+function inBlock(ip: Ip, base: Ip, bits: number): boolean {
+  const a = bitsOf(ip);
+  const b = bitsOf(base);
+  return a.length === b.length && a.slice(0, bits) === b.slice(0, bits);
+}
+
+const bitsOf = (ip: Ip) =>
+  "v4" in ip ? ip.v4.toString(2).padStart(32, "0") : ip.v6.map((group) => group.toString(2).padStart(16, "0")).join("");
+
+/** An address, with an IPv4 address that a dual-stack socket reports as ::ffff:a.b.c.d taken out. */
+function parseIp(text: string): Ip | null {
+  const v4 = parseIPv4(text);
+  if (v4 !== null) return { v4 };
+  const v6 = parseIPv6(text.replace(/^\[(.*)\]$/, "$1"));
+  if (v6 === null) return null;
+  if (v6.slice(0, 5).every((group) => group === 0) && v6[5] === 0xffff) return { v4: ((v6[6]! << 16) | v6[7]!) >>> 0 };
+  return { v6 };
+}
+
+function canonical(address: string): string {
+  const ip = parseIp(address);
+  if (ip === null) return address;
+  if ("v4" in ip) return [24, 16, 8, 0].map((shift) => (ip.v4 >>> shift) & 255).join(".");
+  return ip.v6.map((group) => group.toString(16)).join(":");
+}
