@@ -28,27 +28,41 @@ export class StoreUnavailableError extends Error {
 
 /** How long connecting to the server may take; the driver's default is 30 s. */
 const CONNECT_TIMEOUT_S = 3;
+/**
+ * How long a call may wait for the server's answer before the server counts as gone. The driver
+ * has no such bound of its own: a connection that something accepts and closes at once (a TCP
+ * proxy such as docker's port forward with no database behind it) it tries again for as long as
+ * a query waits, and the query never fails. A transaction is bounded until its work begins, so a
+ * long migration may take the time it needs.
+ */
+const ANSWER_DEADLINE_MS = CONNECT_TIMEOUT_S * 1000;
 /** After a failed connection, calls fail at once for this long instead of each waiting again. */
 const RETRY_AFTER_MS = 2_000;
 // Errors that say the server is not there (or went away), as opposed to a failed statement.
 const CONNECTION_ERRORS = new Set([
   "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE",
-  "CONNECT_TIMEOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "NO_ANSWER",
   "57P01", "57P02", "57P03", // admin_shutdown, crash_shutdown, cannot_connect_now
 ]);
 
 /**
- * Runs calls to a server that may be gone: a connection failure opens a short window in which
- * every call fails at once with StoreUnavailableError, and `onDown` drops the pool, so calls the
- * driver queued fail now instead of retrying for many seconds and running after their caller got
- * a 503. The first call after the window tries again: the store recovers by itself.
+ * Runs calls to a server that may be gone: a connection failure, or no answer in time, opens a
+ * short window in which every call fails at once with StoreUnavailableError, and `onDown` drops
+ * the pool, so calls the driver queued fail now instead of retrying and running after their
+ * caller got a 503. The first call after the window tries again: the store recovers by itself.
+ * A call says `begun()` once the server has answered it, which ends its deadline.
  */
 function connectionGuard(onDown: () => void, now: () => number = Date.now) {
   let downUntil = 0;
-  return async <T>(call: () => Promise<T>): Promise<T> => {
+  return async <T>(call: (begun: () => void) => Promise<T>): Promise<T> => {
     if (now() < downUntil) throw new StoreUnavailableError("The database server could not be reached a moment ago.");
+    let deadline: ReturnType<typeof setTimeout> | undefined;
+    const silence = new Promise<never>((_, reject) => {
+      const error = Object.assign(new Error(`no answer within ${ANSWER_DEADLINE_MS} ms`), { code: "NO_ANSWER" });
+      deadline = setTimeout(() => reject(error), ANSWER_DEADLINE_MS);
+    });
     try {
-      return await call();
+      return await Promise.race([call(() => clearTimeout(deadline)), silence]);
     } catch (error) {
       if (!CONNECTION_ERRORS.has(String((error as { code?: unknown }).code))) throw error;
       if (now() >= downUntil) {
@@ -56,6 +70,8 @@ function connectionGuard(onDown: () => void, now: () => number = Date.now) {
         onDown();
       }
       throw new StoreUnavailableError(`The database server cannot be reached: ${(error as Error).message}`, { cause: error });
+    } finally {
+      clearTimeout(deadline);
     }
   };
 }
@@ -91,7 +107,13 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Db {
     kind: "postgres",
     query: (text, params) => guarded(() => over(sql).query(text, params)),
     exec: (script) => guarded(() => over(sql).exec(script)),
-    transaction: (work) => guarded(() => sql.begin((tx) => work(over(tx))) as Promise<never>),
+    transaction: (work) =>
+      guarded((begun) =>
+        sql.begin((tx) => {
+          begun();
+          return work(over(tx));
+        }) as Promise<never>,
+      ),
     close: () => sql.end({ timeout: 5 }),
   };
 }
