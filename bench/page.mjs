@@ -66,7 +66,7 @@ export async function benchPage() {
     const pageOf = (s) => `${site.url}/clip${s}.html`;
     const mediaOf = (s) => `${site.url}/media/clip${s}.mp4`;
 
-    const env = { DATA_DIR: join(temp, "data"), EXTRA_PAGE_HOSTS: "127.0.0.1" };
+    const env = { DATA_DIR: join(temp, "data"), EXTRA_PAGE_HOSTS: new URL(site.url).host };
     const headers = { authorization: `Bearer ${await createBenchKey(env)}` };
     const rows = [];
     const targets = [];

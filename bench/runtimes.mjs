@@ -98,7 +98,7 @@ export async function benchRuntimes() {
         X_GRAPHQL_URL: "off",
         ORIGIN_OVERRIDES: `video.twimg.com=${site.url}`,
         MAX_DOWNLOAD_BYTES: String(2 ** 40),
-        EXTRA_PAGE_HOSTS: "127.0.0.1",
+        EXTRA_PAGE_HOSTS: new URL(site.url).host,
         PAGE_CACHE_TTL_S: "0",
       };
       const key = await createBenchKey(env);
