@@ -59,7 +59,7 @@ export async function makeKey(
 ): Promise<{ plain: string; id: string; accountId: number }> {
   accounts += 1;
   // A cheap iteration count: these tests are about keys, not passwords.
-  const account = await createAccount(db, `owner${accounts}-${crypto.randomUUID()}@example.com`, await hashPassword("x".repeat(12), 1000));
+  const account = (await createAccount(db, `owner${accounts}-${crypto.randomUUID()}@example.com`, await hashPassword("x".repeat(12), 1000)))!;
   const { key, plain } = await createApiKey(db, {
     accountId: account.id,
     name: "test",
