@@ -4,7 +4,9 @@
 import { readBearerKey } from "./auth/bearer.ts";
 import { hashKey } from "./auth/api-key.ts";
 import type { Config } from "./config.ts";
-import { declaredLength, json, type ApiHandler } from "./http/context.ts";
+import type { ApiHandler } from "./http/context.ts";
+import { declaredLength } from "./http/content-length.ts";
+import { json } from "./http/json-response.ts";
 import { corsHeaders, preflightResponse } from "./http/cors.ts";
 import { ApiError, problemResponse } from "./http/problem.ts";
 import { createRouter, type Route } from "./http/router.ts";

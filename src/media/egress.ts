@@ -7,7 +7,7 @@
 import { lookup } from "node:dns/promises";
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import { authority, bareHost } from "./outbound-proxy.ts";
-import { isPublicAddress } from "./relay-address.ts";
+import { isPublicAddress } from "./address-class.ts";
 
 export type ResolveHost = (host: string) => Promise<string[]>;
 

@@ -4,7 +4,7 @@
 // target, when wanted, runs inside it. Its credentials never appear in a log or an error.
 import net from "node:net";
 import tls from "node:tls";
-import { parseIPv6 } from "./relay-address.ts";
+import { parseIPv6 } from "./address-class.ts";
 
 export interface OutboundProxy {
   protocol: "http:" | "https:" | "socks5:";

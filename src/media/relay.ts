@@ -2,6 +2,7 @@
 // our own file name, with Range passed through so downloads resume.
 
 import { ApiError, upstreamFailed } from "../http/problem.ts";
+import { byteCount } from "../http/content-length.ts";
 import { withNodeBody } from "../http/node-body.ts";
 import { assertDirectUrl, withOriginOverride } from "./direct-hosts.ts";
 import { contentDisposition, extensionForContentType, nameFromMediaUrl, sanitizeFilename } from "./filename.ts";
@@ -161,10 +162,6 @@ function statusError(status: number, headers: Headers): ApiError {
     });
   }
   return upstreamFailed(`The media host answered ${status}; try again later.`);
-}
-
-function byteCount(value: string | null): number | null {
-  return value !== null && /^\d+$/.test(value.trim()) ? Number(value) : null;
 }
 
 // Errors the stream once more than maxBytes arrived, which also cancels the upstream request.

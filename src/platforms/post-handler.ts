@@ -1,6 +1,7 @@
 // GET /api/v1/post?url=: the platform-independent record of docs/api.md. X posts come from
 // the tweet extractor; every other platform from yt-dlp.
-import { json, type ApiHandler } from "../http/context.ts";
+import type { ApiHandler } from "../http/context.ts";
+import { json } from "../http/json-response.ts";
 import { parseQuery, PostQuery } from "../http/query.ts";
 import { ApiError } from "../http/problem.ts";
 import type { Slots } from "../limits/slots.ts";
