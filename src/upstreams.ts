@@ -8,7 +8,7 @@ import { createEgressGate } from "./media/egress-gate.ts";
 import { createNodeUpstream } from "./media/relay-node-upstream.ts";
 import { fetchOver } from "./media/relay-upstream.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
-import { probeTools, toolVersion, ytdlpAgeWarning, type ToolName } from "./media/tools.ts";
+import { probeTools, toolVersion, ytdlpAgeWarning, type ToolName } from "./processes/tools.ts";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
 import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";

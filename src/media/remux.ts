@@ -1,11 +1,11 @@
 // Runs ffmpeg on a remux plan and answers with what it writes, as it writes it: fragmented MP4
 // or MP3, never on disk. Headers go out with the first byte; a failure before it is a
-// problem+json answer, a failure after it aborts the body (see process.ts).
+// problem+json answer, a failure after it aborts the body (see processes/child-stream.ts).
 import { classifyFfmpegFailure, failedDespiteExit0, ffmpegArgs, outputTypes, type FfmpegLimits, type RemuxPlan } from "./ffmpeg.ts";
 import type { EgressGate } from "./egress-gate.ts";
 import { contentDisposition, sanitizeFilename } from "./filename.ts";
 import { withMovieDurationStream } from "./fmp4-duration.ts";
-import { spawnStream } from "./process.ts";
+import { spawnStream } from "../processes/child-stream.ts";
 
 export interface RemuxOptions {
   ffmpegPath: string;

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { beforeAll, describe, expect, test } from "vitest";
 import { classifyFfmpegFailure } from "../../src/media/ffmpeg.ts";
 import { withMovieDuration, withMovieDurationStream } from "../../src/media/fmp4-duration.ts";
-import { spawnStream } from "../../src/media/process.ts";
+import { spawnStream } from "../../src/processes/child-stream.ts";
 import { initSegment, probeMedia } from "../helpers/media.ts";
 
 const run = promisify(execFile);

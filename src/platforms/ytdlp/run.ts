@@ -1,6 +1,6 @@
 // Runs `yt-dlp -J` on a page URL and returns its parsed info, or throws the classified ApiError.
 import { upstreamFailed } from "../../http/problem.ts";
-import { spawnStream } from "../../media/process.ts";
+import { spawnStream } from "../../processes/child-stream.ts";
 import { classifyYtdlpFailure } from "./errors.ts";
 import { YtdlpInfo } from "./info.ts";
 import { jsRuntimeArgs } from "./js-runtime.ts";

@@ -5,7 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { classifyFfmpegFailure, defaultFfmpegLimits, failedDespiteExit0, ffmpegArgs } from "../../../src/media/ffmpeg.ts";
-import { spawnStream } from "../../../src/media/process.ts";
+import { spawnStream } from "../../../src/processes/child-stream.ts";
 import { infoToPost } from "../../../src/platforms/ytdlp/post.ts";
 import { extractInfo, extractInfoArgs } from "../../../src/platforms/ytdlp/run.ts";
 import { chosenFormats, planRemux, selectorFor } from "../../../src/platforms/ytdlp/selection.ts";

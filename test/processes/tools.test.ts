@@ -3,9 +3,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { toolVersion, ytdlpAgeDays } from "../../src/media/tools.ts";
+import { toolVersion, ytdlpAgeDays } from "../../src/processes/tools.ts";
 import { startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
-import { probeTools } from "../../src/media/tools.ts";
+import { probeTools } from "../../src/processes/tools.ts";
 import { buildTestApp, makeKey, TestClock } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 

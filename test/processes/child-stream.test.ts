@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ApiError } from "../../src/http/problem.ts";
 import { classifyFfmpegFailure, failedDespiteExit0, ffmpegArgs, type RemuxPlan } from "../../src/media/ffmpeg.ts";
-import { spawnStream, type SpawnStreamOptions } from "../../src/media/process.ts";
+import { spawnStream, type SpawnStreamOptions } from "../../src/processes/child-stream.ts";
 import { clipDurationSec, startMediaSite, type MediaSite } from "../fakes/media-site.ts";
 
 const run = promisify(execFile);
