@@ -7,10 +7,11 @@
 import http from "node:http";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { nodeBodyOf } from "../src/http/node-body.ts";
+import { nativeBodyOf } from "../src/http/native-body.ts";
 import { relayMedia } from "../src/media/relay.ts";
-import { nodeUpstream } from "../src/media/relay-node-upstream.ts";
 import { fetchUpstream, type UpstreamClient } from "../src/media/relay-upstream.ts";
+import { resolveWithDns } from "../src/runtime/node/dns.ts";
+import { nodeUpstream } from "../src/runtime/node/relay-upstream.ts";
 
 const [variant = "", port = "0", target = ""] = process.argv.slice(2);
 const origin = new URL(target);
@@ -54,10 +55,10 @@ function relayServer(upstream: UpstreamClient, useNodeBody: boolean): http.Serve
           range: req.headers.range ?? null,
           signal: abort.signal,
         },
-        { upstream, originOverrides, maxBytes: 2 ** 40, firstByteTimeoutMs: 10_000 },
+        { upstream, originOverrides, maxBytes: 2 ** 40, firstByteTimeoutMs: 10_000, resolveHost: resolveWithDns },
       );
       res.writeHead(response.status, Object.fromEntries(response.headers));
-      const nodeBody = useNodeBody ? nodeBodyOf(response) : undefined;
+      const nodeBody = useNodeBody ? (nativeBodyOf(response) as Readable | undefined) : undefined;
       const body = nodeBody ?? (response.body ? Readable.fromWeb(response.body as import("node:stream/web").ReadableStream) : null);
       if (body) await pipeline(body, res);
       else res.end();

@@ -4,7 +4,9 @@
 import { readBearerKey } from "./auth/bearer.ts";
 import { hashKey } from "./auth/api-key.ts";
 import type { Config } from "./config.ts";
-import { declaredLength, json, type ApiHandler } from "./http/context.ts";
+import type { ApiHandler } from "./http/context.ts";
+import { declaredLength } from "./http/content-length.ts";
+import { json } from "./http/json-response.ts";
 import { corsHeaders, preflightResponse } from "./http/cors.ts";
 import { ApiError, problemResponse } from "./http/problem.ts";
 import { createRouter, type Route } from "./http/router.ts";
@@ -13,10 +15,10 @@ import { usageHandler } from "./limits/usage.ts";
 import { errorText, type Logger } from "./log.ts";
 import { admitRequest, refundRequest } from "./store/api-keys.ts";
 import { StoreUnavailableError, type Db } from "./store/db.ts";
-import { downloadHandler, type DownloadDeps } from "./media/download.ts";
+import { downloadHandler, type DownloadDeps } from "./handlers/download.ts";
 import { healthResponse } from "./http/health.ts";
-import { postHandler, type PostDeps } from "./platforms/post-handler.ts";
-import { tweetHandler } from "./platforms/x/handler.ts";
+import { postHandler, type PostDeps } from "./handlers/post.ts";
+import { tweetHandler } from "./handlers/tweet.ts";
 import { webRoutes, type SiteHandler } from "./web/routes.ts";
 import { docsResponse } from "./http/docs.ts";
 import { buildOpenApiDocument } from "./http/openapi.ts";
@@ -27,7 +29,7 @@ import { trackDownload } from "./metrics/downloads.ts";
 import { metricsResponse } from "./metrics/endpoint.ts";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 
-/** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createUpstreams). */
+/** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createAppDeps). */
 export interface AppDeps extends DownloadDeps, PostDeps {
   config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS" | "METRICS_TOKEN" | "SIGNUP" | "TRUST_PROXY">;
   db: Db;

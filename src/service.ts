@@ -3,14 +3,14 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { createApp } from "./app.ts";
+import { createAppDeps } from "./app-deps.ts";
 import { ADMIN_FOLDER, ADMIN_SOCKET, createAdminChannel } from "./cli/channel.ts";
 import { ConfigError, parseConfig, type Config } from "./config.ts";
 import { createLogger, errorText, type Logger } from "./log.ts";
 import { openStore, privateFolder } from "./store/open.ts";
-import { probeToolsAhead, ytdlpAgeWarning } from "./media/tools.ts";
+import { probeToolsAhead, ytdlpAgeWarning } from "./processes/tools.ts";
 import type { RunningServer } from "./runtime/serve.ts";
 import type { Runtime } from "./runtime/runtime.ts";
-import { createUpstreams } from "./upstreams.ts";
 
 export interface Service {
   server: RunningServer;
@@ -19,14 +19,14 @@ export interface Service {
 
 export async function startService(config: Config, runtime: Runtime, log: Logger): Promise<Service> {
   const serve = runtime.serve;
-  const [db] = await Promise.all([openStore(config), probeToolsAhead({ "yt-dlp": config.YTDLP_PATH, ffmpeg: config.FFMPEG_PATH })]);
-  const upstreams = createUpstreams(config, runtime);
-  for (const [tool, { path, failure }] of Object.entries(upstreams.tools)) {
+  const [db] = await Promise.all([openStore(config), probeToolsAhead(runtime.toolRuns, { "yt-dlp": config.YTDLP_PATH, ffmpeg: config.FFMPEG_PATH })]);
+  const deps = createAppDeps(config, runtime);
+  for (const [tool, { path, failure }] of Object.entries(deps.tools)) {
     if (failure !== null) log.warn("a media tool cannot be run: page mode answers 503 tool_missing", { tool, path, failure });
   }
-  const stale = ytdlpAgeWarning(upstreams.tools, new Date());
+  const stale = ytdlpAgeWarning(deps.tools, new Date());
   if (stale) log.warn(stale);
-  const app = createApp({ config, db, log, ...upstreams });
+  const app = createApp({ config, db, log, ...deps });
   const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST }, log);
   let admin: RunningServer | undefined;
   if (!config.DATABASE_URL) {
@@ -57,7 +57,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
         // Cut responses end at once; the bound only keeps a stuck one from holding the exit.
         await settlesWithin(drained, CUT_WAIT_MS);
       }
-      await upstreams.gate.close();
+      await deps.gate.close();
       await db.close();
     },
   };

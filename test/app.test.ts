@@ -5,9 +5,10 @@ import type { Db } from "../src/store/db.ts";
 import { createApp } from "../src/app.ts";
 import { parseConfig } from "../src/config.ts";
 import { createLogger } from "../src/log.ts";
-import { nodeUpstream } from "../src/media/relay-node-upstream.ts";
 import { serveNode } from "../src/runtime/node-server.ts";
-import { createUpstreams } from "../src/upstreams.ts";
+import { createAppDeps } from "../src/app-deps.ts";
+import { nodeCapabilities } from "../src/runtime/node/capabilities.ts";
+import { nodeUpstream } from "../src/runtime/node/relay-upstream.ts";
 import { startFakeCdn } from "./fakes/cdn.ts";
 import { buildTestApp, makeKey } from "./helpers/app.ts";
 import { openTestStore, type TestStore } from "./helpers/stores.ts";
@@ -102,7 +103,7 @@ describe("the app", () => {
       config,
       db: store.db,
       log: createLogger("warn", (line) => lines.push(line)),
-      ...createUpstreams(config, { name: "node", serve: serveNode, upstream: nodeUpstream }),
+      ...createAppDeps(config, { upstream: nodeUpstream, ...nodeCapabilities }),
     });
     expect((await app.fetch(new Request("http://test.local/healthz"))).status).toBe(200);
     expect(lines).toEqual([]);
@@ -132,7 +133,7 @@ describe("the app", () => {
         config,
         db: store.db,
         log: createLogger("silent"),
-        ...createUpstreams(config, { name: "node", serve: serveNode, upstream: nodeUpstream }),
+        ...createAppDeps(config, { upstream: nodeUpstream, ...nodeCapabilities }),
         readinessChecks: [
           { name: "yt-dlp", check: async () => {} },
           { name: "ffmpeg", check: () => Promise.reject(new Error("not executable: /opt/ffmpeg")) },

@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config.ts";
 import { createLogger } from "../src/log.ts";
-import { nodeUpstream } from "../src/media/relay-node-upstream.ts";
+import { nodeCapabilities } from "../src/runtime/node/capabilities.ts";
+import { nodeUpstream } from "../src/runtime/node/relay-upstream.ts";
 import type { RunningServer } from "../src/runtime/serve.ts";
 import { startService } from "../src/service.ts";
 import { createTestDatabase } from "./helpers/stores.ts";
@@ -19,7 +20,7 @@ describe("startService().close()", () => {
     };
     try {
       const config = parseConfig({ DATABASE_URL: database.url, SHUTDOWN_GRACE_MS: "20000", YTDLP_PATH: "/bin/true", FFMPEG_PATH: "/bin/true" });
-      const service = await startService(config, { name: "node", serve: async () => server, upstream: nodeUpstream }, createLogger("debug", (line) => lines.push(JSON.parse(line))));
+      const service = await startService(config, { name: "node", serve: async () => server, upstream: nodeUpstream, ...nodeCapabilities }, createLogger("debug", (line) => lines.push(JSON.parse(line))));
       const started = Date.now();
       await service.close();
       expect(Date.now() - started).toBeLessThan(5_000);

@@ -1,6 +1,6 @@
 // The admin socket: a running service that owns the embedded store runs operator commands for
 // the command line, over a Unix socket in the data folder that only the owner can open.
-import { json } from "../http/context.ts";
+import { json } from "../http/json-response.ts";
 import type { Queryable } from "../store/db.ts";
 import { runAdminCommand } from "./commands.ts";
 

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { checkNewPassword, hashPassword } from "../auth/password.ts";
 import { ApiError } from "../http/problem.ts";
+import { emailTaken, noSuchKey } from "../http/store-refusals.ts";
 import { createAccount, findAccountByEmail, listAccounts } from "../store/accounts.ts";
 import { createApiKey, deleteApiKey, listApiKeys, tiers, updateApiKey, type Tier } from "../store/api-keys.ts";
 import type { Queryable } from "../store/db.ts";
@@ -51,6 +52,7 @@ async function dispatch(db: Queryable, argv: readonly string[], stdin: string, n
       const password = stdin.replace(/\r?\n$/, "");
       checkNewPassword(password);
       const account = await createAccount(db, email, await hashPassword(password));
+      if (account === null) throw emailTaken();
       return `${account.id}\t${account.email}\n`;
     }
     case "users list":
@@ -83,19 +85,20 @@ async function dispatch(db: Queryable, argv: readonly string[], stdin: string, n
         ]),
       );
     case "keys tier": {
-      const [id, tier] = rest;
-      await updateApiKey(db, required(id, "keys tier needs <apiKeyId> <TIER>"), { tier: parse(TierName, tier, "the tier must be FREE, PRO or GOLD") as Tier });
+      const id = required(rest[0], "keys tier needs <apiKeyId> <TIER>");
+      const tier = parse(TierName, rest[1], "the tier must be FREE, PRO or GOLD") as Tier;
+      if (!(await updateApiKey(db, id, { tier }))) throw noSuchKey(id);
       return `${id}\t${tier}\n`;
     }
     case "keys passive":
     case "keys usable": {
       const id = required(rest[0], `${command} needs <apiKeyId>`);
-      await updateApiKey(db, id, { passive: action === "passive" });
+      if (!(await updateApiKey(db, id, { passive: action === "passive" }))) throw noSuchKey(id);
       return `${id}\t${action}\n`;
     }
     case "keys delete": {
       const id = required(rest[0], "keys delete needs <apiKeyId>");
-      await deleteApiKey(db, id, now);
+      if (!(await deleteApiKey(db, id, now))) throw noSuchKey(id);
       return `${id}\tdeleted\n`;
     }
     default:

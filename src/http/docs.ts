@@ -1,6 +1,7 @@
 // GET /docs: a readable reference page rendered on the server from the OpenAPI document. Plain
 // HTML and one stylesheet, no script and nothing from another origin, so the CSP can forbid all
 // of it: the stylesheet is allowed by its hash.
+import { escapeHtml } from "../util/html-escape.ts";
 import type { JsonSchema } from "./openapi.ts";
 
 interface Parameter {
@@ -63,16 +64,16 @@ export function renderDocs(document: Document): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(info.title)} ${escape(info.version)}</title>
+<title>${escapeHtml(info.title)} ${escapeHtml(info.version)}</title>
 <style>${style}</style>
 </head>
 <body>
-<h1>${escape(info.title)} <span class="muted">${escape(info.version)}</span></h1>
+<h1>${escapeHtml(info.title)} <span class="muted">${escapeHtml(info.version)}</span></h1>
 ${info.description.split("\n\n").map((paragraph) => `<p>${inline(paragraph)}</p>`).join("\n")}
 <p>Machine-readable: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI 3.1).</p>
 <nav><h2>Contents</h2><ul>
-${operations.map((op) => `<li><a href="#${op.operationId}"><code>GET ${escape(op.path)}</code></a></li>`).join("\n")}
-${Object.keys(components.schemas).map((name) => `<li><a href="#schema-${name}">${escape(name)}</a></li>`).join("\n")}
+${operations.map((op) => `<li><a href="#${op.operationId}"><code>GET ${escapeHtml(op.path)}</code></a></li>`).join("\n")}
+${Object.keys(components.schemas).map((name) => `<li><a href="#schema-${name}">${escapeHtml(name)}</a></li>`).join("\n")}
 </ul></nav>
 <h2>Operations</h2>
 ${operations.map(renderOperation).join("\n")}
@@ -85,15 +86,15 @@ ${Object.entries(components.schemas).map(([name, schema]) => renderSchema(name, 
 
 function renderOperation(op: Operation & { path: string }): string {
   const parameters = op.parameters ?? [];
-  return `<section id="${escape(op.operationId)}">
-<h3><span class="method">GET</span> <code>${escape(op.path)}</code></h3>
+  return `<section id="${escapeHtml(op.operationId)}">
+<h3><span class="method">GET</span> <code>${escapeHtml(op.path)}</code></h3>
 <p><strong>${inline(op.summary)}</strong>${op.security?.length === 0 ? ' <span class="muted">(no key needed)</span>' : ""}</p>
 <p>${inline(op.description)}</p>
 ${
   parameters.length === 0
     ? ""
     : `<table><tr><th>Query parameter</th><th>Type</th><th>Required</th><th>Meaning</th></tr>
-${parameters.map((p) => `<tr><td><code>${escape(p.name)}</code></td><td>${typeOf(p.schema)}</td><td>${p.required ? "yes" : "no"}</td><td>${inline(p.description ?? "")}</td></tr>`).join("\n")}
+${parameters.map((p) => `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${typeOf(p.schema)}</td><td>${p.required ? "yes" : "no"}</td><td>${inline(p.description ?? "")}</td></tr>`).join("\n")}
 </table>`
 }
 <table><tr><th>Status</th><th>Meaning</th><th>Body</th><th>Headers</th></tr>
@@ -104,20 +105,20 @@ ${Object.entries(op.responses).map(([status, response]) => renderResponse(status
 
 function renderResponse(status: string, response: ResponseObject): string {
   const body = Object.entries(response.content ?? {})
-    .map(([type, media]) => `<code>${escape(type)}</code>${media.schema ? ` ${typeOf(media.schema)}` : ""}`)
+    .map(([type, media]) => `<code>${escapeHtml(type)}</code>${media.schema ? ` ${typeOf(media.schema)}` : ""}`)
     .join("<br>");
-  const headers = Object.keys(response.headers ?? {}).map((name) => `<code>${escape(name)}</code>`).join(", ");
-  return `<tr><td>${escape(status)}</td><td>${inline(response.description)}</td><td>${body}</td><td>${headers}</td></tr>`;
+  const headers = Object.keys(response.headers ?? {}).map((name) => `<code>${escapeHtml(name)}</code>`).join(", ");
+  return `<tr><td>${escapeHtml(status)}</td><td>${inline(response.description)}</td><td>${body}</td><td>${headers}</td></tr>`;
 }
 
 function renderSchema(name: string, schema: JsonSchema): string {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const requiredNames = new Set((schema.required ?? []) as string[]);
-  return `<section id="schema-${escape(name)}">
-<h3>${escape(name)}</h3>
+  return `<section id="schema-${escapeHtml(name)}">
+<h3>${escapeHtml(name)}</h3>
 <table><tr><th>Field</th><th>Type</th><th>Always present</th><th>Meaning</th></tr>
 ${Object.entries(properties)
-  .map(([field, property]) => `<tr><td><code>${escape(field)}</code></td><td>${typeOf(property)}</td><td>${requiredNames.has(field) ? "yes" : "no"}</td><td>${inline(String(property.description ?? ""))}</td></tr>`)
+  .map(([field, property]) => `<tr><td><code>${escapeHtml(field)}</code></td><td>${typeOf(property)}</td><td>${requiredNames.has(field) ? "yes" : "no"}</td><td>${inline(String(property.description ?? ""))}</td></tr>`)
   .join("\n")}
 </table>
 </section>`;
@@ -127,29 +128,26 @@ ${Object.entries(properties)
 export function typeOf(schema: JsonSchema): string {
   if (typeof schema.$ref === "string") {
     const name = schema.$ref.split("/").pop()!;
-    return `<a href="#schema-${escape(name)}">${escape(name)}</a>`;
+    return `<a href="#schema-${escapeHtml(name)}">${escapeHtml(name)}</a>`;
   }
   // allOf narrows a named schema (a problem's status and codes); the name is what a reader needs.
   if (Array.isArray(schema.allOf)) return (schema.allOf as JsonSchema[]).filter((part) => part.$ref).map(typeOf).join(", ");
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as JsonSchema[]).map(typeOf).join(" | ");
-  if (Array.isArray(schema.enum)) return `one of ${schema.enum.map((value) => `<code>${escape(String(value))}</code>`).join(", ")}`;
-  if ("const" in schema) return `<code>${escape(JSON.stringify(schema.const))}</code>`;
+  if (Array.isArray(schema.enum)) return `one of ${schema.enum.map((value) => `<code>${escapeHtml(String(value))}</code>`).join(", ")}`;
+  if ("const" in schema) return `<code>${escapeHtml(JSON.stringify(schema.const))}</code>`;
   const types = Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === "string" ? [schema.type] : [];
   if (types.length === 0) return schema.properties ? "object" : "any";
   return types
     .map((type) => {
       if (type === "array") return `array of ${typeOf((schema.items ?? {}) as JsonSchema)}`;
       if (type === "string" && schema.format === "uri") return "string (URL)";
-      return escape(type);
+      return escapeHtml(type);
     })
     .join(" | ");
 }
 
 // The document's prose uses `code` spans and nothing else.
 function inline(text: string): string {
-  return escape(text).replace(/`([^`]+)`/g, "<code>$1</code>");
+  return escapeHtml(text).replace(/`([^`]+)`/g, "<code>$1</code>");
 }
 
-function escape(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
-}

@@ -4,7 +4,7 @@
 import { errorText, type Logger } from "../log.ts";
 import type { Db } from "../store/db.ts";
 import { withTimeout } from "../util/timeout.ts";
-import { json } from "./context.ts";
+import { json } from "./json-response.ts";
 
 export async function healthResponse(db: Db, timeoutMs: number, log: Logger): Promise<Response> {
   try {

@@ -3,7 +3,7 @@
 // and the media tools page mode needs) and answers 503 while any of them fails.
 import { errorText } from "../log.ts";
 import { withTimeout } from "../util/timeout.ts";
-import { json } from "./context.ts";
+import { json } from "./json-response.ts";
 
 export interface ReadinessCheck {
   /** Shown in the answer, e.g. "store" or "ffmpeg". */

@@ -1,6 +1,7 @@
 // Work that holds a child process (a yt-dlp extraction, an ffmpeg download) is capped per key and
 // for the whole instance (docs/api.md, Limits). The caps are per instance, on what it runs; the
 // daily quota is what several instances share.
+import type { Config } from "../config.ts";
 import { ApiError } from "../http/problem.ts";
 
 /** How long a refused caller should wait; a short download takes about this long. */
@@ -56,3 +57,12 @@ export const slotsPerTier = { FREE: 1, PRO: 3, GOLD: 10 } as const;
  * hold hundreds of connections to a CDN.
  */
 export const directSlotsPerTier = { FREE: 2, PRO: 6, GOLD: 20 } as const;
+
+/** The caps on concurrent operations, from the configuration. */
+export function operationSlots(config: Pick<Config, "MAX_PAGE_DOWNLOADS" | "MAX_DIRECT_DOWNLOADS">) {
+  return {
+    downloads: createSlots({ perTier: slotsPerTier, server: config.MAX_PAGE_DOWNLOADS, code: "too_many_downloads", what: "page-mode downloads" }),
+    directDownloads: createSlots({ perTier: directSlotsPerTier, server: config.MAX_DIRECT_DOWNLOADS, code: "too_many_downloads", what: "direct downloads" }),
+    extractions: createSlots({ perTier: slotsPerTier, server: config.MAX_PAGE_DOWNLOADS, code: "too_many_extractions", what: "page look-ups" }),
+  };
+}

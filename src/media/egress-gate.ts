@@ -5,12 +5,12 @@
 // second DNS answer), and answers 403 to anything else. It chains to the operator's
 // OUTBOUND_PROXY when there is one. Only holders of a session's credentials (a random secret per
 // start, handed to one child run at a time) may use it, and the session says what the gate
-// refused for it and when its source last sent a byte.
-import { randomBytes, timingSafeEqual } from "node:crypto";
-import net from "node:net";
+// refused for it and when its source last sent a byte. The runtime listens and moves the bytes
+// (src/runtime/node/gate-listener.ts); what is allowed, and where it goes, is decided here.
 import { ApiError } from "../http/problem.ts";
+import { fromBase64Url, randomBytes, timingSafeEqual, toHex } from "../util/bytes.ts";
 import { egressAddress, type EgressPolicy } from "./egress.ts";
-import { authority, bareHost, connectToProxy, openTunnel, proxyAuthorization, readFrom, type OutboundProxy } from "./outbound-proxy.ts";
+import { authority, bareHost, proxyAuthorization, type OutboundProxy } from "./outbound-proxy.ts";
 
 export interface GateSession {
   /** `http://<session>:<secret>@127.0.0.1:<port>` for the child's proxy option. */
@@ -29,15 +29,42 @@ export interface EgressGate {
   close(): Promise<void>;
 }
 
+/** Where the gate sends a client's bytes: a tunnel to host:port (through `proxy` when given), or an http proxy itself. */
+export type GateRoute = { tunnel: { host: string; port: number; proxy: OutboundProxy | null } } | { proxy: OutboundProxy };
+
+/** A client's connection to the gate, once its request head has been read. */
+export interface GateConnection {
+  /** Sends `text` and closes. */
+  end(text: string): void;
+  /**
+   * Connects by `route`, sends `opening.toClient` back and `opening.toSource` on, then passes bytes
+   * both ways until either side closes; rejects when no connection could be opened.
+   */
+  forward(route: GateRoute, opening: { toClient: string; toSource: string }, onSourceBytes: () => void): Promise<void>;
+  /** Cuts this connection and the one it was forwarded to. */
+  destroy(): void;
+  onClose(listener: () => void): void;
+}
+
+/**
+ * The runtime's loopback listener: hands over each connection with its request head (through
+ * the blank line), and cuts a client that sends no head of at most `maxHeadBytes` in time.
+ */
+export type ListenLoopback = (
+  onRequest: (head: string, connection: GateConnection) => void,
+  maxHeadBytes: number,
+) => Promise<{ port: number; close(): Promise<void> }>;
+
 export interface EgressGateOptions {
   policy: EgressPolicy;
   outbound: OutboundProxy | null;
+  listen: ListenLoopback;
 }
 
 interface SessionState {
   refused: ApiError | null;
   lastSourceByte: number;
-  sockets: Set<net.Socket>;
+  connections: Set<GateConnection>;
 }
 
 const maxHeadBytes = 64 * 1024;
@@ -45,47 +72,34 @@ const maxHeadBytes = 64 * 1024;
 const hopHeaders = /^(proxy-authorization|proxy-connection|connection|keep-alive|te|trailer|upgrade):/i;
 
 export function createEgressGate(options: EgressGateOptions): EgressGate {
-  const secret = randomBytes(24).toString("hex");
+  const secret = toHex(randomBytes(24));
   const sessions = new Map<string, SessionState>();
-  const server = net.createServer((socket) => void handle(socket));
-  // The gate must not keep the process alive on its own (tests build apps without stopping them).
-  server.unref();
-  let listening: Promise<number> | null = null;
-
-  function listen(): Promise<number> {
-    listening ??= new Promise((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(0, "127.0.0.1", () => resolve((server.address() as net.AddressInfo).port));
-    });
-    return listening;
-  }
+  let listening: ReturnType<ListenLoopback> | null = null;
 
   function sessionOf(header: string | undefined): SessionState | undefined {
     const match = /^Basic\s+(\S+)$/i.exec(header ?? "");
     if (!match) return undefined;
-    const [id = "", given = ""] = Buffer.from(match[1]!, "base64").toString().split(":", 2);
-    const equal = given.length === secret.length && timingSafeEqual(Buffer.from(given), Buffer.from(secret));
+    let credentials: string;
+    try {
+      credentials = new TextDecoder().decode(fromBase64Url(match[1]!));
+    } catch {
+      return undefined;
+    }
+    const [id = "", given = ""] = credentials.split(":", 2);
+    const encoder = new TextEncoder();
+    const equal = given.length === secret.length && timingSafeEqual(encoder.encode(given), encoder.encode(secret));
     return equal ? sessions.get(id) : undefined;
   }
 
-  async function handle(client: net.Socket): Promise<void> {
-    client.on("error", () => {});
-    client.setTimeout(30_000, () => client.destroy());
-    let head: string;
-    try {
-      head = (await readFrom(client, headEnd, maxHeadBytes)).toString("latin1");
-    } catch {
-      return void client.destroy();
-    }
-    client.setTimeout(0);
+  async function handle(head: string, client: GateConnection): Promise<void> {
     const [requestLine = "", ...lines] = head.slice(0, -4).split("\r\n");
     const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(":")).trim().toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
     const session = sessionOf(headers.get("proxy-authorization"));
     if (session === undefined) {
       return answer(client, "407 Proxy Authentication Required", 'Proxy-Authenticate: Basic realm="egress"\r\n');
     }
-    session.sockets.add(client);
-    client.once("close", () => session.sockets.delete(client));
+    session.connections.add(client);
+    client.onClose(() => session.connections.delete(client));
     const [method = "", target = ""] = requestLine.split(" ");
     const tunnel = method === "CONNECT";
     const url = tunnel ? URL.parse(`http://${target}`) : URL.parse(target);
@@ -107,41 +121,36 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       return answer(client, "502 Bad Gateway");
     }
     const host = address ?? hostname;
-    let upstream: net.Socket;
-    let requestHead: string;
-    try {
-      if (tunnel) {
-        upstream = await openTunnel(host, port, options.outbound);
-        requestHead = "";
-        client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+    const tunnelTo = { tunnel: { host, port, proxy: options.outbound } };
+    let route: GateRoute;
+    let opening: { toClient: string; toSource: string };
+    if (tunnel) {
+      route = tunnelTo;
+      opening = { toClient: "HTTP/1.1 200 Connection Established\r\n\r\n", toSource: "" };
+    } else {
+      // One request per connection: the next one on this connection must be checked anew.
+      const kept = lines.filter((line) => !hopHeaders.test(line));
+      const path = url.pathname + url.search;
+      const outbound = options.outbound;
+      if (outbound !== null && outbound.protocol !== "socks5:") {
+        // An http proxy gets the absolute form, naming the checked address; Host stays the name.
+        const auth = proxyAuthorization(outbound);
+        route = { proxy: outbound };
+        opening = { toClient: "", toSource: `${method} http://${authority(host, port)}${path} HTTP/1.1\r\n${kept.join("\r\n")}\r\n${auth ? `Proxy-Authorization: ${auth}\r\n` : ""}Connection: close\r\n\r\n` };
       } else {
-        // One request per connection: the next one on this connection must be checked anew.
-        const kept = lines.filter((line) => !hopHeaders.test(line));
-        const path = url.pathname + url.search;
-        const outbound = options.outbound;
-        if (outbound !== null && outbound.protocol !== "socks5:") {
-          // An http proxy gets the absolute form, naming the checked address; Host stays the name.
-          upstream = await connectToProxy(outbound);
-          const auth = proxyAuthorization(outbound);
-          requestHead = `${method} http://${authority(host, port)}${path} HTTP/1.1\r\n${kept.join("\r\n")}\r\n${auth ? `Proxy-Authorization: ${auth}\r\n` : ""}Connection: close\r\n\r\n`;
-        } else {
-          upstream = await openTunnel(host, port, outbound);
-          requestHead = `${method} ${path} HTTP/1.1\r\n${kept.join("\r\n")}\r\nConnection: close\r\n\r\n`;
-        }
+        route = tunnelTo;
+        opening = { toClient: "", toSource: `${method} ${path} HTTP/1.1\r\n${kept.join("\r\n")}\r\nConnection: close\r\n\r\n` };
       }
-    } catch {
-      return answer(client, "502 Bad Gateway");
     }
-    session.sockets.add(upstream);
-    upstream.once("close", () => session.sockets.delete(upstream));
-    splice(client, upstream, requestHead, () => (session.lastSourceByte = Date.now()));
+    await client.forward(route, opening, () => (session.lastSourceByte = Date.now())).catch(() => answer(client, "502 Bad Gateway"));
   }
 
   return {
     async session() {
-      const port = await listen();
-      const id = randomBytes(9).toString("hex");
-      const state: SessionState = { refused: null, lastSourceByte: Date.now(), sockets: new Set() };
+      listening ??= options.listen((head, connection) => void handle(head, connection), maxHeadBytes);
+      const { port } = await listening;
+      const id = toHex(randomBytes(9));
+      const state: SessionState = { refused: null, lastSourceByte: Date.now(), connections: new Set() };
       sessions.set(id, state);
       return {
         proxyUrl: `http://${id}:${secret}@127.0.0.1:${port}`,
@@ -149,38 +158,19 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
         lastSourceByte: () => state.lastSourceByte,
         close() {
           sessions.delete(id);
-          for (const socket of state.sockets) socket.destroy();
+          for (const connection of state.connections) connection.destroy();
         },
       };
     },
     async close() {
-      for (const state of sessions.values()) for (const socket of state.sockets) socket.destroy();
+      for (const state of sessions.values()) for (const connection of state.connections) connection.destroy();
       sessions.clear();
       if (listening === null) return;
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await (await listening).close();
     },
   };
 }
 
-function headEnd(buffer: Buffer): number {
-  const end = buffer.indexOf("\r\n\r\n");
-  return end < 0 ? -1 : end + 4;
-}
-
-function answer(client: net.Socket, status: string, extra = ""): void {
+function answer(client: GateConnection, status: string, extra = ""): void {
   client.end(`HTTP/1.1 ${status}\r\n${extra}Content-Length: 0\r\nConnection: close\r\n\r\n`);
-}
-
-// Both directions at once; either side closing ends the other.
-function splice(client: net.Socket, upstream: net.Socket, requestHead: string, onSourceBytes: () => void): void {
-  upstream.on("error", () => client.destroy());
-  client.on("error", () => upstream.destroy());
-  // A clean end is passed on by pipe() once the bytes are out; anything else cuts the client.
-  upstream.on("close", () => upstream.readableEnded || client.destroy());
-  client.on("close", () => upstream.destroy());
-  if (requestHead !== "") upstream.write(requestHead);
-  upstream.on("data", onSourceBytes);
-  upstream.pipe(client);
-  client.pipe(upstream);
-  client.resume();
 }

@@ -4,19 +4,17 @@
 // named (EXTRA_PAGE_HOSTS entries, ORIGIN_OVERRIDES origins) are trusted as they are, each on its
 // own port only: that is how a local mirror or a test site is reached. The in-process relay and
 // the egress gate (egress-gate.ts) that yt-dlp and ffmpeg go through both ask egressAddress.
-import { lookup } from "node:dns/promises";
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import { authority, bareHost } from "./outbound-proxy.ts";
-import { isPublicAddress } from "./relay-address.ts";
+import { isPublicAddress } from "./address-class.ts";
 
+/** The addresses a host name resolves to; the runtime's resolver (src/runtime/) answers. */
 export type ResolveHost = (host: string) => Promise<string[]>;
-
-export const resolveWithDns: ResolveHost = async (host) => (await lookup(host, { all: true })).map((a) => a.address);
 
 export interface EgressPolicy {
   /** `host:port` (lower case, IPv6 in brackets) of the endpoints the operator named; reached without an address check. */
   trusted: ReadonlySet<string>;
-  resolveHost?: ResolveHost;
+  resolveHost: ResolveHost;
 }
 
 const bare = (host: string) => bareHost(host.toLowerCase());
@@ -67,7 +65,7 @@ export async function egressAddress(host: string, port: number, policy: EgressPo
   if (policy.trusted.has(endpointKey(host, port))) return null;
   let addresses: string[];
   try {
-    addresses = await (policy.resolveHost ?? resolveWithDns)(bare(host));
+    addresses = await policy.resolveHost(bare(host));
   } catch (error) {
     throw upstreamFailed(`The media host ${host} could not be found; try again later.`, { cause: error });
   }

@@ -1,5 +1,5 @@
 // ffmpeg argument lists for page mode: read the media URLs directly (ffmpeg seeks with Range,
-// which a pipe cannot) and write fragmented MP4 or MP3 to stdout. Pure; see process.ts for
+// which a pipe cannot) and write fragmented MP4 or MP3 to stdout. Pure; see remux.ts for
 // running them.
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import { mp4Language } from "./language.ts";

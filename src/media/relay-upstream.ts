@@ -1,7 +1,6 @@
 // The one seam between the relay and a runtime's HTTP client. The entry file picks the client:
-// `nodeUpstream` (node:http, fastest on Node) or `fetchUpstream` (Bun's and Deno's fast path).
-
-import type { Readable } from "node:stream";
+// the node:http one of src/runtime/node/ (fastest on Node) or `fetchUpstream` (Bun's and Deno's
+// fast path).
 
 export interface UpstreamRequest {
   url: URL;
@@ -20,8 +19,8 @@ export interface UpstreamResponse {
   headers: Headers;
   /** Null for HEAD. Cancelling it closes the upstream connection. */
   body: ReadableStream<Uint8Array> | null;
-  /** Node clients only: the Readable behind `body`, unread, for src/http/node-body.ts. */
-  nodeBody?: Readable;
+  /** The runtime's own object behind `body`, unread, for its server adapter (src/http/native-body.ts). */
+  native?: unknown;
   /** Settles when the body is over: read to its end, cut, or cancelled (at once for HEAD). */
   ended: Promise<void>;
 }

@@ -2,7 +2,8 @@
 // our own file name, with Range passed through so downloads resume.
 
 import { ApiError, upstreamFailed } from "../http/problem.ts";
-import { withNodeBody } from "../http/node-body.ts";
+import { byteCount } from "../http/content-length.ts";
+import { withNativeBody } from "../http/native-body.ts";
 import { assertDirectUrl, withOriginOverride } from "./direct-hosts.ts";
 import { contentDisposition, extensionForContentType, nameFromMediaUrl, sanitizeFilename } from "./filename.ts";
 import { egressAddress, portOf, type ResolveHost } from "./egress.ts";
@@ -23,7 +24,7 @@ export interface RelayInput {
 }
 
 export interface RelayOptions {
-  /** Chosen by the runtime entry file: nodeUpstream on Node, fetchUpstream on Bun and Deno. */
+  /** Chosen by the runtime entry file: the node:http client on Node, fetchUpstream on Bun and Deno. */
   upstream: UpstreamClient;
   /** host -> origin (e.g. "http://127.0.0.1:9000"); operator-trusted, so no address check there. */
   originOverrides: ReadonlyMap<string, string>;
@@ -32,7 +33,7 @@ export interface RelayOptions {
   firstByteTimeoutMs: number;
   /** After it, how long the body may send nothing before the transfer is cut. */
   idleTimeoutMs?: number;
-  resolveHost?: ResolveHost;
+  resolveHost: ResolveHost;
   /** Told the size of each chunk of a body whose length the media host did not declare (for metrics). */
   onUndeclaredBytes?: (count: number) => void;
 }
@@ -147,7 +148,7 @@ async function clientResponse(upstream: UpstreamResponse, input: RelayInput, opt
   // untouched (and the Node adapter may take the raw Readable); an unknown length is counted.
   if (contentLength === null) return new Response(capped(upstream.body, maxBytes, options.onUndeclaredBytes), { status, headers });
   const response = new Response(upstream.body, { status, headers });
-  return upstream.nodeBody ? withNodeBody(response, upstream.nodeBody) : response;
+  return upstream.native === undefined ? response : withNativeBody(response, upstream.native);
 }
 
 function statusError(status: number, headers: Headers): ApiError {
@@ -161,10 +162,6 @@ function statusError(status: number, headers: Headers): ApiError {
     });
   }
   return upstreamFailed(`The media host answered ${status}; try again later.`);
-}
-
-function byteCount(value: string | null): number | null {
-  return value !== null && /^\d+$/.test(value.trim()) ? Number(value) : null;
 }
 
 // Errors the stream once more than maxBytes arrived, which also cancels the upstream request.

@@ -1,13 +1,15 @@
 // Runs ffmpeg on a remux plan and answers with what it writes, as it writes it: fragmented MP4
 // or MP3, never on disk. Headers go out with the first byte; a failure before it is a
-// problem+json answer, a failure after it aborts the body (see process.ts).
+// problem+json answer, a failure after it aborts the body (see processes/child-stream.ts).
 import { classifyFfmpegFailure, failedDespiteExit0, ffmpegArgs, outputTypes, type FfmpegLimits, type RemuxPlan } from "./ffmpeg.ts";
 import type { EgressGate } from "./egress-gate.ts";
 import { contentDisposition, sanitizeFilename } from "./filename.ts";
 import { withMovieDurationStream } from "./fmp4-duration.ts";
-import { spawnStream } from "./process.ts";
+import { spawnStream } from "../processes/child-stream.ts";
+import type { ProcessHost } from "../processes/process-host.ts";
 
 export interface RemuxOptions {
+  processes: ProcessHost;
   ffmpegPath: string;
   limits: FfmpegLimits;
   /** Time cap of one download; past it ffmpeg is killed and the body aborted. */
@@ -68,7 +70,7 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
   }
   const session = await options.gate?.session();
   const ended = options.onChild?.();
-  const child = spawnStream(options.ffmpegPath, ffmpegArgs(request.plan, options.limits, session?.proxyUrl), {
+  const child = spawnStream(options.processes, options.ffmpegPath, ffmpegArgs(request.plan, options.limits, session?.proxyUrl), {
     // A source that led ffmpeg to an address the gate refused is 403, not a failed fetch.
     classify: (code, stderr) => session?.refusal() ?? classifyFfmpegFailure(code, stderr),
     failedDespiteExit0: (stderr) => session?.refusal() != null || failedDespiteExit0(stderr),

@@ -1,7 +1,7 @@
 // Counting one download: the handler says which mode made its response (a relay from the media
 // host is direct, ffmpeg's output is page), and it is active from then until the response is
 // over; its size is the length it declares (page mode counts its own bytes as ffmpeg writes them).
-import { declaredLength } from "../http/context.ts";
+import { declaredLength } from "../http/content-length.ts";
 import { whenResponseDone } from "../http/response-done.ts";
 import type { DownloadMode, ServiceMetrics } from "./service-metrics.ts";
 

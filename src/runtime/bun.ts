@@ -5,11 +5,12 @@
 // fastest upstream client (docs/relay-costs.md).
 import { fetchUpstream } from "../media/relay-upstream.ts";
 import { main } from "../service.ts";
+import { nodeCapabilities } from "./node/capabilities.ts";
 import { serveNode } from "./node-server.ts";
 
 await main(
   process.env,
-  { name: "bun", serve: serveNode, upstream: fetchUpstream },
+  { name: "bun", serve: serveNode, upstream: fetchUpstream, ...nodeCapabilities },
   (signal, stop) => process.once(signal, stop),
   (code) => process.exit(code),
 );

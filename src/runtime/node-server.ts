@@ -7,7 +7,7 @@ import type { Duplex } from "node:stream";
 import { Readable } from "node:stream";
 import { finished, pipeline } from "node:stream/promises";
 import { recordPeer } from "../http/client-address.ts";
-import { nodeBodyOf } from "../http/node-body.ts";
+import { nativeBodyOf } from "../http/native-body.ts";
 import { ApiError, problemResponse, toProblem } from "../http/problem.ts";
 import { requestIdFrom } from "../http/request-id.ts";
 import { responseDone } from "../http/response-done.ts";
@@ -101,7 +101,8 @@ async function send(
     void response.body?.cancel();
     res.end();
   } else {
-    const nodeBody = nodeBodyOf(response);
+    const native = nativeBodyOf(response);
+    const nodeBody = native instanceof Readable ? native : undefined;
     // The fast path: a relayed upstream body goes straight from socket to socket. Its error is
     // caught where it is emitted, before the pipeline destroys the response.
     nodeBody?.once("error", onFailure);

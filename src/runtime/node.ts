@@ -1,6 +1,7 @@
 // Entry for Node: `node dist/node.mjs`.
 import { setFlagsFromString } from "node:v8";
-import { nodeUpstream } from "../media/relay-node-upstream.ts";
+import { nodeCapabilities } from "./node/capabilities.ts";
+import { nodeUpstream } from "./node/relay-upstream.ts";
 import { main } from "../service.ts";
 import { serveNode } from "./node-server.ts";
 
@@ -22,7 +23,7 @@ setFlagsFromString("--liftoff-only");
 
 await main(
   process.env,
-  { name: "node", serve: serveNode, upstream: nodeUpstream },
+  { name: "node", serve: serveNode, upstream: nodeUpstream, ...nodeCapabilities },
   (signal, stop) => process.once(signal, stop),
   (code) => process.exit(code),
 );

@@ -1,10 +1,10 @@
-// What differs between runtimes, handed in by each entry file: its HTTP server, and the upstream
-// HTTP client that relays media fastest on it (docs/relay-costs.md).
-import type { UpstreamClient } from "../media/relay-upstream.ts";
+// What differs between runtimes, handed in by each entry file: its HTTP server, and the
+// capabilities the app is built on, among them the upstream HTTP client that relays media fastest
+// on it (docs/relay-costs.md).
+import type { Capabilities } from "../app-deps.ts";
 import type { Serve } from "./serve.ts";
 
-export interface Runtime {
+export interface Runtime extends Capabilities {
   name: "node" | "bun" | "deno";
   serve: Serve;
-  upstream: UpstreamClient;
 }

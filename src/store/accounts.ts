@@ -1,5 +1,4 @@
 // Owner accounts. Emails are kept lower-case so that sign-in does not depend on case.
-import { ApiError } from "../http/problem.ts";
 import type { Queryable } from "./db.ts";
 
 export interface Account {
@@ -21,15 +20,15 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export async function createAccount(db: Queryable, email: string, passwordHash: string): Promise<Account> {
+/** The new account, or null when an account with this email exists already. */
+export async function createAccount(db: Queryable, email: string, passwordHash: string): Promise<Account | null> {
   const rows = await db.query<AccountRow>(
     `INSERT INTO accounts (email, password_hash) VALUES ($1, $2)
      ON CONFLICT (email) DO NOTHING
      RETURNING id, email, created_at, password_hash`,
     [normalizeEmail(email), passwordHash],
   );
-  if (!rows[0]) throw new ApiError(409, "email_taken", "An account with this email already exists.");
-  return toAccount(rows[0]);
+  return rows[0] ? toAccount(rows[0]) : null;
 }
 
 /** The account and its password hash, for sign-in. */

@@ -1,7 +1,6 @@
 // API key records and the per-request admission (quota and burst), all in SQL so that every
 // process sharing the database sees one truth.
 import { generateKey } from "../auth/api-key.ts";
-import { ApiError } from "../http/problem.ts";
 import type { Queryable } from "./db.ts";
 
 export const tiers = ["FREE", "PRO", "GOLD"] as const;
@@ -107,26 +106,27 @@ export async function listApiKeys(
 /** The changes an owner or the operator can make. `accountId` limits the change to that owner's keys. */
 export type KeyChange = { passive: boolean } | { tier: Tier };
 
-export async function updateApiKey(db: Queryable, id: string, change: KeyChange, accountId?: number): Promise<void> {
+/** Whether there was such a key to change. */
+export async function updateApiKey(db: Queryable, id: string, change: KeyChange, accountId?: number): Promise<boolean> {
   const [column, value] = "tier" in change ? ["tier", change.tier] : ["passive", change.passive];
   const rows = await db.query(
     `UPDATE api_keys SET ${column} = $2 WHERE id = $1 AND deleted_at IS NULL AND ($3::bigint IS NULL OR account_id = $3) RETURNING id`,
     [id, value, accountId ?? null],
   );
-  if (rows.length === 0) throw noSuchKey(id);
+  return rows.length > 0;
 }
 
 /**
  * Deletes a key: it stops working at once and leaves every list, but its row and its counted
- * requests stay until they have left the 24 h window (see keysHeld).
+ * requests stay until they have left the 24 h window (see keysHeld). Whether there was such a key.
  */
-export async function deleteApiKey(db: Queryable, id: string, now: Date, accountId?: number): Promise<void> {
+export async function deleteApiKey(db: Queryable, id: string, now: Date, accountId?: number): Promise<boolean> {
   const rows = await db.query(
     `UPDATE api_keys SET deleted_at = $3, key_hash = 'deleted:' || id, passive = true
       WHERE id = $1 AND deleted_at IS NULL AND ($2::bigint IS NULL OR account_id = $2) RETURNING id`,
     [id, accountId ?? null, now],
   );
-  if (rows.length === 0) throw noSuchKey(id);
+  return rows.length > 0;
 }
 
 /**
@@ -146,7 +146,6 @@ export async function keysHeld(db: Queryable, accountId: number, now: Date): Pro
   return row!.held;
 }
 
-const noSuchKey = (id: string) => new ApiError(404, "key_not_found", `No API key with id ${id}.`);
 
 export type AdmitOutcome = "unknown" | "passive" | "expired" | "quota" | "burst" | "admitted";
 

@@ -1,5 +1,6 @@
 // HTML built with one tagged template that escapes every value it is given, unless the value is
 // already Html. Pages are whole documents rendered on the server, served with a strict policy.
+import { escapeHtml } from "../util/html-escape.ts";
 
 export class Html {
   constructor(readonly text: string) {}
@@ -9,12 +10,6 @@ export class Html {
 }
 
 type Value = Html | string | number | null | undefined | false | readonly Value[];
-
-const entities: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => entities[char]!);
-}
 
 function render(value: Value): string {
   if (value instanceof Html) return value.text;

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { checkNewPassword, hashPassword, verifyPassword } from "../auth/password.ts";
 import { clientAddress, clientGroup, type TrustedProxies } from "../http/client-address.ts";
 import { ApiError } from "../http/problem.ts";
+import { emailTaken, noSuchKey } from "../http/store-refusals.ts";
 import type { Route } from "../http/router.ts";
 import { createAccount, findAccountByEmail } from "../store/accounts.ts";
 import { createApiKey, deleteApiKey, keysHeld, listApiKeys, updateApiKey } from "../store/api-keys.ts";
@@ -168,6 +169,7 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
     try {
       checkNewPassword(password);
       const account = await createAccount(db, email, await hashPassword(password));
+      if (account === null) throw emailTaken();
       return startSession(request, account.id, `${KEYS_PAGE}?notice=welcome`);
     } catch (error) {
       if (error instanceof ApiError && error.status < 500) return refuse(`${error.message}${error.code === "email_taken" ? " Sign in instead." : ""}`, error.status);
@@ -213,7 +215,8 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
 
   const setCondition = signedIn(async (ctx) => {
     const passive = ctx.form.get("passive") === "true";
-    await updateApiKey(db, ctx.form.get("id") ?? "", { passive }, ctx.session.accountId);
+    const id = ctx.form.get("id") ?? "";
+    if (!(await updateApiKey(db, id, { passive }, ctx.session.accountId))) throw noSuchKey(id);
     return redirect(`${KEYS_PAGE}?notice=${passive ? "passive" : "usable"}`);
   });
 
@@ -225,7 +228,8 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
   });
 
   const deleteKey = signedIn(async (ctx) => {
-    await deleteApiKey(db, ctx.form.get("id") ?? "", now(), ctx.session.accountId);
+    const id = ctx.form.get("id") ?? "";
+    if (!(await deleteApiKey(db, id, now(), ctx.session.accountId))) throw noSuchKey(id);
     return redirect(`${KEYS_PAGE}?notice=deleted`);
   });
 

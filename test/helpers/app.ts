@@ -3,9 +3,9 @@ import { createApp, type App } from "../../src/app.ts";
 import { hashPassword } from "../../src/auth/password.ts";
 import { parseConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
-import { nodeUpstream } from "../../src/media/relay-node-upstream.ts";
-import { serveNode } from "../../src/runtime/node-server.ts";
-import { createUpstreams } from "../../src/upstreams.ts";
+import { createAppDeps } from "../../src/app-deps.ts";
+import { nodeCapabilities } from "../../src/runtime/node/capabilities.ts";
+import { nodeUpstream } from "../../src/runtime/node/relay-upstream.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { createApiKey, type Tier } from "../../src/store/api-keys.ts";
 import type { Db } from "../../src/store/db.ts";
@@ -35,7 +35,7 @@ export function buildTestApp(db: Db, options: { clock?: TestClock; env?: Record<
     db,
     log: createLogger("debug", (line) => logLines.push(line)),
     now: clock.now,
-    ...createUpstreams(config, { name: "node", serve: serveNode, upstream: nodeUpstream }, undefined, clock.now),
+    ...createAppDeps(config, { upstream: nodeUpstream, ...nodeCapabilities }, undefined, clock.now),
   });
   return {
     app,
@@ -59,7 +59,7 @@ export async function makeKey(
 ): Promise<{ plain: string; id: string; accountId: number }> {
   accounts += 1;
   // A cheap iteration count: these tests are about keys, not passwords.
-  const account = await createAccount(db, `owner${accounts}-${crypto.randomUUID()}@example.com`, await hashPassword("x".repeat(12), 1000));
+  const account = (await createAccount(db, `owner${accounts}-${crypto.randomUUID()}@example.com`, await hashPassword("x".repeat(12), 1000)))!;
   const { key, plain } = await createApiKey(db, {
     accountId: account.id,
     name: "test",

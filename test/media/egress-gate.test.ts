@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEgressGate, type EgressGate } from "../../src/media/egress-gate.ts";
 import { endpointKey } from "../../src/media/egress.ts";
 import { parseOutboundProxy } from "../../src/media/outbound-proxy.ts";
+import { resolveWithDns } from "../../src/runtime/node/dns.ts";
+import { listenLoopback } from "../../src/runtime/node/gate-listener.ts";
 import { startCanary, type Canary } from "../fakes/canary.ts";
 import { startMediaSite, type MediaSite } from "../fakes/media-site.ts";
 import { startHttpProxy, startSocks5Proxy } from "../fakes/proxies.ts";
@@ -44,7 +46,7 @@ describe("the egress gate", () => {
 
   const gateFor = (outbound: string | null = null) => {
     const trusted = new Set([endpointKey("127.0.0.1", Number(new URL(site.origin).port)), endpointKey("127.0.0.1", Number(new URL(tls.origin).port))]);
-    const gate = createEgressGate({ policy: { trusted }, outbound: outbound === null ? null : parseOutboundProxy(outbound) });
+    const gate = createEgressGate({ policy: { trusted, resolveHost: resolveWithDns }, listen: listenLoopback, outbound: outbound === null ? null : parseOutboundProxy(outbound) });
     gates.push(gate);
     return gate;
   };

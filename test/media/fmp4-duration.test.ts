@@ -6,7 +6,8 @@ import { promisify } from "node:util";
 import { beforeAll, describe, expect, test } from "vitest";
 import { classifyFfmpegFailure } from "../../src/media/ffmpeg.ts";
 import { withMovieDuration, withMovieDurationStream } from "../../src/media/fmp4-duration.ts";
-import { spawnStream } from "../../src/media/process.ts";
+import { spawnStream } from "../../src/processes/child-stream.ts";
+import { nodeProcesses } from "../../src/runtime/node/processes.ts";
 import { initSegment, probeMedia } from "../helpers/media.ts";
 
 const run = promisify(execFile);
@@ -261,7 +262,7 @@ describe("withMovieDurationStream()", () => {
   });
 
   test("on a live ffmpeg: its first chunk gets the duration, and cancelling ends ffmpeg", async () => {
-    const child = spawnStream("ffmpeg", [
+    const child = spawnStream(nodeProcesses, "ffmpeg", [
       "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25", ...videoArgs, ...fragmentedArgs,
     ], { classify: classifyFfmpegFailure });
     const reader = withMovieDurationStream(child.stdout, 12.5).getReader();

@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
-import { Writable } from "node:stream";
+import { Writable, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nodeBodyOf } from "../../src/http/node-body.ts";
+import { nativeBodyOf } from "../../src/http/native-body.ts";
 import { ApiError } from "../../src/http/problem.ts";
 import { relayMedia, type RelayInput, type RelayOptions } from "../../src/media/relay.ts";
-import { nodeUpstream } from "../../src/media/relay-node-upstream.ts";
 import { fetchUpstream, type UpstreamClient, type UpstreamRequest } from "../../src/media/relay-upstream.ts";
+import { nodeUpstream } from "../../src/runtime/node/relay-upstream.ts";
 import { fakeSha256, startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
 
 const MiB = 1024 * 1024;
@@ -319,9 +319,9 @@ describe.each([
     async () => {
       const known = await relay("/file/300000/a.mp4");
       const chunked = await relay("/file/3000/a.mp4?chunked=1");
-      expect(nodeBodyOf(chunked)).toBeUndefined();
+      expect(nativeBodyOf(chunked)).toBeUndefined();
       await chunked.body?.cancel();
-      const nodeBody = nodeBodyOf(known);
+      const nodeBody = nativeBodyOf(known) as Readable | undefined;
       if (upstream !== nodeUpstream) {
         expect(nodeBody).toBeUndefined();
         return void (await known.body?.cancel());

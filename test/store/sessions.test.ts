@@ -14,7 +14,7 @@ describe.each(storeKinds)("sessions on %s", (kind) => {
   let accountId: number;
   beforeAll(async () => {
     store = await openTestStore(kind);
-    accountId = (await createAccount(store.db, "Owner@Example.com", await hashPassword("x".repeat(12), 1000))).id;
+    accountId = (await createAccount(store.db, "Owner@Example.com", await hashPassword("x".repeat(12), 1000)))!.id;
   });
   afterAll(() => store.close());
 

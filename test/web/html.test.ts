@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { documentOf, escapeHtml, html, Html } from "../../src/web/html.ts";
+import { documentOf, html, Html } from "../../src/web/html.ts";
 
 describe("html", () => {
-  it("escapeHtml() escapes the five characters that matter in text and attributes", () => {
-    expect(escapeHtml(`<a href="x" title='y'>&amp;</a>`)).toBe("&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;");
-  });
-
   it("html`` escapes values, keeps Html as it is, joins arrays and drops empty values", () => {
     const name = `"><script>alert(1)</script>`;
     const inner = html`<b>${name}</b>`;

@@ -32,7 +32,7 @@ describe("readSession()", () => {
   afterAll(() => store.close());
 
   it("tells a signed-in request from one without a cookie and one whose session has ended", async () => {
-    const account = await createAccount(store.db, "s@example.com", await hashPassword("x".repeat(12), 1000));
+    const account = (await createAccount(store.db, "s@example.com", await hashPassword("x".repeat(12), 1000)))!;
     const now = new Date("2026-01-01T00:00:00Z");
     const { token } = await createSession(store.db, account.id, now);
     const withCookie = request("http://x/", { cookie: `sid=${token}` });

@@ -1,11 +1,13 @@
 // Runs `yt-dlp -J` on a page URL and returns its parsed info, or throws the classified ApiError.
 import { upstreamFailed } from "../../http/problem.ts";
-import { spawnStream } from "../../media/process.ts";
+import { spawnStream } from "../../processes/child-stream.ts";
+import type { ProcessHost } from "../../processes/process-host.ts";
 import { classifyYtdlpFailure } from "./errors.ts";
 import { YtdlpInfo } from "./info.ts";
 import { jsRuntimeArgs } from "./js-runtime.ts";
 
 export interface ExtractOptions {
+  processes: ProcessHost;
   ytdlpPath: string;
   /** Kills yt-dlp after this long (504 `upstream_timeout`). */
   timeoutMs: number;
@@ -67,7 +69,7 @@ async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
 }
 
 export async function extractInfo(url: string, options: ExtractOptions): Promise<YtdlpInfo> {
-  const child = spawnStream(options.ytdlpPath, extractInfoArgs(url, options), {
+  const child = spawnStream(options.processes, options.ytdlpPath, extractInfoArgs(url, options), {
     classify: classifyYtdlpFailure,
     timeoutMs: options.timeoutMs,
     signal: options.signal,

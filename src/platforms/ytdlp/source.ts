@@ -6,13 +6,17 @@
 import type { EgressGate } from "../../media/egress-gate.ts";
 import { ApiError } from "../../http/problem.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
-import { withCookieCopy } from "./cookie-file.ts";
+import type { ProcessHost } from "../../processes/process-host.ts";
+import { withCookieCopy, type Files } from "./cookie-file.ts";
 import { parseFormatSelector, selectFormats } from "./format-selector.ts";
 import { entryFormats, itemDescription, type YtdlpEntry, type YtdlpFormat, type YtdlpInfo } from "./info.ts";
 import { extractInfo } from "./run.ts";
 import { chosenFormats } from "./selection.ts";
 
 export interface PageSourceOptions {
+  processes: ProcessHost;
+  /** For the private copies of the cookie file. */
+  files: Files;
   ytdlpPath: string;
   timeoutMs: number;
   socketTimeoutSec: number;
@@ -69,13 +73,13 @@ export function createPageSource(options: PageSourceOptions): PageSource {
   const everyItem = `1:${options.maxItems}`;
 
   async function run(page: URL, extra: { playlistItems?: string; format?: string; infoJson?: string; signal?: AbortSignal }): Promise<YtdlpInfo> {
-    const common = { ytdlpPath: options.ytdlpPath, timeoutMs: options.timeoutMs, socketTimeoutSec: options.socketTimeoutSec, jsRuntime: options.jsRuntime };
+    const common = { processes: options.processes, ytdlpPath: options.ytdlpPath, timeoutMs: options.timeoutMs, socketTimeoutSec: options.socketTimeoutSec, jsRuntime: options.jsRuntime };
     // A load from the kept description needs no network: no gate session, no cookies.
     const networked = extra.infoJson === undefined;
     const session = networked ? await options.gate?.session() : undefined;
     const done = options.onChild?.();
     try {
-      return await withCookieCopy(networked ? options.cookiesFile : undefined, (cookiesFile) =>
+      return await withCookieCopy(options.files, networked ? options.cookiesFile : undefined, (cookiesFile) =>
         extractInfo(page.href, { ...common, cookiesFile, proxy: session?.proxyUrl, ...extra }),
       );
     } catch (error) {

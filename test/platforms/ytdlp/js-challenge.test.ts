@@ -8,6 +8,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { resolveJsRuntime } from "../../../src/platforms/ytdlp/js-runtime.ts";
+import { automaticJsRuntime } from "../../../src/runtime/node/js-runtime.ts";
 import { startFakeNpmRegistry, type FakeNpmRegistry } from "../../fakes/npm-registry.ts";
 
 const run = promisify(execFile);
@@ -30,7 +31,7 @@ async function ytdlpPython(): Promise<string> {
 }
 
 test("yt-dlp solves challenges in the packaged Deno, with its libraries from the npm registry", { timeout: 60_000 }, async () => {
-  const runtime = resolveJsRuntime("auto")!;
+  const runtime = resolveJsRuntime("auto", automaticJsRuntime)!;
   const { stdout, stderr } = await run(await ytdlpPython(), ["test/fakes/jsc-probe.py", runtime], {
     env: { PATH: process.env.PATH, HOME: home, DENO_DIR: path.join(home, "deno"), NPM_CONFIG_REGISTRY: registry.url, DENO_CERT: registry.caFile, no_proxy: "127.0.0.1" },
   });

@@ -6,6 +6,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createPageSource } from "../../../src/platforms/ytdlp/source.ts";
+import { nodeProcesses } from "../../../src/runtime/node/processes.ts";
+import { nodeFiles } from "../../../src/runtime/node/files.ts";
 import { membersCookie, startMediaSite, type MediaSite } from "../../fakes/media-site.ts";
 import { fakeTweetIds, startFakeXUpstream, xSession, type FakeXUpstream } from "../../fakes/x-upstream.ts";
 import { buildTestApp, makeKey } from "../../helpers/app.ts";
@@ -85,7 +87,7 @@ describe("COOKIES_FILE", () => {
     const file = path.join(dir, "killed.txt");
     await writeFile(file, netscapeFile(membersCookie.value));
     const copiesBefore = await cookieCopies();
-    const pages = createPageSource({ ytdlpPath: "yt-dlp", timeoutMs: 150, socketTimeoutSec: 5, cacheTtlMs: 0, cacheMaxEntries: 1, maxItems: 1, cookiesFile: file });
+    const pages = createPageSource({ processes: nodeProcesses, files: nodeFiles, ytdlpPath: "yt-dlp", timeoutMs: 150, socketTimeoutSec: 5, cacheTtlMs: 0, cacheMaxEntries: 1, maxItems: 1, cookiesFile: file });
     await expect(pages.info(new URL(site.pages.members))).rejects.toMatchObject({ status: 504 });
     expect(await cookieCopies()).toEqual(copiesBefore);
   });

@@ -5,7 +5,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { classifyFfmpegFailure, defaultFfmpegLimits, failedDespiteExit0, ffmpegArgs } from "../../../src/media/ffmpeg.ts";
-import { spawnStream } from "../../../src/media/process.ts";
+import { spawnStream } from "../../../src/processes/child-stream.ts";
+import { nodeProcesses } from "../../../src/runtime/node/processes.ts";
 import { infoToPost } from "../../../src/platforms/ytdlp/post.ts";
 import { extractInfo, extractInfoArgs } from "../../../src/platforms/ytdlp/run.ts";
 import { chosenFormats, planRemux, selectorFor } from "../../../src/platforms/ytdlp/selection.ts";
@@ -13,7 +14,7 @@ import { clipDurationSec, startMediaSite, type MediaSite } from "../../fakes/med
 
 const run = promisify(execFile);
 const ytdlpPath = "/usr/bin/yt-dlp";
-const options = { ytdlpPath, timeoutMs: 20_000, socketTimeoutSec: 5 };
+const options = { processes: nodeProcesses, ytdlpPath, timeoutMs: 20_000, socketTimeoutSec: 5 };
 let site: MediaSite;
 let outDir: string;
 
@@ -30,7 +31,7 @@ afterAll(async () => {
 async function download(pageUrl: string, output: "mp4" | "mp3" = "mp4") {
   const info = await extractInfo(pageUrl, { ...options, format: selectorFor(undefined, output) });
   const plan = planRemux(chosenFormats(info), output);
-  const child = spawnStream("ffmpeg", ffmpegArgs(plan, defaultFfmpegLimits), { classify: classifyFfmpegFailure, failedDespiteExit0 });
+  const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(plan, defaultFfmpegLimits), { classify: classifyFfmpegFailure, failedDespiteExit0 });
   const data = Buffer.from(await new Response(child.stdout).arrayBuffer());
   expect(await child.exited).toBe(0);
   const file = path.join(outDir, `out.${output}`);

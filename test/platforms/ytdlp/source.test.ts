@@ -3,6 +3,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { mainEntry } from "../../../src/platforms/ytdlp/info.ts";
 import { createPageSource } from "../../../src/platforms/ytdlp/source.ts";
+import { nodeProcesses } from "../../../src/runtime/node/processes.ts";
+import { nodeFiles } from "../../../src/runtime/node/files.ts";
 import { startMediaSite, type MediaSite } from "../../fakes/media-site.ts";
 
 describe("createPageSource()", () => {
@@ -15,7 +17,7 @@ describe("createPageSource()", () => {
   const pageFetches = (path: string) => site.requestLog.filter((request) => request.path === path).length;
   const source = (cacheTtlMs: number, maxItems = 5) => {
     let children = 0;
-    const pages = createPageSource({
+    const pages = createPageSource({ processes: nodeProcesses, files: nodeFiles,
       ytdlpPath: "yt-dlp",
       timeoutMs: 20_000,
       socketTimeoutSec: 5,

@@ -2,8 +2,8 @@
 // exit code decides whether the stream ends or errors. ffmpeg exits 0 on many failures and
 // headers go out before it ends, so a failure after the first byte must abort the body: the
 // client then sees a broken transfer, never a short file that looks complete.
-import { spawn, type ChildProcess } from "node:child_process";
 import { ApiError, upstreamFailed } from "../http/problem.ts";
+import type { ProcessHost, SpawnedChild } from "./process-host.ts";
 
 export interface SpawnStreamOptions {
   /** Turns a non-zero exit into the error the stream (or firstChunk) fails with. */
@@ -49,25 +49,13 @@ export interface ChildStream {
 const stderrLimit = 8 * 1024;
 const killGraceMs = 1000;
 
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    // The child leads its own process group, so helpers it started (yt-dlp runs ffmpeg) end too.
-    // The group is signalled even when its leader (the watchdog's shell) is gone already: a tool
-    // that lingers after SIGTERM still gets the SIGKILL.
-    process.kill(-child.pid, signal);
-  } catch {
-    // The whole group is gone.
-  }
-}
-
 // What a child needs to run (yt-dlp's and Deno's caches included), and nothing else: no DATABASE_URL, no tokens, and no proxy
 // variables: the egress gate is the children's only way out, and a `no_proxy` would let them
 // around it.
 const passedToChildren = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "XDG_CACHE_HOME", "DENO_DIR"];
 
-function childEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(passedToChildren.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])));
+function childEnv(env: ProcessHost["env"]): Record<string, string> {
+  return Object.fromEntries(passedToChildren.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])));
 }
 
 /**
@@ -92,21 +80,15 @@ kill "$watcher" 2>/dev/null
 [ "$code" -gt 128 ] && kill -$((code - 128)) $$
 exit "$code"`;
 
-export function spawnStream(command: string, args: readonly string[], options: SpawnStreamOptions): ChildStream {
-  const child = spawn("/bin/sh", ["-c", WATCHDOG, WATCHDOG_NAME, String(process.pid), command, ...args], {
-    stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-    detached: true,
-    env: childEnv(),
+export function spawnStream(processes: ProcessHost, command: string, args: readonly string[], options: SpawnStreamOptions): ChildStream {
+  const child: SpawnedChild = processes.spawn("/bin/sh", ["-c", WATCHDOG, WATCHDOG_NAME, String(processes.pid), command, ...args], {
+    stdin: options.stdin !== undefined,
+    env: childEnv(processes.env),
   });
-  if (options.stdin !== undefined) {
-    // A child that exits before reading all of stdin closes the pipe; its exit code tells why.
-    child.stdin!.on("error", () => {});
-    child.stdin!.end(options.stdin);
-  }
+  if (options.stdin !== undefined) child.endStdin(options.stdin);
 
   let stderrText = "";
-  child.stderr!.setEncoding("utf8");
-  child.stderr!.on("data", (text: string) => {
+  child.onStderr((text) => {
     stderrText = (stderrText + text).slice(-stderrLimit);
   });
 
@@ -120,16 +102,19 @@ export function spawnStream(command: string, args: readonly string[], options: S
   };
 
   let stopReason: ApiError | null = null;
-  let killTimer: NodeJS.Timeout | undefined;
+  let killTimer: ReturnType<typeof setTimeout> | undefined;
   /** `reason` errors the stream; null when the stream's reader itself cancelled. */
   const kill = (reason: ApiError | null) => {
     stopReason ??= reason;
     if (reason) endStream(reason);
     streamClosed = true;
     // A paused stdout holds back "close", and with it `exited`, until someone reads it.
-    child.stdout!.resume();
-    signalGroup(child, "SIGTERM");
-    killTimer ??= setTimeout(() => signalGroup(child, "SIGKILL"), killGraceMs);
+    child.resumeStdout();
+    // The child leads its own process group, so helpers it started (yt-dlp runs ffmpeg) end too.
+    // The group is signalled even when its leader (the watchdog's shell) is gone already: a tool
+    // that lingers after SIGTERM still gets the SIGKILL.
+    child.signalGroup("SIGTERM");
+    killTimer ??= setTimeout(() => child.signalGroup("SIGKILL"), killGraceMs);
   };
 
   const timer = options.timeoutMs
@@ -143,7 +128,7 @@ export function spawnStream(command: string, args: readonly string[], options: S
   const idle = options.idle;
   const idleTimer = idle
     ? setInterval(() => {
-        if (child.stdout!.isPaused()) lastOutput = Date.now();
+        if (child.stdoutPaused()) lastOutput = Date.now();
         if (Date.now() - Math.max(lastOutput, idle.lastSourceByte()) < idle.timeoutMs) return;
         kill(new ApiError(504, "upstream_timeout", `The source sent nothing for ${Math.round(idle.timeoutMs / 1000)} s; try again later.`));
       }, Math.min(1000, idle.timeoutMs / 4))
@@ -160,7 +145,7 @@ export function spawnStream(command: string, args: readonly string[], options: S
         streamController = controller;
       },
       pull() {
-        child.stdout!.resume();
+        child.resumeStdout();
       },
       cancel() {
         kill(null);
@@ -176,7 +161,7 @@ export function spawnStream(command: string, args: readonly string[], options: S
   if (options.signal?.aborted) onAbort();
 
   let sent = 0;
-  child.stdout!.on("data", (chunk: Buffer) => {
+  child.onStdout((chunk) => {
     if (streamClosed) return;
     sent += chunk.byteLength;
     lastOutput = Date.now();
@@ -186,8 +171,8 @@ export function spawnStream(command: string, args: readonly string[], options: S
     }
     options.onBytes?.(chunk.byteLength);
     resolveFirst();
-    streamController.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-    if ((streamController.desiredSize ?? 0) <= 0) child.stdout!.pause();
+    streamController.enqueue(chunk);
+    if ((streamController.desiredSize ?? 0) <= 0) child.pauseStdout();
   });
 
   const exited = new Promise<number | null>((resolve) => {
@@ -212,13 +197,13 @@ export function spawnStream(command: string, args: readonly string[], options: S
       resolve(code);
     };
     // "close" comes after stdout has ended, so every byte is queued before the stream closes.
-    child.once("close", (code) => {
+    child.onClose((code) => {
       // The watchdog's shell says so when it could not run the tool: that is a spawn failure.
       const unstarted = (code === 126 || code === 127) && stderrText.startsWith(`${WATCHDOG_NAME}:`);
       if (unstarted) finish(null, new Error(stderrText.trim().split("\n")[0]!.slice(WATCHDOG_NAME.length + 2)));
       else finish(code);
     });
-    child.once("error", (error) => finish(null, error));
+    child.onError((error) => finish(null, error));
   });
 
   return { pid: child.pid ?? -1, stdout, firstChunk, exited, stderr: () => stderrText, kill: () => kill(cancelled()) };

@@ -1,17 +1,18 @@
 // GET /api/v1/post?url=: the platform-independent record of docs/api.md. X posts come from
 // the tweet extractor; every other platform from yt-dlp.
-import { json, type ApiHandler } from "../http/context.ts";
+import type { ApiHandler } from "../http/context.ts";
+import { json } from "../http/json-response.ts";
 import { parseQuery, PostQuery } from "../http/query.ts";
 import { ApiError } from "../http/problem.ts";
 import type { Slots } from "../limits/slots.ts";
-import { requireTools, type Tools } from "../media/tools.ts";
-import type { PlatformId } from "./records.ts";
-import { detectPlatform, supportedPlatformsText } from "./table.ts";
-import { tweetToPost } from "./x/post.ts";
-import type { TweetSource } from "./x/source.ts";
-import { parseStatusId } from "./x/url.ts";
-import { infoToPost } from "./ytdlp/post.ts";
-import type { PageSource } from "./ytdlp/source.ts";
+import { requireTools, type Tools } from "../processes/tools.ts";
+import type { PlatformId } from "../platforms/records.ts";
+import { detectPlatform, supportedPlatformsText } from "../platforms/table.ts";
+import { tweetToPost } from "../platforms/x/post.ts";
+import type { TweetSource } from "../platforms/x/source.ts";
+import { parseStatusId } from "../platforms/x/url.ts";
+import { infoToPost } from "../platforms/ytdlp/post.ts";
+import type { PageSource } from "../platforms/ytdlp/source.ts";
 
 export interface PostDeps {
   tweets: TweetSource;

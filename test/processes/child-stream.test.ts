@@ -7,7 +7,8 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ApiError } from "../../src/http/problem.ts";
 import { classifyFfmpegFailure, failedDespiteExit0, ffmpegArgs, type RemuxPlan } from "../../src/media/ffmpeg.ts";
-import { spawnStream, type SpawnStreamOptions } from "../../src/media/process.ts";
+import { spawnStream, type SpawnStreamOptions } from "../../src/processes/child-stream.ts";
+import { nodeProcesses } from "../../src/runtime/node/processes.ts";
 import { clipDurationSec, startMediaSite, type MediaSite } from "../fakes/media-site.ts";
 
 const run = promisify(execFile);
@@ -74,9 +75,9 @@ async function waitUntilGone(pid: number, ms: number): Promise<boolean> {
   return !isAlive(pid);
 }
 
-describe("spawnStream() with real ffmpeg", () => {
+describe("spawnStream(nodeProcesses, ) with real ffmpeg", () => {
   test("remuxes the site's MP4 to fragmented MP4 with the right duration, sending our User-Agent", async () => {
-    const child = spawnStream("ffmpeg", ffmpegArgs(filePlan(site.mp4Url), limits), ffmpegOptions);
+    const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(filePlan(site.mp4Url), limits), ffmpegOptions);
     await expect(child.firstChunk).resolves.toBeUndefined();
     const data = await readAll(child.stdout);
     expect(await child.exited).toBe(0);
@@ -88,7 +89,7 @@ describe("spawnStream() with real ffmpeg", () => {
   });
 
   test("extracts MP3 at 320 kb/s", async () => {
-    const child = spawnStream("ffmpeg", ffmpegArgs(filePlan(site.mp4Url, "mp3"), limits), ffmpegOptions);
+    const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(filePlan(site.mp4Url, "mp3"), limits), ffmpegOptions);
     const data = await readAll(child.stdout);
     expect(await child.exited).toBe(0);
     const info = await probe(data, "audio.mp3");
@@ -97,7 +98,7 @@ describe("spawnStream() with real ffmpeg", () => {
   });
 
   test("a source that fails before the first byte rejects firstChunk with the classified error", async () => {
-    const child = spawnStream("ffmpeg", ffmpegArgs(filePlan(`${site.origin}/media/gone.mp4`), limits), ffmpegOptions);
+    const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(filePlan(`${site.origin}/media/gone.mp4`), limits), ffmpegOptions);
     await expect(child.firstChunk).rejects.toMatchObject({ status: 404, code: "not_found" });
     const { bytes, error } = await readUntilError(child.stdout);
     expect(bytes).toBe(0);
@@ -105,7 +106,7 @@ describe("spawnStream() with real ffmpeg", () => {
   });
 
   test("a source that breaks off after output started errors the stream, never a clean end", async () => {
-    const child = spawnStream("ffmpeg", ffmpegArgs(filePlan(`${site.origin}/media/truncated.mp4`), limits), ffmpegOptions);
+    const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(filePlan(`${site.origin}/media/truncated.mp4`), limits), ffmpegOptions);
     await expect(child.firstChunk).resolves.toBeUndefined();
     const { bytes, error } = await readUntilError(child.stdout);
     expect(bytes).toBeGreaterThan(1000);
@@ -115,7 +116,7 @@ describe("spawnStream() with real ffmpeg", () => {
   });
 
   test("cancelling the stream ends ffmpeg within a second", async () => {
-    const child = spawnStream("ffmpeg", ffmpegArgs(filePlan(`${site.origin}/media/stalled.mp4`), { ...limits, readTimeoutMs: 60_000 }), ffmpegOptions);
+    const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(filePlan(`${site.origin}/media/stalled.mp4`), { ...limits, readTimeoutMs: 60_000 }), ffmpegOptions);
     await child.firstChunk;
     expect(isAlive(child.pid)).toBe(true);
     await child.stdout.cancel();
@@ -124,11 +125,11 @@ describe("spawnStream() with real ffmpeg", () => {
   });
 });
 
-describe("spawnStream() mechanics", () => {
+describe("spawnStream(nodeProcesses, ) mechanics", () => {
   const fail = (code: number | null, stderr: string) => new ApiError(502, "upstream_failed", `exit ${code}: ${stderr.slice(-20)}`);
 
   test("holds the child back while nobody reads (backpressure), then delivers every byte", async () => {
-    const child = spawnStream("dd", ["if=/dev/zero", "bs=65536", "count=1000", "status=none"], { classify: fail, highWaterMark: 64 * 1024 });
+    const child = spawnStream(nodeProcesses, "dd", ["if=/dev/zero", "bs=65536", "count=1000", "status=none"], { classify: fail, highWaterMark: 64 * 1024 });
     await child.firstChunk;
     await new Promise((r) => setTimeout(r, 300));
     // 64 MB would be written in well under 300 ms if nothing held dd back.
@@ -138,14 +139,14 @@ describe("spawnStream() mechanics", () => {
   });
 
   test("a stalled child is killed at the time cap with 504", async () => {
-    const child = spawnStream("sleep", ["10"], { classify: fail, timeoutMs: 200 });
+    const child = spawnStream(nodeProcesses, "sleep", ["10"], { classify: fail, timeoutMs: 200 });
     await expect(child.firstChunk).rejects.toMatchObject({ status: 504, code: "upstream_timeout" });
     expect(await waitUntilGone(child.pid, 1500)).toBe(true);
   });
 
   test("an AbortSignal kills the child and its process group", async () => {
     const controller = new AbortController();
-    const child = spawnStream("sh", ["-c", "sleep 30 & echo $!; wait"], { classify: fail, signal: controller.signal });
+    const child = spawnStream(nodeProcesses, "sh", ["-c", "sleep 30 & echo $!; wait"], { classify: fail, signal: controller.signal });
     const reader = child.stdout.getReader();
     const grandchild = Number(new TextDecoder().decode((await reader.read()).value).trim());
     expect(isAlive(grandchild)).toBe(true);
@@ -156,36 +157,36 @@ describe("spawnStream() mechanics", () => {
   });
 
   test("keeps only the last 8 KiB of stderr and passes exit code and stderr to classify", async () => {
-    const child = spawnStream("sh", ["-c", "head -c 20000 /dev/zero | tr '\\0' x >&2; echo END >&2; exit 3"], { classify: fail });
+    const child = spawnStream(nodeProcesses, "sh", ["-c", "head -c 20000 /dev/zero | tr '\\0' x >&2; echo END >&2; exit 3"], { classify: fail });
     await expect(child.firstChunk).rejects.toThrow("exit 3: xxxxxxxxxxxxxxxxEND\n");
     expect(child.stderr()).toHaveLength(8192);
     expect(await child.exited).toBe(3);
   });
 
   test("a clean exit without output ends the stream empty", async () => {
-    const child = spawnStream("true", [], { classify: fail });
+    const child = spawnStream(nodeProcesses, "true", [], { classify: fail });
     await expect(child.firstChunk).resolves.toBeUndefined();
     expect((await readAll(child.stdout)).byteLength).toBe(0);
   });
 
   test("exit 0 with a log showing lost input counts as failure", async () => {
-    const child = spawnStream("sh", ["-c", "echo data; echo 'x: Input/output error' >&2"], { classify: fail, failedDespiteExit0 });
+    const child = spawnStream(nodeProcesses, "sh", ["-c", "echo data; echo 'x: Input/output error' >&2"], { classify: fail, failedDespiteExit0 });
     const { bytes, error } = await readUntilError(child.stdout);
     expect(bytes).toBe(5);
     expect(error).toMatchObject({ status: 502 });
   });
 
   test("a missing program is a 502, not a crash", async () => {
-    const child = spawnStream("/nonexistent/ffmpeg", [], { classify: fail });
+    const child = spawnStream(nodeProcesses, "/nonexistent/ffmpeg", [], { classify: fail });
     await expect(child.firstChunk).rejects.toMatchObject({ status: 502, code: "upstream_failed" });
     expect(await child.exited).toBeNull();
   });
 });
 
-test("spawnStream() with an already aborted signal never lets the child run", async () => {
+test("spawnStream(nodeProcesses, ) with an already aborted signal never lets the child run", async () => {
   const controller = new AbortController();
   controller.abort();
-  const child = spawnStream("sleep", ["10"], { classify: (code) => new ApiError(502, "upstream_failed", `exit ${code}`), signal: controller.signal });
+  const child = spawnStream(nodeProcesses, "sleep", ["10"], { classify: (code) => new ApiError(502, "upstream_failed", `exit ${code}`), signal: controller.signal });
   await expect(child.firstChunk).rejects.toMatchObject({ code: "client_closed" });
   expect(await child.exited).toBeNull();
 });
@@ -195,7 +196,7 @@ test("children get no proxy variables: the egress gate is their only way out", a
   process.env.no_proxy = "127.0.0.1,10.0.0.0/8";
   process.env.https_proxy = "http://elsewhere.example:3128";
   try {
-    const child = spawnStream("sh", ["-c", "env"], ffmpegOptions);
+    const child = spawnStream(nodeProcesses, "sh", ["-c", "env"], ffmpegOptions);
     const names = (await readAll(child.stdout)).toString().split("\n").map((line) => line.split("=")[0]!.toLowerCase());
     expect(names).not.toContain("no_proxy");
     expect(names).not.toContain("https_proxy");

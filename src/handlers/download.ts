@@ -18,13 +18,13 @@ import { infoToPost } from "../platforms/ytdlp/post.ts";
 import { planRemux, selectorFor, type OutputKind } from "../platforms/ytdlp/selection.ts";
 import type { PageSource } from "../platforms/ytdlp/source.ts";
 import { chooseSubtitle, missingSubtitles } from "../platforms/ytdlp/subtitles.ts";
-import { assertDirectUrl, withOriginOverride } from "./direct-hosts.ts";
-import { assertFetchable, type EgressPolicy } from "./egress.ts";
-import type { RemuxPlan } from "./ffmpeg.ts";
-import { nameFromMediaUrl } from "./filename.ts";
-import { relayMedia, type RelayOptions } from "./relay.ts";
-import { remuxResponse, type RemuxOptions, type RemuxRequest } from "./remux.ts";
-import { requireTools, type Tools } from "./tools.ts";
+import { assertDirectUrl, withOriginOverride } from "../media/direct-hosts.ts";
+import { assertFetchable, type EgressPolicy } from "../media/egress.ts";
+import type { RemuxPlan } from "../media/ffmpeg.ts";
+import { nameFromMediaUrl } from "../media/filename.ts";
+import { relayMedia, type RelayOptions } from "../media/relay.ts";
+import { remuxResponse, type RemuxOptions, type RemuxRequest } from "../media/remux.ts";
+import { requireTools, type Tools } from "../processes/tools.ts";
 
 export interface DownloadDeps {
   relay: RelayOptions;

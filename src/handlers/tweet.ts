@@ -1,8 +1,9 @@
 // GET /api/v1/tweet?url=: the rich X record of docs/api.md, Tweet record.
-import { json, type ApiHandler } from "../../http/context.ts";
-import { parseQuery, TweetQuery } from "../../http/query.ts";
-import type { TweetSource } from "./source.ts";
-import { parseStatusId } from "./url.ts";
+import type { ApiHandler } from "../http/context.ts";
+import { json } from "../http/json-response.ts";
+import { parseQuery, TweetQuery } from "../http/query.ts";
+import type { TweetSource } from "../platforms/x/source.ts";
+import { parseStatusId } from "../platforms/x/url.ts";
 
 export function tweetHandler(tweets: TweetSource): ApiHandler {
   return async ({ url }) => {

@@ -1,25 +1,42 @@
-// The app's parts that reach outside the process (X, media hosts, yt-dlp, ffmpeg) and the caps
-// on them, built from the configuration and the runtime's upstream client.
-import { readFile } from "node:fs/promises";
+// What the app is built from besides its configuration, store and log: the parts that reach
+// outside the process (X, media hosts, yt-dlp, ffmpeg), the caps on concurrent work, and the
+// readiness checks of the tools. The runtime's capabilities are wired in here and nowhere else.
 import type { Config } from "./config.ts";
-import { createSlots, directSlotsPerTier, slotsPerTier } from "./limits/slots.ts";
-import { trustedEndpoints } from "./media/egress.ts";
-import { createEgressGate } from "./media/egress-gate.ts";
-import { createNodeUpstream } from "./media/relay-node-upstream.ts";
-import { fetchOver } from "./media/relay-upstream.ts";
+import { operationSlots } from "./limits/slots.ts";
+import { trustedEndpoints, type ResolveHost } from "./media/egress.ts";
+import { createEgressGate, type ListenLoopback } from "./media/egress-gate.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
-import { probeTools, toolVersion, ytdlpAgeWarning, type ToolName } from "./media/tools.ts";
+import type { OutboundProxy } from "./media/outbound-proxy.ts";
+import { fetchOver, type UpstreamClient } from "./media/relay-upstream.ts";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
 import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
 import { createTweetSource, xWebClientBearerToken } from "./platforms/x/source.ts";
+import type { Files } from "./platforms/ytdlp/cookie-file.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { createPageSource } from "./platforms/ytdlp/source.ts";
 import { detectPlatform } from "./platforms/table.ts";
-import type { Runtime } from "./runtime/runtime.ts";
+import type { ProcessHost } from "./processes/process-host.ts";
+import { probeTools, toolReadinessChecks, toolVersion, type ToolName, type ToolRuns } from "./processes/tools.ts";
+
+/** What the app needs from the runtime it runs on; each entry file (src/runtime/) hands it in. */
+export interface Capabilities {
+  /** The upstream HTTP client that relays media fastest on this runtime. */
+  upstream: UpstreamClient;
+  /** An upstream client that connects through the operator's proxy. */
+  proxiedUpstream(proxy: OutboundProxy): UpstreamClient;
+  processes: ProcessHost;
+  toolRuns: ToolRuns;
+  resolveHost: ResolveHost;
+  /** The egress gate's listener. */
+  listenLoopback: ListenLoopback;
+  files: Files;
+  /** yt-dlp's JavaScript runtime when YTDLP_JS_RUNTIME is `auto`. */
+  automaticJsRuntime(): string;
+}
 
 /** The app's parts that talk to the outside, built from the configuration, counting their calls. */
-export function createUpstreams(config: Config, runtime: Runtime, metrics: ServiceMetrics = createServiceMetrics(), now: () => Date = () => new Date()) {
+export function createAppDeps(config: Config, runtime: Capabilities, metrics: ServiceMetrics = createServiceMetrics(), now: () => Date = () => new Date()) {
   const graphqlBase = config.X_GRAPHQL_URL === "off" ? null : config.X_GRAPHQL_URL.replace(/\/+$/, "");
   const graphql = graphqlBase === null ? null : {
     guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
@@ -32,10 +49,10 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     : url.startsWith(graphql.tweetResultUrl) ? "x_graphql"
     : "x_syndication";
   // With OUTBOUND_PROXY every connection leaves through it: the media relay and X's APIs over the
-  // node:http client (fetch cannot be pointed at a proxy on every runtime), yt-dlp and ffmpeg
+  // runtime's proxied client (fetch cannot be pointed at a proxy on every runtime), yt-dlp and ffmpeg
   // through the egress gate, which chains to it.
   const outbound = config.OUTBOUND_PROXY ?? null;
-  const upstream = outbound === null ? runtime.upstream : createNodeUpstream(outbound);
+  const upstream = outbound === null ? runtime.upstream : runtime.proxiedUpstream(outbound);
   const tweets = createTweetSource({
     fetch: countedFetch(outbound === null ? fetch : fetchOver(upstream), xUpstreamOf, metrics),
     syndicationUrl: config.X_SYNDICATION_URL,
@@ -46,8 +63,8 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     session: async () => {
       if (config.COOKIES_FILE === undefined) return null;
       // Read for every use, so a changed file counts without a restart; unreadable means no session.
-      const text = await readFile(config.COOKIES_FILE, "utf8").catch(() => null);
-      return text === null ? null : xSessionFromCookieFile(text, now());
+      const bytes = await runtime.files.read(config.COOKIES_FILE).catch(() => null);
+      return bytes === null ? null : xSessionFromCookieFile(new TextDecoder().decode(bytes), now());
     },
     onAnswer: (path) => metrics.xSource(path),
   });
@@ -58,15 +75,18 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     maxBytes: config.MAX_DOWNLOAD_BYTES,
     firstByteTimeoutMs: config.DIRECT_TIMEOUT_MS,
     idleTimeoutMs: config.DOWNLOAD_IDLE_TIMEOUT_S * 1000,
+    resolveHost: runtime.resolveHost,
   };
-  const egress = { trusted: trustedEndpoints(config.EXTRA_PAGE_HOSTS, config.ORIGIN_OVERRIDES) };
-  const gate = createEgressGate({ policy: egress, outbound });
-  const tools = probeTools({ "yt-dlp": config.YTDLP_PATH, ffmpeg: config.FFMPEG_PATH });
+  const egress = { trusted: trustedEndpoints(config.EXTRA_PAGE_HOSTS, config.ORIGIN_OVERRIDES), resolveHost: runtime.resolveHost };
+  const gate = createEgressGate({ policy: egress, outbound, listen: runtime.listenLoopback });
+  const tools = probeTools(runtime.toolRuns, { "yt-dlp": config.YTDLP_PATH, ffmpeg: config.FFMPEG_PATH });
   for (const name of Object.keys(tools) as ToolName[]) {
     const version = toolVersion(tools[name]);
     if (version !== null) metrics.toolInfo(name, version);
   }
   const pages = createPageSource({
+    processes: runtime.processes,
+    files: runtime.files,
     ytdlpPath: config.YTDLP_PATH,
     timeoutMs: config.EXTRACT_TIMEOUT_S * 1000,
     socketTimeoutSec: Math.min(20, config.EXTRACT_TIMEOUT_S),
@@ -75,11 +95,12 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     maxItems: config.PLAYLIST_MAX_ITEMS,
     onChild: () => metrics.childStarted("yt-dlp"),
     gate,
-    jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME),
+    jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME, runtime.automaticJsRuntime),
     cookiesFile: config.COOKIES_FILE,
     onBlocked: (page) => metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER"),
   });
   const remux = {
+    processes: runtime.processes,
     ffmpegPath: config.FFMPEG_PATH,
     limits: defaultFfmpegLimits,
     timeoutMs: config.PAGE_TIMEOUT_S * 1000,
@@ -89,15 +110,17 @@ export function createUpstreams(config: Config, runtime: Runtime, metrics: Servi
     gate,
     idleTimeoutMs: config.DOWNLOAD_IDLE_TIMEOUT_S * 1000,
   };
-  const downloads = createSlots({ perTier: slotsPerTier, server: config.MAX_PAGE_DOWNLOADS, code: "too_many_downloads", what: "page-mode downloads" });
-  const directDownloads = createSlots({ perTier: directSlotsPerTier, server: config.MAX_DIRECT_DOWNLOADS, code: "too_many_downloads", what: "direct downloads" });
-  const extractions = createSlots({ perTier: slotsPerTier, server: config.MAX_PAGE_DOWNLOADS, code: "too_many_extractions", what: "page look-ups" });
-  const readinessChecks = (Object.keys(tools) as ToolName[]).map((name) => ({
-    name,
-    check: async () => {
-      if (tools[name].version === null) throw new Error(`${tools[name].path} could not be run`);
-      return name === "yt-dlp" ? ytdlpAgeWarning(tools, now()) : null;
-    },
-  }));
-  return { tweets, relay, remux, pages, tools, downloads, directDownloads, extractions, egress, gate, extraPageHosts: config.EXTRA_PAGE_HOSTS, metrics, readinessChecks };
+  return {
+    tweets,
+    relay,
+    remux,
+    pages,
+    tools,
+    ...operationSlots(config),
+    egress,
+    gate,
+    extraPageHosts: config.EXTRA_PAGE_HOSTS,
+    metrics,
+    readinessChecks: toolReadinessChecks(tools, now),
+  };
 }

@@ -1,7 +1,7 @@
 // The external programs page mode runs. Each is probed once at start-up, so /healthz and /readyz
 // can say what is missing and page mode can answer 503 instead of failing on every request.
-import { execFile, execFileSync } from "node:child_process";
 import { ApiError } from "../http/problem.ts";
+import type { ReadinessCheck } from "../http/readiness.ts";
 
 export type ToolName = "yt-dlp" | "ffmpeg";
 
@@ -15,50 +15,48 @@ export interface ToolStatus {
 
 export type Tools = Record<ToolName, ToolStatus>;
 
+/** A tool run to its end: what it wrote to stdout, or why it failed and what it wrote to stderr. */
+export type ToolRun = { stdout: string } | { error: unknown; stderr: string };
+
+/** How the runtime runs a tool once, blocking (for the synchronous start-up) or not. */
+export interface ToolRuns {
+  runSync(path: string, args: readonly string[], timeoutMs: number): ToolRun;
+  run(path: string, args: readonly string[], timeoutMs: number): Promise<ToolRun>;
+}
+
 const versionArgs: Record<ToolName, string[]> = { "yt-dlp": ["--version"], ffmpeg: ["-version"] };
 
 // Probed once per path and process: a start-up cost of a few hundred ms (over a second for
 // yt-dlp on a busy machine), paid once and, through probeToolsAhead, while the store opens.
 const probed = new Map<string, ToolStatus>();
 const probeKey = (name: ToolName, path: string) => `${name}\0${path}`;
-const firstLine = (output: string | Buffer) => output.toString().split("\n")[0]!.trim();
+const firstLine = (output: string) => output.split("\n")[0]!.trim();
 const probeTimeoutMs = 10_000;
 
 /** Why a tool could not be run: the spawn error, or its exit and error output. */
-function failureText(error: unknown, stderr: string | Buffer | undefined): string {
-  const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
-  return [message, stderr?.toString().trim()].filter(Boolean).join(": ").slice(0, 500);
+function statusOf(path: string, run: ToolRun): ToolStatus {
+  if ("stdout" in run) return { path, version: firstLine(run.stdout), failure: null };
+  const message = run.error instanceof Error ? run.error.message.split("\n")[0] : String(run.error);
+  return { path, version: null, failure: [message, run.stderr.trim()].filter(Boolean).join(": ").slice(0, 500) };
 }
 
-function probeTool(name: ToolName, path: string): ToolStatus {
+function probeTool(runs: ToolRuns, name: ToolName, path: string): ToolStatus {
   const known = probed.get(probeKey(name, path));
   if (known) return known;
-  let version: string | null = null;
-  let failure: string | null = null;
-  try {
-    version = firstLine(execFileSync(path, versionArgs[name], { timeout: probeTimeoutMs, stdio: ["ignore", "pipe", "pipe"] }));
-  } catch (error) {
-    failure = failureText(error, (error as { stderr?: Buffer }).stderr);
-  }
-  const status = { path, version, failure };
+  const status = statusOf(path, runs.runSync(path, versionArgs[name], probeTimeoutMs));
   probed.set(probeKey(name, path), status);
   return status;
 }
 
-export function probeTools(paths: Record<ToolName, string>): Tools {
-  return { "yt-dlp": probeTool("yt-dlp", paths["yt-dlp"]), ffmpeg: probeTool("ffmpeg", paths.ffmpeg) };
+export function probeTools(runs: ToolRuns, paths: Record<ToolName, string>): Tools {
+  return { "yt-dlp": probeTool(runs, "yt-dlp", paths["yt-dlp"]), ffmpeg: probeTool(runs, "ffmpeg", paths.ffmpeg) };
 }
 
 /** Probes both tools at once without blocking, so that probeTools later finds them known. */
-export async function probeToolsAhead(paths: Record<ToolName, string>): Promise<void> {
+export async function probeToolsAhead(runs: ToolRuns, paths: Record<ToolName, string>): Promise<void> {
   await Promise.all(
     (Object.keys(paths) as ToolName[]).map(async (name) => {
-      const status = await new Promise<ToolStatus>((resolve) => {
-        execFile(paths[name], versionArgs[name], { timeout: probeTimeoutMs }, (error, stdout, stderr) =>
-          resolve(error ? { path: paths[name], version: null, failure: failureText(error, stderr) } : { path: paths[name], version: firstLine(stdout), failure: null }),
-        );
-      });
-      probed.set(probeKey(name, paths[name]), status);
+      probed.set(probeKey(name, paths[name]), statusOf(paths[name], await runs.run(paths[name], versionArgs[name], probeTimeoutMs)));
     }),
   );
 }
@@ -72,6 +70,17 @@ export function requireTools(tools: Tools, names: readonly ToolName[]): void {
     "tool_missing",
     `This server cannot fetch media from pages: ${missing.map((name) => `${name} (${tools[name].path})`).join(" and ")} could not be run. Direct media links still work; the operator should install it or set ${missing.map((name) => (name === "yt-dlp" ? "YTDLP_PATH" : "FFMPEG_PATH")).join(" / ")}.`,
   );
+}
+
+/** /readyz's checks that each tool could be run, with a warning when yt-dlp is old. */
+export function toolReadinessChecks(tools: Tools, now: () => Date): ReadinessCheck[] {
+  return (Object.keys(tools) as ToolName[]).map((name) => ({
+    name,
+    check: async () => {
+      if (tools[name].version === null) throw new Error(`${tools[name].path} could not be run`);
+      return name === "yt-dlp" ? ytdlpAgeWarning(tools, now()) : null;
+    },
+  }));
 }
 
 /** The bare version: yt-dlp prints `2026.10.26`, ffmpeg `ffmpeg version 5.1.9-0+deb12u1 Copyright ...`. */

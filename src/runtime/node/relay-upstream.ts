@@ -7,8 +7,9 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import type { Duplex, Readable } from "node:stream";
 import tls from "node:tls";
-import { bareHost, openTunnel, type OutboundProxy } from "./outbound-proxy.ts";
-import type { UpstreamClient } from "./relay-upstream.ts";
+import { bareHost, type OutboundProxy } from "../../media/outbound-proxy.ts";
+import { openTunnel } from "./tunnels.ts";
+import type { UpstreamClient } from "../../media/relay-upstream.ts";
 
 /** The node:http client, connecting directly or, with `proxy`, through the operator's proxy. */
 export function createNodeUpstream(proxy: OutboundProxy | null = null): UpstreamClient {
@@ -33,7 +34,7 @@ export function createNodeUpstream(proxy: OutboundProxy | null = null): Upstream
           status: response.statusCode ?? 502,
           headers: responseHeaders,
           body: lazyWebStream(response),
-          nodeBody: response,
+          native: response,
           ended: new Promise((ended) => response.once("close", () => ended())),
         });
       });

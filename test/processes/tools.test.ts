@@ -3,9 +3,10 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { toolVersion, ytdlpAgeDays } from "../../src/media/tools.ts";
+import { toolVersion, ytdlpAgeDays } from "../../src/processes/tools.ts";
 import { startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
-import { probeTools } from "../../src/media/tools.ts";
+import { probeTools } from "../../src/processes/tools.ts";
+import { nodeToolRuns } from "../../src/runtime/node/tool-runs.ts";
 import { buildTestApp, makeKey, TestClock } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 
@@ -49,7 +50,7 @@ describe("when the media tools are missing", () => {
   });
 
   it("keeps why a tool could not be run", () => {
-    const tools = probeTools({ "yt-dlp": "/nonexistent/yt-dlp", ffmpeg: "/bin/false" });
+    const tools = probeTools(nodeToolRuns, { "yt-dlp": "/nonexistent/yt-dlp", ffmpeg: "/bin/false" });
     expect(tools["yt-dlp"]).toMatchObject({ version: null, failure: expect.stringContaining("ENOENT") });
     expect(tools.ffmpeg).toMatchObject({ version: null, failure: expect.stringContaining("/bin/false") });
   });

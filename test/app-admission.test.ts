@@ -1,10 +1,10 @@
 // The path every /api/v1 request walks: CORS, routing, bearer key, quota and burst, problem+json.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashKey } from "../../src/auth/api-key.ts";
-import { updateApiKey } from "../../src/store/api-keys.ts";
-import type { Db } from "../../src/store/db.ts";
-import { buildTestApp, makeKey, TestClock } from "../helpers/app.ts";
-import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
+import { hashKey } from "../src/auth/api-key.ts";
+import { updateApiKey } from "../src/store/api-keys.ts";
+import type { Db } from "../src/store/db.ts";
+import { buildTestApp, makeKey, TestClock } from "./helpers/app.ts";
+import { openTestStore, storeKinds, type TestStore } from "./helpers/stores.ts";
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;

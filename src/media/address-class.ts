@@ -40,7 +40,7 @@ function isPublicV6(g: number[]): boolean {
   return !(g[0] === 0x2001 && g[1] === 0xdb8);
 }
 
-/** An IPv4 address as a 32-bit number; null when it is none. */
+/** An IPv4 address as one 32-bit number; null when it is none. */
 export function parseIPv4(text: string): number | null {
   const parts = text.split(".");
   if (parts.length !== 4 || !parts.every((p) => /^(0|[1-9][0-9]{0,2})$/.test(p) && Number(p) <= 255)) return null;

@@ -1,0 +1,109 @@
+// The request path is the same code on every runtime: no file on it imports a runtime module or
+// names a runtime's global. Those live in src/runtime/, which hands them in as capabilities
+// (src/app-deps.ts). Besides, the folders depend one way.
+import { readdirSync, readFileSync } from "node:fs";
+import { builtinModules } from "node:module";
+import path from "node:path";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+interface SourceFacts {
+  file: string;
+  /** Each import's specifier, relative ones resolved to a path from the repository's root. */
+  imports: string[];
+  /** Runtime globals the file names, as `name:line`. */
+  globals: string[];
+}
+
+/** Node's, Bun's and Deno's own globals; the Web platform's (fetch, crypto, URL, streams) are fine. */
+const runtimeGlobals = new Set(["Bun", "Deno", "process", "Buffer", "NodeJS", "require", "module", "__dirname", "__filename", "global", "setImmediate"]);
+
+function factsOf(file: string): SourceFacts {
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+  const imports: string[] = [];
+  const globals: string[] = [];
+  const lineOf = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
+  const addImport = (specifier: string) => imports.push(specifier.startsWith(".") ? path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)) : specifier);
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      addImport(node.moduleSpecifier.text);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteralLike(node.arguments[0])) {
+      addImport(node.arguments[0].text);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      addImport(node.argument.literal.text);
+    } else if (ts.isIdentifier(node) && runtimeGlobals.has(node.text) && !isMemberName(node)) {
+      globals.push(`${node.text}:${lineOf(node)}`);
+    } else if (ts.isStringLiteral(node) && runtimeGlobals.has(node.text) && ts.isBinaryExpression(node.parent) && node.parent.operatorToken.kind === ts.SyntaxKind.InKeyword) {
+      globals.push(`"${node.text}" in:${lineOf(node)}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return { file, imports, globals };
+}
+
+/** `x.process`, `{ process: 1 }`, `NodeJS` as the right of a qualified name: a member, not the global. */
+function isMemberName(node: ts.Identifier): boolean {
+  const parent = node.parent as ts.Node & { name?: ts.Node };
+  if (ts.isShorthandPropertyAssignment(parent)) return false;
+  return parent.name === node || (ts.isQualifiedName(parent) && parent.right === node);
+}
+
+const sources = readdirSync("src", { recursive: true, encoding: "utf8" })
+  .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
+  .map((file) => factsOf(path.posix.join("src", file.split(path.sep).join("/"))));
+
+const within = (room: string) => (file: string) => file === room || file.startsWith(`${room}/`);
+
+/** What may reach the runtime: its adapters, the operator's command line, the store, and start-up. */
+const offRequestPath = ["src/runtime", "src/cli", "src/store", "src/service.ts", "src/config.ts"].map(within);
+const onRequestPath = sources.filter(({ file }) => !offRequestPath.some((isIn) => isIn(file)));
+
+const nodeBuiltins = new Set(builtinModules);
+const isRuntimeModule = (specifier: string) =>
+  specifier.startsWith("node:") || nodeBuiltins.has(specifier.split("/")[0]!) || /^(bun|deno)(:|$)/.test(specifier) || specifier.startsWith("npm:") || specifier.startsWith("jsr:");
+
+/** `file -> import` for every import of a file in `from` that `isWrong` accepts. */
+function importsFrom(from: (file: string) => boolean, isWrong: (specifier: string) => boolean): string[] {
+  return sources.filter(({ file }) => from(file)).flatMap(({ file, imports }) => imports.filter(isWrong).map((specifier) => `${file} -> ${specifier}`));
+}
+
+describe("the layout", () => {
+  it("checks a request path that holds the app and its rooms", () => {
+    const rooms = new Set(onRequestPath.map(({ file }) => file.split("/").slice(0, 2).join("/")));
+    for (const room of ["src/app.ts", "src/http", "src/auth", "src/limits", "src/platforms", "src/media", "src/web", "src/metrics", "src/handlers", "src/processes"]) {
+      expect(rooms).toContain(room);
+    }
+  });
+
+  it("imports no runtime module on the request path", () => {
+    expect(onRequestPath.flatMap(({ file, imports }) => imports.filter(isRuntimeModule).map((specifier) => `${file} -> ${specifier}`))).toEqual([]);
+  });
+
+  it("names no runtime's global on the request path", () => {
+    expect(onRequestPath.flatMap(({ file, globals }) => globals.map((name) => `${file}: ${name}`))).toEqual([]);
+  });
+
+  it("reaches the runtime only through the capabilities it is handed", () => {
+    expect(onRequestPath.flatMap(({ file, imports }) => imports.filter(within("src/runtime")).map((specifier) => `${file} -> ${specifier}`))).toEqual([]);
+  });
+
+  it("lets platforms/ use media/, and never the other way", () => {
+    expect(importsFrom(within("src/media"), within("src/platforms"))).toEqual([]);
+  });
+
+  it("keeps the handlers out of the rooms they use", () => {
+    const rooms = ["src/media", "src/platforms", "src/processes", "src/http", "src/limits"].map(within);
+    expect(importsFrom((file) => rooms.some((isIn) => isIn(file)), within("src/handlers"))).toEqual([]);
+  });
+
+  it("runs child processes without knowing what for", () => {
+    const users = ["src/media", "src/platforms", "src/handlers"].map(within);
+    expect(importsFrom(within("src/processes"), (specifier) => users.some((isIn) => isIn(specifier)))).toEqual([]);
+  });
+
+  it("keeps the store free of HTTP: it returns results, its callers choose the status", () => {
+    const above = ["src/http", "src/web", "src/handlers", "src/app.ts"].map(within);
+    expect(importsFrom(within("src/store"), (specifier) => above.some((isIn) => isIn(specifier)))).toEqual([]);
+  });
+});
