@@ -24,7 +24,7 @@ export interface RelayInput {
 }
 
 export interface RelayOptions {
-  /** Chosen by the runtime entry file: the node:http client on Node, fetchUpstream on Bun and Deno. */
+  /** Chosen by the runtime entry file: the node:http client on Node and Bun, fetchUpstream on Deno. */
   upstream: UpstreamClient;
   /** host -> origin (e.g. "http://127.0.0.1:9000"); operator-trusted, so no address check there. */
   originOverrides: ReadonlyMap<string, string>;

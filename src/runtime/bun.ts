@@ -1,16 +1,18 @@
 // Entry for Bun: `bun dist/bun.mjs`. Bun serves through its own implementation of node:http, not
 // Bun.serve: Bun.serve drops the Content-Length of every streamed body and sends it chunked
-// (oven-sh/bun#10507, still so in Bun 1.4), and a download must say its size. Relayed through
-// node:http, Bun moves bytes as fast as through Bun.serve (README, Runtimes). Bun's fetch is its
-// fastest upstream client (docs/relay-costs.md).
-import { fetchUpstream } from "../media/relay-upstream.ts";
+// (oven-sh/bun#10507, still so in Bun 1.4), and a download must say its size. The upstream is
+// node:http too: its socket's own idle timer cuts a stalled source, and the adapter pipes its body
+// as a Node stream. Bun's fetch needs a JavaScript stream around the body for that timer, which
+// cost a third of the relay's speed (README, Runtimes: 0.59-0.64 of Bun's own pass-through
+// against 0.81-0.82 this way).
 import { main } from "../service.ts";
 import { nodeCapabilities } from "./node/capabilities.ts";
+import { nodeUpstream } from "./node/relay-upstream.ts";
 import { serveNode } from "./node-server.ts";
 
 await main(
   process.env,
-  { name: "bun", serve: serveNode, upstream: fetchUpstream, ...nodeCapabilities },
+  { name: "bun", serve: serveNode, upstream: nodeUpstream, ...nodeCapabilities },
   (signal, stop) => process.once(signal, stop),
   (code) => process.exit(code),
 );

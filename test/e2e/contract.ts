@@ -199,6 +199,22 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         expect(digest).toBe(fakeSha256(0, size));
       });
 
+      it("cuts a relay whose media host stalls for DOWNLOAD_IDLE_TIMEOUT_S, as a broken transfer, and closes the upstream", async () => {
+        const quick = await startInstance({ DOWNLOAD_IDLE_TIMEOUT_S: "1" });
+        try {
+          const before = cdn.requests.length;
+          const response = await quick.get(`/api/v1/download?url=${encodeURIComponent(media("/stall/65536/file/1048576"))}`);
+          expect(response.status).toBe(200);
+          expect(response.headers.get("content-length")).toBe("1048576");
+          const started = Date.now();
+          await expect(response.arrayBuffer()).rejects.toThrow();
+          expect(Date.now() - started).toBeLessThan(10_000);
+          expect(await cdn.requests[before]!.outcome).toBe("closed");
+        } finally {
+          await quick.dispose();
+        }
+      });
+
       it("passes Range through and answers HEAD", async () => {
         const url = `/api/v1/download?url=${encodeURIComponent(media("/file/100000/a.mp4"))}`;
         const part = await get(url, { headers: { range: "bytes=1000-1999" } });
