@@ -1,5 +1,6 @@
 // Whether a resolved IP address is on the public internet. The relay refuses to connect anywhere
 // else, so a CDN name pointed at a private network (or a redirect to one) cannot reach inside.
+import { parseIPv4, parseIPv6 } from "../util/ip-address.ts";
 
 // IPv4 ranges that are not globally routable (IANA special-purpose registry).
 const PRIVATE_V4: ReadonlyArray<readonly [string, number]> = [
@@ -38,35 +39,4 @@ function isPublicV6(g: number[]): boolean {
   if ((g[0]! & 0xe000) !== 0x2000) return false;
   if (g[0] === 0x2001 && g[1]! < 0x200) return false;
   return !(g[0] === 0x2001 && g[1] === 0xdb8);
-}
-
-/** An IPv4 address as one 32-bit number; null when it is none. */
-export function parseIPv4(text: string): number | null {
-  const parts = text.split(".");
-  if (parts.length !== 4 || !parts.every((p) => /^(0|[1-9][0-9]{0,2})$/.test(p) && Number(p) <= 255)) return null;
-  return parts.reduce((acc, p) => acc * 256 + Number(p), 0);
-}
-
-/** The eight 16-bit groups of an IPv6 address (an embedded IPv4 tail included); null when it is none. */
-export function parseIPv6(text: string): number[] | null {
-  let head = text;
-  let tail: number[] = [];
-  const lastColon = text.lastIndexOf(":");
-  const v4 = parseIPv4(text.slice(lastColon + 1));
-  if (v4 !== null) {
-    head = text.slice(0, lastColon + 1) + "0:0";
-    tail = [v4 >>> 16, v4 & 0xffff];
-  }
-  const halves = head.split("::");
-  if (halves.length > 2) return null;
-  const parse = (part: string) => (part === "" ? [] : part.split(":"));
-  const left = parse(halves[0]!);
-  const right = halves.length === 2 ? parse(halves[1]!) : [];
-  const missing = 8 - left.length - right.length;
-  if ((halves.length === 2 ? missing < 1 : missing !== 0)) return null;
-  const words = [...left, ...Array<string>(missing).fill("0"), ...right];
-  if (!words.every((w) => /^[0-9a-f]{1,4}$/i.test(w))) return null;
-  const groups = words.map((w) => parseInt(w, 16));
-  if (tail.length) groups.splice(6, 2, ...tail);
-  return groups;
 }

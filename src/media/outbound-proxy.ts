@@ -4,7 +4,7 @@
 // target, when wanted, runs inside it. Its credentials never appear in a log or an error. This
 // module holds the proxy's address and the bytes of each handshake; the runtime's tunnels
 // (src/runtime/node/tunnels.ts) send and read them.
-import { parseIPv4, parseIPv6 } from "./address-class.ts";
+import { parseIPv4, parseIPv6 } from "../util/ip-address.ts";
 import { toBase64 } from "../util/bytes.ts";
 
 export interface OutboundProxy {
