@@ -66,7 +66,7 @@ export function createApp(deps: AppDeps): App {
   const api = createRouter(apiRoutes);
   const site = createRouter<SiteHandler>([
     { method: "GET", path: "/healthz", handler: () => healthResponse(deps.db, deps.config.HEALTH_TIMEOUT_MS, deps.log) },
-    ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP, trustProxy: deps.config.TRUST_PROXY }),
+    ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP, trustProxy: deps.config.TRUST_PROXY, log: deps.log }),
     { method: "GET", path: "/readyz", handler: () => readinessResponse(readinessChecks, deps.config.HEALTH_TIMEOUT_MS) },
     { method: "GET", path: "/metrics", handler: (request) => metricsResponse(request, metrics, deps.config.METRICS_TOKEN) },
     { method: "GET", path: "/docs", handler: () => docsResponse(openApiDocument) },

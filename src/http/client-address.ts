@@ -3,6 +3,7 @@
 // client is read from X-Forwarded-For, walking from the right and skipping the hops that are trusted
 // proxies themselves. The left-most entry is whatever the client wrote (a proxy appends to the
 // header, it does not replace it), so trusting it would let one client pose as any address it likes.
+import { isPublicAddress } from "../media/address-class.ts";
 import { parseIPv4, parseIPv6 } from "../util/ip-address.ts";
 
 type Ip = { v4: number } | { v6: number[] };
@@ -30,6 +31,18 @@ export function clientAddress(request: Request, trusted: TrustedProxies): string
     if (!isTrusted(hop, trusted)) break;
   }
   return canonical(client);
+}
+
+/**
+ * The peer, when it looks like a proxy of the operator's that TRUST_PROXY does not name: it sends
+ * X-Forwarded-For from a loopback or private address. Then every client behind it counts as that
+ * one address. A public peer is never suggested: anyone on the internet can send the header.
+ */
+export function unnamedLocalProxy(request: Request, trusted: TrustedProxies): string | null {
+  const peer = peers.get(request);
+  if (peer === undefined || !request.headers.has("x-forwarded-for") || isTrusted(peer, trusted)) return null;
+  const address = canonical(peer);
+  return parseIp(address) !== null && !isPublicAddress(address) ? address : null;
 }
 
 /**

@@ -2,10 +2,11 @@
 // the security headers; an ApiError thrown below becomes an HTML page with its status and detail.
 import { z } from "zod";
 import { checkNewPassword, hashPassword, verifyPassword } from "../auth/password.ts";
-import { clientAddress, clientGroup, type TrustedProxies } from "../http/client-address.ts";
+import { clientAddress, clientGroup, unnamedLocalProxy, type TrustedProxies } from "../http/client-address.ts";
 import { ApiError } from "../http/problem.ts";
 import { emailTaken, noSuchKey } from "../http/store-refusals.ts";
 import type { Route } from "../http/router.ts";
+import type { Logger } from "../log.ts";
 import { createAccount, findAccountByEmail } from "../store/accounts.ts";
 import { createApiKey, deleteApiKey, keysHeld, listApiKeys, updateApiKey } from "../store/api-keys.ts";
 import type { Db } from "../store/db.ts";
@@ -24,6 +25,7 @@ export interface WebDeps {
   signup: "open" | "closed";
   /** The proxies whose X-Forwarded-For is believed (TRUST_PROXY). */
   trustProxy: TrustedProxies;
+  log: Logger;
 }
 
 export type SiteHandler = (request: Request) => Promise<Response>;
@@ -137,6 +139,16 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
     return redirect(location, [sessionCookie(request, token), clearedCookie(request, PRE_SESSION_COOKIE)]);
   };
 
+  // Once per process: an operator who put a proxy in front and did not name it learns why every
+  // visitor shares one sign-in limit.
+  let proxyWarned = false;
+  const warnOfUnnamedProxy = (request: Request) => {
+    const proxy = proxyWarned ? null : unnamedLocalProxy(request, deps.trustProxy);
+    if (proxy === null) return;
+    proxyWarned = true;
+    deps.log.warn("sign-ins arrive through a proxy that TRUST_PROXY does not name: every client behind it shares one set of sign-in limits; if the proxy is yours, add it to TRUST_PROXY", { proxy });
+  };
+
   const signInForm = (csrf: string, view: { email?: string; error?: string; notice?: string }, status = 200) =>
     htmlResponse(pages.signInPage({ csrf, signupOpen: deps.signup === "open", ...view }), { status });
 
@@ -144,6 +156,7 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
     if (request.method === "GET") return signInForm(csrf, { notice: noticeOf(new URL(request.url)) });
     const email = form.get("email") ?? "";
     const password = form.get("password") ?? "";
+    warnOfUnnamedProxy(request);
     const attempt = { email, client: clientGroup(clientAddress(request, deps.trustProxy)) };
     const verdict = await takeSignInAttempt(db, attempt, now(), SIGN_IN_LIMITS);
     if (!verdict.allowed) {

@@ -1,6 +1,6 @@
 // Who sent a request: the socket's peer, or behind a trusted proxy the last hop it did not add.
 import { describe, expect, it } from "vitest";
-import { clientAddress, clientGroup, parseTrustedProxies, recordPeer, type TrustedProxies } from "../../src/http/client-address.ts";
+import { clientAddress, clientGroup, parseTrustedProxies, recordPeer, unnamedLocalProxy, type TrustedProxies } from "../../src/http/client-address.ts";
 
 const trust = (text: string): TrustedProxies => {
   const parsed = parseTrustedProxies(text);
@@ -42,6 +42,19 @@ describe("clientAddress()", () => {
 
   it("is unknown when the adapter recorded no peer", () => {
     expect(clientAddress(requestFrom(undefined, "198.51.100.4"), trust("127.0.0.1"))).toBe("unknown");
+  });
+});
+
+describe("unnamedLocalProxy()", () => {
+  it("names a loopback or private peer that forwards for others when TRUST_PROXY does not", () => {
+    expect(unnamedLocalProxy(requestFrom("::ffff:127.0.0.1", "198.51.100.4"), [])).toBe("127.0.0.1");
+    expect(unnamedLocalProxy(requestFrom("10.1.2.3", "198.51.100.4"), trust("127.0.0.1"))).toBe("10.1.2.3");
+  });
+
+  it("is null for a named proxy, a request without the header, and a public peer that sends it", () => {
+    expect(unnamedLocalProxy(requestFrom("127.0.0.1", "198.51.100.4"), trust("127.0.0.1"))).toBeNull();
+    expect(unnamedLocalProxy(requestFrom("127.0.0.1"), [])).toBeNull();
+    expect(unnamedLocalProxy(requestFrom("8.8.8.8", "198.51.100.4"), [])).toBeNull();
   });
 });
 

@@ -154,6 +154,18 @@ describe("the owner's site", () => {
     expect(visitor.cookies.has("sid")).toBe(true);
   });
 
+  it("tells the operator once when sign-ins come through a local proxy that TRUST_PROXY does not name", async () => {
+    const { app: proxied, logLines } = buildTestApp(store.db, { clock });
+    const behindProxy = new Visitor(proxied, "127.0.0.1");
+    const signIn = async (address: string) =>
+      behindProxy.post("/sign-in", { csrf: await behindProxy.csrfOf("/sign-in"), email: "proxied@example.com", password: PASSWORD }, { "sec-fetch-site": "same-origin", "x-forwarded-for": address });
+    expect((await signIn("198.51.100.200")).status).toBe(401);
+    await signIn("198.51.100.201");
+    const warnings = logLines.map((line) => JSON.parse(line)).filter((entry) => entry.msg.startsWith("sign-ins arrive through a proxy"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ level: "warn", proxy: "127.0.0.1" });
+  });
+
   it("a stranger's wrong guesses do not lock the owner out, and the owner's success does not free the stranger", async () => {
     await new Visitor(app).signUp("guarded@example.com");
     const stranger = new Visitor(app, "203.0.113.66");
