@@ -4,7 +4,7 @@
 // proxies themselves. The left-most entry is whatever the client wrote (a proxy appends to the
 // header, it does not replace it), so trusting it would let one client pose as any address it likes.
 import { isPublicAddress } from "../media/address-class.ts";
-import { parseIPv4, parseIPv6 } from "../util/ip-address.ts";
+import { mappedIPv4, parseIPv4, parseIPv6 } from "../util/ip-address.ts";
 
 type Ip = { v4: number } | { v6: number[] };
 type TrustedProxy = { ip: Ip; bits: number };
@@ -21,16 +21,18 @@ export function recordPeer(request: Request, address: string | undefined): void 
 export function clientAddress(request: Request, trusted: TrustedProxies): string {
   const peer = peers.get(request);
   if (peer === undefined) return "unknown";
-  if (!isTrusted(peer, trusted)) return canonical(peer);
-  const hops = (request.headers.get("x-forwarded-for") ?? "").split(",").map((hop) => hop.trim()).filter(Boolean);
-  let client = peer;
-  for (const hop of hops.reverse()) {
-    // A hop that is no address cannot be told apart from a forgery; stop at the last one we trust.
-    if (parseIp(hop) === null) break;
-    client = hop;
-    if (!isTrusted(hop, trusted)) break;
+  let client = parseIp(peer);
+  if (client === null) return peer;
+  if (isTrusted(client, trusted)) {
+    for (const hop of forwardedHops(request).reverse()) {
+      // A hop that is no address cannot be told apart from a forgery; stop at the last one we trust.
+      const ip = parseIp(hop);
+      if (ip === null) break;
+      client = ip;
+      if (!isTrusted(ip, trusted)) break;
+    }
   }
-  return canonical(client);
+  return formatIp(client);
 }
 
 /**
@@ -40,10 +42,14 @@ export function clientAddress(request: Request, trusted: TrustedProxies): string
  */
 export function unnamedLocalProxy(request: Request, trusted: TrustedProxies): string | null {
   const peer = peers.get(request);
-  if (peer === undefined || !request.headers.has("x-forwarded-for") || isTrusted(peer, trusted)) return null;
-  const address = canonical(peer);
-  return parseIp(address) !== null && !isPublicAddress(address) ? address : null;
+  const ip = peer === undefined ? null : parseIp(peer);
+  if (ip === null || !request.headers.has("x-forwarded-for") || isTrusted(ip, trusted)) return null;
+  const address = formatIp(ip);
+  return isPublicAddress(address) ? null : address;
 }
+
+const forwardedHops = (request: Request) =>
+  (request.headers.get("x-forwarded-for") ?? "").split(",").map((hop) => hop.trim()).filter(Boolean);
 
 /**
  * What counts as one client for a limit: an IPv4 address, or an IPv6 /64, the block one home or
@@ -69,9 +75,8 @@ export function parseTrustedProxies(text: string): { proxies: TrustedProxies } |
   return { proxies };
 }
 
-function isTrusted(address: string, trusted: TrustedProxies): boolean {
-  const ip = parseIp(address);
-  return ip !== null && trusted.some((proxy) => inBlock(ip, proxy.ip, proxy.bits));
+function isTrusted(ip: Ip, trusted: TrustedProxies): boolean {
+  return trusted.some((proxy) => inBlock(ip, proxy.ip, proxy.bits));
 }
 
 function inBlock(ip: Ip, base: Ip, bits: number): boolean {
@@ -89,13 +94,11 @@ function parseIp(text: string): Ip | null {
   if (v4 !== null) return { v4 };
   const v6 = parseIPv6(text.replace(/^\[(.*)\]$/, "$1"));
   if (v6 === null) return null;
-  if (v6.slice(0, 5).every((group) => group === 0) && v6[5] === 0xffff) return { v4: ((v6[6]! << 16) | v6[7]!) >>> 0 };
-  return { v6 };
+  const mapped = mappedIPv4(v6);
+  return mapped === null ? { v6 } : { v4: mapped };
 }
 
-function canonical(address: string): string {
-  const ip = parseIp(address);
-  if (ip === null) return address;
+function formatIp(ip: Ip): string {
   if ("v4" in ip) return [24, 16, 8, 0].map((shift) => (ip.v4 >>> shift) & 255).join(".");
   return ip.v6.map((group) => group.toString(16)).join(":");
 }

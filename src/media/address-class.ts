@@ -1,6 +1,6 @@
 // Whether a resolved IP address is on the public internet. The relay refuses to connect anywhere
 // else, so a CDN name pointed at a private network (or a redirect to one) cannot reach inside.
-import { parseIPv4, parseIPv6 } from "../util/ip-address.ts";
+import { mappedIPv4, parseIPv4, parseIPv6 } from "../util/ip-address.ts";
 
 // IPv4 ranges that are not globally routable (IANA special-purpose registry).
 const PRIVATE_V4: ReadonlyArray<readonly [string, number]> = [
@@ -30,7 +30,8 @@ function isPublicV6(g: number[]): boolean {
   const embeddedV4 = (((g[6]! << 16) | g[7]!) >>> 0);
   const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
   // ::ffff:a.b.c.d (mapped) and 64:ff9b::a.b.c.d (NAT64) reach the IPv4 address inside.
-  if (zeros(0, 5) && g[5] === 0xffff) return isPublicV4(embeddedV4);
+  const mapped = mappedIPv4(g);
+  if (mapped !== null) return isPublicV4(mapped);
   if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return isPublicV4(embeddedV4);
   // 6to4 carries an IPv4 address in groups 1-2.
   if (g[0] === 0x2002) return isPublicV4(((g[1]! << 16) | g[2]!) >>> 0);

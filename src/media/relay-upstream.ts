@@ -56,9 +56,12 @@ function watchedBody(body: ReadableStream<Uint8Array>, idleTimeoutMs: number | u
   let timer: ReturnType<typeof setTimeout> | undefined;
   /** When the pending read began; null while none is pending. */
   let readingSince: number | null = null;
-  const stop = (reason?: unknown) => {
+  const finish = () => {
     end();
     clearTimeout(timer);
+  };
+  const stop = (reason?: unknown) => {
+    finish();
     return reader.cancel(reason).catch(() => {});
   };
   const watch = (controller: ReadableStreamDefaultController<Uint8Array>, idleMs: number) => {
@@ -81,14 +84,12 @@ function watchedBody(body: ReadableStream<Uint8Array>, idleTimeoutMs: number | u
           // The watch may have cut the body while this read waited; the stream is errored then.
           if (readingSince === null) return;
           if (read.done) {
-            end();
-            clearTimeout(timer);
+            finish();
             return controller.close();
           }
           controller.enqueue(read.value);
         } catch (error) {
-          end();
-          clearTimeout(timer);
+          finish();
           throw error;
         } finally {
           readingSince = null;

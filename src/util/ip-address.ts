@@ -31,3 +31,9 @@ export function parseIPv6(text: string): number[] | null {
   if (tail.length) groups.splice(6, 2, ...tail);
   return groups;
 }
+
+/** The IPv4 address inside an IPv4-mapped IPv6 address (::ffff:a.b.c.d); null for any other. */
+export function mappedIPv4(groups: readonly number[]): number | null {
+  if (!groups.slice(0, 5).every((group) => group === 0) || groups[5] !== 0xffff) return null;
+  return ((groups[6]! << 16) | groups[7]!) >>> 0;
+}
