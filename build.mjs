@@ -30,6 +30,8 @@ const entries = {
   bun: "src/runtime/bun.ts",
   deno: "src/runtime/deno.ts",
   admin: "src/cli/main.ts",
+  // The embedded store's thread (src/store/pglite-thread.ts), which the bundles above start.
+  "pglite-worker": "src/store/pglite-worker.ts",
 };
 
 await build({

@@ -19,7 +19,7 @@ export interface Service {
 
 export async function startService(config: Config, runtime: Runtime, log: Logger): Promise<Service> {
   const serve = runtime.serve;
-  const [db] = await Promise.all([openStore(config), probeToolsAhead(runtime.toolRuns, { "yt-dlp": config.YTDLP_PATH, ffmpeg: config.FFMPEG_PATH })]);
+  const [db] = await Promise.all([openStore(config, { openPgliteIn: runtime.openPgliteIn }), probeToolsAhead(runtime.toolRuns, { "yt-dlp": config.YTDLP_PATH, ffmpeg: config.FFMPEG_PATH })]);
   const deps = createAppDeps(config, runtime);
   for (const [tool, { path, failure }] of Object.entries(deps.tools)) {
     if (failure !== null) log.warn("a media tool cannot be run: page mode answers 503 tool_missing", { tool, path, failure });

@@ -6,13 +6,14 @@
 // cost a third of the relay's speed (README, Runtimes: 0.59-0.64 of Bun's own pass-through
 // against 0.81-0.82 this way).
 import { main } from "../service.ts";
+import { openPgliteThread } from "../store/pglite-thread.ts";
 import { nodeCapabilities } from "./node/capabilities.ts";
 import { nodeUpstream } from "./node/relay-upstream.ts";
 import { serveNode } from "./node-server.ts";
 
 await main(
   process.env,
-  { name: "bun", serve: serveNode, upstream: nodeUpstream, ...nodeCapabilities },
+  { name: "bun", serve: serveNode, upstream: nodeUpstream, openPgliteIn: openPgliteThread, ...nodeCapabilities },
   (signal, stop) => process.once(signal, stop),
   (code) => process.exit(code),
 );

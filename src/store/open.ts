@@ -6,12 +6,15 @@ import { openPglite, openPostgres, type Db } from "./db.ts";
 import { migrate } from "./migrate.ts";
 import { bundledTemplate, seedFromTemplate } from "./pglite-template.ts";
 
-export async function openStore(
-  config: { DATABASE_URL?: string | undefined; DATA_DIR: string },
+export interface EmbeddedStoreOptions {
   /** The data folder a new embedded store starts from (tests name their own). */
-  pgliteTemplate = bundledTemplate,
-): Promise<Db> {
-  const db = config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : await openEmbedded(config.DATA_DIR, pgliteTemplate);
+  template?: string;
+  /** Opens PGlite in a folder: in this thread by default, or on one of its own (openPgliteThread). */
+  openPgliteIn?: (folder: string) => Promise<Db>;
+}
+
+export async function openStore(config: { DATABASE_URL?: string | undefined; DATA_DIR: string }, embedded: EmbeddedStoreOptions = {}): Promise<Db> {
+  const db = config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : await openEmbedded(config.DATA_DIR, embedded);
   try {
     await migrate(db);
   } catch (error) {
@@ -27,14 +30,14 @@ export function privateFolder(folder: string): void {
   chmodSync(folder, 0o700);
 }
 
-async function openEmbedded(dataDir: string, template: string): Promise<Db> {
+async function openEmbedded(dataDir: string, { template = bundledTemplate, openPgliteIn = openPglite }: EmbeddedStoreOptions): Promise<Db> {
   privateFolder(dataDir);
   const lock = lockDataDir(dataDir);
   try {
     const folder = join(dataDir, "pglite");
     seedFromTemplate(folder, template);
     privateFolder(folder);
-    const db = await openPglite(folder);
+    const db = await openPgliteIn(folder);
     return {
       ...db,
       close: async () => {

@@ -23,13 +23,13 @@ describe("openStore() on the embedded store", () => {
 
   test("an empty DATA_DIR starts as a copy of the template, migrated, and keeps its rows on reopening", { timeout: 120_000 }, async () => {
     const DATA_DIR = dataDir();
-    const db = await openStore({ DATA_DIR }, template);
+    const db = await openStore({ DATA_DIR }, { template });
     expect(systemId(path.join(DATA_DIR, "pglite"))).toBe(systemId(template));
     expect((await db.query<{ n: number }>("SELECT count(*)::int AS n FROM schema_migrations"))[0]!.n).toBeGreaterThanOrEqual(3);
     await db.exec("CREATE TABLE kept (x int); INSERT INTO kept VALUES (7)");
     await db.close();
 
-    const again = await openStore({ DATA_DIR }, template);
+    const again = await openStore({ DATA_DIR }, { template });
     expect(await again.query("SELECT x FROM kept")).toEqual([{ x: 7 }]);
     await again.close();
   });
@@ -37,10 +37,10 @@ describe("openStore() on the embedded store", () => {
   test("a data folder that holds anything is not replaced by the template", { timeout: 120_000 }, async () => {
     const DATA_DIR = dataDir();
     const folder = path.join(DATA_DIR, "pglite");
-    await (await openStore({ DATA_DIR }, path.join(DATA_DIR, "no-template"))).close();
+    await (await openStore({ DATA_DIR }, { template: path.join(DATA_DIR, "no-template") })).close();
     const ownId = systemId(folder);
     expect(ownId).not.toBe(systemId(template));
-    const db = await openStore({ DATA_DIR }, template);
+    const db = await openStore({ DATA_DIR }, { template });
     expect(systemId(folder)).toBe(ownId);
     await db.close();
   });

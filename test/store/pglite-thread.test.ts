@@ -1,0 +1,117 @@
+// The embedded store on a thread of its own (Bun's service runs it so): the same answers, errors
+// and transactions as PGlite in the service's thread, through the bundled worker the global setup
+// built (dist/pglite-worker.mjs).
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createAccount } from "../../src/store/accounts.ts";
+import { admitRequest, createApiKey } from "../../src/store/api-keys.ts";
+import { StoreUnavailableError, type Db } from "../../src/store/db.ts";
+import { migrate } from "../../src/store/migrate.ts";
+import { openPgliteThread } from "../../src/store/pglite-thread.ts";
+import { sha256Hex } from "../../src/util/bytes.ts";
+
+const worker = path.resolve("dist/pglite-worker.mjs");
+const template = path.resolve("dist/pglite-template");
+
+describe("PGlite on a thread of its own", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "pglite-thread-"));
+  let db: Db;
+
+  beforeAll(async () => {
+    cpSync(template, path.join(dir, "pglite"), { recursive: true });
+    db = await openPgliteThread(path.join(dir, "pglite"), worker);
+    await migrate(db);
+    await db.exec("CREATE TABLE t (id int PRIMARY KEY, at timestamptz, note text, ok boolean)");
+  }, 60_000);
+  afterAll(async () => {
+    await db?.close().catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("answers a query with its parameters and Postgres's types", async () => {
+    const at = new Date("2026-11-23T10:00:00.123Z");
+    await db.query("INSERT INTO t VALUES ($1, $2, $3, $4)", [1, at, "one", true]);
+    expect(await db.query("SELECT * FROM t WHERE id = $1", [1])).toEqual([{ id: 1, at, note: "one", ok: true }]);
+    expect(await db.query("SELECT * FROM t WHERE id = $1", [2])).toEqual([]);
+  });
+
+  test("a failed statement rejects with Postgres's message and code, and the store goes on", async () => {
+    const error = await db.query("INSERT INTO t (id) VALUES (1)").catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).toMatchObject({ code: "23505", message: expect.stringContaining("duplicate key") });
+    await expect(db.exec("SELEC 1")).rejects.toMatchObject({ code: "42601" });
+    expect(await db.query("SELECT count(*)::int AS n FROM t")).toEqual([{ n: 1 }]);
+  });
+
+  test("a transaction commits what its work did and returns the work's value", async () => {
+    const value = await db.transaction(async (tx) => {
+      await tx.query("INSERT INTO t (id, note) VALUES ($1, $2)", [10, "ten"]);
+      await tx.exec("INSERT INTO t (id, note) VALUES (11, 'eleven')");
+      return (await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM t WHERE id >= 10"))[0]!.n;
+    });
+    expect(value).toBe(2);
+    expect(await db.query("SELECT id FROM t WHERE id >= 10 ORDER BY id")).toEqual([{ id: 10 }, { id: 11 }]);
+  });
+
+  test("a transaction whose work throws is rolled back and rethrows that very error", async () => {
+    const thrown = new Error("the work failed");
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query("INSERT INTO t (id) VALUES (20)");
+        throw thrown;
+      }),
+    ).rejects.toBe(thrown);
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query("INSERT INTO t (id) VALUES (21)");
+        await tx.query("INSERT INTO t (id) VALUES (21)");
+      }),
+    ).rejects.toMatchObject({ code: "23505" });
+    expect(await db.query("SELECT id FROM t WHERE id IN (20, 21)")).toEqual([]);
+  });
+
+  test("a call made while a transaction is open waits for it, as on one connection", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const transaction = db.transaction(async (tx) => {
+      await tx.query("INSERT INTO t (id) VALUES (30)");
+      await held;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    let seen: unknown = null;
+    const outside = db.query("SELECT count(*)::int AS n FROM t WHERE id = 30").then((rows) => (seen = rows));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(seen).toBeNull();
+    release();
+    await Promise.all([transaction, outside]);
+    expect(seen).toEqual([{ n: 1 }]);
+  });
+
+  test("admits requests exactly up to a key's burst limit when they come at once", async () => {
+    const now = new Date();
+    const account = (await createAccount(db, "thread@example.com", "hash"))!;
+    const { plain } = await createApiKey(db, { accountId: account.id, name: "k", tier: "FREE", expiresInDays: null, now });
+    const hash = await sha256Hex(plain);
+    const admissions = await Promise.all(Array.from({ length: 20 }, () => admitRequest(db, hash, now)));
+    // FREE: a burst of 10 (migration 001).
+    expect(admissions.filter((each) => each.outcome === "admitted")).toHaveLength(10);
+    expect(admissions.filter((each) => each.outcome === "burst")).toHaveLength(10);
+  });
+
+  test("after close, every call fails as a store that is unavailable", async () => {
+    const other = path.join(dir, "closed");
+    cpSync(template, other, { recursive: true });
+    const closing = await openPgliteThread(other, worker);
+    expect(await closing.query("SELECT 1 AS one")).toEqual([{ one: 1 }]);
+    await closing.close();
+    await expect(closing.query("SELECT 1")).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+
+  test("a folder PGlite cannot open rejects the opening, and the thread is gone", async () => {
+    const notAFolder = path.join(dir, "a-file");
+    writeFileSync(notAFolder, "not a database");
+    await expect(openPgliteThread(notAFolder, worker)).rejects.toThrow();
+  });
+});
