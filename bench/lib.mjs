@@ -1,11 +1,13 @@
 // Shared pieces of the benchmarks: start the built service under a runtime as a child process, a
 // key no quota stops, small local upstreams (X syndication, a static site with Range), a
 // keep-alive HTTP load generator, timers for one download or one child process, and tables.
-import { spawn } from "node:child_process";
-import { closeSync, createReadStream, ftruncateSync, openSync, readFileSync, statSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { chmodSync, closeSync, createReadStream, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { Agent, createServer, request } from "node:http";
 import { once } from "node:events";
+import net from "node:net";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { PGlite } from "@electric-sql/pglite";
 import postgres from "postgres";
 
@@ -92,6 +94,107 @@ export async function withBenchDatabase(work) {
     await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
   }
+}
+
+export async function freePort() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export async function waitForPort(port) {
+  for (let i = 0; i < 100; i++) {
+    const open = await new Promise((resolve) => {
+      const socket = net.connect(port, "127.0.0.1", () => (socket.destroy(), resolve(true)));
+      socket.on("error", () => resolve(false));
+    });
+    if (open) return;
+    await sleep(50);
+  }
+  throw new Error(`nothing listens on ${port}`);
+}
+
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
+
+/** All processes of a server: the pid and its children (nginx workers). Threads count with their process. */
+export function processTree(pid) {
+  const children = readdirSync("/proc").filter((name) => /^\d+$/.test(name)).filter((name) => {
+    try {
+      return readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1].split(" ")[1] === String(pid);
+    } catch {
+      return false;
+    }
+  });
+  return [pid, ...children.map(Number)];
+}
+
+/** CPU seconds (user and system, all threads) the processes have used so far. */
+export function cpuSeconds(pids) {
+  return pids.reduce((sum, pid) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return sum + (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  }, 0);
+}
+
+/** Waits (up to 30 s) until the processes use under 2 % of a core over half a second. */
+export async function untilIdle(pids) {
+  for (let tries = 0; tries < 60; tries++) {
+    const before = cpuSeconds(pids);
+    await sleep(500);
+    if (cpuSeconds(pids) - before < 0.01) return;
+  }
+}
+
+/** The largest of a /proc status field (VmRSS, VmHWM) over the processes, in MB. */
+export function memoryMB(pids, field) {
+  return Math.max(...pids.map((pid) => {
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) / 1024 : 0;
+  }));
+}
+
+export const NGINX = "/usr/sbin/nginx";
+
+/** nginx in the foreground with `serverBlock`, its files under `prefix`. */
+export function startNginx(prefix, serverBlock) {
+  mkdirSync(prefix, { recursive: true });
+  const conf = join(prefix, "nginx.conf");
+  writeFileSync(conf, `worker_processes 1;
+pid ${prefix}/nginx.pid;
+error_log ${prefix}/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  default_type video/mp4;
+  client_body_temp_path ${prefix}/client; proxy_temp_path ${prefix}/proxy; fastcgi_temp_path ${prefix}/fastcgi;
+  uwsgi_temp_path ${prefix}/uwsgi; scgi_temp_path ${prefix}/scgi;
+  ${serverBlock}
+}
+`);
+  const child = spawn(NGINX, ["-p", prefix, "-c", conf, "-g", "daemon off;"], { stdio: "inherit" });
+  return { pid: child.pid, stop: () => child.kill("SIGTERM") };
+}
+
+/**
+ * An origin for relays: nginx sending a sparse file of `bytes` from `dir`/www with sendfile, at
+ * almost no CPU, so the origin is not what limits a relay; null where there is no nginx.
+ */
+export async function startFileOrigin(dir, bytes) {
+  if (!existsSync(NGINX)) return null;
+  const www = join(dir, "www");
+  mkdirSync(www, { recursive: true });
+  sparseFile(www, "big.mp4", bytes);
+  // nginx's worker runs as nobody: it must reach the file.
+  for (const each of [dir, www]) chmodSync(each, 0o755);
+  chmodSync(join(www, "big.mp4"), 0o644);
+  const port = await freePort();
+  const nginx = startNginx(join(dir, "origin"), `server { listen 127.0.0.1:${port}; root ${www}; }`);
+  await waitForPort(port);
+  return { url: `http://127.0.0.1:${port}`, pid: nginx.pid, stop: nginx.stop };
 }
 
 /** A sparse file of `bytes` in `dir`: reading it costs an origin almost nothing but copying page-cache zeros. */

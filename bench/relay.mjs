@@ -9,104 +9,23 @@
 // The origin and the nginx proxy_pass row use /usr/sbin/nginx when it exists (run as root, in the
 // foreground, from a temp config); otherwise the origin is a Node server and the nginx row is left out.
 
-import { execFileSync, fork, spawn } from "node:child_process";
+import { fork } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { createBenchKey, curl, median, startService } from "./lib.mjs";
+import { cpuSeconds, createBenchKey, curl, freePort, median, memoryMB, processTree, startFileOrigin, startNginx, startService, untilIdle, waitForPort } from "./lib.mjs";
 
 const SIZE = Number(process.env.RELAY_BENCH_MB ?? 1024) * 1024 * 1024;
 const RUNS = Number(process.env.RELAY_BENCH_RUNS ?? 3);
 const SLOW_SECONDS = Number(process.env.RELAY_BENCH_SLOW_S ?? 5);
 const ONLY = process.env.RELAY_BENCH_ONLY?.split(",");
 const wanted = (variant) => !ONLY || ONLY.includes(variant);
-const NGINX = "/usr/sbin/nginx";
-const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
 const here = path.dirname(fileURLToPath(import.meta.url));
 let temp;
 const stoppers = [];
-
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function waitForPort(port) {
-  for (let i = 0; i < 100; i++) {
-    const open = await new Promise((resolve) => {
-      const socket = net.connect(port, "127.0.0.1", () => (socket.destroy(), resolve(true)));
-      socket.on("error", () => resolve(false));
-    });
-    if (open) return;
-    await sleep(50);
-  }
-  throw new Error(`nothing listens on ${port}`);
-}
-
-// All processes of a server: the pid and its children (nginx workers).
-function processTree(pid) {
-  const children = fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name)).filter((name) => {
-    try {
-      return fs.readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1].split(" ")[1] === String(pid);
-    } catch {
-      return false;
-    }
-  });
-  return [pid, ...children.map(Number)];
-}
-
-function cpuSeconds(pids) {
-  return pids.reduce((sum, pid) => {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return sum + (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  }, 0);
-}
-
-/** Waits (up to 30 s) until the processes use under 2 % of a core over half a second. */
-async function untilIdle(pids) {
-  for (let tries = 0; tries < 60; tries++) {
-    const before = cpuSeconds(pids);
-    await sleep(500);
-    if (cpuSeconds(pids) - before < 0.01) return;
-  }
-}
-
-function memoryMB(pids, field) {
-  return Math.max(...pids.map((pid) => {
-    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
-    return match ? Number(match[1]) / 1024 : 0;
-  }));
-}
-
-async function startNginx(name, serverBlock) {
-  const prefix = path.join(temp, name);
-  fs.mkdirSync(prefix, { recursive: true });
-  const conf = path.join(prefix, "nginx.conf");
-  fs.writeFileSync(conf, `worker_processes 1;
-pid ${prefix}/nginx.pid;
-error_log ${prefix}/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  default_type video/mp4;
-  client_body_temp_path ${prefix}/client; proxy_temp_path ${prefix}/proxy; fastcgi_temp_path ${prefix}/fastcgi;
-  uwsgi_temp_path ${prefix}/uwsgi; scgi_temp_path ${prefix}/scgi;
-  ${serverBlock}
-}
-`);
-  const child = spawn(NGINX, ["-p", prefix, "-c", conf, "-g", "daemon off;"], { stdio: "inherit" });
-  stoppers.push(() => child.kill("SIGTERM"));
-  return child.pid;
-}
 
 async function startChild(bundle, variant, port, target) {
   const child = fork(bundle, [variant, String(port), target], { stdio: "inherit" });
@@ -131,35 +50,31 @@ async function main() {
     logLevel: "warning",
   });
 
-  const hasNginx = fs.existsSync(NGINX);
-  const originPort = await freePort();
+  const nginxOrigin = await startFileOrigin(temp, SIZE);
+  let originPort;
   let originPid;
   let target;
-  if (hasNginx) {
-    // A sparse file: nginx sends it with sendfile at almost no CPU, so the origin is not the limit.
-    const www = path.join(temp, "www");
-    fs.mkdirSync(www);
-    const file = path.join(www, "big.mp4");
-    fs.writeFileSync(file, "");
-    fs.truncateSync(file, SIZE);
-    for (const dir of [temp, www]) fs.chmodSync(dir, 0o755);
-    fs.chmodSync(file, 0o644);
-    originPid = await startNginx("origin", `server { listen 127.0.0.1:${originPort}; root ${www}; }`);
-    target = `http://127.0.0.1:${originPort}/big.mp4`;
+  if (nginxOrigin) {
+    stoppers.push(nginxOrigin.stop);
+    originPort = Number(new URL(nginxOrigin.url).port);
+    originPid = nginxOrigin.pid;
+    target = `${nginxOrigin.url}/big.mp4`;
   } else {
+    originPort = await freePort();
     target = `http://127.0.0.1:${originPort}/big.mp4?size=${SIZE}`;
     originPid = await startChild(bundle, "origin", originPort, target);
+    await waitForPort(originPort);
   }
-  await waitForPort(originPort);
 
   const variants = [{ name: "straight from the origin", port: originPort, pid: originPid }];
-  if (hasNginx && wanted("nginx")) {
+  if (nginxOrigin && wanted("nginx")) {
     const port = await freePort();
-    const pid = await startNginx("proxy", `server { listen 127.0.0.1:${port};
+    const proxy = startNginx(path.join(temp, "proxy"), `server { listen 127.0.0.1:${port};
     location / { proxy_pass http://127.0.0.1:${originPort}; proxy_http_version 1.1; proxy_set_header Connection "";
       proxy_buffer_size 64k; proxy_buffers 8 64k; proxy_busy_buffers_size 128k; proxy_max_temp_file_size 0; } }`);
+    stoppers.push(proxy.stop);
     await waitForPort(port);
-    variants.push({ name: "nginx proxy_pass, 64 KiB buffers", port, pid });
+    variants.push({ name: "nginx proxy_pass, 64 KiB buffers", port, pid: proxy.pid });
   }
   for (const [name, variant] of [
     ["node:http request pipe (10 lines)", "pipe"],

@@ -4,23 +4,16 @@
 // 50 ms, VmHWM for the peak since start).
 //
 //   npm run bench -- store
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os, { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createBenchKey, curl, fmt, load, printTable, sparseFile, startService, startSite, timedGet, withBenchDatabase } from "./lib.mjs";
+import { cpuSeconds, createBenchKey, curl, fmt, load, memoryMB, printTable, sparseFile, startService, startSite, timedGet, withBenchDatabase } from "./lib.mjs";
 
 const RELAY_BYTES = 2 ** 30;
 const RELAYED = "https://video.twimg.com/big.mp4";
 
-const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
-/** CPU seconds the process used so far, all its threads. */
-const cpuSeconds = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-};
-const statusMB = (pid, field) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
+const statusMB = (pid, field) => memoryMB([pid], field);
 
 /** Runs `work` while sampling the process's RSS; resolves with the largest sample. */
 async function peakRssDuring(pid, work) {
@@ -46,7 +39,7 @@ async function startHealthy(env) {
     if (status === 200) break;
     await sleep(10);
   }
-  return { service, ms: performance.now() - started, cpu: cpuSeconds(service.pid), peak: statusMB(service.pid, "VmHWM") };
+  return { service, ms: performance.now() - started, cpu: cpuSeconds([service.pid]), peak: statusMB(service.pid, "VmHWM") };
 }
 
 async function measure(store, env, execSql) {

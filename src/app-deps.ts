@@ -68,13 +68,15 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     },
     onAnswer: (path) => metrics.xSource(path),
   });
+  // 0 turns the cut off, for direct and page mode alike.
+  const idleTimeoutMs = config.DOWNLOAD_IDLE_TIMEOUT_S === 0 ? undefined : config.DOWNLOAD_IDLE_TIMEOUT_S * 1000;
   const relay = {
     upstream: countedUpstream(upstream, metrics),
     onUndeclaredBytes: (count: number) => metrics.relayedBytes("direct", count),
     originOverrides: config.ORIGIN_OVERRIDES,
     maxBytes: config.MAX_DOWNLOAD_BYTES,
     firstByteTimeoutMs: config.DIRECT_TIMEOUT_MS,
-    idleTimeoutMs: config.DOWNLOAD_IDLE_TIMEOUT_S * 1000,
+    idleTimeoutMs,
     resolveHost: runtime.resolveHost,
   };
   const egress = { trusted: trustedEndpoints(config.EXTRA_PAGE_HOSTS, config.ORIGIN_OVERRIDES), resolveHost: runtime.resolveHost };
@@ -108,7 +110,7 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     onChild: () => metrics.childStarted("ffmpeg"),
     onBytes: (count: number) => metrics.relayedBytes("page", count),
     gate,
-    idleTimeoutMs: config.DOWNLOAD_IDLE_TIMEOUT_S * 1000,
+    idleTimeoutMs,
   };
   return {
     tweets,

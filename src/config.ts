@@ -93,9 +93,12 @@ export const ConfigSchema = z.object({
     .default(new Map())
     .describe("Comma list of host=origin, e.g. `video.twimg.com=http://127.0.0.1:9000`: fetch that host's media from another origin"),
   MAX_DOWNLOAD_BYTES: positiveInt.default(2 * 1024 ** 3).describe("Largest file a download may send, in bytes"),
-  DOWNLOAD_IDLE_TIMEOUT_S: positiveInt
+  DOWNLOAD_IDLE_TIMEOUT_S: z.coerce
+    .number()
+    .int()
+    .min(0)
     .default(30)
-    .describe("How long a download's source may send nothing before the download is cut, in seconds"),
+    .describe("How long a download's source may send nothing before the download is cut, in seconds; 0 never cuts (README, Runtimes: Deno's relay at full speed)"),
   MAX_DIRECT_DOWNLOADS: positiveInt.default(256).describe("Direct-mode relays this instance runs at once"),
   OUTBOUND_PROXY: outboundProxy
     .optional()

@@ -14,6 +14,12 @@ describe("parseConfig()", () => {
     expect(() => parseConfig({ SHUTDOWN_GRACE_MS: "-1" })).toThrow(/SHUTDOWN_GRACE_MS/);
   });
 
+  it("cuts a download whose source is quiet for 30 s unless told otherwise, 0 meaning never", () => {
+    expect(parseConfig({}).DOWNLOAD_IDLE_TIMEOUT_S).toBe(30);
+    expect(parseConfig({ DOWNLOAD_IDLE_TIMEOUT_S: "0" }).DOWNLOAD_IDLE_TIMEOUT_S).toBe(0);
+    expect(() => parseConfig({ DOWNLOAD_IDLE_TIMEOUT_S: "-1" })).toThrow(/DOWNLOAD_IDLE_TIMEOUT_S/);
+  });
+
   it("caps what yt-dlp describes of a page with several media at 20 items unless told otherwise, 1 to 100", () => {
     expect(parseConfig({}).PLAYLIST_MAX_ITEMS).toBe(20);
     expect(parseConfig({ PLAYLIST_MAX_ITEMS: "5" }).PLAYLIST_MAX_ITEMS).toBe(5);

@@ -20,7 +20,10 @@ export interface UpstreamResponse {
   body: ReadableStream<Uint8Array> | null;
   /** The runtime's own object behind `body`, unread, for its server adapter (src/http/native-body.ts). */
   native?: unknown;
-  /** Settles when the body is over: read to its end, cut, or cancelled (at once for HEAD). */
+  /**
+   * Settles when the body is over: read to its end, cut, or cancelled (at once for HEAD). Never
+   * for a body fetchUpstream leaves unwatched: the server adapter tells when the response is over.
+   */
   ended: Promise<void>;
 }
 
@@ -29,7 +32,8 @@ export type UpstreamClient = (request: UpstreamRequest) => Promise<UpstreamRespo
 
 /**
  * Upstream client on the runtime's fetch, for Deno. It cannot pin the connection to `address` (fetch has no lookup
- * hook), so the address check is done on a separate resolution.
+ * hook), so the address check is done on a separate resolution. Without an idle timeout the body is
+ * fetch's own, which Deno's server passes on without running JavaScript per chunk.
  */
 export const fetchUpstream: UpstreamClient = async ({ url, method, headers, signal, idleTimeoutMs }) => {
   const response = await fetch(url, { method, headers, signal, redirect: "manual" });
@@ -37,8 +41,8 @@ export const fetchUpstream: UpstreamClient = async ({ url, method, headers, sign
     await response.body?.cancel();
     return { status: response.status, headers: response.headers, body: null, ended: Promise.resolve() };
   }
-  const watched = watchedBody(response.body, idleTimeoutMs);
-  return { status: response.status, headers: response.headers, ...watched };
+  if (idleTimeoutMs === undefined) return { status: response.status, headers: response.headers, body: response.body, ended: new Promise(() => {}) };
+  return { status: response.status, headers: response.headers, ...watchedBody(response.body, idleTimeoutMs) };
 };
 
 /**
@@ -49,7 +53,7 @@ export const fetchUpstream: UpstreamClient = async ({ url, method, headers, sign
  * the whole body: it wakes once per idle period and looks at how long the pending read has waited,
  * which costs far less per chunk than a timer and a race for every read.
  */
-function watchedBody(body: ReadableStream<Uint8Array>, idleTimeoutMs: number | undefined): { body: ReadableStream<Uint8Array>; ended: Promise<void> } {
+function watchedBody(body: ReadableStream<Uint8Array>, idleTimeoutMs: number): { body: ReadableStream<Uint8Array>; ended: Promise<void> } {
   let end!: () => void;
   const ended = new Promise<void>((resolve) => (end = resolve));
   const reader = body.getReader();
@@ -78,7 +82,7 @@ function watchedBody(body: ReadableStream<Uint8Array>, idleTimeoutMs: number | u
     {
       async pull(controller) {
         readingSince = performance.now();
-        if (idleTimeoutMs !== undefined) timer ??= setTimeout(watch, idleTimeoutMs, controller, idleTimeoutMs);
+        timer ??= setTimeout(watch, idleTimeoutMs, controller, idleTimeoutMs);
         try {
           const read = await reader.read();
           // The watch may have cut the body while this read waited; the stream is errored then.

@@ -215,6 +215,27 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         }
       });
 
+      it("with DOWNLOAD_IDLE_TIMEOUT_S=0 relays the same bytes and length, and a client that goes away still closes the upstream", async () => {
+        const unwatched = await startInstance({ DOWNLOAD_IDLE_TIMEOUT_S: "0" });
+        try {
+          const size = 2 * 1024 * 1024 + 5;
+          const response = await unwatched.get(`/api/v1/download?url=${encodeURIComponent(media(`/file/${size}/clip.mp4`))}`);
+          expect(response.headers.get("content-length")).toBe(String(size));
+          const digest = Buffer.from(await crypto.subtle.digest("SHA-256", await response.arrayBuffer())).toString("hex");
+          expect(digest).toBe(fakeSha256(0, size));
+
+          const before = cdn.requests.length;
+          const controller = new AbortController();
+          const big = await unwatched.get(`/api/v1/download?url=${encodeURIComponent(media("/file/1073741824/big.mp4"))}`, { signal: controller.signal });
+          const reader = big.body!.getReader();
+          await reader.read();
+          controller.abort();
+          expect(await cdn.requests[before]!.outcome).toBe("closed");
+        } finally {
+          await unwatched.dispose();
+        }
+      });
+
       it("passes Range through and answers HEAD", async () => {
         const url = `/api/v1/download?url=${encodeURIComponent(media("/file/100000/a.mp4"))}`;
         const part = await get(url, { headers: { range: "bytes=1000-1999" } });

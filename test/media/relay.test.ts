@@ -238,6 +238,17 @@ describe.each([
       expect(received).toBe(65536);
       expect(await cdn.requests[before]!.outcome).toBe("closed");
     });
+
+    it("leaves a quiet source alone when there is no idle time (DOWNLOAD_IDLE_TIMEOUT_S=0), until the client goes", async () => {
+      const before = cdn.requests.length;
+      const response = await relay("/stall/65536/file/1048576/a.mp4");
+      const reader = response.body!.getReader();
+      let received = 0;
+      while (received < 65536) received += (await reader.read()).value!.byteLength;
+      expect(await within(reader.read(), 700)).toBe("timed out");
+      await reader.cancel();
+      expect(await within(cdn.requests[before]!.outcome, 2000)).toBe("closed");
+    });
   });
 
   describe("client going away", () => {
