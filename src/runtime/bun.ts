@@ -4,7 +4,8 @@
 // node:http too: its socket's own idle timer cuts a stalled source, and the adapter pipes its body
 // as a Node stream. Bun's fetch needs a JavaScript stream around the body for that timer, which
 // cost a third of the relay's speed (README, Runtimes: 0.59-0.64 of Bun's own pass-through
-// against 0.81-0.82 this way).
+// against 0.81-0.82 this way). The embedded store runs on a thread of its own: in the relay's heap,
+// PGlite doubled the CPU each relayed GiB cost.
 import { main } from "../service.ts";
 import { openPgliteThread } from "../store/pglite-thread.ts";
 import { nodeCapabilities } from "./node/capabilities.ts";
