@@ -109,6 +109,17 @@ describe("PGlite on a thread of its own", () => {
     await expect(closing.query("SELECT 1")).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 
+  test("a thread that dies fails the call it was on and every later one as a store that is unavailable", async () => {
+    // Says it is open, then ends at the first call, as a crashed store would.
+    const dying = path.join(dir, "dying-worker.mjs");
+    writeFileSync(dying, 'import { parentPort } from "node:worker_threads";\nparentPort.postMessage({ id: 0 });\nparentPort.on("message", () => process.exit(3));\n');
+    const lost = await openPgliteThread(path.join(dir, "unused"), dying);
+    const first = await lost.query("SELECT 1").catch((error: unknown) => error);
+    expect(first).toBeInstanceOf(StoreUnavailableError);
+    expect(String(first)).toMatch(/exit code 3/);
+    await expect(lost.transaction(async () => 1)).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+
   test("a folder PGlite cannot open rejects the opening, and the thread is gone", async () => {
     const notAFolder = path.join(dir, "a-file");
     writeFileSync(notAFolder, "not a database");
