@@ -10,11 +10,10 @@
 //                                    RUNTIMES_BENCH_ROUNDS=3)
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  clipRoutes, cpuSeconds, createBenchKey, curl, fmt, load, makeClip, median, printTable, processTree, runtimes, sparseFile, startFakeSyndication, startFileOrigin,
+  clipRoutes, cpuSeconds, createBenchKey, curl, fmt, freePort, load, makeClip, median, printTable, processTree, runtimes, sparseFile, startFakeSyndication, startFileOrigin,
   startService, startSite, timedGet, untilIdle,
 } from "./lib.mjs";
 
@@ -35,12 +34,7 @@ const api = (service, operation, url) => `${service.url}/api/v1/${operation}?url
 
 /** bench/passthrough.mjs under `runtime`, relaying from `origin`: the runtime's own fastest pass-through (or its node:http one). */
 async function startPassthrough(runtime, origin, server = "") {
-  const port = await new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port: free } = probe.address();
-      probe.close(() => resolve(free));
-    });
-  });
+  const port = await freePort();
   const [command, args] = runtimes[runtime];
   const child = spawn(command, [...args.slice(0, -1), "bench/passthrough.mjs"], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ORIGIN: origin, PORT: String(port), SERVER: server },

@@ -13,18 +13,16 @@ import { cpuSeconds, createBenchKey, curl, fmt, load, memoryMB, printTable, spar
 const RELAY_BYTES = 2 ** 30;
 const RELAYED = "https://video.twimg.com/big.mp4";
 
-const statusMB = (pid, field) => memoryMB([pid], field);
-
 /** Runs `work` while sampling the process's RSS; resolves with the largest sample. */
 async function peakRssDuring(pid, work) {
-  let peak = statusMB(pid, "VmRSS");
-  const timer = setInterval(() => (peak = Math.max(peak, statusMB(pid, "VmRSS"))), 50);
+  let peak = memoryMB([pid], "VmRSS");
+  const timer = setInterval(() => (peak = Math.max(peak, memoryMB([pid], "VmRSS"))), 50);
   try {
     await work();
   } finally {
     clearInterval(timer);
   }
-  return Math.max(peak, statusMB(pid, "VmRSS"));
+  return Math.max(peak, memoryMB([pid], "VmRSS"));
 }
 
 /**
@@ -39,7 +37,7 @@ async function startHealthy(env) {
     if (status === 200) break;
     await sleep(10);
   }
-  return { service, ms: performance.now() - started, cpu: cpuSeconds([service.pid]), peak: statusMB(service.pid, "VmHWM") };
+  return { service, ms: performance.now() - started, cpu: cpuSeconds([service.pid]), peak: memoryMB([service.pid], "VmHWM") };
 }
 
 async function measure(store, env, execSql) {
@@ -50,7 +48,7 @@ async function measure(store, env, execSql) {
   const { service } = again;
   try {
     await sleep(3000);
-    const idle = statusMB(service.pid, "VmRSS");
+    const idle = memoryMB([service.pid], "VmRSS");
     const headers = { authorization: `Bearer ${key}` };
     const api = await peakRssDuring(service.pid, () => load(`${service.url}/api/v1/usage`, { headers, connections: 50, durationMs: 3000 }));
     const relay = await peakRssDuring(service.pid, () =>

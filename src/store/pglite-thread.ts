@@ -48,20 +48,23 @@ export function serveDb(opening: Promise<Db>, port: MessagePort): void {
       (value) => post({ id, value }),
       (error: unknown) => post({ id, error: sendable(error) }),
     );
-  /** Open transactions by the id of the call that began them. */
-  const transactions = new Map<number, Queryable>();
-  /** How each open transaction is told to end, and which call to answer once it has. */
-  const enders = new Map<number, (commit: boolean, endCall: number) => void>();
+  /**
+   * Open transactions by the id of the call that began them: the handle their calls run on, and
+   * how each is told to end (and which call to answer once it has).
+   */
+  const transactions = new Map<number, { tx: Queryable; end(commit: boolean, endCall: number): void }>();
   const rolledBack = Symbol("rolled back");
 
   const begin = (db: Db, id: number) => {
     let endCall: number | undefined;
     db.transaction(async (tx) => {
-      transactions.set(id, tx);
       const commit = await new Promise<boolean>((resolve) => {
-        enders.set(id, (commitIt, replyTo) => {
-          endCall = replyTo;
-          resolve(commitIt);
+        transactions.set(id, {
+          tx,
+          end: (commitIt, replyTo) => {
+            endCall = replyTo;
+            resolve(commitIt);
+          },
         });
         post({ id, value: id });
       });
@@ -75,16 +78,13 @@ export function serveDb(opening: Promise<Db>, port: MessagePort): void {
           : error === rolledBack ? post({ id: endCall, value: null })
           : post({ id: endCall, error: sendable(error) }),
       )
-      .finally(() => {
-        transactions.delete(id);
-        enders.delete(id);
-      });
+      .finally(() => transactions.delete(id));
   };
 
   opening.then(
     (db) => {
       port.on("message", (call: Call) => {
-        const on = (tx: number | undefined): Queryable => (tx === undefined ? db : transactions.get(tx)!);
+        const on = (tx: number | undefined): Queryable => (tx === undefined ? db : transactions.get(tx)!.tx);
         switch (call.op) {
           case "query":
             return void answer(call.id, () => on(call.tx).query(call.text, call.params));
@@ -93,7 +93,7 @@ export function serveDb(opening: Promise<Db>, port: MessagePort): void {
           case "begin":
             return begin(db, call.id);
           case "end":
-            return enders.get(call.tx)!(call.commit, call.id);
+            return transactions.get(call.tx)!.end(call.commit, call.id);
           case "close":
             return void answer(call.id, () => db.close());
         }
