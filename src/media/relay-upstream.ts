@@ -1,5 +1,5 @@
 // The one seam between the relay and a runtime's HTTP client. The entry file picks the client:
-// the node:http one of src/runtime/node/ (Node and Bun) or `fetchUpstream` (Deno).
+// the node:net one of src/runtime/node/ (Node and Bun) or `fetchUpstream` (Deno).
 
 export interface UpstreamRequest {
   url: URL;
@@ -108,7 +108,7 @@ function watchedBody(body: ReadableStream<Uint8Array>, idleTimeoutMs: number): {
 
 /**
  * A fetch over an upstream client, for X's API calls (no request body) through the operator's
- * proxy: the node:http client tunnels where fetch cannot be told to.
+ * proxy: the node:net client tunnels where fetch cannot be told to.
  */
 export function fetchOver(client: UpstreamClient): typeof fetch {
   const fetchLike = async (input: RequestInfo | URL, init: RequestInit = {}) => {

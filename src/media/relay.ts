@@ -24,7 +24,7 @@ export interface RelayInput {
 }
 
 export interface RelayOptions {
-  /** Chosen by the runtime entry file: the node:http client on Node and Bun, fetchUpstream on Deno. */
+  /** Chosen by the runtime entry file: the node:net client on Node and Bun, fetchUpstream on Deno. */
   upstream: UpstreamClient;
   /** host -> origin (e.g. "http://127.0.0.1:9000"); operator-trusted, so no address check there. */
   originOverrides: ReadonlyMap<string, string>;
@@ -144,7 +144,7 @@ async function clientResponse(upstream: UpstreamResponse, input: RelayInput, opt
     await upstream.body?.cancel();
     return new Response(null, { status, headers });
   }
-  // A known length is already within the cap and the HTTP parser stops there, so the bytes pass
+  // A known length is already within the cap and the upstream client stops there, so the bytes pass
   // untouched (and the Node adapter may take the raw Readable); an unknown length is counted.
   if (contentLength === null) return new Response(capped(upstream.body, maxBytes, options.onUndeclaredBytes), { status, headers });
   const response = new Response(upstream.body, { status, headers });

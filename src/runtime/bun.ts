@@ -1,10 +1,9 @@
 // Entry for Bun: `bun dist/bun.mjs`. Bun serves through its own implementation of node:http, not
 // Bun.serve: Bun.serve drops the Content-Length of every streamed body and sends it chunked
 // (oven-sh/bun#10507, still so in Bun 1.4), and a download must say its size. The upstream is
-// node:http too: its socket's own idle timer cuts a stalled source, and the adapter pipes its body
-// as a Node stream. Bun's fetch needs a JavaScript stream around the body for that timer, which
-// cost a third of the relay's speed (README, Runtimes: 0.59-0.64 of Bun's own pass-through
-// against 0.81-0.82 this way). The embedded store runs on a thread of its own: in the relay's heap,
+// the node:net client of src/runtime/node/: its socket's own idle timer cuts a stalled source, and
+// the adapter pipes its body as a Node stream. Bun's fetch needs a JavaScript stream around the
+// body for that timer, which cost a third of the relay's speed (README, Runtimes). The embedded store runs on a thread of its own: in the relay's heap,
 // PGlite doubled the CPU each relayed GiB cost.
 import { main } from "../service.ts";
 import { openPgliteThread } from "../store/pglite-thread.ts";

@@ -58,12 +58,17 @@ async function socks5Connect(socket: net.Socket, proxy: OutboundProxy, host: str
 }
 
 /**
- * Reads from `socket` until `complete` says how many bytes make the message; what came after
- * them is put back for whoever reads next.
+ * Reads from `socket` until `complete` says how many bytes make the message (or throws: it is
+ * malformed); what came after them is put back for whoever reads next.
  */
-export function readFrom(socket: net.Socket, complete: (buffer: Buffer) => number, maxBytes = 16 * 1024): Promise<Buffer> {
+export function readFrom(
+  socket: net.Socket,
+  complete: (buffer: Buffer) => number,
+  maxBytes = 16 * 1024,
+  closedMessage = "The connection closed during the handshake.",
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    let buffer = Buffer.alloc(0);
+    let buffer: Buffer = Buffer.alloc(0);
     const cleanup = () => {
       socket.off("data", onData);
       socket.off("error", onEnd);
@@ -71,11 +76,18 @@ export function readFrom(socket: net.Socket, complete: (buffer: Buffer) => numbe
     };
     const onEnd = (error?: unknown) => {
       cleanup();
-      reject(error instanceof Error ? error : new Error("The connection closed during the handshake."));
+      reject(error instanceof Error ? error : new Error(closedMessage));
     };
     const onData = (chunk: Buffer) => {
-      buffer = Buffer.concat([buffer, chunk]);
-      const size = complete(buffer);
+      buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
+      let size: number;
+      try {
+        size = complete(buffer);
+      } catch (error) {
+        cleanup();
+        socket.pause();
+        return reject(error);
+      }
       if (size < 0 && buffer.length <= maxBytes) return;
       cleanup();
       socket.pause();
