@@ -108,8 +108,8 @@ class UpstreamBody extends Readable {
   #complete = false;
 
   constructor(socket: Socket, framing: BodyFraming, idleTimeoutMs: number | undefined) {
-    // A relayed chunk is up to 64 KiB; room for a few keeps the socket from pausing after each one.
-    super({ highWaterMark: 256 * 1024 });
+    // One socket read's worth (64 KiB): a slow client holds no more than that here per download.
+    super({ highWaterMark: 64 * 1024 });
     this.#socket = socket;
     this.#framing = framing;
     this.#decoder = framing.kind === "chunked" ? new ChunkedDecoder() : null;
