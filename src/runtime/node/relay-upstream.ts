@@ -59,12 +59,13 @@ async function connect(url: URL, address: string | undefined, proxy: OutboundPro
   const host = bareHost(url.hostname);
   const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
   const tunnel = proxy === null ? null : await untilAborted(openTunnel(address ?? host, port, proxy), signal);
-  // A tunnel's handshake left it paused; TLS or the response reader reads from it.
-  tunnel?.resume();
-  const route = tunnel === null ? { host: address ?? host, port } : { socket: tunnel };
-  if (url.protocol !== "https:") return tunnel ?? net.connect(route as net.NetConnectOpts);
+  if (url.protocol !== "https:") return tunnel ?? net.connect({ host: address ?? host, port });
   // The certificate is checked against the URL's name, also when the connection goes to an address.
-  return tls.connect({ ...tlsOptions, ...route, servername: isIP(host) ? undefined : host, checkServerIdentity: (_, cert) => tls.checkServerIdentity(host, cert), ALPNProtocols: ["http/1.1"] });
+  const secure = { ...tlsOptions, servername: isIP(host) ? undefined : host, checkServerIdentity: (_: string, cert: tls.PeerCertificate) => tls.checkServerIdentity(host, cert), ALPNProtocols: ["http/1.1"] };
+  if (tunnel === null) return tls.connect({ ...secure, host: address ?? host, port });
+  // The tunnel's handshake left it paused; TLS reads from it.
+  tunnel.resume();
+  return tls.connect({ ...secure, socket: tunnel });
 }
 
 /** The tunnel, or the abort's reason if that comes first (a tunnel that opens later is closed). */
@@ -76,7 +77,7 @@ function untilAborted(opening: Promise<Socket>, signal: AbortSignal): Promise<So
       (socket) => {
         signal.removeEventListener("abort", onAbort);
         if (signal.aborted) socket.destroy();
-        resolve(socket);
+        else resolve(socket);
       },
       (error: unknown) => {
         signal.removeEventListener("abort", onAbort);
