@@ -82,10 +82,12 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
   const egress = { trusted: trustedEndpoints(config.EXTRA_PAGE_HOSTS, config.ORIGIN_OVERRIDES), resolveHost: runtime.resolveHost };
   const gate = createEgressGate({ policy: egress, outbound, listen: runtime.listenLoopback });
   const tools = probeTools(runtime.toolRuns, { "yt-dlp": config.YTDLP_PATH, ffmpeg: config.FFMPEG_PATH });
-  for (const name of Object.keys(tools) as ToolName[]) {
-    const version = toolVersion(tools[name]);
-    if (version !== null) metrics.toolInfo(name, version);
-  }
+  void tools.then((known) => {
+    for (const name of Object.keys(known) as ToolName[]) {
+      const version = toolVersion(known[name]);
+      if (version !== null) metrics.toolInfo(name, version);
+    }
+  });
   const pages = createPageSource({
     processes: runtime.processes,
     files: runtime.files,

@@ -8,7 +8,7 @@ import { ADMIN_FOLDER, ADMIN_SOCKET, createAdminChannel } from "./cli/channel.ts
 import { ConfigError, parseConfig, type Config } from "./config.ts";
 import { createLogger, errorText, type Logger } from "./log.ts";
 import { openStore, privateFolder } from "./store/open.ts";
-import { probeToolsAhead, ytdlpAgeWarning } from "./processes/tools.ts";
+import { probeTools, ytdlpAgeWarning, type Tools } from "./processes/tools.ts";
 import type { RunningServer } from "./runtime/serve.ts";
 import type { Runtime } from "./runtime/runtime.ts";
 
@@ -19,13 +19,11 @@ export interface Service {
 
 export async function startService(config: Config, runtime: Runtime, log: Logger): Promise<Service> {
   const serve = runtime.serve;
-  const [db] = await Promise.all([openStore(config, { openPgliteIn: runtime.openPgliteIn }), probeToolsAhead(runtime.toolRuns, { "yt-dlp": config.YTDLP_PATH, ffmpeg: config.FFMPEG_PATH })]);
+  // The tools' probe runs beside the store's opening and the server's start; createAppDeps finds it under way.
+  void probeTools(runtime.toolRuns, { "yt-dlp": config.YTDLP_PATH, ffmpeg: config.FFMPEG_PATH });
+  const db = await openStore(config, { openPgliteIn: runtime.openPgliteIn });
   const deps = createAppDeps(config, runtime);
-  for (const [tool, { path, failure }] of Object.entries(deps.tools)) {
-    if (failure !== null) log.warn("a media tool cannot be run: page mode answers 503 tool_missing", { tool, path, failure });
-  }
-  const stale = ytdlpAgeWarning(deps.tools, new Date());
-  if (stale) log.warn(stale);
+  void deps.tools.then((tools) => warnAboutTools(tools, log));
   const app = createApp({ config, db, log, ...deps });
   const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST }, log);
   let admin: RunningServer | undefined;
@@ -64,6 +62,14 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
 }
 
 const CUT_WAIT_MS = 2_000;
+
+function warnAboutTools(tools: Tools, log: Logger): void {
+  for (const [tool, { path, failure }] of Object.entries(tools)) {
+    if (failure !== null) log.warn("a media tool cannot be run: page mode answers 503 tool_missing", { tool, path, failure });
+  }
+  const stale = ytdlpAgeWarning(tools, new Date());
+  if (stale) log.warn(stale);
+}
 
 /** Whether `promise` fulfils within `ms`; a rejection is no success. */
 function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {

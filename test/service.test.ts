@@ -31,3 +31,29 @@ describe("startService().close()", () => {
     }
   });
 });
+
+describe("startService()", () => {
+  it("listens before the media tools' probe is done, and logs a tool that cannot be run once it is", async () => {
+    const database = await createTestDatabase();
+    const lines: Record<string, unknown>[] = [];
+    const server: RunningServer = { address: "http://fake", close: async () => {}, cut: () => {} };
+    try {
+      // Each tool's probe takes over a second here; the service must not wait for it to listen.
+      const config = parseConfig({ DATABASE_URL: database.url, YTDLP_PATH: "/nonexistent/yt-dlp", FFMPEG_PATH: "/nonexistent/ffmpeg" });
+      const slowRuns = {
+        async run(path: string, args: readonly string[], timeoutMs: number) {
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          return nodeCapabilities.toolRuns.run(path, args, timeoutMs);
+        },
+      };
+      const started = Date.now();
+      const service = await startService(config, { name: "node", serve: async () => server, upstream: nodeUpstream, ...nodeCapabilities, toolRuns: slowRuns }, createLogger("debug", (line) => lines.push(JSON.parse(line))));
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(lines.some((line) => line.msg === "a media tool cannot be run: page mode answers 503 tool_missing")).toBe(false);
+      await expect.poll(() => lines.filter((line) => line.msg === "a media tool cannot be run: page mode answers 503 tool_missing").map((line) => line.tool), { timeout: 5_000 }).toEqual(["yt-dlp", "ffmpeg"]);
+      await service.close();
+    } finally {
+      await database.drop();
+    }
+  });
+});

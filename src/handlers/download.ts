@@ -31,7 +31,7 @@ export interface DownloadDeps {
   remux: RemuxOptions;
   tweets: TweetSource;
   pages: PageSource;
-  tools: Tools;
+  tools: Promise<Tools>;
   /** Concurrent page-mode downloads (and MP3 conversions). */
   downloads: Slots;
   /** Concurrent direct-mode relays. */
@@ -108,7 +108,7 @@ async function fromMediaUrl(ctx: ApiContext, deps: DownloadDeps, media: URL, out
     }
   }
   assertDirectUrl(media);
-  requireTools(deps.tools, ["ffmpeg"]);
+  await requireTools(deps.tools, ["ffmpeg"]);
   const input = { url: withOriginOverride(media, deps.relay.originOverrides).href, headers: {}, hls: media.pathname.endsWith(".m3u8") };
   const plan: RemuxPlan = { output, inputs: [input], videoInput: null, audioInput: 0, transcodeVideo: false, transcodeAudio: false, adtsAudio: false };
   const name = filename ?? nameFromMediaUrl(media).stem;
@@ -150,7 +150,7 @@ function upstreamUrl(text: string): URL {
 }
 
 async function pageMode(ctx: ApiContext, deps: DownloadDeps, page: URL, platform: PlatformId, wanted: Wanted): Promise<Response> {
-  requireTools(deps.tools, ["yt-dlp", "ffmpeg"]);
+  await requireTools(deps.tools, ["yt-dlp", "ffmpeg"]);
   return remuxWithSlot(ctx, deps, async () => {
     // The description (kept from /post, or extracted now and kept) says how many items there are.
     if (wanted.index !== null) requireItem(wanted.index, postItems(await deps.pages.info(page)).length);

@@ -17,7 +17,7 @@ import type { PageSource } from "../platforms/ytdlp/source.ts";
 export interface PostDeps {
   tweets: TweetSource;
   pages: PageSource;
-  tools: Tools;
+  tools: Promise<Tools>;
   /** Concurrent yt-dlp extractions: each is a Python process for up to a minute. */
   extractions: Slots;
   extraPageHosts: readonly string[];
@@ -37,7 +37,7 @@ export function postHandler(deps: PostDeps): ApiHandler {
     const page = parseQuery(PostQuery, url.searchParams).url;
     const platform = requirePlatform(page, deps.extraPageHosts);
     if (platform === "X") return json(tweetToPost(await deps.tweets.getTweet(parseStatusId(page.href))));
-    requireTools(deps.tools, ["yt-dlp"]);
+    await requireTools(deps.tools, ["yt-dlp"]);
     const release = deps.extractions.acquire(key.id, key.tier);
     try {
       return json(infoToPost(await deps.pages.info(page), platform, page));

@@ -1,5 +1,6 @@
-// The external programs page mode runs. Each is probed once at start-up, so /healthz and /readyz
-// can say what is missing and page mode can answer 503 instead of failing on every request.
+// The external programs page mode runs. Each is probed once, in the background from start-up on,
+// so /readyz can say what is missing and page mode can answer 503 instead of failing on every
+// request; a page-mode request that comes before the probe is done waits for it.
 import { ApiError } from "../http/problem.ts";
 import type { ReadinessCheck } from "../http/readiness.ts";
 
@@ -18,17 +19,16 @@ export type Tools = Record<ToolName, ToolStatus>;
 /** A tool run to its end: what it wrote to stdout, or why it failed and what it wrote to stderr. */
 export type ToolRun = { stdout: string } | { error: unknown; stderr: string };
 
-/** How the runtime runs a tool once, blocking (for the synchronous start-up) or not. */
+/** How the runtime runs a tool once to its end; it never rejects. */
 export interface ToolRuns {
-  runSync(path: string, args: readonly string[], timeoutMs: number): ToolRun;
   run(path: string, args: readonly string[], timeoutMs: number): Promise<ToolRun>;
 }
 
 const versionArgs: Record<ToolName, string[]> = { "yt-dlp": ["--version"], ffmpeg: ["-version"] };
 
-// Probed once per path and process: a start-up cost of a few hundred ms (over a second for
-// yt-dlp on a busy machine), paid once and, through probeToolsAhead, while the store opens.
-const probed = new Map<string, ToolStatus>();
+// Probed once per path and process: a few hundred ms of CPU (over a second for yt-dlp on a busy
+// machine), spent while the store opens and the server starts, not before.
+const probed = new Map<string, Promise<ToolStatus>>();
 const probeKey = (name: ToolName, path: string) => `${name}\0${path}`;
 const firstLine = (output: string) => output.split("\n")[0]!.trim();
 const probeTimeoutMs = 10_000;
@@ -40,29 +40,25 @@ function statusOf(path: string, run: ToolRun): ToolStatus {
   return { path, version: null, failure: [message, run.stderr.trim()].filter(Boolean).join(": ").slice(0, 500) };
 }
 
-function probeTool(runs: ToolRuns, name: ToolName, path: string): ToolStatus {
-  const known = probed.get(probeKey(name, path));
-  if (known) return known;
-  const status = statusOf(path, runs.runSync(path, versionArgs[name], probeTimeoutMs));
-  probed.set(probeKey(name, path), status);
+function probeTool(runs: ToolRuns, name: ToolName, path: string): Promise<ToolStatus> {
+  const key = probeKey(name, path);
+  let status = probed.get(key);
+  if (status === undefined) {
+    status = runs.run(path, versionArgs[name], probeTimeoutMs).then((run) => statusOf(path, run));
+    probed.set(key, status);
+  }
   return status;
 }
 
-export function probeTools(runs: ToolRuns, paths: Record<ToolName, string>): Tools {
-  return { "yt-dlp": probeTool(runs, "yt-dlp", paths["yt-dlp"]), ffmpeg: probeTool(runs, "ffmpeg", paths.ffmpeg) };
+/** Both tools, probed at once (or found probed): what each is, or why it cannot be run. */
+export async function probeTools(runs: ToolRuns, paths: Record<ToolName, string>): Promise<Tools> {
+  const [ytdlp, ffmpeg] = await Promise.all([probeTool(runs, "yt-dlp", paths["yt-dlp"]), probeTool(runs, "ffmpeg", paths.ffmpeg)]);
+  return { "yt-dlp": ytdlp, ffmpeg };
 }
 
-/** Probes both tools at once without blocking, so that probeTools later finds them known. */
-export async function probeToolsAhead(runs: ToolRuns, paths: Record<ToolName, string>): Promise<void> {
-  await Promise.all(
-    (Object.keys(paths) as ToolName[]).map(async (name) => {
-      probed.set(probeKey(name, paths[name]), statusOf(paths[name], await runs.run(paths[name], versionArgs[name], probeTimeoutMs)));
-    }),
-  );
-}
-
-/** Throws 503 tool_missing when a tool page mode needs is not there. */
-export function requireTools(tools: Tools, names: readonly ToolName[]): void {
+/** Throws 503 tool_missing when a tool page mode needs is not there, once the probe has said. */
+export async function requireTools(probe: Promise<Tools>, names: readonly ToolName[]): Promise<void> {
+  const tools = await probe;
   const missing = names.filter((name) => tools[name].version === null);
   if (missing.length === 0) return;
   throw new ApiError(
@@ -73,10 +69,11 @@ export function requireTools(tools: Tools, names: readonly ToolName[]): void {
 }
 
 /** /readyz's checks that each tool could be run, with a warning when yt-dlp is old. */
-export function toolReadinessChecks(tools: Tools, now: () => Date): ReadinessCheck[] {
-  return (Object.keys(tools) as ToolName[]).map((name) => ({
+export function toolReadinessChecks(probe: Promise<Tools>, now: () => Date): ReadinessCheck[] {
+  return (["yt-dlp", "ffmpeg"] as const).map((name) => ({
     name,
     check: async () => {
+      const tools = await probe;
       if (tools[name].version === null) throw new Error(`${tools[name].path} could not be run`);
       return name === "yt-dlp" ? ytdlpAgeWarning(tools, now()) : null;
     },

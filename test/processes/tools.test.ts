@@ -49,8 +49,8 @@ describe("when the media tools are missing", () => {
     expect((await tweet.json()).platform).toBe("X");
   });
 
-  it("keeps why a tool could not be run", () => {
-    const tools = probeTools(nodeToolRuns, { "yt-dlp": "/nonexistent/yt-dlp", ffmpeg: "/bin/false" });
+  it("keeps why a tool could not be run", async () => {
+    const tools = await probeTools(nodeToolRuns, { "yt-dlp": "/nonexistent/yt-dlp", ffmpeg: "/bin/false" });
     expect(tools["yt-dlp"]).toMatchObject({ version: null, failure: expect.stringContaining("ENOENT") });
     expect(tools.ffmpeg).toMatchObject({ version: null, failure: expect.stringContaining("/bin/false") });
   });
@@ -67,24 +67,38 @@ describe("what the service runs", () => {
     await Promise.all([store.close(), rm(dir, { recursive: true, force: true })]);
   });
 
-  async function fakeYtdlp(version: string): Promise<string> {
-    const file = path.join(dir, `yt-dlp-${version}`);
-    await writeFile(file, `#!/bin/sh\necho ${version}\n`, { mode: 0o755 });
+  /** A yt-dlp that answers `--version` after `delaySec` and fails every extraction as an unsupported URL. */
+  async function fakeYtdlp(version: string, delaySec = 0): Promise<string> {
+    const file = path.join(dir, `yt-dlp-${version}-${delaySec}`);
+    const script = `#!/bin/sh\nif [ "$1" = --version ]; then sleep ${delaySec}; echo ${version}; exit 0; fi\necho "ERROR: Unsupported URL: x" >&2\nexit 1\n`;
+    await writeFile(file, script, { mode: 0o755 });
     return file;
   }
 
-  it("/metrics names each tool's version; /readyz warns about a yt-dlp older than 90 days and stays ready", async () => {
+  it("/readyz warns about a yt-dlp older than 90 days and stays ready; /metrics names each tool's version", async () => {
     const clock = new TestClock(new Date("2026-11-23T00:00:00Z"));
     const { get } = buildTestApp(store.db, { clock, env: { YTDLP_PATH: await fakeYtdlp("2026.05.01") } });
-    const metrics = await (await get("/metrics")).text();
-    expect(metrics).toContain('media_api_tool_info{tool="yt-dlp",version="2026.05.01"} 1');
-    expect(metrics).toMatch(/media_api_tool_info\{tool="ffmpeg",version="\d[^"]*"\} 1/);
-
     const ready = await get("/readyz");
     expect(ready.status).toBe(200);
     const check = (await ready.json()).checks["yt-dlp"];
     expect(check.ok).toBe(true);
     expect(check.warning).toMatch(/^yt-dlp 2026\.05\.01 is 206 days old: .*--update-yt-dlp/);
+
+    // Known once the probe is done, which /readyz waited for.
+    const metrics = await (await get("/metrics")).text();
+    expect(metrics).toContain('media_api_tool_info{tool="yt-dlp",version="2026.05.01"} 1');
+    expect(metrics).toMatch(/media_api_tool_info\{tool="ffmpeg",version="\d[^"]*"\} 1/);
+  });
+
+  it("a page-mode request that comes while the tools are still being probed waits for the probe, and is not refused", async () => {
+    const { get } = buildTestApp(store.db, { env: { YTDLP_PATH: await fakeYtdlp("2026.10.26", 0.5) } });
+    const key = await makeKey(store.db, "PRO");
+    const started = Date.now();
+    const response = await get(`/api/v1/post?url=${encodeURIComponent("https://vimeo.com/1")}`, key.plain);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    // yt-dlp ran the extraction (and failed it): the probe had found it.
+    expect(response.status).toBe(400);
+    expect((await response.json()).code).toBe("unsupported_url");
   });
 
   it("a yt-dlp of the last 90 days gets no warning", async () => {
