@@ -236,6 +236,20 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         }
       });
 
+      it("relays a body the media host sends in chunks, without a length, in full; cuts one whose host hangs up before its length", async () => {
+        const size = 1024 * 1024 + 3;
+        const chunked = await get(`/api/v1/download?url=${encodeURIComponent(media(`/file/${size}/clip.mp4?chunked=1`))}`);
+        expect(chunked.status).toBe(200);
+        expect(chunked.headers.get("content-length")).toBeNull();
+        const digest = Buffer.from(await crypto.subtle.digest("SHA-256", await chunked.arrayBuffer())).toString("hex");
+        expect(digest).toBe(fakeSha256(0, size));
+
+        const cut = await get(`/api/v1/download?url=${encodeURIComponent(media("/reset/65536/file/1048576/clip.mp4"))}`);
+        expect(cut.status).toBe(200);
+        expect(cut.headers.get("content-length")).toBe("1048576");
+        await expect(cut.arrayBuffer()).rejects.toThrow();
+      });
+
       it("passes Range through and answers HEAD", async () => {
         const url = `/api/v1/download?url=${encodeURIComponent(media("/file/100000/a.mp4"))}`;
         const part = await get(url, { headers: { range: "bytes=1000-1999" } });
