@@ -8,7 +8,7 @@ import { ADMIN_FOLDER, ADMIN_SOCKET, createAdminChannel } from "./cli/channel.ts
 import { ConfigError, parseConfig, type Config } from "./config.ts";
 import { createLogger, errorText, type Logger } from "./log.ts";
 import { openStore, privateFolder } from "./store/open.ts";
-import { probeTools, ytdlpAgeWarning, type Tools } from "./processes/tools.ts";
+import { ytdlpAgeWarning, type Tools } from "./processes/tools.ts";
 import type { RunningServer } from "./runtime/serve.ts";
 import type { Runtime } from "./runtime/runtime.ts";
 
@@ -19,11 +19,10 @@ export interface Service {
 
 export async function startService(config: Config, runtime: Runtime, log: Logger): Promise<Service> {
   const serve = runtime.serve;
-  // The tools' probe runs beside the store's opening and the server's start; createAppDeps finds it under way.
-  void probeTools(runtime.toolRuns, { "yt-dlp": config.YTDLP_PATH, ffmpeg: config.FFMPEG_PATH });
-  const db = await openStore(config, { openPgliteIn: runtime.openPgliteIn });
+  // Built before the store opens: it starts the tools' probe, which then runs beside the opening.
   const deps = createAppDeps(config, runtime);
   void deps.tools.then((tools) => warnAboutTools(tools, log));
+  const db = await openStore(config, { openPgliteIn: runtime.openPgliteIn });
   const app = createApp({ config, db, log, ...deps });
   const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST }, log);
   let admin: RunningServer | undefined;

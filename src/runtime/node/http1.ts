@@ -1,6 +1,7 @@
 // HTTP/1.1 on the wire, for the relay's own upstream client (relay-upstream.ts): the request head
 // it sends, the response head it reads back, how that response's body is framed, and the decoding
 // of a chunked body. Pure functions over bytes; the sockets are the caller's.
+import { headLength } from "../../media/outbound-proxy.ts";
 
 /** A response head that is malformed, too large or framed ambiguously: the upstream is not trusted further. */
 export class UpstreamProtocolError extends Error {}
@@ -37,9 +38,10 @@ export function requestHead(method: string, url: URL, headers: Record<string, st
 
 /** The head at the start of `bytes`; null while it is incomplete. */
 export function parseResponseHead(bytes: Uint8Array): ResponseHead | null {
-  const end = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf("\r\n\r\n");
-  if (end < 0 && bytes.byteLength <= MAX_HEAD_BYTES) return null;
-  if (end < 0 || end > MAX_HEAD_BYTES) throw new UpstreamProtocolError(`The media host sent a response head over ${MAX_HEAD_BYTES} bytes.`);
+  const length = headLength(bytes);
+  if (length < 0 && bytes.byteLength <= MAX_HEAD_BYTES) return null;
+  const end = length - 4;
+  if (length < 0 || end > MAX_HEAD_BYTES) throw new UpstreamProtocolError(`The media host sent a response head over ${MAX_HEAD_BYTES} bytes.`);
   const [statusLine, ...fieldLines] = Buffer.from(bytes.buffer, bytes.byteOffset, end).toString("latin1").split("\r\n");
   const status = /^HTTP\/1\.[01] ([1-5]\d\d)(?: [^\0\r\n]*)?$/.exec(statusLine!)?.[1];
   if (status === undefined) throw new UpstreamProtocolError("The media host sent a malformed status line.");
@@ -55,7 +57,7 @@ export function parseResponseHead(bytes: Uint8Array): ResponseHead | null {
       throw new UpstreamProtocolError("The media host sent a header value that is not allowed.");
     }
   }
-  return { status: Number(status), headers, length: end + 4 };
+  return { status: Number(status), headers, length };
 }
 
 export function bodyFraming(method: string, head: ResponseHead): BodyFraming {

@@ -90,9 +90,10 @@ function untilAborted(opening: Promise<Socket>, signal: AbortSignal): Promise<So
 /** The final response head (informational 1xx heads are skipped); the body's bytes stay in the socket. */
 async function readResponse(socket: Socket): Promise<ResponseHead> {
   for (;;) {
-    const bytes = await readFrom(socket, (buffer) => parseResponseHead(buffer)?.length ?? -1, Infinity, "The media host closed the connection before its response head.");
-    const head = parseResponseHead(bytes)!;
-    if (head.status >= 200) return head;
+    // Parsed as the bytes arrive, so that a malformed head fails at once; the head readFrom ends on is kept.
+    const parsed: { head: ResponseHead | null } = { head: null };
+    await readFrom(socket, (buffer) => (parsed.head = parseResponseHead(buffer))?.length ?? -1, Infinity, "The media host closed the connection before its response head.");
+    if (parsed.head!.status >= 200) return parsed.head!;
   }
 }
 
