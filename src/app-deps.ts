@@ -16,6 +16,7 @@ import type { Files } from "./platforms/ytdlp/cookie-file.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { createPageSource } from "./platforms/ytdlp/source.ts";
 import { detectPlatform } from "./platforms/table.ts";
+import { createCliExtractor } from "./processes/extractor.ts";
 import type { ProcessHost } from "./processes/process-host.ts";
 import { probeTools, toolReadinessChecks, toolVersion, type ToolName, type ToolRuns } from "./processes/tools.ts";
 
@@ -88,10 +89,10 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
       if (version !== null) metrics.toolInfo(name, version);
     }
   });
+  const extractor = createCliExtractor(runtime.processes, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH });
   const pages = createPageSource({
-    processes: runtime.processes,
+    extractor,
     files: runtime.files,
-    ytdlpPath: config.YTDLP_PATH,
     timeoutMs: config.EXTRACT_TIMEOUT_S * 1000,
     socketTimeoutSec: Math.min(20, config.EXTRACT_TIMEOUT_S),
     cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
@@ -115,6 +116,7 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     idleTimeoutMs,
   };
   return {
+    extractor,
     tweets,
     relay,
     remux,

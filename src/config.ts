@@ -106,6 +106,7 @@ export const ConfigSchema = z.object({
   DIRECT_TIMEOUT_MS: positiveInt.default(15_000).describe("How long direct mode waits for the media host's response head"),
 
   YTDLP_PATH: z.string().min(1).default("yt-dlp").describe("The yt-dlp program (a name on PATH or a path)"),
+  GALLERY_DL_PATH: z.string().min(1).default("gallery-dl").describe("The gallery-dl program (a name on PATH or a path), which reads photo posts"),
   FFMPEG_PATH: z.string().min(1).default("ffmpeg").describe("The ffmpeg program (a name on PATH or a path)"),
   YTDLP_JS_RUNTIME: z
     .string()

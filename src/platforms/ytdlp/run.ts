@@ -1,14 +1,12 @@
 // Runs `yt-dlp -J` on a page URL and returns its parsed info, or throws the classified ApiError.
 import { upstreamFailed } from "../../http/problem.ts";
-import { spawnStream } from "../../processes/child-stream.ts";
-import type { ProcessHost } from "../../processes/process-host.ts";
+import type { Extractor } from "../../processes/extractor.ts";
 import { classifyYtdlpFailure } from "./errors.ts";
 import { YtdlpInfo } from "./info.ts";
 import { jsRuntimeArgs } from "./js-runtime.ts";
 
 export interface ExtractOptions {
-  processes: ProcessHost;
-  ytdlpPath: string;
+  extractor: Extractor;
   /** Kills yt-dlp after this long (504 `upstream_timeout`). */
   timeoutMs: number;
   /** yt-dlp's own per-connection timeout; a stalled site then fails as 502 before `timeoutMs`. */
@@ -34,9 +32,6 @@ export interface ExtractOptions {
   cookiesFile?: string;
 }
 
-// A YouTube page's info is ~0.5 MB; far more means something is wrong.
-const maxInfoBytes = 32 * 1024 * 1024;
-
 export function extractInfoArgs(url: string, options: Pick<ExtractOptions, "format" | "socketTimeoutSec" | "infoJson" | "jsRuntime" | "cookiesFile" | "proxy" | "playlistItems">): string[] {
   return [
     // --ignore-config: a yt-dlp.conf in the working or home folder must not change what runs.
@@ -51,34 +46,18 @@ export function extractInfoArgs(url: string, options: Pick<ExtractOptions, "form
   ];
 }
 
-async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const decoder = new TextDecoder();
-  let text = "";
-  let bytes = 0;
-  const reader = stream.getReader();
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    const chunk = read.value;
-    bytes += chunk.byteLength;
-    if (bytes > maxInfoBytes) {
-      await reader.cancel().catch(() => {});
-      throw upstreamFailed("The media tool returned an oversized description of this link.");
-    }
-    text += decoder.decode(chunk, { stream: true });
-  }
-  return text + decoder.decode();
-}
-
 export async function extractInfo(url: string, options: ExtractOptions): Promise<YtdlpInfo> {
-  const child = spawnStream(options.processes, options.ytdlpPath, extractInfoArgs(url, options), {
-    classify: classifyYtdlpFailure,
+  const output = await options.extractor.run({
+    tool: "yt-dlp",
+    args: extractInfoArgs(url, options),
+    stdin: options.infoJson,
     timeoutMs: options.timeoutMs,
     signal: options.signal,
-    stdin: options.infoJson,
   });
-  const text = await readText(child.stdout);
+  if (output.exitCode !== 0) throw classifyYtdlpFailure(output.exitCode, output.stderr);
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(output.stdout);
   } catch (cause) {
     throw upstreamFailed("The media tool returned unreadable output for this link; try again later.", { cause });
   }

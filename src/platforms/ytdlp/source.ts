@@ -6,7 +6,7 @@
 import type { EgressGate } from "../../media/egress-gate.ts";
 import { ApiError } from "../../http/problem.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
-import type { ProcessHost } from "../../processes/process-host.ts";
+import type { Extractor } from "../../processes/extractor.ts";
 import { withCookieCopy, type Files } from "./cookie-file.ts";
 import { parseFormatSelector, selectFormats } from "./format-selector.ts";
 import { entryFormats, itemDescription, type YtdlpEntry, type YtdlpFormat, type YtdlpInfo } from "./info.ts";
@@ -14,10 +14,10 @@ import { extractInfo } from "./run.ts";
 import { chosenFormats } from "./selection.ts";
 
 export interface PageSourceOptions {
-  processes: ProcessHost;
+  /** Runs yt-dlp (per request, or in the warm extraction host). */
+  extractor: Extractor;
   /** For the private copies of the cookie file. */
   files: Files;
-  ytdlpPath: string;
   timeoutMs: number;
   socketTimeoutSec: number;
   cacheTtlMs: number;
@@ -73,7 +73,7 @@ export function createPageSource(options: PageSourceOptions): PageSource {
   const everyItem = `1:${options.maxItems}`;
 
   async function run(page: URL, extra: { playlistItems?: string; format?: string; infoJson?: string; signal?: AbortSignal }): Promise<YtdlpInfo> {
-    const common = { processes: options.processes, ytdlpPath: options.ytdlpPath, timeoutMs: options.timeoutMs, socketTimeoutSec: options.socketTimeoutSec, jsRuntime: options.jsRuntime };
+    const common = { extractor: options.extractor, timeoutMs: options.timeoutMs, socketTimeoutSec: options.socketTimeoutSec, jsRuntime: options.jsRuntime };
     // A load from the kept description needs no network: no gate session, no cookies.
     const networked = extra.infoJson === undefined;
     const session = networked ? await options.gate?.session() : undefined;

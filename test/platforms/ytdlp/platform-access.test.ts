@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createPageSource } from "../../../src/platforms/ytdlp/source.ts";
+import { createCliExtractor } from "../../../src/processes/extractor.ts";
 import { nodeProcesses } from "../../../src/runtime/node/processes.ts";
 import { nodeFiles } from "../../../src/runtime/node/files.ts";
 import { membersCookie, startMediaSite, type MediaSite } from "../../fakes/media-site.ts";
@@ -87,7 +88,7 @@ describe("COOKIES_FILE", () => {
     const file = path.join(dir, "killed.txt");
     await writeFile(file, netscapeFile(membersCookie.value));
     const copiesBefore = await cookieCopies();
-    const pages = createPageSource({ processes: nodeProcesses, files: nodeFiles, ytdlpPath: "yt-dlp", timeoutMs: 150, socketTimeoutSec: 5, cacheTtlMs: 0, cacheMaxEntries: 1, maxItems: 1, cookiesFile: file });
+    const pages = createPageSource({ extractor: createCliExtractor(nodeProcesses, { "yt-dlp": "yt-dlp", "gallery-dl": "gallery-dl" }), files: nodeFiles, timeoutMs: 150, socketTimeoutSec: 5, cacheTtlMs: 0, cacheMaxEntries: 1, maxItems: 1, cookiesFile: file });
     await expect(pages.info(new URL(site.pages.members))).rejects.toMatchObject({ status: 504 });
     expect(await cookieCopies()).toEqual(copiesBefore);
   });

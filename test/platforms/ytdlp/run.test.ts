@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { classifyFfmpegFailure, defaultFfmpegLimits, failedDespiteExit0, ffmpegArgs } from "../../../src/media/ffmpeg.ts";
 import { spawnStream } from "../../../src/processes/child-stream.ts";
+import { createCliExtractor } from "../../../src/processes/extractor.ts";
 import { nodeProcesses } from "../../../src/runtime/node/processes.ts";
 import { infoToPost } from "../../../src/platforms/ytdlp/post.ts";
 import { extractInfo, extractInfoArgs } from "../../../src/platforms/ytdlp/run.ts";
@@ -14,7 +15,7 @@ import { clipDurationSec, startMediaSite, type MediaSite } from "../../fakes/med
 
 const run = promisify(execFile);
 const ytdlpPath = "/usr/bin/yt-dlp";
-const options = { processes: nodeProcesses, ytdlpPath, timeoutMs: 20_000, socketTimeoutSec: 5 };
+const options = { extractor: createCliExtractor(nodeProcesses, { "yt-dlp": ytdlpPath, "gallery-dl": "gallery-dl" }), timeoutMs: 20_000, socketTimeoutSec: 5 };
 let site: MediaSite;
 let outDir: string;
 

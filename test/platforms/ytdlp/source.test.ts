@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { mainEntry } from "../../../src/platforms/ytdlp/info.ts";
 import { createPageSource } from "../../../src/platforms/ytdlp/source.ts";
+import { createCliExtractor } from "../../../src/processes/extractor.ts";
 import { nodeProcesses } from "../../../src/runtime/node/processes.ts";
 import { nodeFiles } from "../../../src/runtime/node/files.ts";
 import { startMediaSite, type MediaSite } from "../../fakes/media-site.ts";
@@ -17,8 +18,9 @@ describe("createPageSource()", () => {
   const pageFetches = (path: string) => site.requestLog.filter((request) => request.path === path).length;
   const source = (cacheTtlMs: number, maxItems = 5) => {
     let children = 0;
-    const pages = createPageSource({ processes: nodeProcesses, files: nodeFiles,
-      ytdlpPath: "yt-dlp",
+    const pages = createPageSource({
+      extractor: createCliExtractor(nodeProcesses, { "yt-dlp": "yt-dlp", "gallery-dl": "gallery-dl" }),
+      files: nodeFiles,
       timeoutMs: 20_000,
       socketTimeoutSec: 5,
       cacheTtlMs,
