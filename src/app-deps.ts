@@ -15,7 +15,11 @@ import { createTweetSource, xWebClientBearerToken } from "./platforms/x/source.t
 import type { Files } from "./platforms/ytdlp/cookie-file.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { createPageSource } from "./platforms/ytdlp/source.ts";
-import { detectPlatform } from "./platforms/table.ts";
+import { detectPlatform, siteOf } from "./platforms/table.ts";
+import { describePost } from "./handlers/post.ts";
+import { createPlatformChecks } from "./doctor/checker.ts";
+import { failureContext } from "./doctor/context.ts";
+import { referencePosts } from "./doctor/reference-posts.ts";
 import { createCliExtractor } from "./processes/extractor.ts";
 import type { ProcessHost } from "./processes/process-host.ts";
 import { probeTools, toolReadinessChecks, toolVersion, type ToolName, type ToolRuns } from "./processes/tools.ts";
@@ -102,7 +106,20 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     gate,
     jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME, runtime.automaticJsRuntime),
     cookiesFile: config.COOKIES_FILE,
-    onBlocked: (page) => metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER"),
+    onBlocked: (page, error) => {
+      metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER");
+      const site = siteOf(page, config.EXTRA_PAGE_HOSTS);
+      if (site !== null) void platformChecks.noteFailure(site, error);
+    },
+  });
+  const slots = operationSlots(config);
+  const postDeps = { tweets, pages, tools, extractions: slots.extractions, extraPageHosts: config.EXTRA_PAGE_HOSTS };
+  const platformChecks = createPlatformChecks({
+    posts: referencePosts(config.PLATFORM_CHECK_POSTS, config.EXTRA_PAGE_HOSTS),
+    fetchPost: (url) => describePost(postDeps, url, { check: true }),
+    context: failureContext({ tools, files: runtime.files, cookiesFile: config.COOKIES_FILE, now }),
+    onResult: (result) => metrics.platformChecked(result.site, result.status === "ok", result.from === "check" && result.at !== null ? new Date(result.at) : null),
+    now,
   });
   const remux = {
     processes: runtime.processes,
@@ -122,7 +139,8 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     remux,
     pages,
     tools,
-    ...operationSlots(config),
+    ...slots,
+    platformChecks,
     egress,
     gate,
     extraPageHosts: config.EXTRA_PAGE_HOSTS,

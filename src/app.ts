@@ -27,6 +27,8 @@ import { whenResponseDone, type BodyEnd } from "./http/response-done.ts";
 import { readinessResponse, type ReadinessCheck } from "./http/readiness.ts";
 import { trackDownload } from "./metrics/downloads.ts";
 import { metricsResponse } from "./metrics/endpoint.ts";
+import type { PlatformChecks } from "./doctor/checker.ts";
+import { platformsResponse } from "./doctor/endpoint.ts";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 
 /** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createAppDeps). */
@@ -40,6 +42,8 @@ export interface AppDeps extends DownloadDeps, PostDeps {
   metrics?: ServiceMetrics;
   /** Checks /readyz runs besides the store's, such as the media tools' presence. */
   readinessChecks?: ReadinessCheck[];
+  /** The platform check, whose latest picture GET /platformz shows. */
+  platformChecks?: PlatformChecks;
 }
 
 export interface App {
@@ -69,6 +73,7 @@ export function createApp(deps: AppDeps): App {
     ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP, trustProxy: deps.config.TRUST_PROXY, log: deps.log }),
     { method: "GET", path: "/readyz", handler: () => readinessResponse(readinessChecks, deps.config.HEALTH_TIMEOUT_MS) },
     { method: "GET", path: "/metrics", handler: (request) => metricsResponse(request, metrics, deps.config.METRICS_TOKEN) },
+    ...platformRoutes(deps.platformChecks, deps.config.METRICS_TOKEN),
     { method: "GET", path: "/docs", handler: () => docsResponse(openApiDocument) },
     // Public and not counted: a client generator needs it before it has a key.
     { method: "GET", path: OPENAPI_PATH, handler: async () => json(openApiDocument) },
@@ -152,6 +157,10 @@ export function createApp(deps: AppDeps): App {
       return response;
     },
   };
+}
+
+function platformRoutes(checks: PlatformChecks | undefined, token: string | undefined): Route<SiteHandler>[] {
+  return checks ? [{ method: "GET", path: "/platformz", handler: (request) => platformsResponse(request, checks, token) }] : [];
 }
 
 interface RequestLog {

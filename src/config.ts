@@ -4,6 +4,7 @@ import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { parseTrustedProxies } from "./http/client-address.ts";
 import { parseOutboundProxy } from "./media/outbound-proxy.ts";
+import { platformTable } from "./platforms/table.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
@@ -50,6 +51,23 @@ const originOverrides = z.string().transform((text, ctx) => {
     map.set(host!.toLowerCase(), parsed.origin);
   }
   return map;
+});
+
+/** `PLATFORM=url`, `PLATFORM=off` or a bare URL, comma-separated (src/doctor/reference-posts.ts). */
+const referenceEntries = z.string().transform((text, ctx) => {
+  const entries: ({ platform: string; url: URL | null } | { url: URL })[] = [];
+  for (const item of text.split(",").map((part) => part.trim()).filter(Boolean)) {
+    const named = /^([A-Z]+)=(.*)$/.exec(item);
+    const url = URL.parse(named ? named[2]!.trim() : item);
+    const platformKnown = named === null || platformTable.some(({ id }) => id === named[1]);
+    const urlOk = (named !== null && named[2]!.trim() === "off") || (url !== null && /^https?:$/.test(url.protocol));
+    if (!platformKnown || !urlOk) {
+      ctx.addIssue({ code: "custom", message: `"${item}" is not PLATFORM=url, PLATFORM=off or an http(s) URL (platforms: ${platformTable.map(({ id }) => id).join(", ")})` });
+      return z.NEVER;
+    }
+    entries.push(named ? { platform: named[1]!, url: named[2]!.trim() === "off" ? null : url } : { url: url! });
+  }
+  return entries;
 });
 
 export const ConfigSchema = z.object({
@@ -119,6 +137,15 @@ export const ConfigSchema = z.object({
   PAGE_TIMEOUT_S: positiveInt.default(900).describe("Time cap of one page-mode download, in seconds"),
   PAGE_CACHE_TTL_S: z.coerce.number().int().min(0).default(300).describe("How long page descriptions from yt-dlp are kept, in seconds"),
   PLAYLIST_MAX_ITEMS: positiveInt.max(100).default(20).describe("Most items yt-dlp describes of a page with several media (a carousel, a playlist link), 1 to 100"),
+  PLATFORM_CHECK_POSTS: referenceEntries
+    .default([])
+    .describe("Comma list changing the platform check's reference posts: PLATFORM=url replaces a platform's default post, PLATFORM=off drops its check, a bare URL on one of the EXTRA_PAGE_HOSTS adds a check of that host"),
+  PLATFORM_CHECK_INTERVAL_S: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe("Run the platform check in the background about this often (each wait drawn within ±25%), in seconds; 0 runs it only on demand (`admin doctor`)"),
   MAX_PAGE_DOWNLOADS: positiveInt.default(2 * availableParallelism()).describe("Page-mode downloads this instance runs at once (default twice the CPU count)"),
 });
 

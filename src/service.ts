@@ -32,12 +32,14 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
     privateFolder(folder);
     const socket = join(config.DATA_DIR, ADMIN_SOCKET);
     rmSync(socket, { force: true });
-    admin = await serve(createAdminChannel(db), { path: socket }, log);
+    admin = await serve(createAdminChannel(db, deps.platformChecks), { path: socket }, log);
   }
+  const stopChecks = config.PLATFORM_CHECK_INTERVAL_S > 0 ? deps.platformChecks.every(config.PLATFORM_CHECK_INTERVAL_S) : () => {};
   log.info(`listening on ${server.address}`, { address: server.address, store: db.kind });
   return {
     server,
     async close() {
+      stopChecks();
       const servers = admin ? [server, admin] : [server];
       // A close that fails is logged and counts as not finished: what it left is cut below.
       const drained = Promise.all(

@@ -1,17 +1,20 @@
 // The admin socket: a running service that owns the embedded store runs operator commands for
 // the command line, over a Unix socket in the data folder that only the owner can open.
+import type { PlatformChecks } from "../doctor/checker.ts";
 import { json } from "../http/json-response.ts";
 import type { Queryable } from "../store/db.ts";
 import { runAdminCommand } from "./commands.ts";
+import { isDoctorCommand, runDoctor } from "./doctor.ts";
 
 /** Inside a folder only the service's user may enter, so the socket is never open to others, not even between its creation and a chmod. */
 export const ADMIN_FOLDER = "admin";
 export const ADMIN_SOCKET = `${ADMIN_FOLDER}/admin.sock`;
 
-export function createAdminChannel(db: Queryable, now: () => Date = () => new Date()) {
+export function createAdminChannel(db: Queryable, checks: PlatformChecks, now: () => Date = () => new Date()) {
   return async (request: Request): Promise<Response> => {
     if (request.method !== "POST" || new URL(request.url).pathname !== "/run") return new Response(null, { status: 404 });
     const { argv, stdin } = (await request.json()) as { argv: string[]; stdin: string };
+    if (isDoctorCommand(argv)) return json(await runDoctor(checks, argv));
     return json(await runAdminCommand(db, argv, stdin, now()));
   };
 }

@@ -8,6 +8,7 @@ import { emailTaken, noSuchKey } from "../http/store-refusals.ts";
 import { createAccount, findAccountByEmail, listAccounts } from "../store/accounts.ts";
 import { createApiKey, deleteApiKey, listApiKeys, tiers, updateApiKey, type Tier } from "../store/api-keys.ts";
 import type { Queryable } from "../store/db.ts";
+import { doctorUsage } from "./doctor.ts";
 
 export interface CommandResult {
   code: number;
@@ -24,7 +25,8 @@ export const usage = `Usage: admin <command>
   keys tier <apiKeyId> FREE|PRO|GOLD
   keys passive <apiKeyId>
   keys usable <apiKeyId>
-  keys delete <apiKeyId>`;
+  keys delete <apiKeyId>
+${doctorUsage}`;
 
 class UsageError extends Error {}
 

@@ -3,24 +3,39 @@
 // socket, or opens the store itself when no service runs.
 import { request } from "node:http";
 import { join } from "node:path";
-import { parseConfig } from "../config.ts";
+import { createAppDeps } from "../app-deps.ts";
+import { parseConfig, type Config } from "../config.ts";
 import { errorText } from "../log.ts";
+import { nodeCapabilities } from "../runtime/node/capabilities.ts";
+import { nodeUpstream } from "../runtime/node/relay-upstream.ts";
 import { openStore } from "../store/open.ts";
 import { ADMIN_SOCKET } from "./channel.ts";
 import { runAdminCommand, type CommandResult } from "./commands.ts";
+import { isDoctorCommand, runDoctor } from "./doctor.ts";
 
 async function run(argv: string[]): Promise<CommandResult> {
   const config = parseConfig(process.env);
   const stdin = argv[0] === "users" && argv[1] === "create" ? await readStdin() : "";
-  if (!config.DATABASE_URL) {
+  if (!config.DATABASE_URL || isDoctorCommand(argv)) {
     const viaService = await callService(join(config.DATA_DIR, ADMIN_SOCKET), argv, stdin);
     if (viaService) return viaService;
   }
+  if (isDoctorCommand(argv)) return doctorHere(config, argv);
   const db = await openStore(config);
   try {
     return await runAdminCommand(db, argv, stdin, new Date());
   } finally {
     await db.close();
+  }
+}
+
+/** The platform check run by this process (no service to ask): the service's parts, built from the same configuration. */
+async function doctorHere(config: Config, argv: string[]): Promise<CommandResult> {
+  const deps = createAppDeps(config, { upstream: nodeUpstream, ...nodeCapabilities });
+  try {
+    return await runDoctor(deps.platformChecks, argv);
+  } finally {
+    await deps.gate.close();
   }
 }
 

@@ -6,7 +6,7 @@ import { parseQuery, PostQuery } from "../http/query.ts";
 import { ApiError } from "../http/problem.ts";
 import type { Slots } from "../limits/slots.ts";
 import { requireTools, type Tools } from "../processes/tools.ts";
-import type { PlatformId } from "../platforms/records.ts";
+import type { PlatformId, PostRecord } from "../platforms/records.ts";
 import { detectPlatform, supportedPlatformsText } from "../platforms/table.ts";
 import { tweetToPost } from "../platforms/x/post.ts";
 import type { TweetSource } from "../platforms/x/source.ts";
@@ -32,17 +32,27 @@ function requirePlatform(url: URL, extraPageHosts: readonly string[]): PlatformI
   return platform;
 }
 
+/** Who asks for a post: a key (its extraction slots), or the platform check (no key, nothing counted, never cached). */
+export type PostAsker = { key: { id: string; tier: string } } | { check: true };
+
+/**
+ * The record of a post, the way every `post` request gets it; the platform check (src/doctor/)
+ * runs its reference posts through this same function.
+ */
+export async function describePost(deps: PostDeps, page: URL, asker: PostAsker): Promise<PostRecord> {
+  const platform = requirePlatform(page, deps.extraPageHosts);
+  const uncached = "check" in asker;
+  if (platform === "X") return tweetToPost(await deps.tweets.getTweet(parseStatusId(page.href), { uncached }));
+  await requireTools(deps.tools, ["yt-dlp"]);
+  // The check runs one post at a time (src/doctor/checker.ts) and holds no key's slot.
+  const release = "key" in asker ? deps.extractions.acquire(asker.key.id, asker.key.tier) : () => {};
+  try {
+    return infoToPost(await deps.pages.info(page, { uncached }), platform, page);
+  } finally {
+    release();
+  }
+}
+
 export function postHandler(deps: PostDeps): ApiHandler {
-  return async ({ url, key }) => {
-    const page = parseQuery(PostQuery, url.searchParams).url;
-    const platform = requirePlatform(page, deps.extraPageHosts);
-    if (platform === "X") return json(tweetToPost(await deps.tweets.getTweet(parseStatusId(page.href))));
-    await requireTools(deps.tools, ["yt-dlp"]);
-    const release = deps.extractions.acquire(key.id, key.tier);
-    try {
-      return json(infoToPost(await deps.pages.info(page), platform, page));
-    } finally {
-      release();
-    }
-  };
+  return async ({ url, key }) => json(await describePost(deps, parseQuery(PostQuery, url.searchParams).url, { key }));
 }

@@ -17,6 +17,11 @@ export interface GateSession {
   proxyUrl: string;
   /** The first endpoint the gate refused to this session, as 403 host_not_allowed; null when none. */
   refusal(): ApiError | null;
+  /**
+   * The first endpoint the gate could not reach for this session (a name that does not resolve, a
+   * connection that failed), in the operator's words; null when none. The child only sees a 502.
+   */
+  unreachable(): UnreachableError | null;
   /** When a byte last came from the source, in ms since the epoch (the session's start before any). */
   lastSourceByte(): number;
   /** Ends the session's connections and its credentials. */
@@ -61,8 +66,14 @@ export interface EgressGateOptions {
   listen: ListenLoopback;
 }
 
+/** Why the gate could not reach an endpoint: the name did not resolve, or no connection opened. */
+export class UnreachableError extends Error {
+  override name = "UnreachableError";
+}
+
 interface SessionState {
   refused: ApiError | null;
+  unreachable: UnreachableError | null;
   lastSourceByte: number;
   connections: Set<GateConnection>;
 }
@@ -118,6 +129,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
         session.refused ??= new ApiError(403, "host_not_allowed", `The source led to ${authority(hostname, port)}, which this server may not fetch from (not a public address).`);
         return answer(client, "403 Forbidden");
       }
+      session.unreachable ??= new UnreachableError(`the egress gate could not resolve ${hostname} (${reasonOf(error)})`);
       return answer(client, "502 Bad Gateway");
     }
     const host = address ?? hostname;
@@ -142,7 +154,10 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
         opening = { toClient: "", toSource: `${method} ${path} HTTP/1.1\r\n${kept.join("\r\n")}\r\nConnection: close\r\n\r\n` };
       }
     }
-    await client.forward(route, opening, () => (session.lastSourceByte = Date.now())).catch(() => answer(client, "502 Bad Gateway"));
+    await client.forward(route, opening, () => (session.lastSourceByte = Date.now())).catch((error: unknown) => {
+      session.unreachable ??= new UnreachableError(`the egress gate could not connect to ${authority(hostname, port)} (${reasonOf(error)})`);
+      answer(client, "502 Bad Gateway");
+    });
   }
 
   return {
@@ -150,11 +165,12 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       listening ??= options.listen((head, connection) => void handle(head, connection), maxHeadBytes);
       const { port } = await listening;
       const id = toHex(randomBytes(9));
-      const state: SessionState = { refused: null, lastSourceByte: Date.now(), connections: new Set() };
+      const state: SessionState = { refused: null, unreachable: null, lastSourceByte: Date.now(), connections: new Set() };
       sessions.set(id, state);
       return {
         proxyUrl: `http://${id}:${secret}@127.0.0.1:${port}`,
         refusal: () => state.refused,
+        unreachable: () => state.unreachable,
         lastSourceByte: () => state.lastSourceByte,
         close() {
           sessions.delete(id);
@@ -169,6 +185,13 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       await (await listening).close();
     },
   };
+}
+
+/** A system error's code (ENOTFOUND, ECONNREFUSED), else its message; with the cause of a wrapped one. */
+function reasonOf(error: unknown): string {
+  const inner = error instanceof Error && error.cause !== undefined ? error.cause : error;
+  const code = (inner as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : inner instanceof Error ? inner.message : String(inner);
 }
 
 function answer(client: GateConnection, status: string, extra = ""): void {

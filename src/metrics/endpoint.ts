@@ -9,14 +9,16 @@ import type { ServiceMetrics } from "./service-metrics.ts";
 export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 export async function metricsResponse(request: Request, metrics: ServiceMetrics, token: string | undefined): Promise<Response> {
-  if (token !== undefined) await requireToken(request, token);
+  await requireMetricsToken(request, token);
   const body = new TextEncoder().encode(metrics.render());
   return new Response(body, {
     headers: { "content-type": PROMETHEUS_CONTENT_TYPE, "content-length": String(body.byteLength), "cache-control": "no-store" },
   });
 }
 
-async function requireToken(request: Request, token: string): Promise<void> {
+/** Throws 401 unless the request bears `token`; passes everything when there is no token. */
+export async function requireMetricsToken(request: Request, token: string | undefined): Promise<void> {
+  if (token === undefined) return;
   const given = bearerTokenOf(request);
   const encoder = new TextEncoder();
   if (given !== null && timingSafeEqual(encoder.encode(await sha256Hex(given)), encoder.encode(await sha256Hex(token)))) return;

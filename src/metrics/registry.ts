@@ -18,6 +18,7 @@ export interface Counter<L extends string> {
 
 export interface Gauge<L extends string> extends Counter<L> {
   dec(labels: Labels<L>, by?: number): void;
+  set(labels: Labels<L>, value: number): void;
 }
 
 export interface Histogram<L extends string> {
@@ -42,7 +43,7 @@ export class Registry {
 
   gauge<L extends string>(definition: Definition<L>): Gauge<L> {
     const values = this.add(definition, "gauge");
-    return { inc: values.add, dec: (labels, by = 1) => values.add(labels, -by), get: values.get };
+    return { inc: values.add, dec: (labels, by = 1) => values.add(labels, -by), set: (labels, value) => values.add(labels, value - values.get(labels)), get: values.get };
   }
 
   histogram<L extends string>(definition: Definition<L> & { buckets: readonly number[] }): Histogram<L> {

@@ -26,6 +26,11 @@ export interface ServiceMetrics {
   toolInfo(tool: ChildTool, version: string): void;
   /** A platform refused this server (bot check, sign-in wall, rate limit): 502 upstream_blocked. */
   upstreamBlocked(platform: string): void;
+  /**
+   * What the platform check learnt of a site (a platform, or an extra page host): whether it works,
+   * and when its reference post was last checked (null when a user's refused request told).
+   */
+  platformChecked(site: string, up: boolean, checkedAt: Date | null): void;
   /** Which path answered an X post: syndication, GraphQL as a guest, or as the operator's account. */
   xSource(path: XSourcePath): void;
   /** The Prometheus text exposition of everything above. */
@@ -85,6 +90,16 @@ export function createServiceMetrics(): ServiceMetrics {
     help: "Requests a platform refused to this server (bot check, sign-in or age wall, rate limit), by platform.",
     labels: ["platform"],
   });
+  const platformUp = registry.gauge({
+    name: "media_api_platform_up",
+    help: "1 when the platform's reference post came through at the last check, 0 when it failed or users' requests have been refused since (admin doctor, GET /platformz).",
+    labels: ["platform"],
+  });
+  const platformChecked = registry.gauge({
+    name: "media_api_platform_checked_timestamp_seconds",
+    help: "When the platform's reference post was last checked, in seconds since the epoch.",
+    labels: ["platform"],
+  });
   const xSources = registry.counter({
     name: "media_api_x_source_total",
     help: "X posts fetched, by the path that answered: syndication, guest (GraphQL with a guest token), cookies (GraphQL as the operator's account).",
@@ -108,6 +123,10 @@ export function createServiceMetrics(): ServiceMetrics {
       if (tools.get({ tool, version }) === 0) tools.inc({ tool, version });
     },
     upstreamBlocked: (platform) => blocked.inc({ platform }),
+    platformChecked(platform, up, checkedAt) {
+      platformUp.set({ platform }, up ? 1 : 0);
+      if (checkedAt !== null) platformChecked.set({ platform }, checkedAt.getTime() / 1000);
+    },
     xSource: (path) => xSources.inc({ path }),
     render: () => registry.render(),
   };

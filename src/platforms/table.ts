@@ -49,16 +49,32 @@ function hostMatches(hostname: string, pageHost: string): boolean {
   return hostname === pageHost || hostname.endsWith(`.${pageHost}`);
 }
 
+/** The entry of the extra page hosts (operator configuration) a page URL is on; else null. */
+export function extraPageHostOf(url: URL, extraPageHosts: readonly string[]): string | null {
+  const hostname = normalizeHost(url.hostname);
+  const port = portOf(url);
+  return (
+    extraPageHosts.find((entry) => {
+      const extra = extraHostEndpoint(entry);
+      return hostMatches(hostname, extra.host) && extra.ports.includes(port);
+    }) ?? null
+  );
+}
+
+function tablePlatform(url: URL): PlatformRow["id"] | null {
+  const hostname = normalizeHost(url.hostname);
+  return platformTable.find((r) => r.hosts.some((h) => hostMatches(hostname, h)))?.id ?? null;
+}
+
 /** The platform a page URL belongs to; extra hosts (operator configuration) are `OTHER`; else null. */
 export function detectPlatform(url: URL, extraPageHosts: readonly string[]): PlatformId | null {
-  const hostname = normalizeHost(url.hostname);
-  const row = platformTable.find((r) => r.hosts.some((h) => hostMatches(hostname, h)));
-  if (row) return row.id;
-  const port = portOf(url);
-  return extraPageHosts.some((entry) => {
-    const extra = extraHostEndpoint(entry);
-    return hostMatches(hostname, extra.host) && extra.ports.includes(port);
-  })
-    ? "OTHER"
-    : null;
+  return tablePlatform(url) ?? (extraPageHostOf(url, extraPageHosts) === null ? null : "OTHER");
+}
+
+/**
+ * What the platform check calls the site of a page URL: its platform of the table, or the extra
+ * page host entry it is on (a fixed set the operator chose, so it can name a metric's series).
+ */
+export function siteOf(url: URL, extraPageHosts: readonly string[]): string | null {
+  return tablePlatform(url) ?? extraPageHostOf(url, extraPageHosts);
 }

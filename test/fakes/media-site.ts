@@ -59,6 +59,8 @@ export interface MediaSite {
     privateMedia: string;
     /** HTTP 429, as a platform that rate-limits this server answers. */
     rateLimited: string;
+    /** HTTP 403 whose reason phrase is yt-dlp's YouTube bot-check message, which yt-dlp then prints. */
+    botCheck: string;
     /** A page whose HTML and video answer only with the cookie `membersCookie` (else 403). */
     members: string;
     /** Two `<video>` elements, the clip and its first half: yt-dlp describes a playlist of two. */
@@ -104,6 +106,11 @@ const pages: Record<string, string> = {
     '<video src="/media/clip.mp4"><track kind="subtitles" srclang="en" label="English" src="/media/en.vtt"></video>',
   ),
 };
+
+// yt-dlp's YouTube extractor says this when YouTube wants a signed-in browser (with a plain
+// apostrophe: a reason phrase is Latin-1). yt-dlp prints an HTTP error's reason phrase, so a page
+// answered with it makes the real yt-dlp report the bot check from any site.
+const botCheckMessage = "Sign in to confirm you're not a bot. Use --cookies-from-browser or --cookies for the authentication";
 
 const membersOnly = (urlPath: string) => urlPath === "/members.html" || urlPath.startsWith("/members/");
 
@@ -284,6 +291,10 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
       res.writeHead(429, { "content-type": "text/plain", "retry-after": "3600" }).end("slow down");
       return;
     }
+    if (urlPath === "/bot-check.html") {
+      res.writeHead(403, botCheckMessage, { "content-type": "text/plain" }).end("bot check");
+      return;
+    }
     if (membersOnly(urlPath) && !hasMembersCookie(req)) {
       res.writeHead(403, { "content-type": "text/plain" }).end("members only");
       return;
@@ -319,6 +330,7 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
       stalledMedia: `${origin}/stalled.html`,
       privateMedia: `${origin}/private-media.html`,
       rateLimited: `${origin}/rate-limited.html`,
+      botCheck: `${origin}/bot-check.html`,
       members: `${origin}/members.html`,
       twoVideos: `${origin}/two-videos.html`,
       subtitled: `${origin}/subtitled.html`,

@@ -49,7 +49,8 @@ export interface TweetSourceOptions {
 export type XSourcePath = "syndication" | "guest" | "cookies";
 
 export interface TweetSource {
-  getTweet(id: string): Promise<TweetRecord>;
+  /** `uncached` skips a kept answer (the platform check wants to know how X answers now). */
+  getTweet(id: string, options?: { uncached?: boolean }): Promise<TweetRecord>;
 }
 
 /**
@@ -114,10 +115,10 @@ export function createTweetSource(options: TweetSourceOptions): TweetSource {
   }
 
   return {
-    async getTweet(id) {
+    async getTweet(id, { uncached = false } = {}) {
       // Ids reach upstream URLs, so only digits get that far.
       if (!/^\d{1,19}$/.test(id)) throw new ApiError(400, "invalid_url", `"${id}" is not an X status id; ids are digits.`);
-      let outcome = cache.get(id);
+      let outcome = uncached ? undefined : cache.get(id);
       if (!outcome) {
         let pending = inFlight.get(id);
         if (!pending) {

@@ -3,8 +3,8 @@
 // (format-selector.ts), so it runs yt-dlp at most once, and not at all after `post`; a selector
 // that needs more of yt-dlp's grammar is applied by yt-dlp to the kept description
 // (`--load-info-json`, no network).
-import type { EgressGate } from "../../media/egress-gate.ts";
-import { ApiError } from "../../http/problem.ts";
+import { UnreachableError, type EgressGate } from "../../media/egress-gate.ts";
+import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
 import type { Extractor } from "../../processes/extractor.ts";
 import { withCookieCopy, type Files } from "./cookie-file.ts";
@@ -33,13 +33,16 @@ export interface PageSourceOptions {
   jsRuntime?: string | null;
   /** The operator's Netscape cookie file; every page fetch gets a private copy of it. */
   cookiesFile?: string;
-  /** Told when a platform refused this server (502 upstream_blocked), for metrics. */
-  onBlocked?: (page: URL) => void;
+  /** Told when a platform refused this server (502 upstream_blocked), for metrics and the platform check. */
+  onBlocked?: (page: URL, error: ApiError) => void;
 }
 
 export interface PageSource {
-  /** The page's description: formats, title, author, duration, thumbnails. */
-  info(page: URL): Promise<YtdlpInfo>;
+  /**
+   * The page's description: formats, title, author, duration, thumbnails. `uncached` skips a kept
+   * description (the platform check wants to know how the platform answers now).
+   */
+  info(page: URL, options?: { uncached?: boolean }): Promise<YtdlpInfo>;
   /**
    * The description of item `item` (1-based; see postItems) and the formats `selector` picks from
    * that item alone (one, or a video and an audio one), so a selector that fits it need not fit
@@ -61,6 +64,11 @@ function withYtdlpFields(entry: YtdlpEntry, chosen: YtdlpFormat[]): YtdlpFormat[
   const formats = chosen.map((format) => ({ ...format, ...filled.find((known) => known.format_id === format.format_id) }));
   const needsCookies = filled.some((known) => known.cookies);
   return needsCookies && formats.some((format) => !format.cookies) ? null : formats;
+}
+
+function sourceUnreachable(gate: UnreachableError, failure: ApiError): ApiError {
+  const said = failure.cause instanceof Error ? `; yt-dlp: ${failure.cause.message}` : "";
+  return upstreamFailed("The source site could not be reached from this server; try again later.", { cause: new UnreachableError(`${gate.message}${said}`) });
 }
 
 /** A description this large (a page with thousands of formats) is used once and not kept. */
@@ -86,7 +94,10 @@ export function createPageSource(options: PageSourceOptions): PageSource {
       // The page led yt-dlp to an address it may not fetch: say that, not how yt-dlp failed.
       const refusal = session?.refusal();
       if (refusal) throw refusal;
-      if (error instanceof ApiError && error.code === "upstream_blocked") options.onBlocked?.(page);
+      // yt-dlp saw only the gate's 502; the gate knows the name did not resolve or the connection failed.
+      const unreachable = session?.unreachable();
+      if (unreachable && error instanceof ApiError && error.code === "upstream_failed") throw sourceUnreachable(unreachable, error);
+      if (error instanceof ApiError && error.code === "upstream_blocked") options.onBlocked?.(page, error);
       throw error;
     } finally {
       done?.();
@@ -104,8 +115,8 @@ export function createPageSource(options: PageSourceOptions): PageSource {
   }
 
   return {
-    info(page) {
-      const kept = cache.get(page.href);
+    info(page, { uncached = false } = {}) {
+      const kept = uncached ? undefined : cache.get(page.href);
       if (kept) return Promise.resolve(kept.info);
       // Equal look-ups at the same time share one yt-dlp run. It does not end when one caller
       // goes away, since others may wait for it; its time cap bounds it.

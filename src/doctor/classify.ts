@@ -1,0 +1,77 @@
+// What a failed reference post says about a platform, and what the operator can do about it.
+// It reads the errors users' requests get (src/platforms/ytdlp/errors.ts, the egress gate's and
+// X's), so a check fails the way a user's `post` fails, only explained further. Pure.
+import { UnreachableError } from "../media/egress-gate.ts";
+import { ApiError } from "../http/problem.ts";
+import { blockedKindOf, blockedRemedy } from "../platforms/ytdlp/errors.ts";
+
+export type CheckStatus = "ok" | "blocked" | "broken" | "unreachable" | "cookies_expired";
+
+export interface Verdict {
+  status: CheckStatus;
+  /** What happened, for the operator (a tool's own words included). */
+  detail: string;
+  /** What the operator can do; null when nothing is wrong. */
+  remedy: string | null;
+}
+
+export interface FailureContext {
+  /** The extractor that read the post, with its version and age: "yt-dlp 2026.10.26 (30 days old)". */
+  extractor: string;
+  /** How to get a newer one. */
+  update: string;
+  /** What expired of the operator's sign-in for this platform (session-cookies.ts); null when nothing can be told. */
+  expiredSession: string | null;
+}
+
+// What yt-dlp and Node print when no connection could be made at all.
+const networkFailure =
+  /Connection refused|Name or service not known|Temporary failure in name resolution|getaddrinfo|No address associated|Network is unreachable|No route to host|timed out|ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|Tunnel connection failed/i;
+
+const networkRemedy =
+  "check this server's DNS and outbound connections (firewall, OUTBOUND_PROXY); if they work, the platform itself may be down";
+const cookiesRemedy = "export the cookies of a browser signed in to the platform again into COOKIES_FILE (it is read anew for every request, no restart)";
+
+/** The error's message and those of its causes (with their system codes), for the operator. */
+function causeChain(error: unknown): string[] {
+  const parts: string[] = [];
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth++) {
+    const code = (at as { code?: unknown }).code;
+    parts.push(typeof code === "string" && !(at instanceof ApiError) ? `${at.message} (${code})` : at.message);
+  }
+  return parts;
+}
+
+/** The deepest cause's words: what the tool or the network said, rather than the answer users get. */
+function reasonOf(error: unknown): string {
+  const chain = causeChain(error);
+  return chain.length > 1 ? chain.slice(1).join(": ") : (chain[0] ?? String(error));
+}
+
+export function classifyFailure(error: unknown, context: FailureContext): Verdict {
+  const reason = reasonOf(error);
+  const code = error instanceof ApiError ? error.code : null;
+  if (code === "upstream_blocked") {
+    const kind = blockedKindOf(reason) ?? "a refusal";
+    if (context.expiredSession !== null) {
+      return { status: "cookies_expired", detail: `${context.expiredSession}; the platform answered with ${kind} (${reason})`, remedy: cookiesRemedy };
+    }
+    return { status: "blocked", detail: `the platform refused this server with ${kind} (${reason})`, remedy: blockedRemedy };
+  }
+  if (code === "host_not_allowed") {
+    return { status: "unreachable", detail: error instanceof Error ? error.message : reason, remedy: "the reference post leads to an address this server may not fetch; choose another post (PLATFORM_CHECK_POSTS)" };
+  }
+  const unreachable = error instanceof Error && error.cause instanceof UnreachableError;
+  if (unreachable || code === "upstream_timeout" || networkFailure.test(causeChain(error).join(" "))) {
+    return { status: "unreachable", detail: reason, remedy: networkRemedy };
+  }
+  if (code === "tool_missing") {
+    return { status: "broken", detail: error instanceof Error ? error.message : reason, remedy: "install the media tool or point its setting (YTDLP_PATH) at it" };
+  }
+  const gone = code === "not_found" || code === "post_unavailable" ? "; if the post no longer opens in a browser, choose another (PLATFORM_CHECK_POSTS)" : "";
+  return {
+    status: "broken",
+    detail: `${context.extractor} could not read the reference post: ${reason}`,
+    remedy: `platforms change and their extractors follow: ${context.update}${gone}`,
+  };
+}
