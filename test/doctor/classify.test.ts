@@ -1,0 +1,92 @@
+// The platform check's pure parts: which reference posts it checks, how a failure is classed and
+// what an operator's cookie file says about a platform's sign-in.
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "../../src/config.ts";
+import { classifyFailure, type FailureContext } from "../../src/doctor/classify.ts";
+import { defaultReferencePosts, referencePosts } from "../../src/doctor/reference-posts.ts";
+import { expiredSession } from "../../src/doctor/session-cookies.ts";
+import { ApiError, upstreamFailed } from "../../src/http/problem.ts";
+import { UnreachableError } from "../../src/media/egress-gate.ts";
+import { detectPlatform, platformTable } from "../../src/platforms/table.ts";
+import { classifyYtdlpFailure } from "../../src/platforms/ytdlp/errors.ts";
+
+const posts = (value: string, extraHosts = "") => {
+  const config = parseConfig({ PLATFORM_CHECK_POSTS: value, EXTRA_PAGE_HOSTS: extraHosts });
+  return referencePosts(config.PLATFORM_CHECK_POSTS, config.EXTRA_PAGE_HOSTS).map(({ site, url }) => [site, url.href]);
+};
+
+describe("the reference posts", () => {
+  it("are one public post of each platform of the table by default, each detected as that platform", () => {
+    expect(posts("").map(([site]) => site)).toEqual(platformTable.map(({ id }) => id));
+    expect(Object.keys(defaultReferencePosts)).toEqual(platformTable.map(({ id }) => id));
+    for (const [id, url] of Object.entries(defaultReferencePosts)) expect(detectPlatform(new URL(url), [])).toBe(id);
+  });
+
+  it("are replaced or dropped per platform, and extended by posts on the extra page hosts, named by their entry", () => {
+    const checked = posts("YOUTUBE=http://127.0.0.1:8123/bot.html, VIMEO=off ,X=off,http://mirror.example/p/1", "127.0.0.1:8123,mirror.example");
+    expect(checked.find(([site]) => site === "YOUTUBE")).toEqual(["YOUTUBE", "http://127.0.0.1:8123/bot.html"]);
+    expect(checked.map(([site]) => site)).not.toContain("VIMEO");
+    expect(checked.map(([site]) => site)).not.toContain("X");
+    expect(checked.at(-1)).toEqual(["mirror.example", "http://mirror.example/p/1"]);
+  });
+
+  it("stop start-up when an entry is not understood or a bare URL is on no extra page host", () => {
+    expect(() => parseConfig({ PLATFORM_CHECK_POSTS: "MYSPACE=https://myspace.com/x" })).toThrow(/PLATFORM_CHECK_POSTS: .*MYSPACE=/);
+    expect(() => parseConfig({ PLATFORM_CHECK_POSTS: "YOUTUBE=ftp://x" })).toThrow(/PLATFORM_CHECK_POSTS/);
+    expect(() => posts("https://elsewhere.example/v/1", "mirror.example")).toThrow(ConfigError);
+    expect(() => posts("https://www.youtube.com/watch?v=x")).toThrow(/PLATFORM=url/);
+  });
+});
+
+describe("a failed check", () => {
+  const ytdlp: FailureContext = { extractor: "yt-dlp 2026.10.26 (30 days old)", update: "update yt-dlp", expiredSession: null };
+
+  it("is blocked with the remedy when yt-dlp met a bot check, or cookies_expired when the operator's sign-in has expired", () => {
+    const bot = classifyYtdlpFailure(1, "ERROR: [youtube] x: Sign in to confirm you’re not a bot. Use --cookies\n");
+    expect(classifyFailure(bot, ytdlp)).toMatchObject({ status: "blocked", detail: expect.stringContaining("with a bot check"), remedy: expect.stringMatching(/COOKIES_FILE.*OUTBOUND_PROXY/) });
+    const expired = classifyFailure(bot, { ...ytdlp, expiredSession: "the session cookie SID of .youtube.com in COOKIES_FILE expired 2021-01-01T00:00:00.000Z" });
+    expect(expired).toMatchObject({ status: "cookies_expired", detail: expect.stringMatching(/^the session cookie SID .*; the platform answered with a bot check/) });
+  });
+
+  it("is unreachable when the network failed: the gate's words, X's fetch, a time cap", () => {
+    const gate = upstreamFailed("x", { cause: new UnreachableError("the egress gate could not resolve www.youtube.com (ENOTFOUND); yt-dlp: HTTP Error 502: Bad Gateway") });
+    expect(classifyFailure(gate, ytdlp)).toMatchObject({ status: "unreachable", detail: expect.stringContaining("could not resolve www.youtube.com") });
+    const dns = Object.assign(new Error("getaddrinfo ENOTFOUND cdn.syndication.twimg.com"), { code: "ENOTFOUND" });
+    const xFetch = upstreamFailed("X could not be reached", { cause: new TypeError("fetch failed", { cause: dns }) });
+    expect(classifyFailure(xFetch, ytdlp)).toMatchObject({ status: "unreachable", detail: expect.stringContaining("ENOTFOUND") });
+    expect(classifyFailure(new ApiError(504, "upstream_timeout", "no answer"), ytdlp).status).toBe("unreachable");
+  });
+
+  it("is broken, naming the extractor's version and age, when the extractor no longer reads the post", () => {
+    const unsupported = classifyYtdlpFailure(1, "ERROR: Unsupported URL: https://www.dailymotion.com/video/x2iuewm\n");
+    expect(classifyFailure(unsupported, ytdlp)).toEqual({
+      status: "broken",
+      detail: "yt-dlp 2026.10.26 (30 days old) could not read the reference post: Unsupported URL: https://www.dailymotion.com/video/x2iuewm",
+      remedy: "platforms change and their extractors follow: update yt-dlp",
+    });
+    const gone = classifyYtdlpFailure(1, "ERROR: [vimeo] 1: HTTP Error 404: Not Found\n");
+    expect(classifyFailure(gone, ytdlp).remedy).toContain("choose another (PLATFORM_CHECK_POSTS)");
+  });
+});
+
+describe("the operator's sign-in cookies", () => {
+  const now = new Date("2026-11-25T00:00:00Z");
+  const line = (domain: string, name: string, expiry: number) => `${domain}\tTRUE\t/\tTRUE\t${expiry}\t${name}\tsecret-value`;
+  const past = Date.parse("2026-01-01T00:00:00Z") / 1000;
+  const future = Date.parse("2027-01-01T00:00:00Z") / 1000;
+
+  it("are expired when every session cookie of the platform is past its own expiry, naming it and not its value", () => {
+    const text = ["# Netscape HTTP Cookie File", `#HttpOnly_${line(".instagram.com", "sessionid", past)}`, line(".instagram.com", "csrftoken", future)].join("\n");
+    const said = expiredSession(text, "INSTAGRAM", now);
+    expect(said).toBe("the session cookie sessionid of .instagram.com in COOKIES_FILE expired 2026-01-01T00:00:00.000Z");
+    expect(said).not.toContain("secret-value");
+  });
+
+  it("say nothing when a session cookie is live, has no expiry, belongs to another site, or the platform's sign-in cookie is unknown", () => {
+    expect(expiredSession([line(".youtube.com", "SID", past), line(".youtube.com", "__Secure-3PSID", future)].join("\n"), "YOUTUBE", now)).toBeNull();
+    expect(expiredSession(line(".tiktok.com", "sessionid", 0), "TIKTOK", now)).toBeNull();
+    expect(expiredSession(line(".instagram.com.evil.example", "sessionid", past), "INSTAGRAM", now)).toBeNull();
+    expect(expiredSession(line(".dailymotion.com", "sessionid", past), "DAILYMOTION", now)).toBeNull();
+    expect(expiredSession(line(".x.com", "auth_token", past), "127.0.0.1:8123", now)).toBeNull();
+  });
+});
