@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import type { z } from "zod";
 import { ConfigSchema } from "../src/config.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -86,6 +87,18 @@ describe("README.md", () => {
     expect(rows.filter((name) => !settings.includes(name)), "rows that name no setting").toEqual([]);
     expect(settings.filter((name) => !rows.includes(name)), "settings without a row").toEqual([]);
     expect(rows.filter((name, index) => rows.indexOf(name) !== index), "settings with two rows").toEqual([]);
+  });
+
+  it("shows each default given as a literal as the one src/config.ts applies", () => {
+    const shape = ConfigSchema.shape as Record<string, z.ZodType>;
+    const wrong = section(readme, "Configuration").flatMap((line) => {
+      const match = /^\| `([A-Z][A-Z0-9_]*)` \| `([^`]*)` \|/.exec(line);
+      if (!match) return [];
+      const applied = shape[match[1]!]?.safeParse(undefined);
+      const code = applied?.success ? String(applied.data) : "no default";
+      return code === match[2] ? [] : [`${match[1]}: ${match[2]} in the README, ${code} in the code`];
+    });
+    expect(wrong).toEqual([]);
   });
 
   it("gives the test command exactly as .ci/run runs it", () => {
