@@ -3,7 +3,7 @@
 // X's), so a check fails the way a user's `post` fails, only explained further. Pure.
 import { UnreachableError } from "../media/egress-gate.ts";
 import { ApiError } from "../http/problem.ts";
-import { blockedKindOf, blockedRemedy } from "../platforms/ytdlp/errors.ts";
+import { blockedKindOf, blockedRemedy, RefusalCause } from "../platforms/ytdlp/errors.ts";
 
 export type CheckStatus = "ok" | "blocked" | "broken" | "unreachable" | "cookies_expired";
 
@@ -52,11 +52,12 @@ export function classifyFailure(error: unknown, context: FailureContext): Verdic
   const reason = reasonOf(error);
   const code = error instanceof ApiError ? error.code : null;
   if (code === "upstream_blocked") {
-    const kind = blockedKindOf(reason) ?? "a refusal";
+    const said = error instanceof Error && error.cause instanceof RefusalCause ? error.cause.reason : reason;
+    const kind = blockedKindOf(said) ?? "a refusal";
     if (context.expiredSession !== null) {
-      return { status: "cookies_expired", detail: `${context.expiredSession}; the platform answered with ${kind} (${reason})`, remedy: cookiesRemedy };
+      return { status: "cookies_expired", detail: `${context.expiredSession}; the platform answered with ${kind} (${said})`, remedy: cookiesRemedy };
     }
-    return { status: "blocked", detail: `the platform refused this server with ${kind} (${reason})`, remedy: blockedRemedy };
+    return { status: "blocked", detail: `the platform refused this server with ${kind} (${said})`, remedy: blockedRemedy };
   }
   if (code === "host_not_allowed") {
     return { status: "unreachable", detail: error instanceof Error ? error.message : reason, remedy: "the reference post leads to an address this server may not fetch; choose another post (PLATFORM_CHECK_POSTS)" };

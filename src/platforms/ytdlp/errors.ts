@@ -25,6 +25,13 @@ const blockedKinds: { pattern: RegExp; kind: string }[] = [
 export const blockedRemedy =
   "give yt-dlp the cookies of a signed-in browser (COOKIES_FILE), send it through a proxy with a better address (OUTBOUND_PROXY), or update yt-dlp (bash scripts/setup-debian.sh --update-yt-dlp)";
 
+/** The cause of an `upstream_blocked`: yt-dlp's words, logged with the remedy. */
+export class RefusalCause extends Error {
+  constructor(readonly reason: string) {
+    super(`platform refused yt-dlp (${reason}); remedy: ${blockedRemedy}`);
+  }
+}
+
 /** How a platform refused this server, from yt-dlp's log ("a bot check"); null when it did not. */
 export function blockedKindOf(stderr: string): string | null {
   return blockedKinds.find(({ pattern }) => pattern.test(stderr))?.kind ?? null;
@@ -37,7 +44,7 @@ function blocked(stderr: string, reason: string): ApiError | null {
     502,
     "upstream_blocked",
     `The platform refused this server with ${kind}, not because of your request. The operator of this service can act on it; try again later.`,
-    { cause: new Error(`platform refused yt-dlp (${reason}); remedy: ${blockedRemedy}`) },
+    { cause: new RefusalCause(reason) },
   );
 }
 
