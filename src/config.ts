@@ -145,7 +145,7 @@ export const ConfigSchema = z.object({
     .int()
     .min(0)
     .default(0)
-    .describe("Run the platform check in the background about this often (each wait drawn within ±25%), in seconds; 0 runs it only on demand (`admin doctor`)"),
+    .describe("Run the platform check in the background about this often (each wait drawn within ±25%, the first within 30 s of start), in seconds; 0 runs it only on demand (`admin doctor`)"),
   MAX_PAGE_DOWNLOADS: positiveInt.default(2 * availableParallelism()).describe("Page-mode downloads this instance runs at once (default twice the CPU count)"),
 });
 

@@ -42,9 +42,15 @@ export interface PlatformChecks {
   results(): CheckResult[];
   /** A user's request to `site` failed as `error` (upstream_blocked): marks the site until its next check. */
   noteFailure(site: string, error: unknown): Promise<void>;
-  /** Runs all checks about every `intervalS` seconds (±25%), skipping a turn while a run is on; the function stops it. */
+  /**
+   * Runs all checks about every `intervalS` seconds (±25%; the first within 30 s of the call),
+   * skipping a turn while a run is on; the function stops it.
+   */
   every(intervalS: number): () => void;
 }
+
+/** Seconds from start to the first background run, at most. */
+const firstRunAfterS = 30;
 
 const round = (seconds: number) => Math.round(seconds * 100) / 100;
 
@@ -105,16 +111,19 @@ export function createPlatformChecks(options: PlatformChecksOptions): PlatformCh
     every(intervalS) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       let stopped = false;
-      const schedule = () => {
+      // Jitter, so instances started together do not knock on the platforms together.
+      const jittered = (seconds: number) => seconds * 1000 * (0.75 + 0.5 * random());
+      const schedule = (seconds: number) => {
         if (stopped) return;
-        // Jitter, so instances started together do not knock on the platforms together.
         timer = setTimeout(() => {
+          const next = () => schedule(intervalS);
           // A check classes every failure, so a run does not reject.
           const turn = pending === 0 ? run() : Promise.resolve();
-          void turn.then(schedule, schedule);
-        }, intervalS * 1000 * (0.75 + 0.5 * random()));
+          void turn.then(next, next);
+        }, jittered(seconds));
       };
-      schedule();
+      // The first run soon after start, so a restart (after updating yt-dlp, say) shows at once.
+      schedule(Math.min(intervalS, firstRunAfterS));
       return () => {
         stopped = true;
         clearTimeout(timer);
