@@ -7,7 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { platformTable } from "../../src/platforms/table.ts";
+import { defaultReferencePosts } from "../../src/doctor/reference-posts.ts";
 import { startMediaSite, type MediaSite } from "../fakes/media-site.ts";
+import { startFakeXUpstream } from "../fakes/x-upstream.ts";
 import { runAdmin, startService, type RunningService } from "../helpers/service.ts";
 
 const token = "metrics-token-0123456789";
@@ -195,6 +197,33 @@ describe("admin doctor against local stand-ins", () => {
     const run = await runAdmin(["doctor", "youtube", "vimeo"], offline);
     expect(run.code).toBe(1);
     expect(Object.fromEntries(Object.entries(rowsOf(run.stdout)).map(([name, row]) => [name, row.status]))).toEqual({ YOUTUBE: "blocked", VIMEO: "ok" });
+  });
+});
+
+describe("X's check", () => {
+  it("goes through the X client as an X post request does, afresh each time, and is broken when X answers in an unknown form", { timeout: 30_000 }, async () => {
+    const x = await startFakeXUpstream();
+    cleanups.push(() => x.close());
+    const env = {
+      DATA_DIR: dataDir(),
+      X_SYNDICATION_URL: x.syndicationUrl,
+      X_GRAPHQL_URL: x.url,
+      X_GRAPHQL_QUERY_ID: "fakeQueryId",
+      PLATFORM_CHECK_POSTS: checkPosts({ X: defaultReferencePosts.X }),
+    };
+    await started(env);
+    expect(rowsOf((await runAdmin(["doctor"], env)).stdout).X).toMatchObject({ status: "ok" });
+    expect((await runAdmin(["doctor", "x"], env)).code).toBe(0);
+    expect(x.calls("/tweet-result")).toBe(2);
+
+    x.setMode("syndication", { kind: "malformed" });
+    x.setMode("graphql", { kind: "malformed" });
+    const broken = await runAdmin(["doctor", "X"], env);
+    expect(broken.code).toBe(1);
+    const row = rowsOf(broken.stdout).X!;
+    expect(row.status).toBe("broken");
+    expect(row.detail).toMatch(/^the X client could not read the reference post: /);
+    expect(row.remedy).toContain("X_GRAPHQL_QUERY_ID");
   });
 });
 
