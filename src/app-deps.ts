@@ -108,8 +108,7 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     cookiesFile: config.COOKIES_FILE,
     onBlocked: (page, error) => {
       metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER");
-      const site = siteOf(page, config.EXTRA_PAGE_HOSTS);
-      if (site !== null) void platformChecks.noteFailure(site, error);
+      void platformChecks.noteFailure(page, error);
     },
   });
   const slots = operationSlots(config);
@@ -117,6 +116,7 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
   const platformChecks = createPlatformChecks({
     posts: referencePosts(config.PLATFORM_CHECK_POSTS, config.EXTRA_PAGE_HOSTS),
     fetchPost: (url) => describePost(postDeps, url, { check: true }),
+    siteOf: (page) => siteOf(page, config.EXTRA_PAGE_HOSTS),
     context: failureContext({ tools, files: runtime.files, cookiesFile: config.COOKIES_FILE, now }),
     onResult: (result) => metrics.platformChecked(result.site, result.status === "ok", result.from === "check" && result.at !== null ? new Date(result.at) : null),
     now,

@@ -25,6 +25,8 @@ export interface PlatformChecksOptions {
   posts: readonly ReferencePost[];
   /** Fetches a post as the `post` operation does, without a key, a cache or a quota. */
   fetchPost(url: URL): Promise<unknown>;
+  /** The site of a page a user asked for (its platform, or its EXTRA_PAGE_HOSTS entry); null for none. */
+  siteOf(page: URL): string | null;
   /** What the classing of a failure needs to know about the site's extractor and the operator's cookies. */
   context(site: string): Promise<FailureContext>;
   /** Told of every new result (metrics). */
@@ -40,8 +42,8 @@ export interface PlatformChecks {
   run(sites?: readonly string[]): Promise<CheckResult[]>;
   /** The latest result of every site, unchecked ones included. */
   results(): CheckResult[];
-  /** A user's request to `site` failed as `error` (upstream_blocked): marks the site until its next check. */
-  noteFailure(site: string, error: unknown): Promise<void>;
+  /** A user's request for `page` failed as `error` (upstream_blocked): marks its site until its next check. */
+  noteFailure(page: URL, error: unknown): Promise<void>;
   /**
    * Runs all checks about every `intervalS` seconds (±25%; the first within 30 s of the call),
    * skipping a turn while a run is on; the function stops it.
@@ -64,6 +66,8 @@ export function createPlatformChecks(options: PlatformChecksOptions): PlatformCh
   // Runs are chained, so a run asked for while another is on waits for it.
   let tail: Promise<unknown> = Promise.resolve();
   let pending = 0;
+  // The reference post being fetched: its own refusal reaches noteFailure too.
+  let checking: string | null = null;
 
   function record(result: CheckResult): CheckResult {
     latest.set(result.site, result);
@@ -74,6 +78,7 @@ export function createPlatformChecks(options: PlatformChecksOptions): PlatformCh
   async function check(post: ReferencePost): Promise<CheckResult> {
     const started = performance.now();
     const base = { site: post.site, url: post.url.href, from: "check" as const };
+    checking = post.url.href;
     try {
       await options.fetchPost(post.url);
       const seconds = round((performance.now() - started) / 1000);
@@ -82,6 +87,8 @@ export function createPlatformChecks(options: PlatformChecksOptions): PlatformCh
       const seconds = round((performance.now() - started) / 1000);
       const verdict = classifyFailure(error, await options.context(post.site));
       return record({ ...base, ...verdict, seconds, at: now().toISOString() });
+    } finally {
+      checking = null;
     }
   }
 
@@ -103,7 +110,10 @@ export function createPlatformChecks(options: PlatformChecksOptions): PlatformCh
     sites,
     run,
     results: () => [...latest.values()],
-    async noteFailure(site, error) {
+    async noteFailure(page, error) {
+      const site = options.siteOf(page);
+      // The check under way says it itself, as a check.
+      if (site === null || page.href === checking) return;
       const verdict = classifyFailure(error, await options.context(site));
       const at = now().toISOString();
       record({ site, url: latest.get(site)?.url ?? null, ...verdict, detail: `a user's request at ${at}: ${verdict.detail}`, seconds: null, at, from: "requests" });

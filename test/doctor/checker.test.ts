@@ -19,6 +19,7 @@ function controlled() {
       most = Math.max(most, active);
       return new Promise<void>((resolve) => waiting.push(() => (active -= 1, resolve())));
     },
+    siteOf: () => null,
     context: async () => ({ extractor: "yt-dlp", update: "update", expiredSession: null }),
     random: () => 1,
   });

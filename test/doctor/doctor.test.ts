@@ -169,6 +169,9 @@ describe("admin doctor against local stand-ins", () => {
     expect((await runAdmin(["doctor", site.host], env)).code).toBe(0);
     expect((await platformUp(service))[site.host]).toBe(1);
     const before = (await checkedAt(service))[site.host];
+    // A check's own refusal (YOUTUBE's stand-in is on the same host) is the check's, not a user's.
+    expect((await runAdmin(["doctor", "YOUTUBE"], env)).code).toBe(1);
+    expect((await platformUp(service))[site.host]).toBe(1);
 
     expect((await runAdmin(["users", "create", "--email", "op@example.com"], env, "a long enough password\n")).code).toBe(0);
     const key = (await runAdmin(["keys", "create", "--email", "op@example.com", "--tier", "PRO"], env)).stdout.trim();
