@@ -23,28 +23,30 @@ export const serveDeno: Serve = async (fetch, on, log = createLogger("warn")) =>
       {
         ...("path" in on ? { path: on.path, transport: "unix" as const } : on),
         onListen: () => resolve(),
-        // The app turns its own errors into responses; this is the last line of defence.
-        onError: (error) => {
-          log.error("the handler failed", { error: errorText(error) });
-          return problemResponse(error);
-        },
       },
       async (request, info) => {
+        const requestId = requestIdFrom(request.headers.get("x-request-id"));
         let forwarded: Request;
         try {
           requestUrl(request.method, request.url, request.headers.get("host") ?? "localhost");
           forwarded = new Request(request, { signal: AbortSignal.any([request.signal, cutAll.signal]) });
+          // Chosen once, so the app's log lines and the adapter's name the same id.
+          forwarded.headers.set("x-request-id", requestId);
           recordPeer(forwarded, info.remoteAddr.hostname);
         } catch (error) {
-          log.info("unservable request", { requestId: requestIdFrom(request.headers.get("x-request-id")), method: request.method.slice(0, 16), error: errorText(error) });
-          return unservableResponse(error);
+          log.info("unservable request", { requestId, method: request.method.slice(0, 16), error: errorText(error) });
+          return unservableResponse(error, requestId);
         }
         // `completed` settles once the response went out in full (resolves) or was abandoned.
         void info.completed.then(
           () => responseDone(forwarded, { ended: "complete" }),
           (error: unknown) => responseDone(forwarded, request.signal.aborted ? { ended: "cut by client" } : { ended: "cut by error", error }),
         );
-        return fetch(forwarded);
+        return fetch(forwarded).catch((error: unknown) => {
+          // The app turns its own errors into responses; this is the last line of defence.
+          log.error("the handler failed", { requestId, error: errorText(error) });
+          return problemResponse(error);
+        });
       },
     );
   });

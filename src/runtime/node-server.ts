@@ -8,10 +8,10 @@ import { Readable } from "node:stream";
 import { finished, pipeline } from "node:stream/promises";
 import { recordPeer } from "../http/client-address.ts";
 import { nativeBodyOf } from "../http/native-body.ts";
-import { ApiError, problemResponse, toProblem } from "../http/problem.ts";
+import { problemResponse, toProblem } from "../http/problem.ts";
 import { requestIdFrom } from "../http/request-id.ts";
 import { responseDone } from "../http/response-done.ts";
-import { malformedRequest, methodNotServed, requestUrl, unservableResponse } from "../http/unservable.ts";
+import { parserRefusal, requestUrl, unservableResponse } from "../http/unservable.ts";
 import { createLogger, errorText, type Logger } from "../log.ts";
 import type { AddressInfo } from "node:net";
 import type { FetchHandler, Serve } from "./serve.ts";
@@ -64,8 +64,9 @@ async function handle(fetch: FetchHandler, req: IncomingMessage, res: ServerResp
     request = toRequest(req, controller.signal);
     recordPeer(request, req.socket.remoteAddress);
   } catch (error) {
-    log.info("unservable request", { requestId: requestIdOf(req), method: req.method?.slice(0, 16), error: errorText(error) });
-    return send(res, unservableResponse(error));
+    const requestId = requestIdOf(req);
+    log.info("unservable request", { requestId, method: req.method?.slice(0, 16), error: errorText(error) });
+    return send(res, unservableResponse(error, requestId));
   }
   let failure: { error: unknown } | undefined;
   res.once("close", () => {
@@ -119,22 +120,27 @@ async function send(
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, log: Logger): void {
   if (!socket.writable || error.code === "ECONNRESET") return void socket.destroy();
-  const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : undefined;
-  const problem = status
-    ? new ApiError(status, status === 431 ? "headers_too_large" : "request_timeout", status === 431 ? "The request's headers are too large." : "The request did not arrive in time.")
-    : error.code === "HPE_INVALID_METHOD"
-      ? methodNotServed("this method")
-      : malformedRequest();
-  log.info("unservable request", { error: `${error.code ?? "?"}: ${error.message}` });
+  const problem = parserRefusal(error.code);
+  // The answer carries an id like every other, so the client can name it and the log line be found.
+  const requestId = requestIdFrom(null);
+  log.info("unservable request", { requestId, error: `${error.code ?? "?"}: ${error.message}` });
   const body = JSON.stringify(toProblem(problem));
-  const headers = { "content-type": "application/problem+json", "content-length": String(Buffer.byteLength(body)), connection: "close", ...problem.headers };
+  const headers = { "content-type": "application/problem+json", "content-length": String(Buffer.byteLength(body)), "x-request-id": requestId, connection: "close", ...problem.headers };
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
   socket.end(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ""}\r\n${head}\r\n${body}`);
 }
 
+const requestIds = new WeakMap<IncomingMessage, string>();
+
+/** The request's id, chosen once: the Request handed to the app carries it, so the app's log lines and the adapter's agree. */
 function requestIdOf(req: IncomingMessage): string {
-  const given = req.headers["x-request-id"];
-  return requestIdFrom(typeof given === "string" ? given : null);
+  let id = requestIds.get(req);
+  if (id === undefined) {
+    const given = req.headers["x-request-id"];
+    id = requestIdFrom(typeof given === "string" ? given : null);
+    requestIds.set(req, id);
+  }
+  return id;
 }
 
 function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
@@ -145,6 +151,7 @@ function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
     if (value === undefined) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
+  headers.set("x-request-id", requestIdOf(req));
   const hasBody = method !== "GET" && method !== "HEAD";
   return new Request(url, {
     method,
