@@ -127,7 +127,7 @@ const usageLine = (name: string) => `admin ${name}${commands[name]!.synopsis ? `
 
 /** The usage of the commands whose name starts with `prefix` ("" for all, "keys" for a group). */
 function usageOf(prefix: string): string {
-  const names = Object.keys(commands).filter((name) => prefix === "" || name === prefix || name.startsWith(`${prefix} `));
+  const names = Object.keys(commands).filter((name) => prefix === "" || name.startsWith(`${prefix} `));
   return [
     "Usage (`npm run admin -- <command>`, or `node dist/admin.mjs <command>` once built):",
     ...names.map((name) => `  ${usageLine(name)}`),
