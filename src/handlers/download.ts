@@ -98,7 +98,7 @@ async function fromMediaUrl(ctx: ApiContext, deps: DownloadDeps, media: URL, out
   const method = ctx.request.method === "HEAD" ? "HEAD" : "GET";
   if (output === "mp4") {
     // Held until the upstream body is over or the response is (whichever the runtime tells first).
-    const release = deps.directDownloads.acquire(ctx.key.id, ctx.key.tier);
+    const release = deps.directDownloads.acquire(ctx.key);
     whenResponseDone(ctx.request, release);
     try {
       return downloadResponse(await relayMedia({ url: media, method, range: ctx.request.headers.get("range"), signal: ctx.request.signal, filename, onEnd: release }, deps.relay), "direct");
@@ -175,7 +175,7 @@ type RemuxJob = Pick<RemuxRequest, "plan" | "name" | "durationSec">;
  * is checked first: a page names them, and a page may name an address inside our network.
  */
 async function remuxWithSlot(ctx: ApiContext, deps: DownloadDeps, prepare: () => Promise<RemuxJob>): Promise<Response> {
-  const release = deps.downloads.acquire(ctx.key.id, ctx.key.tier);
+  const release = deps.downloads.acquire(ctx.key);
   try {
     const job = await prepare();
     // What ffmpeg writes is page mode's, whatever it reads: its bytes are counted as page mode's.
