@@ -13,7 +13,7 @@ export const serveDeno: Serve = async (fetch, on, log = createLogger("warn"), li
   // Deno.serve (2.9) tells nothing of a connection before its request and has no head or read
   // timeout: an idle connection is held for as long as the client likes (denoland/deno#3515).
   if (limits) {
-    log.warn("Deno's server cannot bound connections: no head timeout, no connection caps; put a reverse proxy in front (README, Runtimes)", {
+    log.warn("Deno's server cannot bound connections: no head timeout, no connection caps; put a reverse proxy in front (docs/runtimes.md, Connections)", {
       headTimeoutMs: limits.headTimeoutMs,
       maxConnections: limits.maxConnections,
       maxConnectionsPerClient: limits.maxPerClient,

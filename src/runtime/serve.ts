@@ -23,6 +23,6 @@ export interface RunningServer {
 /**
  * `log` hears what the app never sees: requests that are no URL, a handler that threw, refused
  * connections. `limits` bound the connections of a TCP server, as far as the runtime's server lets
- * us (README, Runtimes).
+ * us (docs/runtimes.md, Connections).
  */
 export type Serve = (fetch: FetchHandler, on: ListenOn, log?: Logger, limits?: ConnectionLimits) => Promise<RunningServer>;
