@@ -110,10 +110,11 @@ describe.each(runtimes)("connections on $name", ({ name, program }) => {
     });
     expect(download.status).toBe(200);
     expect(createHash("sha256").update(Buffer.from(await download.arrayBuffer())).digest("hex")).toBe(fakeSha256(0, 300000));
-    // The caps closed the excess at once; the other address still holds as many as one client may.
-    const held = idle.filter((each) => !each.closedByServer()).length;
-    expect(held).toBeGreaterThan(0);
-    expect(held).toBeLessThanOrEqual(64);
+    // The caps closed the excess (Bun's server tells of a connection a little later); the other
+    // address still holds as many as one client may.
+    const held = () => idle.filter((each) => !each.closedByServer()).length;
+    expect(await until(() => held() <= 64, 10_000)).toBe(true);
+    expect(held()).toBeGreaterThan(0);
     for (const each of idle) each.socket.destroy();
     expect(service.output.join("\n")).toMatch(/connections refused: a connection cap is reached/);
   }, 60_000);
