@@ -63,7 +63,8 @@ export function isTrustedProxy(address: string, trusted: TrustedProxies): boolea
  */
 export function clientGroup(address: string): string {
   const ip = parseIp(address);
-  if (ip === null || "v4" in ip) return address;
+  if (ip === null) return address;
+  if ("v4" in ip) return formatIp(ip);
   return `${ip.v6.slice(0, 4).map((group) => group.toString(16)).join(":")}::/64`;
 }
 
