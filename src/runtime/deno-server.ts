@@ -9,7 +9,16 @@ import { requestUrl, unservableResponse } from "../http/unservable.ts";
 import { createLogger, errorText } from "../log.ts";
 import type { Serve } from "./serve.ts";
 
-export const serveDeno: Serve = async (fetch, on, log = createLogger("warn")) => {
+export const serveDeno: Serve = async (fetch, on, log = createLogger("warn"), limits) => {
+  // Deno.serve (2.9) tells nothing of a connection before its request and has no head or read
+  // timeout: an idle connection is held for as long as the client likes (denoland/deno#3515).
+  if (limits) {
+    log.warn("Deno's server cannot bound connections: no head timeout, no connection caps; put a reverse proxy in front (docs/runtimes.md, Connections)", {
+      headTimeoutMs: limits.headTimeoutMs,
+      maxConnections: limits.maxConnections,
+      maxConnectionsPerClient: limits.maxPerClient,
+    });
+  }
   // Once shutdown() has begun, Deno offers no way to close the remaining connections (aborting the
   // server's own signal then throws BadResource, Deno 2.9), and a body it streams natively, such as
   // a relayed fetch body, no longer heeds the request's signal. So `cut()` aborts every request's
