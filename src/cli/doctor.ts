@@ -5,7 +5,12 @@
 import type { CheckResult, PlatformChecks } from "../doctor/checker.ts";
 import type { CommandResult } from "./commands.ts";
 
-export const doctorUsage = "  doctor [platform...]              check each platform's reference post from this server";
+/** Its line in the command table of commands.ts, for the usage and `doctor --help`. */
+export const doctorHelp = {
+  synopsis: "[platform...]",
+  summary:
+    "Fetches one public reference post of each platform (or of those named) from this server, the way a user's post request does, and prints each one's status (ok, blocked, broken, unreachable, cookies_expired), time, detail and remedy; exits 1 when one fails. With the service running on the embedded store it asks the service, whose /metrics and /platformz then show the run. PLATFORM_CHECK_POSTS changes the posts.",
+};
 
 export function isDoctorCommand(argv: readonly string[]): boolean {
   return argv[0] === "doctor";

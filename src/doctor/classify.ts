@@ -1,8 +1,8 @@
 // What a failed reference post says about a platform, and what the operator can do about it.
 // It reads the errors users' requests get (src/platforms/ytdlp/errors.ts, the egress gate's and
 // X's), so a check fails the way a user's `post` fails, only explained further. Pure.
-import { UnreachableError } from "../media/egress-gate.ts";
 import { ApiError } from "../http/problem.ts";
+import { causeChain, connectFailureOf } from "../util/connect-failure.ts";
 import { blockedKindOf, blockedRemedy, RefusalCause } from "../platforms/ytdlp/errors.ts";
 
 export type CheckStatus = "ok" | "blocked" | "broken" | "unreachable" | "cookies_expired";
@@ -24,28 +24,14 @@ export interface FailureContext {
   expiredSession: string | null;
 }
 
-// What yt-dlp and Node print when no connection could be made at all.
-const networkFailure =
-  /Connection refused|Name or service not known|Temporary failure in name resolution|getaddrinfo|No address associated|Network is unreachable|No route to host|timed out|ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|Tunnel connection failed/i;
-
 const networkRemedy =
   "check this server's DNS and outbound connections (firewall, OUTBOUND_PROXY); if they work, the platform itself may be down";
 const cookiesRemedy = "export the cookies of a browser signed in to the platform again into COOKIES_FILE (it is read anew for every request, no restart)";
 
-/** The error's message and those of its causes (with their system codes), for the operator. */
-function causeChain(error: unknown): string[] {
-  const parts: string[] = [];
-  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth++) {
-    const code = (at as { code?: unknown }).code;
-    parts.push(typeof code === "string" && !(at instanceof ApiError) ? `${at.message} (${code})` : at.message);
-  }
-  return parts;
-}
-
-/** The deepest cause's words: what the tool or the network said, rather than the answer users get. */
+/** What the tool or the network said (the causes' messages), rather than the answer users get. */
 function reasonOf(error: unknown): string {
-  const chain = causeChain(error);
-  return chain.length > 1 ? chain.slice(1).join(": ") : (chain[0] ?? String(error));
+  const messages = causeChain(error).map((each) => (each instanceof Error ? each.message : String(each)));
+  return messages.length > 1 ? messages.slice(1).join(": ") : (messages[0] ?? String(error));
 }
 
 export function classifyFailure(error: unknown, context: FailureContext): Verdict {
@@ -62,9 +48,10 @@ export function classifyFailure(error: unknown, context: FailureContext): Verdic
   if (code === "host_not_allowed") {
     return { status: "unreachable", detail: error instanceof Error ? error.message : reason, remedy: "the reference post leads to an address this server may not fetch; choose another post (PLATFORM_CHECK_POSTS)" };
   }
-  const unreachable = error instanceof Error && error.cause instanceof UnreachableError;
-  if (unreachable || code === "upstream_timeout" || networkFailure.test(causeChain(error).join(" "))) {
-    return { status: "unreachable", detail: reason, remedy: networkRemedy };
+  // The egress gate's record, yt-dlp's or the HTTP client's words: no connection could be made.
+  const failure = connectFailureOf(error);
+  if (failure !== null || code === "upstream_timeout") {
+    return { status: "unreachable", detail: failure === null || reason.includes(failure) ? reason : `${failure}: ${reason}`, remedy: networkRemedy };
   }
   if (code === "tool_missing") {
     return { status: "broken", detail: error instanceof Error ? error.message : reason, remedy: "install the media tool or point its setting (YTDLP_PATH) at it" };

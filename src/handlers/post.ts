@@ -4,7 +4,7 @@ import type { ApiHandler } from "../http/context.ts";
 import { json } from "../http/json-response.ts";
 import { parseQuery, PostQuery } from "../http/query.ts";
 import { ApiError } from "../http/problem.ts";
-import type { Slots } from "../limits/slots.ts";
+import type { SlotHolder, Slots } from "../limits/slots.ts";
 import { requireTools, type Tools } from "../processes/tools.ts";
 import type { PlatformId, PostRecord } from "../platforms/records.ts";
 import { detectPlatform, supportedPlatformsText } from "../platforms/table.ts";
@@ -32,8 +32,8 @@ function requirePlatform(url: URL, extraPageHosts: readonly string[]): PlatformI
   return platform;
 }
 
-/** Who asks for a post: a key (its extraction slots), or the platform check (no key, nothing counted, never cached). */
-export type PostAsker = { key: { id: string; tier: string } } | { check: true };
+/** Who asks for a post: a key (its and its account's extraction slots), or the platform check (no key, nothing counted, never cached). */
+export type PostAsker = { key: SlotHolder } | { check: true };
 
 /**
  * The record of a post, the way every `post` request gets it; the platform check (src/doctor/)
@@ -45,7 +45,7 @@ export async function describePost(deps: PostDeps, page: URL, asker: PostAsker):
   if (platform === "X") return tweetToPost(await deps.tweets.getTweet(parseStatusId(page.href), { uncached }));
   await requireTools(deps.tools, ["yt-dlp"]);
   // The check runs one post at a time (src/doctor/checker.ts) and holds no key's slot.
-  const release = "key" in asker ? deps.extractions.acquire(asker.key.id, asker.key.tier) : () => {};
+  const release = "key" in asker ? deps.extractions.acquire(asker.key) : () => {};
   try {
     return infoToPost(await deps.pages.info(page, { uncached }), platform, page);
   } finally {

@@ -8,6 +8,8 @@
 // refused for it and when its source last sent a byte. The runtime listens and moves the bytes
 // (src/runtime/node/gate-listener.ts); what is allowed, and where it goes, is decided here.
 import { ApiError } from "../http/problem.ts";
+import { errorText } from "../log.ts";
+import { connectFailureOf } from "../util/connect-failure.ts";
 import { fromBase64Url, randomBytes, timingSafeEqual, toHex } from "../util/bytes.ts";
 import { egressAddress, type EgressPolicy } from "./egress.ts";
 import { authority, bareHost, proxyAuthorization, type OutboundProxy } from "./outbound-proxy.ts";
@@ -18,10 +20,10 @@ export interface GateSession {
   /** The first endpoint the gate refused to this session, as 403 host_not_allowed; null when none. */
   refusal(): ApiError | null;
   /**
-   * The first endpoint the gate could not reach for this session (a name that does not resolve, a
-   * connection that failed), in the operator's words; null when none. The child only sees a 502.
+   * The first connection the gate could not open for this session, with why ("www.youtube.com:443:
+   * host not found"); null when none. The child only hears "502 Bad Gateway" from the gate.
    */
-  unreachable(): UnreachableError | null;
+  failure(): string | null;
   /** When a byte last came from the source, in ms since the epoch (the session's start before any). */
   lastSourceByte(): number;
   /** Ends the session's connections and its credentials. */
@@ -66,14 +68,9 @@ export interface EgressGateOptions {
   listen: ListenLoopback;
 }
 
-/** Why the gate could not reach an endpoint: the name did not resolve, or no connection opened. */
-export class UnreachableError extends Error {
-  override name = "UnreachableError";
-}
-
 interface SessionState {
   refused: ApiError | null;
-  unreachable: UnreachableError | null;
+  failed: string | null;
   lastSourceByte: number;
   connections: Set<GateConnection>;
 }
@@ -126,10 +123,10 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       address = await egressAddress(url.hostname, port, options.policy);
     } catch (error) {
       if (error instanceof ApiError && error.status === 403) {
-        session.refused ??= new ApiError(403, "host_not_allowed", `The source led to ${authority(hostname, port)}, which this server may not fetch from (not a public address).`);
+        session.refused ??= new ApiError(403, "host_not_allowed", `The source led to ${authority(hostname, port)}, which this server may not fetch from (not a public address).`, { cause: error.cause });
         return answer(client, "403 Forbidden");
       }
-      session.unreachable ??= new UnreachableError(`the egress gate could not resolve ${hostname} (${reasonOf(error)})`);
+      session.failed ??= failureText(authority(hostname, port), error);
       return answer(client, "502 Bad Gateway");
     }
     const host = address ?? hostname;
@@ -155,7 +152,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       }
     }
     await client.forward(route, opening, () => (session.lastSourceByte = Date.now())).catch((error: unknown) => {
-      session.unreachable ??= new UnreachableError(`the egress gate could not connect to ${authority(hostname, port)} (${reasonOf(error)})`);
+      session.failed ??= failureText(authority(hostname, port), error);
       answer(client, "502 Bad Gateway");
     });
   }
@@ -165,12 +162,12 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       listening ??= options.listen((head, connection) => void handle(head, connection), maxHeadBytes);
       const { port } = await listening;
       const id = toHex(randomBytes(9));
-      const state: SessionState = { refused: null, unreachable: null, lastSourceByte: Date.now(), connections: new Set() };
+      const state: SessionState = { refused: null, failed: null, lastSourceByte: Date.now(), connections: new Set() };
       sessions.set(id, state);
       return {
         proxyUrl: `http://${id}:${secret}@127.0.0.1:${port}`,
         refusal: () => state.refused,
-        unreachable: () => state.unreachable,
+        failure: () => state.failed,
         lastSourceByte: () => state.lastSourceByte,
         close() {
           sessions.delete(id);
@@ -187,11 +184,24 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
   };
 }
 
-/** A system error's code (ENOTFOUND, ECONNREFUSED), else its message; with the cause of a wrapped one. */
-function reasonOf(error: unknown): string {
-  const inner = error instanceof Error && error.cause !== undefined ? error.cause : error;
-  const code = (inner as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : inner instanceof Error ? inner.message : String(inner);
+/** "host:port: connection refused (connect ECONNREFUSED 127.0.0.1:9)". */
+function failureText(endpoint: string, error: unknown): string {
+  const detail = errorText(error instanceof ApiError && error.cause !== undefined ? error.cause : error);
+  return `${endpoint}: ${connectFailureOf(error) ?? "could not connect"} (${detail})`;
+}
+
+/**
+ * What a child's failure is answered with: the gate's refusal when it refused the child an endpoint
+ * (that, not how the child failed, is what happened), else the failure itself, with why the gate
+ * could not connect, if it could not, leading its cause for the log.
+ */
+export function gateVerdict<E>(session: GateSession | undefined, error: E): E | ApiError {
+  const refused = session?.refusal();
+  if (refused) return refused;
+  const failure = session?.failure();
+  if (!failure || !(error instanceof ApiError)) return error;
+  const cause = new Error(`the egress gate could not connect to ${failure} and answered the tool 502; the tool said: ${errorText(error.cause)}`);
+  return new ApiError(error.status, error.code, error.message, { headers: error.headers, cause });
 }
 
 function answer(client: GateConnection, status: string, extra = ""): void {

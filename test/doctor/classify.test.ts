@@ -6,7 +6,7 @@ import { classifyFailure, type FailureContext } from "../../src/doctor/classify.
 import { defaultReferencePosts, referencePosts } from "../../src/doctor/reference-posts.ts";
 import { expiredSession } from "../../src/doctor/session-cookies.ts";
 import { ApiError, upstreamFailed } from "../../src/http/problem.ts";
-import { UnreachableError } from "../../src/media/egress-gate.ts";
+import { gateVerdict, type GateSession } from "../../src/media/egress-gate.ts";
 import { detectPlatform, platformTable } from "../../src/platforms/table.ts";
 import { classifyYtdlpFailure } from "../../src/platforms/ytdlp/errors.ts";
 
@@ -49,11 +49,12 @@ describe("a failed check", () => {
   });
 
   it("is unreachable when the network failed: the gate's words, X's fetch, a time cap", () => {
-    const gate = upstreamFailed("x", { cause: new UnreachableError("the egress gate could not resolve www.youtube.com (ENOTFOUND); yt-dlp: HTTP Error 502: Bad Gateway") });
-    expect(classifyFailure(gate, ytdlp)).toMatchObject({ status: "unreachable", detail: expect.stringContaining("could not resolve www.youtube.com") });
+    const session = { refusal: () => null, failure: () => "www.youtube.com:443: host not found (getaddrinfo ENOTFOUND www.youtube.com)" } as unknown as GateSession;
+    const gate = gateVerdict(session, classifyYtdlpFailure(1, "ERROR: [youtube] x: Unable to download webpage: HTTP Error 502: Bad Gateway\n"));
+    expect(classifyFailure(gate, ytdlp)).toMatchObject({ status: "unreachable", detail: expect.stringMatching(/^the egress gate could not connect to www\.youtube\.com:443: host not found .*HTTP Error 502/) });
     const dns = Object.assign(new Error("getaddrinfo ENOTFOUND cdn.syndication.twimg.com"), { code: "ENOTFOUND" });
     const xFetch = upstreamFailed("X could not be reached", { cause: new TypeError("fetch failed", { cause: dns }) });
-    expect(classifyFailure(xFetch, ytdlp)).toMatchObject({ status: "unreachable", detail: expect.stringContaining("ENOTFOUND") });
+    expect(classifyFailure(xFetch, ytdlp)).toMatchObject({ status: "unreachable", detail: expect.stringMatching(/^host not found: .*ENOTFOUND/) });
     expect(classifyFailure(new ApiError(504, "upstream_timeout", "no answer"), ytdlp).status).toBe("unreachable");
   });
 

@@ -3,8 +3,8 @@
 // (format-selector.ts), so it runs yt-dlp at most once, and not at all after `post`; a selector
 // that needs more of yt-dlp's grammar is applied by yt-dlp to the kept description
 // (`--load-info-json`, no network).
-import { UnreachableError, type EgressGate } from "../../media/egress-gate.ts";
-import { ApiError, upstreamFailed } from "../../http/problem.ts";
+import { gateVerdict, type EgressGate } from "../../media/egress-gate.ts";
+import { ApiError } from "../../http/problem.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
 import type { Extractor } from "../../processes/extractor.ts";
 import { withCookieCopy, type Files } from "./cookie-file.ts";
@@ -66,11 +66,6 @@ function withYtdlpFields(entry: YtdlpEntry, chosen: YtdlpFormat[]): YtdlpFormat[
   return needsCookies && formats.some((format) => !format.cookies) ? null : formats;
 }
 
-function sourceUnreachable(gate: UnreachableError, failure: ApiError): ApiError {
-  const said = failure.cause instanceof Error ? `; yt-dlp: ${failure.cause.message}` : "";
-  return upstreamFailed("The source site could not be reached from this server; try again later.", { cause: new UnreachableError(`${gate.message}${said}`) });
-}
-
 /** A description this large (a page with thousands of formats) is used once and not kept. */
 const maxKeptBytes = 1024 * 1024;
 
@@ -92,13 +87,9 @@ export function createPageSource(options: PageSourceOptions): PageSource {
       );
     } catch (error) {
       // The page led yt-dlp to an address it may not fetch: say that, not how yt-dlp failed.
-      const refusal = session?.refusal();
-      if (refusal) throw refusal;
-      // yt-dlp saw only the gate's 502; the gate knows the name did not resolve or the connection failed.
-      const unreachable = session?.unreachable();
-      if (unreachable && error instanceof ApiError && error.code === "upstream_failed") throw sourceUnreachable(unreachable, error);
-      if (error instanceof ApiError && error.code === "upstream_blocked") options.onBlocked?.(page, error);
-      throw error;
+      const verdict = gateVerdict(session, error);
+      if (verdict instanceof ApiError && verdict.code === "upstream_blocked") options.onBlocked?.(page, verdict);
+      throw verdict;
     } finally {
       done?.();
       session?.close();
