@@ -15,6 +15,7 @@ import { createTweetSource, xWebClientBearerToken } from "./platforms/x/source.t
 import type { Files } from "./platforms/ytdlp/cookie-file.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { createPageSource } from "./platforms/ytdlp/source.ts";
+import { createGallerySource } from "./platforms/gallerydl/source.ts";
 import { detectPlatform } from "./platforms/table.ts";
 import { createCliExtractor } from "./processes/extractor.ts";
 import type { ProcessHost } from "./processes/process-host.ts";
@@ -81,14 +82,15 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     resolveHost: runtime.resolveHost,
   };
   const egress = { trusted: trustedEndpoints(config.EXTRA_PAGE_HOSTS, config.ORIGIN_OVERRIDES), resolveHost: runtime.resolveHost };
-  const gate = createEgressGate({ policy: egress, outbound, listen: runtime.listenLoopback });
-  const tools = probeTools(runtime.toolRuns, { "yt-dlp": config.YTDLP_PATH, ffmpeg: config.FFMPEG_PATH });
+  const gate = createEgressGate({ policy: egress, outbound, listen: runtime.listenLoopback, originOverrides: config.ORIGIN_OVERRIDES });
+  const tools = probeTools(runtime.toolRuns, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH, ffmpeg: config.FFMPEG_PATH });
   void tools.then((known) => {
     for (const name of Object.keys(known) as ToolName[]) {
       const version = toolVersion(known[name]);
       if (version !== null) metrics.toolInfo(name, version);
     }
   });
+  const onBlocked = (page: URL) => metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER");
   const extractor = createCliExtractor(runtime.processes, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH });
   const pages = createPageSource({
     extractor,
@@ -102,7 +104,20 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     gate,
     jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME, runtime.automaticJsRuntime),
     cookiesFile: config.COOKIES_FILE,
-    onBlocked: (page) => metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER"),
+    onBlocked,
+  });
+  const galleries = createGallerySource({
+    extractor,
+    files: runtime.files,
+    timeoutMs: config.EXTRACT_TIMEOUT_S * 1000,
+    socketTimeoutSec: Math.min(20, config.EXTRACT_TIMEOUT_S),
+    cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
+    cacheMaxEntries: 500,
+    onChild: () => metrics.childStarted("gallery-dl"),
+    gate,
+    cookiesFile: config.COOKIES_FILE,
+    caFile: config.GALLERY_DL_CA_FILE,
+    onBlocked,
   });
   const remux = {
     processes: runtime.processes,
@@ -121,6 +136,7 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     relay,
     remux,
     pages,
+    galleries,
     tools,
     ...operationSlots(config),
     egress,

@@ -107,6 +107,11 @@ export const ConfigSchema = z.object({
 
   YTDLP_PATH: z.string().min(1).default("yt-dlp").describe("The yt-dlp program (a name on PATH or a path)"),
   GALLERY_DL_PATH: z.string().min(1).default("gallery-dl").describe("The gallery-dl program (a name on PATH or a path), which reads photo posts"),
+  GALLERY_DL_CA_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("PEM file of the certificate authorities gallery-dl trusts instead of its own, for an OUTBOUND_PROXY that intercepts TLS or a local mirror of a platform (yt-dlp has no such option)"),
   FFMPEG_PATH: z.string().min(1).default("ffmpeg").describe("The ffmpeg program (a name on PATH or a path)"),
   YTDLP_JS_RUNTIME: z
     .string()

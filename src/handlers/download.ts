@@ -1,15 +1,19 @@
 // GET /api/v1/download?url=. A media-CDN link of X is relayed as it is (direct mode); an X post
 // link relays its best video (or the variant `format` names) or its first image, or the item
 // `index` names; any other supported page link goes through yt-dlp and ffmpeg (page mode), which
-// can also embed a subtitle track. `audio=mp3` turns any of them into MP3 with ffmpeg.
+// can also embed a subtitle track, or, for a post gallery-dl reads (platforms/post-source.ts),
+// relays the photo or video file `index` names as the platform's CDN serves it. `audio=mp3`
+// turns any of them into MP3 with ffmpeg.
 import type { ApiContext, ApiHandler } from "../http/context.ts";
 import { DownloadQuery, parseQuery } from "../http/query.ts";
 import { whenResponseDone } from "../http/response-done.ts";
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import type { Slots } from "../limits/slots.ts";
 import { downloadResponse } from "../metrics/downloads.ts";
-import type { PlatformId, TweetMediaItem, TweetRecord } from "../platforms/records.ts";
-import { detectPlatform } from "../platforms/table.ts";
+import type { GallerySource } from "../platforms/gallerydl/source.ts";
+import { byTool, firstTool } from "../platforms/post-source.ts";
+import type { PlatformId, PostRecord, TweetMediaItem, TweetRecord } from "../platforms/records.ts";
+import { detectPlatform, platformMediaCheck } from "../platforms/table.ts";
 import { ytdlpFormatId } from "../platforms/x/post.ts";
 import type { TweetSource } from "../platforms/x/source.ts";
 import { parseStatusId } from "../platforms/x/url.ts";
@@ -31,6 +35,7 @@ export interface DownloadDeps {
   remux: RemuxOptions;
   tweets: TweetSource;
   pages: PageSource;
+  galleries: GallerySource;
   tools: Promise<Tools>;
   /** Concurrent page-mode downloads (and MP3 conversions). */
   downloads: Slots;
@@ -82,8 +87,27 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
       const among = wanted.index === null ? null : tweet.media.slice(0, wanted.index).filter((m) => m.type !== "photo").length;
       return pageMode(ctx, deps, target, platform, { ...wanted, filename: name, index: among });
     }
-    return pageMode(ctx, deps, target, platform, wanted);
+    await requireTools(deps.tools, [firstTool(target, platform)]);
+    return byTool(deps, target, platform, () => pageMode(ctx, deps, target, platform, wanted), (record) => galleryFile(ctx, deps, record, platform, wanted));
   };
+}
+
+/**
+ * A post gallery-dl read: the file of item `index` (by default the first), relayed as the
+ * platform's CDN serves it, like an X media link (direct mode), or as MP3 through ffmpeg.
+ */
+async function galleryFile(ctx: ApiContext, deps: DownloadDeps, record: PostRecord, platform: PlatformId, wanted: Wanted): Promise<Response> {
+  if (wanted.subtitles !== null) throw missingSubtitles(wanted.subtitles, []);
+  if (wanted.index !== null) requireItem(wanted.index, record.media.length);
+  const item = record.media[(wanted.index ?? 1) - 1];
+  if (item === undefined) throw new ApiError(404, "no_media", "This post has no video or image to download.");
+  if (wanted.format !== null) {
+    throw new ApiError(400, "format_not_available", `This ${item.type} is one file as the platform serves it; it has no variants to choose from. Leave \`format\` out.`);
+  }
+  if (item.type !== "video" && wanted.output === "mp3") throw new ApiError(400, "invalid_parameter", `This item is a ${item.type}; \`audio=mp3\` needs a video.`);
+  if (item.url === null) throw upstreamFailed("gallery-dl named no file for this item; try again later.");
+  const name = wanted.filename ?? `${platform.toLowerCase()}_${record.id}${wanted.index === null ? "" : `_${wanted.index}`}`;
+  return fromMediaUrl(ctx, deps, upstreamUrl(item.url), wanted.output, name, platformMediaCheck(platform));
 }
 
 /** 400 for an index past the post's last item, saying how many there are. */
@@ -93,21 +117,21 @@ function requireItem(index: number, count: number): void {
   throw new ApiError(400, "invalid_parameter", `\`index=${index}\` is past the last item: this post has ${items}; \`index\` counts from 1.`);
 }
 
-/** Direct mode: the file as the CDN has it, or as MP3 through ffmpeg. */
-async function fromMediaUrl(ctx: ApiContext, deps: DownloadDeps, media: URL, output: OutputKind, filename: string | undefined): Promise<Response> {
+/** Direct mode: the file as the CDN has it, or as MP3 through ffmpeg. `allowed` says which CDN (X's by default). */
+async function fromMediaUrl(ctx: ApiContext, deps: DownloadDeps, media: URL, output: OutputKind, filename: string | undefined, allowed = assertDirectUrl): Promise<Response> {
   const method = ctx.request.method === "HEAD" ? "HEAD" : "GET";
   if (output === "mp4") {
     // Held until the upstream body is over or the response is (whichever the runtime tells first).
     const release = deps.directDownloads.acquire(ctx.key.id, ctx.key.tier);
     whenResponseDone(ctx.request, release);
     try {
-      return downloadResponse(await relayMedia({ url: media, method, range: ctx.request.headers.get("range"), signal: ctx.request.signal, filename, onEnd: release }, deps.relay), "direct");
+      return downloadResponse(await relayMedia({ url: media, allowed, method, range: ctx.request.headers.get("range"), signal: ctx.request.signal, filename, onEnd: release }, deps.relay), "direct");
     } catch (error) {
       release();
       throw error;
     }
   }
-  assertDirectUrl(media);
+  allowed(media);
   await requireTools(deps.tools, ["ffmpeg"]);
   const input = { url: withOriginOverride(media, deps.relay.originOverrides).href, headers: {}, hls: media.pathname.endsWith(".m3u8") };
   const plan: RemuxPlan = { output, inputs: [input], videoInput: null, audioInput: 0, transcodeVideo: false, transcodeAudio: false, adtsAudio: false };
@@ -142,10 +166,10 @@ function itemUrl(item: TweetMediaItem, format: string | null): URL | null {
   return item.url === null ? null : upstreamUrl(item.url);
 }
 
-/** A URL from X's answer; one that does not parse is X's fault, not the caller's. */
+/** A URL from the platform's answer; one that does not parse is the platform's fault, not the caller's. */
 function upstreamUrl(text: string): URL {
   const url = URL.parse(text);
-  if (url === null) throw upstreamFailed("X named a media link that is not a valid URL; try again later.");
+  if (url === null) throw upstreamFailed("The platform named a media link that is not a valid URL; try again later.");
   return url;
 }
 

@@ -9,7 +9,7 @@
 // (src/runtime/node/gate-listener.ts); what is allowed, and where it goes, is decided here.
 import { ApiError } from "../http/problem.ts";
 import { fromBase64Url, randomBytes, timingSafeEqual, toHex } from "../util/bytes.ts";
-import { egressAddress, type EgressPolicy } from "./egress.ts";
+import { egressAddress, portOf, type EgressPolicy } from "./egress.ts";
 import { authority, bareHost, proxyAuthorization, type OutboundProxy } from "./outbound-proxy.ts";
 
 export interface GateSession {
@@ -59,6 +59,12 @@ export interface EgressGateOptions {
   policy: EgressPolicy;
   outbound: OutboundProxy | null;
   listen: ListenLoopback;
+  /**
+   * ORIGIN_OVERRIDES: host -> origin. A connection a child opens to such a host goes to the
+   * origin's host and port instead (a local mirror, a test site); for a CONNECT the child's own
+   * TLS runs through, so an https host needs an origin that answers TLS for its name.
+   */
+  originOverrides?: ReadonlyMap<string, string>;
 }
 
 interface SessionState {
@@ -108,14 +114,16 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     if (url === null || (tunnel ? tunnelPort === undefined : url.protocol !== "http:")) {
       return answer(client, "400 Bad Request");
     }
-    const port = tunnel ? Number(tunnelPort) : Number(url.port) || 80;
-    const hostname = bareHost(url.hostname);
+    const named = { host: bareHost(url.hostname), port: tunnel ? Number(tunnelPort) : Number(url.port) || 80 };
+    // The operator's override origin is trusted as it is (trustedEndpoints names it).
+    const override = URL.parse(options.originOverrides?.get(named.host) ?? "");
+    const { host: hostname, port } = override === null ? named : { host: bareHost(override.hostname), port: portOf(override) };
     let address: string | null;
     try {
-      address = await egressAddress(url.hostname, port, options.policy);
+      address = await egressAddress(hostname, port, options.policy);
     } catch (error) {
       if (error instanceof ApiError && error.status === 403) {
-        session.refused ??= new ApiError(403, "host_not_allowed", `The source led to ${authority(hostname, port)}, which this server may not fetch from (not a public address).`);
+        session.refused ??= new ApiError(403, "host_not_allowed", `The source led to ${authority(named.host, named.port)}, which this server may not fetch from (not a public address).`);
         return answer(client, "403 Forbidden");
       }
       return answer(client, "502 Bad Gateway");

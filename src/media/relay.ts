@@ -10,8 +10,10 @@ import { egressAddress, portOf, type ResolveHost } from "./egress.ts";
 import type { UpstreamClient, UpstreamResponse } from "./relay-upstream.ts";
 
 export interface RelayInput {
-  /** The caller's URL; must pass assertDirectUrl. */
+  /** The URL to relay; must pass `allowed`. */
   url: URL;
+  /** Throws unless the URL (or a redirect's target) may be fetched; default: X's media CDN (assertDirectUrl). */
+  allowed?: (url: URL, what?: string) => void;
   method: "GET" | "HEAD";
   /** The caller's Range header, passed upstream unchanged. */
   range: string | null;
@@ -45,7 +47,7 @@ const PASSED_HEADERS = ["content-length", "accept-ranges", "etag", "last-modifie
 
 /** Resolves to the client's Response, or throws ApiError before any byte is sent. */
 export async function relayMedia(input: RelayInput, options: RelayOptions): Promise<Response> {
-  assertDirectUrl(input.url);
+  (input.allowed ?? assertDirectUrl)(input.url);
   const upstreamAbort = new AbortController();
   const onClientAbort = () => upstreamAbort.abort(input.signal.reason);
   input.signal.addEventListener("abort", onClientAbort, { once: true });
@@ -85,7 +87,7 @@ async function followRedirects(input: RelayInput, options: RelayOptions, signal:
     void response.ended.catch(() => {});
     await response.body?.cancel();
     const next = redirectTarget(response.headers.get("location"), url);
-    assertDirectUrl(next, "A redirect target of the url");
+    (input.allowed ?? assertDirectUrl)(next, "A redirect target of the url");
     if (seen.has(next.href)) throw upstreamFailed("The media host redirects in a loop.");
     if (seen.size > MAX_REDIRECTS) throw upstreamFailed(`The media host redirects more than ${MAX_REDIRECTS} times.`);
     url = next;

@@ -50,7 +50,7 @@ describe("when the media tools are missing", () => {
   });
 
   it("keeps why a tool could not be run", async () => {
-    const tools = await probeTools(nodeToolRuns, { "yt-dlp": "/nonexistent/yt-dlp", ffmpeg: "/bin/false" });
+    const tools = await probeTools(nodeToolRuns, { "yt-dlp": "/nonexistent/yt-dlp", "gallery-dl": "/nonexistent/gallery-dl", ffmpeg: "/bin/false" });
     expect(tools["yt-dlp"]).toMatchObject({ version: null, failure: expect.stringContaining("ENOENT") });
     expect(tools.ffmpeg).toMatchObject({ version: null, failure: expect.stringContaining("/bin/false") });
   });
@@ -82,7 +82,7 @@ describe("what the service runs", () => {
     expect(ready.status).toBe(200);
     const check = (await ready.json()).checks["yt-dlp"];
     expect(check.ok).toBe(true);
-    expect(check.warning).toMatch(/^yt-dlp 2026\.05\.01 is 206 days old: .*--update-yt-dlp/);
+    expect(check.warning).toMatch(/^yt-dlp 2026\.05\.01 is 206 days old: .*--update-tools/);
 
     // Known once the probe is done, which /readyz waited for.
     const metrics = await (await get("/metrics")).text();

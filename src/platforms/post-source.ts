@@ -1,0 +1,71 @@
+// Which media tool describes a post of a platform other than X. yt-dlp is made for video and
+// audio, gallery-dl for photos, carousels and galleries. A link whose shape says it is a photo
+// post (an Instagram /p/ post, which may hold photos and videos, a TikTok /photo/, a Reddit
+// /gallery/, a Facebook photo) goes to gallery-dl; any other goes to yt-dlp first, and to
+// gallery-dl when yt-dlp finds no video in it.
+//
+// gallery-dl keeps the platform's order of photos and videos, and gives each video as the file
+// the platform serves (Instagram's merged MP4), which the download operation relays as it is. yt-dlp
+// cannot describe such a carousel at all: a picture in it has no format, and yt-dlp fails the
+// whole post.
+import { ApiError } from "../http/problem.ts";
+import type { GallerySource } from "./gallerydl/source.ts";
+import type { PlatformId, PostRecord } from "./records.ts";
+import { infoToPost } from "./ytdlp/post.ts";
+import type { PageSource } from "./ytdlp/source.ts";
+
+/** Platforms whose posts gallery-dl reads (X has the tweet extractor). */
+const galleryPlatforms: ReadonlySet<PlatformId> = new Set(["INSTAGRAM", "TIKTOK", "REDDIT", "PINTEREST", "FACEBOOK"]);
+
+const photoShapes: Partial<Record<PlatformId, RegExp>> = {
+  INSTAGRAM: /^\/(?:[^/]+\/)?p\/[^/]+/,
+  TIKTOK: /\/photo\/\d+/,
+  REDDIT: /^\/gallery\/\w+|\.(?:jpe?g|png|webp|gif)$/i,
+  FACEBOOK: /\/photos?(?:\/|\.php|$)/,
+};
+
+/** Whether the link's shape says it is a post of photos (or of photos and videos). */
+export function isPhotoShaped(page: URL, platform: PlatformId): boolean {
+  return photoShapes[platform]?.test(page.pathname) ?? false;
+}
+
+export interface PostSources {
+  pages: PageSource;
+  galleries: GallerySource;
+}
+
+/**
+ * Does `withYtdlp`, or `withGallery` with gallery-dl's record, as the link's shape and yt-dlp's
+ * answer say (see above). The post operation describes the post this way and the download
+ * operation fetches it this way, so both choose the same tool.
+ */
+export async function byTool<T>(
+  sources: PostSources,
+  page: URL,
+  platform: PlatformId,
+  withYtdlp: () => Promise<T>,
+  withGallery: (record: PostRecord) => Promise<T>,
+): Promise<T> {
+  if (isPhotoShaped(page, platform)) return withGallery(await sources.galleries.post(page, platform));
+  try {
+    return await withYtdlp();
+  } catch (error) {
+    if (!(error instanceof ApiError && error.code === "unsupported_url" && galleryPlatforms.has(platform))) throw error;
+    // yt-dlp found no video; gallery-dl may find pictures. When it finds nothing either, yt-dlp's answer stands.
+    const record = await sources.galleries.post(page, platform).catch((galleryError: unknown) => {
+      throw galleryError instanceof ApiError && galleryError.code === "unsupported_url" ? error : galleryError;
+    });
+    if (record.media.length === 0) throw error;
+    return withGallery(record);
+  }
+}
+
+/** The post's record, by whichever tool reads it. */
+export function describePost(sources: PostSources, page: URL, platform: PlatformId): Promise<PostRecord> {
+  return byTool(sources, page, platform, async () => infoToPost(await sources.pages.info(page), platform, page), async (record) => record);
+}
+
+/** The tool a post's link goes to first. */
+export function firstTool(page: URL, platform: PlatformId): "yt-dlp" | "gallery-dl" {
+  return isPhotoShaped(page, platform) ? "gallery-dl" : "yt-dlp";
+}
