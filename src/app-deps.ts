@@ -4,6 +4,7 @@
 import type { Config } from "./config.ts";
 import { operationSlots } from "./limits/slots.ts";
 import { trustedEndpoints, type ResolveHost } from "./media/egress.ts";
+import { cookieHeaderFor } from "./media/cookie-header.ts";
 import { createEgressGate, type ListenLoopback } from "./media/egress-gate.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
 import type { OutboundProxy } from "./media/outbound-proxy.ts";
@@ -71,6 +72,7 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     onAnswer: (path) => metrics.xSource(path),
   });
   // 0 turns the cut off, for direct and page mode alike.
+  const cookiesFile = config.COOKIES_FILE;
   const idleTimeoutMs = config.DOWNLOAD_IDLE_TIMEOUT_S === 0 ? undefined : config.DOWNLOAD_IDLE_TIMEOUT_S * 1000;
   const relay = {
     upstream: countedUpstream(upstream, metrics),
@@ -80,6 +82,11 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     firstByteTimeoutMs: config.DIRECT_TIMEOUT_MS,
     idleTimeoutMs,
     resolveHost: runtime.resolveHost,
+    cookies: cookiesFile === undefined ? undefined : async (url: URL) => {
+      // Read for every use, like the tools' copies; an unreadable file sends none.
+      const bytes = await runtime.files.read(cookiesFile).catch(() => null);
+      return bytes === null ? null : cookieHeaderFor(new TextDecoder().decode(bytes), url, now());
+    },
   };
   const egress = { trusted: trustedEndpoints(config.EXTRA_PAGE_HOSTS, config.ORIGIN_OVERRIDES), resolveHost: runtime.resolveHost };
   const gate = createEgressGate({ policy: egress, outbound, listen: runtime.listenLoopback, originOverrides: config.ORIGIN_OVERRIDES });

@@ -38,6 +38,8 @@ export interface RelayOptions {
   resolveHost: ResolveHost;
   /** Told the size of each chunk of a body whose length the media host did not declare (for metrics). */
   onUndeclaredBytes?: (count: number) => void;
+  /** The operator's cookies for a URL (COOKIES_FILE), asked anew at every redirect; null for none. */
+  cookies?: (url: URL) => Promise<string | null>;
 }
 
 const MAX_REDIRECTS = 5;
@@ -82,7 +84,8 @@ async function followRedirects(input: RelayInput, options: RelayOptions, signal:
   for (let url = input.url; ; ) {
     seen.add(url.href);
     const target = await connectionTarget(url, options);
-    const response = await options.upstream({ ...target, method: input.method, headers, signal, idleTimeoutMs: options.idleTimeoutMs });
+    const cookie = (await options.cookies?.(url)) ?? null;
+    const response = await options.upstream({ ...target, method: input.method, headers: cookie === null ? headers : { ...headers, cookie }, signal, idleTimeoutMs: options.idleTimeoutMs });
     if (!REDIRECT_STATUSES.has(response.status)) return response;
     void response.ended.catch(() => {});
     await response.body?.cancel();

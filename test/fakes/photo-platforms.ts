@@ -50,8 +50,8 @@ export interface PhotoPlatforms {
   files: Record<keyof typeof photoPosts, CdnFile[]>;
   /** The bytes the CDN serves for a file URL. */
   bytes(url: string): Promise<Uint8Array>;
-  /** `host path` of every request the platforms and CDNs got, in order. */
-  requestLog: string[];
+  /** Every request the platforms and CDNs got, in order. */
+  requestLog: { host: string; path: string; cookie: string | null }[];
   close(): Promise<void>;
 }
 
@@ -152,7 +152,8 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
     tiktokSlideshow: tiktokFiles(tiktok),
   };
   const [{ caFile, key, cert }, media] = await Promise.all([makeCertificates(dir), makeMedia(dir, Object.values(files).flat())]);
-  const requestLog: string[] = [];
+  const requestLog: PhotoPlatforms["requestLog"] = [];
+  const log = (req: IncomingMessage, url: URL) => requestLog.push({ host: url.hostname, path: url.pathname, cookie: req.headers.cookie ?? null });
 
   const instagramMedia = new Map<string, Json>([
     [mediaId(shortcodeOf(photoPosts.instagramThreePhotos)), three],
@@ -166,7 +167,7 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
 
   const platforms = createHttpsServer({ key, cert }, (req, res) => {
     const url = new URL(req.url ?? "/", `https://${req.headers.host}`);
-    requestLog.push(`${url.hostname} ${url.pathname}`);
+    log(req, url);
     if (url.hostname === "www.instagram.com") {
       const id = /^\/api\/v1\/media\/(\d+)\/info\/$/.exec(url.pathname)?.[1];
       if (id === loginWallId) {
@@ -195,7 +196,7 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
 
   const cdn = createHttpServer(async (req, res) => {
     const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
-    requestLog.push(`${req.headers.host} ${url.pathname}`);
+    log(req, url);
     const file = media.get(url.pathname);
     if (file === undefined) {
       res.writeHead(404);

@@ -90,6 +90,24 @@ describe("what the service runs", () => {
     expect(metrics).toMatch(/media_api_tool_info\{tool="ffmpeg",version="\d[^"]*"\} 1/);
   });
 
+  it("/readyz checks gallery-dl too and warns about one whose next minor release is over 90 days old; /metrics names its version", async () => {
+    const clock = new TestClock(new Date("2026-11-23T00:00:00Z"));
+    const galleryDl = path.join(dir, "gallery-dl-1.31.10");
+    await writeFile(galleryDl, "#!/bin/sh\necho 1.31.10\n", { mode: 0o755 });
+    const { get } = buildTestApp(store.db, { clock, env: { YTDLP_PATH: await fakeYtdlp("2026.10.26"), GALLERY_DL_PATH: galleryDl } });
+    const ready = await get("/readyz");
+    expect(ready.status).toBe(200);
+    expect((await ready.json()).checks["gallery-dl"].warning).toMatch(/^gallery-dl 1\.31\.10 is at least 211 days old: .*--update-tools\) or point GALLERY_DL_PATH/);
+    expect(await (await get("/metrics")).text()).toContain('media_api_tool_info{tool="gallery-dl",version="1.31.10"} 1');
+
+    const missing = buildTestApp(store.db, { env: { YTDLP_PATH: await fakeYtdlp("2026.10.26"), GALLERY_DL_PATH: "/nonexistent/gallery-dl" } });
+    const key = await makeKey(store.db, "PRO");
+    expect((await (await missing.get("/readyz")).json()).checks["gallery-dl"]).toEqual({ ok: false, error: "/nonexistent/gallery-dl could not be run" });
+    const photo = await missing.get(`/api/v1/post?url=${encodeURIComponent("https://www.instagram.com/p/C9kQ2mXoR3a/")}`, key.plain);
+    expect(photo.status).toBe(503);
+    expect((await photo.json()).detail).toContain("GALLERY_DL_PATH");
+  });
+
   it("a page-mode request that comes while the tools are still being probed waits for the probe, and is not refused", async () => {
     const { get } = buildTestApp(store.db, { env: { YTDLP_PATH: await fakeYtdlp("2026.10.26", 0.5) } });
     const key = await makeKey(store.db, "PRO");

@@ -1,6 +1,9 @@
 // Photo posts through the real gallery-dl: its own Instagram, Reddit and TikTok extractors read
 // the local platforms of test/fakes/photo-platforms.ts (reached through the egress gate, trusted
 // through GALLERY_DL_CA_FILE), and the service relays the pictures from their CDN.
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { photoPosts, startPhotoPlatforms, type PhotoPlatforms } from "../../fakes/photo-platforms.ts";
 import { buildTestApp, makeKey, type TestApp } from "../../helpers/app.ts";
@@ -139,5 +142,37 @@ describe("TikTok", () => {
     expect(first.status).toBe(200);
     expect(first.headers.get("content-type")).toBe("image/jpeg");
     expect(Buffer.compare(Buffer.from(await first.arrayBuffer()), Buffer.from(await platforms.bytes(files[0]!.url)))).toBe(0);
+  });
+});
+
+describe("the operator's cookie file", () => {
+  test("gallery-dl gets a private copy for the platform, the picture's fetch the CDN's cookie; the copy is gone after", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "photo-cookies-"));
+    try {
+      const file = path.join(dir, "cookies.txt");
+      await writeFile(file, [
+        "# Netscape HTTP Cookie File",
+        "#HttpOnly_.instagram.com\tTRUE\t/\tTRUE\t1900000000\tsessionid\t5821340975%3Asess10n",
+        ".fbcdn.net\tTRUE\t/\tFALSE\t1900000000\tcdn_pass\tk3y",
+        ".tiktok.com\tTRUE\t/\tTRUE\t1900000000\tsid_tt\tnot-for-instagram",
+        "",
+      ].join("\n"));
+      const copiesBefore = (await readdir(tmpdir())).filter((name) => name.startsWith("media-api-cookies-"));
+      const withCookies = buildTestApp(store.db, { env: { ORIGIN_OVERRIDES: platforms.originOverrides, GALLERY_DL_CA_FILE: platforms.caFile, COOKIES_FILE: file } });
+      const since = platforms.requestLog.length;
+      const response = await withCookies.get(`/api/v1/download?url=${encodeURIComponent(photoPosts.instagramThreePhotos)}&index=3`, key);
+      expect(response.status).toBe(200);
+      await response.arrayBuffer();
+      const requests = platforms.requestLog.slice(since);
+      const api = requests.find((r) => r.host === "www.instagram.com");
+      expect(api?.cookie).toContain("sessionid=5821340975%3Asess10n");
+      expect(api?.cookie).not.toContain("sid_tt");
+      const picture = requests.find((r) => r.path === new URL(platforms.files.instagramThreePhotos[2]!.url).pathname);
+      expect(picture?.cookie).toBe("cdn_pass=k3y");
+      expect((await readdir(tmpdir())).filter((name) => name.startsWith("media-api-cookies-"))).toEqual(copiesBefore);
+      expect(withCookies.logLines.join("\n")).not.toContain("sess10n");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,75 @@
+// Which tool describes a post: the link's shape, then yt-dlp's answer. The sources are scripted
+// here (each says what its tool said); the tools themselves run in
+// test/platforms/gallerydl/photo-posts.test.ts and test/platforms/ytdlp/.
+import { describe, expect, test } from "vitest";
+import { ApiError, upstreamFailed } from "../../src/http/problem.ts";
+import type { GallerySource } from "../../src/platforms/gallerydl/source.ts";
+import { describePost, isPhotoShaped } from "../../src/platforms/post-source.ts";
+import type { PlatformId, PostRecord } from "../../src/platforms/records.ts";
+import type { PageSource } from "../../src/platforms/ytdlp/source.ts";
+
+const noVideo = () => new ApiError(400, "unsupported_url", "No downloadable media was found at this link.");
+const photoRecord = (media: number): PostRecord => ({
+  platform: "REDDIT", id: "a", url: "u", text: null, authorName: null, durationSec: null, posterUrl: null, needsServerProcessing: false,
+  videoVariants: [], imageUrls: [], subtitles: [],
+  media: Array.from({ length: media }, () => ({ type: "photo" as const, url: "https://i.redd.it/a.jpg", posterUrl: null, width: 1, height: 1, durationSec: null, videoVariants: [] })),
+});
+
+/** Sources that answer as told and count their runs. */
+function sources(ytdlp: () => Promise<never> | Promise<object>, gallery: () => Promise<PostRecord>) {
+  const runs = { ytdlp: 0, gallery: 0 };
+  const pages = { info: () => (runs.ytdlp++, ytdlp()), select: () => Promise.reject(new Error("unused")) } as unknown as PageSource;
+  const galleries: GallerySource = { post: () => (runs.gallery++, gallery()) };
+  return { pages, galleries, runs };
+}
+
+describe("describePost()", () => {
+  test("a photo-shaped link goes to gallery-dl alone", async () => {
+    const s = sources(() => Promise.reject(new Error("yt-dlp must not run")), async () => photoRecord(3));
+    const record = await describePost(s, new URL("https://www.instagram.com/p/C9kQ2mXoR3a/"), "INSTAGRAM");
+    expect(record.media).toHaveLength(3);
+    expect(s.runs).toEqual({ ytdlp: 0, gallery: 1 });
+  });
+
+  test("a post yt-dlp finds no video in is read by gallery-dl on a platform it knows", async () => {
+    const s = sources(() => Promise.reject(noVideo()), async () => photoRecord(2));
+    expect((await describePost(s, new URL("https://www.reddit.com/r/pics/comments/abc/x/"), "REDDIT")).media).toHaveLength(2);
+    expect(s.runs).toEqual({ ytdlp: 1, gallery: 1 });
+  });
+
+  test("yt-dlp's answer stands when gallery-dl finds nothing, cannot read the link, or the platform is not one of its", async () => {
+    const link = new URL("https://www.reddit.com/r/pics/comments/abc/x/");
+    await expect(describePost(sources(() => Promise.reject(noVideo()), async () => photoRecord(0)), link, "REDDIT")).rejects.toMatchObject({ code: "unsupported_url" });
+    await expect(describePost(sources(() => Promise.reject(noVideo()), () => Promise.reject(noVideo())), link, "REDDIT")).rejects.toMatchObject({ code: "unsupported_url" });
+    const youtube = sources(() => Promise.reject(noVideo()), async () => photoRecord(1));
+    await expect(describePost(youtube, new URL("https://www.youtube.com/watch?v=a"), "YOUTUBE")).rejects.toMatchObject({ code: "unsupported_url" });
+    expect(youtube.runs.gallery).toBe(0);
+  });
+
+  test("gallery-dl's own refusal is told; another failure of yt-dlp is told without asking gallery-dl", async () => {
+    const link = new URL("https://www.tiktok.com/@a/video/1");
+    const blocked = new ApiError(502, "upstream_blocked", "refused");
+    await expect(describePost(sources(() => Promise.reject(noVideo()), () => Promise.reject(blocked)), link, "TIKTOK")).rejects.toBe(blocked);
+    const failing = sources(() => Promise.reject(upstreamFailed("down")), async () => photoRecord(1));
+    await expect(describePost(failing, link, "TIKTOK")).rejects.toMatchObject({ code: "upstream_failed" });
+    expect(failing.runs.gallery).toBe(0);
+  });
+});
+
+describe("isPhotoShaped()", () => {
+  const cases: [string, PlatformId, boolean][] = [
+    ["https://www.instagram.com/p/C9kQ2mXoR3a/", "INSTAGRAM", true],
+    ["https://www.instagram.com/coastwalker/p/C9kQ2mXoR3a/", "INSTAGRAM", true],
+    ["https://www.instagram.com/reel/C9kQ2mXoR3a/", "INSTAGRAM", false],
+    ["https://www.tiktok.com/@breadlab/photo/7436185392745209118", "TIKTOK", true],
+    ["https://www.tiktok.com/@breadlab/video/7436185392745209118", "TIKTOK", false],
+    ["https://www.reddit.com/gallery/1gq3xk7", "REDDIT", true],
+    ["https://www.reddit.com/r/pics/comments/1gq3xk7/x/", "REDDIT", false],
+    ["https://www.facebook.com/photo/?fbid=1", "FACEBOOK", true],
+    ["https://www.facebook.com/watch/?v=1", "FACEBOOK", false],
+    ["https://www.youtube.com/p/abc", "YOUTUBE", false],
+  ];
+  test.each(cases)("%s (%s) -> %s", (link, platform, expected) => {
+    expect(isPhotoShaped(new URL(link), platform)).toBe(expected);
+  });
+});
