@@ -41,6 +41,8 @@ export interface DownloadDeps {
   downloads: Slots;
   /** Concurrent direct-mode relays. */
   directDownloads: Slots;
+  /** Concurrent extractions: gallery-dl's look-up of a photo post before its file is relayed. */
+  extractions: Slots;
   extraPageHosts: readonly string[];
   /** Which addresses ffmpeg may be pointed at. */
   egress: EgressPolicy;
@@ -88,7 +90,19 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
       return pageMode(ctx, deps, target, platform, { ...wanted, filename: name, index: among });
     }
     await requireTools(deps.tools, [firstTool(target, platform)]);
-    return byTool(deps, target, platform, () => pageMode(ctx, deps, target, platform, wanted), (record) => galleryFile(ctx, deps, record, platform, wanted));
+    // Page mode holds a download slot while yt-dlp runs; gallery-dl's run holds an extraction slot, as for `post`.
+    const galleries: GallerySource = {
+      async post(page, of) {
+        const release = deps.extractions.acquire(ctx.key.id, ctx.key.tier);
+        try {
+          return await deps.galleries.post(page, of);
+        } finally {
+          release();
+        }
+      },
+    };
+    const sources = { pages: deps.pages, galleries };
+    return byTool(sources, target, platform, () => pageMode(ctx, deps, target, platform, wanted), (record) => galleryFile(ctx, deps, record, platform, wanted));
   };
 }
 

@@ -26,6 +26,8 @@ export const photoPosts = {
   instagramLoginWall: "https://www.instagram.com/p/C9kR0wallZz/",
   /** Instagram answers 404 for a removed post. */
   instagramRemoved: "https://www.instagram.com/p/C9kR1goneXy/",
+  /** Instagram takes the request and never answers. */
+  instagramStalled: "https://www.instagram.com/p/C9kS2slowQq/",
   redditGallery: "https://www.reddit.com/gallery/1gq3xk7",
   tiktokSlideshow: "https://www.tiktok.com/@breadlab/photo/7436185392745209118",
 } as const;
@@ -148,6 +150,7 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
     instagramPhotoVideoPhoto: instagramFiles(mixed),
     instagramLoginWall: [],
     instagramRemoved: [],
+    instagramStalled: [],
     redditGallery: redditFiles(reddit),
     tiktokSlideshow: tiktokFiles(tiktok),
   };
@@ -160,6 +163,7 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
     [mediaId(shortcodeOf(photoPosts.instagramPhotoVideoPhoto)), mixed],
   ]);
   const loginWallId = mediaId(shortcodeOf(photoPosts.instagramLoginWall));
+  const stalledId = mediaId(shortcodeOf(photoPosts.instagramStalled));
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { "content-type": "application/json; charset=utf-8" });
     res.end(JSON.stringify(body));
@@ -170,6 +174,7 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
     log(req, url);
     if (url.hostname === "www.instagram.com") {
       const id = /^\/api\/v1\/media\/(\d+)\/info\/$/.exec(url.pathname)?.[1];
+      if (id === stalledId) return;
       if (id === loginWallId) {
         // What Instagram does to a logged-out client it will not serve: off to the login page.
         res.writeHead(302, { location: `https://www.instagram.com/accounts/login/?next=${encodeURIComponent(url.pathname)}` });

@@ -1,6 +1,7 @@
 // Photo posts through the real gallery-dl: its own Instagram, Reddit and TikTok extractors read
 // the local platforms of test/fakes/photo-platforms.ts (reached through the egress gate, trusted
 // through GALLERY_DL_CA_FILE), and the service relays the pictures from their CDN.
+import { spawnSync } from "node:child_process";
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -107,6 +108,18 @@ describe("Instagram", () => {
     const response = await post(photoPosts.instagramRemoved);
     expect(response.status).toBe(404);
     expect((await response.json()).code).toBe("not_found");
+  });
+});
+
+describe("a platform that never answers", () => {
+  test("fails within the extraction's time cap, and leaves no gallery-dl running", async () => {
+    const quick = buildTestApp(store.db, { env: { ORIGIN_OVERRIDES: platforms.originOverrides, GALLERY_DL_CA_FILE: platforms.caFile, EXTRACT_TIMEOUT_S: "2" } });
+    const started = Date.now();
+    const response = await quick.get(`/api/v1/post?url=${encodeURIComponent(photoPosts.instagramStalled)}`, key);
+    expect([502, 504]).toContain(response.status);
+    expect(Date.now() - started).toBeLessThan(6000);
+    const running = spawnSync("pgrep", ["-f", "C9kS2slowQq"], { encoding: "utf8" }).stdout.trim();
+    expect(running).toBe("");
   });
 });
 
