@@ -1,8 +1,10 @@
 // Which media tool describes a post of a platform other than X. yt-dlp is made for video and
 // audio, gallery-dl for photos, carousels and galleries. A link whose shape says it is a photo
 // post (an Instagram /p/ post, which may hold photos and videos, a TikTok /photo/, a Reddit
-// /gallery/, a Facebook photo) goes to gallery-dl; any other goes to yt-dlp first, and to
-// gallery-dl when yt-dlp finds no video in it.
+// /gallery/, a Facebook photo) goes to gallery-dl; any other goes to yt-dlp first, and on a
+// platform gallery-dl reads to gallery-dl too when yt-dlp finds no video in it, or fails in a way
+// gallery-dl may not (its extractor out of date with the site, Instagram's logged-out path that
+// Debian's yt-dlp cannot take). A platform's refusal, a missing post and the time cap stand.
 //
 // gallery-dl keeps the platform's order of photos and videos, and gives each video as the file
 // the platform serves (Instagram's merged MP4), which the download operation relays as it is. yt-dlp
@@ -16,6 +18,9 @@ import type { PageSource } from "./ytdlp/source.ts";
 
 /** Platforms whose posts gallery-dl reads (X has the tweet extractor). */
 const galleryPlatforms: ReadonlySet<PlatformId> = new Set(["INSTAGRAM", "TIKTOK", "REDDIT", "PINTEREST", "FACEBOOK"]);
+
+/** yt-dlp's failures after which gallery-dl is asked: no video in the post, or a failure of yt-dlp's own. */
+const galleryFallbacks: ReadonlySet<string> = new Set(["unsupported_url", "upstream_failed"]);
 
 const photoShapes: Partial<Record<PlatformId, RegExp>> = {
   INSTAGRAM: /^\/(?:[^/]+\/)?p\/[^/]+/,
@@ -50,10 +55,11 @@ export async function byTool<T>(
   try {
     return await withYtdlp();
   } catch (error) {
-    if (!(error instanceof ApiError && error.code === "unsupported_url" && galleryPlatforms.has(platform))) throw error;
-    // yt-dlp found no video; gallery-dl may find pictures. When it finds nothing either, yt-dlp's answer stands.
+    if (!(error instanceof ApiError && galleryFallbacks.has(error.code) && galleryPlatforms.has(platform))) throw error;
+    // When gallery-dl finds nothing either, yt-dlp's answer stands; past "no video" it says more than gallery-dl's would.
     const record = await sources.galleries.post(page, platform).catch((galleryError: unknown) => {
-      throw galleryError instanceof ApiError && galleryError.code === "unsupported_url" ? error : galleryError;
+      const noVideo = error.code === "unsupported_url" && !(galleryError instanceof ApiError && galleryError.code === "unsupported_url");
+      throw noVideo ? galleryError : error;
     });
     if (record.media.length === 0) throw error;
     return withGallery(record);

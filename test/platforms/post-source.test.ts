@@ -46,13 +46,27 @@ describe("describePost()", () => {
     expect(youtube.runs.gallery).toBe(0);
   });
 
-  test("gallery-dl's own refusal is told; another failure of yt-dlp is told without asking gallery-dl", async () => {
+  test("after no video gallery-dl's own refusal is told; after yt-dlp's own failure, yt-dlp's", async () => {
     const link = new URL("https://www.tiktok.com/@a/video/1");
     const blocked = new ApiError(502, "upstream_blocked", "refused");
     await expect(describePost(sources(() => Promise.reject(noVideo()), () => Promise.reject(blocked)), link, "TIKTOK")).rejects.toBe(blocked);
-    const failing = sources(() => Promise.reject(upstreamFailed("down")), async () => photoRecord(1));
-    await expect(describePost(failing, link, "TIKTOK")).rejects.toMatchObject({ code: "upstream_failed" });
-    expect(failing.runs.gallery).toBe(0);
+    const broken = upstreamFailed("yt-dlp's extractor is out of date");
+    await expect(describePost(sources(() => Promise.reject(broken), () => Promise.reject(blocked)), link, "TIKTOK")).rejects.toBe(broken);
+  });
+
+  test("a post yt-dlp fails on is read by gallery-dl when it can", async () => {
+    const s = sources(() => Promise.reject(upstreamFailed("Instagram sent an empty media response")), async () => photoRecord(1));
+    expect((await describePost(s, new URL("https://www.instagram.com/reel/C9kQ2mXoR3a/"), "INSTAGRAM")).media).toHaveLength(1);
+    expect(s.runs).toEqual({ ytdlp: 1, gallery: 1 });
+  });
+
+  test("a platform's refusal, a missing post and the time cap stand without asking gallery-dl", async () => {
+    const link = new URL("https://www.tiktok.com/@a/video/1");
+    for (const error of [new ApiError(502, "upstream_blocked", "refused"), new ApiError(404, "not_found", "gone"), new ApiError(504, "upstream_timeout", "slow")]) {
+      const s = sources(() => Promise.reject(error), async () => photoRecord(1));
+      await expect(describePost(s, link, "TIKTOK")).rejects.toBe(error);
+      expect(s.runs.gallery).toBe(0);
+    }
   });
 });
 
