@@ -41,8 +41,6 @@ export interface DownloadDeps {
   downloads: Slots;
   /** Concurrent direct-mode relays. */
   directDownloads: Slots;
-  /** Concurrent extractions: gallery-dl's look-up of a photo post before its file is relayed. */
-  extractions: Slots;
   extraPageHosts: readonly string[];
   /** Which addresses ffmpeg may be pointed at. */
   egress: EgressPolicy;
@@ -90,19 +88,7 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
       return pageMode(ctx, deps, target, platform, { ...wanted, filename: name, index: among });
     }
     await requireTools(deps.tools, [firstTool(target, platform)]);
-    // Page mode holds a download slot while yt-dlp runs; gallery-dl's run holds an extraction slot, as for `post`.
-    const galleries: GallerySource = {
-      async post(page, of) {
-        const release = deps.extractions.acquire(ctx.key.id, ctx.key.tier);
-        try {
-          return await deps.galleries.post(page, of);
-        } finally {
-          release();
-        }
-      },
-    };
-    const sources = { pages: deps.pages, galleries };
-    return byTool(sources, target, platform, () => pageMode(ctx, deps, target, platform, wanted), (record) => galleryFile(ctx, deps, record, platform, wanted));
+    return pageMode(ctx, deps, target, platform, wanted);
   };
 }
 
@@ -187,35 +173,50 @@ function upstreamUrl(text: string): URL {
   return url;
 }
 
-async function pageMode(ctx: ApiContext, deps: DownloadDeps, page: URL, platform: PlatformId, wanted: Wanted): Promise<Response> {
+/**
+ * Page mode: yt-dlp describes the page and ffmpeg remuxes what it chose; or, for a post gallery-dl
+ * reads (platforms/post-source.ts, chosen as for `post`), the item's file. Either look-up holds a
+ * download slot.
+ */
+function pageMode(ctx: ApiContext, deps: DownloadDeps, page: URL, platform: PlatformId, wanted: Wanted): Promise<Response> {
+  return remuxWithSlot(ctx, deps, () =>
+    byTool<RemuxJob | Otherwise>(deps, page, platform, () => ytdlpJob(ctx, deps, page, platform, wanted), async (record) => ({ otherwise: () => galleryFile(ctx, deps, record, platform, wanted) })),
+  );
+}
+
+async function ytdlpJob(ctx: ApiContext, deps: DownloadDeps, page: URL, platform: PlatformId, wanted: Wanted): Promise<RemuxJob> {
   await requireTools(deps.tools, ["yt-dlp", "ffmpeg"]);
-  return remuxWithSlot(ctx, deps, async () => {
-    // The description (kept from /post, or extracted now and kept) says how many items there are.
-    if (wanted.index !== null) requireItem(wanted.index, postItems(await deps.pages.info(page)).length);
-    const { info, formats } = await deps.pages.select(page, selectorFor(wanted.format, wanted.output), ctx.request.signal, wanted.index ?? 1);
-    const entry = mainEntry(info);
-    const plan = planRemux(formats, wanted.output);
-    if (wanted.subtitles !== null) plan.subtitles = chooseSubtitle(entry, wanted.subtitles);
-    return {
-      plan,
-      name: wanted.filename ?? `${platform.toLowerCase()}_${infoToPost(info, platform, page).id}`,
-      // The unrounded length: the post record's whole seconds would be off by up to half a second.
-      durationSec: entry.duration ?? null,
-    };
-  });
+  // The description (kept from /post, or extracted now and kept) says how many items there are.
+  if (wanted.index !== null) requireItem(wanted.index, postItems(await deps.pages.info(page)).length);
+  const { info, formats } = await deps.pages.select(page, selectorFor(wanted.format, wanted.output), ctx.request.signal, wanted.index ?? 1);
+  const entry = mainEntry(info);
+  const plan = planRemux(formats, wanted.output);
+  if (wanted.subtitles !== null) plan.subtitles = chooseSubtitle(entry, wanted.subtitles);
+  return {
+    plan,
+    name: wanted.filename ?? `${platform.toLowerCase()}_${infoToPost(info, platform, page).id}`,
+    // The unrounded length: the post record's whole seconds would be off by up to half a second.
+    durationSec: entry.duration ?? null,
+  };
 }
 
 type RemuxJob = Pick<RemuxRequest, "plan" | "name" | "durationSec">;
+/** What to answer with instead of running ffmpeg, once the download slot is given back. */
+type Otherwise = { otherwise: () => Promise<Response> };
 
 /**
  * Holds a download slot while ffmpeg turns the job `prepare` makes into the response; the slot is
- * given back when ffmpeg ends, or at once when anything before fails. Every URL ffmpeg will read
+ * given back when ffmpeg ends, or at once when anything before fails or `prepare` answers otherwise. Every URL ffmpeg will read
  * is checked first: a page names them, and a page may name an address inside our network.
  */
-async function remuxWithSlot(ctx: ApiContext, deps: DownloadDeps, prepare: () => Promise<RemuxJob>): Promise<Response> {
+async function remuxWithSlot(ctx: ApiContext, deps: DownloadDeps, prepare: () => Promise<RemuxJob | Otherwise>): Promise<Response> {
   const release = deps.downloads.acquire(ctx.key.id, ctx.key.tier);
   try {
     const job = await prepare();
+    if ("otherwise" in job) {
+      release();
+      return await job.otherwise();
+    }
     // What ffmpeg writes is page mode's, whatever it reads: its bytes are counted as page mode's.
     const inputs = [...job.plan.inputs, ...(job.plan.subtitles ? [job.plan.subtitles.input] : [])];
     await Promise.all(inputs.map((input) => assertFetchable(new URL(input.url), deps.egress)));
