@@ -180,7 +180,15 @@ function upstreamUrl(text: string): URL {
  */
 function pageMode(ctx: ApiContext, deps: DownloadDeps, page: URL, platform: PlatformId, wanted: Wanted): Promise<Response> {
   return remuxWithSlot(ctx, deps, () =>
-    byTool<RemuxJob | Otherwise>(deps, page, platform, () => ytdlpJob(ctx, deps, page, platform, wanted), async (record) => ({ otherwise: () => galleryFile(ctx, deps, record, platform, wanted) })),
+    byTool<RemuxJob | Otherwise>(
+      deps,
+      page,
+      platform,
+      () => ytdlpJob(ctx, deps, page, platform, wanted),
+      async (record) => ({ otherwise: () => galleryFile(ctx, deps, record, platform, wanted) }),
+      // A slideshow's music is what `audio=mp3` asks for; as MP4, its pictures are the post.
+      (job) => wanted.output === "mp4" && "plan" in job && job.plan.videoInput === null,
+    ),
   );
 }
 

@@ -4,7 +4,8 @@
 // /gallery/, a Facebook photo) goes to gallery-dl; any other goes to yt-dlp first, and on a
 // platform gallery-dl reads to gallery-dl too when yt-dlp finds no video in it, or fails in a way
 // gallery-dl may not (its extractor out of date with the site, Instagram's logged-out path that
-// Debian's yt-dlp cannot take). A platform's refusal, a missing post and the time cap stand.
+// Debian's yt-dlp cannot take), or reads only sound in it (a TikTok slideshow behind a /video/
+// link, which yt-dlp gives as its music). A platform's refusal, a missing post and the time cap stand.
 //
 // gallery-dl keeps the platform's order of photos and videos, and gives each video as the file
 // the platform serves (Instagram's merged MP4), which the download operation relays as it is. yt-dlp
@@ -41,8 +42,9 @@ export interface PostSources {
 
 /**
  * Does `withYtdlp`, or `withGallery` with gallery-dl's record, as the link's shape and yt-dlp's
- * answer say (see above). The post operation describes the post this way and the download
- * operation fetches it this way, so both choose the same tool.
+ * answer say (see above); `soundOnly` says whether what yt-dlp made holds nothing but sound. The
+ * post operation describes the post this way and the download operation fetches it this way, so
+ * both choose the same tool.
  */
 export async function byTool<T>(
   sources: PostSources,
@@ -50,10 +52,12 @@ export async function byTool<T>(
   platform: PlatformId,
   withYtdlp: () => Promise<T>,
   withGallery: (record: PostRecord) => Promise<T>,
+  soundOnly: (made: T) => boolean = () => false,
 ): Promise<T> {
   if (isPhotoShaped(page, platform)) return withGallery(await sources.galleries.post(page, platform));
+  let made: T;
   try {
-    return await withYtdlp();
+    made = await withYtdlp();
   } catch (error) {
     if (!(error instanceof ApiError && galleryFallbacks.has(error.code) && galleryPlatforms.has(platform))) throw error;
     // When gallery-dl finds nothing either, yt-dlp's answer stands; past "no video" it says more than gallery-dl's would.
@@ -64,11 +68,20 @@ export async function byTool<T>(
     if (record.media.length === 0) throw error;
     return withGallery(record);
   }
+  if (!galleryPlatforms.has(platform) || !soundOnly(made)) return made;
+  // Pictures, if gallery-dl finds any, say more than the sound alone; else yt-dlp's answer stands.
+  const record = await sources.galleries.post(page, platform).catch(() => null);
+  return record !== null && record.media.some((item) => item.type !== "video") ? withGallery(record) : made;
+}
+
+/** A record of nothing but sound: every item a video whose variants are audio only (or none). */
+export function soundOnlyRecord(record: PostRecord): boolean {
+  return record.media.every((item) => item.type === "video" && item.videoVariants.every((variant) => variant.qualityLabel === "audio"));
 }
 
 /** The post's record, by whichever tool reads it. */
 export function describePost(sources: PostSources, page: URL, platform: PlatformId): Promise<PostRecord> {
-  return byTool(sources, page, platform, async () => infoToPost(await sources.pages.info(page), platform, page), async (record) => record);
+  return byTool(sources, page, platform, async () => infoToPost(await sources.pages.info(page), platform, page), async (record) => record, soundOnlyRecord);
 }
 
 /** The tool a post's link goes to first. */

@@ -90,8 +90,8 @@ export function toolVersion(status: ToolStatus): string | null {
   return /\bversion\s+(\S+)/.exec(status.version)?.[1] ?? status.version.split(/\s/)[0]!;
 }
 
-/** Past this age yt-dlp's own maintainers expect sites to have changed under it. */
-export const ytdlpMaxAgeDays = 90;
+/** Past this age the tools' own maintainers expect sites to have changed under them. */
+export const toolMaxAgeDays = 90;
 
 /** yt-dlp's version is its release date (`2026.10.26`, nightlies add a time); its age in whole days, or null. */
 export function ytdlpAgeDays(version: string, now: Date): number | null {
@@ -104,7 +104,7 @@ export function ytdlpAgeDays(version: string, now: Date): number | null {
 /**
  * gallery-dl's version says nothing of its date (`1.32.19`). When each minor release came out
  * (Debian's first upload of it, days after the release) bounds the age from below: a version
- * is older than the next minor release, so a minor that was followed over ytdlpMaxAgeDays ago
+ * is older than the next minor release, so a minor that was followed over toolMaxAgeDays ago
  * is at least that old. A newer version than the table knows gets no warning.
  */
 const galleryDlMinorReleases: readonly [minor: string, released: string][] = [
@@ -126,11 +126,11 @@ export function galleryDlAgeDays(version: string, now: Date): number | null {
 
 const ageOf: Record<"yt-dlp" | "gallery-dl", (version: string, now: Date) => number | null> = { "yt-dlp": ytdlpAgeDays, "gallery-dl": galleryDlAgeDays };
 
-/** A warning naming the tool's age when it is older than ytdlpMaxAgeDays; null when it is fresh or unknown. */
+/** A warning naming the tool's age when it is older than toolMaxAgeDays; null when it is fresh or unknown. */
 export function ageWarning(name: "yt-dlp" | "gallery-dl", tools: Tools, now: Date): string | null {
   const version = toolVersion(tools[name]);
   const age = version === null ? null : ageOf[name](version, now);
-  if (age === null || age <= ytdlpMaxAgeDays) return null;
+  if (age === null || age <= toolMaxAgeDays) return null;
   const known = name === "gallery-dl" ? "at least " : "";
   return `${name} ${version} is ${known}${age} days old: platforms change often and an old ${name} fails on them; update it (bash scripts/setup-debian.sh --update-tools) or point ${toolPathSettings[name]} at a current one`;
 }

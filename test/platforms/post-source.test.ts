@@ -4,7 +4,7 @@
 import { describe, expect, test } from "vitest";
 import { ApiError, upstreamFailed } from "../../src/http/problem.ts";
 import type { GallerySource } from "../../src/platforms/gallerydl/source.ts";
-import { describePost, isPhotoShaped } from "../../src/platforms/post-source.ts";
+import { describePost, isPhotoShaped, soundOnlyRecord } from "../../src/platforms/post-source.ts";
 import type { PlatformId, PostRecord } from "../../src/platforms/records.ts";
 import type { PageSource } from "../../src/platforms/ytdlp/source.ts";
 
@@ -66,6 +66,31 @@ describe("describePost()", () => {
       const s = sources(() => Promise.reject(error), async () => photoRecord(1));
       await expect(describePost(s, link, "TIKTOK")).rejects.toBe(error);
       expect(s.runs.gallery).toBe(0);
+    }
+  });
+});
+
+describe("a post yt-dlp reads only sound in", () => {
+  const music: PostRecord = {
+    ...photoRecord(0),
+    media: [{ type: "video", url: null, posterUrl: null, width: null, height: null, durationSec: 24, videoVariants: [{ qualityLabel: "audio", formatId: "audio", contentType: "audio/mpeg" }] }],
+  };
+  const link = new URL("https://www.tiktok.com/@breadlab/video/7436185392745209118");
+  // How yt-dlp's TikTok extractor describes a slideshow: its music as the one format.
+  const slideshowMusic = { id: "7436185392745209118", formats: [{ format_id: "audio", url: "https://sf16-ies-music-va.tiktokcdn.com/obj/a.mp3", ext: "mp3", vcodec: "none", acodec: "mp3" }] };
+  const ytdlpMusic = { info: async () => slideshowMusic } as unknown as PageSource;
+
+  test("is gallery-dl's pictures when it finds some (a TikTok slideshow behind a /video/ link)", async () => {
+    const record = await describePost({ pages: ytdlpMusic, galleries: { post: async () => photoRecord(4) } }, link, "TIKTOK");
+    expect(record.media).toHaveLength(4);
+  });
+
+  test("stays yt-dlp's when gallery-dl finds no pictures or fails", async () => {
+    expect(soundOnlyRecord(music)).toBe(true);
+    expect(soundOnlyRecord(photoRecord(1))).toBe(false);
+    for (const gallery of [async () => photoRecord(0), () => Promise.reject(noVideo())]) {
+      const record = await describePost({ pages: ytdlpMusic, galleries: { post: gallery } }, link, "TIKTOK");
+      expect(record.videoVariants).toEqual([{ qualityLabel: "audio", formatId: "audio", contentType: "audio/mpeg" }]);
     }
   });
 });
