@@ -40,7 +40,7 @@ export function postHandler(deps: PostDeps): ApiHandler {
     const platform = requirePlatform(page, deps.extraPageHosts);
     if (platform === "X") return json(tweetToPost(await deps.tweets.getTweet(parseStatusId(page.href))));
     await requireTools(deps.tools, [firstTool(page, platform)]);
-    const release = deps.extractions.acquire(key.id, key.tier);
+    const release = deps.extractions.acquire(key);
     try {
       return json(await describePost(deps, page, platform));
     } finally {

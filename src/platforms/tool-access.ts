@@ -2,7 +2,7 @@
 // gate session (its proxy URL), with a private copy of the operator's cookie file, counted while
 // it runs; a refusal by the gate or by the platform is told the way every tool's is.
 import { ApiError } from "../http/problem.ts";
-import type { EgressGate } from "../media/egress-gate.ts";
+import { gateVerdict, type EgressGate } from "../media/egress-gate.ts";
 import { withCookieCopy, type Files } from "./ytdlp/cookie-file.ts";
 
 export interface ToolAccess {
@@ -35,10 +35,9 @@ export async function withToolAccess<T>(access: ToolAccess, page: URL, networked
     return await withCookieCopy(access.files, networked ? access.cookiesFile : undefined, (cookiesFile) => use({ proxy: session?.proxyUrl, cookiesFile }));
   } catch (error) {
     // The page led the tool to an address it may not fetch: say that, not how the tool failed.
-    const refusal = session?.refusal();
-    if (refusal) throw refusal;
-    if (error instanceof ApiError && error.code === "upstream_blocked") access.onBlocked?.(page);
-    throw error;
+    const verdict = gateVerdict(session, error);
+    if (verdict instanceof ApiError && verdict.code === "upstream_blocked") access.onBlocked?.(page);
+    throw verdict;
   } finally {
     done?.();
     session?.close();
