@@ -2,8 +2,10 @@
 // outside the process (X, media hosts, yt-dlp, ffmpeg), the caps on concurrent work, and the
 // readiness checks of the tools. The runtime's capabilities are wired in here and nowhere else.
 import type { Config } from "./config.ts";
+import type { ApiError } from "./http/problem.ts";
 import { operationSlots } from "./limits/slots.ts";
 import { trustedEndpoints, type ResolveHost } from "./media/egress.ts";
+import { cookieHeaderFor } from "./media/cookie-header.ts";
 import { createEgressGate, type ListenLoopback } from "./media/egress-gate.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
 import type { OutboundProxy } from "./media/outbound-proxy.ts";
@@ -15,8 +17,9 @@ import { createTweetSource, xWebClientBearerToken } from "./platforms/x/source.t
 import type { Files } from "./platforms/ytdlp/cookie-file.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { createPageSource } from "./platforms/ytdlp/source.ts";
+import { createGallerySource } from "./platforms/gallerydl/source.ts";
 import { detectPlatform, siteOf } from "./platforms/table.ts";
-import { describePost } from "./handlers/post.ts";
+import { postRecord } from "./handlers/post.ts";
 import { createPlatformChecks } from "./doctor/checker.ts";
 import { failureContext } from "./doctor/context.ts";
 import { referencePosts } from "./doctor/reference-posts.ts";
@@ -74,6 +77,7 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     onAnswer: (path) => metrics.xSource(path),
   });
   // 0 turns the cut off, for direct and page mode alike.
+  const cookiesFile = config.COOKIES_FILE;
   const idleTimeoutMs = config.DOWNLOAD_IDLE_TIMEOUT_S === 0 ? undefined : config.DOWNLOAD_IDLE_TIMEOUT_S * 1000;
   const relay = {
     upstream: countedUpstream(upstream, metrics),
@@ -83,16 +87,25 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     firstByteTimeoutMs: config.DIRECT_TIMEOUT_MS,
     idleTimeoutMs,
     resolveHost: runtime.resolveHost,
+    cookies: cookiesFile === undefined ? undefined : async (url: URL) => {
+      // Read for every use, like the tools' copies; an unreadable file sends none.
+      const bytes = await runtime.files.read(cookiesFile).catch(() => null);
+      return bytes === null ? null : cookieHeaderFor(new TextDecoder().decode(bytes), url, now());
+    },
   };
   const egress = { trusted: trustedEndpoints(config.EXTRA_PAGE_HOSTS, config.ORIGIN_OVERRIDES), resolveHost: runtime.resolveHost };
-  const gate = createEgressGate({ policy: egress, outbound, listen: runtime.listenLoopback });
-  const tools = probeTools(runtime.toolRuns, { "yt-dlp": config.YTDLP_PATH, ffmpeg: config.FFMPEG_PATH });
+  const gate = createEgressGate({ policy: egress, outbound, listen: runtime.listenLoopback, originOverrides: config.ORIGIN_OVERRIDES });
+  const tools = probeTools(runtime.toolRuns, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH, ffmpeg: config.FFMPEG_PATH });
   void tools.then((known) => {
     for (const name of Object.keys(known) as ToolName[]) {
       const version = toolVersion(known[name]);
       if (version !== null) metrics.toolInfo(name, version);
     }
   });
+  const onBlocked = (page: URL, error: ApiError) => {
+    metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER");
+    void platformChecks.noteFailure(page, error);
+  };
   const extractor = createCliExtractor(runtime.processes, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH });
   const pages = createPageSource({
     extractor,
@@ -106,16 +119,26 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     gate,
     jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME, runtime.automaticJsRuntime),
     cookiesFile: config.COOKIES_FILE,
-    onBlocked: (page, error) => {
-      metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER");
-      void platformChecks.noteFailure(page, error);
-    },
+    onBlocked,
+  });
+  const galleries = createGallerySource({
+    extractor,
+    files: runtime.files,
+    timeoutMs: config.EXTRACT_TIMEOUT_S * 1000,
+    socketTimeoutSec: Math.min(20, config.EXTRACT_TIMEOUT_S),
+    cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
+    cacheMaxEntries: 500,
+    onChild: () => metrics.childStarted("gallery-dl"),
+    gate,
+    cookiesFile: config.COOKIES_FILE,
+    caFile: config.GALLERY_DL_CA_FILE,
+    onBlocked,
   });
   const slots = operationSlots(config);
-  const postDeps = { tweets, pages, tools, extractions: slots.extractions, extraPageHosts: config.EXTRA_PAGE_HOSTS };
+  const postDeps = { tweets, pages, galleries, tools, extractions: slots.extractions, extraPageHosts: config.EXTRA_PAGE_HOSTS };
   const platformChecks = createPlatformChecks({
     posts: referencePosts(config.PLATFORM_CHECK_POSTS, config.EXTRA_PAGE_HOSTS),
-    fetchPost: (url) => describePost(postDeps, url, { check: true }),
+    fetchPost: (url) => postRecord(postDeps, url, { check: true }),
     siteOf: (page) => siteOf(page, config.EXTRA_PAGE_HOSTS),
     context: failureContext({ tools, files: runtime.files, cookiesFile: config.COOKIES_FILE, now }),
     onResult: (result) => metrics.platformChecked(result.site, result.status === "ok", result.from === "check" && result.at !== null ? new Date(result.at) : null),
@@ -138,6 +161,7 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     relay,
     remux,
     pages,
+    galleries,
     tools,
     ...slots,
     platformChecks,

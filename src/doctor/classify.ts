@@ -3,7 +3,7 @@
 // X's), so a check fails the way a user's `post` fails, only explained further. Pure.
 import { ApiError } from "../http/problem.ts";
 import { causeChain, connectFailureOf } from "../util/connect-failure.ts";
-import { blockedKindOf, blockedRemedy, RefusalCause } from "../platforms/ytdlp/errors.ts";
+import { blockedKindOf, blockedRemedy, RefusalCause } from "../platforms/blocked.ts";
 
 export type CheckStatus = "ok" | "blocked" | "broken" | "unreachable" | "cookies_expired";
 

@@ -1,7 +1,9 @@
 // What the classing of a failed check reads from outside: the extractor's version and age (the
 // tools' probe), and the expiry of the operator's sign-in cookies (COOKIES_FILE, read anew).
 import type { Files } from "../platforms/ytdlp/cookie-file.ts";
-import { toolVersion, ytdlpAgeDays, type Tools } from "../processes/tools.ts";
+import { galleryPlatforms } from "../platforms/post-source.ts";
+import type { PlatformId } from "../platforms/records.ts";
+import { galleryDlAgeDays, toolVersion, ytdlpAgeDays, type Tools } from "../processes/tools.ts";
 import type { FailureContext } from "./classify.ts";
 import { expiredSession } from "./session-cookies.ts";
 
@@ -12,14 +14,17 @@ export interface ContextSources {
   now: () => Date;
 }
 
-const ytdlpUpdate = "update yt-dlp (bash scripts/setup-debian.sh --update-yt-dlp, or point YTDLP_PATH at a current one)";
+const toolsUpdate = "update the media tools (bash scripts/setup-debian.sh --update-tools, or point YTDLP_PATH / GALLERY_DL_PATH at current ones)";
 const xUpdate = "X posts are read by this service's own X client: update the service, or set X_GRAPHQL_QUERY_ID to the query id X's web client uses now";
 
-async function ytdlpNamed(tools: Promise<Tools>, now: Date): Promise<string> {
-  const version = toolVersion((await tools)["yt-dlp"]);
-  if (version === null) return "yt-dlp (which could not be run)";
-  const age = ytdlpAgeDays(version, now);
-  return age === null ? `yt-dlp ${version}` : `yt-dlp ${version} (${age} days old)`;
+const ageOf = { "yt-dlp": ytdlpAgeDays, "gallery-dl": galleryDlAgeDays } as const;
+
+/** "yt-dlp 2026.10.26 (30 days old)": the tool's version and how old it is, as far as can be told. */
+function named(tools: Tools, name: keyof typeof ageOf, now: Date): string {
+  const version = toolVersion(tools[name]);
+  if (version === null) return `${name} (which could not be run)`;
+  const age = ageOf[name](version, now);
+  return age === null ? `${name} ${version}` : `${name} ${version} (${name === "gallery-dl" ? "at least " : ""}${age} days old)`;
 }
 
 export function failureContext(sources: ContextSources): (site: string) => Promise<FailureContext> {
@@ -28,6 +33,9 @@ export function failureContext(sources: ContextSources): (site: string) => Promi
     const cookies = sources.cookiesFile === undefined ? null : await sources.files.read(sources.cookiesFile).catch(() => null);
     const expired = cookies === null ? null : expiredSession(new TextDecoder().decode(cookies), site, now);
     if (site === "X") return { extractor: "the X client", update: xUpdate, expiredSession: expired };
-    return { extractor: await ytdlpNamed(sources.tools, now), update: ytdlpUpdate, expiredSession: expired };
+    const tools = await sources.tools;
+    // A platform gallery-dl reads may have failed in either tool.
+    const extractor = galleryPlatforms.has(site as PlatformId) ? `${named(tools, "yt-dlp", now)} and ${named(tools, "gallery-dl", now)}` : named(tools, "yt-dlp", now);
+    return { extractor, update: toolsUpdate, expiredSession: expired };
   };
 }

@@ -1,5 +1,5 @@
 // GET /api/v1/post?url=: the platform-independent record of docs/api.md. X posts come from
-// the tweet extractor; every other platform from yt-dlp.
+// the tweet extractor; every other platform from yt-dlp or gallery-dl (platforms/post-source.ts).
 import type { ApiHandler } from "../http/context.ts";
 import { json } from "../http/json-response.ts";
 import { parseQuery, PostQuery } from "../http/query.ts";
@@ -11,14 +11,16 @@ import { detectPlatform, supportedPlatformsText } from "../platforms/table.ts";
 import { tweetToPost } from "../platforms/x/post.ts";
 import type { TweetSource } from "../platforms/x/source.ts";
 import { parseStatusId } from "../platforms/x/url.ts";
-import { infoToPost } from "../platforms/ytdlp/post.ts";
+import type { GallerySource } from "../platforms/gallerydl/source.ts";
+import { describePost, firstTool } from "../platforms/post-source.ts";
 import type { PageSource } from "../platforms/ytdlp/source.ts";
 
 export interface PostDeps {
   tweets: TweetSource;
   pages: PageSource;
+  galleries: GallerySource;
   tools: Promise<Tools>;
-  /** Concurrent yt-dlp extractions: each is a Python process for up to a minute. */
+  /** Concurrent extractions (yt-dlp, gallery-dl): each is a Python process for up to a minute. */
   extractions: Slots;
   extraPageHosts: readonly string[];
 }
@@ -39,20 +41,20 @@ export type PostAsker = { key: SlotHolder } | { check: true };
  * The record of a post, the way every `post` request gets it; the platform check (src/doctor/)
  * runs its reference posts through this same function.
  */
-export async function describePost(deps: PostDeps, page: URL, asker: PostAsker): Promise<PostRecord> {
+export async function postRecord(deps: PostDeps, page: URL, asker: PostAsker): Promise<PostRecord> {
   const platform = requirePlatform(page, deps.extraPageHosts);
   const uncached = "check" in asker;
   if (platform === "X") return tweetToPost(await deps.tweets.getTweet(parseStatusId(page.href), { uncached }));
-  await requireTools(deps.tools, ["yt-dlp"]);
+  await requireTools(deps.tools, [firstTool(page, platform)]);
   // The check runs one post at a time (src/doctor/checker.ts) and holds no key's slot.
   const release = "key" in asker ? deps.extractions.acquire(asker.key) : () => {};
   try {
-    return infoToPost(await deps.pages.info(page, { uncached }), platform, page);
+    return await describePost(deps, page, platform, { uncached });
   } finally {
     release();
   }
 }
 
 export function postHandler(deps: PostDeps): ApiHandler {
-  return async ({ url, key }) => json(await describePost(deps, parseQuery(PostQuery, url.searchParams).url, { key }));
+  return async ({ url, key }) => json(await postRecord(deps, parseQuery(PostQuery, url.searchParams).url, { key }));
 }

@@ -39,7 +39,7 @@ describe("the reference posts", () => {
 });
 
 describe("a failed check", () => {
-  const ytdlp: FailureContext = { extractor: "yt-dlp 2026.10.26 (30 days old)", update: "update yt-dlp", expiredSession: null };
+  const ytdlp: FailureContext = { extractor: "yt-dlp 2026.10.26 (30 days old)", update: "update the media tools", expiredSession: null };
 
   it("is blocked with the remedy when yt-dlp met a bot check, or cookies_expired when the operator's sign-in has expired", () => {
     const bot = classifyYtdlpFailure(1, "ERROR: [youtube] x: Sign in to confirm you’re not a bot. Use --cookies\n");
@@ -63,7 +63,7 @@ describe("a failed check", () => {
     expect(classifyFailure(unsupported, ytdlp)).toEqual({
       status: "broken",
       detail: "yt-dlp 2026.10.26 (30 days old) could not read the reference post: Unsupported URL: https://www.dailymotion.com/video/x2iuewm",
-      remedy: "platforms change and their extractors follow: update yt-dlp",
+      remedy: "platforms change and their extractors follow: update the media tools",
     });
     const gone = classifyYtdlpFailure(1, "ERROR: [vimeo] 1: HTTP Error 404: Not Found\n");
     expect(classifyFailure(gone, ytdlp).remedy).toContain("choose another (PLATFORM_CHECK_POSTS)");

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { platformTable } from "../../src/platforms/table.ts";
 import { defaultReferencePosts } from "../../src/doctor/reference-posts.ts";
 import { startMediaSite, type MediaSite } from "../fakes/media-site.ts";
+import { photoPosts, startPhotoPlatforms } from "../fakes/photo-platforms.ts";
 import { startFakeXUpstream } from "../fakes/x-upstream.ts";
 import { runAdmin, startService, type RunningService } from "../helpers/service.ts";
 
@@ -129,7 +130,7 @@ describe("admin doctor against local stand-ins", () => {
 
     expect(rows.DAILYMOTION!.status).toBe("broken");
     expect(rows.DAILYMOTION!.detail).toMatch(/^yt-dlp \d{4}\.\d{2}\.\d{2}\S* \(\d+ days old\) could not read the reference post: .*Unsupported URL/);
-    expect(rows.DAILYMOTION!.remedy).toContain("update yt-dlp");
+    expect(rows.DAILYMOTION!.remedy).toContain("update the media tools (bash scripts/setup-debian.sh --update-tools");
 
     expect(rows.TIKTOK!.status).toBe("unreachable");
     expect(rows.TIKTOK!.detail).toContain(`the egress gate could not connect to 127.0.0.1:${refusedPort}: connection refused`);
@@ -229,6 +230,39 @@ describe("X's check", () => {
     expect(row.status).toBe("broken");
     expect(row.detail).toMatch(/^the X client could not read the reference post: /);
     expect(row.remedy).toContain("X_GRAPHQL_QUERY_ID");
+  });
+});
+
+describe("a photo platform's check", () => {
+  it("goes through gallery-dl as a photo post request does: ok, blocked by a login wall, cookies_expired with an expired session", { timeout: 60_000 }, async () => {
+    const platforms = await startPhotoPlatforms();
+    cleanups.push(() => platforms.close());
+    const dir = dataDir();
+    const cookies = join(dir, "cookies.txt");
+    writeFileSync(cookies, "# Netscape HTTP Cookie File\n#HttpOnly_.instagram.com\tTRUE\t/\tTRUE\t1609459200\tsessionid\tabc123\n");
+    const env = (post: string, more: Record<string, string> = {}) => ({
+      DATA_DIR: dir,
+      TMPDIR: dir,
+      ORIGIN_OVERRIDES: platforms.originOverrides,
+      GALLERY_DL_CA_FILE: platforms.caFile,
+      PLATFORM_CHECK_POSTS: checkPosts({ INSTAGRAM: post }),
+      ...more,
+    });
+    // No service runs: the command line checks with its own parts, the same as the service's.
+    const ok = await runAdmin(["doctor"], env(photoPosts.instagramThreePhotos));
+    expect(ok.code).toBe(0);
+    expect(rowsOf(ok.stdout).INSTAGRAM).toMatchObject({ status: "ok" });
+    expect(platforms.requestLog.some((request) => request.host === "www.instagram.com")).toBe(true);
+
+    const walled = await runAdmin(["doctor"], env(photoPosts.instagramLoginWall));
+    expect(walled.code).toBe(1);
+    const row = rowsOf(walled.stdout).INSTAGRAM!;
+    expect(row.status).toBe("blocked");
+    expect(row.detail).toMatch(/^the platform refused this server with a sign-in \(.*login/i);
+    expect(row.remedy).toContain("gallery-dl");
+
+    const expired = await runAdmin(["doctor"], env(photoPosts.instagramLoginWall, { COOKIES_FILE: cookies }));
+    expect(rowsOf(expired.stdout).INSTAGRAM).toMatchObject({ status: "cookies_expired" });
   });
 });
 
