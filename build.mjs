@@ -1,6 +1,7 @@
-// Bundles each entry into dist/. SQL migrations are inlined as text; the database drivers stay
-// external because PGlite loads its WASM from its own package folder: every runtime imports them
-// from node_modules (Deno too, as a package.json sits beside it).
+// Bundles each entry into dist/. SQL migrations and the extraction host's Python program are
+// inlined as text; the database drivers stay external because PGlite loads its WASM from its own
+// package folder: every runtime imports them from node_modules (Deno too, as a package.json sits
+// beside it).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -10,14 +11,14 @@ import { build } from "esbuild";
 
 const quiet = process.argv.includes("--quiet");
 
-const sqlAsText = {
-  name: "sql-as-text",
+const rawAsText = {
+  name: "raw-as-text",
   setup(b) {
-    b.onResolve({ filter: /\.sql\?raw$/ }, (args) => ({
+    b.onResolve({ filter: /\.(sql|py)\?raw$/ }, (args) => ({
       path: new URL(args.path.replace(/\?raw$/, ""), `file://${args.resolveDir}/`).pathname,
-      namespace: "sql-text",
+      namespace: "raw-text",
     }));
-    b.onLoad({ filter: /.*/, namespace: "sql-text" }, async (args) => ({
+    b.onLoad({ filter: /.*/, namespace: "raw-text" }, async (args) => ({
       contents: await import("node:fs/promises").then((fs) => fs.readFile(args.path, "utf8")),
       loader: "text",
     }));
@@ -44,7 +45,7 @@ await build({
   target: "es2022",
   sourcemap: true,
   external: ["postgres", "@electric-sql/pglite"],
-  plugins: [sqlAsText],
+  plugins: [rawAsText],
   logLevel: quiet ? "error" : "info",
 });
 

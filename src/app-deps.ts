@@ -16,6 +16,7 @@ import type { Files } from "./platforms/ytdlp/cookie-file.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { createPageSource } from "./platforms/ytdlp/source.ts";
 import { detectPlatform } from "./platforms/table.ts";
+import { createExtractionHost, hostReadiness } from "./processes/extraction-host.ts";
 import { createCliExtractor } from "./processes/extractor.ts";
 import type { ProcessHost } from "./processes/process-host.ts";
 import { probeTools, toolReadinessChecks, toolVersion, type ToolName, type ToolRuns } from "./processes/tools.ts";
@@ -89,7 +90,14 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
       if (version !== null) metrics.toolInfo(name, version);
     }
   });
-  const extractor = createCliExtractor(runtime.processes, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH });
+  const extractor = createExtractionHost({
+    processes: runtime.processes,
+    toolRuns: runtime.toolRuns,
+    ytdlpPath: config.YTDLP_PATH,
+    cli: createCliExtractor(runtime.processes, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH }),
+    enabled: config.EXTRACTION_HOST === "on",
+    onStatus: metrics.extractionHost,
+  });
   const pages = createPageSource({
     extractor,
     files: runtime.files,
@@ -127,6 +135,6 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     gate,
     extraPageHosts: config.EXTRA_PAGE_HOSTS,
     metrics,
-    readinessChecks: toolReadinessChecks(tools, now),
+    readinessChecks: [...toolReadinessChecks(tools, now), hostReadiness(extractor)],
   };
 }
