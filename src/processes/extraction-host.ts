@@ -6,8 +6,8 @@
 // The host is started with the interpreter yt-dlp's own program names in its `#!` line, so it
 // imports the yt-dlp that `YTDLP_PATH` runs. Where there is no host (EXTRACTION_HOST=off, a
 // standalone yt-dlp binary, a host that cannot start or is starting again) every job runs the
-// tool's program, as the CLI extractor does. A host that changes under a job fails the job at
-// once (502); a new one is started.
+// tool's program, as the CLI extractor does. A host that dies fails its jobs in flight at once
+// (502) and is started again; one whose tools changed on disk is replaced by a new one.
 import hostProgram from "../../extraction-host/host.py?raw";
 import { upstreamFailed } from "../http/problem.ts";
 import type { Logger } from "../log.ts";
@@ -220,7 +220,8 @@ export function createExtractionHost(options: ExtractionHostOptions): Extraction
           settle();
           if (message.stale) resolve("stale");
           else if (message.oversized) reject(oversizedOutput());
-          else resolve({ exitCode: message.exitCode ?? null, stdout: message.stdout ?? "", stderr: message.stderr ?? "" });
+          // As from the CLI extractor: a failed run's stdout (yt-dlp's `null`) is no output.
+          else resolve({ exitCode: message.exitCode ?? null, stdout: message.exitCode === 0 ? message.stdout! : "", stderr: message.stderr ?? "" });
         },
         fail(error) {
           settle();
