@@ -1,7 +1,8 @@
 // The extraction host with the real yt-dlp (issue 23): extractions in forks of one warm Python
 // process behave as the program's own runs did: capped, cancelled, isolated from each other,
 // classified the same, and nothing of them outlives its job, the host or the service.
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -245,6 +246,40 @@ describe("the extraction host in the app", () => {
       const status = test.extractor.status();
       await test.extractor.close();
       if (status.state === "ready") expect(await running(status.pid)).toBe(false);
+    }
+  }, 120_000);
+});
+
+describe("a yt-dlp updated on disk", () => {
+  test("is loaded by a new host at the next job, which the program runs meanwhile; the old host exits", async () => {
+    // A yt-dlp of its own: a copy of the package, run by a script as pip or a venv would install it.
+    const root = await mkdtemp(path.join(tmpdir(), "extraction-host-update-"));
+    const program = path.join(root, "yt-dlp");
+    const ownCli = createCliExtractor(nodeProcesses, { "yt-dlp": program, "gallery-dl": "gallery-dl" });
+    const updating = createExtractionHost({ processes: nodeProcesses, toolRuns: nodeToolRuns, ytdlpPath: program, cli: ownCli, enabled: true });
+    try {
+      const installed = path.dirname(JSON.parse(execFileSync("/usr/bin/python3", ["-c", "import json, yt_dlp; print(json.dumps(yt_dlp.__file__))"]).toString()));
+      await cp(installed, path.join(root, "yt_dlp"), { recursive: true });
+      await writeFile(program, `#!/usr/bin/env -S PYTHONPATH=${root} /usr/bin/python3\nimport sys, yt_dlp\nsys.exit(yt_dlp.main())\n`);
+      await chmod(program, 0o755);
+      updating.start(createLogger("silent"));
+      const oldPid = await until("the host", () => readyPid(updating));
+      const versionFile = path.join(root, "yt_dlp", "version.py");
+      const loaded = (updating.status() as { versions: Record<string, string> }).versions["yt-dlp"]!;
+      expect(loaded).toMatch(/^\d{4}\.\d\d\.\d\d/);
+
+      await writeFile(versionFile, (await readFile(versionFile, "utf8")).replace(/__version__ = '[^']*'/, "__version__ = '2099.01.01'"));
+      const version = await updating.run({ tool: "yt-dlp", args: ["--version"], timeoutMs: 30_000 });
+      expect(version).toMatchObject({ exitCode: 0, stdout: "2099.01.01\n" });
+      const newPid = await until("the new host", () => readyPid(updating, oldPid));
+      expect((updating.status() as { versions: Record<string, string> }).versions["yt-dlp"]).toBe("2099.01.01");
+      await until("the old host's exit", async () => !(await running(oldPid)) || undefined, 5_000);
+      const viaNewHost = await updating.run({ tool: "yt-dlp", args: ["--version"], timeoutMs: 30_000 });
+      expect(viaNewHost.stdout).toBe("2099.01.01\n");
+      expect(readyPid(updating)).toBe(newPid);
+    } finally {
+      await updating.close();
+      await rm(root, { recursive: true, force: true });
     }
   }, 120_000);
 });
