@@ -27,7 +27,6 @@ import os
 import selectors
 import signal
 import sys
-import tempfile
 import time
 import traceback
 
@@ -53,16 +52,17 @@ def load_tools(program):
 def warm(modules):
     """Pays now what every first extraction would: every extractor loaded, its patterns compiled."""
     if "yt-dlp" in modules:
-        # One real extraction of a page on disk runs the whole path of a page's extraction: each
+        # One real extraction of a page runs the whole path of a page's extraction: each
         # extractor's URL pattern tried and its module imported, the generic extractor's scan
-        # for embeds (every extractor's embed patterns), format sorting and the JSON output.
-        with tempfile.TemporaryDirectory(prefix="extraction-host-") as folder:
-            page = os.path.join(folder, "warm.html")
-            with open(page, "w") as file:
-                file.write('<html><head><title>warm</title></head><body><video src="https://warm.invalid/warm.mp4"></video></body></html>')
-            options = {"quiet": True, "no_warnings": True, "enable_file_urls": True, "simulate": True, "noprogress": True}
-            with modules["yt-dlp"].YoutubeDL(options) as ydl:
-                ydl.extract_info("file://" + page, download=False)
+        # for embeds (every extractor's embed patterns), format sorting. The page is read from a
+        # pipe (nothing on disk, no network); its video is never fetched.
+        page, writer = os.pipe()
+        os.write(writer, b'<html><head><title>warm</title></head><body><video src="https://warm.invalid/warm.mp4"></video></body></html>')
+        os.close(writer)
+        options = {"quiet": True, "no_warnings": True, "enable_file_urls": True, "simulate": True}
+        with modules["yt-dlp"].YoutubeDL(options) as ydl:
+            ydl.extract_info(f"file:///proc/self/fd/{page}", download=False)
+        os.close(page)
         modules["yt-dlp"].parse_options(["-J", "--", "https://example.com/"])
     if "gallery-dl" in modules:
         import gallery_dl.extractor

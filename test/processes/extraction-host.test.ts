@@ -198,7 +198,7 @@ describe("the extraction host", () => {
     expect(toProblem(failure as ApiError)).toMatchObject({ status: 502, code: "upstream_blocked" });
   });
 
-  test("leaves nothing in its temp folder: its warm-up page is gone, its jobs wrote nothing", async () => {
+  test("leaves nothing in its temp folder", async () => {
     expect(await readdir(hostTmp)).toEqual([]);
   });
 });
