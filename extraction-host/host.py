@@ -14,6 +14,7 @@ stdout; nothing else is written to stdout.
          {"id": 7, "oversized": true}          stdout passed --max-stdout; the child was killed
          {"id": 7, "stale": true}              a tool changed on disk: this host runs nothing more
          {"stale": true}                       the same, noticed while idle
+         {"rssBytes": n}                       after a minute without messages
 
 The host is single-threaded (one selector loop), so forking it is safe. It exits when its stdin
 closes, killing its children first; a child dies with the host even when the host is killed
@@ -29,6 +30,7 @@ import signal
 import sys
 import time
 import traceback
+import zipfile
 
 STDERR_TAIL = 8 * 1024
 IDLE_CHECK_S = 60
@@ -37,7 +39,7 @@ TOOLS = {"yt-dlp": "yt_dlp", "gallery-dl": "gallery_dl"}
 
 def load_tools(program):
     """The tools' modules that this interpreter can import; yt-dlp's program may be a zip of it."""
-    if program and os.path.isfile(program) and __import__("zipfile").is_zipfile(program):
+    if program and os.path.isfile(program) and zipfile.is_zipfile(program):
         sys.path.insert(0, program)
     loaded = {}
     for tool, name in TOOLS.items():
@@ -77,14 +79,10 @@ def warm(modules):
     gc.freeze()
 
 
-def version_file(module):
-    return os.path.join(os.path.dirname(module.__file__), "version.py")
-
-
 def stamp(modules):
-    """What changes when a tool is updated on disk (the version file, or the zip it is read from)."""
+    """What changes when a tool is updated on disk (its version file, or the zip it is read from)."""
     def one(module):
-        path = module.__file__ if not os.path.isfile(version_file(module)) else version_file(module)
+        path = os.path.join(os.path.dirname(module.__file__), "version.py")
         while not os.path.exists(path):  # inside a zip: the zip file itself
             path = os.path.dirname(path)
         info = os.stat(path)
@@ -145,7 +143,7 @@ def child(modules, job, host_pid, out, err):
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         die_with_host(host_pid)
-        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # closed below with every other fd from 3 on
         os.dup2(out, 1)
         os.dup2(err, 2)
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))
@@ -172,6 +170,7 @@ class Host:
     def __init__(self, modules, max_stdout, channel_in, channel_out):
         self.modules, self.max_stdout = modules, max_stdout
         self.channel_in, self.channel_out = channel_in, channel_out
+        self.pid = os.getpid()
         self.jobs = {}  # pid -> Job
         self.stamp = stamp(modules)
         self.stale = False
@@ -293,7 +292,6 @@ class Host:
         return True
 
     def serve(self):
-        self.pid = os.getpid()
         wake_r, wake_w = os.pipe()
         os.set_blocking(wake_r, False)
         os.set_blocking(wake_w, False)
@@ -304,7 +302,8 @@ class Host:
         try:
             while True:
                 events = self.selector.select(IDLE_CHECK_S)
-                if not events:
+                if not events:  # idle for a while: say how much memory it holds, look for updates
+                    self.send({"rssBytes": rss_bytes()})
                     self.check_stale()
                 for key, _ in events:
                     if key.data == "input":
@@ -331,7 +330,9 @@ def main(argv):
     max_stdout = int(argv[argv.index("--max-stdout") + 1]) if "--max-stdout" in argv else 32 * 1024 * 1024
     # The messages keep stdin and stdout to themselves: whatever else prints goes to stderr.
     channel_in, channel_out = os.dup(0), os.dup(1)
-    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
     os.dup2(2, 1)
     modules = load_tools(program)
     warm(modules)
