@@ -1,7 +1,7 @@
 """The extraction host: imports yt-dlp (and gallery-dl), warms them once, then runs every
 extraction in a child forked from the warm process, as the tool's own program would run it.
 
-    python3 host.py [--program PATH] [--max-stdout BYTES]
+    python3 host.py [--program PATH] [--max-stdout BYTES] [--without-gallery-dl]
 
 Messages are JSON, one per line (json.dumps escapes every newline inside strings), on stdin and
 stdout; nothing else is written to stdout.
@@ -21,6 +21,7 @@ closes, killing its children first; a child dies with the host even when the hos
 with SIGKILL. Its stdout and stderr are pipes of the host's, so it prints exactly what the
 program would; its stdin holds the job's text (yt-dlp's `--load-info-json -`).
 """
+import argparse
 import gc
 import io
 import json
@@ -34,20 +35,19 @@ import zipfile
 
 STDERR_TAIL = 8 * 1024
 IDLE_CHECK_S = 60
-TOOLS = {"yt-dlp": "yt_dlp", "gallery-dl": "gallery_dl"}
+TOOLS = ("yt-dlp", "gallery-dl")
 
 
-def load_tools(program):
-    """The tools' modules that this interpreter can import; yt-dlp's program may be a zip of it."""
+def load_tools(program, gallery_dl):
+    """The tools' modules (gallery-dl's when wanted and importable); yt-dlp's program may be a zip of it."""
     if program and os.path.isfile(program) and zipfile.is_zipfile(program):
         sys.path.insert(0, program)
-    loaded = {}
-    for tool, name in TOOLS.items():
+    loaded = {"yt-dlp": __import__("yt_dlp")}
+    if gallery_dl:
         try:
-            loaded[tool] = __import__(name)
+            loaded["gallery-dl"] = __import__("gallery_dl")
         except ImportError:
-            if tool == "yt-dlp":
-                raise
+            pass
     return loaded
 
 
@@ -326,17 +326,20 @@ class Host:
 
 def main(argv):
     started = time.perf_counter()
-    program = argv[argv.index("--program") + 1] if "--program" in argv else None
-    max_stdout = int(argv[argv.index("--max-stdout") + 1]) if "--max-stdout" in argv else 32 * 1024 * 1024
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--program", help="the yt-dlp program; a zip of yt-dlp is imported from")
+    parser.add_argument("--max-stdout", type=int, default=32 * 1024 * 1024, help="most bytes a job may print")
+    parser.add_argument("--without-gallery-dl", action="store_true", help="gallery-dl's jobs are run elsewhere")
+    options = parser.parse_args(argv)
     # The messages keep stdin and stdout to themselves: whatever else prints goes to stderr.
     channel_in, channel_out = os.dup(0), os.dup(1)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
     os.dup2(2, 1)
-    modules = load_tools(program)
+    modules = load_tools(options.program, not options.without_gallery_dl)
     warm(modules)
-    host = Host(modules, max_stdout, channel_in, channel_out)
+    host = Host(modules, options.max_stdout, channel_in, channel_out)
     host.send({"ready": {
         "pid": os.getpid(),
         "versions": versions(modules),

@@ -94,6 +94,7 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     processes: runtime.processes,
     toolRuns: runtime.toolRuns,
     ytdlpPath: config.YTDLP_PATH,
+    galleryDlPath: config.GALLERY_DL_PATH,
     cli: createCliExtractor(runtime.processes, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH }),
     enabled: config.EXTRACTION_HOST === "on",
     onStatus: metrics.extractionHost,

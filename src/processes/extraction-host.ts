@@ -31,9 +31,11 @@ export interface ExtractionHost extends Extractor {
 
 export interface ExtractionHostOptions {
   processes: ProcessHost;
-  /** For reading the `#!` line of yt-dlp's program. */
+  /** For reading the `#!` lines of the tools' programs. */
   toolRuns: ToolRuns;
   ytdlpPath: string;
+  /** gallery-dl's jobs run in the host when its program has yt-dlp's interpreter, else its program runs. */
+  galleryDlPath: string;
   /** Runs the jobs the host cannot take. */
   cli: Extractor;
   enabled: boolean;
@@ -57,9 +59,9 @@ export function interpreterOf(header: string): string[] | null {
 const READ_HEADER = 'p=$(command -v -- "$1") && printf "%s\\n" "$p" && head -c 256 -- "$p"';
 
 /** The program's path and the interpreter its `#!` line names, or why there is none. */
-async function findInterpreter(toolRuns: ToolRuns, ytdlpPath: string): Promise<{ program: string; interpreter: string[] } | { reason: string }> {
-  const run = await toolRuns.run("/bin/sh", ["-c", READ_HEADER, "sh", ytdlpPath], 5_000);
-  if (!("stdout" in run)) return { reason: `${ytdlpPath} was not found` };
+async function findInterpreter(toolRuns: ToolRuns, path: string): Promise<{ program: string; interpreter: string[] } | { reason: string }> {
+  const run = await toolRuns.run("/bin/sh", ["-c", READ_HEADER, "sh", path], 5_000);
+  if (!("stdout" in run)) return { reason: `${path} was not found` };
   const newline = run.stdout.indexOf("\n");
   const program = run.stdout.slice(0, newline);
   const interpreter = interpreterOf(run.stdout.slice(newline + 1));
@@ -77,6 +79,7 @@ while len(source) < size:
     if not chunk:
         sys.exit("no program on stdin")
     source += chunk
+sys.argv[1:2] = []
 exec(compile(source, "extraction-host/host.py", "exec"), {"__name__": "__main__"})`;
 
 interface HostMessage {
@@ -114,7 +117,7 @@ export function createExtractionHost(options: ExtractionHostOptions): Extraction
     options.onStatus?.(next);
   };
   let log: Logger | undefined;
-  let command: { program: string; interpreter: string[] } | undefined;
+  let command: { program: string; interpreter: string[]; galleryDl: boolean } | undefined;
   let current: Generation | undefined;
   const generations = new Set<Generation>();
   let closing = false;
@@ -134,7 +137,11 @@ export function createExtractionHost(options: ExtractionHostOptions): Extraction
     const child = spawnWatched(
       options.processes,
       interpreter!,
-      [...interpreterArgs, "-c", LOADER, String(hostBytes.byteLength), "--program", command!.program, "--max-stdout", String(maxExtractionOutputBytes)],
+      [
+        ...interpreterArgs,
+        ...["-c", LOADER, String(hostBytes.byteLength), "--program", command!.program, "--max-stdout", String(maxExtractionOutputBytes)],
+        ...(command!.galleryDl ? [] : ["--without-gallery-dl"]),
+      ],
       true,
     );
     const startedAt = Date.now();
@@ -237,7 +244,8 @@ export function createExtractionHost(options: ExtractionHostOptions): Extraction
   options.onStatus?.(status);
   return {
     async run(job) {
-      const generation = current?.ready && !current.retiring ? current : undefined;
+      const inHost = job.tool === "yt-dlp" || command?.galleryDl;
+      const generation = inHost && current?.ready && !current.retiring ? current : undefined;
       const answer = generation ? await submit(generation, job) : "stale";
       return answer === "stale" ? options.cli.run(job) : answer;
     },
@@ -247,14 +255,15 @@ export function createExtractionHost(options: ExtractionHostOptions): Extraction
         logger.info("extraction host off (EXTRACTION_HOST=off): every extraction starts the tool's program");
         return;
       }
-      void findInterpreter(options.toolRuns, options.ytdlpPath).then((found) => {
+      void Promise.all([findInterpreter(options.toolRuns, options.ytdlpPath), findInterpreter(options.toolRuns, options.galleryDlPath)]).then(([found, gallery]) => {
         if (closing) return;
         if ("reason" in found) {
           setStatus({ state: "unavailable", reason: found.reason });
           logger.warn("extraction host not used: every extraction starts the tool's program", { reason: found.reason });
           return;
         }
-        command = found;
+        // The same interpreter imports the same gallery-dl that its program runs.
+        command = { ...found, galleryDl: "interpreter" in gallery && gallery.interpreter.join(" ") === found.interpreter.join(" ") };
         setStatus({ state: "starting", reason: "warming up" });
         launch();
       });

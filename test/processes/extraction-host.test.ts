@@ -70,9 +70,6 @@ async function childrenOf(pid: number): Promise<number[]> {
   return text.split(" ").filter(Boolean).map(Number);
 }
 
-/** Folders of private cookie copies in the temp folder. */
-const cookieCopies = async () => (await readdir(tmpdir())).filter((name) => name.startsWith("media-api-cookies-"));
-
 /** Whether `pid` runs (a zombie does not). */
 async function running(pid: number): Promise<boolean> {
   const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
@@ -87,12 +84,14 @@ beforeAll(async () => {
   site = await startSite();
   temp = await mkdtemp(path.join(tmpdir(), "extraction-host-test-"));
   hostTmp = await mkdtemp(path.join(tmpdir(), "extraction-host-tmp-"));
-  // The host's TMPDIR is a folder of its own, so that "nothing left on disk" can be seen.
+  // The host's TMPDIR is a folder of its own, so that "nothing left on disk" can be seen; a job it
+  // would hand to the program fails, so every job of these tests is seen to run in the host.
   host = createExtractionHost({
     processes: { ...nodeProcesses, env: { ...process.env, TMPDIR: hostTmp } },
     toolRuns: nodeToolRuns,
     ytdlpPath: "yt-dlp",
-    cli,
+    galleryDlPath: "gallery-dl",
+    cli: { run: () => Promise.reject(new Error("the job ran the tool's program, not the host")) },
     enabled: true,
   });
   host.start(createLogger("silent"));
@@ -147,6 +146,14 @@ describe("the extraction host", () => {
     expect(noPage.stderr).toMatch(/^ERROR: .*'not-a-link' is not a valid URL/m);
   });
 
+  test("runs gallery-dl's jobs too, as its program does", async () => {
+    const job = { tool: "gallery-dl" as const, args: ["--version"], timeoutMs: 30_000 };
+    const [viaHost, viaProgram] = await Promise.all([host.run(job), cli.run(job)]);
+    expect(viaHost.exitCode).toBe(0);
+    expect(viaHost).toEqual(viaProgram);
+    expect((host.status() as { versions: Record<string, string> }).versions["gallery-dl"]).toBe(viaHost.stdout.trim());
+  });
+
   test("kills an extraction that hangs at its cap, lives on, and answers the next one", async () => {
     const pid = readyPid(host)!;
     const started = Date.now();
@@ -180,16 +187,20 @@ describe("the extraction host", () => {
       return file;
     };
     const [alice, bob] = await Promise.all([cookieFile("alice", "a-1"), cookieFile("bob", "b-2")]);
-    const copiesBefore = await cookieCopies();
-    const titles = await Promise.all([
-      pagesOf({ cookiesFile: alice }).info(new URL(`${site.origin}/echo.html?n=1`)),
-      pagesOf({ cookiesFile: bob }).info(new URL(`${site.origin}/echo.html?n=2`)),
-    ]).then((infos) => infos.map((info) => info.title));
-    expect(titles).toEqual(["cookie alice=a-1 (1)", "cookie bob=b-2 (1)"]);
-    // Neither the files' cookies nor those the site set in the jobs before reach a later job.
-    expect((await pagesOf().info(new URL(`${site.origin}/echo.html?n=3`))).title).toBe("cookie none (1)");
-    // The private copies yt-dlp was given are gone.
-    expect(await cookieCopies()).toEqual(copiesBefore);
+    // The private copies yt-dlp is given go to the host's temp folder, which is seen empty after.
+    const tmp = process.env.TMPDIR;
+    process.env.TMPDIR = hostTmp;
+    try {
+      const titles = await Promise.all([
+        pagesOf({ cookiesFile: alice }).info(new URL(`${site.origin}/echo.html?n=1`)),
+        pagesOf({ cookiesFile: bob }).info(new URL(`${site.origin}/echo.html?n=2`)),
+      ]).then((infos) => infos.map((info) => info.title));
+      expect(titles).toEqual(["cookie alice=a-1 (1)", "cookie bob=b-2 (1)"]);
+      // Neither the files' cookies nor those the site set in the jobs before reach a later job.
+      expect((await pagesOf().info(new URL(`${site.origin}/echo.html?n=3`))).title).toBe("cookie none (1)");
+    } finally {
+      process.env.TMPDIR = tmp;
+    }
   });
 
   test("a bot check is still 502 upstream_blocked", async () => {
@@ -198,7 +209,7 @@ describe("the extraction host", () => {
     expect(toProblem(failure as ApiError)).toMatchObject({ status: 502, code: "upstream_blocked" });
   });
 
-  test("leaves nothing in its temp folder", async () => {
+  test("leaves nothing in its temp folder (nor do the cookie copies of the jobs above)", async () => {
     expect(await readdir(hostTmp)).toEqual([]);
   });
 });
@@ -256,7 +267,7 @@ describe("a yt-dlp updated on disk", () => {
     const root = await mkdtemp(path.join(tmpdir(), "extraction-host-update-"));
     const program = path.join(root, "yt-dlp");
     const ownCli = createCliExtractor(nodeProcesses, { "yt-dlp": program, "gallery-dl": "gallery-dl" });
-    const updating = createExtractionHost({ processes: nodeProcesses, toolRuns: nodeToolRuns, ytdlpPath: program, cli: ownCli, enabled: true });
+    const updating = createExtractionHost({ processes: nodeProcesses, toolRuns: nodeToolRuns, ytdlpPath: program, galleryDlPath: "gallery-dl", cli: ownCli, enabled: true });
     try {
       const installed = path.dirname(JSON.parse(execFileSync("/usr/bin/python3", ["-c", "import json, yt_dlp; print(json.dumps(yt_dlp.__file__))"]).toString()));
       await cp(installed, path.join(root, "yt_dlp"), { recursive: true });
