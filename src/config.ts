@@ -98,7 +98,7 @@ export const ConfigSchema = z.object({
     .int()
     .min(0)
     .default(30)
-    .describe("How long a download's source may send nothing before the download is cut, in seconds; 0 never cuts (README, Runtimes: Deno's relay at full speed)"),
+    .describe("How long a download's source may send nothing before the download is cut, in seconds; 0 never cuts (docs/runtimes.md: Deno's relay at full speed)"),
   MAX_DIRECT_DOWNLOADS: positiveInt.default(256).describe("Direct-mode relays this instance runs at once"),
   OUTBOUND_PROXY: outboundProxy
     .optional()
