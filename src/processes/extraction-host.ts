@@ -159,8 +159,18 @@ export function createExtractionHost(options: ExtractionHostOptions): Extraction
       let text = decoder.decode(chunk, { stream: true });
       for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n")) {
         parts.push(text.slice(0, newline));
-        onMessage(generation, JSON.parse(parts.join("")) as HostMessage);
+        const line = parts.join("");
         parts = [];
+        let message: HostMessage;
+        try {
+          message = JSON.parse(line) as HostMessage;
+        } catch {
+          // Not the host's protocol: end it rather than guess; it is started again.
+          log?.error("the extraction host wrote something that is not a message; ending it", { line: line.slice(0, 200) });
+          child.signalGroup("SIGKILL");
+          return;
+        }
+        onMessage(generation, message);
         text = text.slice(newline + 1);
       }
       if (text) parts.push(text);
