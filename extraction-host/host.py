@@ -18,10 +18,11 @@ stdout; nothing else is written to stdout.
 
 The host is single-threaded (one selector loop), so forking it is safe. It exits when its stdin
 closes, killing its children first; a child dies with the host even when the host is killed
-with SIGKILL. Its stdout and stderr are pipes of the host's, so it prints exactly what the
+with SIGKILL. A child's stdout and stderr are pipes the host reads, so it prints exactly what the
 program would; its stdin holds the job's text (yt-dlp's `--load-info-json -`).
 """
 import argparse
+import ctypes
 import gc
 import io
 import json
@@ -53,19 +54,18 @@ def load_tools(program, gallery_dl):
 
 def warm(modules):
     """Pays now what every first extraction would: every extractor loaded, its patterns compiled."""
-    if "yt-dlp" in modules:
-        # One real extraction of a page runs the whole path of a page's extraction: each
-        # extractor's URL pattern tried and its module imported, the generic extractor's scan
-        # for embeds (every extractor's embed patterns), format sorting. The page is read from a
-        # pipe (nothing on disk, no network); its video is never fetched.
-        page, writer = os.pipe()
-        os.write(writer, b'<html><head><title>warm</title></head><body><video src="https://warm.invalid/warm.mp4"></video></body></html>')
-        os.close(writer)
-        options = {"quiet": True, "no_warnings": True, "enable_file_urls": True, "simulate": True}
-        with modules["yt-dlp"].YoutubeDL(options) as ydl:
-            ydl.extract_info(f"file:///proc/self/fd/{page}", download=False)
-        os.close(page)
-        modules["yt-dlp"].parse_options(["-J", "--", "https://example.com/"])
+    # One real extraction of a page runs the whole path of a page's extraction: each extractor's
+    # URL pattern tried and its module imported, the generic extractor's scan for embeds (every
+    # extractor's embed patterns), format sorting. The page is read from a pipe (nothing on disk,
+    # no network); its video is never fetched.
+    page, writer = os.pipe()
+    os.write(writer, b'<html><head><title>warm</title></head><body><video src="https://warm.invalid/warm.mp4"></video></body></html>')
+    os.close(writer)
+    options = {"quiet": True, "no_warnings": True, "enable_file_urls": True, "simulate": True}
+    with modules["yt-dlp"].YoutubeDL(options) as ydl:
+        ydl.extract_info(f"file:///proc/self/fd/{page}", download=False)
+    os.close(page)
+    modules["yt-dlp"].parse_options(["-J", "--", "https://example.com/"])
     if "gallery-dl" in modules:
         import gallery_dl.extractor
         import gallery_dl.job
@@ -110,10 +110,8 @@ def die_with_host(host_pid):
     """The kernel sends SIGTERM when the host dies; the child then kills its own group."""
     signal.signal(signal.SIGTERM, lambda *_: os.killpg(0, signal.SIGKILL))
     try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except AttributeError:
         pass  # not Linux: the host's stdin closing still kills its children
     if os.getppid() != host_pid:
         os._exit(1)
@@ -178,7 +176,7 @@ class Host:
         self.pending = b""
 
     def send(self, message):
-        data = (json.dumps(message) + "\n").encode()
+        data = memoryview((json.dumps(message) + "\n").encode())
         while data:
             data = data[os.write(self.channel_out, data):]
 

@@ -254,7 +254,8 @@ export function createExtractionHost(options: ExtractionHostOptions): Extraction
   options.onStatus?.(status);
   return {
     async run(job) {
-      const inHost = job.tool === "yt-dlp" || command?.galleryDl;
+      // gallery-dl's jobs only where the host could import the gallery-dl its program runs.
+      const inHost = status.state === "ready" && status.versions[job.tool] !== null;
       const generation = inHost && current?.ready && !current.retiring ? current : undefined;
       const answer = generation ? await submit(generation, job) : "stale";
       return answer === "stale" ? options.cli.run(job) : answer;
