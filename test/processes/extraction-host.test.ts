@@ -199,7 +199,8 @@ describe("the extraction host", () => {
       // Neither the files' cookies nor those the site set in the jobs before reach a later job.
       expect((await pagesOf().info(new URL(`${site.origin}/echo.html?n=3`))).title).toBe("cookie none (1)");
     } finally {
-      process.env.TMPDIR = tmp;
+      if (tmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmp;
     }
   });
 
@@ -270,7 +271,8 @@ describe("a yt-dlp updated on disk", () => {
     const updating = createExtractionHost({ processes: nodeProcesses, toolRuns: nodeToolRuns, ytdlpPath: program, galleryDlPath: "gallery-dl", cli: ownCli, enabled: true });
     try {
       const installed = path.dirname(JSON.parse(execFileSync("/usr/bin/python3", ["-c", "import json, yt_dlp; print(json.dumps(yt_dlp.__file__))"]).toString()));
-      await cp(installed, path.join(root, "yt_dlp"), { recursive: true });
+      // With their times, so that Python's compiled files of the copy stay valid (else its first import compiles for long).
+      await cp(installed, path.join(root, "yt_dlp"), { recursive: true, preserveTimestamps: true });
       await writeFile(program, `#!/usr/bin/env -S PYTHONPATH=${root} /usr/bin/python3\nimport sys, yt_dlp\nsys.exit(yt_dlp.main())\n`);
       await chmod(program, 0o755);
       updating.start(createLogger("silent"));
@@ -292,5 +294,5 @@ describe("a yt-dlp updated on disk", () => {
       await updating.close();
       await rm(root, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 180_000);
 });
