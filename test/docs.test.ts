@@ -126,3 +126,45 @@ describe("relative links", () => {
     ]);
   });
 });
+
+/**
+ * Every `status code` pair the API's answers can carry, as src/ constructs its errors. Left out:
+ * what only the owner's pages, the command line and /metrics answer, a marker that never leaves
+ * the process, and the answer to a client that has gone.
+ */
+function apiErrors(): Set<string> {
+  const notTheApi = ["src/web/", "src/cli/", "src/metrics/endpoint.ts", "src/http/store-refusals.ts", "src/auth/password.ts"];
+  const neverAnswered = new Set(["tool_exited", "client_closed"]);
+  const pairs = new Set<string>();
+  for (const file of readdirSync(path.join(root, "src"), { recursive: true, encoding: "utf8" })) {
+    const name = `src/${file.split(path.sep).join("/")}`;
+    if (!name.endsWith(".ts") || notTheApi.some((prefix) => name.startsWith(prefix))) continue;
+    for (const match of read(name).matchAll(/new ApiError\(\s*(\d{3}),\s*"([a-z_]+)"/g)) {
+      if (!neverAnswered.has(match[2]!)) pairs.add(`${match[1]} ${match[2]}`);
+    }
+  }
+  return pairs;
+}
+
+/** `status code` for each code of each row of a Markdown error table (`| 429 (with ...) | `a`, `b` |`). */
+function errorTable(markdown: string): Set<string> {
+  const pairs = new Set<string>();
+  for (const match of markdown.matchAll(/^\| (\d{3})\b[^|]*\|(.*)\|$/gm)) {
+    for (const code of match[2]!.matchAll(/`([a-z_]+)`/g)) pairs.add(`${match[1]} ${code[1]}`);
+  }
+  return pairs;
+}
+
+describe("the error tables", () => {
+  it("find what src/ answers, 431 and 413 among it", () => {
+    const answered = apiErrors();
+    for (const pair of ["431 headers_too_large", "413 file_too_large", "408 request_timeout", "500 internal_error", "502 upstream_failed", "400 invalid_parameter"]) {
+      expect(answered).toContain(pair);
+    }
+  });
+
+  it.each(["README.md", "docs/api.md"])("of %s list every status and code the API answers", (file) => {
+    const listed = errorTable(read(file));
+    expect([...apiErrors()].filter((pair) => !listed.has(pair))).toEqual([]);
+  });
+});
