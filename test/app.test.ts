@@ -116,7 +116,7 @@ describe("the app", () => {
       expect(response.headers.get("cache-control")).toBe("no-store");
       expect(await response.json()).toEqual({
         status: "ready",
-        checks: { store: { ok: true }, "yt-dlp": { ok: true }, ffmpeg: { ok: true }, "extraction-host": { ok: true, detail: "not in use (starting: not started yet): every extraction starts the tool's program" } },
+        checks: { store: { ok: true }, "yt-dlp": { ok: true }, "gallery-dl": { ok: true }, ffmpeg: { ok: true }, "extraction-host": { ok: true, detail: "not in use (starting: not started yet): every extraction starts the tool's program" } },
       });
     });
 
@@ -126,7 +126,7 @@ describe("the app", () => {
       expect(response.status).toBe(503);
       expect(await response.json()).toEqual({
         status: "unavailable",
-        checks: { store: { ok: false, error: "connection refused" }, "yt-dlp": { ok: true }, ffmpeg: { ok: true }, "extraction-host": { ok: true, detail: "not in use (starting: not started yet): every extraction starts the tool's program" } },
+        checks: { store: { ok: false, error: "connection refused" }, "yt-dlp": { ok: true }, "gallery-dl": { ok: true }, ffmpeg: { ok: true }, "extraction-host": { ok: true, detail: "not in use (starting: not started yet): every extraction starts the tool's program" } },
       });
     });
 
