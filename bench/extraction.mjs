@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { clipRoutes, createBenchKey, extractionHostPid, fmt, load, makeClip, median, memoryMB, printTable, processTree, startService, startSite, timedGet, timedRun, untilIdle } from "./lib.mjs";
+import { CLOCK_TICKS, clipRoutes, createBenchKey, extractionHostPid, fmt, load, makeClip, median, memoryMB, printTable, processTree, startService, startSite, timedGet, timedRun, untilIdle } from "./lib.mjs";
 
 const PAIRS = Number(process.env.EXTRACTION_BENCH_PAIRS ?? 9);
 const LOAD_S = Number(process.env.EXTRACTION_BENCH_LOAD_S ?? 10);
@@ -14,6 +14,17 @@ const CLIENTS = 8;
 /** Issue 23: a cold post through the host takes at most this long, and is this many times faster than yt-dlp -J. */
 const TARGET_MS = 100;
 const TARGET_FACTOR = 10;
+
+/**
+ * CPU seconds the processes and their ended children used (utime, stime, cutime, cstime): the
+ * service reaps each program it starts, the host each fork, so every job's CPU ends up here.
+ */
+function cpuWithChildren(pids) {
+  return pids.reduce((sum, pid) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return sum + [11, 12, 13, 14].reduce((total, field) => total + Number(fields[field]), 0) / CLOCK_TICKS;
+  }, 0);
+}
 
 /** Proportional set size (shared pages split among the processes that share them), in MB, summed. */
 function pssMB(pids) {
@@ -79,13 +90,21 @@ export async function benchExtraction() {
               peakPss = Math.max(peakPss, pssMB(processTree(hostPid)));
             }, 100)
           : undefined;
+        // CPU from the end of the load's warm-up to its end, per post answered meanwhile: unlike
+        // posts per second, hardly moved by other load on the machine.
+        const accounted = hostPid ? [service.pid, hostPid] : [service.pid];
+        let cpuBefore = 0;
+        const warmedUp = setTimeout(() => (cpuBefore = cpuWithChildren(accounted)), 1000);
         const result = await load(postUrl, { headers, connections: CLIENTS, durationMs: LOAD_S * 1000, warmupMs: 1000 });
+        const cpuPerPost = (cpuWithChildren(accounted) - cpuBefore) / (result.rps * LOAD_S);
+        clearTimeout(warmedUp);
         clearInterval(sampler);
         throughput.push({
           path: mode === "on" ? "extraction host" : "yt-dlp's program per request",
           "posts/s": fmt(result.rps, 1),
           "p50 ms": fmt(result.p50, 0),
           "p99 ms": fmt(result.p99, 0),
+          "CPU ms per post (service and its children)": fmt(cpuPerPost * 1000, 0),
           statuses: JSON.stringify(result.statuses),
           "host RSS under load": hostPid ? `${fmt(peakHostRss, 0)} MB (host and children, PSS: ${fmt(peakPss, 0)} MB)` : "",
         });

@@ -127,7 +127,7 @@ export async function waitForPort(port) {
   throw new Error(`nothing listens on ${port}`);
 }
 
-const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
+export const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
 
 /** All processes of a server: the pid and its children (nginx workers). Threads count with their process. */
 export function processTree(pid) {
