@@ -23,6 +23,7 @@ import { postRecord } from "./handlers/post.ts";
 import { createPlatformChecks } from "./doctor/checker.ts";
 import { failureContext } from "./doctor/context.ts";
 import { referencePosts } from "./doctor/reference-posts.ts";
+import { createExtractionHost, hostReadiness } from "./processes/extraction-host.ts";
 import { createCliExtractor } from "./processes/extractor.ts";
 import type { ProcessHost } from "./processes/process-host.ts";
 import { probeTools, toolReadinessChecks, toolVersion, type ToolName, type ToolRuns } from "./processes/tools.ts";
@@ -106,7 +107,15 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER");
     void platformChecks.noteFailure(page, error);
   };
-  const extractor = createCliExtractor(runtime.processes, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH });
+  const extractor = createExtractionHost({
+    processes: runtime.processes,
+    toolRuns: runtime.toolRuns,
+    ytdlpPath: config.YTDLP_PATH,
+    galleryDlPath: config.GALLERY_DL_PATH,
+    cli: createCliExtractor(runtime.processes, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH }),
+    enabled: config.EXTRACTION_HOST === "on",
+    onStatus: metrics.extractionHost,
+  });
   const pages = createPageSource({
     extractor,
     files: runtime.files,
@@ -170,6 +179,6 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     extraPageHosts: config.EXTRA_PAGE_HOSTS,
     clientStallTimeoutMs: config.CLIENT_STALL_TIMEOUT_S * 1000,
     metrics,
-    readinessChecks: toolReadinessChecks(tools, now),
+    readinessChecks: [...toolReadinessChecks(tools, now), hostReadiness(extractor)],
   };
 }

@@ -38,7 +38,8 @@ async function doctorHere(config: Config, argv: string[]): Promise<CommandResult
   try {
     return await runDoctor(deps.platformChecks, argv);
   } finally {
-    await deps.gate.close();
+    // The extraction host is not started here: each extraction runs the tool's program.
+    await Promise.all([deps.gate.close(), deps.extractor.close()]);
   }
 }
 
