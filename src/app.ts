@@ -31,7 +31,7 @@ import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-met
 
 /** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createAppDeps). */
 export interface AppDeps extends DownloadDeps, PostDeps {
-  config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS" | "METRICS_TOKEN" | "SIGNUP" | "TRUST_PROXY">;
+  config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS" | "METRICS_TOKEN" | "SIGNUP" | "SIGNUPS_PER_CLIENT" | "TRUST_PROXY">;
   db: Db;
   log: Logger;
   /** Injected so tests can move time without sleeping. */
@@ -66,7 +66,7 @@ export function createApp(deps: AppDeps): App {
   const api = createRouter(apiRoutes);
   const site = createRouter<SiteHandler>([
     { method: "GET", path: "/healthz", handler: () => healthResponse(deps.db, deps.config.HEALTH_TIMEOUT_MS, deps.log) },
-    ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP, trustProxy: deps.config.TRUST_PROXY, log: deps.log }),
+    ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP, signupsPerClient: deps.config.SIGNUPS_PER_CLIENT, trustProxy: deps.config.TRUST_PROXY, log: deps.log }),
     { method: "GET", path: "/readyz", handler: () => readinessResponse(readinessChecks, deps.config.HEALTH_TIMEOUT_MS) },
     { method: "GET", path: "/metrics", handler: (request) => metricsResponse(request, metrics, deps.config.METRICS_TOKEN) },
     { method: "GET", path: "/docs", handler: () => docsResponse(openApiDocument) },
