@@ -8,7 +8,7 @@ import type { ApiHandler } from "./http/context.ts";
 import { declaredLength } from "./http/content-length.ts";
 import { json } from "./http/json-response.ts";
 import { corsHeaders, preflightResponse } from "./http/cors.ts";
-import { ApiError, problemResponse } from "./http/problem.ts";
+import { ApiError, logProblem, problemResponse } from "./http/problem.ts";
 import { createRouter, type Route } from "./http/router.ts";
 import { admissionError, rateLimitHeaders } from "./limits/admission.ts";
 import { usageHandler } from "./limits/usage.ts";
@@ -181,16 +181,10 @@ function methodNotAllowed(allow: string[]): ApiError {
   return new ApiError(405, "method_not_allowed", `Use ${allow.join(" or ")} here.`, { headers: { allow: allow.join(", ") } });
 }
 
-/**
- * Unexpected errors are logged with their stack and answered as a bare 500; an upstream failure,
- * or a refusal with a cause (yt-dlp's words), is logged with its cause, which the answer leaves out.
- */
+/** The problem answer to what a handler threw, logged as logProblem says. */
 function problemFor(thrown: unknown, log: Logger): Response {
   const error = thrown instanceof StoreUnavailableError ? storeUnavailable(thrown) : thrown;
-  if (!(error instanceof ApiError)) log.error("unhandled error", { error: errorText(error, { stack: true }) });
-  else if (error.status >= 500 && error.cause !== undefined) log.warn("upstream failure", { code: error.code, cause: errorText(error.cause).slice(0, 500) });
-  // What yt-dlp said behind a 400 or 404, which the answer puts in our own words.
-  else if (error.cause !== undefined) log.info("refused", { code: error.code, cause: errorText(error.cause).slice(0, 500) });
+  logProblem(error, log);
   return problemResponse(error);
 }
 

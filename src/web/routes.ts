@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { checkNewPassword, hashPassword, verifyPassword } from "../auth/password.ts";
 import { clientAddress, clientGroup, clientNetwork, unnamedLocalProxy, type TrustedProxies } from "../http/client-address.ts";
-import { ApiError } from "../http/problem.ts";
+import { ApiError, logProblem } from "../http/problem.ts";
 import { emailTaken, noSuchKey } from "../http/store-refusals.ts";
 import type { Route } from "../http/router.ts";
 import type { Logger } from "../log.ts";
@@ -116,6 +116,7 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
         response = await handler(request);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
+        logProblem(error, deps.log);
         const title = errorTitles[error.status] ?? "Something went wrong";
         response = htmlResponse(pages.errorPage({ title, detail: error.message }), { status: error.status, headers: error.headers });
       }
