@@ -14,7 +14,7 @@ import { admissionError, rateLimitHeaders } from "./limits/admission.ts";
 import { usageHandler } from "./limits/usage.ts";
 import { errorText, type Logger } from "./log.ts";
 import { admitRequest, refundRequest } from "./store/api-keys.ts";
-import { StoreUnavailableError, type Db } from "./store/db.ts";
+import { StoreFullError, StoreUnavailableError, type Db } from "./store/db.ts";
 import { downloadHandler, type DownloadDeps } from "./handlers/download.ts";
 import { healthResponse } from "./http/health.ts";
 import { postHandler, type PostDeps } from "./handlers/post.ts";
@@ -54,7 +54,13 @@ export function createApp(deps: AppDeps): App {
   const metrics = deps.metrics ?? createServiceMetrics();
   const openApiDocument = buildOpenApiDocument();
   const readinessChecks: ReadinessCheck[] = [
-    { name: "store", check: async () => void (await deps.db.query("SELECT 1")) },
+    {
+      name: "store",
+      check: async () => {
+        await deps.db.query("SELECT 1");
+        await deps.db.ready?.();
+      },
+    },
     ...(deps.readinessChecks ?? []),
   ];
   const apiRoutes: Route<ApiHandler>[] = [
@@ -171,7 +177,11 @@ function logBodyEnd(log: Logger, requestId: string, route: string, end: BodyEnd)
 }
 
 function storeUnavailable(error: StoreUnavailableError): ApiError {
-  return new ApiError(503, "store_unavailable", "The service cannot reach its database right now; try again shortly.", {
+  const detail =
+    error instanceof StoreFullError
+      ? "The service cannot write to its database right now; try again later."
+      : "The service cannot reach its database right now; try again shortly.";
+  return new ApiError(503, "store_unavailable", detail, {
     headers: { "retry-after": String(error.retryAfterS) },
     cause: error,
   });

@@ -23,6 +23,8 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   const deps = createAppDeps(config, runtime);
   void deps.tools.then((tools) => warnAboutTools(tools, log));
   const db = await openStore(config, { openPgliteIn: runtime.openPgliteIn });
+  // The store may open and still be unable to write (a full DATA_DIR): say so now, not at the first 503.
+  await db.ready?.().catch((error: unknown) => log.error("the store is not ready", { reason: errorText(error) }));
   const app = createApp({ config, db, log, ...deps });
   const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST }, log);
   let admin: RunningServer | undefined;
