@@ -2,6 +2,7 @@
 // outside the process (X, media hosts, yt-dlp, ffmpeg), the caps on concurrent work, and the
 // readiness checks of the tools. The runtime's capabilities are wired in here and nowhere else.
 import type { Config } from "./config.ts";
+import { createLogger, type Logger } from "./log.ts";
 import { operationSlots } from "./limits/slots.ts";
 import { trustedEndpoints, type ResolveHost } from "./media/egress.ts";
 import { createEgressGate, type ListenLoopback } from "./media/egress-gate.ts";
@@ -12,7 +13,7 @@ import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-met
 import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
 import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
 import { createTweetSource, xWebClientBearerToken } from "./platforms/x/source.ts";
-import type { Files } from "./platforms/ytdlp/cookie-file.ts";
+import { cookieFile, type Files } from "./platforms/ytdlp/cookie-file.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { createPageSource } from "./platforms/ytdlp/source.ts";
 import { detectPlatform } from "./platforms/table.ts";
@@ -37,7 +38,13 @@ export interface Capabilities {
 }
 
 /** The app's parts that talk to the outside, built from the configuration, counting their calls. */
-export function createAppDeps(config: Config, runtime: Capabilities, metrics: ServiceMetrics = createServiceMetrics(), now: () => Date = () => new Date()) {
+export function createAppDeps(
+  config: Config,
+  runtime: Capabilities,
+  metrics: ServiceMetrics = createServiceMetrics(),
+  now: () => Date = () => new Date(),
+  log: Logger = createLogger("warn"),
+) {
   const graphqlBase = config.X_GRAPHQL_URL === "off" ? null : config.X_GRAPHQL_URL.replace(/\/+$/, "");
   const graphql = graphqlBase === null ? null : {
     guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
@@ -53,6 +60,8 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
   // runtime's proxied client (fetch cannot be pointed at a proxy on every runtime), yt-dlp and ffmpeg
   // through the egress gate, which chains to it.
   const outbound = config.OUTBOUND_PROXY ?? null;
+  const cookies =
+    config.COOKIES_FILE === undefined ? undefined : cookieFile(runtime.files, config.COOKIES_FILE, (fault) => log.warn(fault, { setting: "COOKIES_FILE" }));
   const upstream = outbound === null ? runtime.upstream : runtime.proxiedUpstream(outbound);
   const tweets = createTweetSource({
     fetch: countedFetch(outbound === null ? fetch : fetchOver(upstream), xUpstreamOf, metrics),
@@ -62,10 +71,8 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     cacheTtlMs: config.X_CACHE_TTL_S * 1000,
     cacheMaxEntries: config.X_CACHE_MAX_ENTRIES,
     session: async () => {
-      if (config.COOKIES_FILE === undefined) return null;
-      // Read for every use, so a changed file counts without a restart; unreadable means no session.
-      const bytes = await runtime.files.read(config.COOKIES_FILE).catch(() => null);
-      return bytes === null ? null : xSessionFromCookieFile(new TextDecoder().decode(bytes), now());
+      const content = (await cookies?.read()) ?? null;
+      return content === null ? null : xSessionFromCookieFile(new TextDecoder().decode(content), now());
     },
     onAnswer: (path) => metrics.xSource(path),
   });
@@ -101,7 +108,7 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     onChild: () => metrics.childStarted("yt-dlp"),
     gate,
     jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME, runtime.automaticJsRuntime),
-    cookiesFile: config.COOKIES_FILE,
+    cookies,
     onBlocked: (page) => metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER"),
   });
   const remux = {
@@ -127,6 +134,11 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     gate,
     extraPageHosts: config.EXTRA_PAGE_HOSTS,
     metrics,
-    readinessChecks: toolReadinessChecks(tools, now),
+    cookies,
+    readinessChecks: [
+      ...toolReadinessChecks(tools, now),
+      // A cookie file that cannot be used is a warning: the service works without it.
+      ...(cookies === undefined ? [] : [{ name: "cookies", check: () => cookies.fault() }]),
+    ],
   };
 }

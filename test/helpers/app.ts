@@ -30,12 +30,13 @@ export function buildTestApp(db: Db, options: { clock?: TestClock; env?: Record<
   const clock = options.clock ?? new TestClock();
   const logLines: string[] = [];
   const config = parseConfig({ HEALTH_TIMEOUT_MS: "500", X_SYNDICATION_URL: "http://127.0.0.1:9", X_GRAPHQL_URL: "off", ...options.env });
+  const log = createLogger("debug", (line) => logLines.push(line));
   const app = createApp({
     config,
     db,
-    log: createLogger("debug", (line) => logLines.push(line)),
+    log,
     now: clock.now,
-    ...createAppDeps(config, { upstream: nodeUpstream, ...nodeCapabilities }, undefined, clock.now),
+    ...createAppDeps(config, { upstream: nodeUpstream, ...nodeCapabilities }, undefined, clock.now, log),
   });
   return {
     app,

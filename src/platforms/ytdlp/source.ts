@@ -7,7 +7,7 @@ import type { EgressGate } from "../../media/egress-gate.ts";
 import { ApiError } from "../../http/problem.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
 import type { Extractor } from "../../processes/extractor.ts";
-import { withCookieCopy, type Files } from "./cookie-file.ts";
+import { withCookieCopy, type CookieFile, type Files } from "./cookie-file.ts";
 import { parseFormatSelector, selectFormats } from "./format-selector.ts";
 import { entryFormats, itemDescription, type YtdlpEntry, type YtdlpFormat, type YtdlpInfo } from "./info.ts";
 import { extractInfo } from "./run.ts";
@@ -31,8 +31,8 @@ export interface PageSourceOptions {
   gate?: EgressGate;
   /** yt-dlp's `--js-runtimes` value; null for none. */
   jsRuntime?: string | null;
-  /** The operator's Netscape cookie file; every page fetch gets a private copy of it. */
-  cookiesFile?: string;
+  /** The operator's Netscape cookie file (COOKIES_FILE); every page fetch gets a private copy of it. */
+  cookies?: CookieFile;
   /** Told when a platform refused this server (502 upstream_blocked), for metrics. */
   onBlocked?: (page: URL) => void;
 }
@@ -79,7 +79,8 @@ export function createPageSource(options: PageSourceOptions): PageSource {
     const session = networked ? await options.gate?.session() : undefined;
     const done = options.onChild?.();
     try {
-      return await withCookieCopy(options.files, networked ? options.cookiesFile : undefined, (cookiesFile) =>
+      const cookies = networked ? ((await options.cookies?.read()) ?? null) : null;
+      return await withCookieCopy(options.files, cookies, (cookiesFile) =>
         extractInfo(page.href, { ...common, cookiesFile, proxy: session?.proxyUrl, ...extra }),
       );
     } catch (error) {
@@ -118,7 +119,7 @@ export function createPageSource(options: PageSourceOptions): PageSource {
       let kept = cache.get(page.href);
       // With the operator's cookies only a run that fetches says which of them each chosen format
       // needs; so does a selector only yt-dlp knows when nothing is kept: one run that describes and selects.
-      if ((parsed === null && !kept) || options.cookiesFile !== undefined) {
+      if ((parsed === null && !kept) || options.cookies !== undefined) {
         const { info } = await fresh(page, String(item), selector, signal);
         return { info, formats: chosenFormats(info) };
       }
