@@ -7,7 +7,7 @@ import { operationSlots } from "./limits/slots.ts";
 import { trustedEndpoints, type ResolveHost } from "./media/egress.ts";
 import { createEgressGate, type ListenLoopback } from "./media/egress-gate.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
-import type { OutboundProxy } from "./media/outbound-proxy.ts";
+import { parseOutboundProxy, type OutboundProxy } from "./media/outbound-proxy.ts";
 import { fetchOver, type UpstreamClient } from "./media/relay-upstream.ts";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
@@ -121,6 +121,8 @@ export function createAppDeps(
     onBytes: (count: number) => metrics.relayedBytes("page", count),
     gate,
     idleTimeoutMs,
+    // HLS playlists are fetched by the service through the gate session, as ffmpeg's fetches go.
+    playlistClient: (proxyUrl: string) => runtime.proxiedUpstream(parseOutboundProxy(proxyUrl)!),
   };
   return {
     extractor,

@@ -19,6 +19,11 @@ export interface GateSession {
   refusal(): ApiError | null;
   /** When a byte last came from the source, in ms since the epoch (the session's start before any). */
   lastSourceByte(): number;
+  /**
+   * Keeps `playlist` for this session's client and says the http:// URL it is served at, through
+   * the gate only: how ffmpeg reads HLS playlists the service has checked (hls-playlists.ts).
+   */
+  servePlaylist(playlist: string): string;
   /** Ends the session's connections and its credentials. */
   close(): void;
 }
@@ -65,7 +70,12 @@ interface SessionState {
   refused: ApiError | null;
   lastSourceByte: number;
   connections: Set<GateConnection>;
+  /** Checked playlists by path (servePlaylist). */
+  playlists: Map<string, string>;
 }
+
+/** A host no DNS answers (RFC 6761 reserves .invalid): requests for it are the gate's own playlists. */
+const PLAYLIST_HOST = "checked-playlists.invalid";
 
 const maxHeadBytes = 64 * 1024;
 // Hop-by-hop headers of the client's request that are not passed on (RFC 9110, 7.6.1).
@@ -108,6 +118,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     if (url === null || (tunnel ? tunnelPort === undefined : url.protocol !== "http:")) {
       return answer(client, "400 Bad Request");
     }
+    if (!tunnel && url.hostname === PLAYLIST_HOST) return servePlaylist(client, session.playlists.get(url.pathname));
     const port = tunnel ? Number(tunnelPort) : Number(url.port) || 80;
     const hostname = bareHost(url.hostname);
     let address: string | null;
@@ -150,12 +161,17 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       listening ??= options.listen((head, connection) => void handle(head, connection), maxHeadBytes);
       const { port } = await listening;
       const id = toHex(randomBytes(9));
-      const state: SessionState = { refused: null, lastSourceByte: Date.now(), connections: new Set() };
+      const state: SessionState = { refused: null, lastSourceByte: Date.now(), connections: new Set(), playlists: new Map() };
       sessions.set(id, state);
       return {
         proxyUrl: `http://${id}:${secret}@127.0.0.1:${port}`,
         refusal: () => state.refused,
         lastSourceByte: () => state.lastSourceByte,
+        servePlaylist(playlist) {
+          const path = `/${state.playlists.size + 1}.m3u8`;
+          state.playlists.set(path, playlist);
+          return `http://${PLAYLIST_HOST}${path}`;
+        },
         close() {
           sessions.delete(id);
           for (const connection of state.connections) connection.destroy();
@@ -169,6 +185,12 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       await (await listening).close();
     },
   };
+}
+
+function servePlaylist(client: GateConnection, playlist: string | undefined): void {
+  if (playlist === undefined) return answer(client, "404 Not Found");
+  const type = "Content-Type: application/vnd.apple.mpegurl\r\nCache-Control: no-store\r\n";
+  client.end(`HTTP/1.1 200 OK\r\n${type}Content-Length: ${new TextEncoder().encode(playlist).length}\r\nConnection: close\r\n\r\n${playlist}`);
 }
 
 function answer(client: GateConnection, status: string, extra = ""): void {
