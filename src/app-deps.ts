@@ -135,6 +135,7 @@ export function createAppDeps(
     egress,
     gate,
     extraPageHosts: config.EXTRA_PAGE_HOSTS,
+    clientStallTimeoutMs: config.CLIENT_STALL_TIMEOUT_S * 1000,
     metrics,
     cookies,
     readinessChecks: [

@@ -51,6 +51,12 @@ export function unnamedLocalProxy(request: Request, trusted: TrustedProxies): st
 const forwardedHops = (request: Request) =>
   (request.headers.get("x-forwarded-for") ?? "").split(",").map((hop) => hop.trim()).filter(Boolean);
 
+/** Whether `address` is one of the reverse proxies TRUST_PROXY names. */
+export function isTrustedProxy(address: string, trusted: TrustedProxies): boolean {
+  const ip = parseIp(address);
+  return ip !== null && isTrusted(ip, trusted);
+}
+
 /**
  * What counts as one client for a limit: an IPv4 address, or an IPv6 /64, the block one home or
  * server is given, so that a client cannot escape a limit by walking through its own addresses.

@@ -1,6 +1,6 @@
 // The one error type of the service. Anything thrown below a handler that is not an ApiError
 // becomes a 500 in problemResponse, so callers never see a stack trace.
-import { errorText, type Logger } from "../log.ts";
+import { causeText, errorText, type Logger } from "../log.ts";
 
 const titles: Record<number, string> = {
   400: "Bad Request",
@@ -8,8 +8,13 @@ const titles: Record<number, string> = {
   403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
+  408: "Request Timeout",
+  409: "Conflict",
   413: "Content Too Large",
+  415: "Unsupported Media Type",
+  416: "Range Not Satisfiable",
   429: "Too Many Requests",
+  431: "Request Header Fields Too Large",
   500: "Internal Server Error",
   502: "Bad Gateway",
   503: "Service Unavailable",
@@ -67,9 +72,9 @@ export function toProblem(error: ApiError): Problem {
  */
 export function logProblem(error: unknown, log: Logger): void {
   if (!(error instanceof ApiError)) log.error("unhandled error", { error: errorText(error, { stack: true }) });
-  else if (error.status >= 500 && error.cause !== undefined) log.warn("upstream failure", { code: error.code, cause: errorText(error.cause).slice(0, 500) });
+  else if (error.status >= 500 && error.cause !== undefined) log.warn("upstream failure", { code: error.code, cause: causeText(error.cause) });
   // What yt-dlp said behind a 400 or 404, which the answer puts in our own words.
-  else if (error.cause !== undefined) log.info("refused", { code: error.code, cause: errorText(error.cause).slice(0, 500) });
+  else if (error.cause !== undefined) log.info("refused", { code: error.code, cause: causeText(error.cause) });
 }
 
 /** Turns any thrown value into an RFC 9457 problem+json response. */

@@ -2,7 +2,7 @@
 // or MP3, never on disk. Headers go out with the first byte; a failure before it is a
 // problem+json answer, a failure after it aborts the body (see processes/child-stream.ts).
 import { classifyFfmpegFailure, failedDespiteExit0, ffmpegArgs, outputTypes, type FfmpegLimits, type RemuxPlan } from "./ffmpeg.ts";
-import type { EgressGate, GateSession } from "./egress-gate.ts";
+import { gateVerdict, type EgressGate, type GateSession } from "./egress-gate.ts";
 import { checkPlaylists, playlistFetcher } from "./hls-playlists.ts";
 import type { UpstreamClient } from "./relay-upstream.ts";
 import { ApiError } from "../http/problem.ts";
@@ -80,12 +80,12 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
   } catch (error) {
     session?.close();
     request.onEnd();
-    throw session?.refusal() ?? error;
+    throw gateVerdict(session, error);
   }
   const ended = options.onChild?.();
   const child = spawnStream(options.processes, options.ffmpegPath, ffmpegArgs(plan, options.limits, session?.proxyUrl), {
     // A source that led ffmpeg to an address the gate refused is 403, not a failed fetch.
-    classify: (code, stderr) => session?.refusal() ?? classifyFfmpegFailure(code, stderr),
+    classify: (code, stderr) => gateVerdict(session, classifyFfmpegFailure(code, stderr)),
     failedDespiteExit0: (stderr) => session?.refusal() != null || failedDespiteExit0(stderr),
     signal: request.signal,
     timeoutMs: options.timeoutMs,

@@ -31,7 +31,8 @@ export interface WebDeps {
   log: Logger;
 }
 
-export type SiteHandler = (request: Request) => Promise<Response>;
+/** `log` is the request's logger, whose lines carry its id, when the app hands it in. */
+export type SiteHandler = (request: Request, log?: Logger) => Promise<Response>;
 
 export const KEYS_PAGE = "/profile/api-keys";
 /** Enough for an owner's machines and jobs; more keys would only multiply the free quota. */
@@ -110,13 +111,13 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
   /** Security headers on every answer, and an ApiError as a page rather than JSON. */
   const page =
     (handler: SiteHandler): SiteHandler =>
-    async (request) => {
+    async (request, log = deps.log) => {
       let response: Response;
       try {
         response = await handler(request);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
-        logProblem(error, deps.log);
+        logProblem(error, log);
         const title = errorTitles[error.status] ?? "Something went wrong";
         response = htmlResponse(pages.errorPage({ title, detail: error.message }), { status: error.status, headers: error.headers });
       }
