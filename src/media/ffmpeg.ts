@@ -57,8 +57,13 @@ export const outputTypes = {
   mp3: { contentType: "audio/mpeg", extension: "mp3" },
 } as const;
 
-// Keeps a crafted HLS playlist from making ffmpeg read local files or other protocols.
+// Keeps a crafted source from making ffmpeg read local files or other protocols.
 const protocolWhitelist = "http,https,tls,tcp,crypto,httpproxy";
+// The containers a source may be read as. Not hls, dash or concat, which open further links
+// themselves: a "media file" answered with a playlist would otherwise be read as one, unchecked.
+// An HLS input is the gate's checked copy of its playlist (hls-playlists.ts), read as HLS.
+const mediaDemuxers = "mov,matroska,mp3,aac,ogg,flv,mpegts,wav,flac,webvtt,srt,ass";
+const inputKindArgs = (input: FfmpegInput) => (input.hls ? ["-format_whitelist", `hls,${mediaDemuxers}`, "-f", "hls"] : ["-format_whitelist", mediaDemuxers]);
 
 function headerLines(headers: Record<string, string>): string {
   return Object.entries(headers)
@@ -72,6 +77,7 @@ function inputArgs(input: FfmpegInput, limits: FfmpegLimits, proxy: string | und
   const headers = headerLines(input.headers);
   return [
     "-protocol_whitelist", protocolWhitelist,
+    ...inputKindArgs(input),
     // A dropped connection otherwise ends the input early with exit 0: a short file that looks complete.
     "-reconnect", "1", "-reconnect_streamed", "1", "-reconnect_on_network_error", "1",
     "-reconnect_delay_max", String(limits.reconnectDelayMaxSec),

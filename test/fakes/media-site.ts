@@ -173,9 +173,10 @@ async function makeMedia(dir: string, ffmpeg: string): Promise<void> {
  *   /crafted.html?video=<url>        a page whose <video> is <url>
  *   /crafted-ld.html?content=<url>   a JSON-LD VideoObject whose contentUrl is <url>
  *   /crafted.m3u8?segment=<url>      an HLS playlist of one segment, <url>
+ *   /crafted-master.m3u8?variant=<url>  an HLS master playlist of one variant playlist, <url>
  */
 function craftedAnswer(urlPath: string, query: URLSearchParams): { status: number; headers: Record<string, string>; body: string } | null {
-  const link = query.get("to") ?? query.get("video") ?? query.get("content") ?? query.get("segment") ?? "";
+  const link = query.get("to") ?? query.get("video") ?? query.get("content") ?? query.get("segment") ?? query.get("variant") ?? "";
   const html = (body: string) => ({ status: 200, headers: { "content-type": contentTypes[".html"]! }, body: page("Crafted clip", body) });
   switch (urlPath) {
     case "/redirect":
@@ -190,6 +191,8 @@ function craftedAnswer(urlPath: string, query: URLSearchParams): { status: numbe
         headers: { "content-type": contentTypes[".m3u8"]! },
         body: `#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.0,\n${link}\n#EXT-X-ENDLIST\n`,
       };
+    case "/crafted-master.m3u8":
+      return { status: 200, headers: { "content-type": contentTypes[".m3u8"]! }, body: `#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=100000\n${link}\n` };
     default:
       return null;
   }

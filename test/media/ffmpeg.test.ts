@@ -7,7 +7,8 @@ const single: RemuxPlan = {
   output: "mp4", inputs: [file("https://cdn/v.mp4", { "User-Agent": "UA/1", Referer: "https://site/page" })],
   videoInput: 0, audioInput: 0, transcodeVideo: false, transcodeAudio: false, adtsAudio: false,
 };
-const inputPrefix = ["-protocol_whitelist", "http,https,tls,tcp,crypto,httpproxy", "-reconnect", "1", "-reconnect_streamed", "1",
+const mediaDemuxers = "mov,matroska,mp3,aac,ogg,flv,mpegts,wav,flac,webvtt,srt,ass";
+const inputPrefix = ["-protocol_whitelist", "http,https,tls,tcp,crypto,httpproxy", "-format_whitelist", mediaDemuxers, "-reconnect", "1", "-reconnect_streamed", "1",
   "-reconnect_on_network_error", "1", "-reconnect_delay_max", "2", "-rw_timeout", "5000000"];
 
 describe("ffmpegArgs()", () => {
@@ -28,6 +29,10 @@ describe("ffmpegArgs()", () => {
     expect(args.slice(0, 4)).toEqual(["-nostdin", "-hide_banner", "-loglevel", "warning"]);
     expect(args).not.toContain("-xerror");
     expect(args.filter((a) => a === "-i")).toHaveLength(2);
+    // Each reads the gate's checked copy of its playlist (hls-playlists.ts) as HLS, and what it links to as media only.
+    expect(args.slice(args.indexOf("-protocol_whitelist"), args.indexOf("-protocol_whitelist") + 6)).toEqual([
+      "-protocol_whitelist", "http,https,tls,tcp,crypto,httpproxy", "-format_whitelist", `hls,${mediaDemuxers}`, "-f", "hls",
+    ]);
     expect(args.slice(args.indexOf("-map"))).toEqual([
       "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy", "-c:a", "copy", "-bsf:a", "aac_adtstoasc",
       "-movflags", "frag_keyframe+empty_moov+default_base_moof", "-f", "mp4", "pipe:1",
