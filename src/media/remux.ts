@@ -1,7 +1,7 @@
 // Runs ffmpeg on a remux plan and answers with what it writes, as it writes it: fragmented MP4
 // or MP3, never on disk. Headers go out with the first byte; a failure before it is a
 // problem+json answer, a failure after it aborts the body (see processes/child-stream.ts).
-import { classifyFfmpegFailure, failedDespiteExit0, ffmpegArgs, outputTypes, type FfmpegLimits, type RemuxPlan } from "./ffmpeg.ts";
+import { ffmpegArgs, readFfmpegLog, outputTypes, type FfmpegLimits, type RemuxPlan } from "./ffmpeg.ts";
 import type { EgressGate } from "./egress-gate.ts";
 import { contentDisposition, sanitizeFilename } from "./filename.ts";
 import { withMovieDurationStream } from "./fmp4-duration.ts";
@@ -70,10 +70,12 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
   }
   const session = await options.gate?.session();
   const ended = options.onChild?.();
+  const log = readFfmpegLog(options.limits);
   const child = spawnStream(options.processes, options.ffmpegPath, ffmpegArgs(request.plan, options.limits, session?.proxyUrl), {
     // A source that led ffmpeg to an address the gate refused is 403, not a failed fetch.
-    classify: (code, stderr) => session?.refusal() ?? classifyFfmpegFailure(code, stderr),
-    failedDespiteExit0: (stderr) => session?.refusal() != null || failedDespiteExit0(stderr),
+    classify: (code, stderr) => session?.refusal() ?? log.classify(code, stderr),
+    failedDespiteExit0: (stderr) => session?.refusal() != null || log.failedDespiteExit0(stderr),
+    readLog: log.readLog,
     signal: request.signal,
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes,
