@@ -25,7 +25,7 @@ import { buildOpenApiDocument } from "./http/openapi.ts";
 import { requestIdFrom } from "./http/request-id.ts";
 import { whenResponseDone, type BodyEnd } from "./http/response-done.ts";
 import { readinessResponse, type ReadinessCheck } from "./http/readiness.ts";
-import { trackDownload } from "./metrics/downloads.ts";
+import { brokenTransferCause, trackDownload } from "./metrics/downloads.ts";
 import { metricsResponse } from "./metrics/endpoint.ts";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 
@@ -101,7 +101,7 @@ export function createApp(deps: AppDeps): App {
         admitted = { ...admitted, dayCount: admitted.dayCount - 1, burstCount: admitted.burstCount - 1 };
         metrics.quotaRefused(admitted.tier, error.code);
       }
-      response = problemFor(error, deps.log);
+      response = problemFor(error, deps.log, log.requestId);
     }
     trackDownload(metrics, request, response);
     for (const [name, value] of Object.entries(rateLimitHeaders(admitted))) response.headers.set(name, value);
@@ -121,13 +121,13 @@ export function createApp(deps: AppDeps): App {
       const started = performance.now();
       const url = new URL(request.url);
       const requestId = requestIdFrom(request.headers.get("x-request-id"));
-      const log: RequestLog = {};
+      const log: RequestLog = { requestId };
       const isApi = url.pathname.startsWith(API_PREFIX) && url.pathname !== OPENAPI_PATH;
       let response: Response;
       try {
         response = isApi ? await serveApi(request, url, log) : await serveSite(request, url, log);
       } catch (error) {
-        response = problemFor(error, deps.log);
+        response = problemFor(error, deps.log, requestId);
       }
       if (isApi || url.pathname === OPENAPI_PATH) {
         for (const [name, value] of Object.entries(corsHeaders(deps.config.CORS_ORIGIN))) response.headers.set(name, value);
@@ -155,6 +155,7 @@ export function createApp(deps: AppDeps): App {
 }
 
 interface RequestLog {
+  requestId: string;
   /** The matched route's pattern; unset for a path no route knows. */
   route?: string;
   apiKeyId?: string;
@@ -167,7 +168,18 @@ interface RequestLog {
 function logBodyEnd(log: Logger, requestId: string, route: string, end: BodyEnd): void {
   if (end.ended === "complete") log.debug("body ended", { requestId, route, ended: end.ended });
   else if (end.ended === "cut by client") log.info("body ended", { requestId, route, ended: end.ended });
-  else log.warn("body ended", { requestId, route, ended: end.ended, error: errorText(end.error).slice(0, 500) });
+  else {
+    const cause = end.error instanceof Error ? end.error.cause : undefined;
+    log.warn("body ended", {
+      requestId,
+      route,
+      ended: end.ended,
+      cause: brokenTransferCause(end.error),
+      error: errorText(end.error).slice(0, 500),
+      // What the tool's log said (an ApiError keeps the tool's words out of the answer, not out of the log).
+      ...(cause === undefined ? {} : { detail: errorText(cause).slice(0, 500) }),
+    });
+  }
 }
 
 function storeUnavailable(error: StoreUnavailableError): ApiError {
@@ -185,12 +197,12 @@ function methodNotAllowed(allow: string[]): ApiError {
  * Unexpected errors are logged with their stack and answered as a bare 500; an upstream failure,
  * or a refusal with a cause (yt-dlp's words), is logged with its cause, which the answer leaves out.
  */
-function problemFor(thrown: unknown, log: Logger): Response {
+function problemFor(thrown: unknown, log: Logger, requestId: string): Response {
   const error = thrown instanceof StoreUnavailableError ? storeUnavailable(thrown) : thrown;
-  if (!(error instanceof ApiError)) log.error("unhandled error", { error: errorText(error, { stack: true }) });
-  else if (error.status >= 500 && error.cause !== undefined) log.warn("upstream failure", { code: error.code, cause: errorText(error.cause).slice(0, 500) });
+  if (!(error instanceof ApiError)) log.error("unhandled error", { requestId, error: errorText(error, { stack: true }) });
+  else if (error.status >= 500 && error.cause !== undefined) log.warn("upstream failure", { requestId, code: error.code, cause: errorText(error.cause).slice(0, 500) });
   // What yt-dlp said behind a 400 or 404, which the answer puts in our own words.
-  else if (error.cause !== undefined) log.info("refused", { code: error.code, cause: errorText(error.cause).slice(0, 500) });
+  else if (error.cause !== undefined) log.info("refused", { requestId, code: error.code, cause: errorText(error.cause).slice(0, 500) });
   return problemResponse(error);
 }
 
