@@ -145,6 +145,21 @@ describe("spawnStream(nodeProcesses, ) mechanics", () => {
     expect(await waitUntilGone(child.pid, 1500)).toBe(true);
   });
 
+  test("a child whose output stops is cut after the idle time even while its source keeps sending (504 no_progress)", async () => {
+    const started = Date.now();
+    const child = spawnStream(nodeProcesses, "sh", ["-c", "echo start; sleep 30"], { classify: fail, idle: { timeoutMs: 600, lastSourceByte: () => Date.now() } });
+    const { bytes, error } = await readUntilError(child.stdout);
+    expect(bytes).toBe(6);
+    expect(error).toMatchObject({ status: 504, code: "no_progress" });
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(await waitUntilGone(child.pid, 1500)).toBe(true);
+  });
+
+  test("a child whose source went silent is cut as upstream_timeout", async () => {
+    const child = spawnStream(nodeProcesses, "sleep", ["30"], { classify: fail, idle: { timeoutMs: 600, lastSourceByte: () => 0 } });
+    await expect(child.firstChunk).rejects.toMatchObject({ status: 504, code: "upstream_timeout" });
+  });
+
   test("an AbortSignal kills the child and its process group", async () => {
     const controller = new AbortController();
     const child = spawnStream(nodeProcesses, "sh", ["-c", "sleep 30 & echo $!; wait"], { classify: fail, signal: controller.signal });
