@@ -216,11 +216,12 @@ export function spawnStream(processes: ProcessHost, command: string, args: reado
     const finish = (code: number | null, spawnError?: Error) => {
       if (done) return;
       done = true;
+      // The log's last line, if it had no newline, may still end the run as a failure.
+      if (partialLine && options.readLog) readLine(partialLine);
       clearTimeout(timer);
       clearTimeout(killTimer);
       clearInterval(idleTimer);
       options.signal?.removeEventListener("abort", onAbort);
-      if (partialLine && options.readLog) readLine(partialLine);
       const stderrText = log.text();
       const failure =
         stopReason ??
