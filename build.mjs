@@ -1,14 +1,16 @@
 // Bundles each entry into dist/. SQL migrations are inlined as text; the database drivers stay
 // external because PGlite loads its WASM from its own package folder: every runtime imports them
 // from node_modules (Deno too, as a package.json sits beside it).
+// With --if-stale (`npm run admin`) the bundles are left as they are when none of their sources
+// changed since they were made: the bundling alone costs each command most of a second.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { build } from "esbuild";
 
 const quiet = process.argv.includes("--quiet");
+const ifStale = process.argv.includes("--if-stale");
 
 const sqlAsText = {
   name: "sql-as-text",
@@ -34,19 +36,34 @@ const entries = {
   "pglite-worker": "src/store/pglite-worker.ts",
 };
 
-await build({
-  entryPoints: entries,
-  outdir: "dist",
-  outExtension: { ".js": ".mjs" },
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "es2022",
-  sourcemap: true,
-  external: ["postgres", "@electric-sql/pglite"],
-  plugins: [sqlAsText],
-  logLevel: quiet ? "error" : "info",
-});
+/** Newest change among what goes into a bundle: the sources, this file, and the locked dependencies (zod is bundled). */
+function newestInput() {
+  const files = ["build.mjs", "package.json", "package-lock.json", ...readdirSync("src", { recursive: true }).map((file) => join("src", file))];
+  return Math.max(...files.map((file) => statSync(file).mtimeMs));
+}
+
+/** Oldest bundle, or 0 when one is missing. */
+function oldestOutput() {
+  const outputs = Object.keys(entries).map((name) => `dist/${name}.mjs`);
+  return outputs.every((file) => existsSync(file)) ? Math.min(...outputs.map((file) => statSync(file).mtimeMs)) : 0;
+}
+
+if (!ifStale || oldestOutput() <= newestInput()) {
+  const { build } = await import("esbuild");
+  await build({
+    entryPoints: entries,
+    outdir: "dist",
+    outExtension: { ".js": ".mjs" },
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "es2022",
+    sourcemap: true,
+    external: ["postgres", "@electric-sql/pglite"],
+    plugins: [sqlAsText],
+    logLevel: quiet ? "error" : "info",
+  });
+}
 
 // The data folder a new embedded store starts from (src/store/pglite-template.ts): PGlite's initdb
 // and the migrations, run once here rather than on every user's first start. The bundled command

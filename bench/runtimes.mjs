@@ -24,7 +24,7 @@ const ONLY = process.env.RUNTIMES_BENCH_ONLY?.split(",");
 const RELAYED = "https://video.twimg.com/big.mp4";
 
 // Deno's fetch has no read timeout, so the cut of a quiet source (DOWNLOAD_IDLE_TIMEOUT_S) puts
-// JavaScript on every relayed chunk; the last column shows Deno with the cut off (README, Runtimes).
+// JavaScript on every relayed chunk; the last column shows Deno with the cut off (docs/runtimes.md).
 const COLUMNS = [
   ...Object.keys(runtimes).map((runtime) => ({ runtime, name: runtime, extraEnv: {} })),
   { runtime: "deno", name: "deno, idle cut off", extraEnv: { DOWNLOAD_IDLE_TIMEOUT_S: "0" } },

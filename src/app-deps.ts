@@ -126,6 +126,7 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     egress,
     gate,
     extraPageHosts: config.EXTRA_PAGE_HOSTS,
+    clientStallTimeoutMs: config.CLIENT_STALL_TIMEOUT_S * 1000,
     metrics,
     readinessChecks: toolReadinessChecks(tools, now),
   };

@@ -12,7 +12,7 @@ import { ApiError, problemResponse } from "./http/problem.ts";
 import { createRouter, type Route } from "./http/router.ts";
 import { admissionError, rateLimitHeaders } from "./limits/admission.ts";
 import { usageHandler } from "./limits/usage.ts";
-import { errorText, type Logger } from "./log.ts";
+import { causeText, errorText, withFields, type Logger } from "./log.ts";
 import { admitRequest, refundRequest } from "./store/api-keys.ts";
 import { StoreUnavailableError, type Db } from "./store/db.ts";
 import { downloadHandler, type DownloadDeps } from "./handlers/download.ts";
@@ -64,8 +64,9 @@ export function createApp(deps: AppDeps): App {
     { method: "GET", path: "/api/v1/download", handler: downloadHandler(deps) },
   ];
   const api = createRouter(apiRoutes);
-  const site = createRouter<SiteHandler>([
-    { method: "GET", path: "/healthz", handler: () => healthResponse(deps.db, deps.config.HEALTH_TIMEOUT_MS, deps.log) },
+  // A site handler may take the request's logger, whose lines carry the request's id.
+  const site = createRouter<(request: Request, log: Logger) => ReturnType<SiteHandler>>([
+    { method: "GET", path: "/healthz", handler: (_request, log) => healthResponse(deps.db, deps.config.HEALTH_TIMEOUT_MS, log) },
     ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP, trustProxy: deps.config.TRUST_PROXY, log: deps.log }),
     { method: "GET", path: "/readyz", handler: () => readinessResponse(readinessChecks, deps.config.HEALTH_TIMEOUT_MS) },
     { method: "GET", path: "/metrics", handler: (request) => metricsResponse(request, metrics, deps.config.METRICS_TOKEN) },
@@ -74,7 +75,7 @@ export function createApp(deps: AppDeps): App {
     { method: "GET", path: OPENAPI_PATH, handler: async () => json(openApiDocument) },
   ]);
 
-  async function serveApi(request: Request, url: URL, log: RequestLog): Promise<Response> {
+  async function serveApi(request: Request, url: URL, log: RequestLog, logger: Logger): Promise<Response> {
     if (request.method === "OPTIONS") return preflightResponse(deps.config.CORS_ORIGIN, request);
     const match = api.match(request.method, url.pathname);
     if (!match) throw new ApiError(404, "not_found", `There is no operation at ${url.pathname}.`);
@@ -101,19 +102,19 @@ export function createApp(deps: AppDeps): App {
         admitted = { ...admitted, dayCount: admitted.dayCount - 1, burstCount: admitted.burstCount - 1 };
         metrics.quotaRefused(admitted.tier, error.code);
       }
-      response = problemFor(error, deps.log, log.requestId);
+      response = problemFor(error, logger);
     }
     trackDownload(metrics, request, response);
     for (const [name, value] of Object.entries(rateLimitHeaders(admitted))) response.headers.set(name, value);
     return response;
   }
 
-  async function serveSite(request: Request, url: URL, log: RequestLog): Promise<Response> {
+  async function serveSite(request: Request, url: URL, log: RequestLog, logger: Logger): Promise<Response> {
     const match = site.match(request.method, url.pathname);
     if (!match) throw new ApiError(404, "not_found", `Nothing here at ${url.pathname}.`);
     log.route = url.pathname;
     if ("allow" in match) throw methodNotAllowed(match.allow);
-    return match.handler(request);
+    return match.handler(request, logger);
   }
 
   return {
@@ -121,13 +122,15 @@ export function createApp(deps: AppDeps): App {
       const started = performance.now();
       const url = new URL(request.url);
       const requestId = requestIdFrom(request.headers.get("x-request-id"));
-      const log: RequestLog = { requestId };
+      // Every line about this request carries its id, as its answer does.
+      const logger = withFields(deps.log, { requestId });
+      const log: RequestLog = {};
       const isApi = url.pathname.startsWith(API_PREFIX) && url.pathname !== OPENAPI_PATH;
       let response: Response;
       try {
-        response = isApi ? await serveApi(request, url, log) : await serveSite(request, url, log);
+        response = isApi ? await serveApi(request, url, log, logger) : await serveSite(request, url, log, logger);
       } catch (error) {
-        response = problemFor(error, deps.log, requestId);
+        response = problemFor(error, logger);
       }
       if (isApi || url.pathname === OPENAPI_PATH) {
         for (const [name, value] of Object.entries(corsHeaders(deps.config.CORS_ORIGIN))) response.headers.set(name, value);
@@ -137,8 +140,7 @@ export function createApp(deps: AppDeps): App {
       // Only route patterns become labels; an unknown path could hold anything.
       const route = log.route ?? "unmatched";
       metrics.requestServed(route, response.status, seconds);
-      deps.log.info("request", {
-        requestId,
+      logger.info("request", {
         method: request.method,
         route,
         path: url.pathname,
@@ -148,14 +150,13 @@ export function createApp(deps: AppDeps): App {
         apiKeyId: log.apiKeyId,
       });
       if (request.method === "HEAD") return withoutBody(response);
-      if (response.body !== null) whenResponseDone(request, (end) => logBodyEnd(deps.log, requestId, route, end));
+      if (response.body !== null) whenResponseDone(request, (end) => logBodyEnd(logger, route, end));
       return response;
     },
   };
 }
 
 interface RequestLog {
-  requestId: string;
   /** The matched route's pattern; unset for a path no route knows. */
   route?: string;
   apiKeyId?: string;
@@ -165,21 +166,10 @@ interface RequestLog {
  * A second line with the request's id once its body is over: the first was written at the response
  * head, with the status, before the body could break. A body cut by an error is a warning.
  */
-function logBodyEnd(log: Logger, requestId: string, route: string, end: BodyEnd): void {
-  if (end.ended === "complete") log.debug("body ended", { requestId, route, ended: end.ended });
-  else if (end.ended === "cut by client") log.info("body ended", { requestId, route, ended: end.ended });
-  else {
-    const cause = end.error instanceof Error ? end.error.cause : undefined;
-    log.warn("body ended", {
-      requestId,
-      route,
-      ended: end.ended,
-      cause: brokenTransferCause(end.error),
-      error: errorText(end.error).slice(0, 500),
-      // What the tool's log said (an ApiError keeps the tool's words out of the answer, not out of the log).
-      ...(cause === undefined ? {} : { detail: errorText(cause).slice(0, 500) }),
-    });
-  }
+function logBodyEnd(log: Logger, route: string, end: BodyEnd): void {
+  if (end.ended === "complete") log.debug("body ended", { route, ended: end.ended });
+  else if (end.ended === "cut by client") log.info("body ended", { route, ended: end.ended });
+  else log.warn("body ended", { route, ended: end.ended, cause: brokenTransferCause(end.error), error: causeText(end.error) });
 }
 
 function storeUnavailable(error: StoreUnavailableError): ApiError {
@@ -197,12 +187,12 @@ function methodNotAllowed(allow: string[]): ApiError {
  * Unexpected errors are logged with their stack and answered as a bare 500; an upstream failure,
  * or a refusal with a cause (yt-dlp's words), is logged with its cause, which the answer leaves out.
  */
-function problemFor(thrown: unknown, log: Logger, requestId: string): Response {
+function problemFor(thrown: unknown, log: Logger): Response {
   const error = thrown instanceof StoreUnavailableError ? storeUnavailable(thrown) : thrown;
-  if (!(error instanceof ApiError)) log.error("unhandled error", { requestId, error: errorText(error, { stack: true }) });
-  else if (error.status >= 500 && error.cause !== undefined) log.warn("upstream failure", { requestId, code: error.code, cause: errorText(error.cause).slice(0, 500) });
+  if (!(error instanceof ApiError)) log.error("unhandled error", { error: errorText(error, { stack: true }) });
+  else if (error.status >= 500 && error.cause !== undefined) log.warn("upstream failure", { code: error.code, cause: causeText(error.cause) });
   // What yt-dlp said behind a 400 or 404, which the answer puts in our own words.
-  else if (error.cause !== undefined) log.info("refused", { requestId, code: error.code, cause: errorText(error.cause).slice(0, 500) });
+  else if (error.cause !== undefined) log.info("refused", { code: error.code, cause: causeText(error.cause) });
   return problemResponse(error);
 }
 

@@ -66,6 +66,22 @@ export const ConfigSchema = z.object({
   TRUST_PROXY: trustedProxies
     .default([])
     .describe("Comma list of the reverse proxies (addresses or CIDR blocks) whose X-Forwarded-For names the client; unset believes no such header"),
+  REQUEST_HEAD_TIMEOUT_S: positiveInt
+    .max(300)
+    .default(15)
+    .describe("How long a connection may take to send a complete request head, from its first byte or from being opened; then it gets 408 and is closed (Node and Bun)"),
+  MAX_CONNECTIONS: positiveInt
+    .optional()
+    .describe("Client connections this instance holds open at once, beyond which new ones are closed at once (Node and Bun); unset: half the process's open-file limit, at most 4096"),
+  MAX_CONNECTIONS_PER_CLIENT: positiveInt
+    .default(64)
+    .describe("Client connections one client (an IPv4 address or an IPv6 /64 of the socket's peer; the proxies TRUST_PROXY names are exempt) holds open at once (Node and Bun)"),
+  CLIENT_STALL_TIMEOUT_S: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(60)
+    .describe("How long a download's client may take none of the bytes waiting for it before the download is cut, in seconds; 0 never cuts"),
   HEALTH_TIMEOUT_MS: positiveInt.default(2000).describe("How long /healthz and each /readyz check wait"),
   METRICS_TOKEN: z
     .string()
@@ -98,7 +114,7 @@ export const ConfigSchema = z.object({
     .int()
     .min(0)
     .default(30)
-    .describe("How long a download's source may send nothing before the download is cut, in seconds; 0 never cuts (README, Runtimes: Deno's relay at full speed)"),
+    .describe("How long a download's source may send nothing before the download is cut, in seconds; 0 never cuts (docs/runtimes.md: Deno's relay at full speed)"),
   MAX_DIRECT_DOWNLOADS: positiveInt.default(256).describe("Direct-mode relays this instance runs at once"),
   OUTBOUND_PROXY: outboundProxy
     .optional()

@@ -11,6 +11,7 @@ import { openStore, privateFolder } from "./store/open.ts";
 import { ytdlpAgeWarning, type Tools } from "./processes/tools.ts";
 import type { RunningServer } from "./runtime/serve.ts";
 import type { Runtime } from "./runtime/runtime.ts";
+import { connectionLimits } from "./runtime/connection-caps.ts";
 
 export interface Service {
   server: RunningServer;
@@ -24,7 +25,8 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   void deps.tools.then((tools) => warnAboutTools(tools, log));
   const db = await openStore(config, { openPgliteIn: runtime.openPgliteIn });
   const app = createApp({ config, db, log, ...deps });
-  const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST }, log);
+  const limits = connectionLimits(config);
+  const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST }, log, limits);
   let admin: RunningServer | undefined;
   if (!config.DATABASE_URL) {
     // We hold the data folder's lock, so a socket file left here is a dead process's.
@@ -34,7 +36,12 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
     rmSync(socket, { force: true });
     admin = await serve(createAdminChannel(db), { path: socket }, log);
   }
-  log.info(`listening on ${server.address}`, { address: server.address, store: db.kind });
+  log.info(`listening on ${server.address}`, {
+    address: server.address,
+    store: db.kind,
+    maxConnections: limits.maxConnections,
+    maxConnectionsPerClient: limits.maxPerClient,
+  });
   return {
     server,
     async close() {

@@ -7,9 +7,12 @@ import { parseConfig } from "../config.ts";
 import { errorText } from "../log.ts";
 import { openStore } from "../store/open.ts";
 import { ADMIN_SOCKET } from "./channel.ts";
-import { runAdminCommand, type CommandResult } from "./commands.ts";
+import { helpFor, runAdminCommand, type CommandResult } from "./commands.ts";
 
 async function run(argv: string[]): Promise<CommandResult> {
+  // Help needs neither a configuration nor a store.
+  const help = helpFor(argv);
+  if (help) return help;
   const config = parseConfig(process.env);
   const stdin = argv[0] === "users" && argv[1] === "create" ? await readStdin() : "";
   if (!config.DATABASE_URL) {
@@ -42,6 +45,8 @@ function callService(socketPath: string, argv: string[], stdin: string): Promise
 }
 
 async function readStdin(): Promise<string> {
+  // Someone at a terminal would otherwise wait on a command that says nothing.
+  if (process.stdin.isTTY) process.stderr.write("Type the password (it is shown as you type), then Enter and Ctrl-D:\n");
   let text = "";
   process.stdin.setEncoding("utf8");
   for await (const chunk of process.stdin) text += chunk;

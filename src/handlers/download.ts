@@ -6,8 +6,10 @@ import type { ApiContext, ApiHandler } from "../http/context.ts";
 import { DownloadQuery, parseQuery } from "../http/query.ts";
 import { whenResponseDone } from "../http/response-done.ts";
 import { ApiError, upstreamFailed } from "../http/problem.ts";
+import { cutWhenClientStalls } from "../http/client-stall.ts";
 import type { Slots } from "../limits/slots.ts";
 import { downloadResponse } from "../metrics/downloads.ts";
+import type { DownloadMode } from "../metrics/service-metrics.ts";
 import type { PlatformId, TweetMediaItem, TweetRecord } from "../platforms/records.ts";
 import { detectPlatform } from "../platforms/table.ts";
 import { ytdlpFormatId } from "../platforms/x/post.ts";
@@ -39,6 +41,8 @@ export interface DownloadDeps {
   extraPageHosts: readonly string[];
   /** Which addresses ffmpeg may be pointed at. */
   egress: EgressPolicy;
+  /** A download whose client takes nothing for this long is cut (0: never). */
+  clientStallTimeoutMs: number;
 }
 
 interface Wanted {
@@ -98,10 +102,10 @@ async function fromMediaUrl(ctx: ApiContext, deps: DownloadDeps, media: URL, out
   const method = ctx.request.method === "HEAD" ? "HEAD" : "GET";
   if (output === "mp4") {
     // Held until the upstream body is over or the response is (whichever the runtime tells first).
-    const release = deps.directDownloads.acquire(ctx.key.id, ctx.key.tier);
+    const release = deps.directDownloads.acquire(ctx.key);
     whenResponseDone(ctx.request, release);
     try {
-      return downloadResponse(await relayMedia({ url: media, method, range: ctx.request.headers.get("range"), signal: ctx.request.signal, filename, onEnd: release }, deps.relay), "direct");
+      return served(deps, await relayMedia({ url: media, method, range: ctx.request.headers.get("range"), signal: ctx.request.signal, filename, onEnd: release }, deps.relay), "direct");
     } catch (error) {
       release();
       throw error;
@@ -175,15 +179,20 @@ type RemuxJob = Pick<RemuxRequest, "plan" | "name" | "durationSec">;
  * is checked first: a page names them, and a page may name an address inside our network.
  */
 async function remuxWithSlot(ctx: ApiContext, deps: DownloadDeps, prepare: () => Promise<RemuxJob>): Promise<Response> {
-  const release = deps.downloads.acquire(ctx.key.id, ctx.key.tier);
+  const release = deps.downloads.acquire(ctx.key);
   try {
     const job = await prepare();
     // What ffmpeg writes is page mode's, whatever it reads: its bytes are counted as page mode's.
     const inputs = [...job.plan.inputs, ...(job.plan.subtitles ? [job.plan.subtitles.input] : [])];
     await Promise.all(inputs.map((input) => assertFetchable(new URL(input.url), deps.egress)));
-    return downloadResponse(await remuxResponse({ ...job, method: ctx.request.method, signal: ctx.request.signal, onEnd: release }, deps.remux), "page");
+    return served(deps, await remuxResponse({ ...job, method: ctx.request.method, signal: ctx.request.signal, onEnd: release }, deps.remux), "page");
   } catch (error) {
     release();
     throw error;
   }
+}
+
+/** A download's response as it goes out: counted in its mode, and cut when its client takes nothing. */
+function served(deps: DownloadDeps, response: Response, mode: DownloadMode): Response {
+  return downloadResponse(cutWhenClientStalls(response, deps.clientStallTimeoutMs), mode);
 }

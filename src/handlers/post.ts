@@ -38,7 +38,7 @@ export function postHandler(deps: PostDeps): ApiHandler {
     const platform = requirePlatform(page, deps.extraPageHosts);
     if (platform === "X") return json(tweetToPost(await deps.tweets.getTweet(parseStatusId(page.href))));
     await requireTools(deps.tools, ["yt-dlp"]);
-    const release = deps.extractions.acquire(key.id, key.tier);
+    const release = deps.extractions.acquire(key);
     try {
       return json(infoToPost(await deps.pages.info(page), platform, page));
     } finally {

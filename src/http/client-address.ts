@@ -51,13 +51,20 @@ export function unnamedLocalProxy(request: Request, trusted: TrustedProxies): st
 const forwardedHops = (request: Request) =>
   (request.headers.get("x-forwarded-for") ?? "").split(",").map((hop) => hop.trim()).filter(Boolean);
 
+/** Whether `address` is one of the reverse proxies TRUST_PROXY names. */
+export function isTrustedProxy(address: string, trusted: TrustedProxies): boolean {
+  const ip = parseIp(address);
+  return ip !== null && isTrusted(ip, trusted);
+}
+
 /**
  * What counts as one client for a limit: an IPv4 address, or an IPv6 /64, the block one home or
  * server is given, so that a client cannot escape a limit by walking through its own addresses.
  */
 export function clientGroup(address: string): string {
   const ip = parseIp(address);
-  if (ip === null || "v4" in ip) return address;
+  if (ip === null) return address;
+  if ("v4" in ip) return formatIp(ip);
   return `${ip.v6.slice(0, 4).map((group) => group.toString(16)).join(":")}::/64`;
 }
 

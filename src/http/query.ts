@@ -7,8 +7,9 @@ import { z } from "zod";
 import { DIRECT_HOSTS } from "../media/direct-hosts.ts";
 import { ApiError } from "./problem.ts";
 
-const MAX_URL_LENGTH = 4096;
+export const MAX_URL_LENGTH = 4096;
 const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f]*$/;
+const indexIsAWholeNumber = "`index` must be a whole number from 1, in digits only: the number of an item in the record's `media` list, such as `index=2`.";
 
 /** An absolute http(s) link, handed to the handler as a URL. */
 function urlParam(description: string) {
@@ -53,11 +54,12 @@ export const DownloadQuery = z.object({
     .enum(["mp3"], "`audio` takes only the value `mp3` (MP3 at 320 kbps); leave it out for MP4.")
     .optional()
     .describe("`mp3` sends the audio alone as MP3 at 320 kbps CBR; any other value is 400"),
-  index: z.coerce
-    .number("`index` is the number of an item of the post, counting from 1 in the record's `media` list.")
-    .int("`index` is the number of an item of the post, counting from 1 in the record's `media` list.")
-    .min(1, "`index` counts from 1.")
-    .max(1000, "`index` is at most 1000.")
+  index: z
+    // Digits only, no sign, no leading zero: `0x1`, `+1`, `01`, ` 1` and `1\n` are refused, not read as 1.
+    .preprocess(
+      (value) => (typeof value === "string" && /^[1-9][0-9]*$/.test(value) ? Number(value) : value),
+      z.number(indexIsAWholeNumber).min(1, indexIsAWholeNumber).max(1000, "`index` is at most 1000.").int(indexIsAWholeNumber),
+    )
     .optional()
     .describe(
       "Which item of the post to send, counting from 1 in the record's `media` list: a photo or a video relayed as it is when it has a direct `url`, else through page mode. Past the last item is 400 saying how many there are. Default: on X the post's first video, else its first photo; elsewhere the first item",
@@ -91,5 +93,6 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: URLSearchPar
     const detail = issue.code === "invalid_type" ? "Pass the page or media link in the `url` query parameter." : issue.message;
     throw new ApiError(400, "invalid_url", detail);
   }
-  throw new ApiError(400, "invalid_parameter", issue.code === "invalid_type" ? `The \`${name}\` parameter is required.` : issue.message);
+  // A parameter given in a form the schema cannot read is also an invalid_type: only an absent one is missing.
+  throw new ApiError(400, "invalid_parameter", issue.code === "invalid_type" && !(name in given) ? `The \`${name}\` parameter is required.` : issue.message);
 }

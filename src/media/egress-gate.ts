@@ -8,6 +8,8 @@
 // refused for it and when its source last sent a byte. The runtime listens and moves the bytes
 // (src/runtime/node/gate-listener.ts); what is allowed, and where it goes, is decided here.
 import { ApiError } from "../http/problem.ts";
+import { errorText } from "../log.ts";
+import { connectFailureOf } from "../util/connect-failure.ts";
 import { fromBase64Url, randomBytes, timingSafeEqual, toHex } from "../util/bytes.ts";
 import { egressAddress, type EgressPolicy } from "./egress.ts";
 import { authority, bareHost, proxyAuthorization, type OutboundProxy } from "./outbound-proxy.ts";
@@ -17,6 +19,11 @@ export interface GateSession {
   proxyUrl: string;
   /** The first endpoint the gate refused to this session, as 403 host_not_allowed; null when none. */
   refusal(): ApiError | null;
+  /**
+   * The first connection the gate could not open for this session, with why ("www.youtube.com:443:
+   * host not found"); null when none. The child only hears "502 Bad Gateway" from the gate.
+   */
+  failure(): string | null;
   /** When a byte last came from the source, in ms since the epoch (the session's start before any). */
   lastSourceByte(): number;
   /** Ends the session's connections and its credentials. */
@@ -63,6 +70,7 @@ export interface EgressGateOptions {
 
 interface SessionState {
   refused: ApiError | null;
+  failed: string | null;
   lastSourceByte: number;
   connections: Set<GateConnection>;
 }
@@ -115,9 +123,10 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       address = await egressAddress(url.hostname, port, options.policy);
     } catch (error) {
       if (error instanceof ApiError && error.status === 403) {
-        session.refused ??= new ApiError(403, "host_not_allowed", `The source led to ${authority(hostname, port)}, which this server may not fetch from (not a public address).`);
+        session.refused ??= new ApiError(403, "host_not_allowed", `The source led to ${authority(hostname, port)}, which this server may not fetch from (not a public address).`, { cause: error.cause });
         return answer(client, "403 Forbidden");
       }
+      session.failed ??= failureText(authority(hostname, port), error);
       return answer(client, "502 Bad Gateway");
     }
     const host = address ?? hostname;
@@ -142,7 +151,10 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
         opening = { toClient: "", toSource: `${method} ${path} HTTP/1.1\r\n${kept.join("\r\n")}\r\nConnection: close\r\n\r\n` };
       }
     }
-    await client.forward(route, opening, () => (session.lastSourceByte = Date.now())).catch(() => answer(client, "502 Bad Gateway"));
+    await client.forward(route, opening, () => (session.lastSourceByte = Date.now())).catch((error: unknown) => {
+      session.failed ??= failureText(authority(hostname, port), error);
+      answer(client, "502 Bad Gateway");
+    });
   }
 
   return {
@@ -150,11 +162,12 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       listening ??= options.listen((head, connection) => void handle(head, connection), maxHeadBytes);
       const { port } = await listening;
       const id = toHex(randomBytes(9));
-      const state: SessionState = { refused: null, lastSourceByte: Date.now(), connections: new Set() };
+      const state: SessionState = { refused: null, failed: null, lastSourceByte: Date.now(), connections: new Set() };
       sessions.set(id, state);
       return {
         proxyUrl: `http://${id}:${secret}@127.0.0.1:${port}`,
         refusal: () => state.refused,
+        failure: () => state.failed,
         lastSourceByte: () => state.lastSourceByte,
         close() {
           sessions.delete(id);
@@ -169,6 +182,26 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       await (await listening).close();
     },
   };
+}
+
+/** "host:port: connection refused (connect ECONNREFUSED 127.0.0.1:9)". */
+function failureText(endpoint: string, error: unknown): string {
+  const detail = errorText(error instanceof ApiError && error.cause !== undefined ? error.cause : error);
+  return `${endpoint}: ${connectFailureOf(error) ?? "could not connect"} (${detail})`;
+}
+
+/**
+ * What a child's failure is answered with: the gate's refusal when it refused the child an endpoint
+ * (that, not how the child failed, is what happened), else the failure itself, with why the gate
+ * could not connect, if it could not, leading its cause for the log.
+ */
+export function gateVerdict<E>(session: GateSession | undefined, error: E): E | ApiError {
+  const refused = session?.refusal();
+  if (refused) return refused;
+  const failure = session?.failure();
+  if (!failure || !(error instanceof ApiError)) return error;
+  const cause = new Error(`the egress gate could not connect to ${failure} and answered the tool 502; the tool said: ${errorText(error.cause)}`);
+  return new ApiError(error.status, error.code, error.message, { headers: error.headers, cause });
 }
 
 function answer(client: GateConnection, status: string, extra = ""): void {

@@ -70,7 +70,8 @@ export async function egressAddress(host: string, port: number, policy: EgressPo
     throw upstreamFailed(`The media host ${host} could not be found; try again later.`, { cause: error });
   }
   if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
-    throw new ApiError(403, "host_not_allowed", `The host ${host} does not resolve to a public address.`);
+    const cause = new Error(`refused by the egress rules: ${host} resolves to ${addresses.join(", ") || "no address"}, and only public addresses may be reached`);
+    throw new ApiError(403, "host_not_allowed", `The host ${host} does not resolve to a public address.`, { cause });
   }
   return addresses[0]!;
 }

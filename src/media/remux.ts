@@ -2,7 +2,7 @@
 // or MP3, never on disk. Headers go out with the first byte; a failure before it is a
 // problem+json answer, a failure after it aborts the body (see processes/child-stream.ts).
 import { ffmpegArgs, readFfmpegLog, outputTypes, type FfmpegLimits, type RemuxPlan } from "./ffmpeg.ts";
-import type { EgressGate } from "./egress-gate.ts";
+import { gateVerdict, type EgressGate } from "./egress-gate.ts";
 import { contentDisposition, sanitizeFilename } from "./filename.ts";
 import { withMovieDurationStream } from "./fmp4-duration.ts";
 import { spawnStream } from "../processes/child-stream.ts";
@@ -73,7 +73,7 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
   const log = readFfmpegLog(options.limits);
   const child = spawnStream(options.processes, options.ffmpegPath, ffmpegArgs(request.plan, options.limits, session?.proxyUrl), {
     // A source that led ffmpeg to an address the gate refused is 403, not a failed fetch.
-    classify: (code, stderr) => session?.refusal() ?? log.classify(code, stderr),
+    classify: (code, stderr) => gateVerdict(session, log.classify(code, stderr)),
     failedDespiteExit0: (stderr) => session?.refusal() != null || log.failedDespiteExit0(stderr),
     readLog: log.readLog,
     signal: request.signal,

@@ -3,7 +3,7 @@
 // (oven-sh/bun#10507, still so in Bun 1.4), and a download must say its size. The upstream is
 // the node:net client of src/runtime/node/: its socket's own idle timer cuts a stalled source, and
 // the adapter pipes its body as a Node stream. Bun's fetch needs a JavaScript stream around the
-// body for that timer, which cost a third of the relay's speed (README, Runtimes). The embedded
+// body for that timer, which cost a third of the relay's speed (docs/runtimes.md). The embedded
 // store runs on a thread of its own: in the relay's heap, PGlite doubled the CPU each relayed GiB
 // cost.
 import { main } from "../service.ts";

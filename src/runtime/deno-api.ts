@@ -5,7 +5,6 @@ export type DenoSignal = "SIGINT" | "SIGTERM";
 
 interface DenoServeOptions {
   onListen(address: { hostname?: string; port?: number; path?: string }): void;
-  onError(error: unknown): Response;
 }
 
 export interface DenoHttpServer {

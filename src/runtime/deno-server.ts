@@ -9,7 +9,16 @@ import { requestUrl, unservableResponse } from "../http/unservable.ts";
 import { createLogger, errorText } from "../log.ts";
 import type { Serve } from "./serve.ts";
 
-export const serveDeno: Serve = async (fetch, on, log = createLogger("warn")) => {
+export const serveDeno: Serve = async (fetch, on, log = createLogger("warn"), limits) => {
+  // Deno.serve (2.9) tells nothing of a connection before its request and has no head or read
+  // timeout: an idle connection is held for as long as the client likes (denoland/deno#3515).
+  if (limits) {
+    log.warn("Deno's server cannot bound connections: no head timeout, no connection caps; put a reverse proxy in front (docs/runtimes.md, Connections)", {
+      headTimeoutMs: limits.headTimeoutMs,
+      maxConnections: limits.maxConnections,
+      maxConnectionsPerClient: limits.maxPerClient,
+    });
+  }
   // Once shutdown() has begun, Deno offers no way to close the remaining connections (aborting the
   // server's own signal then throws BadResource, Deno 2.9), and a body it streams natively, such as
   // a relayed fetch body, no longer heeds the request's signal. So `cut()` aborts every request's
@@ -23,28 +32,30 @@ export const serveDeno: Serve = async (fetch, on, log = createLogger("warn")) =>
       {
         ...("path" in on ? { path: on.path, transport: "unix" as const } : on),
         onListen: () => resolve(),
-        // The app turns its own errors into responses; this is the last line of defence.
-        onError: (error) => {
-          log.error("the handler failed", { error: errorText(error) });
-          return problemResponse(error);
-        },
       },
       async (request, info) => {
+        const requestId = requestIdFrom(request.headers.get("x-request-id"));
         let forwarded: Request;
         try {
           requestUrl(request.method, request.url, request.headers.get("host") ?? "localhost");
           forwarded = new Request(request, { signal: AbortSignal.any([request.signal, cutAll.signal]) });
+          // Chosen once, so the app's log lines and the adapter's name the same id.
+          forwarded.headers.set("x-request-id", requestId);
           recordPeer(forwarded, info.remoteAddr.hostname);
         } catch (error) {
-          log.info("unservable request", { requestId: requestIdFrom(request.headers.get("x-request-id")), method: request.method.slice(0, 16), error: errorText(error) });
-          return unservableResponse(error);
+          log.info("unservable request", { requestId, method: request.method.slice(0, 16), error: errorText(error) });
+          return unservableResponse(error, requestId);
         }
         // `completed` settles once the response went out in full (resolves) or was abandoned.
         void info.completed.then(
           () => responseDone(forwarded, { ended: "complete" }),
           (error: unknown) => responseDone(forwarded, request.signal.aborted ? { ended: "cut by client" } : { ended: "cut by error", error }),
         );
-        return fetch(forwarded);
+        return fetch(forwarded).catch((error: unknown) => {
+          // The app turns its own errors into responses; this is the last line of defence.
+          log.error("the handler failed", { requestId, error: errorText(error) });
+          return problemResponse(error);
+        });
       },
     );
   });

@@ -2,24 +2,32 @@
 // backpressure; a client that goes away aborts the Request's signal and cancels the body,
 // and a body that fails mid-way destroys the socket, so the client sees a broken transfer
 // rather than a short file that looks complete. Bun runs this adapter too (see bun.ts).
-import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+// With `limits`, a connection has REQUEST_HEAD_TIMEOUT_S to send its request head, and the
+// connections held open are capped in all and per client (connection-caps.ts).
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { Readable } from "node:stream";
 import { finished, pipeline } from "node:stream/promises";
 import { recordPeer } from "../http/client-address.ts";
+import { stallTimeoutOf } from "../http/client-stall.ts";
 import { nativeBodyOf } from "../http/native-body.ts";
 import { ApiError, problemResponse, toProblem } from "../http/problem.ts";
 import { requestIdFrom } from "../http/request-id.ts";
 import { responseDone } from "../http/response-done.ts";
-import { malformedRequest, methodNotServed, requestUrl, unservableResponse } from "../http/unservable.ts";
+import { methodNotServed, parserRefusal, requestUrl, unservableResponse } from "../http/unservable.ts";
 import { createLogger, errorText, type Logger } from "../log.ts";
 import type { AddressInfo } from "node:net";
+import { connectionCounter, type ConnectionLimits } from "./connection-caps.ts";
 import type { FetchHandler, Serve } from "./serve.ts";
 
-export const serveNode: Serve = async (fetch, on, log = createLogger("warn")) => {
+/** How often node:http looks for connections past their head timeout (its default, 30 s, would add up to that much). */
+const TIMEOUT_CHECK_MS = 1_000;
+
+export const serveNode: Serve = async (fetch, on, log = createLogger("warn"), limits) => {
   const inFlight = new Set<Promise<void>>();
   let closing = false;
-  const server = createServer((req, res) => {
+  const server = createServer({ connectionsCheckingInterval: TIMEOUT_CHECK_MS }, (req, res) => {
     // A request that arrives on a kept-alive connection while we stop is the connection's last.
     if (closing) res.shouldKeepAlive = false;
     const done = handle(fetch, req, res, log)
@@ -33,7 +41,14 @@ export const serveNode: Serve = async (fetch, on, log = createLogger("warn")) =>
     inFlight.add(done);
   });
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, log));
+  // Without a listener node:http drops a CONNECT without a word; it is a method we do not serve.
+  server.on("connect", (req: IncomingMessage, socket: Duplex) => {
+    const requestId = requestIdFrom(null);
+    log.info("unservable request", { requestId, method: req.method?.slice(0, 16) });
+    answerAndClose(socket, methodNotServed(req.method ?? "CONNECT"), requestId);
+  });
   server.keepAliveTimeout = 5_000;
+  if (limits) limitConnections(server, limits, log);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     if ("path" in on) server.listen(on.path, resolve);
@@ -57,6 +72,20 @@ export const serveNode: Serve = async (fetch, on, log = createLogger("warn")) =>
   };
 };
 
+/** node:http's own head timeout (answered 408 by answerClientError), and the caps on open connections. */
+function limitConnections(server: Server, limits: ConnectionLimits, log: Logger): void {
+  server.headersTimeout = limits.headTimeoutMs;
+  // node:http refuses a whole-request timeout shorter than the head's.
+  server.requestTimeout = Math.max(server.requestTimeout, limits.headTimeoutMs);
+  const counter = connectionCounter(limits, log);
+  server.on("connection", (socket: Socket) => {
+    const closed = counter.admit(socket.remoteAddress);
+    // Closed before a byte is read: an answer would cost what the cap is there to save.
+    if (closed === null) return void socket.destroy();
+    socket.once("close", closed);
+  });
+}
+
 async function handle(fetch: FetchHandler, req: IncomingMessage, res: ServerResponse, log: Logger): Promise<void> {
   const controller = new AbortController();
   let request: Request;
@@ -64,8 +93,9 @@ async function handle(fetch: FetchHandler, req: IncomingMessage, res: ServerResp
     request = toRequest(req, controller.signal);
     recordPeer(request, req.socket.remoteAddress);
   } catch (error) {
-    log.info("unservable request", { requestId: requestIdOf(req), method: req.method?.slice(0, 16), error: errorText(error) });
-    return send(res, unservableResponse(error));
+    const requestId = requestIdOf(req);
+    log.info("unservable request", { requestId, method: req.method?.slice(0, 16), error: errorText(error) });
+    return send(res, unservableResponse(error, requestId));
   }
   let failure: { error: unknown } | undefined;
   res.once("close", () => {
@@ -106,8 +136,10 @@ async function send(
     // The fast path: a relayed upstream body goes straight from socket to socket. Its error is
     // caught where it is emitted, before the pipeline destroys the response.
     nodeBody?.once("error", onFailure);
-    if (nodeBody) await pipeline(nodeBody, res).catch(() => res.destroy());
-    else await writeBody(response.body, res, signal, onFailure);
+    if (nodeBody) {
+      cutWhenClientStalls(res, stallTimeoutOf(response), onFailure);
+      await pipeline(nodeBody, res).catch(() => res.destroy());
+    } else await writeBody(response.body, res, signal, onFailure);
   }
   // Until the last byte is handed to the socket, this response counts as in flight.
   await finished(res).catch(() => {});
@@ -119,22 +151,58 @@ async function send(
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, log: Logger): void {
   if (!socket.writable || error.code === "ECONNRESET") return void socket.destroy();
-  const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : undefined;
-  const problem = status
-    ? new ApiError(status, status === 431 ? "headers_too_large" : "request_timeout", status === 431 ? "The request's headers are too large." : "The request did not arrive in time.")
-    : error.code === "HPE_INVALID_METHOD"
-      ? methodNotServed("this method")
-      : malformedRequest();
-  log.info("unservable request", { error: `${error.code ?? "?"}: ${error.message}` });
-  const body = JSON.stringify(toProblem(problem));
-  const headers = { "content-type": "application/problem+json", "content-length": String(Buffer.byteLength(body)), connection: "close", ...problem.headers };
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
-  socket.end(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ""}\r\n${head}\r\n${body}`);
+  const problem = parserRefusal(error.code);
+  // The answer carries an id like every other, so the client can name it and the log line be found.
+  const requestId = requestIdFrom(null);
+  log.info("unservable request", { requestId, error: `${error.code ?? "?"}: ${error.message}` });
+  answerAndClose(socket, problem, requestId);
 }
 
+/** How long an answer written on a raw socket may take to leave before the socket is closed anyway. */
+const ANSWER_LINGER_MS = 2_000;
+
+/**
+ * Writes `problem` as a whole HTTP response and closes the socket once it is out. Only ending it
+ * would leave our side half-closed (FIN-WAIT-2), holding its descriptor for as long as the client
+ * keeps its own end open.
+ */
+function answerAndClose(socket: Duplex, problem: ApiError, requestId: string): void {
+  const body = JSON.stringify(toProblem(problem));
+  const headers = { "content-type": "application/problem+json", "content-length": String(Buffer.byteLength(body)), "x-request-id": requestId, connection: "close", ...problem.headers };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+  const linger = setTimeout(() => socket.destroy(), ANSWER_LINGER_MS);
+  socket.once("close", () => clearTimeout(linger));
+  socket.end(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ""}\r\n${head}\r\n${body}`, () => socket.destroy());
+}
+
+/**
+ * For a body node:http sends natively (no Web stream to watch, see client-stall.ts): cuts the
+ * response when the socket has taken nothing for `timeoutMs` while bytes wait for the client. The
+ * socket's timer is reset by every write the kernel takes, so a slow reader is not cut; its
+ * timeout also fires when the source is silent, which is the upstream's own timer to judge.
+ */
+function cutWhenClientStalls(res: ServerResponse, timeoutMs: number | undefined, onFailure: (error: unknown) => void): void {
+  if (timeoutMs === undefined) return;
+  // A "timeout" listener on the response keeps node:http from destroying the socket itself.
+  res.setTimeout(timeoutMs, () => {
+    if (!res.writableNeedDrain && (res.socket?.writableLength ?? 0) === 0) return void res.setTimeout(timeoutMs);
+    const error = new Error(`The client took nothing for ${timeoutMs} ms.`);
+    onFailure(error);
+    res.destroy(error);
+  });
+}
+
+const requestIds = new WeakMap<IncomingMessage, string>();
+
+/** The request's id, chosen once: the Request handed to the app carries it, so the app's log lines and the adapter's agree. */
 function requestIdOf(req: IncomingMessage): string {
-  const given = req.headers["x-request-id"];
-  return requestIdFrom(typeof given === "string" ? given : null);
+  let id = requestIds.get(req);
+  if (id === undefined) {
+    const given = req.headers["x-request-id"];
+    id = requestIdFrom(typeof given === "string" ? given : null);
+    requestIds.set(req, id);
+  }
+  return id;
 }
 
 function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
@@ -145,6 +213,7 @@ function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
     if (value === undefined) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
+  headers.set("x-request-id", requestIdOf(req));
   const hasBody = method !== "GET" && method !== "HEAD";
   return new Request(url, {
     method,
@@ -158,6 +227,12 @@ function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
 
 async function writeBody(body: ReadableStream<Uint8Array>, res: ServerResponse, signal: AbortSignal | undefined, onFailure: (error: unknown) => void): Promise<void> {
   const reader = body.getReader();
+  // A body that errors while we wait for the client to drain (the client-stall cut of
+  // client-stall.ts) ends the response now: the loop would not read again before the client does.
+  reader.closed.catch((error: unknown) => {
+    onFailure(error);
+    res.destroy();
+  });
   const stop = () => void reader.cancel().catch(() => {});
   signal?.addEventListener("abort", stop, { once: true });
   try {

@@ -11,7 +11,7 @@ import { serveNode } from "./node-server.ts";
 // generation, so every check started a full marking: 35-50 mark-compacts per relayed GiB, 1-2 CPU
 // seconds on V8's helper threads, and the relay at 0.3-0.8x a bare node:http pipe. A factor of 3
 // (read by V8 at every GC, so it can be set here) leaves room: no mark-compact during a relay,
-// and the relay at the pipe's speed and CPU (README, Benchmarks).
+// and the relay at the pipe's speed and CPU (docs/benchmarks.md).
 setFlagsFromString("--heap-growing-percent=200");
 // PGlite is a large WebAssembly module. V8 compiles it quickly (Liftoff), then again with its
 // optimizing compiler on helper threads: ~0.6 CPU s in the first seconds after start and 40-50 MB

@@ -1,6 +1,7 @@
 // The one interface each runtime adapter implements: serve a Fetch handler on a TCP port or a
 // Unix socket, and stop.
 import type { Logger } from "../log.ts";
+import type { ConnectionLimits } from "./connection-caps.ts";
 export type FetchHandler = (request: Request) => Promise<Response>;
 
 export type ListenOn = { port: number; hostname: string } | { path: string };
@@ -19,5 +20,9 @@ export interface RunningServer {
   cut(): void;
 }
 
-/** `log` hears what the app never sees: requests that are no URL, a handler that threw. */
-export type Serve = (fetch: FetchHandler, on: ListenOn, log?: Logger) => Promise<RunningServer>;
+/**
+ * `log` hears what the app never sees: requests that are no URL, a handler that threw, refused
+ * connections. `limits` bound the connections of a TCP server, as far as the runtime's server lets
+ * us (docs/runtimes.md, Connections).
+ */
+export type Serve = (fetch: FetchHandler, on: ListenOn, log?: Logger, limits?: ConnectionLimits) => Promise<RunningServer>;

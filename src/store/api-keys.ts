@@ -158,6 +158,8 @@ export interface Admission {
 /** A known key with its limits and counts as admitRequest left them. */
 export interface AdmittedKey {
   id: string;
+  /** The account that owns the key: concurrent work is capped per account as well as per key. */
+  accountId: number;
   tier: Tier;
   dailyLimit: number;
   burstLimit: number;
@@ -170,6 +172,7 @@ export interface AdmittedKey {
 interface AdmitRow {
   outcome: AdmitOutcome;
   api_key_id: string | null;
+  account_id: number | string | null;
   tier: Tier | null;
   daily_limit: number | null;
   burst_limit: number | null;
@@ -181,12 +184,17 @@ interface AdmitRow {
 
 /** Looks the key up and counts the request when it may be made; see admit_request in the migration. */
 export async function admitRequest(db: Queryable, keyHash: string, now: Date): Promise<Admission> {
-  const [row] = await db.query<AdmitRow>("SELECT * FROM admit_request($1, $2)", [keyHash, now]);
+  // The account is read beside the function's answer, in the same round trip: a key never changes account.
+  const [row] = await db.query<AdmitRow>(
+    "SELECT r.*, k.account_id FROM admit_request($1, $2) r LEFT JOIN api_keys k ON k.id = r.api_key_id",
+    [keyHash, now],
+  );
   if (!row || row.outcome === "unknown" || row.api_key_id === null) return { outcome: "unknown" };
   return {
     outcome: row.outcome,
     key: {
       id: row.api_key_id,
+      accountId: Number(row.account_id),
       tier: row.tier!,
       dailyLimit: row.daily_limit!,
       burstLimit: row.burst_limit!,

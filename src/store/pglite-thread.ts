@@ -1,7 +1,7 @@
 // The embedded store on a thread of its own (node:worker_threads, which Node, Bun and Deno all
 // have): the Db interface as messages, `serveDb` on the store's thread and `openPgliteThread` on
 // the service's. Why: on Bun, PGlite in the same heap as the relay doubled the CPU each relayed
-// GiB costs (README, Runtimes); on a thread of its own its heap is collected apart.
+// GiB costs (docs/runtimes.md); on a thread of its own its heap is collected apart.
 import { Worker, type MessagePort } from "node:worker_threads";
 import { fileURLToPath } from "node:url";
 import { StoreUnavailableError, type Db, type Queryable } from "./db.ts";

@@ -1,8 +1,9 @@
 // The operator command line, run as a process against the built bundle: while the service runs
 // (embedded store through the admin socket, or a PostgreSQL server directly) and while it does not.
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { hashKey } from "../../src/auth/api-key.ts";
 import { createTestDatabase } from "../helpers/stores.ts";
@@ -88,6 +89,81 @@ describe("the admin command line", () => {
     const service = await startService(env);
     cleanups.push(() => service.stop());
     await walkThrough(env, service);
+  });
+
+  it("prints its usage for --help, -h and help, and each command's own for its --help, without a store or a good configuration", async () => {
+    // Help reads no configuration: a bad one does not stand in its way.
+    const env = { PORT: "eighty" };
+    for (const args of [["--help"], ["-h"], ["help"]]) {
+      const help = await runAdmin(args, env);
+      expect(help, args.join(" ")).toMatchObject({ code: 0, stderr: "" });
+      expect(help.stdout, args.join(" ")).toMatch(/^Usage/);
+      for (const command of ["users create --email E", "users list", "keys create --email E --tier FREE|PRO|GOLD", "keys list [--email E]", "keys tier <apiKeyId>", "keys delete <apiKeyId>"]) {
+        expect(help.stdout, args.join(" ")).toContain(`admin ${command}`);
+      }
+    }
+    for (const args of [["keys", "create", "--help"], ["keys", "create", "-h"], ["help", "keys", "create"], ["keys", "create", "--email", "a@example.com", "--help"]]) {
+      const help = await runAdmin(args, env);
+      expect(help, args.join(" ")).toMatchObject({ code: 0, stderr: "" });
+      expect(help.stdout, args.join(" ")).toMatch(/^Usage: admin keys create --email E --tier FREE\|PRO\|GOLD \[--name N\] \[--expires-days D\]\n.*prints only the key/);
+    }
+    const users = await runAdmin(["users", "create", "--help"], env);
+    expect(users).toMatchObject({ code: 0, stderr: "" });
+    expect(users.stdout).toMatch(/^Usage: admin users create --email E\n.*stdin/);
+    const keys = await runAdmin(["keys", "--help"], env);
+    expect(keys.stdout).toContain("admin keys list");
+    expect(keys.stdout).not.toContain("admin users");
+    const unknown = await runAdmin(["frobnicate", "--help"], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^Unknown command: frobnicate\n/);
+  });
+
+  it("takes tiers in any case, names an account that does not exist, and says when no password came on stdin", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "media-api-"));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    const env = { DATA_DIR: dataDir };
+    expect((await runAdmin(["users", "create", "--email", "casual@example.com"], env, "a long enough password\n")).code).toBe(0);
+    const free = await runAdmin(["keys", "create", "--email", "casual@example.com", "--tier", "free"], env);
+    expect(free.code).toBe(0);
+    const id = (await runAdmin(["keys", "list"], env)).stdout.split("\n")[1]!.split("\t")[0]!;
+    expect((await runAdmin(["keys", "tier", id, "Pro"], env)).stdout).toBe(`${id}\tPRO\n`);
+    expect((await runAdmin(["keys", "list", "--email", "casual@example.com"], env)).stdout).toContain("\tPRO\t");
+
+    const nobody = await runAdmin(["keys", "list", "--email", "nobody@example.com"], env);
+    expect(nobody.code).not.toBe(0);
+    expect(nobody.stdout).toBe("");
+    expect(nobody.stderr).toContain("No account with email nobody@example.com");
+
+    for (const stdin of ["", "\n"]) {
+      const silent = await runAdmin(["users", "create", "--email", "quiet@example.com"], env, stdin);
+      expect(silent.code, JSON.stringify(stdin)).not.toBe(0);
+      expect(silent.stderr, JSON.stringify(stdin)).toMatch(/^No password came on stdin: pipe it in \(`npm run admin -- users create --email E < password\.txt`\)/);
+      expect(silent.stderr).not.toContain("at least");
+    }
+    expect((await runAdmin(["users", "list"], env)).stdout).not.toContain("quiet@example.com");
+  });
+
+  it("leaves the bundles as they are when they are newer than every source (`npm run admin`), and builds them again after a change", async () => {
+    // In a copy: the bundles of this checkout serve the other tests meanwhile.
+    const copy = mkdtempSync(join(tmpdir(), "media-api-build-"));
+    cleanups.push(async () => rmSync(copy, { recursive: true, force: true }));
+    for (const file of ["build.mjs", "package.json", "package-lock.json"]) cpSync(file, join(copy, file));
+    cpSync("src", join(copy, "src"), { recursive: true });
+    cpSync("dist/pglite-template", join(copy, "dist/pglite-template"), { recursive: true });
+    cpSync("dist/pglite-template.version", join(copy, "dist/pglite-template.version"));
+    symlinkSync(resolve("node_modules"), join(copy, "node_modules"));
+    const build = () => execFileSync(process.execPath, ["build.mjs", "--quiet", "--if-stale"], { cwd: copy, stdio: "pipe" });
+    const builtAt = () => statSync(join(copy, "dist/admin.mjs")).mtimeMs;
+    expect(JSON.parse(readFileSync("package.json", "utf8")).scripts.admin).toBe("node build.mjs --quiet --if-stale && node dist/admin.mjs");
+
+    build();
+    const first = builtAt();
+    build();
+    expect(builtAt()).toBe(first);
+    const later = new Date(Date.now() + 2_000);
+    utimesSync(join(copy, "src/cli/commands.ts"), later, later);
+    build();
+    expect(builtAt()).toBeGreaterThan(first);
   });
 
   it("stops the service with a message naming the variable when the configuration is bad", async () => {

@@ -38,4 +38,5 @@ export const malformedRequests: { name: string; text: string; status: number }[]
   { name: "absolute target with user@", text: "GET http://u@127.0.0.1/api/v1/usage HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", status: 400 },
   { name: "TRACE", text: "TRACE /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", status: 405 },
   { name: "TRACK", text: "TRACK /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", status: 405 },
+  { name: "CONNECT", text: "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", status: 405 },
 ];

@@ -59,6 +59,18 @@ describe("parseQuery(): the download parameters", () => {
     expect((error as Error).message).toContain(`\`${name}\``);
   });
 
+  test("index is digits only, counting from 1: what it refuses says what it must be, not that it is missing", () => {
+    expect(parseQuery(DownloadQuery, query({ url, index: "7" })).index).toBe(7);
+    expect(parseQuery(DownloadQuery, query({ url, index: "1000" })).index).toBe(1000);
+    for (const index of ["abc", "0x1", "+1", "01", " 1", "1 ", "1\n", "1\u0000", "1.0", "1e2", "0", "-1"]) {
+      const error = thrown(() => parseQuery(DownloadQuery, query({ url, index })));
+      expect(error, JSON.stringify(index)).toMatchObject({ status: 400, code: "invalid_parameter" });
+      expect((error as Error).message, JSON.stringify(index)).toMatch(/`index` must be a whole number from 1, in digits only/);
+    }
+    expect((thrown(() => parseQuery(DownloadQuery, query({ url, index: "1001" }))) as Error).message).toBe("`index` is at most 1000.");
+    expect((thrown(() => parseQuery(DownloadQuery, query({ url, index: "9".repeat(30) }))) as Error).message).toBe("`index` is at most 1000.");
+  });
+
   test("the OpenAPI document shows each bound and pattern the parser checks", () => {
     const document = buildOpenApiDocument() as { paths: Record<string, { get: { parameters: { name: string; schema: Record<string, unknown> }[] } }> };
     const schemas = Object.fromEntries(document.paths["/api/v1/download"]!.get.parameters.map((p) => [p.name, p.schema]));

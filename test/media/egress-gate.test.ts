@@ -9,7 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEgressGate, type EgressGate } from "../../src/media/egress-gate.ts";
+import { ApiError, upstreamFailed } from "../../src/http/problem.ts";
+import { causeText } from "../../src/log.ts";
+import { createEgressGate, gateVerdict, type EgressGate, type GateSession } from "../../src/media/egress-gate.ts";
 import { endpointKey } from "../../src/media/egress.ts";
 import { parseOutboundProxy } from "../../src/media/outbound-proxy.ts";
 import { resolveWithDns } from "../../src/runtime/node/dns.ts";
@@ -99,6 +101,42 @@ describe("the egress gate", () => {
     expect(session.refusal()?.message).toContain(canary.host);
     // A trusted host on a port nobody named is refused the same way.
     expect(await rawAnswer(Number(port), `GET http://127.0.0.1:9/ HTTP/1.1\r\nHost: 127.0.0.1:9\r\n${auth}\r\n`)).toMatch(/^HTTP\/1\.1 403 /);
+  });
+
+  it("says why it could not connect, which the child only hears as 502, and the verdict on the child's failure carries it", async () => {
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const closedPort = (closed.address() as net.AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const trusted = new Set([endpointKey("127.0.0.1", closedPort), endpointKey("nothing.invalid", 80)]);
+    const gate = createEgressGate({ policy: { trusted, resolveHost: resolveWithDns }, listen: listenLoopback, outbound: null });
+    gates.push(gate);
+    const ask = async (session: GateSession, head: string) => {
+      const { port, username, password } = new URL(session.proxyUrl);
+      return rawAnswer(Number(port), `${head}\r\nProxy-Authorization: Basic ${Buffer.from(`${username}:${password}`).toString("base64")}\r\n\r\n`);
+    };
+    const childFailed = upstreamFailed("The post could not be read from the source site (yt-dlp exit 1); try again later.", { cause: new Error("Unable to download webpage: HTTP Error 502: Bad Gateway") });
+
+    const refused = await gate.session();
+    expect(refused.failure()).toBeNull();
+    expect(gateVerdict(refused, childFailed)).toBe(childFailed);
+    expect(await ask(refused, `GET http://127.0.0.1:${closedPort}/page HTTP/1.1\r\nHost: 127.0.0.1:${closedPort}`)).toMatch(/^HTTP\/1\.1 502 /);
+    expect(refused.failure()).toBe(`127.0.0.1:${closedPort}: connection refused (connect ECONNREFUSED 127.0.0.1:${closedPort})`);
+    const verdict = gateVerdict(refused, childFailed);
+    expect(verdict).toMatchObject({ status: 502, code: "upstream_failed", message: childFailed.message });
+    expect(String((verdict as ApiError).cause)).toBe(
+      `Error: the egress gate could not connect to 127.0.0.1:${closedPort}: connection refused (connect ECONNREFUSED 127.0.0.1:${closedPort}) and answered the tool 502; the tool said: Unable to download webpage: HTTP Error 502: Bad Gateway`,
+    );
+
+    const unknown = await gate.session();
+    expect(await ask(unknown, "CONNECT nothing.invalid:80 HTTP/1.1\r\nHost: nothing.invalid:80")).toMatch(/^HTTP\/1\.1 502 /);
+    expect(unknown.failure()).toMatch(/^nothing\.invalid:80: host not found \(getaddrinfo (ENOTFOUND|EAI_AGAIN) nothing\.invalid\)$/);
+
+    // A refusal by the policy is the answer itself, and says in its cause that the egress rules refused it.
+    const policy = await gateFor().session();
+    expect(await ask(policy, `CONNECT ${canary.host} HTTP/1.1\r\nHost: ${canary.host}`)).toMatch(/^HTTP\/1\.1 403 /);
+    expect(gateVerdict(policy, childFailed)).toBe(policy.refusal());
+    expect(causeText((policy.refusal() as ApiError).cause)).toMatch(/^refused by the egress rules: 127\.0\.0\.\d+ resolves to 127\.0\.0\.\d+, and only public addresses may be reached$/);
   });
 
   it("carries ffmpeg's https through CONNECT and checks where an https redirect leads", async () => {

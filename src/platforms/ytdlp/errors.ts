@@ -52,12 +52,18 @@ const rules: Rule[] = [
   },
 ];
 
-/** The first `ERROR:` line of stderr without its prefix, shortened; else the last non-empty line. */
+/**
+ * What yt-dlp appends to an error it did not expect ("; please report this issue on  https://...
+ * Confirm you are on the latest version using  yt-dlp -U"): of no use to an operator, and long
+ * enough to push the useful part out of a log line.
+ */
+const bugReportRequest = /;?\s*please report this issue on\s.*?yt-dlp -U\.?/is;
+
+/** The first `ERROR:` line of stderr without its prefix and yt-dlp's bug-report request; else the last non-empty line. */
 function reasonOf(stderr: string): string {
   const lines = stderr.split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
   const line = lines.find((l) => l.startsWith("ERROR:")) ?? lines.at(-1) ?? "no error message";
-  const reason = line.replace(/^ERROR:\s*/, "").replace(/^\[[^\]]+\]\s*/, "");
-  return reason.length > 200 ? `${reason.slice(0, 197)}...` : reason;
+  return line.replace(/^ERROR:\s*/, "").replace(/^\[[^\]]+\]\s*/, "").replace(bugReportRequest, "").trim();
 }
 
 export function classifyYtdlpFailure(exitCode: number | null, stderr: string): ApiError {
@@ -66,5 +72,6 @@ export function classifyYtdlpFailure(exitCode: number | null, stderr: string): A
   if (refused) return refused;
   const rule = rules.find((r) => r.pattern.test(stderr));
   if (rule) return rule.make(cause);
-  return upstreamFailed(`The source site did not deliver the media (yt-dlp ${exitCode === null ? "was killed" : `exit ${exitCode}`}); try again later.`, { cause });
+  // yt-dlp only reads the page here (the media come later, through ffmpeg), for `post` and `download` alike.
+  return upstreamFailed(`The post could not be read from the source site (yt-dlp ${exitCode === null ? "was killed" : `exit ${exitCode}`}); try again later.`, { cause });
 }

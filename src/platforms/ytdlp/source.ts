@@ -3,7 +3,7 @@
 // (format-selector.ts), so it runs yt-dlp at most once, and not at all after `post`; a selector
 // that needs more of yt-dlp's grammar is applied by yt-dlp to the kept description
 // (`--load-info-json`, no network).
-import type { EgressGate } from "../../media/egress-gate.ts";
+import { gateVerdict, type EgressGate } from "../../media/egress-gate.ts";
 import { ApiError } from "../../http/problem.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
 import type { Extractor } from "../../processes/extractor.ts";
@@ -84,10 +84,9 @@ export function createPageSource(options: PageSourceOptions): PageSource {
       );
     } catch (error) {
       // The page led yt-dlp to an address it may not fetch: say that, not how yt-dlp failed.
-      const refusal = session?.refusal();
-      if (refusal) throw refusal;
-      if (error instanceof ApiError && error.code === "upstream_blocked") options.onBlocked?.(page);
-      throw error;
+      const verdict = gateVerdict(session, error);
+      if (verdict instanceof ApiError && verdict.code === "upstream_blocked") options.onBlocked?.(page);
+      throw verdict;
     } finally {
       done?.();
       session?.close();

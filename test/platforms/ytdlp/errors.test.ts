@@ -51,6 +51,24 @@ describe("classifyYtdlpFailure()", () => {
     expect(String(error.cause)).toMatch(/Sign in to confirm you.re not a bot.*COOKIES_FILE.*OUTBOUND_PROXY.*--update-yt-dlp/);
   });
 
+  test("a failed extraction says the post could not be read: yt-dlp fetched no media", () => {
+    const error = classifyYtdlpFailure(1, "ERROR: [generic] Unable to download webpage: HTTP Error 500: Internal Server Error\n");
+    expect(error.message).toBe("The post could not be read from the source site (yt-dlp exit 1); try again later.");
+  });
+
+  test("the cause keeps yt-dlp's whole message, without its request to report a bug", () => {
+    // yt-dlp 2026.10.26 offline, through the egress gate (the issue's log line, in full).
+    const message =
+      "[youtube] dQw4w9WgXcQ: Unable to download API page: <urlopen error Tunnel connection failed: 502 Bad Gateway> (caused by ProxyError('<urlopen error Tunnel connection failed: 502 Bad Gateway>'))";
+    const report = "; please report this issue on  https://github.com/yt-dlp/yt-dlp/issues?q= , filling out the appropriate issue template. Confirm you are on the latest version using  yt-dlp -U";
+    const long = `[generic] abc: ${"An extractor said something long. ".repeat(12).trim()}`;
+    expect(String(classifyYtdlpFailure(1, `WARNING: x\nERROR: ${message}${report}\n`).cause)).toBe(`Error: ${message.replace("[youtube] ", "")}`);
+    // Where the message ends with a full stop, yt-dlp capitalises the request.
+    expect(String(classifyYtdlpFailure(1, `ERROR: ${long}. Please report this issue on  https://github.com/yt-dlp/yt-dlp/issues?q= , filling out the appropriate issue template. Confirm you are on the latest version using  yt-dlp -U\n`).cause)).toBe(
+      `Error: ${long.replace("[generic] ", "")}.`,
+    );
+  });
+
   test("a kill by signal says so", () => {
     expect(classifyYtdlpFailure(null, "").message).toContain("killed");
   });
