@@ -150,7 +150,7 @@ const logSigns = {
    */
   partialFile: /: partial file/,
   /** Bytes that are not the media they claim to be: ffmpeg would copy them on, broken. */
-  corrupt: /Invalid NAL unit size|missing picture in access unit|corrupt input packet|Packet corrupt|Invalid data found when processing input/,
+  corrupt: /Invalid NAL unit size|missing picture in access unit|corrupt input packet|Packet corrupt/,
   /** Input lost though ffmpeg went on (it may still exit 0): a skipped segment, a read that failed. */
   lost: /Failed to open segment|Input\/output error/i,
 };

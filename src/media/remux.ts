@@ -1,6 +1,7 @@
 // Runs ffmpeg on a remux plan and answers with what it writes, as it writes it: fragmented MP4
 // or MP3, never on disk. Headers go out with the first byte; a failure before it is a
 // problem+json answer, a failure after it aborts the body (see processes/child-stream.ts).
+import { ApiError } from "../http/problem.ts";
 import { ffmpegArgs, readFfmpegLog, outputTypes, type FfmpegLimits, type RemuxPlan } from "./ffmpeg.ts";
 import { gateVerdict, type EgressGate } from "./egress-gate.ts";
 import { contentDisposition, sanitizeFilename } from "./filename.ts";
@@ -75,7 +76,10 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
     // A source that led ffmpeg to an address the gate refused is 403, not a failed fetch.
     classify: (code, stderr) => gateVerdict(session, log.classify(code, stderr)),
     failedDespiteExit0: (stderr) => session?.refusal() != null || log.failedDespiteExit0(stderr),
-    readLog: log.readLog,
+    readLog: (line) => {
+      const meaning = log.readLog(line);
+      return meaning instanceof ApiError ? gateVerdict(session, meaning) : meaning;
+    },
     signal: request.signal,
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes,
