@@ -73,8 +73,6 @@ describe("page mode with sources that break", () => {
     expect(runningTools(site.host), name).toEqual([]);
   }
 
-  const problemCode = (result: Transfer) => (JSON.parse(result.body.toString()) as { code: string }).code;
-
   for (const output of ["mp4", "mp3"]) {
     it(`${output}: an index at the end from a server without Range is 502 source_not_streamable before the head`, async () => {
       const result = await download(site.pages.tailIndexNoRange, output);
@@ -95,7 +93,7 @@ describe("page mode with sources that break", () => {
     it(`${output}: a source that hangs up halfway and ignores Range ends as a broken transfer or a 502, not a loop`, async () => {
       const result = await download(site.pages.hangupNoRange, output);
       await expectWholeOrVisiblyBroken(result, `hangup-norange.${output}`);
-      expect(result.status === 200 ? result.complete : problemCode(result)).not.toBe(true);
+      expect(result.status === 200 && result.complete).toBe(false);
     });
 
     it(`${output}: a source that hangs up halfway and honours Range gives the whole file`, async () => {
