@@ -1,51 +1,57 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the service needs (ffmpeg, yt-dlp) when they are missing, and the
-# freshest yt-dlp this machine can reach (see install_fresh_yt_dlp).
+# Installs the Debian packages the service needs (ffmpeg, yt-dlp, gallery-dl) when they are
+# missing, and the freshest yt-dlp and gallery-dl this machine can reach (see install_fresh).
 # With --test it also installs what the test suite and benchmark use (Chromium, nginx) and starts
 # the local PostgreSQL server when it is down. Runs apt-get as root, or through sudo.
 #
-#   bash scripts/setup-debian.sh                 # install what is missing, refresh yt-dlp
-#   bash scripts/setup-debian.sh --update-yt-dlp # only bring yt-dlp up to date (run it monthly)
+#   bash scripts/setup-debian.sh                 # install what is missing, refresh the media tools
+#   bash scripts/setup-debian.sh --update-tools  # only bring yt-dlp and gallery-dl up to date (run it monthly)
+#   bash scripts/setup-debian.sh --update-yt-dlp # the same (its older name)
 set -euo pipefail
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
-# Debian's suite with the newest yt-dlp (architecture all, pure Python, runs on Debian 12 too).
-YTDLP_SUITE="${YTDLP_SUITE:-trixie-backports}"
+# Debian's suite with the newest yt-dlp and gallery-dl (architecture all, pure Python, both run on
+# Debian 12 too). YTDLP_SUITE is the older name of TOOLS_SUITE.
+TOOLS_SUITE="${TOOLS_SUITE:-${YTDLP_SUITE:-trixie-backports}}"
 DEBIAN_MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+# Each tool's virtual environment when it comes from PyPI.
 YTDLP_VENV="${YTDLP_VENV:-/opt/yt-dlp}"
+GALLERY_DL_VENV="${GALLERY_DL_VENV:-/opt/gallery-dl}"
 
-installed_yt_dlp() { yt-dlp --version 2>/dev/null || echo none; }
+installed_version() { "$1" --version 2>/dev/null || echo none; }
 
-# yt-dlp's own channel: the release on PyPI in a virtual environment of its own. Fails within
+# The tool's own channel: its release on PyPI in a virtual environment of its own. Fails within
 # seconds where PyPI is out of reach.
+#   install_from_pypi <program> <pip requirement> <venv>
 install_from_pypi() {
-  python3 -c 'import urllib.request; urllib.request.urlopen("https://pypi.org/simple/yt-dlp/", timeout=5)' 2>/dev/null || return 1
-  as_root python3 -m venv "$YTDLP_VENV" >/dev/null 2>&1 || return 1
-  as_root "$YTDLP_VENV/bin/pip" install -q --upgrade --timeout 15 "yt-dlp[default]" || return 1
-  as_root ln -sf "$YTDLP_VENV/bin/yt-dlp" /usr/local/bin/yt-dlp
+  local program=$1 requirement=$2 venv=$3
+  python3 -c "import urllib.request; urllib.request.urlopen('https://pypi.org/simple/$program/', timeout=5)" 2>/dev/null || return 1
+  as_root python3 -m venv "$venv" >/dev/null 2>&1 || return 1
+  as_root "$venv/bin/pip" install -q --upgrade --timeout 15 "$requirement" || return 1
+  as_root ln -sf "$venv/bin/$program" "/usr/local/bin/$program"
 }
 
-# Debian's newest package: the .deb alone is fetched from $YTDLP_SUITE with package lists kept in a
+# Debian's newest package: the .deb alone is fetched from $TOOLS_SUITE with package lists kept in a
 # private folder, so the machine's sources stay as they are and nothing else is upgraded from that
 # suite; its dependencies (python3-requests, -urllib3, -websockets, ... without versions) come
 # from the machine's own suite.
+#   install_from_debian_suite <package>
 install_from_debian_suite() {
-  local work
+  local package=$1 work
   work=$(mktemp -d)
   # apt's download sandbox (user _apt) must be able to write there.
   chmod 755 "$work"
   mkdir -p "$work/lists/partial" "$work/cache/archives/partial"
-  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $DEBIAN_MIRROR $YTDLP_SUITE main" >"$work/sources.list"
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $DEBIAN_MIRROR $TOOLS_SUITE main" >"$work/sources.list"
   local apt_private=(-o "Dir::Etc::sourcelist=$work/sources.list" -o Dir::Etc::sourceparts=- -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache" -o Dir::State::status=/dev/null)
   local ok=1
   if as_root apt-get -qq "${apt_private[@]}" update >/dev/null 2>&1 &&
-    (cd "$work" && as_root apt-get -qq "${apt_private[@]}" download yt-dlp >/dev/null 2>&1); then
-    local deb
-    deb=$(ls "$work"/yt-dlp_*.deb)
-    local version
+    (cd "$work" && as_root apt-get -qq "${apt_private[@]}" download "$package" >/dev/null 2>&1); then
+    local deb version
+    deb=$(ls "$work/${package}"_*.deb)
     version=$(dpkg-deb -f "$deb" Version)
-    if dpkg --compare-versions "$version" gt "$(dpkg-query -W -f '${Version}' yt-dlp 2>/dev/null || echo 0)"; then
+    if dpkg --compare-versions "$version" gt "$(dpkg-query -W -f '${Version}' "$package" 2>/dev/null || echo 0)"; then
       as_root apt-get update -qq
       DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "$deb" >/dev/null && ok=0
     else
@@ -56,29 +62,39 @@ install_from_debian_suite() {
   return "$ok"
 }
 
-install_fresh_yt_dlp() {
-  echo "Bringing yt-dlp up to date (now: $(installed_yt_dlp))"
-  if install_from_pypi; then
-    echo "yt-dlp $(installed_yt_dlp) from PyPI in $YTDLP_VENV"
-  elif install_from_debian_suite; then
-    echo "yt-dlp $(installed_yt_dlp) from Debian $YTDLP_SUITE"
+# PyPI first, else Debian's $TOOLS_SUITE, else the machine's own suite (with a loud warning).
+#   install_fresh <program> <pip requirement> <venv> <the service's setting for its path>
+install_fresh() {
+  local program=$1 requirement=$2 venv=$3 path_setting=$4
+  echo "Bringing $program up to date (now: $(installed_version "$program"))"
+  if install_from_pypi "$program" "$requirement" "$venv"; then
+    echo "$program $(installed_version "$program") from PyPI in $venv"
+  elif install_from_debian_suite "$program"; then
+    echo "$program $(installed_version "$program") from Debian $TOOLS_SUITE"
   else
-    command -v yt-dlp >/dev/null || { as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends yt-dlp >/dev/null; }
+    command -v "$program" >/dev/null || { as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "$program" >/dev/null; }
     cat >&2 <<EOF
 
-!!! WARNING: neither PyPI nor Debian's $YTDLP_SUITE could be reached, so yt-dlp stays at
-!!! $(installed_yt_dlp). A yt-dlp older than a few months fails on YouTube and other platforms.
-!!! Run "bash scripts/setup-debian.sh --update-yt-dlp" again where the network allows, or point
-!!! YTDLP_PATH at a current yt-dlp.
+!!! WARNING: neither PyPI nor Debian's $TOOLS_SUITE could be reached, so $program stays at
+!!! $(installed_version "$program"). A $program older than a few months fails on the platforms it reads.
+!!! Run "bash scripts/setup-debian.sh --update-tools" again where the network allows, or point
+!!! $path_setting at a current $program.
 
 EOF
   fi
 }
 
-if [ "${1:-}" = "--update-yt-dlp" ]; then
-  install_fresh_yt_dlp
+install_fresh_tools() {
+  install_fresh yt-dlp "yt-dlp[default]" "$YTDLP_VENV" YTDLP_PATH
+  install_fresh gallery-dl gallery-dl "$GALLERY_DL_VENV" GALLERY_DL_PATH
+}
+
+case "${1:-}" in
+--update-tools | --update-yt-dlp)
+  install_fresh_tools
   exit 0
-fi
+  ;;
+esac
 
 packages=()
 command -v ffmpeg >/dev/null || packages+=(ffmpeg)
@@ -96,7 +112,7 @@ if [ "${#packages[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
 fi
 
-install_fresh_yt_dlp
+install_fresh_tools
 
 if [ "${1:-}" = "--test" ] && ! pg_isready -q -h 127.0.0.1 -p 5432; then
   echo "Starting PostgreSQL"

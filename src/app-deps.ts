@@ -4,6 +4,7 @@
 import type { Config } from "./config.ts";
 import { operationSlots } from "./limits/slots.ts";
 import { trustedEndpoints, type ResolveHost } from "./media/egress.ts";
+import { cookieHeaderFor } from "./media/cookie-header.ts";
 import { createEgressGate, type ListenLoopback } from "./media/egress-gate.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
 import type { OutboundProxy } from "./media/outbound-proxy.ts";
@@ -15,6 +16,7 @@ import { createTweetSource, xWebClientBearerToken } from "./platforms/x/source.t
 import type { Files } from "./platforms/ytdlp/cookie-file.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { createPageSource } from "./platforms/ytdlp/source.ts";
+import { createGallerySource } from "./platforms/gallerydl/source.ts";
 import { detectPlatform } from "./platforms/table.ts";
 import { createCliExtractor } from "./processes/extractor.ts";
 import type { ProcessHost } from "./processes/process-host.ts";
@@ -70,6 +72,7 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     onAnswer: (path) => metrics.xSource(path),
   });
   // 0 turns the cut off, for direct and page mode alike.
+  const cookiesFile = config.COOKIES_FILE;
   const idleTimeoutMs = config.DOWNLOAD_IDLE_TIMEOUT_S === 0 ? undefined : config.DOWNLOAD_IDLE_TIMEOUT_S * 1000;
   const relay = {
     upstream: countedUpstream(upstream, metrics),
@@ -79,16 +82,22 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     firstByteTimeoutMs: config.DIRECT_TIMEOUT_MS,
     idleTimeoutMs,
     resolveHost: runtime.resolveHost,
+    cookies: cookiesFile === undefined ? undefined : async (url: URL) => {
+      // Read for every use, like the tools' copies; an unreadable file sends none.
+      const bytes = await runtime.files.read(cookiesFile).catch(() => null);
+      return bytes === null ? null : cookieHeaderFor(new TextDecoder().decode(bytes), url, now());
+    },
   };
   const egress = { trusted: trustedEndpoints(config.EXTRA_PAGE_HOSTS, config.ORIGIN_OVERRIDES), resolveHost: runtime.resolveHost };
-  const gate = createEgressGate({ policy: egress, outbound, listen: runtime.listenLoopback });
-  const tools = probeTools(runtime.toolRuns, { "yt-dlp": config.YTDLP_PATH, ffmpeg: config.FFMPEG_PATH });
+  const gate = createEgressGate({ policy: egress, outbound, listen: runtime.listenLoopback, originOverrides: config.ORIGIN_OVERRIDES });
+  const tools = probeTools(runtime.toolRuns, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH, ffmpeg: config.FFMPEG_PATH });
   void tools.then((known) => {
     for (const name of Object.keys(known) as ToolName[]) {
       const version = toolVersion(known[name]);
       if (version !== null) metrics.toolInfo(name, version);
     }
   });
+  const onBlocked = (page: URL) => metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER");
   const extractor = createCliExtractor(runtime.processes, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH });
   const pages = createPageSource({
     extractor,
@@ -102,7 +111,20 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     gate,
     jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME, runtime.automaticJsRuntime),
     cookiesFile: config.COOKIES_FILE,
-    onBlocked: (page) => metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER"),
+    onBlocked,
+  });
+  const galleries = createGallerySource({
+    extractor,
+    files: runtime.files,
+    timeoutMs: config.EXTRACT_TIMEOUT_S * 1000,
+    socketTimeoutSec: Math.min(20, config.EXTRACT_TIMEOUT_S),
+    cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
+    cacheMaxEntries: 500,
+    onChild: () => metrics.childStarted("gallery-dl"),
+    gate,
+    cookiesFile: config.COOKIES_FILE,
+    caFile: config.GALLERY_DL_CA_FILE,
+    onBlocked,
   });
   const remux = {
     processes: runtime.processes,
@@ -121,6 +143,7 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     relay,
     remux,
     pages,
+    galleries,
     tools,
     ...operationSlots(config),
     egress,

@@ -107,7 +107,7 @@ export const ConfigSchema = z.object({
 
   ORIGIN_OVERRIDES: originOverrides
     .default(new Map())
-    .describe("Comma list of host=origin, e.g. `video.twimg.com=http://127.0.0.1:9000`: fetch that host's media from another origin"),
+    .describe("Comma list of host=origin, e.g. `video.twimg.com=http://127.0.0.1:9000`: fetch that host's media from another origin; the media tools' connections to that host go there too"),
   MAX_DOWNLOAD_BYTES: positiveInt.default(2 * 1024 ** 3).describe("Largest file a download may send, in bytes"),
   DOWNLOAD_IDLE_TIMEOUT_S: z.coerce
     .number()
@@ -123,17 +123,22 @@ export const ConfigSchema = z.object({
 
   YTDLP_PATH: z.string().min(1).default("yt-dlp").describe("The yt-dlp program (a name on PATH or a path)"),
   GALLERY_DL_PATH: z.string().min(1).default("gallery-dl").describe("The gallery-dl program (a name on PATH or a path), which reads photo posts"),
+  GALLERY_DL_CA_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("PEM file of the certificate authorities gallery-dl trusts instead of its own, for an OUTBOUND_PROXY that intercepts TLS or a local mirror of a platform (yt-dlp has no such option)"),
   FFMPEG_PATH: z.string().min(1).default("ffmpeg").describe("The ffmpeg program (a name on PATH or a path)"),
   YTDLP_JS_RUNTIME: z
     .string()
     .regex(/^(auto|off|(deno|node|bun|quickjs)(:.+)?)$/, "auto, off, or a runtime yt-dlp knows with an optional path (deno:/usr/bin/deno)")
     .default("auto")
     .describe("JavaScript runtime yt-dlp solves YouTube's challenges with: auto (the deno package, else the runtime the service runs on), off, or deno|node|bun|quickjs[:path]"),
-  COOKIES_FILE: z.string().min(1).optional().describe("Netscape-format cookie file (as browser export extensions write it) for yt-dlp, ffmpeg and X; read anew for every use, never modified"),
+  COOKIES_FILE: z.string().min(1).optional().describe("Netscape-format cookie file (as browser export extensions write it) for yt-dlp, gallery-dl, ffmpeg, the media relay and X; read anew for every use, never modified"),
   EXTRA_PAGE_HOSTS: hostList.default([]).describe("Comma list of further hosts (host:port for that port only; a bare host means ports 80 and 443) whose pages yt-dlp may fetch, as platform OTHER"),
-  EXTRACT_TIMEOUT_S: positiveInt.default(60).describe("Time cap of one yt-dlp extraction, in seconds"),
+  EXTRACT_TIMEOUT_S: positiveInt.default(60).describe("Time cap of one yt-dlp or gallery-dl extraction, in seconds"),
   PAGE_TIMEOUT_S: positiveInt.default(900).describe("Time cap of one page-mode download, in seconds"),
-  PAGE_CACHE_TTL_S: z.coerce.number().int().min(0).default(300).describe("How long page descriptions from yt-dlp are kept, in seconds"),
+  PAGE_CACHE_TTL_S: z.coerce.number().int().min(0).default(300).describe("How long post descriptions from yt-dlp and gallery-dl are kept, in seconds"),
   PLAYLIST_MAX_ITEMS: positiveInt.max(100).default(20).describe("Most items yt-dlp describes of a page with several media (a carousel, a playlist link), 1 to 100"),
   MAX_PAGE_DOWNLOADS: positiveInt.default(2 * availableParallelism()).describe("Page-mode downloads this instance runs at once (default twice the CPU count)"),
 });

@@ -8,7 +8,7 @@ import { ADMIN_FOLDER, ADMIN_SOCKET, createAdminChannel } from "./cli/channel.ts
 import { ConfigError, parseConfig, type Config } from "./config.ts";
 import { createLogger, errorText, type Logger } from "./log.ts";
 import { openStore, privateFolder } from "./store/open.ts";
-import { ytdlpAgeWarning, type Tools } from "./processes/tools.ts";
+import { ageWarning, type Tools } from "./processes/tools.ts";
 import type { RunningServer } from "./runtime/serve.ts";
 import type { Runtime } from "./runtime/runtime.ts";
 import { connectionLimits } from "./runtime/connection-caps.ts";
@@ -73,8 +73,10 @@ function warnAboutTools(tools: Tools, log: Logger): void {
   for (const [tool, { path, failure }] of Object.entries(tools)) {
     if (failure !== null) log.warn("a media tool cannot be run: page mode answers 503 tool_missing", { tool, path, failure });
   }
-  const stale = ytdlpAgeWarning(tools, new Date());
-  if (stale) log.warn(stale);
+  for (const name of ["yt-dlp", "gallery-dl"] as const) {
+    const stale = ageWarning(name, tools, new Date());
+    if (stale) log.warn(stale);
+  }
 }
 
 /** Whether `promise` fulfils within `ms`; a rejection is no success. */

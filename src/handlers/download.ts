@@ -1,7 +1,9 @@
 // GET /api/v1/download?url=. A media-CDN link of X is relayed as it is (direct mode); an X post
 // link relays its best video (or the variant `format` names) or its first image, or the item
 // `index` names; any other supported page link goes through yt-dlp and ffmpeg (page mode), which
-// can also embed a subtitle track. `audio=mp3` turns any of them into MP3 with ffmpeg.
+// can also embed a subtitle track, or, for a post gallery-dl reads (platforms/post-source.ts),
+// relays the photo or video file `index` names as the platform's CDN serves it. `audio=mp3`
+// turns any of them into MP3 with ffmpeg.
 import type { ApiContext, ApiHandler } from "../http/context.ts";
 import { DownloadQuery, parseQuery } from "../http/query.ts";
 import { whenResponseDone } from "../http/response-done.ts";
@@ -10,8 +12,10 @@ import { cutWhenClientStalls } from "../http/client-stall.ts";
 import type { Slots } from "../limits/slots.ts";
 import { downloadResponse } from "../metrics/downloads.ts";
 import type { DownloadMode } from "../metrics/service-metrics.ts";
-import type { PlatformId, TweetMediaItem, TweetRecord } from "../platforms/records.ts";
-import { detectPlatform } from "../platforms/table.ts";
+import type { GallerySource } from "../platforms/gallerydl/source.ts";
+import { byTool, firstTool } from "../platforms/post-source.ts";
+import type { PlatformId, PostRecord, TweetMediaItem, TweetRecord } from "../platforms/records.ts";
+import { detectPlatform, platformMediaCheck } from "../platforms/table.ts";
 import { ytdlpFormatId } from "../platforms/x/post.ts";
 import type { TweetSource } from "../platforms/x/source.ts";
 import { parseStatusId } from "../platforms/x/url.ts";
@@ -33,6 +37,7 @@ export interface DownloadDeps {
   remux: RemuxOptions;
   tweets: TweetSource;
   pages: PageSource;
+  galleries: GallerySource;
   tools: Promise<Tools>;
   /** Concurrent page-mode downloads (and MP3 conversions). */
   downloads: Slots;
@@ -86,8 +91,27 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
       const among = wanted.index === null ? null : tweet.media.slice(0, wanted.index).filter((m) => m.type !== "photo").length;
       return pageMode(ctx, deps, target, platform, { ...wanted, filename: name, index: among });
     }
+    await requireTools(deps.tools, [firstTool(target, platform)]);
     return pageMode(ctx, deps, target, platform, wanted);
   };
+}
+
+/**
+ * A post gallery-dl read: the file of item `index` (by default the first), relayed as the
+ * platform's CDN serves it, like an X media link (direct mode), or as MP3 through ffmpeg.
+ */
+async function galleryFile(ctx: ApiContext, deps: DownloadDeps, record: PostRecord, platform: PlatformId, wanted: Wanted): Promise<Response> {
+  if (wanted.subtitles !== null) throw missingSubtitles(wanted.subtitles, []);
+  if (wanted.index !== null) requireItem(wanted.index, record.media.length);
+  const item = record.media[(wanted.index ?? 1) - 1];
+  if (item === undefined) throw new ApiError(404, "no_media", "This post has no video or image to download.");
+  if (wanted.format !== null) {
+    throw new ApiError(400, "format_not_available", `This ${item.type} is one file as the platform serves it; it has no variants to choose from. Leave \`format\` out.`);
+  }
+  if (item.type !== "video" && wanted.output === "mp3") throw new ApiError(400, "invalid_parameter", `This item is a ${item.type}; \`audio=mp3\` needs a video.`);
+  if (item.url === null) throw upstreamFailed("gallery-dl named no file for this item; try again later.");
+  const name = wanted.filename ?? `${platform.toLowerCase()}_${record.id}${wanted.index === null ? "" : `_${wanted.index}`}`;
+  return fromMediaUrl(ctx, deps, upstreamUrl(item.url), wanted.output, name, platformMediaCheck(platform));
 }
 
 /** 400 for an index past the post's last item, saying how many there are. */
@@ -97,21 +121,21 @@ function requireItem(index: number, count: number): void {
   throw new ApiError(400, "invalid_parameter", `\`index=${index}\` is past the last item: this post has ${items}; \`index\` counts from 1.`);
 }
 
-/** Direct mode: the file as the CDN has it, or as MP3 through ffmpeg. */
-async function fromMediaUrl(ctx: ApiContext, deps: DownloadDeps, media: URL, output: OutputKind, filename: string | undefined): Promise<Response> {
+/** Direct mode: the file as the CDN has it, or as MP3 through ffmpeg. `allowed` says which CDN (X's by default). */
+async function fromMediaUrl(ctx: ApiContext, deps: DownloadDeps, media: URL, output: OutputKind, filename: string | undefined, allowed = assertDirectUrl): Promise<Response> {
   const method = ctx.request.method === "HEAD" ? "HEAD" : "GET";
   if (output === "mp4") {
     // Held until the upstream body is over or the response is (whichever the runtime tells first).
     const release = deps.directDownloads.acquire(ctx.key);
     whenResponseDone(ctx.request, release);
     try {
-      return served(deps, await relayMedia({ url: media, method, range: ctx.request.headers.get("range"), signal: ctx.request.signal, filename, onEnd: release }, deps.relay), "direct");
+      return served(deps, await relayMedia({ url: media, allowed, method, range: ctx.request.headers.get("range"), signal: ctx.request.signal, filename, onEnd: release }, deps.relay), "direct");
     } catch (error) {
       release();
       throw error;
     }
   }
-  assertDirectUrl(media);
+  allowed(media);
   await requireTools(deps.tools, ["ffmpeg"]);
   const input = { url: withOriginOverride(media, deps.relay.originOverrides).href, headers: {}, hls: media.pathname.endsWith(".m3u8") };
   const plan: RemuxPlan = { output, inputs: [input], videoInput: null, audioInput: 0, transcodeVideo: false, transcodeAudio: false, adtsAudio: false };
@@ -146,42 +170,65 @@ function itemUrl(item: TweetMediaItem, format: string | null): URL | null {
   return item.url === null ? null : upstreamUrl(item.url);
 }
 
-/** A URL from X's answer; one that does not parse is X's fault, not the caller's. */
+/** A URL from the platform's answer; one that does not parse is the platform's fault, not the caller's. */
 function upstreamUrl(text: string): URL {
   const url = URL.parse(text);
-  if (url === null) throw upstreamFailed("X named a media link that is not a valid URL; try again later.");
+  if (url === null) throw upstreamFailed("The platform named a media link that is not a valid URL; try again later.");
   return url;
 }
 
-async function pageMode(ctx: ApiContext, deps: DownloadDeps, page: URL, platform: PlatformId, wanted: Wanted): Promise<Response> {
+/**
+ * Page mode: yt-dlp describes the page and ffmpeg remuxes what it chose; or, for a post gallery-dl
+ * reads (platforms/post-source.ts, chosen as for `post`), the item's file. Either look-up holds a
+ * download slot.
+ */
+function pageMode(ctx: ApiContext, deps: DownloadDeps, page: URL, platform: PlatformId, wanted: Wanted): Promise<Response> {
+  return remuxWithSlot(ctx, deps, () =>
+    byTool<RemuxJob | Otherwise>(
+      deps,
+      page,
+      platform,
+      () => ytdlpJob(ctx, deps, page, platform, wanted),
+      async (record) => ({ otherwise: () => galleryFile(ctx, deps, record, platform, wanted) }),
+      // A slideshow's music is what `audio=mp3` asks for; as MP4, its pictures are the post.
+      (job) => wanted.output === "mp4" && "plan" in job && job.plan.videoInput === null,
+    ),
+  );
+}
+
+async function ytdlpJob(ctx: ApiContext, deps: DownloadDeps, page: URL, platform: PlatformId, wanted: Wanted): Promise<RemuxJob> {
   await requireTools(deps.tools, ["yt-dlp", "ffmpeg"]);
-  return remuxWithSlot(ctx, deps, async () => {
-    // The description (kept from /post, or extracted now and kept) says how many items there are.
-    if (wanted.index !== null) requireItem(wanted.index, postItems(await deps.pages.info(page)).length);
-    const { info, formats } = await deps.pages.select(page, selectorFor(wanted.format, wanted.output), ctx.request.signal, wanted.index ?? 1);
-    const entry = mainEntry(info);
-    const plan = planRemux(formats, wanted.output);
-    if (wanted.subtitles !== null) plan.subtitles = chooseSubtitle(entry, wanted.subtitles);
-    return {
-      plan,
-      name: wanted.filename ?? `${platform.toLowerCase()}_${infoToPost(info, platform, page).id}`,
-      // The unrounded length: the post record's whole seconds would be off by up to half a second.
-      durationSec: entry.duration ?? null,
-    };
-  });
+  // The description (kept from /post, or extracted now and kept) says how many items there are.
+  if (wanted.index !== null) requireItem(wanted.index, postItems(await deps.pages.info(page)).length);
+  const { info, formats } = await deps.pages.select(page, selectorFor(wanted.format, wanted.output), ctx.request.signal, wanted.index ?? 1);
+  const entry = mainEntry(info);
+  const plan = planRemux(formats, wanted.output);
+  if (wanted.subtitles !== null) plan.subtitles = chooseSubtitle(entry, wanted.subtitles);
+  return {
+    plan,
+    name: wanted.filename ?? `${platform.toLowerCase()}_${infoToPost(info, platform, page).id}`,
+    // The unrounded length: the post record's whole seconds would be off by up to half a second.
+    durationSec: entry.duration ?? null,
+  };
 }
 
 type RemuxJob = Pick<RemuxRequest, "plan" | "name" | "durationSec">;
+/** What to answer with instead of running ffmpeg, once the download slot is given back. */
+type Otherwise = { otherwise: () => Promise<Response> };
 
 /**
  * Holds a download slot while ffmpeg turns the job `prepare` makes into the response; the slot is
- * given back when ffmpeg ends, or at once when anything before fails. Every URL ffmpeg will read
+ * given back when ffmpeg ends, or at once when anything before fails or `prepare` answers otherwise. Every URL ffmpeg will read
  * is checked first: a page names them, and a page may name an address inside our network.
  */
-async function remuxWithSlot(ctx: ApiContext, deps: DownloadDeps, prepare: () => Promise<RemuxJob>): Promise<Response> {
+async function remuxWithSlot(ctx: ApiContext, deps: DownloadDeps, prepare: () => Promise<RemuxJob | Otherwise>): Promise<Response> {
   const release = deps.downloads.acquire(ctx.key);
   try {
     const job = await prepare();
+    if ("otherwise" in job) {
+      release();
+      return await job.otherwise();
+    }
     // What ffmpeg writes is page mode's, whatever it reads: its bytes are counted as page mode's.
     const inputs = [...job.plan.inputs, ...(job.plan.subtitles ? [job.plan.subtitles.input] : [])];
     await Promise.all(inputs.map((input) => assertFetchable(new URL(input.url), deps.egress)));

@@ -1,5 +1,5 @@
 // GET /api/v1/post?url=: the platform-independent record of docs/api.md. X posts come from
-// the tweet extractor; every other platform from yt-dlp.
+// the tweet extractor; every other platform from yt-dlp or gallery-dl (platforms/post-source.ts).
 import type { ApiHandler } from "../http/context.ts";
 import { json } from "../http/json-response.ts";
 import { parseQuery, PostQuery } from "../http/query.ts";
@@ -11,14 +11,16 @@ import { detectPlatform, supportedPlatformsText } from "../platforms/table.ts";
 import { tweetToPost } from "../platforms/x/post.ts";
 import type { TweetSource } from "../platforms/x/source.ts";
 import { parseStatusId } from "../platforms/x/url.ts";
-import { infoToPost } from "../platforms/ytdlp/post.ts";
+import type { GallerySource } from "../platforms/gallerydl/source.ts";
+import { describePost, firstTool } from "../platforms/post-source.ts";
 import type { PageSource } from "../platforms/ytdlp/source.ts";
 
 export interface PostDeps {
   tweets: TweetSource;
   pages: PageSource;
+  galleries: GallerySource;
   tools: Promise<Tools>;
-  /** Concurrent yt-dlp extractions: each is a Python process for up to a minute. */
+  /** Concurrent extractions (yt-dlp, gallery-dl): each is a Python process for up to a minute. */
   extractions: Slots;
   extraPageHosts: readonly string[];
 }
@@ -37,10 +39,10 @@ export function postHandler(deps: PostDeps): ApiHandler {
     const page = parseQuery(PostQuery, url.searchParams).url;
     const platform = requirePlatform(page, deps.extraPageHosts);
     if (platform === "X") return json(tweetToPost(await deps.tweets.getTweet(parseStatusId(page.href))));
-    await requireTools(deps.tools, ["yt-dlp"]);
+    await requireTools(deps.tools, [firstTool(page, platform)]);
     const release = deps.extractions.acquire(key);
     try {
-      return json(infoToPost(await deps.pages.info(page), platform, page));
+      return json(await describePost(deps, page, platform));
     } finally {
       release();
     }

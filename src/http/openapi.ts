@@ -85,7 +85,7 @@ const operations: OperationSpec[] = [
     operationId: "getPost",
     summary: "Post record for a URL of any supported platform",
     description:
-      "Returns the platform-independent record of a post or video. Every field is present; an unknown value is null and lists are always arrays. When `needsServerProcessing` is true, fetch the media with /api/v1/download in page mode, passing a variant's `formatId` as `format`. `media` lists every item of the post (a carousel, several videos on one page, X's photos and videos); download one with `index`.",
+      "Returns the platform-independent record of a post or video. Every field is present; an unknown value is null and lists are always arrays. When `needsServerProcessing` is true, fetch the media with /api/v1/download in page mode, passing a variant's `formatId` as `format`. `media` lists every item of the post in the platform's order (a carousel of photos and videos, a gallery, a slideshow, several videos on one page, X's photos and videos); download one with `index`. Photo posts are read with gallery-dl: their items carry the file's `url`, width and height.",
     query: PostQuery,
     success: jsonSuccess("PostRecord", "The post record"),
     errors: {
@@ -116,7 +116,7 @@ const operations: OperationSpec[] = [
     operationId: "download",
     summary: "Stream a media file",
     description:
-      "Direct mode relays a file from X's media hosts under the service's file name and passes `Range` through, so downloads resume (206 with Content-Range). Page mode fetches the media of a supported platform page with yt-dlp and streams it remuxed as fragmented MP4 (or MP3 with `audio=mp3`), with `Estimated-Content-Length` when the source says the sizes. `index` picks one item of a post with several (the record's `media`), `subtitles` embeds a subtitle track. Nothing is stored on the service. A transfer that fails after the first byte is cut off (a chunked body without its end, or fewer bytes than Content-Length), never ended as if complete; before it, 502 `source_not_streamable` says that retrying will not help.",
+      "Direct mode relays a file from X's media hosts under the service's file name and passes `Range` through, so downloads resume (206 with Content-Range). Page mode fetches the media of a supported platform page with yt-dlp and streams it remuxed as fragmented MP4 (or MP3 with `audio=mp3`), with `Estimated-Content-Length` when the source says the sizes. `index` picks one item of a post with several (the record's `media`), `subtitles` embeds a subtitle track. An item of a photo post (read with gallery-dl) is relayed as the platform's media host serves it, with its own content type and extension, `Range` passed through. Nothing is stored on the service. A transfer that fails after the first byte is cut off (a chunked body without its end, or fewer bytes than Content-Length), never ended as if complete; before it, 502 `source_not_streamable` says that retrying will not help.",
     query: DownloadQuery,
     success: {
       200: {
@@ -165,7 +165,7 @@ const statusText: Record<number, string> = {
   429: "A limit is reached: the daily quota, the burst allowance or the concurrent downloads; Retry-After says when to try again",
   500: "The server failed; try again later",
   502: "The upstream platform failed; try again later",
-  503: "This server cannot serve the request right now: its database cannot be reached (Retry-After says when to try again), or yt-dlp or ffmpeg is missing",
+  503: "This server cannot serve the request right now: its database cannot be reached (Retry-After says when to try again), or yt-dlp, gallery-dl or ffmpeg is missing",
   504: "The upstream platform did not answer in time",
 };
 

@@ -42,7 +42,7 @@ export const TweetQuery = z.object({
 
 export const DownloadQuery = z.object({
   url: urlParam(
-    `A direct media URL on ${[...DIRECT_HOSTS].join(", ")} (direct mode: relayed as is, Range passed through), or a page link of a supported platform (page mode: fetched with yt-dlp and remuxed)`,
+    `A direct media URL on ${[...DIRECT_HOSTS].join(", ")} (direct mode: relayed as is, Range passed through), or a page link of a supported platform (page mode: fetched with yt-dlp and remuxed; a photo post's item is its file as the platform serves it)`,
   ),
   format: textParam("format", 200, /^[\x20-\x7e]*$/, "anything but printable ASCII")
     .trim()

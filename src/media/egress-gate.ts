@@ -11,7 +11,7 @@ import { ApiError } from "../http/problem.ts";
 import { errorText } from "../log.ts";
 import { connectFailureOf } from "../util/connect-failure.ts";
 import { fromBase64Url, randomBytes, timingSafeEqual, toHex } from "../util/bytes.ts";
-import { egressAddress, type EgressPolicy } from "./egress.ts";
+import { egressAddress, portOf, type EgressPolicy } from "./egress.ts";
 import { authority, bareHost, proxyAuthorization, type OutboundProxy } from "./outbound-proxy.ts";
 
 export interface GateSession {
@@ -66,6 +66,12 @@ export interface EgressGateOptions {
   policy: EgressPolicy;
   outbound: OutboundProxy | null;
   listen: ListenLoopback;
+  /**
+   * ORIGIN_OVERRIDES: host -> origin. A connection a child opens to such a host goes to the
+   * origin's host and port instead (a local mirror, a test site); for a CONNECT the child's own
+   * TLS runs through, so an https host needs an origin that answers TLS for its name.
+   */
+  originOverrides?: ReadonlyMap<string, string>;
 }
 
 interface SessionState {
@@ -116,17 +122,19 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     if (url === null || (tunnel ? tunnelPort === undefined : url.protocol !== "http:")) {
       return answer(client, "400 Bad Request");
     }
-    const port = tunnel ? Number(tunnelPort) : Number(url.port) || 80;
-    const hostname = bareHost(url.hostname);
+    const named = { host: bareHost(url.hostname), port: tunnel ? Number(tunnelPort) : Number(url.port) || 80 };
+    // The operator's override origin is trusted as it is (trustedEndpoints names it).
+    const override = URL.parse(options.originOverrides?.get(named.host) ?? "");
+    const { host: hostname, port } = override === null ? named : { host: bareHost(override.hostname), port: portOf(override) };
     let address: string | null;
     try {
-      address = await egressAddress(url.hostname, port, options.policy);
+      address = await egressAddress(hostname, port, options.policy);
     } catch (error) {
       if (error instanceof ApiError && error.status === 403) {
-        session.refused ??= new ApiError(403, "host_not_allowed", `The source led to ${authority(hostname, port)}, which this server may not fetch from (not a public address).`, { cause: error.cause });
+        session.refused ??= new ApiError(403, "host_not_allowed", `The source led to ${authority(named.host, named.port)}, which this server may not fetch from (not a public address).`, { cause: error.cause });
         return answer(client, "403 Forbidden");
       }
-      session.failed ??= failureText(authority(hostname, port), error);
+      session.failed ??= failureText(authority(named.host, named.port), error);
       return answer(client, "502 Bad Gateway");
     }
     const host = address ?? hostname;
@@ -152,7 +160,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       }
     }
     await client.forward(route, opening, () => (session.lastSourceByte = Date.now())).catch((error: unknown) => {
-      session.failed ??= failureText(authority(hostname, port), error);
+      session.failed ??= failureText(authority(named.host, named.port), error);
       answer(client, "502 Bad Gateway");
     });
   }

@@ -10,8 +10,10 @@ import { egressAddress, portOf, type ResolveHost } from "./egress.ts";
 import type { UpstreamClient, UpstreamResponse } from "./relay-upstream.ts";
 
 export interface RelayInput {
-  /** The caller's URL; must pass assertDirectUrl. */
+  /** The URL to relay; must pass `allowed`. */
   url: URL;
+  /** Throws unless the URL (or a redirect's target) may be fetched; default: X's media CDN (assertDirectUrl). */
+  allowed?: (url: URL, what?: string) => void;
   method: "GET" | "HEAD";
   /** The caller's Range header, passed upstream unchanged. */
   range: string | null;
@@ -36,6 +38,8 @@ export interface RelayOptions {
   resolveHost: ResolveHost;
   /** Told the size of each chunk of a body whose length the media host did not declare (for metrics). */
   onUndeclaredBytes?: (count: number) => void;
+  /** The operator's cookies for a URL (COOKIES_FILE), asked anew at every redirect; null for none. */
+  cookies?: (url: URL) => Promise<string | null>;
 }
 
 const MAX_REDIRECTS = 5;
@@ -45,7 +49,7 @@ const PASSED_HEADERS = ["content-length", "accept-ranges", "etag", "last-modifie
 
 /** Resolves to the client's Response, or throws ApiError before any byte is sent. */
 export async function relayMedia(input: RelayInput, options: RelayOptions): Promise<Response> {
-  assertDirectUrl(input.url);
+  (input.allowed ?? assertDirectUrl)(input.url);
   const upstreamAbort = new AbortController();
   const onClientAbort = () => upstreamAbort.abort(input.signal.reason);
   input.signal.addEventListener("abort", onClientAbort, { once: true });
@@ -80,12 +84,13 @@ async function followRedirects(input: RelayInput, options: RelayOptions, signal:
   for (let url = input.url; ; ) {
     seen.add(url.href);
     const target = await connectionTarget(url, options);
-    const response = await options.upstream({ ...target, method: input.method, headers, signal, idleTimeoutMs: options.idleTimeoutMs });
+    const cookie = (await options.cookies?.(url)) ?? null;
+    const response = await options.upstream({ ...target, method: input.method, headers: cookie === null ? headers : { ...headers, cookie }, signal, idleTimeoutMs: options.idleTimeoutMs });
     if (!REDIRECT_STATUSES.has(response.status)) return response;
     void response.ended.catch(() => {});
     await response.body?.cancel();
     const next = redirectTarget(response.headers.get("location"), url);
-    assertDirectUrl(next, "A redirect target of the url");
+    (input.allowed ?? assertDirectUrl)(next, "A redirect target of the url");
     if (seen.has(next.href)) throw upstreamFailed("The media host redirects in a loop.");
     if (seen.size > MAX_REDIRECTS) throw upstreamFailed(`The media host redirects more than ${MAX_REDIRECTS} times.`);
     url = next;

@@ -6,7 +6,7 @@ import { Registry } from "./registry.ts";
 export type DownloadMode = "direct" | "page";
 /** Who the service called: X's two tweet APIs, X's guest-token endpoint, a media host. */
 export type Upstream = "x_syndication" | "x_graphql" | "x_guest_token" | "media_host";
-export type ChildTool = "yt-dlp" | "ffmpeg";
+export type ChildTool = "yt-dlp" | "gallery-dl" | "ffmpeg";
 
 // Seconds; a tweet answer from cache takes a few ms, a cold page-mode start several seconds.
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];

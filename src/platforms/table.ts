@@ -1,6 +1,7 @@
 // The platform table of docs/api.md: which page hosts belong to which platform. Adding a
 // platform is one row. A page host matches itself and any subdomain (www., m., mobile., ...).
 import { extraHostEndpoint, portOf } from "../media/egress.ts";
+import { ApiError } from "../http/problem.ts";
 import type { PlatformId } from "./records.ts";
 
 interface PlatformRow {
@@ -8,6 +9,8 @@ interface PlatformRow {
   /** Human name for error messages and docs. */
   name: string;
   hosts: readonly string[];
+  /** The platform's media CDN hosts (each with its subdomains), from which a post's files are relayed as they are. */
+  mediaHosts?: readonly string[];
 }
 
 const countryDomains = (label: string, suffixes: readonly string[]) => suffixes.map((s) => `${label}.${s}`);
@@ -27,12 +30,12 @@ const amazonSuffixes = [
 
 export const platformTable: readonly PlatformRow[] = [
   { id: "X", name: "X (Twitter)", hosts: ["twitter.com", "x.com"] },
-  { id: "INSTAGRAM", name: "Instagram", hosts: ["instagram.com"] },
+  { id: "INSTAGRAM", name: "Instagram", hosts: ["instagram.com"], mediaHosts: ["cdninstagram.com", "fbcdn.net"] },
   { id: "YOUTUBE", name: "YouTube", hosts: ["youtube.com", "youtu.be", "youtube-nocookie.com"] },
-  { id: "TIKTOK", name: "TikTok", hosts: ["tiktok.com"] },
-  { id: "REDDIT", name: "Reddit", hosts: ["reddit.com", "redd.it"] },
-  { id: "FACEBOOK", name: "Facebook", hosts: ["facebook.com", "fb.watch"] },
-  { id: "PINTEREST", name: "Pinterest", hosts: [...countryDomains("pinterest", pinterestSuffixes), "pin.it"] },
+  { id: "TIKTOK", name: "TikTok", hosts: ["tiktok.com"], mediaHosts: ["tiktokcdn.com", "tiktokcdn-us.com", "tiktokcdn-eu.com", "tiktokv.com", "ibyteimg.com", "byteimg.com"] },
+  { id: "REDDIT", name: "Reddit", hosts: ["reddit.com", "redd.it"], mediaHosts: ["i.redd.it", "preview.redd.it", "v.redd.it", "redditmedia.com"] },
+  { id: "FACEBOOK", name: "Facebook", hosts: ["facebook.com", "fb.watch"], mediaHosts: ["fbcdn.net"] },
+  { id: "PINTEREST", name: "Pinterest", hosts: [...countryDomains("pinterest", pinterestSuffixes), "pin.it"], mediaHosts: ["pinimg.com"] },
   { id: "AMAZON", name: "Amazon", hosts: countryDomains("amazon", amazonSuffixes) },
   { id: "VIMEO", name: "Vimeo", hosts: ["vimeo.com"] },
   { id: "DAILYMOTION", name: "Dailymotion", hosts: ["dailymotion.com", "dai.ly"] },
@@ -61,4 +64,18 @@ export function detectPlatform(url: URL, extraPageHosts: readonly string[]): Pla
   })
     ? "OTHER"
     : null;
+}
+
+/**
+ * Throws 403 host_not_allowed unless `url` is an https file on one of the platform's media hosts
+ * (no user, password or port): a post's files are relayed from there and from nowhere else.
+ */
+export function platformMediaCheck(platform: PlatformId): (url: URL, what?: string) => void {
+  const row = platformTable.find((r) => r.id === platform);
+  const hosts = row?.mediaHosts ?? [];
+  return (url, what = "A file of the post") => {
+    const plain = url.protocol === "https:" && url.username === "" && url.password === "" && url.port === "";
+    if (plain && hosts.some((host) => hostMatches(normalizeHost(url.hostname), host))) return;
+    throw new ApiError(403, "host_not_allowed", `${what} is on ${url.host}, which is not a media host of ${row?.name ?? platform} this server fetches from.`);
+  };
 }

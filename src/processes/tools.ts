@@ -4,7 +4,8 @@
 import { ApiError } from "../http/problem.ts";
 import type { ReadinessCheck } from "../http/readiness.ts";
 
-export type ToolName = "yt-dlp" | "ffmpeg";
+export type ToolName = "yt-dlp" | "gallery-dl" | "ffmpeg";
+export const toolNames: readonly ToolName[] = ["yt-dlp", "gallery-dl", "ffmpeg"];
 
 export interface ToolStatus {
   path: string;
@@ -24,7 +25,10 @@ export interface ToolRuns {
   run(path: string, args: readonly string[], timeoutMs: number): Promise<ToolRun>;
 }
 
-const versionArgs: Record<ToolName, string[]> = { "yt-dlp": ["--version"], ffmpeg: ["-version"] };
+const versionArgs: Record<ToolName, string[]> = { "yt-dlp": ["--version"], "gallery-dl": ["--version"], ffmpeg: ["-version"] };
+
+/** The setting that names each tool's program. */
+export const toolPathSettings: Record<ToolName, string> = { "yt-dlp": "YTDLP_PATH", "gallery-dl": "GALLERY_DL_PATH", ffmpeg: "FFMPEG_PATH" };
 
 // Probed once per path and process: a few hundred ms of CPU (over a second for yt-dlp on a busy
 // machine), spent while the store opens and the server starts, not before.
@@ -50,10 +54,10 @@ function probeTool(runs: ToolRuns, name: ToolName, path: string): Promise<ToolSt
   return status;
 }
 
-/** Both tools, probed at once (or found probed): what each is, or why it cannot be run. */
+/** Every tool, probed at once (or found probed): what each is, or why it cannot be run. */
 export async function probeTools(runs: ToolRuns, paths: Record<ToolName, string>): Promise<Tools> {
-  const [ytdlp, ffmpeg] = await Promise.all([probeTool(runs, "yt-dlp", paths["yt-dlp"]), probeTool(runs, "ffmpeg", paths.ffmpeg)]);
-  return { "yt-dlp": ytdlp, ffmpeg };
+  const statuses = await Promise.all(toolNames.map((name) => probeTool(runs, name, paths[name])));
+  return Object.fromEntries(toolNames.map((name, i) => [name, statuses[i]!])) as Tools;
 }
 
 /** Throws 503 tool_missing when a tool page mode needs is not there, once the probe has said. */
@@ -64,18 +68,18 @@ export async function requireTools(probe: Promise<Tools>, names: readonly ToolNa
   throw new ApiError(
     503,
     "tool_missing",
-    `This server cannot fetch media from pages: ${missing.map((name) => `${name} (${tools[name].path})`).join(" and ")} could not be run. Direct media links still work; the operator should install it or set ${missing.map((name) => (name === "yt-dlp" ? "YTDLP_PATH" : "FFMPEG_PATH")).join(" / ")}.`,
+    `This server cannot fetch media from pages: ${missing.map((name) => `${name} (${tools[name].path})`).join(" and ")} could not be run. Direct media links still work; the operator should install it (bash scripts/setup-debian.sh) or set ${missing.map((name) => toolPathSettings[name]).join(" / ")}.`,
   );
 }
 
-/** /readyz's checks that each tool could be run, with a warning when yt-dlp is old. */
+/** /readyz's checks that each tool could be run, with a warning when yt-dlp or gallery-dl is old. */
 export function toolReadinessChecks(probe: Promise<Tools>, now: () => Date): ReadinessCheck[] {
-  return (["yt-dlp", "ffmpeg"] as const).map((name) => ({
+  return toolNames.map((name) => ({
     name,
     check: async () => {
       const tools = await probe;
       if (tools[name].version === null) throw new Error(`${tools[name].path} could not be run`);
-      return name === "yt-dlp" ? ytdlpAgeWarning(tools, now()) : null;
+      return name === "ffmpeg" ? null : ageWarning(name, tools, now());
     },
   }));
 }
@@ -86,8 +90,8 @@ export function toolVersion(status: ToolStatus): string | null {
   return /\bversion\s+(\S+)/.exec(status.version)?.[1] ?? status.version.split(/\s/)[0]!;
 }
 
-/** Past this age yt-dlp's own maintainers expect sites to have changed under it. */
-export const ytdlpMaxAgeDays = 90;
+/** Past this age the tools' own maintainers expect sites to have changed under them. */
+export const toolMaxAgeDays = 90;
 
 /** yt-dlp's version is its release date (`2026.10.26`, nightlies add a time); its age in whole days, or null. */
 export function ytdlpAgeDays(version: string, now: Date): number | null {
@@ -97,10 +101,36 @@ export function ytdlpAgeDays(version: string, now: Date): number | null {
   return Math.floor((now.getTime() - released) / 86_400_000);
 }
 
-/** A warning naming yt-dlp's age when it is older than ytdlpMaxAgeDays; null when it is fresh or unknown. */
-export function ytdlpAgeWarning(tools: Tools, now: Date): string | null {
-  const version = toolVersion(tools["yt-dlp"]);
-  const age = version === null ? null : ytdlpAgeDays(version, now);
-  if (age === null || age <= ytdlpMaxAgeDays) return null;
-  return `yt-dlp ${version} is ${age} days old: platforms change often and an old yt-dlp fails on them; update it (bash scripts/setup-debian.sh --update-yt-dlp) or point YTDLP_PATH at a current one`;
+/**
+ * gallery-dl's version says nothing of its date (`1.32.19`). When each minor release came out
+ * (Debian's first upload of it, days after the release) bounds the age from below: a version
+ * is older than the next minor release, so a minor that was followed over toolMaxAgeDays ago
+ * is at least that old. A newer version than the table knows gets no warning.
+ */
+const galleryDlMinorReleases: readonly [minor: string, released: string][] = [
+  ["1.24", "2022-11-22"], ["1.25", "2023-03-13"], ["1.26", "2023-10-03"], ["1.27", "2024-06-06"],
+  ["1.28", "2024-12-02"], ["1.29", "2025-03-01"], ["1.30", "2025-07-31"], ["1.31", "2025-12-20"],
+  ["1.32", "2026-04-26"],
+];
+
+/** Whole days gallery-dl `version` is at least old at `now`; null when the table cannot say. */
+export function galleryDlAgeDays(version: string, now: Date): number | null {
+  const minor = /^(\d+)\.(\d+)\./.exec(version);
+  if (!minor) return null;
+  const newer = galleryDlMinorReleases.find(([known]) => {
+    const [major, number] = known.split(".").map(Number);
+    return major! > Number(minor[1]) || (major === Number(minor[1]) && number! > Number(minor[2]));
+  });
+  return newer === undefined ? null : Math.floor((now.getTime() - Date.parse(`${newer[1]}T00:00:00Z`)) / 86_400_000);
+}
+
+const ageOf: Record<"yt-dlp" | "gallery-dl", (version: string, now: Date) => number | null> = { "yt-dlp": ytdlpAgeDays, "gallery-dl": galleryDlAgeDays };
+
+/** A warning naming the tool's age when it is older than toolMaxAgeDays; null when it is fresh or unknown. */
+export function ageWarning(name: "yt-dlp" | "gallery-dl", tools: Tools, now: Date): string | null {
+  const version = toolVersion(tools[name]);
+  const age = version === null ? null : ageOf[name](version, now);
+  if (age === null || age <= toolMaxAgeDays) return null;
+  const known = name === "gallery-dl" ? "at least " : "";
+  return `${name} ${version} is ${known}${age} days old: platforms change often and an old ${name} fails on them; update it (bash scripts/setup-debian.sh --update-tools) or point ${toolPathSettings[name]} at a current one`;
 }

@@ -46,9 +46,9 @@ describe("the egress gate", () => {
   let tls: { dir: string; server: https.Server; origin: string; paths: string[] };
   const gates: EgressGate[] = [];
 
-  const gateFor = (outbound: string | null = null) => {
+  const gateFor = (outbound: string | null = null, originOverrides?: ReadonlyMap<string, string>) => {
     const trusted = new Set([endpointKey("127.0.0.1", Number(new URL(site.origin).port)), endpointKey("127.0.0.1", Number(new URL(tls.origin).port))]);
-    const gate = createEgressGate({ policy: { trusted, resolveHost: resolveWithDns }, listen: listenLoopback, outbound: outbound === null ? null : parseOutboundProxy(outbound) });
+    const gate = createEgressGate({ policy: { trusted, resolveHost: resolveWithDns }, listen: listenLoopback, outbound: outbound === null ? null : parseOutboundProxy(outbound), originOverrides });
     gates.push(gate);
     return gate;
   };
@@ -90,6 +90,20 @@ describe("the egress gate", () => {
     expect(await rawAnswer(Number(port), head(`${username}:${password}`))).toMatch(/^HTTP\/1\.1 200 /);
     session.close();
     expect(await rawAnswer(Number(port), head(`${username}:${password}`))).toMatch(/^HTTP\/1\.1 407 /);
+  });
+
+  it("sends a host ORIGIN_OVERRIDES names to its origin (CONNECT and plain HTTP), and leaves other hosts to the policy", async () => {
+    const overrides = new Map([["media.example.test", tls.origin], ["page.example.test", site.origin]]);
+    const session = await gateFor(null, overrides).session();
+    const { port, username, password } = new URL(session.proxyUrl);
+    const auth = `Proxy-Authorization: Basic ${Buffer.from(`${username}:${password}`).toString("base64")}\r\n`;
+    // The tunnel reaches the TLS origin: ffmpeg (which does not check the name) reads through it.
+    expect(await ffmpegReads("https://media.example.test/overridden.mp4", session.proxyUrl)).toBe(0);
+    expect(tls.paths).toContain("/overridden.mp4");
+    expect(await rawAnswer(Number(port), `GET http://page.example.test${new URL(site.mp4Url).pathname} HTTP/1.1\r\nHost: page.example.test\r\n${auth}\r\n`)).toMatch(/^HTTP\/1\.1 200 /);
+    // A name nobody overrode still goes by the policy: the canary's address is refused.
+    expect(await rawAnswer(Number(port), `CONNECT ${canary.host} HTTP/1.1\r\n${auth}\r\n`)).toMatch(/^HTTP\/1\.1 403 /);
+    expect(session.refusal()?.message).toContain(canary.host);
   });
 
   it("refuses with 403 what the policy refuses, and the session names it", async () => {

@@ -50,7 +50,7 @@ describe("when the media tools are missing", () => {
   });
 
   it("keeps why a tool could not be run", async () => {
-    const tools = await probeTools(nodeToolRuns, { "yt-dlp": "/nonexistent/yt-dlp", ffmpeg: "/bin/false" });
+    const tools = await probeTools(nodeToolRuns, { "yt-dlp": "/nonexistent/yt-dlp", "gallery-dl": "/nonexistent/gallery-dl", ffmpeg: "/bin/false" });
     expect(tools["yt-dlp"]).toMatchObject({ version: null, failure: expect.stringContaining("ENOENT") });
     expect(tools.ffmpeg).toMatchObject({ version: null, failure: expect.stringContaining("/bin/false") });
   });
@@ -82,12 +82,30 @@ describe("what the service runs", () => {
     expect(ready.status).toBe(200);
     const check = (await ready.json()).checks["yt-dlp"];
     expect(check.ok).toBe(true);
-    expect(check.warning).toMatch(/^yt-dlp 2026\.05\.01 is 206 days old: .*--update-yt-dlp/);
+    expect(check.warning).toMatch(/^yt-dlp 2026\.05\.01 is 206 days old: .*--update-tools/);
 
     // Known once the probe is done, which /readyz waited for.
     const metrics = await (await get("/metrics")).text();
     expect(metrics).toContain('media_api_tool_info{tool="yt-dlp",version="2026.05.01"} 1');
     expect(metrics).toMatch(/media_api_tool_info\{tool="ffmpeg",version="\d[^"]*"\} 1/);
+  });
+
+  it("/readyz checks gallery-dl too and warns about one whose next minor release is over 90 days old; /metrics names its version", async () => {
+    const clock = new TestClock(new Date("2026-11-23T00:00:00Z"));
+    const galleryDl = path.join(dir, "gallery-dl-1.31.10");
+    await writeFile(galleryDl, "#!/bin/sh\necho 1.31.10\n", { mode: 0o755 });
+    const { get } = buildTestApp(store.db, { clock, env: { YTDLP_PATH: await fakeYtdlp("2026.10.26"), GALLERY_DL_PATH: galleryDl } });
+    const ready = await get("/readyz");
+    expect(ready.status).toBe(200);
+    expect((await ready.json()).checks["gallery-dl"].warning).toMatch(/^gallery-dl 1\.31\.10 is at least 211 days old: .*--update-tools\) or point GALLERY_DL_PATH/);
+    expect(await (await get("/metrics")).text()).toContain('media_api_tool_info{tool="gallery-dl",version="1.31.10"} 1');
+
+    const missing = buildTestApp(store.db, { env: { YTDLP_PATH: await fakeYtdlp("2026.10.26"), GALLERY_DL_PATH: "/nonexistent/gallery-dl" } });
+    const key = await makeKey(store.db, "PRO");
+    expect((await (await missing.get("/readyz")).json()).checks["gallery-dl"]).toEqual({ ok: false, error: "/nonexistent/gallery-dl could not be run" });
+    const photo = await missing.get(`/api/v1/post?url=${encodeURIComponent("https://www.instagram.com/p/C9kQ2mXoR3a/")}`, key.plain);
+    expect(photo.status).toBe(503);
+    expect((await photo.json()).detail).toContain("GALLERY_DL_PATH");
   });
 
   it("a page-mode request that comes while the tools are still being probed waits for the probe, and is not refused", async () => {

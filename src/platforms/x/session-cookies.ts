@@ -3,6 +3,8 @@
 // sends both as cookies and `ct0` again as the `x-csrf-token` header. Pure; the file is read
 // by the caller, anew for every use.
 
+import { expired, parseCookieFile } from "../../media/cookie-header.ts";
+
 export interface XSession {
   authToken: string;
   ct0: string;
@@ -13,16 +15,10 @@ const xDomain = /^(\.?x\.com|\.?twitter\.com)$/i;
 /** The x.com session in a Netscape cookie file's text, or null when it has none (or it expired). */
 export function xSessionFromCookieFile(text: string, now: Date): XSession | null {
   const found = new Map<string, string>();
-  for (const raw of text.split(/\r?\n/)) {
-    // Browsers mark HttpOnly cookies (auth_token is one) with this prefix instead of a field.
-    const line = raw.startsWith("#HttpOnly_") ? raw.slice("#HttpOnly_".length) : raw;
-    if (line.startsWith("#") || !line.trim()) continue;
-    const [domain, , , , expires, name, value] = line.split("\t");
-    if (!domain || !name || value === undefined || !xDomain.test(domain)) continue;
-    const expiry = Number(expires);
-    if (expiry > 0 && expiry * 1000 < now.getTime()) continue;
+  for (const cookie of parseCookieFile(text)) {
+    if (!xDomain.test(cookie.domain) || expired(cookie, now)) continue;
     // x.com wins over twitter.com when a file holds both.
-    if (!found.has(name) || /x\.com$/i.test(domain)) found.set(name, value.trim());
+    if (!found.has(cookie.name) || /x\.com$/i.test(cookie.domain)) found.set(cookie.name, cookie.value);
   }
   const authToken = found.get("auth_token");
   const ct0 = found.get("ct0");

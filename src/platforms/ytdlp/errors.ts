@@ -4,41 +4,16 @@
 // our own words: yt-dlp's (extractor names, Python exceptions, what a host inside a network
 // answered) go to the log through the error's cause, never to the caller.
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
+import { blockedError } from "../blocked.ts";
 
 interface Rule {
   pattern: RegExp;
   make: (cause: Error) => ApiError;
 }
 
-/**
- * A platform that refuses this server rather than the request: a bot check, a sign-in or age wall,
- * its own rate limit. The caller cannot change that; the operator can (cookies, a proxy with a
- * better address, a newer yt-dlp), so the log line names the remedy and the answer says who can act.
- */
-const blockedKinds: { pattern: RegExp; kind: string }[] = [
-  { pattern: /confirm you.?re not a bot/i, kind: "a bot check" },
-  { pattern: /Sign in to confirm your age|age.?restricted|inappropriate for some users/i, kind: "an age check that needs a signed-in account" },
-  { pattern: /rate.?limit|HTTP Error 429|Too Many Requests/i, kind: "its rate limit" },
-  { pattern: /login required|log ?in required|requires? (a )?log ?in|account authentication is required/i, kind: "a sign-in" },
-];
-
-export const blockedRemedy =
-  "give yt-dlp the cookies of a signed-in browser (COOKIES_FILE), send it through a proxy with a better address (OUTBOUND_PROXY), or update yt-dlp (bash scripts/setup-debian.sh --update-yt-dlp)";
-
-function blocked(stderr: string, reason: string): ApiError | null {
-  const hit = blockedKinds.find(({ pattern }) => pattern.test(stderr));
-  if (!hit) return null;
-  return new ApiError(
-    502,
-    "upstream_blocked",
-    `The platform refused this server with ${hit.kind}, not because of your request. The operator of this service can act on it; try again later.`,
-    { cause: new Error(`platform refused yt-dlp (${reason}); remedy: ${blockedRemedy}`) },
-  );
-}
-
 const rules: Rule[] = [
   {
-    pattern: /Unsupported URL|is not a valid URL|No video formats found|There's no video in this/i,
+    pattern: /Unsupported URL|is not a valid URL|No video formats found|There(?:'s| is) no video in this|No media found/i,
     make: (cause) => new ApiError(400, "unsupported_url", "No downloadable media was found at this link; pass the link of a single post or video.", { cause }),
   },
   {
@@ -68,7 +43,7 @@ function reasonOf(stderr: string): string {
 
 export function classifyYtdlpFailure(exitCode: number | null, stderr: string): ApiError {
   const cause = new Error(reasonOf(stderr));
-  const refused = blocked(stderr, cause.message);
+  const refused = blockedError(stderr, "yt-dlp", cause.message);
   if (refused) return refused;
   const rule = rules.find((r) => r.pattern.test(stderr));
   if (rule) return rule.make(cause);

@@ -3,21 +3,17 @@
 // (format-selector.ts), so it runs yt-dlp at most once, and not at all after `post`; a selector
 // that needs more of yt-dlp's grammar is applied by yt-dlp to the kept description
 // (`--load-info-json`, no network).
-import { gateVerdict, type EgressGate } from "../../media/egress-gate.ts";
-import { ApiError } from "../../http/problem.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
 import type { Extractor } from "../../processes/extractor.ts";
-import { withCookieCopy, type Files } from "./cookie-file.ts";
+import { withToolAccess, type ToolAccess } from "../tool-access.ts";
 import { parseFormatSelector, selectFormats } from "./format-selector.ts";
 import { entryFormats, itemDescription, type YtdlpEntry, type YtdlpFormat, type YtdlpInfo } from "./info.ts";
 import { extractInfo } from "./run.ts";
 import { chosenFormats } from "./selection.ts";
 
-export interface PageSourceOptions {
+export interface PageSourceOptions extends ToolAccess {
   /** Runs yt-dlp (per request, or in the warm extraction host). */
   extractor: Extractor;
-  /** For the private copies of the cookie file. */
-  files: Files;
   timeoutMs: number;
   socketTimeoutSec: number;
   cacheTtlMs: number;
@@ -25,16 +21,8 @@ export interface PageSourceOptions {
   /** Most entries of a page with several media that a description holds (PLAYLIST_MAX_ITEMS). */
   maxItems: number;
   now?: () => number;
-  /** Told when a yt-dlp process starts; the returned function when it has ended (metrics). */
-  onChild?: () => () => void;
-  /** The egress gate every run of yt-dlp fetches through (tests of the mapping may leave it out). */
-  gate?: EgressGate;
   /** yt-dlp's `--js-runtimes` value; null for none. */
   jsRuntime?: string | null;
-  /** The operator's Netscape cookie file; every page fetch gets a private copy of it. */
-  cookiesFile?: string;
-  /** Told when a platform refused this server (502 upstream_blocked), for metrics. */
-  onBlocked?: (page: URL) => void;
 }
 
 export interface PageSource {
@@ -75,22 +63,7 @@ export function createPageSource(options: PageSourceOptions): PageSource {
   async function run(page: URL, extra: { playlistItems?: string; format?: string; infoJson?: string; signal?: AbortSignal }): Promise<YtdlpInfo> {
     const common = { extractor: options.extractor, timeoutMs: options.timeoutMs, socketTimeoutSec: options.socketTimeoutSec, jsRuntime: options.jsRuntime };
     // A load from the kept description needs no network: no gate session, no cookies.
-    const networked = extra.infoJson === undefined;
-    const session = networked ? await options.gate?.session() : undefined;
-    const done = options.onChild?.();
-    try {
-      return await withCookieCopy(options.files, networked ? options.cookiesFile : undefined, (cookiesFile) =>
-        extractInfo(page.href, { ...common, cookiesFile, proxy: session?.proxyUrl, ...extra }),
-      );
-    } catch (error) {
-      // The page led yt-dlp to an address it may not fetch: say that, not how yt-dlp failed.
-      const verdict = gateVerdict(session, error);
-      if (verdict instanceof ApiError && verdict.code === "upstream_blocked") options.onBlocked?.(page);
-      throw verdict;
-    } finally {
-      done?.();
-      session?.close();
-    }
+    return withToolAccess(options, page, extra.infoJson === undefined, (access) => extractInfo(page.href, { ...common, ...access, ...extra }));
   }
 
   async function fresh(page: URL, playlistItems: string, format?: string, signal?: AbortSignal): Promise<{ info: YtdlpInfo; json: string }> {

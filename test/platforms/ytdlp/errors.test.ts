@@ -48,7 +48,7 @@ describe("classifyYtdlpFailure()", () => {
   test("a blocked run says who can act in the answer, and names the remedy in the cause the log shows", () => {
     const error = classifyYtdlpFailure(1, "ERROR: [youtube] x: Sign in to confirm you’re not a bot. Use --cookies\n");
     expect(error.message).toMatch(/platform refused this server with a bot check.*operator of this service can act/);
-    expect(String(error.cause)).toMatch(/Sign in to confirm you.re not a bot.*COOKIES_FILE.*OUTBOUND_PROXY.*--update-yt-dlp/);
+    expect(String(error.cause)).toMatch(/Sign in to confirm you.re not a bot.*COOKIES_FILE.*OUTBOUND_PROXY.*--update-tools/);
   });
 
   test("a failed extraction says the post could not be read: yt-dlp fetched no media", () => {

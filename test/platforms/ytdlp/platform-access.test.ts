@@ -103,7 +103,7 @@ describe("a platform that refuses this server", () => {
     const problem = await response.json();
     expect(problem).toMatchObject({ code: "upstream_blocked" });
     expect(problem.detail).toMatch(/platform refused this server with its rate limit.*operator/);
-    expect(logLines.join("\n")).toMatch(/upstream_blocked.*HTTP Error 429.*COOKIES_FILE.*OUTBOUND_PROXY.*--update-yt-dlp/);
+    expect(logLines.join("\n")).toMatch(/upstream_blocked.*HTTP Error 429.*COOKIES_FILE.*OUTBOUND_PROXY.*--update-tools/);
     expect(await (await get("/metrics")).text()).toContain('media_api_upstream_blocked_total{platform="OTHER"} 1');
   });
 });

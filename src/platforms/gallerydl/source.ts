@@ -1,0 +1,50 @@
+// Post descriptions from gallery-dl, kept briefly like yt-dlp's (ytdlp/source.ts), so that `post`
+// followed by `download` of the same link extracts once.
+import type { Extractor } from "../../processes/extractor.ts";
+import { createTtlCache } from "../../util/ttl-cache.ts";
+import type { PlatformId, PostRecord } from "../records.ts";
+import { withToolAccess, type ToolAccess } from "../tool-access.ts";
+import { galleryToPost } from "./post.ts";
+import { runGallery } from "./run.ts";
+
+export interface GallerySourceOptions extends ToolAccess {
+  /** Runs gallery-dl (per request, or in the warm extraction host). */
+  extractor: Extractor;
+  timeoutMs: number;
+  socketTimeoutSec: number;
+  cacheTtlMs: number;
+  cacheMaxEntries: number;
+  /** TOOLS_CA_FILE: the certificate authorities gallery-dl trusts instead of its own. */
+  caFile?: string;
+  now?: () => number;
+}
+
+export interface GallerySource {
+  /** The post's record as gallery-dl reads it: every photo and video in the platform's order. */
+  post(page: URL, platform: PlatformId): Promise<PostRecord>;
+}
+
+export function createGallerySource(options: GallerySourceOptions): GallerySource {
+  const cache = createTtlCache<PostRecord>({ maxEntries: options.cacheMaxEntries, now: options.now ?? Date.now });
+  const inFlight = new Map<string, Promise<PostRecord>>();
+
+  async function fresh(page: URL, platform: PlatformId): Promise<PostRecord> {
+    const output = await withToolAccess(options, page, true, (access) =>
+      runGallery(page.href, { extractor: options.extractor, timeoutMs: options.timeoutMs, socketTimeoutSec: options.socketTimeoutSec, caFile: options.caFile, ...access }),
+    );
+    const record = galleryToPost(output, platform, page);
+    cache.set(page.href, record, options.cacheTtlMs);
+    return record;
+  }
+
+  return {
+    post(page, platform) {
+      const kept = cache.get(page.href);
+      if (kept) return Promise.resolve(kept);
+      // Equal look-ups at the same time share one run, bounded by its time cap.
+      const running = inFlight.get(page.href) ?? fresh(page, platform).finally(() => inFlight.delete(page.href));
+      inFlight.set(page.href, running);
+      return running;
+    },
+  };
+}

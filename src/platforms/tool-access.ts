@@ -1,0 +1,45 @@
+// How a media tool reaches a platform, the same for yt-dlp and gallery-dl: through a fresh egress
+// gate session (its proxy URL), with a private copy of the operator's cookie file, counted while
+// it runs; a refusal by the gate or by the platform is told the way every tool's is.
+import { ApiError } from "../http/problem.ts";
+import { gateVerdict, type EgressGate } from "../media/egress-gate.ts";
+import { withCookieCopy, type Files } from "./ytdlp/cookie-file.ts";
+
+export interface ToolAccess {
+  /** For the private copies of the cookie file. */
+  files: Files;
+  /** The egress gate every run fetches through (tests of the mapping may leave it out). */
+  gate?: EgressGate;
+  /** The operator's Netscape cookie file; every networked run gets a private copy of it. */
+  cookiesFile?: string;
+  /** Told when a run starts; the returned function when it has ended (metrics). */
+  onChild?: () => () => void;
+  /** Told when a platform refused this server (502 upstream_blocked), for metrics. */
+  onBlocked?: (page: URL) => void;
+}
+
+/** What a networked run is given: the gate's proxy URL and the cookie copy's path. */
+export interface RunAccess {
+  proxy?: string;
+  cookiesFile?: string;
+}
+
+/**
+ * Runs `use` for `page` with the access a tool needs; `networked: false` (a load of a kept
+ * description) gets neither gate session nor cookies.
+ */
+export async function withToolAccess<T>(access: ToolAccess, page: URL, networked: boolean, use: (run: RunAccess) => Promise<T>): Promise<T> {
+  const session = networked ? await access.gate?.session() : undefined;
+  const done = access.onChild?.();
+  try {
+    return await withCookieCopy(access.files, networked ? access.cookiesFile : undefined, (cookiesFile) => use({ proxy: session?.proxyUrl, cookiesFile }));
+  } catch (error) {
+    // The page led the tool to an address it may not fetch: say that, not how the tool failed.
+    const verdict = gateVerdict(session, error);
+    if (verdict instanceof ApiError && verdict.code === "upstream_blocked") access.onBlocked?.(page);
+    throw verdict;
+  } finally {
+    done?.();
+    session?.close();
+  }
+}

@@ -1,0 +1,114 @@
+// Which tool describes a post: the link's shape, then yt-dlp's answer. The sources are scripted
+// here (each says what its tool said); the tools themselves run in
+// test/platforms/gallerydl/photo-posts.test.ts and test/platforms/ytdlp/.
+import { describe, expect, test } from "vitest";
+import { ApiError, upstreamFailed } from "../../src/http/problem.ts";
+import type { GallerySource } from "../../src/platforms/gallerydl/source.ts";
+import { describePost, isPhotoShaped, soundOnlyRecord } from "../../src/platforms/post-source.ts";
+import type { PlatformId, PostRecord } from "../../src/platforms/records.ts";
+import type { PageSource } from "../../src/platforms/ytdlp/source.ts";
+
+const noVideo = () => new ApiError(400, "unsupported_url", "No downloadable media was found at this link.");
+const photoRecord = (media: number): PostRecord => ({
+  platform: "REDDIT", id: "a", url: "u", text: null, authorName: null, durationSec: null, posterUrl: null, needsServerProcessing: false,
+  videoVariants: [], imageUrls: [], subtitles: [],
+  media: Array.from({ length: media }, () => ({ type: "photo" as const, url: "https://i.redd.it/a.jpg", posterUrl: null, width: 1, height: 1, durationSec: null, videoVariants: [] })),
+});
+
+/** Sources that answer as told and count their runs. */
+function sources(ytdlp: () => Promise<never> | Promise<object>, gallery: () => Promise<PostRecord>) {
+  const runs = { ytdlp: 0, gallery: 0 };
+  const pages = { info: () => (runs.ytdlp++, ytdlp()), select: () => Promise.reject(new Error("unused")) } as unknown as PageSource;
+  const galleries: GallerySource = { post: () => (runs.gallery++, gallery()) };
+  return { pages, galleries, runs };
+}
+
+describe("describePost()", () => {
+  test("a photo-shaped link goes to gallery-dl alone", async () => {
+    const s = sources(() => Promise.reject(new Error("yt-dlp must not run")), async () => photoRecord(3));
+    const record = await describePost(s, new URL("https://www.instagram.com/p/C9kQ2mXoR3a/"), "INSTAGRAM");
+    expect(record.media).toHaveLength(3);
+    expect(s.runs).toEqual({ ytdlp: 0, gallery: 1 });
+  });
+
+  test("a post yt-dlp finds no video in is read by gallery-dl on a platform it knows", async () => {
+    const s = sources(() => Promise.reject(noVideo()), async () => photoRecord(2));
+    expect((await describePost(s, new URL("https://www.reddit.com/r/pics/comments/abc/x/"), "REDDIT")).media).toHaveLength(2);
+    expect(s.runs).toEqual({ ytdlp: 1, gallery: 1 });
+  });
+
+  test("yt-dlp's answer stands when gallery-dl finds nothing, cannot read the link, or the platform is not one of its", async () => {
+    const link = new URL("https://www.reddit.com/r/pics/comments/abc/x/");
+    await expect(describePost(sources(() => Promise.reject(noVideo()), async () => photoRecord(0)), link, "REDDIT")).rejects.toMatchObject({ code: "unsupported_url" });
+    await expect(describePost(sources(() => Promise.reject(noVideo()), () => Promise.reject(noVideo())), link, "REDDIT")).rejects.toMatchObject({ code: "unsupported_url" });
+    const youtube = sources(() => Promise.reject(noVideo()), async () => photoRecord(1));
+    await expect(describePost(youtube, new URL("https://www.youtube.com/watch?v=a"), "YOUTUBE")).rejects.toMatchObject({ code: "unsupported_url" });
+    expect(youtube.runs.gallery).toBe(0);
+  });
+
+  test("after no video gallery-dl's own refusal is told; after yt-dlp's own failure, yt-dlp's", async () => {
+    const link = new URL("https://www.tiktok.com/@a/video/1");
+    const blocked = new ApiError(502, "upstream_blocked", "refused");
+    await expect(describePost(sources(() => Promise.reject(noVideo()), () => Promise.reject(blocked)), link, "TIKTOK")).rejects.toBe(blocked);
+    const broken = upstreamFailed("yt-dlp's extractor is out of date");
+    await expect(describePost(sources(() => Promise.reject(broken), () => Promise.reject(blocked)), link, "TIKTOK")).rejects.toBe(broken);
+  });
+
+  test("a post yt-dlp fails on is read by gallery-dl when it can", async () => {
+    const s = sources(() => Promise.reject(upstreamFailed("Instagram sent an empty media response")), async () => photoRecord(1));
+    expect((await describePost(s, new URL("https://www.instagram.com/reel/C9kQ2mXoR3a/"), "INSTAGRAM")).media).toHaveLength(1);
+    expect(s.runs).toEqual({ ytdlp: 1, gallery: 1 });
+  });
+
+  test("a platform's refusal, a missing post and the time cap stand without asking gallery-dl", async () => {
+    const link = new URL("https://www.tiktok.com/@a/video/1");
+    for (const error of [new ApiError(502, "upstream_blocked", "refused"), new ApiError(404, "not_found", "gone"), new ApiError(504, "upstream_timeout", "slow")]) {
+      const s = sources(() => Promise.reject(error), async () => photoRecord(1));
+      await expect(describePost(s, link, "TIKTOK")).rejects.toBe(error);
+      expect(s.runs.gallery).toBe(0);
+    }
+  });
+});
+
+describe("a post yt-dlp reads only sound in", () => {
+  const music: PostRecord = {
+    ...photoRecord(0),
+    media: [{ type: "video", url: null, posterUrl: null, width: null, height: null, durationSec: 24, videoVariants: [{ qualityLabel: "audio", formatId: "audio", contentType: "audio/mpeg" }] }],
+  };
+  const link = new URL("https://www.tiktok.com/@breadlab/video/7436185392745209118");
+  // How yt-dlp's TikTok extractor describes a slideshow: its music as the one format.
+  const slideshowMusic = { id: "7436185392745209118", formats: [{ format_id: "audio", url: "https://sf16-ies-music-va.tiktokcdn.com/obj/a.mp3", ext: "mp3", vcodec: "none", acodec: "mp3" }] };
+  const ytdlpMusic = { info: async () => slideshowMusic } as unknown as PageSource;
+
+  test("is gallery-dl's pictures when it finds some (a TikTok slideshow behind a /video/ link)", async () => {
+    const record = await describePost({ pages: ytdlpMusic, galleries: { post: async () => photoRecord(4) } }, link, "TIKTOK");
+    expect(record.media).toHaveLength(4);
+  });
+
+  test("stays yt-dlp's when gallery-dl finds no pictures or fails", async () => {
+    expect(soundOnlyRecord(music)).toBe(true);
+    expect(soundOnlyRecord(photoRecord(1))).toBe(false);
+    for (const gallery of [async () => photoRecord(0), () => Promise.reject(noVideo())]) {
+      const record = await describePost({ pages: ytdlpMusic, galleries: { post: gallery } }, link, "TIKTOK");
+      expect(record.videoVariants).toEqual([{ qualityLabel: "audio", formatId: "audio", contentType: "audio/mpeg" }]);
+    }
+  });
+});
+
+describe("isPhotoShaped()", () => {
+  const cases: [string, PlatformId, boolean][] = [
+    ["https://www.instagram.com/p/C9kQ2mXoR3a/", "INSTAGRAM", true],
+    ["https://www.instagram.com/coastwalker/p/C9kQ2mXoR3a/", "INSTAGRAM", true],
+    ["https://www.instagram.com/reel/C9kQ2mXoR3a/", "INSTAGRAM", false],
+    ["https://www.tiktok.com/@breadlab/photo/7436185392745209118", "TIKTOK", true],
+    ["https://www.tiktok.com/@breadlab/video/7436185392745209118", "TIKTOK", false],
+    ["https://www.reddit.com/gallery/1gq3xk7", "REDDIT", true],
+    ["https://www.reddit.com/r/pics/comments/1gq3xk7/x/", "REDDIT", false],
+    ["https://www.facebook.com/photo/?fbid=1", "FACEBOOK", true],
+    ["https://www.facebook.com/watch/?v=1", "FACEBOOK", false],
+    ["https://www.youtube.com/p/abc", "YOUTUBE", false],
+  ];
+  test.each(cases)("%s (%s) -> %s", (link, platform, expected) => {
+    expect(isPhotoShaped(new URL(link), platform)).toBe(expected);
+  });
+});
