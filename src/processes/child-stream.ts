@@ -67,23 +67,26 @@ function childEnv(env: ProcessHost["env"]): Record<string, string> {
 /**
  * Runs the tool under a POSIX shell that watches the service: the child leads a process group of
  * its own (so a kill reaches the helpers it starts), which also means nothing ends it when the
- * service is killed with SIGKILL. The watcher checks every second that the service's pid still
- * runs, and when it does not, kills the whole group. A SIGTERM to the group (how the service
- * ends a tool) does not end the watcher: it then kills the group a second later itself, so a
- * tool that ignores SIGTERM is gone even when the service dies before its own SIGKILL would
- * follow. It is plain `sh`, so it works the same under Node, Bun and Deno without native code.
- * The tool gets the shell's stdin explicitly (a background job would otherwise read /dev/null),
- * its exit code is passed on, and a death by a signal is passed on as that signal.
+ * service is killed with SIGKILL. A watcher in the group checks every second that the service's
+ * pid still runs, and when it does not, kills the whole group. A SIGTERM to the group (how the
+ * service ends a tool) does not end the watcher: it then kills the group a second later itself,
+ * so a tool that ignores SIGTERM is gone even when the service dies before its own SIGKILL would
+ * follow. The watcher is a shell of its own, with a command line that names the service and not
+ * the tool's arguments. It is all plain `sh`, so it works the same under Node, Bun and Deno
+ * without native code. The tool gets the shell's stdin explicitly (a background job would
+ * otherwise read /dev/null), its exit code is passed on, and a death by a signal is passed on as
+ * that signal.
  */
 const WATCHDOG_NAME = "media-api-watchdog";
+const WATCHER = `stop=; trap "stop=1" TERM
+while kill -0 "$1" 2>/dev/null; do [ -n "$stop" ] && { sleep 1; break; }; sleep 1; done
+kill -s KILL 0`;
 const WATCHDOG = `service=$1; shift
 exec 4<&0
 "$@" <&4 4<&- &
 tool=$!
 exec 4<&-
-(stop=; trap 'stop=1' TERM
-while kill -0 "$service" 2>/dev/null; do [ -n "$stop" ] && { sleep 1; break; }; sleep 1; done
-kill -s KILL 0) </dev/null >/dev/null 2>&1 &
+/bin/sh -c '${WATCHER}' media-api-watcher "$service" </dev/null >/dev/null 2>&1 &
 watcher=$!
 wait "$tool"; code=$?
 kill -s KILL "$watcher" 2>/dev/null
