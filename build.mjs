@@ -1,6 +1,7 @@
-// Bundles each entry into dist/. SQL migrations are inlined as text; the database drivers stay
-// external because PGlite loads its WASM from its own package folder: every runtime imports them
-// from node_modules (Deno too, as a package.json sits beside it).
+// Bundles each entry into dist/. SQL migrations and the extraction host's Python program are
+// inlined as text; the database drivers stay external because PGlite loads its WASM from its own
+// package folder: every runtime imports them from node_modules (Deno too, as a package.json sits
+// beside it).
 // With --if-stale (`npm run admin`) the bundles are left as they are when none of their sources
 // changed since they were made: the bundling alone costs each command most of a second.
 import { execFileSync } from "node:child_process";
@@ -12,14 +13,14 @@ import { join } from "node:path";
 const quiet = process.argv.includes("--quiet");
 const ifStale = process.argv.includes("--if-stale");
 
-const sqlAsText = {
-  name: "sql-as-text",
+const rawAsText = {
+  name: "raw-as-text",
   setup(b) {
-    b.onResolve({ filter: /\.sql\?raw$/ }, (args) => ({
+    b.onResolve({ filter: /\.(sql|py)\?raw$/ }, (args) => ({
       path: new URL(args.path.replace(/\?raw$/, ""), `file://${args.resolveDir}/`).pathname,
-      namespace: "sql-text",
+      namespace: "raw-text",
     }));
-    b.onLoad({ filter: /.*/, namespace: "sql-text" }, async (args) => ({
+    b.onLoad({ filter: /.*/, namespace: "raw-text" }, async (args) => ({
       contents: await import("node:fs/promises").then((fs) => fs.readFile(args.path, "utf8")),
       loader: "text",
     }));
@@ -36,9 +37,9 @@ const entries = {
   "pglite-worker": "src/store/pglite-worker.ts",
 };
 
-/** Newest change among what goes into a bundle: the sources, this file, and the locked dependencies (zod is bundled). */
+/** Newest change among what goes into a bundle: the sources (the extraction host's too), this file, and the locked dependencies (zod is bundled). */
 function newestInput() {
-  const files = ["build.mjs", "package.json", "package-lock.json", ...readdirSync("src", { recursive: true }).map((file) => join("src", file))];
+  const files = ["build.mjs", "package.json", "package-lock.json", "extraction-host/host.py", ...readdirSync("src", { recursive: true }).map((file) => join("src", file))];
   return Math.max(...files.map((file) => statSync(file).mtimeMs));
 }
 
@@ -60,7 +61,7 @@ if (!ifStale || oldestOutput() <= newestInput()) {
     target: "es2022",
     sourcemap: true,
     external: ["postgres", "@electric-sql/pglite"],
-    plugins: [sqlAsText],
+    plugins: [rawAsText],
     logLevel: quiet ? "error" : "info",
   });
 }

@@ -43,6 +43,17 @@ export async function startService(env, runtime = "node") {
   };
 }
 
+/** The extraction host's pid once /readyz says it is in use (it warms up after the service listens). */
+export async function extractionHostPid(serviceUrl) {
+  for (let tries = 0; tries < 600; tries++) {
+    const ready = await fetch(`${serviceUrl}/readyz`).then((response) => response.json());
+    const pid = /^in use: pid (\d+)/.exec(ready.checks["extraction-host"]?.detail ?? "")?.[1];
+    if (pid) return Number(pid);
+    await sleep(100);
+  }
+  throw new Error("the extraction host did not start");
+}
+
 export async function runAdmin(args, env, stdin = "") {
   const child = spawn(process.execPath, ["dist/admin.mjs", ...args], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "inherit"] });
   let stdout = "";
@@ -116,7 +127,7 @@ export async function waitForPort(port) {
   throw new Error(`nothing listens on ${port}`);
 }
 
-const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
+export const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
 
 /** All processes of a server: the pid and its children (nginx workers). Threads count with their process. */
 export function processTree(pid) {

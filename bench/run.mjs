@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark section, one after the other, each printing its table.
 import { benchAuth } from "./auth.mjs";
+import { benchExtraction } from "./extraction.mjs";
 import { benchPage } from "./page.mjs";
 import { benchRelay } from "./relay.mjs";
 import { benchRuntimes } from "./runtimes.mjs";
@@ -7,7 +8,7 @@ import { benchStore } from "./store.mjs";
 import { benchTweet } from "./tweet.mjs";
 
 // `npm run bench -- auth tweet` runs only those sections.
-const sections = { store: benchStore, auth: benchAuth, tweet: benchTweet, relay: benchRelay, page: benchPage, runtimes: benchRuntimes };
+const sections = { store: benchStore, auth: benchAuth, tweet: benchTweet, relay: benchRelay, page: benchPage, extraction: benchExtraction, runtimes: benchRuntimes };
 const only = process.argv.slice(2);
 for (const [name, run] of Object.entries(sections)) {
   if (only.length && !only.includes(name)) continue;

@@ -18,6 +18,7 @@ import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { createPageSource } from "./platforms/ytdlp/source.ts";
 import { createGallerySource } from "./platforms/gallerydl/source.ts";
 import { detectPlatform } from "./platforms/table.ts";
+import { createExtractionHost, hostReadiness } from "./processes/extraction-host.ts";
 import { createCliExtractor } from "./processes/extractor.ts";
 import type { ProcessHost } from "./processes/process-host.ts";
 import { probeTools, toolReadinessChecks, toolVersion, type ToolName, type ToolRuns } from "./processes/tools.ts";
@@ -98,7 +99,15 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     }
   });
   const onBlocked = (page: URL) => metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER");
-  const extractor = createCliExtractor(runtime.processes, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH });
+  const extractor = createExtractionHost({
+    processes: runtime.processes,
+    toolRuns: runtime.toolRuns,
+    ytdlpPath: config.YTDLP_PATH,
+    galleryDlPath: config.GALLERY_DL_PATH,
+    cli: createCliExtractor(runtime.processes, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH }),
+    enabled: config.EXTRACTION_HOST === "on",
+    onStatus: metrics.extractionHost,
+  });
   const pages = createPageSource({
     extractor,
     files: runtime.files,
@@ -151,6 +160,6 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     extraPageHosts: config.EXTRA_PAGE_HOSTS,
     clientStallTimeoutMs: config.CLIENT_STALL_TIMEOUT_S * 1000,
     metrics,
-    readinessChecks: toolReadinessChecks(tools, now),
+    readinessChecks: [...toolReadinessChecks(tools, now), hostReadiness(extractor)],
   };
 }

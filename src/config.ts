@@ -136,6 +136,10 @@ export const ConfigSchema = z.object({
     .describe("JavaScript runtime yt-dlp solves YouTube's challenges with: auto (the deno package, else the runtime the service runs on), off, or deno|node|bun|quickjs[:path]"),
   COOKIES_FILE: z.string().min(1).optional().describe("Netscape-format cookie file (as browser export extensions write it) for yt-dlp, gallery-dl, ffmpeg, the media relay and X; read anew for every use, never modified"),
   EXTRA_PAGE_HOSTS: hostList.default([]).describe("Comma list of further hosts (host:port for that port only; a bare host means ports 80 and 443) whose pages yt-dlp may fetch, as platform OTHER"),
+  EXTRACTION_HOST: z
+    .enum(["on", "off"])
+    .default("on")
+    .describe("on: one resident Python process keeps yt-dlp and gallery-dl loaded and forks a child per extraction (tens of ms instead of about a second); off: each extraction starts the tool's program"),
   EXTRACT_TIMEOUT_S: positiveInt.default(60).describe("Time cap of one yt-dlp or gallery-dl extraction, in seconds"),
   PAGE_TIMEOUT_S: positiveInt.default(900).describe("Time cap of one page-mode download, in seconds"),
   PAGE_CACHE_TTL_S: z.coerce.number().int().min(0).default(300).describe("How long post descriptions from yt-dlp and gallery-dl are kept, in seconds"),

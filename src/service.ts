@@ -23,6 +23,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   // Built before the store opens: it starts the tools' probe, which then runs beside the opening.
   const deps = createAppDeps(config, runtime);
   void deps.tools.then((tools) => warnAboutTools(tools, log));
+  deps.extractor.start(log);
   const db = await openStore(config, { openPgliteIn: runtime.openPgliteIn });
   const app = createApp({ config, db, log, ...deps });
   const limits = connectionLimits(config);
@@ -61,7 +62,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
         // Cut responses end at once; the bound only keeps a stuck one from holding the exit.
         await settlesWithin(drained, CUT_WAIT_MS);
       }
-      await deps.gate.close();
+      await Promise.all([deps.gate.close(), deps.extractor.close()]);
       await db.close();
     },
   };

@@ -114,7 +114,10 @@ describe("the app", () => {
       const response = await buildTestApp(store.db).get("/readyz");
       expect(response.status).toBe(200);
       expect(response.headers.get("cache-control")).toBe("no-store");
-      expect(await response.json()).toEqual({ status: "ready", checks: { store: { ok: true }, "yt-dlp": { ok: true }, "gallery-dl": { ok: true }, ffmpeg: { ok: true } } });
+      expect(await response.json()).toEqual({
+        status: "ready",
+        checks: { store: { ok: true }, "yt-dlp": { ok: true }, "gallery-dl": { ok: true }, ffmpeg: { ok: true }, "extraction-host": { ok: true, detail: "not in use (starting: not started yet): every extraction starts the tool's program" } },
+      });
     });
 
     it("is 503 when the store fails, naming the failing check", async () => {
@@ -123,7 +126,7 @@ describe("the app", () => {
       expect(response.status).toBe(503);
       expect(await response.json()).toEqual({
         status: "unavailable",
-        checks: { store: { ok: false, error: "connection refused" }, "yt-dlp": { ok: true }, "gallery-dl": { ok: true }, ffmpeg: { ok: true } },
+        checks: { store: { ok: false, error: "connection refused" }, "yt-dlp": { ok: true }, "gallery-dl": { ok: true }, ffmpeg: { ok: true }, "extraction-host": { ok: true, detail: "not in use (starting: not started yet): every extraction starts the tool's program" } },
       });
     });
 

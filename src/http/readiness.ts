@@ -10,9 +10,10 @@ export interface ReadinessCheck {
   name: string;
   /**
    * Resolves when the dependency is usable, with a warning when it is usable but needs the
-   * operator's attention (readiness still passes); rejects with the reason when it is not usable.
+   * operator's attention (readiness still passes), or with what it found besides; rejects with
+   * the reason when it is not usable.
    */
-  check: () => Promise<void | string | null>;
+  check: () => Promise<void | string | null | { warning?: string; detail?: string }>;
 }
 
 export interface CheckResult {
@@ -21,6 +22,8 @@ export interface CheckResult {
   error?: string;
   /** Usable, but the operator should look (for example a yt-dlp past its age). */
   warning?: string;
+  /** What the check found, for the operator (for example what the extraction host runs). */
+  detail?: string;
 }
 
 /** Runs every check at once, each bounded by timeoutMs. */
@@ -28,8 +31,9 @@ export async function runReadinessChecks(checks: readonly ReadinessCheck[], time
   const results = await Promise.all(
     checks.map(async ({ name, check }): Promise<[string, CheckResult]> => {
       try {
-        const warning = await withTimeout(check(), timeoutMs, `no answer within ${timeoutMs} ms`);
-        return [name, warning ? { ok: true, warning } : { ok: true }];
+        const found = await withTimeout(check(), timeoutMs, `no answer within ${timeoutMs} ms`);
+        const { warning, detail } = typeof found === "object" && found !== null ? found : { warning: found ?? undefined, detail: undefined };
+        return [name, { ok: true, ...(warning ? { warning } : {}), ...(detail ? { detail } : {}) }];
       } catch (error) {
         return [name, { ok: false, error: errorText(error) }];
       }

@@ -1,6 +1,7 @@
 // What the service counts, and the small hooks the rest of the code calls to count it. One
 // instance per app (tests build many apps in one process); /metrics renders it.
 import type { XSourcePath } from "../platforms/x/source.ts";
+import type { HostStatus } from "../processes/extraction-host.ts";
 import { Registry } from "./registry.ts";
 
 export type DownloadMode = "direct" | "page";
@@ -26,6 +27,8 @@ export interface ServiceMetrics {
   childStarted(tool: ChildTool): () => void;
   /** The version of a tool this instance runs (set once at start-up). */
   toolInfo(tool: ChildTool, version: string): void;
+  /** What the extraction host is doing now (in use or not, the yt-dlp it loaded, its RSS). */
+  extractionHost(status: HostStatus): void;
   /** A platform refused this server (bot check, sign-in wall, rate limit): 502 upstream_blocked. */
   upstreamBlocked(platform: string): void;
   /** Which path answered an X post: syndication, GraphQL as a guest, or as the operator's account. */
@@ -87,6 +90,17 @@ export function createServiceMetrics(): ServiceMetrics {
     help: "Always 1: the version of each media tool this instance runs.",
     labels: ["tool", "version"],
   });
+  const host = registry.gauge({
+    name: "media_api_extraction_host_info",
+    help: "1 for the extraction host's present state (ready: in use; starting, unavailable, off: each extraction starts the tool's program) and the yt-dlp version it loaded; 0 for earlier ones.",
+    labels: ["state", "ytdlp_version"],
+  });
+  const hostRss = registry.gauge({
+    name: "media_api_extraction_host_rss_bytes",
+    help: "Resident memory of the extraction host (without its children), as of its last job or its last idle minute.",
+    labels: [],
+  });
+  let hostSeries: { state: string; ytdlp_version: string } | undefined;
   const blocked = registry.counter({
     name: "media_api_upstream_blocked_total",
     help: "Requests a platform refused to this server (bot check, sign-in or age wall, rate limit), by platform.",
@@ -114,6 +128,13 @@ export function createServiceMetrics(): ServiceMetrics {
     childStarted: (tool) => holdGauge(children, { tool }),
     toolInfo(tool, version) {
       if (tools.get({ tool, version }) === 0) tools.inc({ tool, version });
+    },
+    extractionHost(status) {
+      const series = { state: status.state, ytdlp_version: status.state === "ready" ? (status.versions["yt-dlp"] ?? "") : "" };
+      if (hostSeries) host.dec(hostSeries, host.get(hostSeries));
+      host.inc(series);
+      hostSeries = series;
+      hostRss.inc({}, (status.state === "ready" ? status.rssBytes : 0) - hostRss.get({}));
     },
     upstreamBlocked: (platform) => blocked.inc({ platform }),
     xSource: (path) => xSources.inc({ path }),

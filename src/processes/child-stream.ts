@@ -93,11 +93,19 @@ kill -s KILL "$watcher" 2>/dev/null
 [ "$code" -gt 128 ] && kill -$((code - 128)) $$
 exit "$code"`;
 
+/** Starts `command` under the watchdog, with the children's environment. */
+export function spawnWatched(processes: ProcessHost, command: string, args: readonly string[], stdin: boolean): SpawnedChild {
+  return processes.spawn("/bin/sh", ["-c", WATCHDOG, WATCHDOG_NAME, String(processes.pid), command, ...args], { stdin, env: childEnv(processes.env) });
+}
+
+export const timedOut = (timeoutMs: number) =>
+  new ApiError(504, "upstream_timeout", `The source took longer than ${Math.round(timeoutMs / 1000)} s; try again later or pick a smaller format.`);
+
+// 499 as nginx uses it: nobody is left to read the answer, so its status hardly matters.
+export const cancelled = () => new ApiError(499, "client_closed", "The download was cancelled.");
+
 export function spawnStream(processes: ProcessHost, command: string, args: readonly string[], options: SpawnStreamOptions): ChildStream {
-  const child: SpawnedChild = processes.spawn("/bin/sh", ["-c", WATCHDOG, WATCHDOG_NAME, String(processes.pid), command, ...args], {
-    stdin: options.stdin !== undefined,
-    env: childEnv(processes.env),
-  });
+  const child = spawnWatched(processes, command, args, options.stdin !== undefined);
   if (options.stdin !== undefined) child.endStdin(options.stdin);
 
   const log = createLogExcerpt();
@@ -147,12 +155,7 @@ export function spawnStream(processes: ProcessHost, command: string, args: reado
     killTimer ??= setTimeout(() => child.signalGroup("SIGKILL"), killGraceMs);
   };
 
-  const timer = options.timeoutMs
-    ? setTimeout(
-        () => kill(new ApiError(504, "upstream_timeout", `The source took longer than ${Math.round(options.timeoutMs! / 1000)} s; try again later or pick a smaller format.`)),
-        options.timeoutMs,
-      )
-    : undefined;
+  const timer = options.timeoutMs ? setTimeout(() => kill(timedOut(options.timeoutMs!)), options.timeoutMs) : undefined;
 
   let lastOutput = Date.now();
   const idle = options.idle;
@@ -190,8 +193,6 @@ export function spawnStream(processes: ProcessHost, command: string, args: reado
     { highWaterMark: options.highWaterMark ?? 256 * 1024, size: (chunk) => chunk.byteLength },
   );
 
-  // 499 as nginx uses it: nobody is left to read the answer, so its status hardly matters.
-  const cancelled = () => new ApiError(499, "client_closed", "The download was cancelled.");
   const onAbort = () => kill(cancelled());
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (options.signal?.aborted) onAbort();

@@ -44,6 +44,7 @@ export interface Extractor {
 
 // A YouTube page's info is ~0.5 MB; far more means something is wrong.
 export const maxExtractionOutputBytes = 32 * 1024 * 1024;
+export const oversizedOutput = () => upstreamFailed("The media tool returned an oversized description of this link.");
 
 async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
   const decoder = new TextDecoder();
@@ -54,7 +55,7 @@ async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
     bytes += read.value.byteLength;
     if (bytes > maxExtractionOutputBytes) {
       await reader.cancel().catch(() => {});
-      throw upstreamFailed("The media tool returned an oversized description of this link.");
+      throw oversizedOutput();
     }
     text += decoder.decode(read.value, { stream: true });
   }

@@ -10,6 +10,8 @@ export interface SpawnedChild {
   pid: number | undefined;
   /** Writes `text` to stdin and closes it; only for a child started with `stdin: true`. */
   endStdin(text: string): void;
+  /** Writes `text` to stdin and keeps it open (a long-lived child fed messages); same condition. */
+  writeStdin(text: string): void;
   onStdout(listener: (chunk: Uint8Array) => void): void;
   pauseStdout(): void;
   resumeStdout(): void;

@@ -2,7 +2,7 @@
 // upstreams. Each runtime's test file runs it against that runtime's bundle.
 import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -439,9 +439,16 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         expect(runningTools(site.host)).toEqual([]);
       });
 
-      it("leaves no yt-dlp or ffmpeg running a few seconds after the service is killed with SIGKILL", async () => {
+      it("leaves no yt-dlp, ffmpeg or extraction host running a few seconds after the service is killed with SIGKILL", async () => {
         const doomed = await startInstance();
         try {
+          // The extraction host says its pid on /readyz once it is ready.
+          let hostPid: number | undefined;
+          for (const until = Date.now() + 60_000; hostPid === undefined && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+            const detail: string = (await (await doomed.get("/readyz")).json()).checks["extraction-host"].detail;
+            hostPid = Number(/^in use: pid (\d+)/.exec(detail)?.[1]) || undefined;
+          }
+          expect(hostPid).toBeDefined();
           const controller = new AbortController();
           const response = await doomed.get(`/api/v1/download?url=${encodeURIComponent(site.pages.stalledMedia)}`, { signal: controller.signal });
           expect(response.status).toBe(200);
@@ -451,8 +458,10 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
           doomed.service.child.kill("SIGKILL");
           await exited;
           const until = Date.now() + 4_000;
-          while (runningTools(site.host).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+          const hostRuns = () => existsSync(`/proc/${hostPid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${hostPid}/stat`, "utf8"));
+          while ((runningTools(site.host).length > 0 || hostRuns()) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
           expect(runningTools(site.host)).toEqual([]);
+          expect(hostRuns()).toBe(false);
           controller.abort();
         } finally {
           await doomed.dispose();

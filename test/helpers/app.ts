@@ -4,6 +4,7 @@ import { hashPassword } from "../../src/auth/password.ts";
 import { parseConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
 import { createAppDeps } from "../../src/app-deps.ts";
+import type { ExtractionHost } from "../../src/processes/extraction-host.ts";
 import { nodeCapabilities } from "../../src/runtime/node/capabilities.ts";
 import { nodeUpstream } from "../../src/runtime/node/relay-upstream.ts";
 import { createAccount } from "../../src/store/accounts.ts";
@@ -23,24 +24,28 @@ export interface TestApp {
   clock: TestClock;
   logLines: string[];
   get(path: string, key?: string, init?: RequestInit): Promise<Response>;
+  /** The app's extractor: the extraction host, started only with `extractionHost: true`. */
+  extractor: ExtractionHost;
 }
 
-/** Upstreams point at a closed port unless `env` names test servers (same variables as the service). */
-export function buildTestApp(db: Db, options: { clock?: TestClock; env?: Record<string, string> } = {}): TestApp {
+/**
+ * Upstreams point at a closed port unless `env` names test servers (same variables as the service).
+ * Extractions run yt-dlp's program each time unless `extractionHost` starts the extraction host
+ * (the caller closes it: `extractor.close()`).
+ */
+export function buildTestApp(db: Db, options: { clock?: TestClock; env?: Record<string, string>; extractionHost?: boolean } = {}): TestApp {
   const clock = options.clock ?? new TestClock();
   const logLines: string[] = [];
   const config = parseConfig({ HEALTH_TIMEOUT_MS: "500", X_SYNDICATION_URL: "http://127.0.0.1:9", X_GRAPHQL_URL: "off", ...options.env });
-  const app = createApp({
-    config,
-    db,
-    log: createLogger("debug", (line) => logLines.push(line)),
-    now: clock.now,
-    ...createAppDeps(config, { upstream: nodeUpstream, ...nodeCapabilities }, undefined, clock.now),
-  });
+  const log = createLogger("debug", (line) => logLines.push(line));
+  const deps = createAppDeps(config, { upstream: nodeUpstream, ...nodeCapabilities }, undefined, clock.now);
+  if (options.extractionHost) deps.extractor.start(log);
+  const app = createApp({ config, db, log, now: clock.now, ...deps });
   return {
     app,
     clock,
     logLines,
+    extractor: deps.extractor,
     get: (path, key, init = {}) => {
       const headers = new Headers(init.headers);
       if (key) headers.set("authorization", `Bearer ${key}`);

@@ -9,7 +9,11 @@ import { startMediaSite, type MediaSite } from "../fakes/media-site.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 
-describe("the egress gate", () => {
+// Once with yt-dlp's program per extraction, once with the extraction host's forks.
+describe.each([
+  ["yt-dlp's program per extraction", false],
+  ["the extraction host", true],
+])("the egress gate, with %s", (_, extractionHost) => {
   let store: TestStore;
   let site: MediaSite;
   let cdn: FakeCdn;
@@ -26,11 +30,12 @@ describe("the egress gate", () => {
       startCanary("127.0.0.2"),
       startCanary("127.0.0.1"),
     ]);
-    test = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: site.host, ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}` } });
+    test = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: site.host, ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}` }, extractionHost });
     key = (await makeKey(store.db, "GOLD")).plain;
+    while (extractionHost && test.extractor.status().state !== "ready") await new Promise((resolve) => setTimeout(resolve, 50));
   }, 60_000);
   afterAll(async () => {
-    await Promise.all([store?.close(), site?.close(), cdn?.close(), canary?.close(), sameHostCanary?.close()]);
+    await Promise.all([test?.extractor.close(), store?.close(), site?.close(), cdn?.close(), canary?.close(), sameHostCanary?.close()]);
   });
   afterEach(() => {
     expect(canary.connections()).toBe(0);

@@ -8,13 +8,12 @@ export const nodeProcesses: ProcessHost = {
   spawn(command, args, options): SpawnedChild {
     const child = spawn(command, args, { stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe"], detached: true, env: options.env });
     child.stderr!.setEncoding("utf8");
+    // A child that exits before reading all of stdin closes the pipe; its exit code tells why.
+    child.stdin?.on("error", () => {});
     return {
       pid: child.pid,
-      endStdin(text) {
-        // A child that exits before reading all of stdin closes the pipe; its exit code tells why.
-        child.stdin!.on("error", () => {});
-        child.stdin!.end(text);
-      },
+      endStdin: (text) => void child.stdin!.end(text),
+      writeStdin: (text) => void child.stdin!.write(text),
       onStdout: (listener) => void child.stdout!.on("data", (chunk: Buffer) => listener(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))),
       pauseStdout: () => void child.stdout!.pause(),
       resumeStdout: () => void child.stdout!.resume(),

@@ -1,0 +1,351 @@
+"""The extraction host: imports yt-dlp (and gallery-dl), warms them once, then runs every
+extraction in a child forked from the warm process, as the tool's own program would run it.
+
+    python3 host.py [--program PATH] [--max-stdout BYTES] [--without-gallery-dl]
+
+Messages are JSON, one per line (json.dumps escapes every newline inside strings), on stdin and
+stdout; nothing else is written to stdout.
+
+    in:  {"id": 7, "tool": "yt-dlp", "args": ["-J", "--", "https://..."], "stdin": "..."}
+         {"cancel": 7}                         the job's child and its whole group are killed
+    out: {"ready": {"pid", "versions": {"yt-dlp": "2026.10.26", "gallery-dl": null}, "warmMs", "rssBytes"}}
+         {"id": 7, "exitCode": 0, "stdout": "...", "stderr": "...", "rssBytes": n}
+                                               exitCode null: ended by a signal
+         {"id": 7, "oversized": true}          stdout passed --max-stdout; the child was killed
+         {"id": 7, "stale": true}              a tool changed on disk: this host runs nothing more
+         {"stale": true}                       the same, noticed while idle
+         {"rssBytes": n}                       after a minute without messages
+
+The host is single-threaded (one selector loop), so forking it is safe. It exits when its stdin
+closes, killing its children first; a child dies with the host even when the host is killed
+with SIGKILL. A child's stdout and stderr are pipes the host reads, so it prints exactly what the
+program would; its stdin holds the job's text (yt-dlp's `--load-info-json -`).
+"""
+import argparse
+import ctypes
+import gc
+import io
+import json
+import os
+import selectors
+import signal
+import sys
+import time
+import traceback
+import zipfile
+
+STDERR_TAIL = 8 * 1024
+IDLE_CHECK_S = 60
+TOOLS = ("yt-dlp", "gallery-dl")
+
+
+def load_tools(program, gallery_dl):
+    """The tools' modules (gallery-dl's when wanted and importable); yt-dlp's program may be a zip of it."""
+    if program and os.path.isfile(program) and zipfile.is_zipfile(program):
+        sys.path.insert(0, program)
+    loaded = {"yt-dlp": __import__("yt_dlp")}
+    if gallery_dl:
+        try:
+            loaded["gallery-dl"] = __import__("gallery_dl")
+        except ImportError:
+            pass
+    return loaded
+
+
+def warm(modules):
+    """Pays now what every first extraction would: every extractor loaded, its patterns compiled."""
+    # One real extraction of a page runs the whole path of a page's extraction: each extractor's
+    # URL pattern tried and its module imported, the generic extractor's scan for embeds (every
+    # extractor's embed patterns), format sorting. The page is read from a pipe (nothing on disk,
+    # no network); its video is never fetched.
+    page, writer = os.pipe()
+    os.write(writer, b'<html><head><title>warm</title></head><body><video src="https://warm.invalid/warm.mp4"></video></body></html>')
+    os.close(writer)
+    options = {"quiet": True, "no_warnings": True, "enable_file_urls": True, "simulate": True}
+    with modules["yt-dlp"].YoutubeDL(options) as ydl:
+        ydl.extract_info(f"file:///proc/self/fd/{page}", download=False)
+    os.close(page)
+    modules["yt-dlp"].parse_options(["-J", "--", "https://example.com/"])
+    if "gallery-dl" in modules:
+        import gallery_dl.extractor
+        import gallery_dl.job
+        import gallery_dl.option
+
+        for _ in gallery_dl.extractor.extractors():
+            pass
+        gallery_dl.option.build_parser()
+    # Objects from here on are never collected again: the children's collector then leaves the
+    # warm pages alone, and they stay shared with the host.
+    gc.freeze()
+
+
+def stamp(modules):
+    """What changes when a tool is updated on disk (its version file, or the zip it is read from)."""
+    def one(module):
+        path = os.path.join(os.path.dirname(module.__file__), "version.py")
+        while not os.path.exists(path):  # inside a zip: the zip file itself
+            path = os.path.dirname(path)
+        info = os.stat(path)
+        return (path, info.st_mtime_ns, info.st_size)
+
+    try:
+        return [one(module) for module in modules.values()]
+    except OSError:
+        return None
+
+
+def versions(modules):
+    found = dict.fromkeys(TOOLS)
+    for tool, module in modules.items():
+        found[tool] = module.version.__version__
+    return found
+
+
+def rss_bytes():
+    with open("/proc/self/statm") as file:
+        return int(file.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def die_with_host(host_pid):
+    """The kernel sends SIGTERM when the host dies; the child then kills its own group."""
+    signal.signal(signal.SIGTERM, lambda *_: os.killpg(0, signal.SIGKILL))
+    try:
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except AttributeError:
+        pass  # not Linux: the host's stdin closing still kills its children
+    if os.getppid() != host_pid:
+        os._exit(1)
+
+
+def run_tool(modules, tool, args):
+    """Runs the tool's main as its program would: the exit code, with SystemExit's message printed."""
+    sys.argv = [tool, *args]
+    try:
+        code = modules[tool].main(args) if tool == "yt-dlp" else modules[tool].main()
+    except SystemExit as exit:
+        code = exit.code
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    if code is None or isinstance(code, int):
+        return code or 0
+    print(code, file=sys.stderr)
+    return 1
+
+
+def child(modules, job, host_pid, out, err):
+    """In the forked child: never returns."""
+    code = 1
+    try:
+        os.setpgid(0, 0)
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        die_with_host(host_pid)
+        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # closed below with every other fd from 3 on
+        os.dup2(out, 1)
+        os.dup2(err, 2)
+        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+        if "stdin" in job:
+            sys.stdin = io.TextIOWrapper(io.BytesIO(job["stdin"].encode()), encoding="utf-8")
+        code = run_tool(modules, job["tool"], job["args"])
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        os._exit(code)
+
+
+class Job:
+    def __init__(self, id, pid, out, err):
+        self.id, self.pid, self.pipes = id, pid, {out: bytearray(), err: bytearray()}
+        self.out, self.err = out, err
+        self.oversized = False
+
+
+class Host:
+    def __init__(self, modules, max_stdout, channel_in, channel_out):
+        self.modules, self.max_stdout = modules, max_stdout
+        self.channel_in, self.channel_out = channel_in, channel_out
+        self.pid = os.getpid()
+        self.jobs = {}  # pid -> Job
+        self.stamp = stamp(modules)
+        self.stale = False
+        self.selector = selectors.DefaultSelector()
+        self.pending = b""
+
+    def send(self, message):
+        data = memoryview((json.dumps(message) + "\n").encode())
+        while data:
+            data = data[os.write(self.channel_out, data):]
+
+    def check_stale(self):
+        if not self.stale and stamp(self.modules) != self.stamp:
+            self.stale = True
+            self.send({"stale": True})
+        return self.stale
+
+    def start(self, job):
+        if job["tool"] not in self.modules:
+            self.send({"id": job["id"], "exitCode": 127, "stdout": "", "stderr": f"{job['tool']} cannot be imported by {sys.executable}\n"})
+            return
+        if self.check_stale():
+            self.send({"id": job["id"], "stale": True})
+            return
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            child(self.modules, job, self.pid, out_w, err_w)
+        os.close(out_w)
+        os.close(err_w)
+        try:
+            os.setpgid(pid, pid)  # also here, so that a cancel right away reaches the group
+        except OSError:
+            pass  # the child did it first, or already exited
+        entry = Job(job["id"], pid, out_r, err_r)
+        self.jobs[pid] = entry
+        for fd in (out_r, err_r):
+            os.set_blocking(fd, False)
+            self.selector.register(fd, selectors.EVENT_READ, entry)
+
+    def read(self, job, fd):
+        """Reads what the pipe holds; False at its end."""
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                return True
+            if not chunk:
+                self.selector.unregister(fd)
+                return False
+            buffer = job.pipes[fd]
+            buffer += chunk
+            if fd == job.err:
+                del buffer[:-STDERR_TAIL]
+            elif len(buffer) > self.max_stdout and not job.oversized:
+                job.oversized = True
+                self.kill(job)
+
+    def kill(self, job):
+        try:
+            os.killpg(job.pid, signal.SIGKILL)
+        except OSError:
+            pass  # the group has gone
+
+    def finish(self, job, status):
+        """The child has exited: what it wrote is in its pipes (or read), so drain them and answer."""
+        for fd in job.pipes:
+            if fd in self.selector.get_map():
+                self.read(job, fd)
+                if fd in self.selector.get_map():  # a grandchild still holds it open
+                    self.selector.unregister(fd)
+            os.close(fd)
+        self.kill(job)  # what the child started and left behind
+        del self.jobs[job.pid]
+        if job.oversized:
+            self.send({"id": job.id, "oversized": True})
+            return
+        code = os.waitstatus_to_exitcode(status)
+        self.send({
+            "id": job.id,
+            "exitCode": code if code >= 0 else None,
+            "stdout": job.pipes[job.out].decode("utf-8", "replace"),
+            "stderr": job.pipes[job.err].decode("utf-8", "replace"),
+            "rssBytes": rss_bytes(),
+        })
+
+    def reap(self):
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if pid in self.jobs:
+                self.finish(self.jobs[pid], status)
+
+    def on_message(self, message):
+        if "cancel" in message:
+            for job in self.jobs.values():
+                if job.id == message["cancel"]:
+                    self.kill(job)
+        else:
+            self.start(message)
+
+    def on_input(self):
+        """Reads messages from the service; False when it has gone."""
+        chunk = os.read(self.channel_in, 65536)
+        if not chunk:
+            return False
+        self.pending += chunk
+        *lines, self.pending = self.pending.split(b"\n")
+        for line in lines:
+            if line.strip():
+                self.on_message(json.loads(line))
+        return True
+
+    def serve(self):
+        wake_r, wake_w = os.pipe()
+        os.set_blocking(wake_r, False)
+        os.set_blocking(wake_w, False)
+        signal.set_wakeup_fd(wake_w)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        self.selector.register(wake_r, selectors.EVENT_READ, "wake")
+        self.selector.register(self.channel_in, selectors.EVENT_READ, "input")
+        try:
+            while True:
+                events = self.selector.select(IDLE_CHECK_S)
+                if not events:  # idle for a while: say how much memory it holds, look for updates
+                    self.send({"rssBytes": rss_bytes()})
+                    self.check_stale()
+                for key, _ in events:
+                    if key.data == "input":
+                        if not self.on_input():
+                            return
+                    elif key.data == "wake":
+                        while True:
+                            try:
+                                if not os.read(wake_r, 512):
+                                    break
+                            except BlockingIOError:
+                                break
+                        self.reap()
+                    elif key.fd in self.selector.get_map():
+                        self.read(key.data, key.fd)
+        finally:
+            for job in list(self.jobs.values()):
+                self.kill(job)
+
+
+def main(argv):
+    started = time.perf_counter()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--program", help="the yt-dlp program; a zip of yt-dlp is imported from")
+    parser.add_argument("--max-stdout", type=int, default=32 * 1024 * 1024, help="most bytes a job may print")
+    parser.add_argument("--without-gallery-dl", action="store_true", help="gallery-dl's jobs are run elsewhere")
+    options = parser.parse_args(argv)
+    # The messages keep stdin and stdout to themselves: whatever else prints goes to stderr.
+    channel_in, channel_out = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    modules = load_tools(options.program, not options.without_gallery_dl)
+    warm(modules)
+    host = Host(modules, options.max_stdout, channel_in, channel_out)
+    host.send({"ready": {
+        "pid": os.getpid(),
+        "versions": versions(modules),
+        "warmMs": round((time.perf_counter() - started) * 1000),
+        "rssBytes": rss_bytes(),
+    }})
+    host.serve()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

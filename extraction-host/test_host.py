@@ -1,0 +1,220 @@
+"""The host's mechanics with stand-in tools (a fake yt_dlp and gallery_dl package), so that each
+case is exact and quick: python3 -m unittest discover -s extraction-host"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import unittest
+
+HOST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "host.py")
+
+FAKE_YT_DLP = '''
+import os, subprocess, sys, time
+from . import version
+
+class YoutubeDL:
+    def __init__(self, params):
+        pass
+    def __enter__(self):
+        return self
+    def __exit__(self, *_):
+        pass
+    def extract_info(self, url, download):
+        with open(url[len("file://"):]) as page:  # the warm-up page, from a pipe
+            assert "<video" in page.read()
+
+def parse_options(argv):
+    return argv
+
+def main(argv):
+    command, args = argv[0], argv[1:]
+    if command == "echo":
+        print(*args)
+    elif command == "stdin":
+        print(sys.stdin.read())
+    elif command == "fail":
+        print("partial")
+        sys.exit("ERROR: it failed")
+    elif command == "crash":
+        raise RuntimeError("boom")
+    elif command == "noise":
+        sys.stderr.write("x" * 20000 + "END")
+    elif command == "big":
+        sys.stdout.write("y" * int(args[0]))
+    elif command == "sleep":
+        subprocess.Popen(["sleep", "60"])
+        time.sleep(60)
+    elif command == "env":
+        print(os.environ.get("LEFT_BY_A_JOB", "none"))
+        os.environ["LEFT_BY_A_JOB"] = "yes"
+    sys.exit(0)
+'''
+
+FAKE_GALLERY_DL = '''
+import sys
+from . import version
+
+def main():
+    print(" ".join(sys.argv))
+    return 3
+'''
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as file:
+        file.write(textwrap.dedent(text))
+
+
+def children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as file:
+            return [int(each) for each in file.read().split()]
+    except FileNotFoundError:
+        return []
+
+
+def running(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            return file.read().split(") ")[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def wait_for(what, check, timeout=5):
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+class HostTest(unittest.TestCase):
+    def setUp(self):
+        self.tools = tempfile.mkdtemp(prefix="extraction-host-tools-")
+        write(f"{self.tools}/yt_dlp/__init__.py", FAKE_YT_DLP)
+        write(f"{self.tools}/yt_dlp/version.py", "__version__ = '2026.01.01'\n")
+        self.host = None
+
+    def tearDown(self):
+        if self.host:
+            if self.host.poll() is None:
+                self.host.kill()
+                self.host.wait()
+            self.host.stdin.close()
+            self.host.stdout.close()
+        shutil.rmtree(self.tools)
+
+    def start(self, *args, gallery=False):
+        if gallery:
+            write(f"{self.tools}/gallery_dl/__init__.py", FAKE_GALLERY_DL)
+            write(f"{self.tools}/gallery_dl/version.py", "__version__ = '1.0.0'\n")
+            write(f"{self.tools}/gallery_dl/extractor.py", "def extractors():\n    return []\n")
+            write(f"{self.tools}/gallery_dl/option.py", "def build_parser():\n    pass\n")
+            write(f"{self.tools}/gallery_dl/job.py", "")
+        # -S: only the stand-ins can be imported, not the machine's own tools.
+        env = {"PATH": os.environ["PATH"], "PYTHONPATH": self.tools}
+        self.host = subprocess.Popen([sys.executable, "-S", HOST, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        return self.receive()["ready"]
+
+    def send(self, message):
+        self.host.stdin.write((json.dumps(message) + "\n").encode())
+        self.host.stdin.flush()
+
+    def receive(self):
+        line = self.host.stdout.readline()
+        self.assertTrue(line, "the host ended")
+        return json.loads(line)
+
+    def run_job(self, *args, tool="yt-dlp", **extra):
+        self.send({"id": 1, "tool": tool, "args": list(args), **extra})
+        return self.receive()
+
+    def job_child(self):
+        wait_for("the job's child", lambda: children(self.host.pid))
+        child = children(self.host.pid)[0]
+        wait_for("the tool's own child", lambda: children(child))
+        return child, children(child)[0]
+
+    def test_says_what_it_loaded(self):
+        ready = self.start()
+        self.assertEqual(ready["versions"], {"yt-dlp": "2026.01.01", "gallery-dl": None})
+        self.assertEqual(ready["pid"], self.host.pid)
+        self.assertGreater(ready["rssBytes"], 1_000_000)
+
+    def test_runs_a_job_as_the_program_would(self):
+        self.start()
+        answer = self.run_job("echo", "a", "b")
+        self.assertEqual((answer["id"], answer["exitCode"], answer["stdout"], answer["stderr"]), (1, 0, "a b\n", ""))
+        self.assertEqual(self.run_job("stdin", stdin="{\"id\": \"x\"}")["stdout"], "{\"id\": \"x\"}\n")
+        failed = self.run_job("fail")
+        self.assertEqual((failed["exitCode"], failed["stdout"], failed["stderr"]), (1, "partial\n", "ERROR: it failed\n"))
+        crashed = self.run_job("crash")
+        self.assertEqual(crashed["exitCode"], 1)
+        self.assertIn("RuntimeError: boom", crashed["stderr"])
+
+    def test_runs_gallery_dl_with_its_argv(self):
+        ready = self.start(gallery=True)
+        self.assertEqual(ready["versions"]["gallery-dl"], "1.0.0")
+        answer = self.run_job("-j", "https://example.com/p/1", tool="gallery-dl")
+        self.assertEqual((answer["exitCode"], answer["stdout"]), (3, "gallery-dl -j https://example.com/p/1\n"))
+
+    def test_keeps_the_end_of_stderr_and_caps_stdout(self):
+        self.start("--max-stdout", "1000")
+        noise = self.run_job("noise")["stderr"]
+        self.assertEqual(len(noise), 8 * 1024)
+        self.assertTrue(noise.endswith("xEND"))
+        self.assertEqual(self.run_job("big", "1000")["stdout"], "y" * 1000)
+        self.assertEqual(self.run_job("big", "5000"), {"id": 1, "oversized": True})
+
+    def test_a_job_leaves_nothing_for_the_next(self):
+        self.start()
+        self.assertEqual(self.run_job("env")["stdout"], "none\n")
+        self.assertEqual(self.run_job("env")["stdout"], "none\n")
+
+    def test_a_cancel_kills_the_job_and_what_it_started_and_the_host_lives_on(self):
+        self.start()
+        self.send({"id": 5, "tool": "yt-dlp", "args": ["sleep"]})
+        child, grandchild = self.job_child()
+        self.send({"cancel": 5})
+        answer = self.receive()
+        self.assertEqual((answer["id"], answer["exitCode"]), (5, None))
+        wait_for("the tool's child's end", lambda: not running(grandchild))
+        self.assertFalse(running(child))
+        self.assertEqual(self.run_job("echo", "still", "here")["stdout"], "still here\n")
+
+    def test_ends_its_jobs_and_itself_when_its_stdin_closes(self):
+        self.start()
+        self.send({"id": 1, "tool": "yt-dlp", "args": ["sleep"]})
+        child, grandchild = self.job_child()
+        self.host.stdin.close()
+        self.assertEqual(self.host.wait(5), 0)
+        wait_for("the job's end", lambda: not running(child) and not running(grandchild))
+
+    def test_its_jobs_die_with_it_when_it_is_killed(self):
+        self.start()
+        self.send({"id": 1, "tool": "yt-dlp", "args": ["sleep"]})
+        child, grandchild = self.job_child()
+        self.host.send_signal(signal.SIGKILL)
+        self.host.wait(5)
+        wait_for("the job's end", lambda: not running(child) and not running(grandchild))
+
+    def test_runs_nothing_more_once_a_tool_changed_on_disk(self):
+        self.start()
+        self.assertEqual(self.run_job("echo", "old")["exitCode"], 0)
+        time.sleep(0.01)
+        write(f"{self.tools}/yt_dlp/version.py", "__version__ = '2026.02.02'\n")
+        self.send({"id": 2, "tool": "yt-dlp", "args": ["echo", "new"]})
+        self.assertEqual(self.receive(), {"stale": True})
+        self.assertEqual(self.receive(), {"id": 2, "stale": True})
+        self.assertEqual(children(self.host.pid), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
