@@ -25,7 +25,7 @@ import { buildOpenApiDocument } from "./http/openapi.ts";
 import { requestIdFrom } from "./http/request-id.ts";
 import { whenResponseDone, type BodyEnd } from "./http/response-done.ts";
 import { readinessResponse, type ReadinessCheck } from "./http/readiness.ts";
-import { trackDownload } from "./metrics/downloads.ts";
+import { brokenTransferCause, trackDownload } from "./metrics/downloads.ts";
 import { metricsResponse } from "./metrics/endpoint.ts";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 
@@ -175,7 +175,7 @@ interface RequestLog {
 function logBodyEnd(log: Logger, route: string, end: BodyEnd): void {
   if (end.ended === "complete") log.debug("body ended", { route, ended: end.ended });
   else if (end.ended === "cut by client") log.info("body ended", { route, ended: end.ended });
-  else log.warn("body ended", { route, ended: end.ended, error: causeText(end.error) });
+  else log.warn("body ended", { route, ended: end.ended, cause: brokenTransferCause(end.error), error: causeText(end.error) });
 }
 
 function storeUnavailable(error: StoreUnavailableError): ApiError {

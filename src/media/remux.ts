@@ -1,11 +1,11 @@
 // Runs ffmpeg on a remux plan and answers with what it writes, as it writes it: fragmented MP4
 // or MP3, never on disk. Headers go out with the first byte; a failure before it is a
 // problem+json answer, a failure after it aborts the body (see processes/child-stream.ts).
-import { classifyFfmpegFailure, failedDespiteExit0, ffmpegArgs, outputTypes, type FfmpegLimits, type RemuxPlan } from "./ffmpeg.ts";
+import { ApiError } from "../http/problem.ts";
+import { ffmpegArgs, readFfmpegLog, outputTypes, type FfmpegLimits, type RemuxPlan } from "./ffmpeg.ts";
 import { gateVerdict, type EgressGate, type GateSession } from "./egress-gate.ts";
 import { checkPlaylists, playlistFetcher } from "./hls-playlists.ts";
 import type { UpstreamClient } from "./relay-upstream.ts";
-import { ApiError } from "../http/problem.ts";
 import { contentDisposition, sanitizeFilename } from "./filename.ts";
 import { withMovieDurationStream } from "./fmp4-duration.ts";
 import { spawnStream } from "../processes/child-stream.ts";
@@ -83,10 +83,15 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
     throw gateVerdict(session, error);
   }
   const ended = options.onChild?.();
+  const log = readFfmpegLog(options.limits);
   const child = spawnStream(options.processes, options.ffmpegPath, ffmpegArgs(plan, options.limits, session?.proxyUrl), {
     // A source that led ffmpeg to an address the gate refused is 403, not a failed fetch.
-    classify: (code, stderr) => gateVerdict(session, classifyFfmpegFailure(code, stderr)),
-    failedDespiteExit0: (stderr) => session?.refusal() != null || failedDespiteExit0(stderr),
+    classify: (code, stderr) => gateVerdict(session, log.classify(code, stderr)),
+    failedDespiteExit0: (stderr) => session?.refusal() != null || log.failedDespiteExit0(stderr),
+    readLog: (line) => {
+      const meaning = log.readLog(line);
+      return meaning instanceof ApiError ? gateVerdict(session, meaning) : meaning;
+    },
     signal: request.signal,
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes,
