@@ -3,18 +3,19 @@
 // readiness checks of the tools. The runtime's capabilities are wired in here and nowhere else.
 import type { Config } from "./config.ts";
 import type { ApiError } from "./http/problem.ts";
+import { createLogger, type Logger } from "./log.ts";
 import { operationSlots } from "./limits/slots.ts";
 import { trustedEndpoints, type ResolveHost } from "./media/egress.ts";
 import { cookieHeaderFor } from "./media/cookie-header.ts";
 import { createEgressGate, type ListenLoopback } from "./media/egress-gate.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
-import type { OutboundProxy } from "./media/outbound-proxy.ts";
+import { parseOutboundProxy, type OutboundProxy } from "./media/outbound-proxy.ts";
 import { fetchOver, type UpstreamClient } from "./media/relay-upstream.ts";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
 import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
 import { createTweetSource, xWebClientBearerToken } from "./platforms/x/source.ts";
-import type { Files } from "./platforms/ytdlp/cookie-file.ts";
+import { cookieFile, type Files } from "./platforms/ytdlp/cookie-file.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { createPageSource } from "./platforms/ytdlp/source.ts";
 import { createGallerySource } from "./platforms/gallerydl/source.ts";
@@ -45,7 +46,13 @@ export interface Capabilities {
 }
 
 /** The app's parts that talk to the outside, built from the configuration, counting their calls. */
-export function createAppDeps(config: Config, runtime: Capabilities, metrics: ServiceMetrics = createServiceMetrics(), now: () => Date = () => new Date()) {
+export function createAppDeps(
+  config: Config,
+  runtime: Capabilities,
+  metrics: ServiceMetrics = createServiceMetrics(),
+  now: () => Date = () => new Date(),
+  log: Logger = createLogger("warn"),
+) {
   const graphqlBase = config.X_GRAPHQL_URL === "off" ? null : config.X_GRAPHQL_URL.replace(/\/+$/, "");
   const graphql = graphqlBase === null ? null : {
     guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
@@ -61,6 +68,8 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
   // runtime's proxied client (fetch cannot be pointed at a proxy on every runtime), yt-dlp and ffmpeg
   // through the egress gate, which chains to it.
   const outbound = config.OUTBOUND_PROXY ?? null;
+  const cookies =
+    config.COOKIES_FILE === undefined ? undefined : cookieFile(runtime.files, config.COOKIES_FILE, (fault) => log.warn(fault, { setting: "COOKIES_FILE" }));
   const upstream = outbound === null ? runtime.upstream : runtime.proxiedUpstream(outbound);
   const tweets = createTweetSource({
     fetch: countedFetch(outbound === null ? fetch : fetchOver(upstream), xUpstreamOf, metrics),
@@ -70,15 +79,12 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     cacheTtlMs: config.X_CACHE_TTL_S * 1000,
     cacheMaxEntries: config.X_CACHE_MAX_ENTRIES,
     session: async () => {
-      if (config.COOKIES_FILE === undefined) return null;
-      // Read for every use, so a changed file counts without a restart; unreadable means no session.
-      const bytes = await runtime.files.read(config.COOKIES_FILE).catch(() => null);
-      return bytes === null ? null : xSessionFromCookieFile(new TextDecoder().decode(bytes), now());
+      const content = (await cookies?.read()) ?? null;
+      return content === null ? null : xSessionFromCookieFile(new TextDecoder().decode(content), now());
     },
     onAnswer: (path) => metrics.xSource(path),
   });
   // 0 turns the cut off, for direct and page mode alike.
-  const cookiesFile = config.COOKIES_FILE;
   const idleTimeoutMs = config.DOWNLOAD_IDLE_TIMEOUT_S === 0 ? undefined : config.DOWNLOAD_IDLE_TIMEOUT_S * 1000;
   const relay = {
     upstream: countedUpstream(upstream, metrics),
@@ -88,10 +94,10 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     firstByteTimeoutMs: config.DIRECT_TIMEOUT_MS,
     idleTimeoutMs,
     resolveHost: runtime.resolveHost,
-    cookies: cookiesFile === undefined ? undefined : async (url: URL) => {
-      // Read for every use, like the tools' copies; an unreadable file sends none.
-      const bytes = await runtime.files.read(cookiesFile).catch(() => null);
-      return bytes === null ? null : cookieHeaderFor(new TextDecoder().decode(bytes), url, now());
+    cookies: cookies === undefined ? undefined : async (url: URL) => {
+      // Read for every use, like the tools' copies; a file that cannot be used sends none.
+      const content = await cookies.read();
+      return content === null ? null : cookieHeaderFor(new TextDecoder().decode(content), url, now());
     },
   };
   const egress = { trusted: trustedEndpoints(config.EXTRA_PAGE_HOSTS, config.ORIGIN_OVERRIDES), resolveHost: runtime.resolveHost };
@@ -127,7 +133,7 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     onChild: () => metrics.childStarted("yt-dlp"),
     gate,
     jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME, runtime.automaticJsRuntime),
-    cookiesFile: config.COOKIES_FILE,
+    cookies,
     onBlocked,
   });
   const galleries = createGallerySource({
@@ -139,7 +145,7 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     cacheMaxEntries: 500,
     onChild: () => metrics.childStarted("gallery-dl"),
     gate,
-    cookiesFile: config.COOKIES_FILE,
+    cookies,
     caFile: config.GALLERY_DL_CA_FILE,
     onBlocked,
   });
@@ -149,7 +155,7 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     posts: referencePosts(config.PLATFORM_CHECK_POSTS, config.EXTRA_PAGE_HOSTS),
     fetchPost: (url) => postRecord(postDeps, url, { check: true }),
     siteOf: (page) => siteOf(page, config.EXTRA_PAGE_HOSTS),
-    context: failureContext({ tools, files: runtime.files, cookiesFile: config.COOKIES_FILE, now }),
+    context: failureContext({ tools, cookies, now }),
     onResult: (result) => metrics.platformChecked(result.site, result.status === "ok", result.from === "check" && result.at !== null ? new Date(result.at) : null),
     now,
   });
@@ -163,6 +169,8 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     onBytes: (count: number) => metrics.relayedBytes("page", count),
     gate,
     idleTimeoutMs,
+    // HLS playlists are fetched by the service through the gate session, as ffmpeg's fetches go.
+    playlistClient: (proxyUrl: string) => runtime.proxiedUpstream(parseOutboundProxy(proxyUrl)!),
   };
   return {
     extractor,
@@ -179,6 +187,12 @@ export function createAppDeps(config: Config, runtime: Capabilities, metrics: Se
     extraPageHosts: config.EXTRA_PAGE_HOSTS,
     clientStallTimeoutMs: config.CLIENT_STALL_TIMEOUT_S * 1000,
     metrics,
-    readinessChecks: [...toolReadinessChecks(tools, now), hostReadiness(extractor)],
+    cookies,
+    readinessChecks: [
+      ...toolReadinessChecks(tools, now),
+      hostReadiness(extractor),
+      // A cookie file that cannot be used is a warning: the service works without it.
+      ...(cookies === undefined ? [] : [{ name: "cookies", check: () => cookies.fault() }]),
+    ],
   };
 }

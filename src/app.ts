@@ -8,13 +8,13 @@ import type { ApiHandler } from "./http/context.ts";
 import { declaredLength } from "./http/content-length.ts";
 import { json } from "./http/json-response.ts";
 import { corsHeaders, preflightResponse } from "./http/cors.ts";
-import { ApiError, problemResponse } from "./http/problem.ts";
+import { ApiError, logProblem, problemResponse } from "./http/problem.ts";
 import { createRouter, type Route } from "./http/router.ts";
 import { admissionError, rateLimitHeaders } from "./limits/admission.ts";
 import { usageHandler } from "./limits/usage.ts";
-import { causeText, errorText, withFields, type Logger } from "./log.ts";
+import { causeText, withFields, type Logger } from "./log.ts";
 import { admitRequest, refundRequest } from "./store/api-keys.ts";
-import { StoreUnavailableError, type Db } from "./store/db.ts";
+import { StoreFullError, StoreUnavailableError, type Db } from "./store/db.ts";
 import { downloadHandler, type DownloadDeps } from "./handlers/download.ts";
 import { healthResponse } from "./http/health.ts";
 import { postHandler, type PostDeps } from "./handlers/post.ts";
@@ -25,7 +25,7 @@ import { buildOpenApiDocument } from "./http/openapi.ts";
 import { requestIdFrom } from "./http/request-id.ts";
 import { whenResponseDone, type BodyEnd } from "./http/response-done.ts";
 import { readinessResponse, type ReadinessCheck } from "./http/readiness.ts";
-import { trackDownload } from "./metrics/downloads.ts";
+import { brokenTransferCause, trackDownload } from "./metrics/downloads.ts";
 import { metricsResponse } from "./metrics/endpoint.ts";
 import type { PlatformChecks } from "./doctor/checker.ts";
 import { platformsResponse } from "./doctor/endpoint.ts";
@@ -33,7 +33,7 @@ import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-met
 
 /** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createAppDeps). */
 export interface AppDeps extends DownloadDeps, PostDeps {
-  config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS" | "METRICS_TOKEN" | "SIGNUP" | "TRUST_PROXY">;
+  config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS" | "METRICS_TOKEN" | "SIGNUP" | "SIGNUPS_PER_CLIENT" | "TRUST_PROXY">;
   db: Db;
   log: Logger;
   /** Injected so tests can move time without sleeping. */
@@ -58,7 +58,13 @@ export function createApp(deps: AppDeps): App {
   const metrics = deps.metrics ?? createServiceMetrics();
   const openApiDocument = buildOpenApiDocument();
   const readinessChecks: ReadinessCheck[] = [
-    { name: "store", check: async () => void (await deps.db.query("SELECT 1")) },
+    {
+      name: "store",
+      check: async () => {
+        await deps.db.query("SELECT 1");
+        await deps.db.ready?.();
+      },
+    },
     ...(deps.readinessChecks ?? []),
   ];
   const apiRoutes: Route<ApiHandler>[] = [
@@ -71,7 +77,7 @@ export function createApp(deps: AppDeps): App {
   // A site handler may take the request's logger, whose lines carry the request's id.
   const site = createRouter<(request: Request, log: Logger) => ReturnType<SiteHandler>>([
     { method: "GET", path: "/healthz", handler: (_request, log) => healthResponse(deps.db, deps.config.HEALTH_TIMEOUT_MS, log) },
-    ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP, trustProxy: deps.config.TRUST_PROXY, log: deps.log }),
+    ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP, signupsPerClient: deps.config.SIGNUPS_PER_CLIENT, trustProxy: deps.config.TRUST_PROXY, log: deps.log }),
     { method: "GET", path: "/readyz", handler: () => readinessResponse(readinessChecks, deps.config.HEALTH_TIMEOUT_MS) },
     { method: "GET", path: "/metrics", handler: (request) => metricsResponse(request, metrics, deps.config.METRICS_TOKEN) },
     ...platformRoutes(deps.platformChecks, deps.config.METRICS_TOKEN),
@@ -178,11 +184,15 @@ interface RequestLog {
 function logBodyEnd(log: Logger, route: string, end: BodyEnd): void {
   if (end.ended === "complete") log.debug("body ended", { route, ended: end.ended });
   else if (end.ended === "cut by client") log.info("body ended", { route, ended: end.ended });
-  else log.warn("body ended", { route, ended: end.ended, error: causeText(end.error) });
+  else log.warn("body ended", { route, ended: end.ended, cause: brokenTransferCause(end.error), error: causeText(end.error) });
 }
 
 function storeUnavailable(error: StoreUnavailableError): ApiError {
-  return new ApiError(503, "store_unavailable", "The service cannot reach its database right now; try again shortly.", {
+  const detail =
+    error instanceof StoreFullError
+      ? "The service cannot write to its database right now; try again later."
+      : "The service cannot reach its database right now; try again shortly.";
+  return new ApiError(503, "store_unavailable", detail, {
     headers: { "retry-after": String(error.retryAfterS) },
     cause: error,
   });
@@ -192,16 +202,10 @@ function methodNotAllowed(allow: string[]): ApiError {
   return new ApiError(405, "method_not_allowed", `Use ${allow.join(" or ")} here.`, { headers: { allow: allow.join(", ") } });
 }
 
-/**
- * Unexpected errors are logged with their stack and answered as a bare 500; an upstream failure,
- * or a refusal with a cause (yt-dlp's words), is logged with its cause, which the answer leaves out.
- */
+/** The problem answer to what a handler threw, logged as logProblem says. */
 function problemFor(thrown: unknown, log: Logger): Response {
   const error = thrown instanceof StoreUnavailableError ? storeUnavailable(thrown) : thrown;
-  if (!(error instanceof ApiError)) log.error("unhandled error", { error: errorText(error, { stack: true }) });
-  else if (error.status >= 500 && error.cause !== undefined) log.warn("upstream failure", { code: error.code, cause: causeText(error.cause) });
-  // What yt-dlp said behind a 400 or 404, which the answer puts in our own words.
-  else if (error.cause !== undefined) log.info("refused", { code: error.code, cause: causeText(error.cause) });
+  logProblem(error, log);
   return problemResponse(error);
 }
 

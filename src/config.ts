@@ -81,6 +81,9 @@ export const ConfigSchema = z.object({
   CORS_ORIGIN: z.string().min(1).default("*").describe("Value of Access-Control-Allow-Origin"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info").describe("Lowest level that is logged"),
   SIGNUP: z.enum(["open", "closed"]).default("open").describe("Whether anyone may create an account on the owner's page (open or closed)"),
+  SIGNUPS_PER_CLIENT: positiveInt
+    .default(5)
+    .describe("Accounts one client (an IPv4 address or an IPv6 /64) may create on the owner's page in 24 hours; more are 429 with Retry-After"),
   TRUST_PROXY: trustedProxies
     .default([])
     .describe("Comma list of the reverse proxies (addresses or CIDR blocks) whose X-Forwarded-For names the client; unset believes no such header"),

@@ -21,10 +21,14 @@ export interface Service {
 export async function startService(config: Config, runtime: Runtime, log: Logger): Promise<Service> {
   const serve = runtime.serve;
   // Built before the store opens: it starts the tools' probe, which then runs beside the opening.
-  const deps = createAppDeps(config, runtime);
+  const deps = createAppDeps(config, runtime, undefined, undefined, log);
   void deps.tools.then((tools) => warnAboutTools(tools, log));
   deps.extractor.start(log);
+  // A cookie file that cannot be used is told now (once), not at the first page-mode request.
+  void deps.cookies?.read();
   const db = await openStore(config, { openPgliteIn: runtime.openPgliteIn });
+  // The store may open and still be unable to write (a full DATA_DIR): say so now, not at the first 503.
+  await db.ready?.().catch((error: unknown) => log.error("the store is not ready", { reason: errorText(error) }));
   const app = createApp({ config, db, log, ...deps });
   const limits = connectionLimits(config);
   const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST }, log, limits);

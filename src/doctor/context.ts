@@ -1,6 +1,6 @@
 // What the classing of a failed check reads from outside: the extractor's version and age (the
 // tools' probe), and the expiry of the operator's sign-in cookies (COOKIES_FILE, read anew).
-import type { Files } from "../platforms/ytdlp/cookie-file.ts";
+import type { CookieFile } from "../platforms/ytdlp/cookie-file.ts";
 import { galleryPlatforms } from "../platforms/post-source.ts";
 import type { PlatformId } from "../platforms/records.ts";
 import { galleryDlAgeDays, toolVersion, ytdlpAgeDays, type Tools } from "../processes/tools.ts";
@@ -9,8 +9,8 @@ import { expiredSession } from "./session-cookies.ts";
 
 export interface ContextSources {
   tools: Promise<Tools>;
-  files: Files;
-  cookiesFile: string | undefined;
+  /** The operator's COOKIES_FILE, as every tool reads it; undefined without one. */
+  cookies: CookieFile | undefined;
   now: () => Date;
 }
 
@@ -30,7 +30,7 @@ function named(tools: Tools, name: keyof typeof ageOf, now: Date): string {
 export function failureContext(sources: ContextSources): (site: string) => Promise<FailureContext> {
   return async (site) => {
     const now = sources.now();
-    const cookies = sources.cookiesFile === undefined ? null : await sources.files.read(sources.cookiesFile).catch(() => null);
+    const cookies = (await sources.cookies?.read()) ?? null;
     const expired = cookies === null ? null : expiredSession(new TextDecoder().decode(cookies), site, now);
     if (site === "X") return { extractor: "the X client", update: xUpdate, expiredSession: expired };
     const tools = await sources.tools;

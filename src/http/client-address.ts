@@ -62,10 +62,27 @@ export function isTrustedProxy(address: string, trusted: TrustedProxies): boolea
  * server is given, so that a client cannot escape a limit by walking through its own addresses.
  */
 export function clientGroup(address: string): string {
+  return blockOf(address, 32, 64);
+}
+
+/**
+ * The wider network a client's address lies in: an IPv4 /24 or an IPv6 /48, what one provider's
+ * customer or one server host commonly holds. A limit that many clients may share, for an
+ * attacker who holds many addresses of one block.
+ */
+export function clientNetwork(address: string): string {
+  return blockOf(address, 24, 48);
+}
+
+/** `address` cut to its first `v4Bits` or `v6Bits` bits, as `a.b.c.d/n` or `x:x::/n`; a bare address at full width. */
+function blockOf(address: string, v4Bits: number, v6Bits: number): string {
   const ip = parseIp(address);
   if (ip === null) return address;
-  if ("v4" in ip) return formatIp(ip);
-  return `${ip.v6.slice(0, 4).map((group) => group.toString(16)).join(":")}::/64`;
+  if ("v4" in ip) {
+    if (v4Bits === 32) return formatIp(ip);
+    return `${formatIp({ v4: ip.v4 & (~0 << (32 - v4Bits)) })}/${v4Bits}`;
+  }
+  return `${ip.v6.slice(0, v6Bits / 16).map((group) => group.toString(16)).join(":")}::/${v6Bits}`;
 }
 
 /** TRUST_PROXY: a comma list of addresses and CIDR blocks; the bad entry when there is one. */

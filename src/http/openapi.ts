@@ -116,7 +116,7 @@ const operations: OperationSpec[] = [
     operationId: "download",
     summary: "Stream a media file",
     description:
-      "Direct mode relays a file from X's media hosts under the service's file name and passes `Range` through, so downloads resume (206 with Content-Range). Page mode fetches the media of a supported platform page with yt-dlp and streams it remuxed as fragmented MP4 (or MP3 with `audio=mp3`), with `Estimated-Content-Length` when the source says the sizes. `index` picks one item of a post with several (the record's `media`), `subtitles` embeds a subtitle track. An item of a photo post (read with gallery-dl) is relayed as the platform's media host serves it, with its own content type and extension, `Range` passed through. Nothing is stored on the service. A transfer that fails after the first byte is cut off, never ended as if complete.",
+      "Direct mode relays a file from X's media hosts under the service's file name and passes `Range` through, so downloads resume (206 with Content-Range). Page mode fetches the media of a supported platform page with yt-dlp and streams it remuxed as fragmented MP4 (or MP3 with `audio=mp3`), with `Estimated-Content-Length` when the source says the sizes. `index` picks one item of a post with several (the record's `media`), `subtitles` embeds a subtitle track. An item of a photo post (read with gallery-dl) is relayed as the platform's media host serves it, with its own content type and extension, `Range` passed through. Nothing is stored on the service. A transfer that fails after the first byte is cut off (a chunked body without its end, or fewer bytes than Content-Length), never ended as if complete; before it, 502 `source_not_streamable` says that retrying will not help.",
     query: DownloadQuery,
     success: {
       200: {
@@ -140,9 +140,9 @@ const operations: OperationSpec[] = [
       413: ["file_too_large"],
       416: ["range_not_satisfiable"],
       429: ["too_many_downloads"],
-      502: ["upstream_failed", "upstream_blocked"],
+      502: ["upstream_failed", "upstream_blocked", "source_not_streamable"],
       503: ["tool_missing"],
-      504: ["upstream_timeout"],
+      504: ["upstream_timeout", "no_progress"],
     },
   },
   {

@@ -1,5 +1,6 @@
 // The one error type of the service. Anything thrown below a handler that is not an ApiError
 // becomes a 500 in problemResponse, so callers never see a stack trace.
+import { causeText, errorText, type Logger } from "../log.ts";
 
 const titles: Record<number, string> = {
   400: "Bad Request",
@@ -62,6 +63,18 @@ export function toProblem(error: ApiError): Problem {
     detail: error.message,
     code: error.code,
   };
+}
+
+/**
+ * Unexpected errors are logged with their stack (they are answered as a bare 500); an upstream
+ * failure, or a refusal with a cause (yt-dlp's words, a client's cut-off body), is logged with its
+ * cause, which the answer leaves out.
+ */
+export function logProblem(error: unknown, log: Logger): void {
+  if (!(error instanceof ApiError)) log.error("unhandled error", { error: errorText(error, { stack: true }) });
+  else if (error.status >= 500 && error.cause !== undefined) log.warn("upstream failure", { code: error.code, cause: causeText(error.cause) });
+  // What yt-dlp said behind a 400 or 404, which the answer puts in our own words.
+  else if (error.cause !== undefined) log.info("refused", { code: error.code, cause: causeText(error.cause) });
 }
 
 /** Turns any thrown value into an RFC 9457 problem+json response. */

@@ -1,7 +1,8 @@
 // The query parameters of every operation, as zod schemas. The handlers parse their query through
 // these (parseQuery) and the OpenAPI document shows the same schemas, bounds and patterns
 // included, so what is checked and what is documented are one thing. Every parameter is bounded
-// in length and refuses control characters (a NUL would otherwise reach a child's argv).
+// in length and refuses control characters (a NUL would otherwise reach a child's argv), but for
+// `filename`, which only names the file and is sanitized where it is used (media/filename.ts).
 // To add a parameter, add a field: parseQuery and the document pick it up.
 import { z } from "zod";
 import { DIRECT_HOSTS } from "../media/direct-hosts.ts";
@@ -24,12 +25,14 @@ function urlParam(description: string) {
     .describe(`${description}. Absolute http(s) URL, percent-encoded, at most ${MAX_URL_LENGTH} characters`);
 }
 
+/** A parameter of at most `max` characters. */
+function boundedText(name: string, max: number) {
+  return z.string().max(max, `The \`${name}\` parameter is longer than ${max} characters.`);
+}
+
 /** A free-text parameter: at most `max` characters, no control characters. */
 function textParam(name: string, max: number, pattern = NO_CONTROL_CHARACTERS, what = "control characters") {
-  return z
-    .string()
-    .max(max, `The \`${name}\` parameter is longer than ${max} characters.`)
-    .regex(pattern, `The \`${name}\` parameter may not hold ${what}.`);
+  return boundedText(name, max).regex(pattern, `The \`${name}\` parameter may not hold ${what}.`);
 }
 
 export const PostQuery = z.object({
@@ -70,10 +73,10 @@ export const DownloadQuery = z.object({
     .describe(
       "Page mode, MP4 only: embed the subtitle track of this language (a `lang` of the post record's `subtitles`) as a mov_text stream tagged with its ISO 639-2 language. A language the item lacks is 400 naming the ones it has; with `audio=mp3` it is 400",
     ),
-  filename: textParam("filename", 255)
+  filename: boundedText("filename", 255)
     .optional()
     .describe(
-      "Suggested file name. It is sanitized (no path separators, control or reserved characters, at most 200 bytes) and given the extension of what is sent. Default: `<platform>_<id>.<ext>` in page mode, the URL's last path segment in direct mode",
+      "Suggested file name, such as a post's title. It is sanitized (line breaks and tabs become spaces; path separators, other control characters and reserved punctuation become `_`; format characters such as zero-width spaces and bidirectional overrides, and noncharacters, are removed; at most 200 bytes) and given the extension of what is sent. Default: `<platform>_<id>.<ext>` in page mode, the URL's last path segment in direct mode",
     ),
 });
 

@@ -26,6 +26,11 @@ export interface GateSession {
   failure(): string | null;
   /** When a byte last came from the source, in ms since the epoch (the session's start before any). */
   lastSourceByte(): number;
+  /**
+   * Keeps `playlist` for this session's client and says the http:// URL it is served at, through
+   * the gate only: how ffmpeg reads HLS playlists the service has checked (hls-playlists.ts).
+   */
+  servePlaylist(playlist: string): string;
   /** Ends the session's connections and its credentials. */
   close(): void;
 }
@@ -79,7 +84,12 @@ interface SessionState {
   failed: string | null;
   lastSourceByte: number;
   connections: Set<GateConnection>;
+  /** Checked playlists by path (servePlaylist). */
+  playlists: Map<string, string>;
 }
+
+/** A host no DNS answers (RFC 6761 reserves .invalid): requests for it are the gate's own playlists. */
+const PLAYLIST_HOST = "checked-playlists.invalid";
 
 const maxHeadBytes = 64 * 1024;
 // Hop-by-hop headers of the client's request that are not passed on (RFC 9110, 7.6.1).
@@ -122,6 +132,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     if (url === null || (tunnel ? tunnelPort === undefined : url.protocol !== "http:")) {
       return answer(client, "400 Bad Request");
     }
+    if (!tunnel && url.hostname === PLAYLIST_HOST) return servePlaylist(client, session.playlists.get(url.pathname));
     const named = { host: bareHost(url.hostname), port: tunnel ? Number(tunnelPort) : Number(url.port) || 80 };
     // The operator's override origin is trusted as it is (trustedEndpoints names it).
     const override = URL.parse(options.originOverrides?.get(named.host) ?? "");
@@ -170,13 +181,18 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       listening ??= options.listen((head, connection) => void handle(head, connection), maxHeadBytes);
       const { port } = await listening;
       const id = toHex(randomBytes(9));
-      const state: SessionState = { refused: null, failed: null, lastSourceByte: Date.now(), connections: new Set() };
+      const state: SessionState = { refused: null, failed: null, lastSourceByte: Date.now(), connections: new Set(), playlists: new Map() };
       sessions.set(id, state);
       return {
         proxyUrl: `http://${id}:${secret}@127.0.0.1:${port}`,
         refusal: () => state.refused,
         failure: () => state.failed,
         lastSourceByte: () => state.lastSourceByte,
+        servePlaylist(playlist) {
+          const path = `/${state.playlists.size + 1}.m3u8`;
+          state.playlists.set(path, playlist);
+          return `http://${PLAYLIST_HOST}${path}`;
+        },
         close() {
           sessions.delete(id);
           for (const connection of state.connections) connection.destroy();
@@ -190,6 +206,12 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       await (await listening).close();
     },
   };
+}
+
+function servePlaylist(client: GateConnection, playlist: string | undefined): void {
+  if (playlist === undefined) return answer(client, "404 Not Found");
+  const type = "Content-Type: application/vnd.apple.mpegurl\r\nCache-Control: no-store\r\n";
+  client.end(`HTTP/1.1 200 OK\r\n${type}Content-Length: ${new TextEncoder().encode(playlist).length}\r\nConnection: close\r\n\r\n${playlist}`);
 }
 
 /** "host:port: connection refused (connect ECONNREFUSED 127.0.0.1:9)". */

@@ -2,6 +2,7 @@
 // which a pipe cannot) and write fragmented MP4 or MP3 to stdout. Pure; see remux.ts for
 // running them.
 import { ApiError, upstreamFailed } from "../http/problem.ts";
+import type { SpawnStreamOptions } from "../processes/child-stream.ts";
 import { mp4Language } from "./language.ts";
 
 export interface FfmpegInput {
@@ -47,9 +48,15 @@ export interface FfmpegLimits {
    * of 120 s keeps a broken download hanging for minutes, deaf to SIGTERM.
    */
   reconnectDelayMaxSec: number;
+  /**
+   * Reconnects a run may make in all. ffmpeg 5.1 has no such bound, and a source that hangs up
+   * mid-file and ignores Range is reconnected to without end (each attempt reads a little, which
+   * resets ffmpeg's delay); the log says each attempt, and past this many the run fails.
+   */
+  maxReconnects: number;
 }
 
-export const defaultFfmpegLimits: FfmpegLimits = { readTimeoutMs: 30_000, reconnectDelayMaxSec: 4 };
+export const defaultFfmpegLimits: FfmpegLimits = { readTimeoutMs: 30_000, reconnectDelayMaxSec: 4, maxReconnects: 10 };
 
 /** What a download is sent as. */
 export const outputTypes = {
@@ -57,8 +64,13 @@ export const outputTypes = {
   mp3: { contentType: "audio/mpeg", extension: "mp3" },
 } as const;
 
-// Keeps a crafted HLS playlist from making ffmpeg read local files or other protocols.
+// Keeps a crafted source from making ffmpeg read local files or other protocols.
 const protocolWhitelist = "http,https,tls,tcp,crypto,httpproxy";
+// The containers a source may be read as. Not hls, dash or concat, which open further links
+// themselves: a "media file" answered with a playlist would otherwise be read as one, unchecked.
+// An HLS input is the gate's checked copy of its playlist (hls-playlists.ts), read as HLS.
+const mediaDemuxers = "mov,matroska,mp3,aac,ogg,flv,mpegts,wav,flac,webvtt,srt,ass";
+const inputKindArgs = (input: FfmpegInput) => (input.hls ? ["-format_whitelist", `hls,${mediaDemuxers}`, "-f", "hls"] : ["-format_whitelist", mediaDemuxers]);
 
 function headerLines(headers: Record<string, string>): string {
   return Object.entries(headers)
@@ -72,6 +84,7 @@ function inputArgs(input: FfmpegInput, limits: FfmpegLimits, proxy: string | und
   const headers = headerLines(input.headers);
   return [
     "-protocol_whitelist", protocolWhitelist,
+    ...inputKindArgs(input),
     // A dropped connection otherwise ends the input early with exit 0: a short file that looks complete.
     "-reconnect", "1", "-reconnect_streamed", "1", "-reconnect_on_network_error", "1",
     "-reconnect_delay_max", String(limits.reconnectDelayMaxSec),
@@ -115,14 +128,14 @@ function mp3OutputArgs(plan: RemuxPlan): string[] {
  * With files as inputs, `-xerror` makes a failed read (a connection that broke off for good)
  * exit 1 instead of 0. With HLS it cannot be used: ffmpeg 5.1's HLS reader repeats the first
  * timestamp of an audio-only MPEG-TS playlist, which ffmpeg quietly fixes, but which
- * `-xerror` turns into "Non-monotonous DTS ... aborting" (measured). HLS runs therefore log
- * warnings, and `failedDespiteExit0` reads them.
+ * `-xerror` turns into "Non-monotonous DTS ... aborting" (measured). Warnings are logged
+ * either way: each reconnect is one, and readFfmpegLog reads them.
  */
 export function ffmpegArgs(plan: RemuxPlan, limits: FfmpegLimits, proxy?: string): string[] {
   const hls = plan.inputs.some((input) => input.hls);
   return [
-    "-nostdin", "-hide_banner",
-    ...(hls ? ["-loglevel", "warning"] : ["-loglevel", "error", "-xerror"]),
+    "-nostdin", "-hide_banner", "-loglevel", "warning",
+    ...(hls ? [] : ["-xerror"]),
     ...plan.inputs.flatMap((input) => inputArgs(input, limits, proxy)),
     ...(plan.subtitles && plan.output === "mp4" ? inputArgs(plan.subtitles.input, limits, proxy) : []),
     ...(plan.output === "mp3" ? mp3OutputArgs(plan) : mp4OutputArgs(plan)),
@@ -130,12 +143,68 @@ export function ffmpegArgs(plan: RemuxPlan, limits: FfmpegLimits, proxy?: string
   ];
 }
 
+/** Lines of ffmpeg's log that say something about the run (measured with ffmpeg 5.1). */
+const logSigns = {
+  /** One reconnect to a source that broke off; the line also names the read's error. */
+  reconnect: /Will reconnect at \d+/,
+  /** The source answered with an error, or could not be reached. */
+  sourceError: /HTTP error \d{3}|Server returned [45]\d\d|Connection refused|Connection timed out/i,
+  /**
+   * The MP4 reader could not get back to bytes it needs: a seek the source did not honour. With
+   * no error from the source before it, the source ignores Range (an index at the end, read in
+   * one pass, is then out of reach).
+   */
+  partialFile: /: partial file/,
+  /** Bytes that are not the media they claim to be: ffmpeg would copy them on, broken. */
+  corrupt: /Invalid NAL unit size|missing picture in access unit|corrupt input packet|Packet corrupt/,
+  /** Input lost though ffmpeg went on (it may still exit 0): a skipped segment, a read that failed. */
+  lost: /Failed to open segment|Input\/output error/i,
+};
+
+/** 502 source_not_streamable: the whole file exists, but not as a stream; retrying cannot help. */
+function notStreamable(cause?: Error): ApiError {
+  return new ApiError(
+    502,
+    "source_not_streamable",
+    "This file cannot be streamed from its source: its index is at its end and the source's server does not serve parts of files (Range requests), so it can only be read whole, to disk. Retrying will not help.",
+    { cause },
+  );
+}
+
 /**
- * True when ffmpeg exited 0 but its log shows that input went missing: a segment it skipped
- * or a read that failed for good. The output is then short and must not pass as complete.
+ * Reads ffmpeg's log as it streams, every line of it (a sign of lost input may come first and be
+ * followed by kilobytes of other errors), and judges the run from it: one reader per run, its
+ * fields spawnStream's options. A line that shows the output is already broken (damaged media,
+ * a part out of reach, reconnects past `limits.maxReconnects`) ends ffmpeg at once; lost input
+ * from which ffmpeg went on makes a clean exit a failure.
  */
-export function failedDespiteExit0(stderr: string): boolean {
-  return /Failed to open segment|Input\/output error|partial file|Server returned [45]\d\d/i.test(stderr);
+export function readFfmpegLog(limits: Pick<FfmpegLimits, "maxReconnects">): Required<Pick<SpawnStreamOptions, "classify" | "failedDespiteExit0" | "readLog">> {
+  let reconnects = 0;
+  let sourceError = false;
+  let lost = false;
+  return {
+    classify: classifyFfmpegFailure,
+    failedDespiteExit0: () => lost,
+    readLog(line) {
+      const cause = new Error(line.trim().slice(0, 200));
+      if (logSigns.reconnect.test(line)) {
+        reconnects += 1;
+        if (reconnects <= limits.maxReconnects) return "keep";
+        return upstreamFailed(`The source broke off ${reconnects} times without delivering the file; try again later.`, { cause });
+      }
+      if (logSigns.sourceError.test(line)) {
+        sourceError = true;
+        return "keep";
+      }
+      if (logSigns.partialFile.test(line)) {
+        return sourceError ? upstreamFailed("The source broke off before the whole file was read; try again later.", { cause }) : notStreamable(cause);
+      }
+      if (logSigns.corrupt.test(line)) return upstreamFailed("The source sent damaged media (bytes that are not the file it announced); try again later.", { cause });
+      if (!logSigns.lost.test(line)) return undefined;
+      lost = true;
+      return "keep";
+    },
+  };
 }
 
 /** Classifies a failed ffmpeg run from its stderr. Source trouble is 502 or 404, never 500. */

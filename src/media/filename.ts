@@ -29,10 +29,14 @@ const EXTENSION_BY_TYPE: Record<string, string> = {
   "image/avif": "avif",
 };
 
-// Path separators, Windows-reserved punctuation, C0/C1 controls and DEL.
+// Line breaks and tabs: a post's title, which clients pass as the name, often holds them.
+const BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
+// Path separators, Windows-reserved punctuation, the other C0/C1 controls and DEL.
 const UNSAFE_CHARS = /[\/\\<>:"|?*\u0000-\u001f\u007f-\u009f]/g;
-// Bidirectional overrides and line separators: they let "gpj.exe" pose as "exe.jpg".
-const INVISIBLE_CHARS = /[\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+// Format characters (Unicode Cf: zero-width spaces and joiners, bidirectional overrides that let
+// "gpj.exe" pose as "exe.jpg", soft hyphens, tags) and noncharacters: invisible in a file manager.
+// A joiner between two emoji stays, as it makes one picture of them (a family, a profession).
+const INVISIBLE_CHARS = /(?!(?<=\p{Extended_Pictographic}\uFE0F?)\u200D(?=\p{Extended_Pictographic}))[\p{Cf}\p{Noncharacter_Code_Point}]/gu;
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
 
 const utf8 = new TextEncoder();
@@ -47,6 +51,7 @@ export function sanitizeFilename(name: string, ext: string): string {
   let stem = name
     .normalize("NFC")
     .replace(INVISIBLE_CHARS, "")
+    .replace(BREAKS, " ")
     .replace(UNSAFE_CHARS, "_")
     .replace(/\s+/g, " ");
   stem = trimEdges(stripExtension(stem.replace(/[\s.]+$/, ""), extension));

@@ -1,8 +1,11 @@
 // Runs ffmpeg on a remux plan and answers with what it writes, as it writes it: fragmented MP4
 // or MP3, never on disk. Headers go out with the first byte; a failure before it is a
 // problem+json answer, a failure after it aborts the body (see processes/child-stream.ts).
-import { classifyFfmpegFailure, failedDespiteExit0, ffmpegArgs, outputTypes, type FfmpegLimits, type RemuxPlan } from "./ffmpeg.ts";
-import { gateVerdict, type EgressGate } from "./egress-gate.ts";
+import { ApiError } from "../http/problem.ts";
+import { ffmpegArgs, readFfmpegLog, outputTypes, type FfmpegLimits, type RemuxPlan } from "./ffmpeg.ts";
+import { gateVerdict, type EgressGate, type GateSession } from "./egress-gate.ts";
+import { checkPlaylists, playlistFetcher } from "./hls-playlists.ts";
+import type { UpstreamClient } from "./relay-upstream.ts";
 import { contentDisposition, sanitizeFilename } from "./filename.ts";
 import { withMovieDurationStream } from "./fmp4-duration.ts";
 import { spawnStream } from "../processes/child-stream.ts";
@@ -22,6 +25,8 @@ export interface RemuxOptions {
   gate?: EgressGate;
   /** Cut the download when the source sends nothing for this long. */
   idleTimeoutMs?: number;
+  /** The client HLS playlists are fetched with, through the gate session's proxy URL; without it HLS inputs are refused. */
+  playlistClient?: (proxyUrl: string) => UpstreamClient;
 }
 
 export interface RemuxRequest {
@@ -69,11 +74,24 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
     return new Response(null, { headers });
   }
   const session = await options.gate?.session();
+  let plan: RemuxPlan;
+  try {
+    plan = await withCheckedPlaylists(request, options, session);
+  } catch (error) {
+    session?.close();
+    request.onEnd();
+    throw gateVerdict(session, error);
+  }
   const ended = options.onChild?.();
-  const child = spawnStream(options.processes, options.ffmpegPath, ffmpegArgs(request.plan, options.limits, session?.proxyUrl), {
+  const log = readFfmpegLog(options.limits);
+  const child = spawnStream(options.processes, options.ffmpegPath, ffmpegArgs(plan, options.limits, session?.proxyUrl), {
     // A source that led ffmpeg to an address the gate refused is 403, not a failed fetch.
-    classify: (code, stderr) => gateVerdict(session, classifyFfmpegFailure(code, stderr)),
-    failedDespiteExit0: (stderr) => session?.refusal() != null || failedDespiteExit0(stderr),
+    classify: (code, stderr) => gateVerdict(session, log.classify(code, stderr)),
+    failedDespiteExit0: (stderr) => session?.refusal() != null || log.failedDespiteExit0(stderr),
+    readLog: (line) => {
+      const meaning = log.readLog(line);
+      return meaning instanceof ApiError ? gateVerdict(session, meaning) : meaning;
+    },
     signal: request.signal,
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes,
@@ -94,4 +112,16 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
   // MP3 needs no help: players estimate its length from the constant bit rate.
   const body = request.plan.output === "mp4" && request.durationSec !== null ? withMovieDurationStream(child.stdout, request.durationSec) : child.stdout;
   return new Response(body, { headers });
+}
+
+/** The plan with each HLS input read from the gate's checked copy of its playlists (hls-playlists.ts). */
+async function withCheckedPlaylists(request: RemuxRequest, options: RemuxOptions, session: GateSession | undefined): Promise<RemuxPlan> {
+  const { plan } = request;
+  const all = [...plan.inputs, ...(plan.subtitles ? [plan.subtitles.input] : [])];
+  if (!all.some((input) => input.hls)) return plan;
+  if (!options.playlistClient || !session) throw new ApiError(500, "internal_error", "HLS needs the egress gate and its playlist client.");
+  const fetchPlaylist = playlistFetcher(options.playlistClient(session.proxyUrl), request.signal);
+  const inputs = await checkPlaylists(all, fetchPlaylist, (playlist) => session.servePlaylist(playlist));
+  const subtitles = plan.subtitles ? { ...plan.subtitles, input: inputs[plan.inputs.length]! } : undefined;
+  return { ...plan, inputs: inputs.slice(0, plan.inputs.length), ...(subtitles ? { subtitles } : {}) };
 }

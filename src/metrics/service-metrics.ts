@@ -18,6 +18,8 @@ export interface ServiceMetrics {
   /** Call when a download starts; call the returned function (any number of times) when it ends. */
   downloadStarted(mode: DownloadMode): () => void;
   relayedBytes(mode: DownloadMode, bytes: number): void;
+  /** A download whose body was cut after its head (the client sees a broken transfer), by its cause's problem code. */
+  transferBroken(mode: DownloadMode, cause: string): void;
   upstreamCalled(upstream: Upstream, ok: boolean): void;
   /** A 429 at admission (quota_exceeded, burst_exceeded) or from a download cap (too_many_downloads). */
   quotaRefused(tier: string, code: string): void;
@@ -62,6 +64,11 @@ export function createServiceMetrics(): ServiceMetrics {
     name: "media_api_downloads_active",
     help: "Downloads in progress, by mode.",
     labels: ["mode"],
+  });
+  const broken = registry.counter({
+    name: "media_api_broken_transfers_total",
+    help: "Downloads cut after their head was sent (the client sees a broken transfer), by mode and cause (the problem code).",
+    labels: ["mode", "cause"],
   });
   const upstreamCalls = registry.counter({
     name: "media_api_upstream_calls_total",
@@ -127,6 +134,7 @@ export function createServiceMetrics(): ServiceMetrics {
     },
     downloadStarted: (mode) => holdGauge(activeDownloads, { mode }),
     relayedBytes: (mode, count) => bytes.inc({ mode }, count),
+    transferBroken: (mode, cause) => broken.inc({ mode, cause }),
     upstreamCalled(upstream, ok) {
       upstreamCalls.inc({ upstream });
       if (!ok) upstreamFailures.inc({ upstream });

@@ -3,15 +3,15 @@
 // it runs; a refusal by the gate or by the platform is told the way every tool's is.
 import { ApiError } from "../http/problem.ts";
 import { gateVerdict, type EgressGate } from "../media/egress-gate.ts";
-import { withCookieCopy, type Files } from "./ytdlp/cookie-file.ts";
+import { withCookieCopy, type CookieFile, type Files } from "./ytdlp/cookie-file.ts";
 
 export interface ToolAccess {
   /** For the private copies of the cookie file. */
   files: Files;
   /** The egress gate every run fetches through (tests of the mapping may leave it out). */
   gate?: EgressGate;
-  /** The operator's Netscape cookie file; every networked run gets a private copy of it. */
-  cookiesFile?: string;
+  /** The operator's Netscape cookie file (COOKIES_FILE); every networked run gets a private copy of it. */
+  cookies?: CookieFile;
   /** Told when a run starts; the returned function when it has ended (metrics). */
   onChild?: () => () => void;
   /** Told when a platform refused this server (502 upstream_blocked), for metrics and the platform check. */
@@ -32,7 +32,8 @@ export async function withToolAccess<T>(access: ToolAccess, page: URL, networked
   const session = networked ? await access.gate?.session() : undefined;
   const done = access.onChild?.();
   try {
-    return await withCookieCopy(access.files, networked ? access.cookiesFile : undefined, (cookiesFile) => use({ proxy: session?.proxyUrl, cookiesFile }));
+    const cookies = networked ? ((await access.cookies?.read()) ?? null) : null;
+    return await withCookieCopy(access.files, cookies, (cookiesFile) => use({ proxy: session?.proxyUrl, cookiesFile }));
   } catch (error) {
     // The page led the tool to an address it may not fetch: say that, not how the tool failed.
     const verdict = gateVerdict(session, error);

@@ -6,10 +6,16 @@ import { ApiError, upstreamFailed } from "../http/problem.ts";
 import type { ProcessHost, SpawnedChild } from "./process-host.ts";
 
 export interface SpawnStreamOptions {
-  /** Turns a non-zero exit into the error the stream (or firstChunk) fails with. */
+  /** Turns a non-zero exit into the error the stream (or firstChunk) fails with; `stderr` is the log's excerpt. */
   classify: (exitCode: number | null, stderr: string) => ApiError;
-  /** For tools that exit 0 on some failures: reads the log of a clean exit. */
+  /** For tools that exit 0 on some failures: reads the log's excerpt of a clean exit. */
   failedDespiteExit0?: (stderr: string) => boolean;
+  /**
+   * Told every line of the tool's log as it comes, all of it: a sign of trouble may be anywhere in
+   * a long log, and only the log's excerpt is kept. "keep" puts the line into the excerpt wherever
+   * it is; an ApiError means the run has failed, and the tool is ended at once with that error.
+   */
+  readLog?: (line: string) => ApiError | "keep" | undefined;
   /** Aborting kills the child, for example when the client goes away. */
   signal?: AbortSignal;
   /** Kills the child after this long. */
@@ -23,9 +29,10 @@ export interface SpawnStreamOptions {
   /** Told the size of every stdout chunk (for metrics). */
   onBytes?: (count: number) => void;
   /**
-   * Kills the child (504) when neither its source (the time `lastSourceByte` gives) nor its stdout
-   * moved for `timeoutMs`. Time the reader holds stdout paused does not count: a slow client
-   * is not a stalled source.
+   * Kills the child (504) when its stdout has not moved for `timeoutMs`, whether its source (the
+   * time `lastSourceByte` gives) went silent or keeps sending to no effect (a tool that reconnects
+   * in a loop). Time the reader holds stdout paused does not count: a slow client is not a stalled
+   * download.
    */
   idle?: { timeoutMs: number; lastSourceByte: () => number };
 }
@@ -40,13 +47,12 @@ export interface ChildStream {
   firstChunk: Promise<void>;
   /** Exit code; null when the child was ended by a signal. */
   exited: Promise<number | null>;
-  /** The last few KiB of stderr. */
+  /** An excerpt of stderr of at most 8 KiB: its start, the lines `readLog` kept, and its end. */
   stderr: () => string;
   /** Ends the child: SIGTERM, then SIGKILL if it is still there a second later. */
   kill: () => void;
 }
 
-const stderrLimit = 8 * 1024;
 const killGraceMs = 1000;
 
 // What a child needs to run (yt-dlp's and Deno's caches included), and nothing else: no DATABASE_URL, no tokens, and no proxy
@@ -61,22 +67,29 @@ function childEnv(env: ProcessHost["env"]): Record<string, string> {
 /**
  * Runs the tool under a POSIX shell that watches the service: the child leads a process group of
  * its own (so a kill reaches the helpers it starts), which also means nothing ends it when the
- * service is killed with SIGKILL. The watcher checks every second that the service's pid still
- * runs, and when it does not, kills the whole group. It is plain `sh`, so it works the same under
- * Node, Bun and Deno without native code. The tool gets the shell's stdin explicitly (a
- * background job would otherwise read /dev/null), its exit code is passed on, and a death by a
- * signal is passed on as that signal.
+ * service is killed with SIGKILL. A watcher in the group checks every second that the service's
+ * pid still runs, and when it does not, kills the whole group. A SIGTERM to the group (how the
+ * service ends a tool) does not end the watcher: it then kills the group a second later itself,
+ * so a tool that ignores SIGTERM is gone even when the service dies before its own SIGKILL would
+ * follow. The watcher is a shell of its own, with a command line that names the service and not
+ * the tool's arguments. It is all plain `sh`, so it works the same under Node, Bun and Deno
+ * without native code. The tool gets the shell's stdin explicitly (a background job would
+ * otherwise read /dev/null), its exit code is passed on, and a death by a signal is passed on as
+ * that signal.
  */
 const WATCHDOG_NAME = "media-api-watchdog";
+const WATCHER = `stop=; trap "stop=1" TERM
+while kill -0 "$1" 2>/dev/null; do [ -n "$stop" ] && { sleep 1; break; }; sleep 1; done
+kill -s KILL 0`;
 const WATCHDOG = `service=$1; shift
 exec 4<&0
 "$@" <&4 4<&- &
 tool=$!
 exec 4<&-
-(while kill -0 "$service" 2>/dev/null; do sleep 1; done; kill -s KILL 0) </dev/null >/dev/null 2>&1 &
+/bin/sh -c '${WATCHER}' media-api-watcher "$service" </dev/null >/dev/null 2>&1 &
 watcher=$!
 wait "$tool"; code=$?
-kill "$watcher" 2>/dev/null
+kill -s KILL "$watcher" 2>/dev/null
 [ "$code" -gt 128 ] && kill -$((code - 128)) $$
 exit "$code"`;
 
@@ -95,10 +108,24 @@ export function spawnStream(processes: ProcessHost, command: string, args: reado
   const child = spawnWatched(processes, command, args, options.stdin !== undefined);
   if (options.stdin !== undefined) child.endStdin(options.stdin);
 
-  let stderrText = "";
+  const log = createLogExcerpt();
+  let partialLine = "";
   child.onStderr((text) => {
-    stderrText = (stderrText + text).slice(-stderrLimit);
+    log.append(text);
+    if (!options.readLog) return;
+    // A line longer than this is cut for reading; every sign is near a line's start.
+    const lines = (partialLine + text).split(/\r?\n|\r/);
+    partialLine = lines.pop()!.slice(0, maxLineChars);
+    for (const line of lines) readLine(line.slice(0, maxLineChars));
   });
+  const readLine = (line: string) => {
+    const meaning = options.readLog!(line);
+    if (meaning === "keep") log.keep(line);
+    else if (meaning instanceof ApiError) {
+      log.keep(line);
+      kill(meaning);
+    }
+  };
 
   let streamClosed = false;
   let streamController!: ReadableStreamDefaultController<Uint8Array>;
@@ -114,7 +141,10 @@ export function spawnStream(processes: ProcessHost, command: string, args: reado
   /** `reason` errors the stream; null when the stream's reader itself cancelled. */
   const kill = (reason: ApiError | null) => {
     stopReason ??= reason;
-    if (reason) endStream(reason);
+    if (reason) {
+      endStream(reason);
+      rejectFirst(reason);
+    }
     streamClosed = true;
     // A paused stdout holds back "close", and with it `exited`, until someone reads it.
     child.resumeStdout();
@@ -132,8 +162,14 @@ export function spawnStream(processes: ProcessHost, command: string, args: reado
   const idleTimer = idle
     ? setInterval(() => {
         if (child.stdoutPaused()) lastOutput = Date.now();
-        if (Date.now() - Math.max(lastOutput, idle.lastSourceByte()) < idle.timeoutMs) return;
-        kill(new ApiError(504, "upstream_timeout", `The source sent nothing for ${Math.round(idle.timeoutMs / 1000)} s; try again later.`));
+        const now = Date.now();
+        if (now - lastOutput < idle.timeoutMs) return;
+        const seconds = Math.round(idle.timeoutMs / 1000);
+        kill(
+          now - idle.lastSourceByte() >= idle.timeoutMs
+            ? new ApiError(504, "upstream_timeout", `The source sent nothing for ${seconds} s; try again later.`)
+            : new ApiError(504, "no_progress", `The source kept sending, but nothing of the file came out of it for ${seconds} s; try again later.`),
+        );
       }, Math.min(1000, idle.timeoutMs / 4))
     : undefined;
 
@@ -171,7 +207,10 @@ export function spawnStream(processes: ProcessHost, command: string, args: reado
       return;
     }
     options.onBytes?.(chunk.byteLength);
-    resolveFirst();
+    // The head goes out at the first byte; a sign in the log written just before it (a tool logs
+    // a broken input, then writes what it has) must still turn the answer into an error. Log and
+    // output come on two pipes, so the log is given until the next turn of the event loop.
+    if (sent === chunk.byteLength) setTimeout(resolveFirst, 0);
     streamController.enqueue(chunk);
     if ((streamController.desiredSize ?? 0) <= 0) child.pauseStdout();
   });
@@ -181,10 +220,13 @@ export function spawnStream(processes: ProcessHost, command: string, args: reado
     const finish = (code: number | null, spawnError?: Error) => {
       if (done) return;
       done = true;
+      // The log's last line, if it had no newline, may still end the run as a failure.
+      if (partialLine && options.readLog) readLine(partialLine);
       clearTimeout(timer);
       clearTimeout(killTimer);
       clearInterval(idleTimer);
       options.signal?.removeEventListener("abort", onAbort);
+      const stderrText = log.text();
       const failure =
         stopReason ??
         (spawnError
@@ -200,6 +242,7 @@ export function spawnStream(processes: ProcessHost, command: string, args: reado
     // "close" comes after stdout has ended, so every byte is queued before the stream closes.
     child.onClose((code) => {
       // The watchdog's shell says so when it could not run the tool: that is a spawn failure.
+      const stderrText = log.text();
       const unstarted = (code === 126 || code === 127) && stderrText.startsWith(`${WATCHDOG_NAME}:`);
       if (unstarted) finish(null, new Error(stderrText.trim().split("\n")[0]!.slice(WATCHDOG_NAME.length + 2)));
       else finish(code);
@@ -207,5 +250,46 @@ export function spawnStream(processes: ProcessHost, command: string, args: reado
     child.onError((error) => finish(null, error));
   });
 
-  return { pid: child.pid ?? -1, stdout, firstChunk, exited, stderr: () => stderrText, kill: () => kill(cancelled()) };
+  return { pid: child.pid ?? -1, stdout, firstChunk, exited, stderr: () => log.text(), kill: () => kill(cancelled()) };
+}
+
+const maxLineChars = 1024;
+const excerptHeadChars = 2 * 1024;
+const excerptKeptChars = 2 * 1024;
+const excerptTailChars = 4 * 1024;
+
+/**
+ * A tool's log in bounded memory, for the error and the log line: its first 2 KiB (where a tool
+ * says what it could not open), up to 2 KiB of lines kept for what they say, wherever they were,
+ * and its last 4 KiB (how it ended). A log that fits whole is kept whole.
+ */
+function createLogExcerpt() {
+  let head = "";
+  let tail = "";
+  let kept: string[] = [];
+  let keptChars = 0;
+  let dropped = false;
+  return {
+    append(text: string) {
+      const room = excerptHeadChars - head.length;
+      if (room > 0) {
+        head += text.slice(0, room);
+        text = text.slice(room);
+      }
+      tail += text;
+      if (tail.length > excerptTailChars) {
+        dropped = true;
+        tail = tail.slice(-excerptTailChars);
+      }
+    },
+    keep(line: string) {
+      if (keptChars + line.length + 1 > excerptKeptChars || kept.includes(line)) return;
+      kept = [...kept, line];
+      keptChars += line.length + 1;
+    },
+    text(): string {
+      if (!dropped) return head + tail;
+      return [head, ...(kept.length ? ["[...]", ...kept] : []), "[...]", tail].join("\n");
+    },
+  };
 }

@@ -26,7 +26,10 @@ export interface ExtractionOutput {
   exitCode: number | null;
   /** What the tool printed on stdout (its JSON); empty when it failed. */
   stdout: string;
-  /** The tool's log (the end of it when it is long), from which a failure is classified. */
+  /**
+   * The tool's log, from which a failure is classified; a long one as an excerpt of its start, its
+   * error lines wherever they were, and its end.
+   */
   stderr: string;
 }
 
@@ -59,6 +62,9 @@ async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
   return text + decoder.decode();
 }
 
+/** How yt-dlp (`ERROR: ...`) and gallery-dl (`[...][error] ...`) begin a line that says why they failed. */
+const errorLine = /^ERROR:|\[error\]/;
+
 /** The extractor that starts the tool's program for every job (under the watchdog of child-stream.ts). */
 export function createCliExtractor(processes: ProcessHost, paths: Readonly<Record<ExtractionTool, string>>): Extractor {
   return {
@@ -72,6 +78,8 @@ export function createCliExtractor(processes: ProcessHost, paths: Readonly<Recor
           exitCode = code;
           return failedExit;
         },
+        // The lines a failure is classified by, kept in the log's excerpt wherever they come.
+        readLog: (line) => (errorLine.test(line) ? "keep" : undefined),
         timeoutMs: job.timeoutMs,
         signal: job.signal,
         stdin: job.stdin,

@@ -2,6 +2,7 @@
 // PGlite (Postgres compiled to WASM) in a local folder. Both run the same SQL.
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
+import { isDiskFull } from "./disk-space.ts";
 
 export interface Queryable {
   /** One statement with $1-style parameters. */
@@ -14,6 +15,8 @@ export interface Db extends Queryable {
   readonly kind: "postgres" | "pglite";
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** Readiness beyond answering a query, when the store can tell (the embedded store: space left in DATA_DIR); rejects with the reason. */
+  ready?(): Promise<void>;
 }
 
 /**
@@ -23,7 +26,31 @@ export interface Db extends Queryable {
 export class StoreUnavailableError extends Error {
   override name = "StoreUnavailableError";
   /** Seconds until a new attempt to connect is made. */
-  readonly retryAfterS = Math.ceil(RETRY_AFTER_MS / 1000);
+  readonly retryAfterS: number = Math.ceil(RETRY_AFTER_MS / 1000);
+}
+
+/** The store cannot write: its disk is full. The app answers 503 store_unavailable too; the operator has to act. */
+export class StoreFullError extends StoreUnavailableError {
+  override name = "StoreFullError";
+  override readonly retryAfterS = 60;
+}
+
+/** `db` with each disk-full failure of a call turned into StoreFullError; other errors pass as they are. */
+export function reportingFullDisk(db: Db): Db {
+  const guard = async <T>(call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      throw new StoreFullError(`The store cannot write, its disk is full: ${(error as Error).message}`, { cause: error });
+    }
+  };
+  return {
+    ...db,
+    query: (text, params) => guard(() => db.query(text, params)),
+    exec: (script) => guard(() => db.exec(script)),
+    transaction: (work) => guard(() => db.transaction(work)),
+  };
 }
 
 /** How long connecting to the server may take; the driver's default is 30 s. */

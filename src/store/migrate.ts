@@ -6,6 +6,7 @@ import sessions from "./migrations/002_sessions.sql?raw";
 import refund from "./migrations/003_refund.sql?raw";
 import deletedKeys from "./migrations/004_deleted_keys.sql?raw";
 import signInClients from "./migrations/005_sign_in_clients.sql?raw";
+import signUpLimits from "./migrations/006_sign_up_limits.sql?raw";
 
 export const migrations: readonly { version: number; sql: string }[] = [
   { version: 1, sql: init },
@@ -13,6 +14,7 @@ export const migrations: readonly { version: number; sql: string }[] = [
   { version: 3, sql: refund },
   { version: 4, sql: deletedKeys },
   { version: 5, sql: signInClients },
+  { version: 6, sql: signUpLimits },
 ];
 
 const MIGRATION_LOCK = 7_303_001;

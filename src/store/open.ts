@@ -2,7 +2,8 @@
 import { chmodSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { lockDataDir } from "./data-dir-lock.ts";
-import { openPglite, openPostgres, type Db } from "./db.ts";
+import { openPglite, openPostgres, reportingFullDisk, type Db } from "./db.ts";
+import { isDiskFull, noSpaceIn } from "./disk-space.ts";
 import { migrate } from "./migrate.ts";
 import { bundledTemplate, seedFromTemplate } from "./pglite-template.ts";
 
@@ -14,7 +15,19 @@ export interface EmbeddedStoreOptions {
 }
 
 export async function openStore(config: { DATABASE_URL?: string | undefined; DATA_DIR: string }, embedded: EmbeddedStoreOptions = {}): Promise<Db> {
-  const db = config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : await openEmbedded(config.DATA_DIR, embedded);
+  if (config.DATABASE_URL) return migrated(reportingFullDisk(openPostgres(config.DATABASE_URL)));
+  try {
+    return await migrated(await openEmbedded(config.DATA_DIR, embedded));
+  } catch (error) {
+    // A full disk fails in many words (ENOSPC from a file, "could not extend file", "PGlite failed
+    // to initialize properly", "Aborted()"); the operator is told the cause instead.
+    const noSpace = noSpaceIn(config.DATA_DIR) ?? (isDiskFull(error) ? `no space left in DATA_DIR (${config.DATA_DIR})` : null);
+    if (noSpace === null) throw error;
+    throw new Error(`The embedded store cannot start: ${noSpace}.`, { cause: error });
+  }
+}
+
+async function migrated(db: Db): Promise<Db> {
   try {
     await migrate(db);
   } catch (error) {
@@ -37,12 +50,16 @@ async function openEmbedded(dataDir: string, { template = bundledTemplate, openP
     const folder = join(dataDir, "pglite");
     seedFromTemplate(folder, template);
     privateFolder(folder);
-    const db = await openPgliteIn(folder);
+    const db = reportingFullDisk(await openPgliteIn(folder));
     return {
       ...db,
       close: async () => {
         await db.close();
         lock.release();
+      },
+      ready: async () => {
+        const noSpace = noSpaceIn(dataDir);
+        if (noSpace !== null) throw new Error(noSpace);
       },
     };
   } catch (error) {

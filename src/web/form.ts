@@ -11,7 +11,7 @@ export async function readForm(request: Request): Promise<URLSearchParams> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = request.body?.getReader();
-  for (let read = await reader?.read(); read && !read.done; read = await reader!.read()) {
+  for (let read = await readFrom(reader); read && !read.done; read = await readFrom(reader)) {
     size += read.value.byteLength;
     if (size > MAX_FORM_BYTES) {
       void reader!.cancel();
@@ -20,4 +20,16 @@ export async function readForm(request: Request): Promise<URLSearchParams> {
     chunks.push(read.value);
   }
   return new URLSearchParams(await new Blob(chunks as BlobPart[]).text());
+}
+
+/**
+ * The next chunk of the body. A request body fails only when the client stopped sending it part-way
+ * (it went away or broke its connection): the client's doing, answered 400 and logged at info.
+ */
+async function readFrom(reader: ReadableStreamDefaultReader<Uint8Array> | undefined) {
+  try {
+    return await reader?.read();
+  } catch (error) {
+    throw new ApiError(400, "form_cut_off", "The form arrived cut off; send it again.", { cause: error });
+  }
 }

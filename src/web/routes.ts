@@ -2,8 +2,8 @@
 // the security headers; an ApiError thrown below becomes an HTML page with its status and detail.
 import { z } from "zod";
 import { checkNewPassword, hashPassword, verifyPassword } from "../auth/password.ts";
-import { clientAddress, clientGroup, unnamedLocalProxy, type TrustedProxies } from "../http/client-address.ts";
-import { ApiError } from "../http/problem.ts";
+import { clientAddress, clientGroup, clientNetwork, unnamedLocalProxy, type TrustedProxies } from "../http/client-address.ts";
+import { ApiError, logProblem } from "../http/problem.ts";
 import { emailTaken, noSuchKey } from "../http/store-refusals.ts";
 import type { Route } from "../http/router.ts";
 import type { Logger } from "../log.ts";
@@ -12,6 +12,7 @@ import { createApiKey, deleteApiKey, keysHeld, listApiKeys, updateApiKey } from 
 import type { Db } from "../store/db.ts";
 import { createSession, deleteSession, type Session } from "../store/sessions.ts";
 import { clearSignInAttempts, takeSignInAttempt, type AttemptVerdict } from "../store/sign-in-attempts.ts";
+import { takeSignUp } from "../store/sign-ups.ts";
 import { assetResponse, assets } from "./assets.ts";
 import { checkCsrf, csrfToken } from "./csrf.ts";
 import { readForm } from "./form.ts";
@@ -23,21 +24,27 @@ export interface WebDeps {
   db: Db;
   now: () => Date;
   signup: "open" | "closed";
+  /** Accounts one client may create in SIGN_UP_WINDOW_MS (SIGNUPS_PER_CLIENT). */
+  signupsPerClient: number;
   /** The proxies whose X-Forwarded-For is believed (TRUST_PROXY). */
   trustProxy: TrustedProxies;
   log: Logger;
 }
 
-export type SiteHandler = (request: Request) => Promise<Response>;
+/** `log` is the request's logger, whose lines carry its id, when the app hands it in. */
+export type SiteHandler = (request: Request, log?: Logger) => Promise<Response>;
 
 export const KEYS_PAGE = "/profile/api-keys";
 /** Enough for an owner's machines and jobs; more keys would only multiply the free quota. */
 export const MAX_KEYS_PER_ACCOUNT = 10;
 /**
  * Sign-in attempts in 15 minutes: 5 per client on one account, 30 per client in all, and 100 per
- * account from everywhere, which takes 20 clients (IPv4 addresses or IPv6 /64s) to reach.
+ * account from everywhere, which takes 20 clients (IPv4 addresses or IPv6 /64s) to reach; past it,
+ * one attempt per network from a client that has not tried the account (store/sign-in-attempts.ts).
  */
 export const SIGN_IN_LIMITS = { perClientAndAccount: 5, perClient: 30, perAccount: 100, windowMs: 15 * 60_000 };
+/** The window SIGNUPS_PER_CLIENT counts in. */
+export const SIGN_UP_WINDOW_MS = 24 * 60 * 60_000;
 
 const tooManyAttempts: Record<Exclude<AttemptVerdict, { allowed: true }>["limit"], string> = {
   "client and account": "Too many sign-in attempts for this email.",
@@ -73,6 +80,14 @@ interface OwnerRequest {
   owner: pages.Owner;
 }
 
+/** How long until `retryAt`, in words for the page and in seconds for Retry-After. */
+function waitFor(retryAt: Date, now: Date): { words: string; headers: { "retry-after": string } } {
+  const seconds = Math.max(1, Math.ceil((retryAt.getTime() - now.getTime()) / 1000));
+  const minutes = Math.ceil(seconds / 60);
+  const words = minutes < 120 ? `${minutes} minute${minutes === 1 ? "" : "s"}` : `${Math.ceil(minutes / 60)} hours`;
+  return { words, headers: { "retry-after": String(seconds) } };
+}
+
 function redirect(location: string, cookies: string[] = []): Response {
   const headers = new Headers({ location });
   for (const value of cookies) headers.append("set-cookie", value);
@@ -96,12 +111,13 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
   /** Security headers on every answer, and an ApiError as a page rather than JSON. */
   const page =
     (handler: SiteHandler): SiteHandler =>
-    async (request) => {
+    async (request, log = deps.log) => {
       let response: Response;
       try {
         response = await handler(request);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
+        logProblem(error, log);
         const title = errorTitles[error.status] ?? "Something went wrong";
         response = htmlResponse(pages.errorPage({ title, detail: error.message }), { status: error.status, headers: error.headers });
       }
@@ -149,24 +165,29 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
     deps.log.warn("sign-ins arrive through a proxy that TRUST_PROXY does not name: every client behind it shares one set of sign-in limits; if the proxy is yours, add it to TRUST_PROXY", { proxy });
   };
 
-  const signInForm = (csrf: string, view: { email?: string; error?: string; notice?: string }, status = 200) =>
-    htmlResponse(pages.signInPage({ csrf, signupOpen: deps.signup === "open", ...view }), { status });
+  const signInForm = (csrf: string, view: { email?: string; error?: string; notice?: string }, init: ResponseInit = {}) =>
+    htmlResponse(pages.signInPage({ csrf, signupOpen: deps.signup === "open", ...view }), init);
+
+  /** Who the limits count: the client (IPv4 address, IPv6 /64) and the network around it. */
+  const clientOf = (request: Request) => {
+    const address = clientAddress(request, deps.trustProxy);
+    return { client: clientGroup(address), network: clientNetwork(address) };
+  };
 
   const signIn = signedOut(async (request, form, csrf) => {
     if (request.method === "GET") return signInForm(csrf, { notice: noticeOf(new URL(request.url)) });
     const email = form.get("email") ?? "";
     const password = form.get("password") ?? "";
     warnOfUnnamedProxy(request);
-    const attempt = { email, client: clientGroup(clientAddress(request, deps.trustProxy)) };
+    const attempt = { email, ...clientOf(request) };
     const verdict = await takeSignInAttempt(db, attempt, now(), SIGN_IN_LIMITS);
     if (!verdict.allowed) {
-      const minutes = Math.max(1, Math.ceil((verdict.retryAt.getTime() - now().getTime()) / 60_000));
-      const error = `${tooManyAttempts[verdict.limit]} Wait ${minutes} minute${minutes === 1 ? "" : "s"} and try again.`;
-      return signInForm(csrf, { email, error }, 429);
+      const wait = waitFor(verdict.retryAt, now());
+      return signInForm(csrf, { email, error: `${tooManyAttempts[verdict.limit]} Wait ${wait.words} and try again.` }, { status: 429, headers: wait.headers });
     }
     const account = await findAccountByEmail(db, email);
     const matches = await verifyPassword(password, account?.passwordHash ?? (await (dummyHash ??= hashPassword(newSecret()))));
-    if (!account || !matches) return signInForm(csrf, { email, error: "Wrong email or password." }, 401);
+    if (!account || !matches) return signInForm(csrf, { email, error: "Wrong email or password." }, { status: 401 });
     await clearSignInAttempts(db, attempt);
     return startSession(request, account.id, KEYS_PAGE);
   });
@@ -176,16 +197,22 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
     if (request.method === "GET") return htmlResponse(pages.signUpPage({ csrf }));
     const email = (form.get("email") ?? "").trim();
     const password = form.get("password") ?? "";
-    const refuse = (error: string, status = 400) => htmlResponse(pages.signUpPage({ csrf, email, error }), { status });
+    const refuse = (error: string, init: ResponseInit = { status: 400 }) => htmlResponse(pages.signUpPage({ csrf, email, error }), init);
     if (!Email.safeParse(email).success) return refuse("Enter an email address, such as you@example.com.");
     if (password !== form.get("repeat")) return refuse("The two passwords differ; type the same password twice.");
     try {
       checkNewPassword(password);
+      // Counted once the form is right, before the costly hash: a typo is not a sign-up.
+      const verdict = await takeSignUp(db, clientOf(request).client, now(), { perClient: deps.signupsPerClient, windowMs: SIGN_UP_WINDOW_MS });
+      if (!verdict.allowed) {
+        const wait = waitFor(verdict.retryAt, now());
+        return refuse(`Too many accounts were made from your address today. Wait ${wait.words} and try again.`, { status: 429, headers: wait.headers });
+      }
       const account = await createAccount(db, email, await hashPassword(password));
       if (account === null) throw emailTaken();
       return startSession(request, account.id, `${KEYS_PAGE}?notice=welcome`);
     } catch (error) {
-      if (error instanceof ApiError && error.status < 500) return refuse(`${error.message}${error.code === "email_taken" ? " Sign in instead." : ""}`, error.status);
+      if (error instanceof ApiError && error.status < 500) return refuse(`${error.message}${error.code === "email_taken" ? " Sign in instead." : ""}`, { status: error.status });
       throw error;
     }
   });

@@ -67,6 +67,16 @@ export interface MediaSite {
     twoVideos: string;
     /** The clip with a `<track kind="subtitles" srclang="en">` (WebVTT). */
     subtitled: string;
+    /** The clip with its index at the end (as ffmpeg writes MP4 by default), from a server that honours Range. */
+    tailIndex: string;
+    /** The same file from a server that ignores Range (as `python3 -m http.server` does). */
+    tailIndexNoRange: string;
+    /** The clip's Content-Length, a hang-up after half of it, and Range ignored: every reconnect starts over. */
+    hangupNoRange: string;
+    /** The same hang-up from a server that honours Range: a reconnect gets the rest. */
+    hangupRanged: string;
+    /** The clip's first half, then pseudo-random bytes to its Content-Length (Range honoured). */
+    garbage: string;
   };
   /** Direct URL of the progressive MP4. */
   mp4Url: string;
@@ -101,6 +111,11 @@ const pages: Record<string, string> = {
   "/private-media.html": page("Private clip", '<video src="http://127.0.0.2:9/clip.mp4"></video>'),
   "/members.html": page("Members clip", '<video src="/members/clip.mp4"></video>'),
   "/two-videos.html": page("Two clips", '<video src="/media/clip.mp4"></video><p>and</p><video src="/media/short.mp4"></video>'),
+  "/tail-index.html": page("Index at the end", '<video src="/media/tail.mp4"></video>'),
+  "/tail-index-norange.html": page("Index at the end, no Range", '<video src="/norange/tail.mp4"></video>'),
+  "/hangup-norange.html": page("Hang-up, no Range", '<video src="/norange/hangup.mp4"></video>'),
+  "/hangup-ranged.html": page("Hang-up, Range", '<video src="/media/hangup.mp4"></video>'),
+  "/garbage.html": page("Garbage after a valid start", '<video src="/media/garbage.mp4"></video>'),
   "/subtitled.html": page(
     "Subtitled clip",
     '<video src="/media/clip.mp4"><track kind="subtitles" srclang="en" label="English" src="/media/en.vtt"></video>',
@@ -164,6 +179,8 @@ async function makeMedia(dir: string, ffmpeg: string): Promise<void> {
   const hls = ["-c", "copy", "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod"];
   await Promise.all([
     ff("-i", "clip.mp4", "-frames:v", "1", "poster.jpg"),
+    // Without +faststart: the index (moov) after the media, where a reader must seek to find it.
+    ff("-i", "clip.mp4", "-c", "copy", "tail.mp4"),
     // Keyframes are a second apart, so a copy cut at 2 s is a clean, different file.
     ff("-i", "clip.mp4", "-t", String(shortClipDurationSec), "-c", "copy", "-movflags", "+faststart", "short.mp4"),
     writeFile(path.join(dir, "en.vtt"), webVtt),
@@ -180,9 +197,10 @@ async function makeMedia(dir: string, ffmpeg: string): Promise<void> {
  *   /crafted.html?video=<url>        a page whose <video> is <url>
  *   /crafted-ld.html?content=<url>   a JSON-LD VideoObject whose contentUrl is <url>
  *   /crafted.m3u8?segment=<url>      an HLS playlist of one segment, <url>
+ *   /crafted-master.m3u8?variant=<url>  an HLS master playlist of one variant playlist, <url>
  */
 function craftedAnswer(urlPath: string, query: URLSearchParams): { status: number; headers: Record<string, string>; body: string } | null {
-  const link = query.get("to") ?? query.get("video") ?? query.get("content") ?? query.get("segment") ?? "";
+  const link = query.get("to") ?? query.get("video") ?? query.get("content") ?? query.get("segment") ?? query.get("variant") ?? "";
   const html = (body: string) => ({ status: 200, headers: { "content-type": contentTypes[".html"]! }, body: page("Crafted clip", body) });
   switch (urlPath) {
     case "/redirect":
@@ -197,6 +215,8 @@ function craftedAnswer(urlPath: string, query: URLSearchParams): { status: numbe
         headers: { "content-type": contentTypes[".m3u8"]! },
         body: `#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.0,\n${link}\n#EXT-X-ENDLIST\n`,
       };
+    case "/crafted-master.m3u8":
+      return { status: 200, headers: { "content-type": contentTypes[".m3u8"]! }, body: `#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=100000\n${link}\n` };
     default:
       return null;
   }
@@ -209,6 +229,7 @@ const routes: Record<string, string> = {
   "/media/poster.jpg": "poster.jpg",
   "/media/short.mp4": "short.mp4",
   "/media/en.vtt": "en.vtt",
+  "/media/tail.mp4": "tail.mp4",
   "/hls/index.m3u8": "index.m3u8",
   "/split/master.m3u8": "master.m3u8",
   "/split/v.m3u8": "v.m3u8",
@@ -228,11 +249,29 @@ function parseRange(header: string | undefined, size: number): { start: number; 
   return { start: Number(match[1]), end: match[2] === "" ? size - 1 : Math.min(size - 1, Number(match[2])) };
 }
 
-type Breakage = "none" | "truncate" | "stall";
+/**
+ * How a file is served wrong on purpose. `truncate`: half of it, then a hang-up, and 503 for the
+ * rest; `stall`: half, then silence; `hangup`: every answer that starts before the half hangs up
+ * there (a Range request past it gets its bytes); `garbage`: the file's first half, then
+ * pseudo-random bytes in place of the rest.
+ */
+type Breakage = "none" | "truncate" | "stall" | "hangup" | "garbage";
 
-async function serveFile(req: IncomingMessage, res: ServerResponse, file: string, breakage: Breakage): Promise<void> {
+/** Deterministic noise for `garbage`, the same bytes at the same offset on every request. */
+function noise(start: number, end: number): Buffer {
+  const bytes = Buffer.alloc(end - start + 1);
+  for (let offset = start; offset <= end; offset += 1) {
+    let x = Math.imul(offset ^ 0x9e3779b9, 0x85ebca6b);
+    x ^= x >>> 13;
+    bytes[offset - start] = Math.imul(x, 0xc2b2ae35) >>> 24;
+  }
+  return bytes;
+}
+
+/** `ranges: false` plays a server that ignores Range: always 200 and the whole file, no Accept-Ranges. */
+async function serveFile(req: IncomingMessage, res: ServerResponse, file: string, breakage: Breakage, ranges = true): Promise<void> {
   const { size } = await stat(file);
-  const range = parseRange(req.headers.range, size);
+  const range = ranges ? parseRange(req.headers.range, size) : null;
   if (range && range.start >= size) {
     res.writeHead(416, { "content-range": `bytes */${size}` }).end();
     return;
@@ -246,22 +285,45 @@ async function serveFile(req: IncomingMessage, res: ServerResponse, file: string
   res.writeHead(range ? 206 : 200, {
     "content-type": contentTypes[path.extname(file)] ?? "application/octet-stream",
     "content-length": String(end - start + 1),
-    "accept-ranges": "bytes",
+    ...(ranges ? { "accept-ranges": "bytes" } : {}),
     ...(range ? { "content-range": `bytes ${start}-${end}/${size}` } : {}),
   });
   if (req.method === "HEAD") {
     res.end();
     return;
   }
-  const sendEnd = breakage === "none" ? end : Math.min(end, half - 1);
+  if (breakage === "garbage") {
+    if (start < half) res.write(await readPart(file, start, Math.min(end, half - 1)));
+    if (end >= half) res.write(noise(Math.max(start, half), end));
+    res.end();
+    return;
+  }
+  const breaks = breakage === "truncate" || breakage === "stall" || (breakage === "hangup" && start < half);
+  const sendEnd = breaks ? Math.min(end, half - 1) : end;
   const stream = createReadStream(file, { start, end: sendEnd });
   stream.pipe(res, { end: false });
   stream.on("end", () => {
-    if (breakage === "none") res.end();
-    else if (breakage === "truncate") res.destroy();
+    if (!breaks) res.end();
+    else if (breakage !== "stall") res.destroy();
     // "stall": keep the connection open and silent; the client has to time out.
   });
 }
+
+async function readPart(file: string, start: number, end: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of createReadStream(file, { start, end })) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** The media paths served wrong on purpose: the file, how it breaks, and whether Range is honoured. */
+const brokenMedia: Record<string, { file: string; breakage: Breakage; ranges: boolean }> = {
+  "/media/truncated.mp4": { file: "clip.mp4", breakage: "truncate", ranges: true },
+  "/media/stalled.mp4": { file: "clip.mp4", breakage: "stall", ranges: true },
+  "/media/hangup.mp4": { file: "clip.mp4", breakage: "hangup", ranges: true },
+  "/media/garbage.mp4": { file: "clip.mp4", breakage: "garbage", ranges: true },
+  "/norange/hangup.mp4": { file: "clip.mp4", breakage: "hangup", ranges: false },
+  "/norange/tail.mp4": { file: "tail.mp4", breakage: "none", ranges: false },
+};
 
 export async function startMediaSite(options: { ffmpegPath?: string } = {}): Promise<MediaSite> {
   const dir = await mkdtemp(path.join(tmpdir(), "media-site-"));
@@ -304,13 +366,13 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
       res.writeHead(200, { "content-type": contentTypes[".html"]! }).end(html);
       return;
     }
-    const breakage: Breakage = urlPath === "/media/truncated.mp4" ? "truncate" : urlPath === "/media/stalled.mp4" ? "stall" : "none";
-    const file = breakage === "none" ? fileFor(urlPath) : "clip.mp4";
+    const broken = brokenMedia[urlPath];
+    const file = broken?.file ?? fileFor(urlPath);
     if (file === null) {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found");
       return;
     }
-    serveFile(req, res, path.join(dir, file), breakage).catch(() => res.destroy());
+    serveFile(req, res, path.join(dir, file), broken?.breakage ?? "none", broken?.ranges).catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -334,6 +396,11 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
       members: `${origin}/members.html`,
       twoVideos: `${origin}/two-videos.html`,
       subtitled: `${origin}/subtitled.html`,
+      tailIndex: `${origin}/tail-index.html`,
+      tailIndexNoRange: `${origin}/tail-index-norange.html`,
+      hangupNoRange: `${origin}/hangup-norange.html`,
+      hangupRanged: `${origin}/hangup-ranged.html`,
+      garbage: `${origin}/garbage.html`,
     },
     mp4Url: `${origin}/media/clip.mp4`,
     mp4Bytes: clipBytes,

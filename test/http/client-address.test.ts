@@ -1,6 +1,6 @@
 // Who sent a request: the socket's peer, or behind a trusted proxy the last hop it did not add.
 import { describe, expect, it } from "vitest";
-import { clientAddress, clientGroup, parseTrustedProxies, recordPeer, unnamedLocalProxy, type TrustedProxies } from "../../src/http/client-address.ts";
+import { clientAddress, clientGroup, clientNetwork, parseTrustedProxies, recordPeer, unnamedLocalProxy, type TrustedProxies } from "../../src/http/client-address.ts";
 
 const trust = (text: string): TrustedProxies => {
   const parsed = parseTrustedProxies(text);
@@ -64,6 +64,16 @@ describe("clientGroup()", () => {
     expect(clientGroup("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64");
     expect(clientGroup("2001:db8:1:2:bbbb::9")).toBe("2001:db8:1:2::/64");
     expect(clientGroup("unknown")).toBe("unknown");
+  });
+});
+
+describe("clientNetwork()", () => {
+  it("puts an IPv4 address in its /24 and an IPv6 address in its /48", () => {
+    expect(clientNetwork("198.51.100.4")).toBe("198.51.100.0/24");
+    expect(clientNetwork("255.255.255.255")).toBe("255.255.255.0/24");
+    expect(clientNetwork("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1::/48");
+    expect(clientNetwork("2001:db8:1:ffff::9")).toBe("2001:db8:1::/48");
+    expect(clientNetwork("unknown")).toBe("unknown");
   });
 });
 

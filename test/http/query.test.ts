@@ -44,14 +44,16 @@ describe("parseQuery(): the download parameters", () => {
     expect(parseQuery(DownloadQuery, new URLSearchParams(`url=${url}&format=18&format=22`)).format).toBe("18");
   });
 
+  test("takes a filename with line breaks and control characters as given, for sanitizing later", () => {
+    expect(parseQuery(DownloadQuery, query({ url, filename: "Title\r\nline two\u0000" })).filename).toBe("Title\r\nline two\u0000");
+  });
+
   test.each([
     ["format", "b\u0000"],
     ["format", "b\n"],
     ["format", "bestvideo\u00e9"],
     ["format", "b".repeat(201)],
     ["audio", "wav"],
-    ["filename", "a\u0000b"],
-    ["filename", "a\u007fb"],
     ["filename", "x".repeat(256)],
   ])("%s=%j is a 400 invalid_parameter naming it", (name, value) => {
     const error = thrown(() => parseQuery(DownloadQuery, query({ url, [name]: value })));
@@ -76,11 +78,12 @@ describe("parseQuery(): the download parameters", () => {
     const schemas = Object.fromEntries(document.paths["/api/v1/download"]!.get.parameters.map((p) => [p.name, p.schema]));
     expect(schemas.url).toMatchObject({ type: "string", maxLength: 4096, pattern: expect.any(String) });
     expect(schemas.format).toMatchObject({ type: "string", maxLength: 200, pattern: "^[\\x20-\\x7e]*$" });
-    expect(schemas.filename).toMatchObject({ type: "string", maxLength: 255, pattern: expect.any(String) });
+    expect(schemas.filename).toMatchObject({ type: "string", maxLength: 255 });
     expect(schemas.audio).toMatchObject({ enum: ["mp3"] });
     expect(schemas.index).toMatchObject({ type: "integer", minimum: 1, maximum: 1000 });
     for (const [name, schema] of Object.entries(schemas)) {
-      if (name !== "audio" && name !== "index") expect(new RegExp(schema.pattern as string).test("a\u0000"), name).toBe(false);
+      // `filename` takes control characters: the name is sanitized where it is used.
+      if (name !== "audio" && name !== "index" && name !== "filename") expect(new RegExp(schema.pattern as string).test("a\u0000"), name).toBe(false);
     }
   });
 });

@@ -65,6 +65,20 @@ describe.each([
     else await expectRefused(response, canary.host);
   });
 
+  it("refuses an HLS segment written as httpproxy://, which ffmpeg would open itself", async () => {
+    const playlist = `${site.origin}/crafted.m3u8?segment=${encodeURIComponent(`httpproxy://${canary.host}/x.ts`)}`;
+    await expectRefused(await download(crafted(playlist)), canary.host);
+  });
+
+  it("refuses a master playlist whose variant is tcp://, and a media file answered with such a playlist", async () => {
+    const master = `${site.origin}/crafted-master.m3u8?variant=${encodeURIComponent(`tcp://${canary.host}/v.m3u8`)}`;
+    // Direct mode with audio=mp3 hands ffmpeg the CDN's link, which leads to the master.
+    await expectRefused(await download(`https://video.twimg.com/redirect/v.m3u8?to=${encodeURIComponent(master)}`, "&audio=mp3"), canary.host);
+    // Named as an MP4, ffmpeg would read the playlist as HLS and open the variant: it may read media only.
+    const response = await download(`https://video.twimg.com/redirect/clip.mp4?to=${encodeURIComponent(master)}`, "&audio=mp3");
+    expect(response.status).toBe(502);
+  });
+
   it("refuses a JSON-LD contentUrl on a private address, also while yt-dlp extracts", async () => {
     const page = `${site.origin}/crafted-ld.html?content=${encodeURIComponent(`${canary.origin}/clip.mp4`)}`;
     const post = await test.get(`/api/v1/post?url=${encodeURIComponent(page)}`, key);

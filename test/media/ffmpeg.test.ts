@@ -1,19 +1,20 @@
 import { describe, expect, test } from "vitest";
-import { classifyFfmpegFailure, failedDespiteExit0, ffmpegArgs, type RemuxPlan } from "../../src/media/ffmpeg.ts";
+import { classifyFfmpegFailure, ffmpegArgs, readFfmpegLog, type RemuxPlan } from "../../src/media/ffmpeg.ts";
 
-const limits = { readTimeoutMs: 5000, reconnectDelayMaxSec: 2 };
+const limits = { readTimeoutMs: 5000, reconnectDelayMaxSec: 2, maxReconnects: 3 };
 const file = (url: string, headers: Record<string, string> = {}) => ({ url, headers, hls: false });
 const single: RemuxPlan = {
   output: "mp4", inputs: [file("https://cdn/v.mp4", { "User-Agent": "UA/1", Referer: "https://site/page" })],
   videoInput: 0, audioInput: 0, transcodeVideo: false, transcodeAudio: false, adtsAudio: false,
 };
-const inputPrefix = ["-protocol_whitelist", "http,https,tls,tcp,crypto,httpproxy", "-reconnect", "1", "-reconnect_streamed", "1",
+const mediaDemuxers = "mov,matroska,mp3,aac,ogg,flv,mpegts,wav,flac,webvtt,srt,ass";
+const inputPrefix = ["-protocol_whitelist", "http,https,tls,tcp,crypto,httpproxy", "-format_whitelist", mediaDemuxers, "-reconnect", "1", "-reconnect_streamed", "1",
   "-reconnect_on_network_error", "1", "-reconnect_delay_max", "2", "-rw_timeout", "5000000"];
 
 describe("ffmpegArgs()", () => {
   test("one file to fragmented MP4: copy, optional streams, headers sent exactly", () => {
     expect(ffmpegArgs(single, limits)).toEqual([
-      "-nostdin", "-hide_banner", "-loglevel", "error", "-xerror",
+      "-nostdin", "-hide_banner", "-loglevel", "warning", "-xerror",
       ...inputPrefix, "-user_agent", "UA/1", "-headers", "Referer: https://site/page\r\n", "-i", "https://cdn/v.mp4",
       "-map", "0:v:0?", "-map", "0:a:0?", "-c:v", "copy", "-c:a", "copy",
       "-movflags", "frag_keyframe+empty_moov+default_base_moof", "-f", "mp4", "pipe:1",
@@ -28,6 +29,10 @@ describe("ffmpegArgs()", () => {
     expect(args.slice(0, 4)).toEqual(["-nostdin", "-hide_banner", "-loglevel", "warning"]);
     expect(args).not.toContain("-xerror");
     expect(args.filter((a) => a === "-i")).toHaveLength(2);
+    // Each reads the gate's checked copy of its playlist (hls-playlists.ts) as HLS, and what it links to as media only.
+    expect(args.slice(args.indexOf("-protocol_whitelist"), args.indexOf("-protocol_whitelist") + 6)).toEqual([
+      "-protocol_whitelist", "http,https,tls,tcp,crypto,httpproxy", "-format_whitelist", `hls,${mediaDemuxers}`, "-f", "hls",
+    ]);
     expect(args.slice(args.indexOf("-map"))).toEqual([
       "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy", "-c:a", "copy", "-bsf:a", "aac_adtstoasc",
       "-movflags", "frag_keyframe+empty_moov+default_base_moof", "-f", "mp4", "pipe:1",
@@ -63,15 +68,46 @@ describe("ffmpegArgs()", () => {
   });
 });
 
-describe("failedDespiteExit0()", () => {
+describe("readFfmpegLog()", () => {
+  /** Feeds `lines` to a fresh reader: what the first line that ended the run said, and whether a clean exit still failed. */
+  const judge = (lines: string[]) => {
+    const log = readFfmpegLog(limits);
+    const verdicts = lines.map((line) => log.readLog(line));
+    return { ended: verdicts.find((v) => typeof v === "object") ?? null, kept: verdicts.filter((v) => v === "keep").length, failed: log.failedDespiteExit0("") };
+  };
+
   test.each([
     ["[hls @ 0x1] Failed to open segment 3 of playlist 0", true],
     ["http://a/v.mp4: Input/output error", true],
-    ["[mov,mp4 @ 0x1] stream 0, offset 0xb5e2: partial file", true],
     ["", false],
     ["[http @ 0x1] Stream ends prematurely at 46404, should be 92809", false],
-  ])("%s -> %s", (stderr, failed) => {
-    expect(failedDespiteExit0(stderr)).toBe(failed);
+    // A reconnect names the read's error, but the input is not lost: the reconnect may deliver it.
+    ["[http @ 0x1] Will reconnect at 46404 in 0 second(s), error=Input/output error.", false],
+  ])("after %j a clean exit fails: %s", (line, failed) => {
+    expect(judge([line]).failed).toBe(failed);
+  });
+
+  test("a part out of reach with no error from the source: source_not_streamable, retrying will not help", () => {
+    const { ended } = judge(["[mov,mp4,m4a,3gp,3g2,mj2 @ 0x1] stream 1, offset 0x30: partial file", "[http @ 0x2] Stream ends prematurely at 48, should be 92809"]);
+    expect(ended).toMatchObject({ status: 502, code: "source_not_streamable" });
+    expect((ended as Error).message).toContain("Retrying will not help");
+  });
+
+  test("a part out of reach after the source failed is a temporary failure", () => {
+    const { ended } = judge(["[http @ 0x1] HTTP error 503 Service Unavailable", "[mov,mp4 @ 0x2] stream 0, offset 0xb5e2: partial file"]);
+    expect(ended).toMatchObject({ status: 502, code: "upstream_failed" });
+  });
+
+  test("damaged media ends the run at once", () => {
+    const { ended } = judge(["[NULL @ 0x1] Invalid NAL unit size (1718773093 > 3623)."]);
+    expect(ended).toMatchObject({ status: 502, code: "upstream_failed" });
+    expect(String((ended as Error).cause)).toContain("Invalid NAL unit size");
+  });
+
+  test("reconnects past the bound end the run; up to it they are kept for the log", () => {
+    const reconnect = "[http @ 0x1] Will reconnect at 46404 in 0 second(s), error=Input/output error.";
+    expect(judge(Array(3).fill(reconnect))).toEqual({ ended: null, kept: 3, failed: false });
+    expect(judge(Array(4).fill(reconnect)).ended).toMatchObject({ status: 502, code: "upstream_failed", message: expect.stringContaining("4 times") });
   });
 });
 

@@ -6,7 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ApiError } from "../../src/http/problem.ts";
-import { classifyFfmpegFailure, failedDespiteExit0, ffmpegArgs, type RemuxPlan } from "../../src/media/ffmpeg.ts";
+import { ffmpegArgs, readFfmpegLog, type RemuxPlan } from "../../src/media/ffmpeg.ts";
 import { spawnStream, type SpawnStreamOptions } from "../../src/processes/child-stream.ts";
 import { nodeProcesses } from "../../src/runtime/node/processes.ts";
 import { clipDurationSec, startMediaSite, type MediaSite } from "../fakes/media-site.ts";
@@ -24,8 +24,9 @@ afterAll(async () => {
   await rm(outDir, { recursive: true, force: true });
 });
 
-const ffmpegOptions: SpawnStreamOptions = { classify: classifyFfmpegFailure, failedDespiteExit0 };
-const limits = { readTimeoutMs: 2000, reconnectDelayMaxSec: 1 };
+const limits = { readTimeoutMs: 2000, reconnectDelayMaxSec: 1, maxReconnects: 3 };
+/** A fresh reader of ffmpeg's log for every run. */
+const ffmpegOptions = (): SpawnStreamOptions => readFfmpegLog(limits);
 const filePlan = (url: string, output: RemuxPlan["output"] = "mp4"): RemuxPlan => ({
   output, inputs: [{ url, headers: { "User-Agent": "test-agent" } }].map((i) => ({ ...i, hls: false })),
   videoInput: output === "mp3" ? null : 0, audioInput: 0, transcodeVideo: false, transcodeAudio: false, adtsAudio: false,
@@ -77,7 +78,7 @@ async function waitUntilGone(pid: number, ms: number): Promise<boolean> {
 
 describe("spawnStream(nodeProcesses, ) with real ffmpeg", () => {
   test("remuxes the site's MP4 to fragmented MP4 with the right duration, sending our User-Agent", async () => {
-    const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(filePlan(site.mp4Url), limits), ffmpegOptions);
+    const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(filePlan(site.mp4Url), limits), ffmpegOptions());
     await expect(child.firstChunk).resolves.toBeUndefined();
     const data = await readAll(child.stdout);
     expect(await child.exited).toBe(0);
@@ -89,7 +90,7 @@ describe("spawnStream(nodeProcesses, ) with real ffmpeg", () => {
   });
 
   test("extracts MP3 at 320 kb/s", async () => {
-    const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(filePlan(site.mp4Url, "mp3"), limits), ffmpegOptions);
+    const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(filePlan(site.mp4Url, "mp3"), limits), ffmpegOptions());
     const data = await readAll(child.stdout);
     expect(await child.exited).toBe(0);
     const info = await probe(data, "audio.mp3");
@@ -98,7 +99,7 @@ describe("spawnStream(nodeProcesses, ) with real ffmpeg", () => {
   });
 
   test("a source that fails before the first byte rejects firstChunk with the classified error", async () => {
-    const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(filePlan(`${site.origin}/media/gone.mp4`), limits), ffmpegOptions);
+    const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(filePlan(`${site.origin}/media/gone.mp4`), limits), ffmpegOptions());
     await expect(child.firstChunk).rejects.toMatchObject({ status: 404, code: "not_found" });
     const { bytes, error } = await readUntilError(child.stdout);
     expect(bytes).toBe(0);
@@ -106,7 +107,7 @@ describe("spawnStream(nodeProcesses, ) with real ffmpeg", () => {
   });
 
   test("a source that breaks off after output started errors the stream, never a clean end", async () => {
-    const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(filePlan(`${site.origin}/media/truncated.mp4`), limits), ffmpegOptions);
+    const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(filePlan(`${site.origin}/media/truncated.mp4`), limits), ffmpegOptions());
     await expect(child.firstChunk).resolves.toBeUndefined();
     const { bytes, error } = await readUntilError(child.stdout);
     expect(bytes).toBeGreaterThan(1000);
@@ -116,7 +117,7 @@ describe("spawnStream(nodeProcesses, ) with real ffmpeg", () => {
   });
 
   test("cancelling the stream ends ffmpeg within a second", async () => {
-    const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(filePlan(`${site.origin}/media/stalled.mp4`), { ...limits, readTimeoutMs: 60_000 }), ffmpegOptions);
+    const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(filePlan(`${site.origin}/media/stalled.mp4`), { ...limits, readTimeoutMs: 60_000 }), ffmpegOptions());
     await child.firstChunk;
     expect(isAlive(child.pid)).toBe(true);
     await child.stdout.cancel();
@@ -144,6 +145,21 @@ describe("spawnStream(nodeProcesses, ) mechanics", () => {
     expect(await waitUntilGone(child.pid, 1500)).toBe(true);
   });
 
+  test("a child whose output stops is cut after the idle time even while its source keeps sending (504 no_progress)", async () => {
+    const started = Date.now();
+    const child = spawnStream(nodeProcesses, "sh", ["-c", "echo start; sleep 30"], { classify: fail, idle: { timeoutMs: 600, lastSourceByte: () => Date.now() } });
+    const { bytes, error } = await readUntilError(child.stdout);
+    expect(bytes).toBe(6);
+    expect(error).toMatchObject({ status: 504, code: "no_progress" });
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(await waitUntilGone(child.pid, 1500)).toBe(true);
+  });
+
+  test("a child whose source went silent is cut as upstream_timeout", async () => {
+    const child = spawnStream(nodeProcesses, "sleep", ["30"], { classify: fail, idle: { timeoutMs: 600, lastSourceByte: () => 0 } });
+    await expect(child.firstChunk).rejects.toMatchObject({ status: 504, code: "upstream_timeout" });
+  });
+
   test("an AbortSignal kills the child and its process group", async () => {
     const controller = new AbortController();
     const child = spawnStream(nodeProcesses, "sh", ["-c", "sleep 30 & echo $!; wait"], { classify: fail, signal: controller.signal });
@@ -156,11 +172,29 @@ describe("spawnStream(nodeProcesses, ) mechanics", () => {
     expect(await waitUntilGone(grandchild, 1500)).toBe(true);
   });
 
-  test("keeps only the last 8 KiB of stderr and passes exit code and stderr to classify", async () => {
-    const child = spawnStream(nodeProcesses, "sh", ["-c", "head -c 20000 /dev/zero | tr '\\0' x >&2; echo END >&2; exit 3"], { classify: fail });
-    await expect(child.firstChunk).rejects.toThrow("exit 3: xxxxxxxxxxxxxxxxEND\n");
-    expect(child.stderr()).toHaveLength(8192);
+  test("keeps an excerpt of a long stderr (its start, the lines readLog kept, its end) and passes it to classify", async () => {
+    const script = "head -c 20000 /dev/zero | tr '\\0' x >&2; echo >&2; echo SIGN in the middle >&2; head -c 20000 /dev/zero | tr '\\0' y >&2; echo END >&2; exit 3";
+    const child = spawnStream(nodeProcesses, "sh", ["-c", script], { classify: fail, readLog: (line) => (line.startsWith("SIGN") ? "keep" : undefined) });
+    await expect(child.firstChunk).rejects.toThrow("exit 3: yyyyyyyyyyyyyyyyEND\n");
+    const excerpt = child.stderr();
+    expect(excerpt.length).toBeLessThanOrEqual(8192);
+    expect(excerpt.startsWith("x".repeat(2048))).toBe(true);
+    expect(excerpt).toContain("\nSIGN in the middle\n");
+    expect(excerpt.endsWith("yyyyEND\n")).toBe(true);
     expect(await child.exited).toBe(3);
+  });
+
+  test("a line readLog reads as a failure ends the tool at once with its error, wherever it is in the log", async () => {
+    const started = Date.now();
+    const script = "echo data; head -c 50000 /dev/zero | tr '\\0' x >&2; echo >&2; echo 'the input is lost' >&2; sleep 30";
+    const lost = new ApiError(502, "upstream_failed", "lost");
+    const child = spawnStream(nodeProcesses, "sh", ["-c", script], { classify: fail, readLog: (line) => (line.includes("input is lost") ? lost : undefined) });
+    const { bytes, error } = await readUntilError(child.stdout);
+    expect(bytes).toBe(5);
+    expect(error).toBe(lost);
+    expect(await waitUntilGone(child.pid, 2500)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(child.stderr()).toContain("the input is lost");
   });
 
   test("a clean exit without output ends the stream empty", async () => {
@@ -169,8 +203,9 @@ describe("spawnStream(nodeProcesses, ) mechanics", () => {
     expect((await readAll(child.stdout)).byteLength).toBe(0);
   });
 
-  test("exit 0 with a log showing lost input counts as failure", async () => {
-    const child = spawnStream(nodeProcesses, "sh", ["-c", "echo data; echo 'x: Input/output error' >&2"], { classify: fail, failedDespiteExit0 });
+  test("exit 0 with a log showing lost input counts as failure, however much log follows", async () => {
+    const script = "echo data; echo 'x: Input/output error' >&2; head -c 30000 /dev/zero | tr '\\0' x >&2";
+    const child = spawnStream(nodeProcesses, "sh", ["-c", script], { ...readFfmpegLog(limits), classify: fail });
     const { bytes, error } = await readUntilError(child.stdout);
     expect(bytes).toBe(5);
     expect(error).toMatchObject({ status: 502 });
@@ -196,7 +231,7 @@ test("children get no proxy variables: the egress gate is their only way out", a
   process.env.no_proxy = "127.0.0.1,10.0.0.0/8";
   process.env.https_proxy = "http://elsewhere.example:3128";
   try {
-    const child = spawnStream(nodeProcesses, "sh", ["-c", "env"], ffmpegOptions);
+    const child = spawnStream(nodeProcesses, "sh", ["-c", "env"], ffmpegOptions());
     const names = (await readAll(child.stdout)).toString().split("\n").map((line) => line.split("=")[0]!.toLowerCase());
     expect(names).not.toContain("no_proxy");
     expect(names).not.toContain("https_proxy");

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { toProblem, ApiError } from "../../src/http/problem.ts";
 import { createLogger } from "../../src/log.ts";
 import { createPageSource } from "../../src/platforms/ytdlp/source.ts";
+import { cookieFile as cookieFileOf } from "../../src/platforms/ytdlp/cookie-file.ts";
 import { createExtractionHost, interpreterOf, type ExtractionHost } from "../../src/processes/extraction-host.ts";
 import { createCliExtractor } from "../../src/processes/extractor.ts";
 import { nodeFiles } from "../../src/runtime/node/files.ts";
@@ -105,7 +106,7 @@ afterAll(async () => {
 });
 
 const pagesOf = (options: { timeoutMs?: number; cookiesFile?: string } = {}) =>
-  createPageSource({ extractor: host, files: nodeFiles, timeoutMs: options.timeoutMs ?? 30_000, socketTimeoutSec: 20, cacheTtlMs: 0, cacheMaxEntries: 1, maxItems: 1, cookiesFile: options.cookiesFile });
+  createPageSource({ extractor: host, files: nodeFiles, timeoutMs: options.timeoutMs ?? 30_000, socketTimeoutSec: 20, cacheTtlMs: 0, cacheMaxEntries: 1, maxItems: 1, cookies: options.cookiesFile === undefined ? undefined : cookieFileOf(nodeFiles, options.cookiesFile, () => {}) });
 
 describe("the extraction host", () => {
   test("reads the interpreter from the program's first line as the kernel does", () => {

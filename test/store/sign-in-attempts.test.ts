@@ -1,5 +1,6 @@
 // The sign-in limits on both stores, and across two connection pools on one PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clientNetwork } from "../../src/http/client-address.ts";
 import { clearSignInAttempts, takeSignInAttempt } from "../../src/store/sign-in-attempts.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
 
@@ -8,7 +9,7 @@ const at = (minutes: number) => new Date(Date.UTC(2026, 0, 1, 0, minutes));
 
 describe.each(storeKinds)("sign-in attempts on %s", (kind) => {
   let store: TestStore;
-  const take = (email: string, client: string, minute: number) => takeSignInAttempt(store.db, { email, client }, at(minute), limits);
+  const take = (email: string, client: string, minute: number) => takeSignInAttempt(store.db, { email, client, network: clientNetwork(client) }, at(minute), limits);
   beforeAll(async () => {
     store = await openTestStore(kind);
   });
@@ -40,7 +41,27 @@ describe.each(storeKinds)("sign-in attempts on %s", (kind) => {
       for (let i = 0; i < limits.perClientAndAccount; i++) if ((await take("owner@example.com", client, 40)).allowed) allowed++;
     }
     expect(allowed).toBe(limits.perAccount);
-    expect(await take("owner@example.com", "203.0.113.4", 41)).toEqual({ allowed: false, limit: "account", retryAt: at(55) });
+    // Those who tried wait for the ceiling, whatever they send.
+    expect(await take("owner@example.com", "203.0.113.3", 41)).toEqual({ allowed: false, limit: "account", retryAt: at(55) });
+  });
+
+  it("lets a client that has not tried the account past its ceiling once per network (IPv4 /24, IPv6 /48)", async () => {
+    for (let client = 1; client <= 3; client++) {
+      for (let i = 0; i < limits.perClientAndAccount; i++) await take("ceiling@example.com", `203.0.113.${client}`, 100);
+    }
+    // The owner, from a network no guesser used past the ceiling, is let in.
+    expect(await take("ceiling@example.com", "192.0.2.200", 101)).toEqual({ allowed: true });
+    // A guesser's fresh address gets one attempt for its whole network, then waits.
+    expect(await take("ceiling@example.com", "203.0.113.50", 102)).toEqual({ allowed: true });
+    expect(await take("ceiling@example.com", "203.0.113.51", 103)).toEqual({ allowed: false, limit: "account", retryAt: at(115) });
+    // IPv6: a fresh /64 of a /48 that had its attempt past the ceiling waits as well.
+    expect(await take("ceiling@example.com", "2001:db8:7:1::", 104)).toEqual({ allowed: true });
+    expect(await take("ceiling@example.com", "2001:db8:7:2::", 104)).toEqual({ allowed: false, limit: "account", retryAt: at(115) });
+    // And whoever was let past and guessed wrong waits for the ceiling like the others.
+    expect(await take("ceiling@example.com", "203.0.113.50", 105)).toEqual({ allowed: false, limit: "account", retryAt: at(115) });
+    // When the ceiling's first attempts leave the window, the network's attempt is still counted, but
+    // the account is below its ceiling again.
+    expect(await take("ceiling@example.com", "203.0.113.51", 115)).toEqual({ allowed: true });
   });
 
   it("clearSignInAttempts() forgets one client's attempts on one account, not the others'", async () => {
@@ -62,7 +83,7 @@ describe("sign-in attempts from two instances on one PostgreSQL", () => {
   it("concurrent attempts never pass a limit", async () => {
     const pools = [store.connectAgain(), store.connectAgain()];
     const attempts = (email: (i: number) => string, count: number) =>
-      Promise.all(Array.from({ length: count }, (_, i) => takeSignInAttempt(pools[i % 2]!, { email: email(i), client: "192.0.2.77" }, at(0), limits)));
+      Promise.all(Array.from({ length: count }, (_, i) => takeSignInAttempt(pools[i % 2]!, { email: email(i), client: "192.0.2.77", network: "192.0.2.0/24" }, at(0), limits)));
     const oneAccount = await attempts(() => "c@example.com", 12);
     expect(oneAccount.filter((result) => result.allowed)).toHaveLength(limits.perClientAndAccount);
     const manyAccounts = await attempts((i) => `c${i}@example.com`, 12);

@@ -7,7 +7,9 @@ import { admitRequest, listApiKeys } from "../../src/store/api-keys.ts";
 import { SESSION_TTL_MS } from "../../src/store/sessions.ts";
 import { MAX_FORM_BYTES } from "../../src/web/form.ts";
 import { recordPeer } from "../../src/http/client-address.ts";
-import { MAX_KEYS_PER_ACCOUNT, SIGN_IN_LIMITS } from "../../src/web/routes.ts";
+import { hashPassword } from "../../src/auth/password.ts";
+import { createAccount } from "../../src/store/accounts.ts";
+import { MAX_KEYS_PER_ACCOUNT, SIGN_IN_LIMITS, SIGN_UP_WINDOW_MS } from "../../src/web/routes.ts";
 import { buildTestApp, TestClock } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 
@@ -177,6 +179,59 @@ describe("the owner's site", () => {
     expect(refused.status).toBe(429);
     expect(await refused.text()).toContain("Too many sign-in attempts for this email.");
     expect(stranger.cookies.has("sid")).toBe(false);
+  });
+
+  it("after 20 addresses x 5 wrong guesses, the owner signs in from a fresh address; the guessers wait", async () => {
+    // A cheap hash: the test is about the limits, and 100 full-cost checks would take a minute.
+    await createAccount(store.db, "besieged@example.com", await hashPassword(PASSWORD, 1000));
+    const guessers = Array.from({ length: SIGN_IN_LIMITS.perAccount / SIGN_IN_LIMITS.perClientAndAccount }, (_, i) => new Visitor(app, `203.0.113.${100 + i}`));
+    for (const guesser of guessers) {
+      for (let i = 0; i < SIGN_IN_LIMITS.perClientAndAccount; i++) expect((await guesser.signIn("besieged@example.com", `guess ${i}!`)).status).toBe(401);
+    }
+    // The ceiling is full: those who guessed wait, even with the right password.
+    const guesser = await guessers[0]!.signIn("besieged@example.com");
+    expect(guesser.status).toBe(429);
+    expect(guesser.headers.get("retry-after")).toBe(String(SIGN_IN_LIMITS.windowMs / 1000));
+    expect(await guesser.text()).toContain("Too many sign-in attempts for this email");
+
+    const owner = new Visitor(app, "192.0.2.77");
+    const signedIn = await owner.signIn("besieged@example.com");
+    expect(signedIn.status).toBe(303);
+    expect(owner.cookies.has("sid")).toBe(true);
+
+    // A fresh address of the guessers' network gets one guess for the whole network, then none.
+    expect((await new Visitor(app, "203.0.113.200").signIn("besieged@example.com", "one more guess")).status).toBe(401);
+    expect((await new Visitor(app, "203.0.113.201").signIn("besieged@example.com")).status).toBe(429);
+    // The same for an IPv6 /48: its /64s do not each get a guess.
+    expect((await new Visitor(app, "2001:db8:66:1::1").signIn("besieged@example.com", "one more guess")).status).toBe(401);
+    expect((await new Visitor(app, "2001:db8:66:2::1").signIn("besieged@example.com", "another guess")).status).toBe(429);
+    clock.advance(SIGN_IN_LIMITS.windowMs);
+  });
+
+  it("refuses the sixth sign-up from one client in the window with 429 and Retry-After", async () => {
+    const signUpFrom = (address: string, email: string) => new Visitor(app, address).signUp(email);
+    for (let i = 1; i <= 5; i++) expect((await signUpFrom("192.0.2.150", `many${i}@example.com`)).status).toBe(303);
+    clock.advance(60_000);
+    const sixth = await signUpFrom("192.0.2.150", "many6@example.com");
+    expect(sixth.status).toBe(429);
+    expect(sixth.headers.get("retry-after")).toBe(String(SIGN_UP_WINDOW_MS / 1000 - 60));
+    expect(await sixth.text()).toContain("Too many accounts were made from your address today. Wait 24 hours and try again.");
+    expect(await store.db.query("SELECT id FROM accounts WHERE email = 'many6@example.com'")).toEqual([]);
+    // Another client is not held up; one window later the first may sign up again.
+    expect((await signUpFrom("192.0.2.151", "many7@example.com")).status).toBe(303);
+    clock.advance(SIGN_UP_WINDOW_MS - 60_000);
+    expect((await signUpFrom("192.0.2.150", "many6@example.com")).status).toBe(303);
+  });
+
+  it("counts sign-ups of an IPv6 client by its /64, and not forms refused for a typo", async () => {
+    const typist = new Visitor(app, "2001:db8:5:1::99");
+    const csrf = await typist.csrfOf("/sign-up");
+    for (let i = 0; i < 6; i++) {
+      expect((await typist.post("/sign-up", { csrf, email: "v6@example.com", password: PASSWORD, repeat: "typo" })).status).toBe(400);
+    }
+    for (let i = 1; i <= 5; i++) expect((await new Visitor(app, `2001:db8:5:1::${i}`).signUp(`v6-${i}@example.com`)).status).toBe(303);
+    expect((await new Visitor(app, "2001:db8:5:1:ffff::1").signUp("v6-6@example.com")).status).toBe(429);
+    expect((await new Visitor(app, "2001:db8:5:2::1").signUp("v6-7@example.com")).status).toBe(303);
   });
 
   it("a session ends after its lifetime and on sign-out, each with a clear message", async () => {

@@ -93,7 +93,7 @@ export function createPageSource(options: PageSourceOptions): PageSource {
       let kept = cache.get(page.href);
       // With the operator's cookies only a run that fetches says which of them each chosen format
       // needs; so does a selector only yt-dlp knows when nothing is kept: one run that describes and selects.
-      if ((parsed === null && !kept) || options.cookiesFile !== undefined) {
+      if ((parsed === null && !kept) || options.cookies !== undefined) {
         const { info } = await fresh(page, String(item), selector, signal);
         return { info, formats: chosenFormats(info) };
       }

@@ -5,6 +5,7 @@ import { readdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { cookieFile } from "../../../src/platforms/ytdlp/cookie-file.ts";
 import { createPageSource } from "../../../src/platforms/ytdlp/source.ts";
 import { createCliExtractor } from "../../../src/processes/extractor.ts";
 import { nodeProcesses } from "../../../src/runtime/node/processes.ts";
@@ -74,6 +75,31 @@ describe("COOKIES_FILE", () => {
     expect((await get(`/api/v1/post?url=${url}`, key.plain)).status).toBe(200);
   });
 
+  test.each([
+    ["NUL bytes", Buffer.from("\u0000\u0000\u0000\u0000 not text at all"), "it holds NUL bytes"],
+    ["invalid UTF-8", Buffer.concat([Buffer.from("# Netscape HTTP Cookie File\n.example\tTRUE\t/\tFALSE\t0\tname\tva"), Buffer.from([0xff, 0xfe]), Buffer.from("lue\n")]), "it is not UTF-8 text"],
+  ])("a COOKIES_FILE with %s is a warning naming it, shown in /readyz, and page mode goes on without it", async (_, content, fault) => {
+    const file = path.join(dir, "corrupt.txt");
+    await writeFile(file, content);
+    const { get, logLines } = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: site.host, COOKIES_FILE: file, PAGE_CACHE_TTL_S: "0" } });
+    const key = await makeKey(store.db, "PRO");
+    const url = encodeURIComponent(site.pages.progressive);
+
+    expect((await get(`/api/v1/post?url=${url}`, key.plain)).status).toBe(200);
+    const download = await get(`/api/v1/download?url=${url}`, key.plain);
+    expect(download.status).toBe(200);
+    expect((await probeMedia(new Uint8Array(await download.arrayBuffer()))).streams.length).toBeGreaterThan(0);
+    // Told once, not for every run.
+    const warnings = logLines.map((line) => JSON.parse(line)).filter((entry) => entry.level === "warn" && entry.setting === "COOKIES_FILE");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0].msg).toBe(`COOKIES_FILE ${file} is not a Netscape cookie file (${fault}); going on without it`);
+
+    const ready = await (await get("/readyz")).json();
+    expect(ready.checks.cookies).toEqual({ ok: true, warning: warnings[0].msg });
+    await writeFile(file, netscapeFile(membersCookie.value));
+    expect((await (await get("/readyz")).json()).checks.cookies).toEqual({ ok: true });
+  });
+
   test("a run that fails still removes its private copy", async () => {
     const file = path.join(dir, "failing.txt");
     await writeFile(file, netscapeFile(membersCookie.value));
@@ -88,7 +114,7 @@ describe("COOKIES_FILE", () => {
     const file = path.join(dir, "killed.txt");
     await writeFile(file, netscapeFile(membersCookie.value));
     const copiesBefore = await cookieCopies();
-    const pages = createPageSource({ extractor: createCliExtractor(nodeProcesses, { "yt-dlp": "yt-dlp", "gallery-dl": "gallery-dl" }), files: nodeFiles, timeoutMs: 150, socketTimeoutSec: 5, cacheTtlMs: 0, cacheMaxEntries: 1, maxItems: 1, cookiesFile: file });
+    const pages = createPageSource({ extractor: createCliExtractor(nodeProcesses, { "yt-dlp": "yt-dlp", "gallery-dl": "gallery-dl" }), files: nodeFiles, timeoutMs: 150, socketTimeoutSec: 5, cacheTtlMs: 0, cacheMaxEntries: 1, maxItems: 1, cookies: cookieFile(nodeFiles, file, () => {}) });
     await expect(pages.info(new URL(site.pages.members))).rejects.toMatchObject({ status: 504 });
     expect(await cookieCopies()).toEqual(copiesBefore);
   });

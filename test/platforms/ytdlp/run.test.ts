@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { classifyFfmpegFailure, defaultFfmpegLimits, failedDespiteExit0, ffmpegArgs } from "../../../src/media/ffmpeg.ts";
+import { defaultFfmpegLimits, ffmpegArgs, readFfmpegLog } from "../../../src/media/ffmpeg.ts";
 import { spawnStream } from "../../../src/processes/child-stream.ts";
 import { createCliExtractor } from "../../../src/processes/extractor.ts";
 import { nodeProcesses } from "../../../src/runtime/node/processes.ts";
@@ -32,7 +32,7 @@ afterAll(async () => {
 async function download(pageUrl: string, output: "mp4" | "mp3" = "mp4") {
   const info = await extractInfo(pageUrl, { ...options, format: selectorFor(undefined, output) });
   const plan = planRemux(chosenFormats(info), output);
-  const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(plan, defaultFfmpegLimits), { classify: classifyFfmpegFailure, failedDespiteExit0 });
+  const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(plan, defaultFfmpegLimits), readFfmpegLog(defaultFfmpegLimits));
   const data = Buffer.from(await new Response(child.stdout).arrayBuffer());
   expect(await child.exited).toBe(0);
   const file = path.join(outDir, `out.${output}`);

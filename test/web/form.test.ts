@@ -1,0 +1,39 @@
+// A form post whose body the client cuts off, through the real Node server: a client abort,
+// logged at info, never an unhandled error or a 500.
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveNode } from "../../src/runtime/node-server.ts";
+import { buildTestApp } from "../helpers/app.ts";
+import { openTestStore, type TestStore } from "../helpers/stores.ts";
+
+describe("a form post cut off by the client", () => {
+  let store: TestStore;
+  beforeAll(async () => {
+    store = await openTestStore("pglite");
+  });
+  afterAll(() => store?.close());
+
+  it("is a client abort logged at info, not a 500", async () => {
+    const { app, logLines } = buildTestApp(store.db);
+    const server = await serveNode(app.fetch, { port: 0, hostname: "127.0.0.1" });
+    try {
+      const { port } = new URL(server.address);
+      const socket = connect(Number(port), "127.0.0.1");
+      await new Promise((resolve) => socket.once("connect", resolve));
+      socket.write(
+        "POST /sign-in HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 500\r\n" +
+          "Sec-Fetch-Site: same-origin\r\nX-Request-Id: cut-form\r\n\r\nemail=owner%40example.com&pass",
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      socket.destroy();
+      const entries = () => logLines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      const line = (msg: string) => entries().find((entry) => entry.requestId === "cut-form" && entry.msg === msg);
+      for (let i = 0; i < 100 && !line("request"); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(line("request")).toMatchObject({ level: "info", route: "/sign-in", status: 400 });
+      expect(line("refused")).toMatchObject({ level: "info", code: "form_cut_off", cause: expect.any(String) });
+      expect(entries().filter((entry) => entry.level === "error")).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+});
