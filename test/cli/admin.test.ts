@@ -149,6 +149,7 @@ describe("the admin command line", () => {
     cleanups.push(async () => rmSync(copy, { recursive: true, force: true }));
     for (const file of ["build.mjs", "package.json", "package-lock.json"]) cpSync(file, join(copy, file));
     cpSync("src", join(copy, "src"), { recursive: true });
+    cpSync("extraction-host", join(copy, "extraction-host"), { recursive: true });
     cpSync("dist/pglite-template", join(copy, "dist/pglite-template"), { recursive: true });
     cpSync("dist/pglite-template.version", join(copy, "dist/pglite-template.version"));
     symlinkSync(resolve("node_modules"), join(copy, "node_modules"));
@@ -163,7 +164,13 @@ describe("the admin command line", () => {
     const later = new Date(Date.now() + 2_000);
     utimesSync(join(copy, "src/cli/commands.ts"), later, later);
     build();
-    expect(builtAt()).toBeGreaterThan(first);
+    const second = builtAt();
+    expect(second).toBeGreaterThan(first);
+    // The host's Python program is bundled too: a change to it alone builds again.
+    const evenLater = new Date(Date.now() + 4_000);
+    utimesSync(join(copy, "extraction-host/host.py"), evenLater, evenLater);
+    build();
+    expect(builtAt()).toBeGreaterThan(second);
   });
 
   it("stops the service with a message naming the variable when the configuration is bad", async () => {
