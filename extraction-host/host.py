@@ -66,6 +66,11 @@ def warm(modules):
         ydl.extract_info(f"file:///proc/self/fd/{page}", download=False)
     os.close(page)
     modules["yt-dlp"].parse_options(["-J", "--", "https://example.com/"])
+    prebuild_tls_context()
+    try:  # what yt-dlp's updater reads on every run (it runs `file` on the interpreter); cached per process
+        modules["yt-dlp"].utils.system_identifier()
+    except AttributeError:
+        pass
     if "gallery-dl" in modules:
         import gallery_dl.extractor
         import gallery_dl.job
@@ -79,17 +84,53 @@ def warm(modules):
     gc.freeze()
 
 
+def prebuild_tls_context():
+    """Builds now the TLS context yt-dlp's first connection in a child would build.
+
+    yt-dlp makes a fresh verifying context for each request handler, and loading the CA bundle
+    into it costs ~20 ms of CPU per job, on a plain-HTTP page too. The context built here is handed,
+    once, to the first call in a child with yt-dlp's default arguments: each child gets its own copy
+    by the fork, never used before, so no job sees another's. Any other call, or a yt-dlp whose
+    internals differ, runs yt-dlp's own code. The CA bundle is in stamp(): when it changes on disk,
+    the host is stale and started again, so trust stays what yt-dlp would load.
+    """
+    try:
+        from yt_dlp.networking import common
+        build = common.make_ssl_context
+    except (ImportError, AttributeError):
+        return
+    default = {"verify": True, "legacy_support": False, "use_certifi": True}
+    spare = [build(**default)]
+
+    def make_ssl_context(*args, **kwargs):
+        if spare and not args and kwargs == default:
+            return spare.pop()
+        return build(*args, **kwargs)
+
+    common.make_ssl_context = make_ssl_context
+
+
+def ca_bundle():
+    """The CA file yt-dlp loads into its TLS contexts (certifi's), or None."""
+    try:
+        from yt_dlp.dependencies import certifi
+        return certifi.where() if certifi else None
+    except (ImportError, AttributeError):
+        return None
+
+
 def stamp(modules):
-    """What changes when a tool is updated on disk (its version file, or the zip it is read from)."""
-    def one(module):
+    """What changes when a tool is updated on disk (its version file, or the zip it is read from),
+    or the CA bundle the prebuilt TLS context holds."""
+    def version_file(module):
         path = os.path.join(os.path.dirname(module.__file__), "version.py")
         while not os.path.exists(path):  # inside a zip: the zip file itself
             path = os.path.dirname(path)
-        info = os.stat(path)
-        return (path, info.st_mtime_ns, info.st_size)
+        return path
 
+    paths = [version_file(module) for module in modules.values()] + [path for path in [ca_bundle()] if path]
     try:
-        return [one(module) for module in modules.values()]
+        return [(path, info.st_mtime_ns, info.st_size) for path, info in ((path, os.stat(path)) for path in paths)]
     except OSError:
         return None
 
