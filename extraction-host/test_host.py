@@ -49,10 +49,29 @@ def main(argv):
     elif command == "sleep":
         subprocess.Popen(["sleep", "60"])
         time.sleep(60)
+    elif command == "tls":  # which process built each context this job asks for
+        from .networking import common
+        default = {"verify": True, "legacy_support": False, "use_certifi": True}  # as yt-dlp asks
+        contexts = [common.make_ssl_context(**default), common.make_ssl_context(**default), common.make_ssl_context(**{**default, "legacy_support": True})]
+        print(*("here" if context["pid"] == os.getpid() else "before the fork" for context in contexts))
     elif command == "env":
         print(os.environ.get("LEFT_BY_A_JOB", "none"))
         os.environ["LEFT_BY_A_JOB"] = "yes"
     sys.exit(0)
+'''
+
+# yt-dlp's TLS context maker, which says which process built a context, and where its CA bundle is.
+FAKE_YT_DLP_NETWORKING = '''
+import os
+
+def make_ssl_context(verify=True, legacy_support=False, use_certifi=True):
+    return {"pid": os.getpid()}
+'''
+FAKE_YT_DLP_DEPENDENCIES = '''
+import os
+
+class certifi:
+    where = staticmethod(lambda: os.path.join(os.path.dirname(__file__), "cacert.pem"))
 '''
 
 FAKE_GALLERY_DL = '''
@@ -100,6 +119,10 @@ class HostTest(unittest.TestCase):
         self.tools = tempfile.mkdtemp(prefix="extraction-host-tools-")
         write(f"{self.tools}/yt_dlp/__init__.py", FAKE_YT_DLP)
         write(f"{self.tools}/yt_dlp/version.py", "__version__ = '2026.01.01'\n")
+        write(f"{self.tools}/yt_dlp/networking/__init__.py", "")
+        write(f"{self.tools}/yt_dlp/networking/common.py", FAKE_YT_DLP_NETWORKING)
+        write(f"{self.tools}/yt_dlp/dependencies.py", FAKE_YT_DLP_DEPENDENCIES)
+        write(f"{self.tools}/yt_dlp/cacert.pem", "the trusted roots\n")
         self.host = None
 
     def tearDown(self):
@@ -214,6 +237,19 @@ class HostTest(unittest.TestCase):
         self.assertEqual(self.receive(), {"stale": True})
         self.assertEqual(self.receive(), {"id": 2, "stale": True})
         self.assertEqual(children(self.host.pid), [])
+
+    def test_each_job_gets_its_own_tls_context_built_before_the_fork_once_then_its_own(self):
+        self.start()
+        for id in (1, 2):
+            self.assertEqual(self.run_job("tls")["stdout"], "before the fork here here\n")
+
+    def test_runs_nothing_more_once_the_ca_bundle_changed_on_disk(self):
+        self.start()
+        time.sleep(0.01)
+        write(f"{self.tools}/yt_dlp/cacert.pem", "other trusted roots\n")
+        self.send({"id": 2, "tool": "yt-dlp", "args": ["echo", "new"]})
+        self.assertEqual(self.receive(), {"stale": True})
+        self.assertEqual(self.receive(), {"id": 2, "stale": True})
 
 
 if __name__ == "__main__":
