@@ -122,32 +122,28 @@ export function createAppDeps(
     enabled: config.EXTRACTION_HOST === "on",
     onStatus: metrics.extractionHost,
   });
-  const pages = createPageSource({
+  // What both tools' descriptions are read with: the same caps, cache, gate, cookies and metrics.
+  const extraction = {
     extractor,
     files: runtime.files,
     timeoutMs: config.EXTRACT_TIMEOUT_S * 1000,
     socketTimeoutSec: Math.min(20, config.EXTRACT_TIMEOUT_S),
     cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
     cacheMaxEntries: 500,
+    gate,
+    cookies,
+    onBlocked,
+  };
+  const pages = createPageSource({
+    ...extraction,
     maxItems: config.PLAYLIST_MAX_ITEMS,
     onChild: () => metrics.childStarted("yt-dlp"),
-    gate,
     jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME, runtime.automaticJsRuntime),
-    cookies,
-    onBlocked,
   });
   const galleries = createGallerySource({
-    extractor,
-    files: runtime.files,
-    timeoutMs: config.EXTRACT_TIMEOUT_S * 1000,
-    socketTimeoutSec: Math.min(20, config.EXTRACT_TIMEOUT_S),
-    cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
-    cacheMaxEntries: 500,
+    ...extraction,
     onChild: () => metrics.childStarted("gallery-dl"),
-    gate,
-    cookies,
     caFile: config.GALLERY_DL_CA_FILE,
-    onBlocked,
   });
   const slots = operationSlots(config);
   const postDeps = { tweets, pages, galleries, tools, extractions: slots.extractions, extraPageHosts: config.EXTRA_PAGE_HOSTS };

@@ -83,7 +83,7 @@ describe.each(runtimes)("the answers of the service under $name", ({ name, comma
     expect((await good.json()).code).toBe("host_not_allowed");
   });
 
-  it.runIf(ownParser)("gets Deno's own bare 400 for a request line or a request head its parser refuses (README, Runtimes)", async () => {
+  it.runIf(ownParser)("gets Deno's own bare 400 for a request line or a request head its parser refuses (docs/runtimes.md), where Node and Bun answer problem+json", async () => {
     for (const text of [spacedTarget, longTarget]) {
       const answer = await rawRequest(service.url, text);
       expect(answer.status).toBe(400);

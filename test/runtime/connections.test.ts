@@ -1,5 +1,5 @@
 // Issue 22 item 1, against the built service on Node and on Bun (Deno's server offers neither
-// bound; README, Runtimes): idle connections from one address cannot take the service away from
+// bound; docs/runtimes.md): idle connections from one address cannot take the service away from
 // another address, and a connection that sends no complete request head is closed, its descriptor
 // released, within REQUEST_HEAD_TIMEOUT_S.
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
