@@ -29,6 +29,7 @@ import json
 import os
 import selectors
 import signal
+import ssl
 import sys
 import time
 import traceback
@@ -139,12 +140,12 @@ def remember_extractor_choice():
 
 
 def ca_bundle():
-    """The CA file yt-dlp loads into its TLS contexts (certifi's), or None."""
+    """The CA file yt-dlp loads into its TLS contexts: certifi's, else OpenSSL's default (None if none)."""
     try:
         from yt_dlp.dependencies import certifi
-        return certifi.where() if certifi else None
-    except (ImportError, AttributeError):
-        return None
+    except ImportError:
+        certifi = None
+    return certifi.where() if certifi else ssl.get_default_verify_paths().cafile
 
 
 def stamp(modules):
@@ -156,9 +157,13 @@ def stamp(modules):
             path = os.path.dirname(path)
         return path
 
+    def signature(path):
+        info = os.stat(path)
+        return (path, info.st_mtime_ns, info.st_size)
+
     paths = [version_file(module) for module in modules.values()] + [path for path in [ca_bundle()] if path]
     try:
-        return [(path, info.st_mtime_ns, info.st_size) for path, info in ((path, os.stat(path)) for path in paths)]
+        return [signature(path) for path in paths]
     except OSError:
         return None
 
