@@ -15,7 +15,7 @@ export interface GalleryRunOptions extends RunAccess {
   timeoutMs: number;
   /** gallery-dl's own per-connection timeout. */
   socketTimeoutSec: number;
-  /** A PEM file of certificate authorities gallery-dl trusts instead of its default ones (TOOLS_CA_FILE). */
+  /** A PEM file of certificate authorities gallery-dl trusts instead of its default ones (GALLERY_DL_CA_FILE). */
   caFile?: string;
   signal?: AbortSignal;
 }

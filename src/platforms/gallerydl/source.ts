@@ -1,6 +1,7 @@
 // Post descriptions from gallery-dl, kept briefly like yt-dlp's (ytdlp/source.ts), so that `post`
 // followed by `download` of the same link extracts once.
 import type { Extractor } from "../../processes/extractor.ts";
+import { sharedRuns } from "../../util/shared-runs.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
 import type { PlatformId, PostRecord } from "../records.ts";
 import { withToolAccess, type ToolAccess } from "../tool-access.ts";
@@ -14,7 +15,7 @@ export interface GallerySourceOptions extends ToolAccess {
   socketTimeoutSec: number;
   cacheTtlMs: number;
   cacheMaxEntries: number;
-  /** TOOLS_CA_FILE: the certificate authorities gallery-dl trusts instead of its own. */
+  /** GALLERY_DL_CA_FILE: the certificate authorities gallery-dl trusts instead of its own. */
   caFile?: string;
   now?: () => number;
 }
@@ -29,7 +30,7 @@ export interface GallerySource {
 
 export function createGallerySource(options: GallerySourceOptions): GallerySource {
   const cache = createTtlCache<PostRecord>({ maxEntries: options.cacheMaxEntries, now: options.now ?? Date.now });
-  const inFlight = new Map<string, Promise<PostRecord>>();
+  const shared = sharedRuns<PostRecord>();
 
   async function fresh(page: URL, platform: PlatformId): Promise<PostRecord> {
     const output = await withToolAccess(options, page, true, (access) =>
@@ -44,10 +45,7 @@ export function createGallerySource(options: GallerySourceOptions): GallerySourc
     post(page, platform, { uncached = false } = {}) {
       const kept = uncached ? undefined : cache.get(page.href);
       if (kept) return Promise.resolve(kept);
-      // Equal look-ups at the same time share one run, bounded by its time cap.
-      const running = inFlight.get(page.href) ?? fresh(page, platform).finally(() => inFlight.delete(page.href));
-      inFlight.set(page.href, running);
-      return running;
+      return shared(page.href, () => fresh(page, platform));
     },
   };
 }

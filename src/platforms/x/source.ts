@@ -14,6 +14,7 @@ import { sessionHeaders, type XSession } from "./session-cookies.ts";
 import { syndicationAnswerToTweet } from "./syndication.ts";
 import { syndicationToken } from "./token.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
+import { sharedRuns } from "../../util/shared-runs.ts";
 
 export interface GraphqlOptions {
   /** POST here with the bearer token to get a guest token. */
@@ -66,7 +67,7 @@ export function createTweetSource(options: TweetSourceOptions): TweetSource {
   const now = options.now ?? Date.now;
   const fetchFn = options.fetch ?? fetch;
   const cache = createTtlCache<Outcome>({ maxEntries: options.cacheMaxEntries, now });
-  const inFlight = new Map<string, Promise<Outcome>>();
+  const shared = sharedRuns<Outcome>();
   const backoffOptions = { now, baseMs: options.backoffBaseMs ?? 1_000, maxMs: options.backoffMaxMs ?? 30_000 };
   const syndicationBackoff = createBackoff(backoffOptions);
   const graphql = options.graphql && createGraphqlClient(options.graphql, fetchFn, options.timeoutMs, createBackoff(backoffOptions));
@@ -119,16 +120,7 @@ export function createTweetSource(options: TweetSourceOptions): TweetSource {
       // Ids reach upstream URLs, so only digits get that far.
       if (!/^\d{1,19}$/.test(id)) throw new ApiError(400, "invalid_url", `"${id}" is not an X status id; ids are digits.`);
       let outcome = uncached ? undefined : cache.get(id);
-      if (!outcome) {
-        let pending = inFlight.get(id);
-        if (!pending) {
-          pending = load(id)
-            .then((settled) => remember(id, settled))
-            .finally(() => inFlight.delete(id));
-          inFlight.set(id, pending);
-        }
-        outcome = await pending;
-      }
+      outcome ??= await shared(id, () => load(id).then((settled) => remember(id, settled)));
       if (!outcome.ok) throw outcome.error;
       return outcome.tweet;
     },

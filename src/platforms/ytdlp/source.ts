@@ -3,6 +3,7 @@
 // (format-selector.ts), so it runs yt-dlp at most once, and not at all after `post`; a selector
 // that needs more of yt-dlp's grammar is applied by yt-dlp to the kept description
 // (`--load-info-json`, no network).
+import { sharedRuns } from "../../util/shared-runs.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
 import type { Extractor } from "../../processes/extractor.ts";
 import { withToolAccess, type ToolAccess } from "../tool-access.ts";
@@ -59,7 +60,7 @@ const maxKeptBytes = 1024 * 1024;
 
 export function createPageSource(options: PageSourceOptions): PageSource {
   const cache = createTtlCache<{ info: YtdlpInfo; json: string }>({ maxEntries: options.cacheMaxEntries, now: options.now ?? Date.now });
-  const inFlight = new Map<string, Promise<YtdlpInfo>>();
+  const shared = sharedRuns<YtdlpInfo>();
 
   const everyItem = `1:${options.maxItems}`;
 
@@ -82,11 +83,7 @@ export function createPageSource(options: PageSourceOptions): PageSource {
     info(page, { uncached = false } = {}) {
       const kept = uncached ? undefined : cache.get(page.href);
       if (kept) return Promise.resolve(kept.info);
-      // Equal look-ups at the same time share one yt-dlp run. It does not end when one caller
-      // goes away, since others may wait for it; its time cap bounds it.
-      const running = inFlight.get(page.href) ?? fresh(page, everyItem).then(({ info }) => info).finally(() => inFlight.delete(page.href));
-      inFlight.set(page.href, running);
-      return running;
+      return shared(page.href, () => fresh(page, everyItem).then(({ info }) => info));
     },
     async select(page, selector, signal, item = 1) {
       const parsed = parseFormatSelector(selector);
