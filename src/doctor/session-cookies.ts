@@ -1,6 +1,7 @@
 // Whether the operator's cookie file still holds a live sign-in for a platform. Only a cookie's
 // own expiry field can be read here: a session the platform ended early looks alive, and so
 // does a cookie without an expiry (a browser session cookie). Pure; the caller reads the file.
+import { expired, parseCookieFile } from "../media/cookie-header.ts";
 import { platformTable } from "../platforms/table.ts";
 
 /** The cookies that carry a signed-in session, per platform (what each site sets at sign-in). */
@@ -24,17 +25,11 @@ export function expiredSession(fileText: string, site: string, now: Date): strin
   const names = sessionCookieNames[site];
   const hosts = platformTable.find(({ id }) => id === site)?.hosts;
   if (!names || !hosts) return null;
-  const found: { name: string; domain: string; expiry: number }[] = [];
-  for (const raw of fileText.split(/\r?\n/)) {
-    const line = raw.startsWith("#HttpOnly_") ? raw.slice("#HttpOnly_".length) : raw;
-    if (line.startsWith("#") || !line.trim()) continue;
-    const [domain = "", , , , expires = "0", name = ""] = line.split("\t");
+  const found = parseCookieFile(fileText).filter(({ domain, name }) => {
     const bare = domain.toLowerCase().replace(/^\./, "");
-    if (!names.includes(name) || !hosts.some((host) => bare === host || bare.endsWith(`.${host}`))) continue;
-    found.push({ name, domain, expiry: Number(expires) });
-  }
-  const live = found.some(({ expiry }) => !(expiry > 0) || expiry * 1000 > now.getTime());
-  if (found.length === 0 || live) return null;
-  const last = found.reduce((a, b) => (b.expiry > a.expiry ? b : a));
-  return `the session cookie ${last.name} of ${last.domain} in COOKIES_FILE expired ${new Date(last.expiry * 1000).toISOString()}`;
+    return names.includes(name) && hosts.some((host) => bare === host || bare.endsWith(`.${host}`));
+  });
+  if (found.length === 0 || found.some((cookie) => !expired(cookie, now))) return null;
+  const last = found.reduce((a, b) => (b.expires > a.expires ? b : a));
+  return `the session cookie ${last.name} of ${last.domain} in COOKIES_FILE expired ${new Date(last.expires * 1000).toISOString()}`;
 }
