@@ -4,9 +4,10 @@
 // extractor (6), and an extractor's exception (-1); it exits 0 even then, and logs an error it
 // recovers from on stderr, so both are read for the failure.
 import { z } from "zod";
-import { ApiError, upstreamFailed } from "../../http/problem.ts";
+import type { ApiError } from "../../http/problem.ts";
 import type { Extractor } from "../../processes/extractor.ts";
 import { blockedError } from "../blocked.ts";
+import { noMediaFound, postNotFound, postUnreadable, unreadableOutput } from "../post-errors.ts";
 import type { RunAccess } from "../tool-access.ts";
 
 export interface GalleryRunOptions extends RunAccess {
@@ -54,12 +55,11 @@ export function galleryArgs(url: string, options: Pick<GalleryRunOptions, "socke
   ];
 }
 
-/** The first error line of the log without gallery-dl's `[category][error]` prefix, shortened. */
+/** The first error line of the log without gallery-dl's `[category][error]` prefix, whole (the log line bounds its causes). */
 function reasonOf(log: string): string {
   const lines = log.split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
   const line = lines.find((l) => /\[error\]|^\w+Error: /.test(l)) ?? lines.at(-1) ?? "no error message";
-  const reason = line.replace(/^(\[[^\]]+\])+\s*/, "");
-  return reason.length > 200 ? `${reason.slice(0, 197)}...` : reason;
+  return line.replace(/^(\[[^\]]+\])+\s*/, "");
 }
 
 /** The ApiError of a failed run, from its log (stderr and the exceptions it printed). */
@@ -68,12 +68,12 @@ export function classifyGalleryFailure(exitCode: number | null, log: string): Ap
   const refused = blockedError(log, "gallery-dl", cause.message);
   if (refused) return refused;
   if (/NotFoundError|'(404|410) [^']*' for|not available|could not be found|has been deleted|\bdeleted\b/i.test(log)) {
-    return new ApiError(404, "not_found", "The post does not exist, was removed or is private.", { cause });
+    return postNotFound(cause);
   }
   if (/Unsupported URL/i.test(log)) {
-    return new ApiError(400, "unsupported_url", "No downloadable media was found at this link; pass the link of a single post or video.", { cause });
+    return noMediaFound(cause);
   }
-  return upstreamFailed(`The source site did not deliver the post (gallery-dl ${exitCode === null ? "was killed" : `exit ${exitCode}`}); try again later.`, { cause });
+  return postUnreadable("gallery-dl", exitCode, cause);
 }
 
 export async function runGallery(url: string, options: GalleryRunOptions): Promise<GalleryOutput> {
@@ -83,7 +83,7 @@ export async function runGallery(url: string, options: GalleryRunOptions): Promi
   try {
     parsed = Messages.parse(JSON.parse(output.stdout));
   } catch (cause) {
-    throw upstreamFailed("The media tool returned unreadable output for this link; try again later.", { cause });
+    throw unreadableOutput(cause);
   }
   const errors = parsed.flatMap((message) => (message[0] === -1 ? [`${message[1].error}: ${message[1].message}`] : []));
   const result: GalleryOutput = { post: null, files: [] };

@@ -3,8 +3,9 @@
 // the source is a 502, a request the source cannot answer is a 400 or 404. Every detail is in
 // our own words: yt-dlp's (extractor names, Python exceptions, what a host inside a network
 // answered) go to the log through the error's cause, never to the caller.
-import { ApiError, upstreamFailed } from "../../http/problem.ts";
+import { ApiError } from "../../http/problem.ts";
 import { blockedError } from "../blocked.ts";
+import { noMediaFound, postNotFound, postUnreadable } from "../post-errors.ts";
 
 interface Rule {
   pattern: RegExp;
@@ -14,7 +15,7 @@ interface Rule {
 const rules: Rule[] = [
   {
     pattern: /Unsupported URL|is not a valid URL|No video formats found|There(?:'s| is) no video in this|No media found/i,
-    make: (cause) => new ApiError(400, "unsupported_url", "No downloadable media was found at this link; pass the link of a single post or video.", { cause }),
+    make: noMediaFound,
   },
   {
     pattern: /Requested format is not available|Invalid format specification|format spec/i,
@@ -23,7 +24,7 @@ const rules: Rule[] = [
   },
   {
     pattern: /HTTP Error (404|410)|Video unavailable|Private video|This video (is private|has been removed|is unavailable)/i,
-    make: (cause) => new ApiError(404, "not_found", "The post does not exist, was removed or is private.", { cause }),
+    make: postNotFound,
   },
 ];
 
@@ -47,6 +48,6 @@ export function classifyYtdlpFailure(exitCode: number | null, stderr: string): A
   if (refused) return refused;
   const rule = rules.find((r) => r.pattern.test(stderr));
   if (rule) return rule.make(cause);
-  // yt-dlp only reads the page here (the media come later, through ffmpeg), for `post` and `download` alike.
-  return upstreamFailed(`The post could not be read from the source site (yt-dlp ${exitCode === null ? "was killed" : `exit ${exitCode}`}); try again later.`, { cause });
+  // yt-dlp only reads the page here (the media come later, through ffmpeg).
+  return postUnreadable("yt-dlp", exitCode, cause);
 }

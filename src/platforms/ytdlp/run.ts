@@ -1,6 +1,7 @@
 // Runs `yt-dlp -J` on a page URL and returns its parsed info, or throws the classified ApiError.
 import { upstreamFailed } from "../../http/problem.ts";
 import type { Extractor } from "../../processes/extractor.ts";
+import { unreadableOutput } from "../post-errors.ts";
 import { classifyYtdlpFailure } from "./errors.ts";
 import { YtdlpInfo } from "./info.ts";
 import { jsRuntimeArgs } from "./js-runtime.ts";
@@ -59,7 +60,7 @@ export async function extractInfo(url: string, options: ExtractOptions): Promise
   try {
     json = JSON.parse(output.stdout);
   } catch (cause) {
-    throw upstreamFailed("The media tool returned unreadable output for this link; try again later.", { cause });
+    throw unreadableOutput(cause);
   }
   const parsed = YtdlpInfo.safeParse(json);
   if (!parsed.success || json === null) {
