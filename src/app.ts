@@ -89,7 +89,7 @@ export function createApp(deps: AppDeps): App {
   async function serveApi(request: Request, url: URL, log: RequestLog, logger: Logger): Promise<Response> {
     if (request.method === "OPTIONS") return preflightResponse(deps.config.CORS_ORIGIN, request);
     const match = api.match(request.method, url.pathname);
-    if (!match) throw new ApiError(404, "not_found", `There is no operation at ${url.pathname}.`);
+    if (!match) throw new ApiError("not_found", `There is no operation at ${url.pathname}.`);
     log.route = url.pathname;
     if ("allow" in match) throw methodNotAllowed(match.allow);
 
@@ -122,7 +122,7 @@ export function createApp(deps: AppDeps): App {
 
   async function serveSite(request: Request, url: URL, log: RequestLog, logger: Logger): Promise<Response> {
     const match = site.match(request.method, url.pathname);
-    if (!match) throw new ApiError(404, "not_found", `Nothing here at ${url.pathname}.`);
+    if (!match) throw new ApiError("not_found", `Nothing here at ${url.pathname}.`);
     log.route = url.pathname;
     if ("allow" in match) throw methodNotAllowed(match.allow);
     return match.handler(request, logger);
@@ -192,14 +192,14 @@ function storeUnavailable(error: StoreUnavailableError): ApiError {
     error instanceof StoreFullError
       ? "The service cannot write to its database right now; try again later."
       : "The service cannot reach its database right now; try again shortly.";
-  return new ApiError(503, "store_unavailable", detail, {
+  return new ApiError("store_unavailable", detail, {
     headers: { "retry-after": String(error.retryAfterS) },
     cause: error,
   });
 }
 
 function methodNotAllowed(allow: string[]): ApiError {
-  return new ApiError(405, "method_not_allowed", `Use ${allow.join(" or ")} here.`, { headers: { allow: allow.join(", ") } });
+  return new ApiError("method_not_allowed", `Use ${allow.join(" or ")} here.`, { headers: { allow: allow.join(", ") } });
 }
 
 /** The problem answer to what a handler threw, logged as logProblem says. */

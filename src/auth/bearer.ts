@@ -10,14 +10,14 @@ export function bearerTokenOf(request: Request): string | null {
 
 /** 401 for a key that is malformed or that no account holds. */
 export function invalidApiKey(): ApiError {
-  return new ApiError(401, "invalid_api_key", "The API key is not valid; send `Authorization: Bearer xva_...` with a key from /profile/api-keys.", {
+  return new ApiError("invalid_api_key", "The API key is not valid; send `Authorization: Bearer xva_...` with a key from /profile/api-keys.", {
     headers: { "www-authenticate": 'Bearer realm="api", error="invalid_token"' },
   });
 }
 
 export function readBearerKey(request: Request): string {
   if (!request.headers.has("authorization")) {
-    throw new ApiError(401, "missing_api_key", "Send your API key as `Authorization: Bearer <key>`.", {
+    throw new ApiError("missing_api_key", "Send your API key as `Authorization: Bearer <key>`.", {
       headers: { "www-authenticate": 'Bearer realm="api"' },
     });
   }

@@ -199,7 +199,7 @@ async function dispatch(db: Queryable, argv: readonly string[], stdin: string, n
 /** The account with this email; an error naming it when there is none. */
 async function accountOf(db: Queryable, email: string) {
   const account = await findAccountByEmail(db, email);
-  if (!account) throw new ApiError(404, "account_not_found", `No account with email ${email}; create it with \`users create\`.`);
+  if (!account) throw new ApiError("account_not_found", `No account with email ${email}; create it with \`users create\`.`);
   return account;
 }
 

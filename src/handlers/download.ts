@@ -67,7 +67,7 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
     const target = query.url;
     const wanted: Wanted = { output: query.audio ?? "mp4", format: query.format || null, filename: query.filename ?? null, index: query.index ?? null, subtitles: query.subtitles ?? null };
     if (wanted.subtitles !== null && wanted.output === "mp3") {
-      throw new ApiError(400, "invalid_parameter", "`subtitles` embeds a track into MP4; MP3 (`audio=mp3`) cannot hold one. Leave one of them out.");
+      throw new ApiError("invalid_parameter", "`subtitles` embeds a track into MP4; MP3 (`audio=mp3`) cannot hold one. Leave one of them out.");
     }
     const platform = detectPlatform(target, deps.extraPageHosts);
     // Only page mode has subtitles: X lists none, and a media link is a bare file.
@@ -81,7 +81,7 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
       const tweet = await deps.tweets.getTweet(parseStatusId(target.href));
       const item = tweetItem(tweet, wanted.index);
       if (item.type === "photo" && wanted.output === "mp3") {
-        throw new ApiError(400, "invalid_parameter", "This item is a photo; `audio=mp3` needs a video.");
+        throw new ApiError("invalid_parameter", "This item is a photo; `audio=mp3` needs a video.");
       }
       const name = wanted.filename ?? (wanted.index === null ? `x_${tweet.id}` : `x_${tweet.id}_${wanted.index}`);
       const media = itemUrl(item, wanted.format);
@@ -104,11 +104,11 @@ async function galleryFile(ctx: ApiContext, deps: DownloadDeps, record: PostReco
   if (wanted.subtitles !== null) throw missingSubtitles(wanted.subtitles, []);
   if (wanted.index !== null) requireItem(wanted.index, record.media.length);
   const item = record.media[(wanted.index ?? 1) - 1];
-  if (item === undefined) throw new ApiError(404, "no_media", "This post has no video or image to download.");
+  if (item === undefined) throw new ApiError("no_media", "This post has no video or image to download.");
   if (wanted.format !== null) {
-    throw new ApiError(400, "format_not_available", `This ${item.type} is one file as the platform serves it; it has no variants to choose from. Leave \`format\` out.`);
+    throw new ApiError("format_not_available", `This ${item.type} is one file as the platform serves it; it has no variants to choose from. Leave \`format\` out.`);
   }
-  if (item.type !== "video" && wanted.output === "mp3") throw new ApiError(400, "invalid_parameter", `This item is a ${item.type}; \`audio=mp3\` needs a video.`);
+  if (item.type !== "video" && wanted.output === "mp3") throw new ApiError("invalid_parameter", `This item is a ${item.type}; \`audio=mp3\` needs a video.`);
   if (item.url === null) throw upstreamFailed("gallery-dl named no file for this item; try again later.");
   const name = wanted.filename ?? `${platform.toLowerCase()}_${record.id}${wanted.index === null ? "" : `_${wanted.index}`}`;
   return fromMediaUrl(ctx, deps, upstreamUrl(item.url), wanted.output, name, platformMediaCheck(platform));
@@ -118,7 +118,7 @@ async function galleryFile(ctx: ApiContext, deps: DownloadDeps, record: PostReco
 function requireItem(index: number, count: number): void {
   if (index <= count) return;
   const items = count === 1 ? "1 item" : `${count} items`;
-  throw new ApiError(400, "invalid_parameter", `\`index=${index}\` is past the last item: this post has ${items}; \`index\` counts from 1.`);
+  throw new ApiError("invalid_parameter", `\`index=${index}\` is past the last item: this post has ${items}; \`index\` counts from 1.`);
 }
 
 /** Direct mode: the file as the CDN has it, or as MP3 through ffmpeg. `allowed` says which CDN (X's by default). */
@@ -153,7 +153,7 @@ function tweetItem(tweet: TweetRecord, index: number | null): TweetMediaItem {
     return tweet.media[index - 1]!;
   }
   const item = tweet.media.find((m) => m.type !== "photo") ?? tweet.media[0];
-  if (item === undefined) throw new ApiError(404, "no_media", "This post has no video or image to download.");
+  if (item === undefined) throw new ApiError("no_media", "This post has no video or image to download.");
   return item;
 }
 
@@ -163,7 +163,7 @@ function itemUrl(item: TweetMediaItem, format: string | null): URL | null {
     const variant = item.videoVariants.find((v) => v.qualityLabel === format || ytdlpFormatId(v.bitrate) === format);
     if (!variant) {
       const offered = item.videoVariants.map((v) => `${v.qualityLabel} (${ytdlpFormatId(v.bitrate)})`).join(", ") || "none";
-      throw new ApiError(400, "format_not_available", `This ${item.type} has no variant ${format}; it offers: ${offered}.`);
+      throw new ApiError("format_not_available", `This ${item.type} has no variant ${format}; it offers: ${offered}.`);
     }
     return upstreamUrl(variant.url);
   }

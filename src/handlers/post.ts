@@ -29,7 +29,7 @@ export interface PostDeps {
 function requirePlatform(url: URL, extraPageHosts: readonly string[]): PlatformId {
   const platform = detectPlatform(url, extraPageHosts);
   if (platform === null) {
-    throw new ApiError(400, "unsupported_platform", `${url.hostname} is not a supported platform. Supported: ${supportedPlatformsText}.`);
+    throw new ApiError("unsupported_platform", `${url.hostname} is not a supported platform. Supported: ${supportedPlatformsText}.`);
   }
   return platform;
 }

@@ -4,14 +4,14 @@
 import { z } from "zod";
 import { UsageRecord } from "../limits/usage.ts";
 import { PostMediaItem, PostRecord, PostSubtitle, PostVideoVariant, TweetMediaItem, TweetRecord, TweetVideoVariant } from "../platforms/records.ts";
-import type { Problem } from "./problem.ts";
+import type { ErrorCode } from "./errors.ts";
 import { DownloadQuery, PostQuery, TweetQuery } from "./query.ts";
 
 export const API_VERSION = "1.0.0";
 
 export type JsonSchema = Record<string, unknown>;
 
-export const ProblemSchema: z.ZodType<Problem> = z.object({
+export const ProblemSchema = z.object({
   type: z.string().describe("Always `about:blank`: the status and `code` say what happened"),
   title: z.string().describe("The HTTP status text"),
   status: z.number().int(),
@@ -20,13 +20,13 @@ export const ProblemSchema: z.ZodType<Problem> = z.object({
 });
 
 /** The codes each status carries, by operation. Add a code here when an operation gains one. */
-const keyErrors = {
+const keyErrors: Record<number, readonly ErrorCode[]> = {
   401: ["missing_api_key", "invalid_api_key"],
   403: ["key_passive", "key_expired"],
   429: ["quota_exceeded", "burst_exceeded"],
   500: ["internal_error"],
   503: ["store_unavailable"],
-} as const;
+};
 
 interface OperationSpec {
   path: string;
@@ -35,7 +35,7 @@ interface OperationSpec {
   description: string;
   query?: z.ZodObject;
   success: Record<string, unknown>;
-  errors: Record<number, readonly string[]>;
+  errors: Record<number, readonly ErrorCode[]>;
 }
 
 const rateLimitHeaders = {

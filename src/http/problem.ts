@@ -1,6 +1,7 @@
 // The one error type of the service. Anything thrown below a handler that is not an ApiError
 // becomes a 500 in problemResponse, so callers never see a stack trace.
 import { causeText, errorText, type Logger } from "../log.ts";
+import { errorTable, type ErrorCode } from "./errors.ts";
 
 const titles: Record<number, string> = {
   400: "Bad Request",
@@ -23,20 +24,19 @@ const titles: Record<number, string> = {
 
 export class ApiError extends Error {
   readonly status: number;
-  /** Stable snake_case word a client can branch on. */
-  readonly code: string;
+  /** Stable snake_case word a client can branch on; its row in the error table gives the status. */
+  readonly code: ErrorCode;
   /** Extra response headers, such as Allow, Retry-After or WWW-Authenticate. */
   readonly headers: Record<string, string>;
 
   constructor(
-    status: number,
-    code: string,
+    code: ErrorCode,
     detail: string,
     options: { headers?: Record<string, string>; cause?: unknown } = {},
   ) {
     super(detail, { cause: options.cause });
     this.name = "ApiError";
-    this.status = status;
+    this.status = errorTable[code].status;
     this.code = code;
     this.headers = options.headers ?? {};
   }
@@ -44,7 +44,7 @@ export class ApiError extends Error {
 
 /** 502 upstream_failed: the platform, media host or media tool failed, not the caller. */
 export function upstreamFailed(detail: string, options: { headers?: Record<string, string>; cause?: unknown } = {}): ApiError {
-  return new ApiError(502, "upstream_failed", detail, options);
+  return new ApiError("upstream_failed", detail, options);
 }
 
 export interface Problem {
@@ -52,7 +52,7 @@ export interface Problem {
   title: string;
   status: number;
   detail: string;
-  code: string;
+  code: ErrorCode;
 }
 
 export function toProblem(error: ApiError): Problem {
@@ -82,7 +82,7 @@ export function problemResponse(thrown: unknown): Response {
   const error =
     thrown instanceof ApiError
       ? thrown
-      : new ApiError(500, "internal_error", "The server failed to handle this request; try again later.");
+      : new ApiError("internal_error", "The server failed to handle this request; try again later.");
   return new Response(JSON.stringify(toProblem(error)), {
     status: error.status,
     headers: { "content-type": "application/problem+json", ...error.headers },

@@ -94,8 +94,8 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: URLSearchPar
   const name = String(issue.path[0]);
   if (name === "url") {
     const detail = issue.code === "invalid_type" ? "Pass the page or media link in the `url` query parameter." : issue.message;
-    throw new ApiError(400, "invalid_url", detail);
+    throw new ApiError("invalid_url", detail);
   }
   // A parameter given in a form the schema cannot read is also an invalid_type: only an absent one is missing.
-  throw new ApiError(400, "invalid_parameter", issue.code === "invalid_type" && !(name in given) ? `The \`${name}\` parameter is required.` : issue.message);
+  throw new ApiError("invalid_parameter", issue.code === "invalid_type" && !(name in given) ? `The \`${name}\` parameter is required.` : issue.message);
 }

@@ -33,24 +33,18 @@ export function admissionError(admission: Admission, now: Date): ApiError | null
   const headers = rateLimitHeaders(key);
   switch (admission.outcome) {
     case "passive":
-      return new ApiError(403, "key_passive", "This API key is passive. Its owner can make it usable again at /profile/api-keys.", { headers });
+      return new ApiError("key_passive", "This API key is passive. Its owner can make it usable again at /profile/api-keys.", { headers });
     case "expired":
-      return new ApiError(403, "key_expired", "This API key has expired. Create a new key at /profile/api-keys.", { headers });
+      return new ApiError("key_expired", "This API key has expired. Create a new key at /profile/api-keys.", { headers });
     case "quota": {
       const retryAfter = secondsUntil(key.dayFreesAt, now);
-      return new ApiError(
-        429,
-        "quota_exceeded",
-        `The daily limit of ${key.dailyLimit} requests for the ${key.tier} tier is used up; the next request is possible in ${retryAfter} s.`,
+      return new ApiError("quota_exceeded", `The daily limit of ${key.dailyLimit} requests for the ${key.tier} tier is used up; the next request is possible in ${retryAfter} s.`,
         { headers: { ...headers, "retry-after": String(retryAfter) } },
       );
     }
     default: {
       const retryAfter = secondsUntil(key.burstFreesAt, now);
-      return new ApiError(
-        429,
-        "burst_exceeded",
-        `More than ${key.burstLimit} requests in 60 s for the ${key.tier} tier; slow down and retry in ${retryAfter} s.`,
+      return new ApiError("burst_exceeded", `More than ${key.burstLimit} requests in 60 s for the ${key.tier} tier; slow down and retry in ${retryAfter} s.`,
         { headers: { ...headers, "retry-after": String(retryAfter) } },
       );
     }

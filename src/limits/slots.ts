@@ -31,7 +31,7 @@ export interface SlotOptions {
   perTier: Readonly<Record<string, number>>;
   server: number;
   /** The 429's code, and what is counted, for its detail. */
-  code: string;
+  code: "too_many_downloads" | "too_many_extractions";
   what: string;
 }
 
@@ -57,7 +57,7 @@ export function createSlots(options: SlotOptions): Slots {
     acquire(holder) {
       const reason = refusal(holder);
       if (reason !== null) {
-        throw new ApiError(429, options.code, `Too many ${options.what} at once (${reason}); retry in ${RETRY_AFTER_SEC} s.`, {
+        throw new ApiError(options.code, `Too many ${options.what} at once (${reason}); retry in ${RETRY_AFTER_SEC} s.`, {
           headers: { "retry-after": String(RETRY_AFTER_SEC) },
         });
       }

@@ -142,7 +142,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       address = await egressAddress(hostname, port, options.policy);
     } catch (error) {
       if (error instanceof ApiError && error.status === 403) {
-        session.refused ??= new ApiError(403, "host_not_allowed", `The source led to ${authority(named.host, named.port)}, which this server may not fetch from (not a public address).`, { cause: error.cause });
+        session.refused ??= new ApiError("host_not_allowed", `The source led to ${authority(named.host, named.port)}, which this server may not fetch from (not a public address).`, { cause: error.cause });
         return answer(client, "403 Forbidden");
       }
       session.failed ??= failureText(authority(named.host, named.port), error);
@@ -231,7 +231,7 @@ export function gateVerdict<E>(session: GateSession | undefined, error: E): E | 
   const failure = session?.failure();
   if (!failure || !(error instanceof ApiError)) return error;
   const cause = new Error(`the egress gate could not connect to ${failure} and answered the tool 502; the tool said: ${errorText(error.cause)}`);
-  return new ApiError(error.status, error.code, error.message, { headers: error.headers, cause });
+  return new ApiError(error.code, error.message, { headers: error.headers, cause });
 }
 
 function answer(client: GateConnection, status: string, extra = ""): void {

@@ -71,7 +71,7 @@ export async function egressAddress(host: string, port: number, policy: EgressPo
   }
   if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
     const cause = new Error(`refused by the egress rules: ${host} resolves to ${addresses.join(", ") || "no address"}, and only public addresses may be reached`);
-    throw new ApiError(403, "host_not_allowed", `The host ${host} does not resolve to a public address.`, { cause });
+    throw new ApiError("host_not_allowed", `The host ${host} does not resolve to a public address.`, { cause });
   }
   return addresses[0]!;
 }

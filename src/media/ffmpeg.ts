@@ -163,10 +163,7 @@ const logSigns = {
 
 /** 502 source_not_streamable: the whole file exists, but not as a stream; retrying cannot help. */
 function notStreamable(cause?: Error): ApiError {
-  return new ApiError(
-    502,
-    "source_not_streamable",
-    "This file cannot be streamed from its source: its index is at its end and the source's server does not serve parts of files (Range requests), so it can only be read whole, to disk. Retrying will not help.",
+  return new ApiError("source_not_streamable", "This file cannot be streamed from its source: its index is at its end and the source's server does not serve parts of files (Range requests), so it can only be read whole, to disk. Retrying will not help.",
     { cause },
   );
 }
@@ -212,7 +209,7 @@ export function classifyFfmpegFailure(exitCode: number | null, stderr: string): 
   const lastLine = stderr.trim().split(/\r?\n/).at(-1)?.trim() ?? "";
   const reason = (lastLine || (exitCode === null ? "killed" : `exit ${exitCode}`)).slice(0, 200);
   if (/Server returned 404|HTTP error 404/i.test(stderr)) {
-    return new ApiError(404, "not_found", "The media file is gone from the source; fetch the post again for fresh links.");
+    return new ApiError("not_found", "The media file is gone from the source; fetch the post again for fresh links.");
   }
   // As for yt-dlp (see classifyYtdlpFailure): ffmpeg's words go to the log, not to the caller.
   return upstreamFailed(`Fetching or converting the media failed (ffmpeg ${exitCode === null ? "was killed" : `exit ${exitCode}`}); try again later.`, {

@@ -54,7 +54,7 @@ function checkedLink(text: string, base: URL): URL {
   const link = URL.parse(text, base);
   if (link !== null && (link.protocol === "http:" || link.protocol === "https:")) return link;
   const shown = link === null ? text.slice(0, 100) : `${link.protocol}//${link.host}`;
-  throw new ApiError(403, "host_not_allowed", `The media's playlist links to ${shown}, which is not an http(s) link.`);
+  throw new ApiError("host_not_allowed", `The media's playlist links to ${shown}, which is not an http(s) link.`);
 }
 
 /**
@@ -105,7 +105,7 @@ export function playlistFetcher(upstream: UpstreamClient, signal: AbortSignal): 
       }
       if (response.status !== 200 || response.body === null) {
         await response.body?.cancel();
-        if (response.status === 404) throw new ApiError(404, "not_found", "The media's playlist is gone from the source; fetch the post again for fresh links.");
+        if (response.status === 404) throw new ApiError("not_found", "The media's playlist is gone from the source; fetch the post again for fresh links.");
         throw upstreamFailed(`The media's playlist could not be fetched (status ${response.status}); try again later.`);
       }
       return { url, text: await textOf(response.body) };

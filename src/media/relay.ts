@@ -66,7 +66,7 @@ export async function relayMedia(input: RelayInput, options: RelayOptions): Prom
   } catch (error) {
     input.signal.removeEventListener("abort", onClientAbort);
     if (timedOut) {
-      throw new ApiError(504, "upstream_timeout", "The media host did not answer in time; try again later.", { cause: error });
+      throw new ApiError("upstream_timeout", "The media host did not answer in time; try again later.", { cause: error });
     }
     if (error instanceof ApiError) throw error;
     throw upstreamFailed("The media host could not be reached; try again later.", { cause: error });
@@ -129,7 +129,7 @@ async function clientResponse(upstream: UpstreamResponse, input: RelayInput, opt
   const fileSize = byteCount(upstreamHeaders.get("content-range")?.split("/")[1] ?? null) ?? contentLength;
   if (fileSize !== null && fileSize > maxBytes) {
     await upstream.body?.cancel();
-    throw new ApiError(413, "file_too_large", `The file is ${fileSize} bytes; this server relays at most ${maxBytes}.`);
+    throw new ApiError("file_too_large", `The file is ${fileSize} bytes; this server relays at most ${maxBytes}.`);
   }
 
   const contentType = upstreamHeaders.get("content-type") ?? "application/octet-stream";
@@ -158,11 +158,11 @@ async function clientResponse(upstream: UpstreamResponse, input: RelayInput, opt
 
 function statusError(status: number, headers: Headers): ApiError {
   if (status === 404 || status === 410) {
-    return new ApiError(404, "not_found", "The media host has no file at this url; it may have been deleted.");
+    return new ApiError("not_found", "The media host has no file at this url; it may have been deleted.");
   }
   if (status === 416) {
     const contentRange = headers.get("content-range");
-    return new ApiError(416, "range_not_satisfiable", "The Range header asks for bytes beyond the end of the file.", {
+    return new ApiError("range_not_satisfiable", "The Range header asks for bytes beyond the end of the file.", {
       headers: contentRange === null ? {} : { "content-range": contentRange },
     });
   }
@@ -181,7 +181,7 @@ function capped(body: ReadableStream<Uint8Array>, maxBytes: number, onBytes?: (c
         total += value.byteLength;
         if (total > maxBytes) {
           await reader.cancel();
-          throw new ApiError(413, "file_too_large", `The file is larger than the ${maxBytes} bytes this server relays.`);
+          throw new ApiError("file_too_large", `The file is larger than the ${maxBytes} bytes this server relays.`);
         }
         onBytes?.(value.byteLength);
         controller.enqueue(value);

@@ -119,7 +119,7 @@ async function withCheckedPlaylists(request: RemuxRequest, options: RemuxOptions
   const { plan } = request;
   const all = [...plan.inputs, ...(plan.subtitles ? [plan.subtitles.input] : [])];
   if (!all.some((input) => input.hls)) return plan;
-  if (!options.playlistClient || !session) throw new ApiError(500, "internal_error", "HLS needs the egress gate and its playlist client.");
+  if (!options.playlistClient || !session) throw new ApiError("internal_error", "HLS needs the egress gate and its playlist client.");
   const fetchPlaylist = playlistFetcher(options.playlistClient(session.proxyUrl), request.signal);
   const inputs = await checkPlaylists(all, fetchPlaylist, (playlist) => session.servePlaylist(playlist));
   const subtitles = plan.subtitles ? { ...plan.subtitles, input: inputs[plan.inputs.length]! } : undefined;

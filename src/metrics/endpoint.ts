@@ -22,7 +22,7 @@ export async function requireMetricsToken(request: Request, token: string | unde
   const given = bearerTokenOf(request);
   const encoder = new TextEncoder();
   if (given !== null && timingSafeEqual(encoder.encode(await sha256Hex(given)), encoder.encode(await sha256Hex(token)))) return;
-  throw new ApiError(401, "invalid_metrics_token", "Send the operator's METRICS_TOKEN as `Authorization: Bearer <token>`.", {
+  throw new ApiError("invalid_metrics_token", "Send the operator's METRICS_TOKEN as `Authorization: Bearer <token>`.", {
     headers: { "www-authenticate": 'Bearer realm="metrics"' },
   });
 }

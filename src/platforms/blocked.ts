@@ -36,10 +36,7 @@ export function blockedKindOf(log: string): string | null {
 export function blockedError(log: string, tool: "yt-dlp" | "gallery-dl", reason: string): ApiError | null {
   const kind = blockedKindOf(log);
   if (kind === null) return null;
-  return new ApiError(
-    502,
-    "upstream_blocked",
-    `The platform refused this server with ${kind}, not because of your request. The operator of this service can act on it; try again later.`,
+  return new ApiError("upstream_blocked", `The platform refused this server with ${kind}, not because of your request. The operator of this service can act on it; try again later.`,
     { cause: new RefusalCause(tool, reason) },
   );
 }

@@ -3,11 +3,11 @@
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 
 export function noMediaFound(cause: Error): ApiError {
-  return new ApiError(400, "unsupported_url", "No downloadable media was found at this link; pass the link of a single post or video.", { cause });
+  return new ApiError("unsupported_url", "No downloadable media was found at this link; pass the link of a single post or video.", { cause });
 }
 
 export function postNotFound(cause: Error): ApiError {
-  return new ApiError(404, "not_found", "The post does not exist, was removed or is private.", { cause });
+  return new ApiError("not_found", "The post does not exist, was removed or is private.", { cause });
 }
 
 /** The tool failed in a way that says nothing about the request: it only reads the post, for `post` and `download` alike. */

@@ -11,6 +11,7 @@
 // the platform serves (Instagram's merged MP4), which the download operation relays as it is. yt-dlp
 // cannot describe such a carousel at all: a picture in it has no format, and yt-dlp fails the
 // whole post.
+import type { ErrorCode } from "../http/errors.ts";
 import { ApiError } from "../http/problem.ts";
 import type { GallerySource } from "./gallerydl/source.ts";
 import type { PlatformId, PostRecord } from "./records.ts";
@@ -21,7 +22,7 @@ import type { PageSource } from "./ytdlp/source.ts";
 export const galleryPlatforms: ReadonlySet<PlatformId> = new Set(["INSTAGRAM", "TIKTOK", "REDDIT", "PINTEREST", "FACEBOOK"]);
 
 /** yt-dlp's failures after which gallery-dl is asked: no video in the post, or a failure of yt-dlp's own. */
-const galleryFallbacks: ReadonlySet<string> = new Set(["unsupported_url", "upstream_failed"]);
+const galleryFallbacks: ReadonlySet<ErrorCode> = new Set(["unsupported_url", "upstream_failed"]);
 
 const photoShapes: Partial<Record<PlatformId, RegExp>> = {
   INSTAGRAM: /^\/(?:[^/]+\/)?p\/[^/]+/,

@@ -92,6 +92,6 @@ export function platformMediaCheck(platform: PlatformId): (url: URL, what?: stri
   return (url, what = "A file of the post") => {
     const plain = url.protocol === "https:" && url.username === "" && url.password === "" && url.port === "";
     if (plain && hosts.some((host) => hostMatches(normalizeHost(url.hostname), host))) return;
-    throw new ApiError(403, "host_not_allowed", `${what} is on ${url.host}, which is not a media host of ${row?.name ?? platform} this server fetches from.`);
+    throw new ApiError("host_not_allowed", `${what} is on ${url.host}, which is not a media host of ${row?.name ?? platform} this server fetches from.`);
   };
 }

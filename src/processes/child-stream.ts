@@ -99,10 +99,10 @@ export function spawnWatched(processes: ProcessHost, command: string, args: read
 }
 
 export const timedOut = (timeoutMs: number) =>
-  new ApiError(504, "upstream_timeout", `The source took longer than ${Math.round(timeoutMs / 1000)} s; try again later or pick a smaller format.`);
+  new ApiError("upstream_timeout", `The source took longer than ${Math.round(timeoutMs / 1000)} s; try again later or pick a smaller format.`);
 
 // 499 as nginx uses it: nobody is left to read the answer, so its status hardly matters.
-export const cancelled = () => new ApiError(499, "client_closed", "The download was cancelled.");
+export const cancelled = () => new ApiError("client_closed", "The download was cancelled.");
 
 export function spawnStream(processes: ProcessHost, command: string, args: readonly string[], options: SpawnStreamOptions): ChildStream {
   const child = spawnWatched(processes, command, args, options.stdin !== undefined);
@@ -167,8 +167,8 @@ export function spawnStream(processes: ProcessHost, command: string, args: reado
         const seconds = Math.round(idle.timeoutMs / 1000);
         kill(
           now - idle.lastSourceByte() >= idle.timeoutMs
-            ? new ApiError(504, "upstream_timeout", `The source sent nothing for ${seconds} s; try again later.`)
-            : new ApiError(504, "no_progress", `The source kept sending, but nothing of the file came out of it for ${seconds} s; try again later.`),
+            ? new ApiError("upstream_timeout", `The source sent nothing for ${seconds} s; try again later.`)
+            : new ApiError("no_progress", `The source kept sending, but nothing of the file came out of it for ${seconds} s; try again later.`),
         );
       }, Math.min(1000, idle.timeoutMs / 4))
     : undefined;
@@ -203,7 +203,7 @@ export function spawnStream(processes: ProcessHost, command: string, args: reado
     sent += chunk.byteLength;
     lastOutput = Date.now();
     if (options.maxBytes !== undefined && sent > options.maxBytes) {
-      kill(new ApiError(413, "file_too_large", `The file is larger than the ${options.maxBytes} bytes this server sends.`));
+      kill(new ApiError("file_too_large", `The file is larger than the ${options.maxBytes} bytes this server sends.`));
       return;
     }
     options.onBytes?.(chunk.byteLength);

@@ -71,7 +71,7 @@ export function createCliExtractor(processes: ProcessHost, paths: Readonly<Recor
     async run(job) {
       // child-stream errors the stream with what `classify` makes of a failed exit; here that is
       // a marker of this run, so a tool's own failure comes back as output for the caller to classify.
-      const failedExit = new ApiError(502, "tool_exited", "The media tool failed.");
+      const failedExit = new ApiError("tool_exited", "The media tool failed.");
       let exitCode: number | null = null;
       const child = spawnStream(processes, paths[job.tool], job.args, {
         classify: (code) => {

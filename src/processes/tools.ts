@@ -65,10 +65,7 @@ export async function requireTools(probe: Promise<Tools>, names: readonly ToolNa
   const tools = await probe;
   const missing = names.filter((name) => tools[name].version === null);
   if (missing.length === 0) return;
-  throw new ApiError(
-    503,
-    "tool_missing",
-    `This server cannot fetch media from pages: ${missing.map((name) => `${name} (${tools[name].path})`).join(" and ")} could not be run. Direct media links still work; the operator should install it (bash scripts/setup-debian.sh) or set ${missing.map((name) => toolPathSettings[name]).join(" / ")}.`,
+  throw new ApiError("tool_missing", `This server cannot fetch media from pages: ${missing.map((name) => `${name} (${tools[name].path})`).join(" and ")} could not be run. Direct media links still work; the operator should install it (bash scripts/setup-debian.sh) or set ${missing.map((name) => toolPathSettings[name]).join(" / ")}.`,
   );
 }
 

@@ -25,11 +25,11 @@ export function isCrossOrigin(request: Request): boolean {
 /** Throws 403 unless the post comes from our own page and carries the token of `secret`. */
 export async function checkCsrf(request: Request, form: URLSearchParams, secret: string | null): Promise<void> {
   if (isCrossOrigin(request)) {
-    throw new ApiError(403, "cross_origin_post", "This form was sent from another site; use the form on this site.");
+    throw new ApiError("cross_origin_post", "This form was sent from another site; use the form on this site.");
   }
   const given = new TextEncoder().encode(form.get("csrf") ?? "");
   const expected = new TextEncoder().encode(secret ? await csrfToken(secret) : "");
   if (!secret || !timingSafeEqual(given, expected)) {
-    throw new ApiError(403, "form_expired", "This form has expired; reload the page and send it again.");
+    throw new ApiError("form_expired", "This form has expired; reload the page and send it again.");
   }
 }

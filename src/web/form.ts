@@ -6,7 +6,7 @@ export const MAX_FORM_BYTES = 16 * 1024;
 
 export async function readForm(request: Request): Promise<URLSearchParams> {
   if (!(request.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded")) {
-    throw new ApiError(415, "unsupported_form", "Send the form as application/x-www-form-urlencoded.");
+    throw new ApiError("unsupported_form", "Send the form as application/x-www-form-urlencoded.");
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -15,7 +15,7 @@ export async function readForm(request: Request): Promise<URLSearchParams> {
     size += read.value.byteLength;
     if (size > MAX_FORM_BYTES) {
       void reader!.cancel();
-      throw new ApiError(413, "form_too_large", "This form is larger than any form of this site; send it from the page.");
+      throw new ApiError("form_too_large", "This form is larger than any form of this site; send it from the page.");
     }
     chunks.push(read.value);
   }
@@ -30,6 +30,6 @@ async function readFrom(reader: ReadableStreamDefaultReader<Uint8Array> | undefi
   try {
     return await reader?.read();
   } catch (error) {
-    throw new ApiError(400, "form_cut_off", "The form arrived cut off; send it again.", { cause: error });
+    throw new ApiError("form_cut_off", "The form arrived cut off; send it again.", { cause: error });
   }
 }

@@ -263,7 +263,7 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
   const confirmDelete = signedIn(async (ctx) => {
     const id = ctx.url.searchParams.get("id") ?? "";
     const [key] = id ? await listApiKeys(db, { now: now(), accountId: ctx.session.accountId, id }) : [];
-    if (!key) throw new ApiError(404, "key_not_found", "You have no such key; it may be deleted already.");
+    if (!key) throw new ApiError("key_not_found", "You have no such key; it may be deleted already.");
     return htmlResponse(pages.confirmDeletePage({ owner: ctx.owner, key }));
   });
 

@@ -8,7 +8,7 @@ import { describePost, isPhotoShaped, soundOnlyRecord } from "../../src/platform
 import type { PlatformId, PostRecord } from "../../src/platforms/records.ts";
 import type { PageSource } from "../../src/platforms/ytdlp/source.ts";
 
-const noVideo = () => new ApiError(400, "unsupported_url", "No downloadable media was found at this link.");
+const noVideo = () => new ApiError("unsupported_url", "No downloadable media was found at this link.");
 const photoRecord = (media: number): PostRecord => ({
   platform: "REDDIT", id: "a", url: "u", text: null, authorName: null, durationSec: null, posterUrl: null, needsServerProcessing: false,
   videoVariants: [], imageUrls: [], subtitles: [],
@@ -48,7 +48,7 @@ describe("describePost()", () => {
 
   test("after no video gallery-dl's own refusal is told; after yt-dlp's own failure, yt-dlp's", async () => {
     const link = new URL("https://www.tiktok.com/@a/video/1");
-    const blocked = new ApiError(502, "upstream_blocked", "refused");
+    const blocked = new ApiError("upstream_blocked", "refused");
     await expect(describePost(sources(() => Promise.reject(noVideo()), () => Promise.reject(blocked)), link, "TIKTOK")).rejects.toBe(blocked);
     const broken = upstreamFailed("yt-dlp's extractor is out of date");
     await expect(describePost(sources(() => Promise.reject(broken), () => Promise.reject(blocked)), link, "TIKTOK")).rejects.toBe(broken);
@@ -62,7 +62,7 @@ describe("describePost()", () => {
 
   test("a platform's refusal, a missing post and the time cap stand without asking gallery-dl", async () => {
     const link = new URL("https://www.tiktok.com/@a/video/1");
-    for (const error of [new ApiError(502, "upstream_blocked", "refused"), new ApiError(404, "not_found", "gone"), new ApiError(504, "upstream_timeout", "slow")]) {
+    for (const error of [new ApiError("upstream_blocked", "refused"), new ApiError("not_found", "gone"), new ApiError("upstream_timeout", "slow")]) {
       const s = sources(() => Promise.reject(error), async () => photoRecord(1));
       await expect(describePost(s, link, "TIKTOK")).rejects.toBe(error);
       expect(s.runs.gallery).toBe(0);

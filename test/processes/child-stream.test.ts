@@ -127,7 +127,7 @@ describe("spawnStream(nodeProcesses, ) with real ffmpeg", () => {
 });
 
 describe("spawnStream(nodeProcesses, ) mechanics", () => {
-  const fail = (code: number | null, stderr: string) => new ApiError(502, "upstream_failed", `exit ${code}: ${stderr.slice(-20)}`);
+  const fail = (code: number | null, stderr: string) => new ApiError("upstream_failed", `exit ${code}: ${stderr.slice(-20)}`);
 
   test("holds the child back while nobody reads (backpressure), then delivers every byte", async () => {
     const child = spawnStream(nodeProcesses, "dd", ["if=/dev/zero", "bs=65536", "count=1000", "status=none"], { classify: fail, highWaterMark: 64 * 1024 });
@@ -187,7 +187,7 @@ describe("spawnStream(nodeProcesses, ) mechanics", () => {
   test("a line readLog reads as a failure ends the tool at once with its error, wherever it is in the log", async () => {
     const started = Date.now();
     const script = "echo data; head -c 50000 /dev/zero | tr '\\0' x >&2; echo >&2; echo 'the input is lost' >&2; sleep 30";
-    const lost = new ApiError(502, "upstream_failed", "lost");
+    const lost = new ApiError("upstream_failed", "lost");
     const child = spawnStream(nodeProcesses, "sh", ["-c", script], { classify: fail, readLog: (line) => (line.includes("input is lost") ? lost : undefined) });
     const { bytes, error } = await readUntilError(child.stdout);
     expect(bytes).toBe(5);
@@ -221,7 +221,7 @@ describe("spawnStream(nodeProcesses, ) mechanics", () => {
 test("spawnStream(nodeProcesses, ) with an already aborted signal never lets the child run", async () => {
   const controller = new AbortController();
   controller.abort();
-  const child = spawnStream(nodeProcesses, "sleep", ["10"], { classify: (code) => new ApiError(502, "upstream_failed", `exit ${code}`), signal: controller.signal });
+  const child = spawnStream(nodeProcesses, "sleep", ["10"], { classify: (code) => new ApiError("upstream_failed", `exit ${code}`), signal: controller.signal });
   await expect(child.firstChunk).rejects.toMatchObject({ code: "client_closed" });
   expect(await child.exited).toBeNull();
 });

@@ -25,7 +25,7 @@ describe("connectFailureOf()", () => {
     expect(connectFailureOf(new Error("Unable to download webpage: <urlopen error [Errno -3] Temporary failure in name resolution>"))).toBe("host not found");
     expect(connectFailureOf(new Error("Unable to download webpage: The read operation timed out"))).toBe("timed out");
     expect(connectFailureOf(systemError("connect EHOSTUNREACH 10.1.2.3:443", "EHOSTUNREACH"))).toBe("network unreachable");
-    expect(connectFailureOf(new ApiError(403, "host_not_allowed", "The host a.example does not resolve to a public address."))).toBe("refused by the egress rules");
+    expect(connectFailureOf(new ApiError("host_not_allowed", "The host a.example does not resolve to a public address."))).toBe("refused by the egress rules");
   });
 
   it("is null for a failure that is no connection's, and survives a cause that points back", () => {

@@ -2,7 +2,7 @@
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 
 export function notFound(id: string): ApiError {
-  return new ApiError(404, "not_found", `X has no post with id ${id}; check the link.`);
+  return new ApiError("not_found", `X has no post with id ${id}; check the link.`);
 }
 
 /**
@@ -11,10 +11,7 @@ export function notFound(id: string): ApiError {
  */
 export function unavailable(id: string, reason: string | null): ApiError {
   const why = reason?.replace(/\s*Learn more\.?$/, "").replace(/\.$/, "").trim();
-  return new ApiError(
-    404,
-    "post_unavailable",
-    `X does not show post ${id}: ${why || "it is deleted, protected or from a suspended account"}. Only public posts can be fetched.`,
+  return new ApiError("post_unavailable", `X does not show post ${id}: ${why || "it is deleted, protected or from a suspended account"}. Only public posts can be fetched.`,
   );
 }
 

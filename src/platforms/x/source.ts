@@ -118,7 +118,7 @@ export function createTweetSource(options: TweetSourceOptions): TweetSource {
   return {
     async getTweet(id, { uncached = false } = {}) {
       // Ids reach upstream URLs, so only digits get that far.
-      if (!/^\d{1,19}$/.test(id)) throw new ApiError(400, "invalid_url", `"${id}" is not an X status id; ids are digits.`);
+      if (!/^\d{1,19}$/.test(id)) throw new ApiError("invalid_url", `"${id}" is not an X status id; ids are digits.`);
       let outcome = uncached ? undefined : cache.get(id);
       outcome ??= await shared(id, () => load(id).then((settled) => remember(id, settled)));
       if (!outcome.ok) throw outcome.error;

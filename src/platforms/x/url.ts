@@ -20,7 +20,7 @@ const example = "https://x.com/<user>/status/<numeric id> (twitter.com links wor
 
 function invalid(input: string): ApiError {
   const shown = input.length > 200 ? `${input.slice(0, 200)}…` : input;
-  return new ApiError(400, "invalid_url", `Pass the link of an X post, such as ${example}; got "${shown}".`);
+  return new ApiError("invalid_url", `Pass the link of an X post, such as ${example}; got "${shown}".`);
 }
 
 /** The status id in a pasted X post link; throws 400 invalid_url for anything else. */

@@ -20,7 +20,7 @@ const rules: Rule[] = [
   {
     pattern: /Requested format is not available|Invalid format specification|format spec/i,
     make: (cause) =>
-      new ApiError(400, "format_not_available", "The `format` selector is not valid or matches no format of this video; use a formatId from /api/v1/post or leave `format` out.", { cause }),
+      new ApiError("format_not_available", "The `format` selector is not valid or matches no format of this video; use a formatId from /api/v1/post or leave `format` out.", { cause }),
   },
   {
     pattern: /HTTP Error (404|410)|Video unavailable|Private video|This video (is private|has been removed|is unavailable)/i,

@@ -119,7 +119,7 @@ export function selectFormats(selector: FormatSelector, formats: readonly YtdlpF
     }
     if (picked.length === merge.length) return picked.length === 1 ? picked : mergeStreams(picked);
   }
-  throw new ApiError(400, "format_not_available", "The `format` selector matches no format of this video; use a formatId from /api/v1/post or leave `format` out.");
+  throw new ApiError("format_not_available", "The `format` selector matches no format of this video; use a formatId from /api/v1/post or leave `format` out.");
 }
 
 interface Context {

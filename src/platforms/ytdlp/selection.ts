@@ -48,7 +48,7 @@ export function planRemux(chosen: readonly YtdlpFormat[], output: OutputKind): R
   }
   const unreadable = chosen.find((f) => !isFfmpegReadable(f));
   if (unreadable) {
-    throw new ApiError(400, "format_not_streamable", `Format ${unreadable.format_id ?? "?"} (${unreadable.protocol ?? "unknown protocol"}) cannot be streamed; pick a formatId from /api/v1/post or leave \`format\` out.`);
+    throw new ApiError("format_not_streamable", `Format ${unreadable.format_id ?? "?"} (${unreadable.protocol ?? "unknown protocol"}) cannot be streamed; pick a formatId from /api/v1/post or leave \`format\` out.`);
   }
   // Sources by role: a separate audio-only format wins the audio role over a combined file.
   const video = chosen.find(hasVideo) ?? null;

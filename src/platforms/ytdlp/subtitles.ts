@@ -51,10 +51,7 @@ export function chooseSubtitle(entry: YtdlpEntry, lang: string): SubtitleInput {
 
 export function missingSubtitles(lang: string, available: readonly string[]): ApiError {
   const offered = [...new Set(available)];
-  return new ApiError(
-    400,
-    "invalid_parameter",
-    offered.length === 0
+  return new ApiError("invalid_parameter", offered.length === 0
       ? `This item has no subtitles, so \`subtitles=${lang}\` cannot be embedded; leave \`subtitles\` out.`
       : `This item has no subtitles in "${lang}"; it has: ${offered.join(", ")}.`,
   );
