@@ -1,7 +1,7 @@
 // What the classing of a failed check reads from outside: the extractor's version and age (the
 // tools' probe), and the expiry of the operator's sign-in cookies (COOKIES_FILE, read anew).
 import type { CookieFile } from "../platforms/ytdlp/cookie-file.ts";
-import { galleryPlatforms } from "../platforms/post-source.ts";
+import { galleryReads } from "../platforms/post-source.ts";
 import type { PlatformId } from "../platforms/records.ts";
 import { galleryDlAgeDays, toolVersion, ytdlpAgeDays, type Tools } from "../processes/tools.ts";
 import type { FailureContext } from "./classify.ts";
@@ -35,7 +35,7 @@ export function failureContext(sources: ContextSources): (site: string) => Promi
     if (site === "X") return { extractor: "the X client", update: xUpdate, expiredSession: expired };
     const tools = await sources.tools;
     // A platform gallery-dl reads may have failed in either tool.
-    const extractor = galleryPlatforms.has(site as PlatformId) ? `${named(tools, "yt-dlp", now)} and ${named(tools, "gallery-dl", now)}` : named(tools, "yt-dlp", now);
+    const extractor = galleryReads(site as PlatformId) ? `${named(tools, "yt-dlp", now)} and ${named(tools, "gallery-dl", now)}` : named(tools, "yt-dlp", now);
     return { extractor, update: toolsUpdate, expiredSession: expired };
   };
 }

@@ -1,7 +1,6 @@
-// The post the platform check fetches for each site. The defaults are public posts from yt-dlp's
-// own extractor tests (old, famous, kept working upstream; X's first post for X), so a failure
-// says more about the platform than about the post. The operator replaces or drops any of them,
-// and adds posts on their EXTRA_PAGE_HOSTS, with PLATFORM_CHECK_POSTS.
+// The post the platform check fetches for each site: by default the reference post of its row of
+// the platform table. The operator replaces or drops any of them, and adds posts on their
+// EXTRA_PAGE_HOSTS, with PLATFORM_CHECK_POSTS.
 import { ConfigError } from "../config.ts";
 import { platformTable, siteOf } from "../platforms/table.ts";
 
@@ -10,19 +9,6 @@ export interface ReferencePost {
   site: string;
   url: URL;
 }
-
-export const defaultReferencePosts: Readonly<Record<(typeof platformTable)[number]["id"], string>> = {
-  X: "https://x.com/jack/status/20",
-  INSTAGRAM: "https://www.instagram.com/p/aye83DjauH/",
-  YOUTUBE: "https://www.youtube.com/watch?v=jNQXAC9IVRw",
-  TIKTOK: "https://www.tiktok.com/@leenabhushan/video/6748451240264420610",
-  REDDIT: "https://www.reddit.com/r/videos/comments/6rrwyj/that_small_heart_attack/",
-  FACEBOOK: "https://www.facebook.com/radiokicksfm/videos/3676516585958356/",
-  PINTEREST: "https://www.pinterest.com/pin/664281013778109217/",
-  AMAZON: "https://www.amazon.co.uk/dp/B098XNCHLD/",
-  VIMEO: "https://vimeo.com/76979871",
-  DAILYMOTION: "https://www.dailymotion.com/video/x2iuewm",
-};
 
 /** One entry of PLATFORM_CHECK_POSTS: `PLATFORM=url`, `PLATFORM=off`, or a bare URL on an extra page host. */
 export type ReferenceEntry = { platform: string; url: URL | null } | { url: URL };
@@ -35,8 +21,8 @@ export type ReferenceEntry = { platform: string; url: URL | null } | { url: URL 
  */
 export function referencePosts(entries: readonly ReferenceEntry[], extraPageHosts: readonly string[]): ReferencePost[] {
   const replaced = new Map(entries.flatMap((entry) => ("platform" in entry ? [[entry.platform, entry.url] as const] : [])));
-  const posts: ReferencePost[] = platformTable.flatMap(({ id }) => {
-    const url = replaced.has(id) ? replaced.get(id)! : new URL(defaultReferencePosts[id]);
+  const posts: ReferencePost[] = platformTable.flatMap(({ id, referencePost }) => {
+    const url = replaced.has(id) ? replaced.get(id)! : new URL(referencePost);
     return url === null ? [] : [{ site: id, url }];
   });
   for (const entry of entries) {

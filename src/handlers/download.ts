@@ -40,7 +40,7 @@ export interface DownloadDeps {
   galleries: GallerySource;
   tools: Promise<Tools>;
   /** Concurrent page-mode downloads (and MP3 conversions). */
-  downloads: Slots;
+  remuxes: Slots;
   /** Concurrent direct-mode relays. */
   directDownloads: Slots;
   extraPageHosts: readonly string[];
@@ -222,7 +222,7 @@ type Otherwise = { otherwise: () => Promise<Response> };
  * is checked first: a page names them, and a page may name an address inside our network.
  */
 async function remuxWithSlot(ctx: ApiContext, deps: DownloadDeps, prepare: () => Promise<RemuxJob | Otherwise>): Promise<Response> {
-  const release = deps.downloads.acquire(ctx.key);
+  const release = deps.remuxes.acquire(ctx.key);
   try {
     const job = await prepare();
     if ("otherwise" in job) {

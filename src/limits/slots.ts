@@ -89,7 +89,10 @@ export const directSlotsPerTier = { FREE: 2, PRO: 6, GOLD: 20 } as const;
 /** The caps on concurrent operations, from the configuration. */
 export function operationSlots(config: Pick<Config, "MAX_PAGE_DOWNLOADS" | "MAX_DIRECT_DOWNLOADS">) {
   return {
-    downloads: createSlots({ perTier: slotsPerTier, server: config.MAX_PAGE_DOWNLOADS, code: "too_many_downloads", what: "page-mode downloads" }),
+    /** Page-mode downloads that copy streams (ffmpeg `-c copy`). */
+    remuxes: createSlots({ perTier: slotsPerTier, server: config.MAX_PAGE_DOWNLOADS, code: "too_many_downloads", what: "page-mode downloads" }),
+    /** Page-mode downloads that encode (MP3, or a codec MP4 cannot hold): real CPU. */
+    encodes: createSlots({ perTier: slotsPerTier, server: config.MAX_PAGE_DOWNLOADS, code: "too_many_downloads", what: "page-mode downloads" }),
     directDownloads: createSlots({ perTier: directSlotsPerTier, server: config.MAX_DIRECT_DOWNLOADS, code: "too_many_downloads", what: "direct downloads" }),
     extractions: createSlots({ perTier: slotsPerTier, server: config.MAX_PAGE_DOWNLOADS, code: "too_many_extractions", what: "page look-ups" }),
   };

@@ -15,25 +15,21 @@ import type { ErrorCode } from "../http/errors.ts";
 import { ApiError } from "../http/problem.ts";
 import type { GallerySource } from "./gallerydl/source.ts";
 import type { PlatformId, PostRecord } from "./records.ts";
+import { rowOf } from "./table.ts";
 import { infoToPost } from "./ytdlp/post.ts";
 import type { PageSource } from "./ytdlp/source.ts";
 
-/** Platforms whose posts gallery-dl reads (X has the tweet extractor). */
-export const galleryPlatforms: ReadonlySet<PlatformId> = new Set(["INSTAGRAM", "TIKTOK", "REDDIT", "PINTEREST", "FACEBOOK"]);
+/** Whether gallery-dl reads posts of the platform beside yt-dlp (X has the tweet extractor). */
+export function galleryReads(platform: PlatformId): boolean {
+  return rowOf(platform)?.reader === "yt-dlp+gallery-dl";
+}
 
 /** yt-dlp's failures after which gallery-dl is asked: no video in the post, or a failure of yt-dlp's own. */
 const galleryFallbacks: ReadonlySet<ErrorCode> = new Set(["unsupported_url", "upstream_failed"]);
 
-const photoShapes: Partial<Record<PlatformId, RegExp>> = {
-  INSTAGRAM: /^\/(?:[^/]+\/)?p\/[^/]+/,
-  TIKTOK: /\/photo\/\d+/,
-  REDDIT: /^\/gallery\/\w+|\.(?:jpe?g|png|webp|gif)$/i,
-  FACEBOOK: /\/photos?(?:\/|\.php|$)/,
-};
-
 /** Whether the link's shape says it is a post of photos (or of photos and videos). */
 export function isPhotoShaped(page: URL, platform: PlatformId): boolean {
-  return photoShapes[platform]?.test(page.pathname) ?? false;
+  return rowOf(platform)?.photoShape?.test(page.pathname) ?? false;
 }
 
 export interface PostSources {
@@ -60,7 +56,7 @@ export async function byTool<T>(
   try {
     made = await withYtdlp();
   } catch (error) {
-    if (!(error instanceof ApiError && galleryFallbacks.has(error.code) && galleryPlatforms.has(platform))) throw error;
+    if (!(error instanceof ApiError && galleryFallbacks.has(error.code) && galleryReads(platform))) throw error;
     // When gallery-dl finds nothing either, yt-dlp's answer stands; past "no video" it says more than gallery-dl's would.
     const record = await sources.galleries.post(page, platform).catch((galleryError: unknown) => {
       const noVideo = error.code === "unsupported_url" && !(galleryError instanceof ApiError && galleryError.code === "unsupported_url");
@@ -69,7 +65,7 @@ export async function byTool<T>(
     if (record.media.length === 0) throw error;
     return withGallery(record);
   }
-  if (!galleryPlatforms.has(platform) || !soundOnly(made)) return made;
+  if (!galleryReads(platform) || !soundOnly(made)) return made;
   // Pictures, if gallery-dl finds any, say more than the sound alone; else yt-dlp's answer stands.
   const record = await sources.galleries.post(page, platform).catch(() => null);
   return record !== null && record.media.some((item) => item.type !== "video") ? withGallery(record) : made;

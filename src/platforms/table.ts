@@ -4,13 +4,25 @@ import { extraHostEndpoint, portOf } from "../media/egress.ts";
 import { ApiError } from "../http/problem.ts";
 import type { PlatformId } from "./records.ts";
 
-interface PlatformRow {
+/** Which source reads a platform's links (platforms/sources.ts builds one per name). */
+export type ReaderName = "x" | "yt-dlp" | "yt-dlp+gallery-dl";
+
+export interface PlatformRow {
   id: Exclude<PlatformId, "OTHER">;
   /** Human name for error messages and docs. */
   name: string;
   hosts: readonly string[];
   /** The platform's media CDN hosts (each with its subdomains), from which a post's files are relayed as they are. */
   mediaHosts?: readonly string[];
+  /**
+   * Which source reads a link: X's APIs, yt-dlp, or yt-dlp with gallery-dl beside it (gallery-dl
+   * reads the photo-shaped links, and a post yt-dlp finds no video in; platforms/post-source.ts).
+   */
+  reader: ReaderName;
+  /** Path shapes of photo posts (which may hold videos too), read by gallery-dl first. */
+  photoShape?: RegExp;
+  /** The public post the platform check fetches by default (doctor/reference-posts.ts). */
+  referencePost: string;
 }
 
 const countryDomains = (label: string, suffixes: readonly string[]) => suffixes.map((s) => `${label}.${s}`);
@@ -28,18 +40,40 @@ const amazonSuffixes = [
   "com.tr", "ae", "sa", "eg", "in", "sg", "co.jp", "com.au", "cn", "ie", "co.za",
 ] as const;
 
+// Reference posts are public posts from yt-dlp's own extractor tests (old, famous, kept working
+// upstream; X's first post for X), so a failed check says more about the platform than the post.
 export const platformTable: readonly PlatformRow[] = [
-  { id: "X", name: "X (Twitter)", hosts: ["twitter.com", "x.com"] },
-  { id: "INSTAGRAM", name: "Instagram", hosts: ["instagram.com"], mediaHosts: ["cdninstagram.com", "fbcdn.net"] },
-  { id: "YOUTUBE", name: "YouTube", hosts: ["youtube.com", "youtu.be", "youtube-nocookie.com"] },
-  { id: "TIKTOK", name: "TikTok", hosts: ["tiktok.com"], mediaHosts: ["tiktokcdn.com", "tiktokcdn-us.com", "tiktokcdn-eu.com", "tiktokv.com", "ibyteimg.com", "byteimg.com"] },
-  { id: "REDDIT", name: "Reddit", hosts: ["reddit.com", "redd.it"], mediaHosts: ["i.redd.it", "preview.redd.it", "v.redd.it", "redditmedia.com"] },
-  { id: "FACEBOOK", name: "Facebook", hosts: ["facebook.com", "fb.watch"], mediaHosts: ["fbcdn.net"] },
-  { id: "PINTEREST", name: "Pinterest", hosts: [...countryDomains("pinterest", pinterestSuffixes), "pin.it"], mediaHosts: ["pinimg.com"] },
-  { id: "AMAZON", name: "Amazon", hosts: countryDomains("amazon", amazonSuffixes) },
-  { id: "VIMEO", name: "Vimeo", hosts: ["vimeo.com"] },
-  { id: "DAILYMOTION", name: "Dailymotion", hosts: ["dailymotion.com", "dai.ly"] },
+  { id: "X", name: "X (Twitter)", hosts: ["twitter.com", "x.com"], reader: "x", referencePost: "https://x.com/jack/status/20" },
+  {
+    id: "INSTAGRAM", name: "Instagram", hosts: ["instagram.com"], mediaHosts: ["cdninstagram.com", "fbcdn.net"],
+    reader: "yt-dlp+gallery-dl", photoShape: /^\/(?:[^/]+\/)?p\/[^/]+/, referencePost: "https://www.instagram.com/p/aye83DjauH/",
+  },
+  { id: "YOUTUBE", name: "YouTube", hosts: ["youtube.com", "youtu.be", "youtube-nocookie.com"], reader: "yt-dlp", referencePost: "https://www.youtube.com/watch?v=jNQXAC9IVRw" },
+  {
+    id: "TIKTOK", name: "TikTok", hosts: ["tiktok.com"], mediaHosts: ["tiktokcdn.com", "tiktokcdn-us.com", "tiktokcdn-eu.com", "tiktokv.com", "ibyteimg.com", "byteimg.com"],
+    reader: "yt-dlp+gallery-dl", photoShape: /\/photo\/\d+/, referencePost: "https://www.tiktok.com/@leenabhushan/video/6748451240264420610",
+  },
+  {
+    id: "REDDIT", name: "Reddit", hosts: ["reddit.com", "redd.it"], mediaHosts: ["i.redd.it", "preview.redd.it", "v.redd.it", "redditmedia.com"],
+    reader: "yt-dlp+gallery-dl", photoShape: /^\/gallery\/\w+|\.(?:jpe?g|png|webp|gif)$/i, referencePost: "https://www.reddit.com/r/videos/comments/6rrwyj/that_small_heart_attack/",
+  },
+  {
+    id: "FACEBOOK", name: "Facebook", hosts: ["facebook.com", "fb.watch"], mediaHosts: ["fbcdn.net"],
+    reader: "yt-dlp+gallery-dl", photoShape: /\/photos?(?:\/|\.php|$)/, referencePost: "https://www.facebook.com/radiokicksfm/videos/3676516585958356/",
+  },
+  {
+    id: "PINTEREST", name: "Pinterest", hosts: [...countryDomains("pinterest", pinterestSuffixes), "pin.it"], mediaHosts: ["pinimg.com"],
+    reader: "yt-dlp+gallery-dl", referencePost: "https://www.pinterest.com/pin/664281013778109217/",
+  },
+  { id: "AMAZON", name: "Amazon", hosts: countryDomains("amazon", amazonSuffixes), reader: "yt-dlp", referencePost: "https://www.amazon.co.uk/dp/B098XNCHLD/" },
+  { id: "VIMEO", name: "Vimeo", hosts: ["vimeo.com"], reader: "yt-dlp", referencePost: "https://vimeo.com/76979871" },
+  { id: "DAILYMOTION", name: "Dailymotion", hosts: ["dailymotion.com", "dai.ly"], reader: "yt-dlp", referencePost: "https://www.dailymotion.com/video/x2iuewm" },
 ];
+
+/** The platform's row; undefined for OTHER (an extra page host of the operator's). */
+export function rowOf(platform: PlatformId): PlatformRow | undefined {
+  return platformTable.find((row) => row.id === platform);
+}
 
 /** For the detail of a 400 `unsupported_platform`. */
 export const supportedPlatformsText = platformTable.map((row) => row.name).join(", ");
@@ -87,7 +121,7 @@ export function siteOf(url: URL, extraPageHosts: readonly string[]): string | nu
  * (no user, password or port): a post's files are relayed from there and from nowhere else.
  */
 export function platformMediaCheck(platform: PlatformId): (url: URL, what?: string) => void {
-  const row = platformTable.find((r) => r.id === platform);
+  const row = rowOf(platform);
   const hosts = row?.mediaHosts ?? [];
   return (url, what = "A file of the post") => {
     const plain = url.protocol === "https:" && url.username === "" && url.password === "" && url.port === "";

@@ -6,8 +6,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { platformTable } from "../../src/platforms/table.ts";
-import { defaultReferencePosts } from "../../src/doctor/reference-posts.ts";
+import { platformTable, rowOf } from "../../src/platforms/table.ts";
 import { startMediaSite, type MediaSite } from "../fakes/media-site.ts";
 import { photoPosts, startPhotoPlatforms } from "../fakes/photo-platforms.ts";
 import { startFakeXUpstream } from "../fakes/x-upstream.ts";
@@ -215,7 +214,7 @@ describe("X's check", () => {
       X_SYNDICATION_URL: x.syndicationUrl,
       X_GRAPHQL_URL: x.url,
       X_GRAPHQL_QUERY_ID: "fakeQueryId",
-      PLATFORM_CHECK_POSTS: checkPosts({ X: defaultReferencePosts.X }),
+      PLATFORM_CHECK_POSTS: checkPosts({ X: rowOf("X")!.referencePost }),
     };
     await started(env);
     expect(rowsOf((await runAdmin(["doctor"], env)).stdout).X).toMatchObject({ status: "ok" });

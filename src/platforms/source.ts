@@ -1,0 +1,66 @@
+// The one seam from a link to bytes. A source (X's APIs, yt-dlp, gallery-dl, Bluesky's AppView,
+// or a fallback made of two of them) describes a post and plans a download; a plan is a relay of
+// one file as its host serves it, or a remux of inputs by ffmpeg; a runner (media/) carries it out
+// with the slot its kind costs. Which source reads a link is its platform row's `reader`.
+import type { RemuxPlan } from "../media/ffmpeg.ts";
+import type { ToolName } from "../processes/tools.ts";
+import type { PlatformId, PostRecord } from "./records.ts";
+
+/** The output a download asks for: the file as MP4 (or as its host serves it), or sound only. */
+export type OutputKind = RemuxPlan["output"];
+
+/** What a download asks a source for. */
+export interface Wanted {
+  output: OutputKind;
+  /** A format id or quality label of the record's variants, or a yt-dlp selector; null for the default. */
+  format: string | null;
+  /** Which item of the post (1-based, as in the record's `media`); null for the default one. */
+  index: number | null;
+  /** Language of the subtitle track to embed; null for none. */
+  subtitles: string | null;
+  /** The caller's file name (without extension); null for the source's `<platform>_<id>[_<index>]`. */
+  filename: string | null;
+}
+
+/** A link a source is asked about, with the platform its row names. */
+export interface Link {
+  url: URL;
+  platform: PlatformId;
+}
+
+/** One file relayed as its host serves it (direct mode): Range, HEAD and its length pass through. */
+export interface RelayPlan {
+  kind: "relay";
+  url: URL;
+  /** Throws 403 unless a URL (the file's, or a redirect's target) is on a host this file may come from. */
+  allowed: (url: URL, what?: string) => void;
+  /** File name without extension: the caller's `filename`, else the source's own. */
+  name: string;
+}
+
+/** ffmpeg reads the inputs and writes the output as it goes (page mode). */
+export interface RemuxJob {
+  kind: "remux";
+  plan: RemuxPlan;
+  name: string;
+  /** The media's length in seconds when the source says (unrounded): written into the MP4's header. */
+  durationSec: number | null;
+}
+
+export type Plan = RelayPlan | RemuxJob;
+
+export interface DescribeOptions {
+  /** Skip what the source keeps (the platform check wants to know how the platform answers now). */
+  uncached?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface Source {
+  /** The media tools this source runs first for the link (checked before it is asked: 503 `tool_missing`). */
+  tools(link: Link): readonly ToolName[];
+  /** Whether asking it runs an extraction, which holds an extraction slot of the caller's. */
+  readonly extracts: boolean;
+  describe(link: Link, options?: DescribeOptions): Promise<PostRecord>;
+  /** The plan for the wanted item and output. */
+  plan(link: Link, wanted: Wanted, signal: AbortSignal): Promise<Plan>;
+}
