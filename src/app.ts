@@ -116,7 +116,7 @@ export function createApp(deps: AppDeps): App {
       response = problemFor(error, logger);
     }
     trackDownload(metrics, request, response);
-    for (const [name, value] of Object.entries(rateLimitHeaders(admitted))) response.headers.set(name, value);
+    for (const [name, value] of Object.entries(rateLimitHeaders(admitted, at))) response.headers.set(name, value);
     return response;
   }
 

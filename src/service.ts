@@ -8,6 +8,7 @@ import { ADMIN_FOLDER, ADMIN_SOCKET, createAdminChannel } from "./cli/channel.ts
 import { ConfigError, parseConfig, type Config } from "./config.ts";
 import { createLogger, errorText, type Logger } from "./log.ts";
 import { openStore, privateFolder } from "./store/open.ts";
+import { markStoreKind } from "./store/store-mark.ts";
 import { ageWarning, type Tools } from "./processes/tools.ts";
 import type { RunningServer } from "./runtime/serve.ts";
 import type { Runtime } from "./runtime/runtime.ts";
@@ -27,6 +28,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   // A cookie file that cannot be used is told now (once), not at the first page-mode request.
   void deps.cookies?.read();
   const db = await openStore(config, { openPgliteIn: runtime.openPgliteIn });
+  recordStoreKind(config, log);
   // The store may open and still be unable to write (a full DATA_DIR): say so now, not at the first 503.
   await db.ready?.().catch((error: unknown) => log.error("the store is not ready", { reason: errorText(error) }));
   const app = createApp({ config, db, log, ...deps });
@@ -143,4 +145,13 @@ export async function main(
     );
   };
   for (const signal of ["SIGINT", "SIGTERM"] as const) onSignal(signal, stop(signal));
+}
+
+/** Marks DATA_DIR with the store's kind for the operator's command; a folder it cannot write only costs that check. */
+function recordStoreKind(config: Config, log: Logger): void {
+  try {
+    markStoreKind(config.DATA_DIR, config.DATABASE_URL ? "postgres" : "embedded");
+  } catch (error) {
+    log.warn("DATA_DIR cannot be marked with the store's kind; the admin command cannot check it", { reason: errorText(error) });
+  }
 }

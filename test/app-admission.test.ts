@@ -59,6 +59,17 @@ describe.each(storeKinds)("the API gate on %s", (kind) => {
     expect(db.queries).toBe(0);
   });
 
+  it("tells a caller who sent a good key without the word Bearer to add it", async () => {
+    const db = counting(store.db);
+    const { get } = buildTestApp(db);
+    const response = await get("/api/v1/usage", undefined, { headers: { authorization: "xva_" + "A".repeat(43) } });
+    expect(response.status).toBe(401);
+    const body = await problem(response);
+    expect(body.code).toBe("missing_api_key");
+    expect(body.detail).toContain("without the word `Bearer`");
+    expect(db.queries).toBe(0);
+  });
+
   it("answers 401 for a well-formed key it does not know", async () => {
     const { get } = buildTestApp(store.db);
     const response = await get("/api/v1/usage", "xva_" + "A".repeat(43));
@@ -73,6 +84,10 @@ describe.each(storeKinds)("the API gate on %s", (kind) => {
     const response = await get("/api/v1/usage", key.plain);
     expect(response.status).toBe(200);
     expect(rateHeaders(response)).toEqual({ limit: "10000", remaining: "9999", tier: "PRO" });
+    // draft-ietf-httpapi-ratelimit-headers: both windows, each with what is left and when a unit frees.
+    expect(response.headers.get("ratelimit-policy")).toBe('"day";q=10000;w=86400, "burst";q=300;w=60');
+    expect(response.headers.get("ratelimit")).toBe('"day";r=9999;t=86400, "burst";r=299;t=60');
+    expect(response.headers.get("access-control-expose-headers")).toContain("RateLimit-Policy");
     expect(response.headers.get("access-control-allow-origin")).toBe("*");
     expect(response.headers.get("access-control-expose-headers")).toContain("X-RateLimit-Remaining");
     expect(response.headers.get("access-control-expose-headers")).toContain("Retry-After");
@@ -132,6 +147,8 @@ describe.each(storeKinds)("the API gate on %s", (kind) => {
     expect((await problem(refused)).code).toBe("burst_exceeded");
     expect(refused.headers.get("retry-after")).toBe("50");
     expect(rateHeaders(refused)).toEqual({ limit: "100", remaining: "90", tier: "FREE" });
+    // The day has room; the burst window is what refused, and RateLimit says so.
+    expect(refused.headers.get("ratelimit")).toBe('"day";r=90;t=86390, "burst";r=0;t=50');
     expect((await get("/api/v1/usage", key.plain)).status).toBe(429);
     // At t=60 s the request made at t=0 has left the window.
     clock.advance(50_000);

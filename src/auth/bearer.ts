@@ -16,12 +16,19 @@ export function invalidApiKey(): ApiError {
 }
 
 export function readBearerKey(request: Request): string {
-  if (!request.headers.has("authorization")) {
+  const header = request.headers.get("authorization");
+  if (header === null) {
     throw new ApiError("missing_api_key", "Send your API key as `Authorization: Bearer <key>`.", {
       headers: { "www-authenticate": 'Bearer realm="api"' },
     });
   }
   const key = bearerTokenOf(request);
+  if (key === null && isWellFormedKey(header.trim())) {
+    // The key itself is fine; only the scheme word is missing, a common slip with curl -H.
+    throw new ApiError("missing_api_key", "The Authorization header holds a key without the word `Bearer`: send `Authorization: Bearer xva_...`.", {
+      headers: { "www-authenticate": 'Bearer realm="api", error="invalid_request"' },
+    });
+  }
   if (key === null || !isWellFormedKey(key)) throw invalidApiKey();
   return key;
 }

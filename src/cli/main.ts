@@ -9,6 +9,7 @@ import { errorText } from "../log.ts";
 import { nodeCapabilities } from "../runtime/node/capabilities.ts";
 import { nodeUpstream } from "../runtime/node/relay-upstream.ts";
 import { openStore } from "../store/open.ts";
+import { refuseEmbeddedBesidePostgres } from "../store/store-mark.ts";
 import { ADMIN_SOCKET } from "./channel.ts";
 import { helpFor, runAdminCommand, type CommandResult } from "./commands.ts";
 import { isDoctorCommand, runDoctor } from "./doctor.ts";
@@ -24,6 +25,7 @@ async function run(argv: string[]): Promise<CommandResult> {
     if (viaService) return viaService;
   }
   if (isDoctorCommand(argv)) return doctorHere(config, argv);
+  refuseEmbeddedBesidePostgres(config);
   const db = await openStore(config);
   try {
     return await runAdminCommand(db, argv, stdin, new Date());

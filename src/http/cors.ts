@@ -5,6 +5,8 @@ const exposed = [
   "X-RateLimit-Limit",
   "X-RateLimit-Remaining",
   "X-RateLimit-Tier",
+  "RateLimit",
+  "RateLimit-Policy",
   "Retry-After",
   "Content-Disposition",
   "Content-Length",

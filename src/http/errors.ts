@@ -13,6 +13,7 @@ export const errorTable = {
   // The caller's request.
   invalid_request: { status: 400, retry: false },
   invalid_parameter: { status: 400, retry: false },
+  unknown_parameter: { status: 400, retry: false },
   invalid_url: { status: 400, retry: false },
   unsupported_platform: { status: 400, retry: false },
   unsupported_url: { status: 400, retry: false },

@@ -6,6 +6,7 @@
 // To add a parameter, add a field: parseQuery and the document pick it up.
 import { z } from "zod";
 import { DIRECT_HOSTS } from "../media/direct-hosts.ts";
+import { nearestName } from "../util/nearest-name.ts";
 import { ApiError } from "./problem.ts";
 
 export const MAX_URL_LENGTH = 4096;
@@ -81,11 +82,25 @@ export const DownloadQuery = z.object({
 });
 
 /**
- * The query as `schema` parses it; else 400: `invalid_url` for the link, `invalid_parameter` for
- * the rest, with the schema's own words. An empty parameter counts as absent, and of a repeated
- * one the first counts.
+ * 400 `unknown_parameter` for a parameter the operation does not take: a misspelled one
+ * (`fromat=worst`) would otherwise be ignored and the caller sent a file they did not ask for.
+ */
+function refuseUnknown(names: Iterable<string>, known: readonly string[]): void {
+  for (const name of names) {
+    if (known.includes(name)) continue;
+    const nearest = nearestName(name, known);
+    const hint = nearest === null ? "" : ` Did you mean \`${nearest}\`?`;
+    throw new ApiError("unknown_parameter", `This operation takes no \`${name.slice(0, 64)}\` parameter.${hint} It takes: ${known.map((each) => `\`${each}\``).join(", ")}.`);
+  }
+}
+
+/**
+ * The query as `schema` parses it; else 400: `unknown_parameter` for a name the schema lacks,
+ * `invalid_url` for the link, `invalid_parameter` for the rest, with the schema's own words. An
+ * empty parameter counts as absent, and of a repeated one the first counts.
  */
 export function parseQuery<S extends z.ZodObject>(schema: S, query: URLSearchParams): z.output<S> {
+  refuseUnknown(query.keys(), Object.keys(schema.shape));
   const given: Record<string, string> = {};
   for (const [name, value] of query) if (value !== "" && !(name in given)) given[name] = value;
   const parsed = schema.safeParse(given);

@@ -10,12 +10,25 @@ export function remainingOf(key: AdmittedKey): number {
   return Math.max(0, key.dailyLimit - key.dayCount);
 }
 
-/** X-RateLimit-* for every authenticated response (docs/api.md, Limits). */
-export function rateLimitHeaders(key: AdmittedKey): Record<string, string> {
+/** The two windows a key is counted in: the sliding day and the burst minute. */
+const DAY_WINDOW_S = 86_400;
+const BURST_WINDOW_S = 60;
+
+/**
+ * The rate-limit headers of every authenticated response (docs/api.md, Limits): today's
+ * X-RateLimit-* for the day, and the IETF fields (draft-ietf-httpapi-ratelimit-headers) naming
+ * both windows, so a client sees which one refused it. `t` is the seconds until the window's
+ * oldest counted request leaves it and frees a unit (0 when nothing is counted).
+ */
+export function rateLimitHeaders(key: AdmittedKey, now: Date): Record<string, string> {
+  const burstRemaining = Math.max(0, key.burstLimit - key.burstCount);
+  const resetIn = (at: Date | null) => (at === null ? 0 : secondsUntil(at, now));
   return {
     "x-ratelimit-limit": String(key.dailyLimit),
     "x-ratelimit-remaining": String(remainingOf(key)),
     "x-ratelimit-tier": key.tier,
+    "ratelimit-policy": `"day";q=${key.dailyLimit};w=${DAY_WINDOW_S}, "burst";q=${key.burstLimit};w=${BURST_WINDOW_S}`,
+    ratelimit: `"day";r=${remainingOf(key)};t=${resetIn(key.dayFreesAt)}, "burst";r=${burstRemaining};t=${resetIn(key.burstFreesAt)}`,
   };
 }
 
@@ -30,7 +43,7 @@ export function admissionError(admission: Admission, now: Date): ApiError | null
   const key = admission.key;
   if (admission.outcome === "admitted") return null;
   if (!key) return invalidApiKey();
-  const headers = rateLimitHeaders(key);
+  const headers = rateLimitHeaders(key, now);
   switch (admission.outcome) {
     case "passive":
       return new ApiError("key_passive", "This API key is passive. Its owner can make it usable again at /profile/api-keys.", { headers });

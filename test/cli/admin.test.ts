@@ -1,7 +1,7 @@
 // The operator command line, run as a process against the built bundle: while the service runs
 // (embedded store through the admin socket, or a PostgreSQL server directly) and while it does not.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -85,10 +85,19 @@ describe("the admin command line", () => {
   it("works against a PostgreSQL server while the service runs", async () => {
     const database = await createTestDatabase();
     cleanups.push(() => database.drop());
-    const env = { DATABASE_URL: database.url };
+    const dataDir = mkdtempSync(join(tmpdir(), "media-api-"));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    const env = { DATABASE_URL: database.url, DATA_DIR: dataDir };
     const service = await startService(env);
     cleanups.push(() => service.stop());
     await walkThrough(env, service);
+
+    // Without DATABASE_URL the command would open an empty embedded store in the same folder.
+    const astray = await runAdmin(["users", "list"], { DATA_DIR: dataDir });
+    expect(astray.code).toBe(1);
+    expect(astray.stderr).toContain("DATABASE_URL");
+    expect(astray.stdout).toBe("");
+    expect(existsSync(join(dataDir, "pglite"))).toBe(false);
   });
 
   it("prints its usage for --help, -h and help, and each command's own for its --help, without a store or a good configuration", async () => {

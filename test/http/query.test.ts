@@ -87,3 +87,27 @@ describe("parseQuery(): the download parameters", () => {
     }
   });
 });
+
+describe("parseQuery(): parameters the operation does not take", () => {
+  const url = "https://www.youtube.com/watch?v=abc";
+
+  test.each([
+    ["fromat", "worst", "format"],
+    ["audioformat", "mp3", "audio"],
+    ["Format", "best", "format"],
+    ["indx", "2", "index"],
+    ["subtitle", "en", "subtitles"],
+  ])("%s is a 400 unknown_parameter naming it and the nearest known one", (name, value, nearest) => {
+    const error = thrown(() => parseQuery(DownloadQuery, query({ url, [name]: value }))) as ApiError;
+    expect(error).toMatchObject({ status: 400, code: "unknown_parameter" });
+    expect(error.message).toContain(`\`${name}\``);
+    expect(error.message).toContain(`Did you mean \`${nearest}\`?`);
+  });
+
+  test("names no guess for a name close to none, lists what the operation takes, and refuses even an empty one", () => {
+    const error = thrown(() => parseQuery(PostQuery, query({ url, callback: "" }))) as ApiError;
+    expect(error).toMatchObject({ status: 400, code: "unknown_parameter" });
+    expect(error.message).not.toContain("Did you mean");
+    expect(error.message).toContain("It takes: `url`.");
+  });
+});
