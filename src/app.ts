@@ -210,8 +210,16 @@ function problemFor(thrown: unknown, log: Logger): Response {
 }
 
 
+/**
+ * The answer to HEAD: GET's status and headers without the body. A JSON answer leaves out its
+ * Content-Type too: there is no document to type, and clients and validating proxies (Prism)
+ * that parse by Content-Type would fail on the empty body. A file keeps its type.
+ */
 function withoutBody(response: Response): Response {
-  if (!response.body) return response;
-  void response.body.cancel();
-  return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
+  const json = /^application\/(?:[\w.+-]+\+)?json\b/.test(response.headers.get("content-type") ?? "");
+  if (!response.body && !json) return response;
+  void response.body?.cancel();
+  const headers = new Headers(response.headers);
+  if (json) headers.delete("content-type");
+  return new Response(null, { status: response.status, statusText: response.statusText, headers });
 }

@@ -234,6 +234,12 @@ describe.each(storeKinds)("the API gate on %s", (kind) => {
     expect(response.status).toBe(200);
     expect(response.body).toBeNull();
     expect(rateHeaders(response).remaining).toBe("9999");
+    // No document, so no JSON type: a client parsing by Content-Type would fail on the empty body.
+    expect(response.headers.get("content-type")).toBeNull();
+    const refused = await get("/api/v1/usage", undefined, { method: "HEAD" });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("content-type")).toBeNull();
+    expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer/);
   });
 
   it("never writes a key or its hash into a log line", async () => {

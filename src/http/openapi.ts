@@ -5,6 +5,8 @@ import { z } from "zod";
 import { UsageRecord } from "../limits/usage.ts";
 import { PostMediaItem, PostRecord, PostSubtitle, PostVideoVariant, TweetMediaItem, TweetRecord, TweetVideoVariant } from "../platforms/records.ts";
 import type { ErrorCode } from "./errors.ts";
+import { fileContent, problemResponses, rateLimitHeadersFor, required, requestIdHeader, withoutBodies, type Responses } from "./openapi-responses.ts";
+import { siteSchemas, sitePaths } from "./openapi-site.ts";
 import { DownloadQuery, PostQuery, TweetQuery } from "./query.ts";
 
 export const API_VERSION = "1.0.0";
@@ -19,42 +21,39 @@ export const ProblemSchema = z.object({
   code: z.string().describe("Stable snake_case word to branch on; new codes may be added, so treat an unknown one by its status"),
 });
 
-/** The codes each status carries, by operation. Add a code here when an operation gains one. */
-const keyErrors: Record<number, readonly ErrorCode[]> = {
-  401: ["missing_api_key", "invalid_api_key"],
-  403: ["key_passive", "key_expired"],
-  429: ["quota_exceeded", "burst_exceeded"],
-  500: ["internal_error"],
-  503: ["store_unavailable"],
-};
+/** What every API operation may answer besides its own: the request's form, the key, the limits, the store. */
+const apiCodes: readonly ErrorCode[] = [
+  "invalid_request",
+  "unknown_parameter",
+  "missing_api_key",
+  "invalid_api_key",
+  "key_passive",
+  "key_expired",
+  "method_not_allowed",
+  "quota_exceeded",
+  "burst_exceeded",
+  "headers_too_large",
+  "internal_error",
+  "store_unavailable",
+];
 
 interface OperationSpec {
   path: string;
+  /** The GET operation's id; its HEAD twin is `head` + this id's capitalized form. */
   operationId: string;
   summary: string;
   description: string;
   query?: z.ZodObject;
-  success: Record<string, unknown>;
-  errors: Record<number, readonly ErrorCode[]>;
+  success: Responses;
+  /** The codes of the error table this operation answers besides apiCodes. */
+  errors: readonly ErrorCode[];
 }
-
-const rateLimitHeaders = {
-  "X-RateLimit-Limit": { description: "Requests per 24 h for the key's tier", schema: { type: "integer" } },
-  "X-RateLimit-Remaining": { description: "Requests left in the current 24 h window", schema: { type: "integer", minimum: 0 } },
-  "X-RateLimit-Tier": { description: "Tier of the key", schema: { type: "string", enum: ["FREE", "PRO", "GOLD"] } },
-};
-const requestIdHeader = {
-  "X-Request-Id": { description: "The request's id: the caller's own X-Request-Id when it sent a well-formed one, else a new UUID", schema: { type: "string" } },
-};
-const retryAfterHeader = {
-  "Retry-After": { description: "Seconds until a request can succeed", schema: { type: "integer", minimum: 1 } },
-};
 
 function jsonSuccess(schema: string, description: string) {
   return {
     200: {
       description,
-      headers: required({ ...rateLimitHeaders, ...requestIdHeader }),
+      headers: { ...rateLimitHeadersFor("admitted"), ...requestIdHeader },
       content: { "application/json": { schema: ref(schema) } },
     },
   };
@@ -72,12 +71,6 @@ const estimatedLengthHeader = {
     schema: { type: "integer" },
   },
 };
-const fileContent = {
-  "*/*": {
-    schema: { type: "string", contentMediaType: "application/octet-stream" },
-    example: "(file bytes: video/mp4, audio/mpeg, image/jpeg, ...)",
-  },
-};
 
 const operations: OperationSpec[] = [
   {
@@ -88,14 +81,7 @@ const operations: OperationSpec[] = [
       "Returns the platform-independent record of a post or video. Every field is present; an unknown value is null and lists are always arrays. When `needsServerProcessing` is true, fetch the media with /api/v1/download in page mode, passing a variant's `formatId` as `format`. `media` lists every item of the post in the platform's order (a carousel of photos and videos, a gallery, a slideshow, several videos on one page, X's photos and videos); download one with `index`. Photo posts are read with gallery-dl: their items carry the file's `url`, width and height.",
     query: PostQuery,
     success: jsonSuccess("PostRecord", "The post record"),
-    errors: {
-      400: ["invalid_url", "unsupported_platform", "unsupported_url"],
-      404: ["not_found", "post_unavailable"],
-      429: ["too_many_extractions"],
-      502: ["upstream_failed", "upstream_blocked"],
-      503: ["tool_missing"],
-      504: ["upstream_timeout"],
-    },
+    errors: ["invalid_url", "unsupported_platform", "unsupported_url", "not_found", "post_unavailable", "too_many_extractions", "upstream_failed", "upstream_blocked", "tool_missing", "upstream_timeout"],
   },
   {
     path: "/api/v1/tweet",
@@ -105,11 +91,7 @@ const operations: OperationSpec[] = [
       "For x.com and twitter.com links only. Video variants carry direct media URLs that /api/v1/download relays in direct mode. A post without video has `videoVariants: []`; an animated GIF has `isAnimatedGif: true` and its MP4 variant. These fields describe the first video; `media` lists every photo, video and GIF in order.",
     query: TweetQuery,
     success: jsonSuccess("TweetRecord", "The tweet record"),
-    errors: {
-      400: ["invalid_url"],
-      404: ["not_found", "post_unavailable"],
-      502: ["upstream_failed"],
-    },
+    errors: ["invalid_url", "not_found", "post_unavailable", "upstream_failed"],
   },
   {
     path: "/api/v1/download",
@@ -121,29 +103,50 @@ const operations: OperationSpec[] = [
     success: {
       200: {
         description: "The whole file",
-        headers: { ...required({ ...rateLimitHeaders, ...requestIdHeader, "Content-Disposition": fileHeaders["Content-Disposition"] }), "Content-Length": fileHeaders["Content-Length"], "Accept-Ranges": fileHeaders["Accept-Ranges"], ...estimatedLengthHeader },
-        content: fileContent,
+        headers: {
+          ...rateLimitHeadersFor("admitted"),
+          ...requestIdHeader,
+          ...required({ "Content-Disposition": fileHeaders["Content-Disposition"] }),
+          "Content-Length": fileHeaders["Content-Length"],
+          "Accept-Ranges": fileHeaders["Accept-Ranges"],
+          ...estimatedLengthHeader,
+        },
+        content: fileContent(),
       },
       206: {
         description: "The requested part of the file (direct mode, with a Range header)",
         headers: {
-          ...required({ ...rateLimitHeaders, ...requestIdHeader, ...fileHeaders }),
+          ...rateLimitHeadersFor("admitted"),
+          ...requestIdHeader,
+          ...required(fileHeaders),
           "Content-Range": { description: "`bytes start-end/size` of the part sent", required: true, schema: { type: "string" } },
         },
-        content: fileContent,
+        content: fileContent(),
       },
     },
-    errors: {
-      400: ["invalid_url", "invalid_parameter", "unsupported_url", "format_not_available", "format_not_streamable"],
-      403: ["host_not_allowed"],
-      404: ["not_found", "post_unavailable", "no_media"],
-      413: ["file_too_large"],
-      416: ["range_not_satisfiable"],
-      429: ["too_many_downloads"],
-      502: ["upstream_failed", "upstream_blocked", "source_not_streamable"],
-      503: ["tool_missing"],
-      504: ["upstream_timeout", "no_progress"],
-    },
+    errors: [
+      "invalid_url",
+      "invalid_parameter",
+      "unsupported_platform",
+      "unsupported_url",
+      "format_not_available",
+      "format_not_streamable",
+      "host_not_allowed",
+      "not_found",
+      "post_unavailable",
+      "no_media",
+      "file_too_large",
+      "range_not_satisfiable",
+      "too_many_downloads",
+      "too_many_extractions",
+      "upstream_failed",
+      "upstream_blocked",
+      "tool_exited",
+      "source_not_streamable",
+      "tool_missing",
+      "upstream_timeout",
+      "no_progress",
+    ],
   },
   {
     path: "/api/v1/usage",
@@ -151,55 +154,9 @@ const operations: OperationSpec[] = [
     summary: "What the calling key may still do",
     description: "The key's tier, limits and what is left of them. Counted like any other request.",
     success: jsonSuccess("UsageRecord", "The key's usage"),
-    errors: {},
+    errors: [],
   },
 ];
-
-const statusText: Record<number, string> = {
-  400: "A parameter is missing or malformed",
-  401: "The API key is missing or not known",
-  403: "The key is passive or expired, or the URL's host is not allowed",
-  404: "The post or file does not exist, or is not public",
-  413: "The file is larger than this server relays",
-  416: "The Range asks for bytes beyond the end of the file",
-  429: "A limit is reached: the daily quota, the burst allowance or the concurrent downloads; Retry-After says when to try again",
-  500: "The server failed; try again later",
-  502: "The upstream platform failed; try again later",
-  503: "This server cannot serve the request right now: its database cannot be reached (Retry-After says when to try again), or yt-dlp, gallery-dl or ffmpeg is missing",
-  504: "The upstream platform did not answer in time",
-};
-
-function errorResponse(status: number, codes: readonly string[]) {
-  const headers: Record<string, unknown> =
-    status === 401
-      ? { "WWW-Authenticate": { description: "`Bearer` challenge", required: true, schema: { type: "string" } }, ...requestIdHeader }
-      : { ...rateLimitHeaders, ...requestIdHeader };
-  if (status === 429) Object.assign(headers, required(retryAfterHeader));
-  if (status === 502 || status === 503) Object.assign(headers, retryAfterHeader);
-  return {
-    description: `${statusText[status] ?? "Error"}. Codes: ${codes.map((code) => `\`${code}\``).join(", ")}.`,
-    headers,
-    content: {
-      "application/problem+json": {
-        schema: {
-          allOf: [
-            ref("Problem"),
-            { type: "object", properties: { status: { const: status }, code: { type: "string", examples: [...codes] } } },
-          ],
-        },
-      },
-    },
-  };
-}
-
-/** Every code a response with this status may carry for the operation. */
-function errorsOf(spec: OperationSpec): Map<number, string[]> {
-  const merged = new Map<number, string[]>();
-  for (const [status, codes] of [...Object.entries(keyErrors), ...Object.entries(spec.errors)]) {
-    merged.set(Number(status), [...(merged.get(Number(status)) ?? []), ...codes]);
-  }
-  return new Map([...merged].sort(([a], [b]) => a - b));
-}
 
 function parametersOf(query: z.ZodObject | undefined): unknown[] {
   if (!query) return [];
@@ -216,17 +173,18 @@ function parametersOf(query: z.ZodObject | undefined): unknown[] {
   }));
 }
 
+/** The GET operation and its HEAD twin: same parameters, same answers without bodies. */
 function operationObject(spec: OperationSpec) {
-  const errorResponses = Object.fromEntries([...errorsOf(spec)].map(([status, codes]) => [status, errorResponse(status, codes)]));
+  const responses = { ...spec.success, ...problemResponses([...apiCodes, ...spec.errors]) };
+  const common = { summary: spec.summary, description: spec.description, parameters: parametersOf(spec.query) };
   return {
-    get: {
-      operationId: spec.operationId,
-      summary: spec.summary,
-      description: spec.description,
-      parameters: parametersOf(spec.query),
-      responses: { ...spec.success, ...errorResponses },
-    },
+    get: { operationId: spec.operationId, ...common, responses },
+    head: { operationId: headIdOf(spec.operationId), ...common, summary: `${spec.summary} (headers only)`, responses: withoutBodies(responses) },
   };
+}
+
+function headIdOf(operationId: string): string {
+  return `head${operationId[0]!.toUpperCase()}${operationId.slice(1)}`;
 }
 
 function toJsonSchema(schema: z.ZodType, io: "input" | "output" = "output"): JsonSchema {
@@ -240,16 +198,24 @@ function componentSchemas(): Record<string, JsonSchema> {
   for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
   const { schemas } = z.toJSONSchema(registry, { target: "draft-2020-12", uri: (id) => `#/components/schemas/${id}` });
   return Object.fromEntries(
-    Object.entries(schemas).map(([id, { $schema: _dialect, $id: _id, ...rest }]) => [id, rest as JsonSchema]),
+    Object.entries(schemas).map(([id, { $schema: _dialect, $id: _id, ...rest }]) => [id, openToNewFields(rest as JsonSchema)]),
   );
+}
+
+/**
+ * The schema without `additionalProperties: false`: records gain fields over time (docs/api.md,
+ * Compatibility), and a strict validator built from this document must not reject them.
+ */
+function openToNewFields(schema: JsonSchema): JsonSchema {
+  const open = (value: unknown): unknown =>
+    Array.isArray(value) ? value.map(open)
+    : typeof value === "object" && value !== null ? Object.fromEntries(Object.entries(value).filter(([name, inner]) => !(name === "additionalProperties" && inner === false)).map(([name, inner]) => [name, open(inner)]))
+    : value;
+  return open(schema) as JsonSchema;
 }
 
 function ref(name: string) {
   return { $ref: `#/components/schemas/${name}` };
-}
-
-function required<T extends Record<string, object>>(headers: T): T {
-  return Object.fromEntries(Object.entries(headers).map(([name, header]) => [name, { ...header, required: true }])) as T;
 }
 
 /** The whole OpenAPI 3.1 document. */
@@ -264,27 +230,20 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         "Every /api/v1 operation takes `Authorization: Bearer <key>`. Keys look like `xva_` plus 43 base64url characters; create one at /profile/api-keys.",
         "Each key has a tier. Requests are counted per key over a sliding 24 h window (FREE 100, PRO 10000, GOLD 100000) and in any 60 s (FREE 10, PRO 300, GOLD 3000). Every authenticated response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Tier; a 429 also carries Retry-After. A request refused with 429 is not counted.",
         "Concurrent downloads are capped per key and per server: page mode FREE 1, PRO 3, GOLD 10; direct mode FREE 2, PRO 6, GOLD 20. Past a cap the answer is 429 `too_many_downloads`, which is not counted.",
-        "Every error is an RFC 9457 `application/problem+json` body whose `code` is a stable word to branch on.",
+        "Every error is an RFC 9457 `application/problem+json` body whose `code` is a stable word to branch on; each operation lists the codes it answers. Records and problems may gain fields and an operation new codes in a later version: a client ignores fields it does not know and treats an unknown code by its status.",
       ].join("\n\n"),
     },
     servers: [{ url: "/" }],
     security: [{ bearerAuth: [] }],
     paths: {
       ...Object.fromEntries(operations.map((spec) => [spec.path, operationObject(spec)])),
-      "/api/v1/openapi.json": {
-        get: {
-          operationId: "getOpenApiDocument",
-          summary: "This document",
-          description: "Served without authentication and not counted.",
-          security: [],
-          responses: { 200: { description: "The OpenAPI document", content: { "application/json": { schema: { type: "object" } } } } },
-        },
-      },
+      ...sitePaths(),
     },
     components: {
-      schemas: componentSchemas(),
+      schemas: { ...componentSchemas(), ...siteSchemas },
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "xva_<43 base64url characters>", description: "An API key of the service" },
+        metricsToken: { type: "http", scheme: "bearer", description: "The operator's METRICS_TOKEN, when one is set" },
       },
     },
   };

@@ -1,0 +1,117 @@
+// The contract as a client's author meets it, with tools nobody here wrote: TypeScript types
+// generated from the served document by openapi-typescript, a small openapi-fetch client that
+// must type-check against them (test/client/client.ts), and Stoplight's Prism validation proxy
+// in front of the built service, which with --errors turns any request or response the
+// document does not describe into an error answer instead of passing it on.
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
+import { once } from "node:events";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import openapiTS, { astToString } from "openapi-typescript";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient } from "../client/client.ts";
+import { fakeSha256, startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
+import { fakeTweetIds, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
+import { runAdmin, startService, type RunningService } from "../helpers/service.ts";
+
+const run = promisify(execFile);
+const prismTimeoutMs = 180_000;
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+/** Prism's validation proxy in front of `upstream`; resolves once Prism says it listens. */
+async function startPrism(documentPath: string, upstream: string): Promise<{ url: string; child: ChildProcess; log: string[] }> {
+  const port = await freePort();
+  const child = spawn("node_modules/.bin/prism", ["proxy", documentPath, upstream, "--errors", "--host", "127.0.0.1", "--port", String(port)], { stdio: ["ignore", "pipe", "pipe"] });
+  const log: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    const read = (chunk: Buffer) => {
+      log.push(chunk.toString());
+      if (log.join("").includes("Prism is listening")) resolve();
+    };
+    child.stdout!.on("data", read);
+    child.stderr!.on("data", read);
+    child.on("exit", (code) => reject(new Error(`prism exited with ${code}: ${log.join("")}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, child, log };
+}
+
+describe("a generated client and Prism's validation proxy against the built service", () => {
+  let x: FakeXUpstream;
+  let cdn: FakeCdn;
+  let service: RunningService;
+  let prism: Awaited<ReturnType<typeof startPrism>>;
+  let gold: string;
+  let free: string;
+  const tmp = mkdtempSync(join(tmpdir(), "client-"));
+
+  beforeAll(async () => {
+    [x, cdn] = await Promise.all([startFakeXUpstream(), startFakeCdn()]);
+    const dataDir = join(tmp, "data");
+    service = await startService({ DATA_DIR: dataDir, X_SYNDICATION_URL: x.syndicationUrl, X_GRAPHQL_URL: "off", ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}`, HEALTH_TIMEOUT_MS: "30000" });
+    const admin = { DATA_DIR: dataDir };
+    await runAdmin(["users", "create", "--email", "client@example.com"], admin, "client password\n");
+    gold = (await runAdmin(["keys", "create", "--email", "client@example.com", "--tier", "GOLD"], admin)).stdout.trim();
+    free = (await runAdmin(["keys", "create", "--email", "client@example.com", "--tier", "FREE"], admin)).stdout.trim();
+    const document = await (await fetch(`${service.url}/api/v1/openapi.json`)).json();
+    const documentPath = join(tmp, "openapi.json");
+    writeFileSync(documentPath, JSON.stringify(document));
+    writeFileSync("test/client/api.generated.ts", astToString(await openapiTS(document)));
+    prism = await startPrism(documentPath, service.url);
+  }, prismTimeoutMs);
+
+  afterAll(async () => {
+    prism?.child.kill();
+    await service?.stop();
+    await Promise.all([x?.close(), cdn?.close()]);
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it("type-checks a client that branches on every status the document declares", async () => {
+    // Rejects with tsc's diagnostics when the client and the generated types disagree.
+    await expect(run(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "test/client/tsconfig.json"])).resolves.toBeDefined();
+  }, prismTimeoutMs);
+
+  it("calls usage (GET and HEAD), post and download through Prism, which finds nothing undocumented", async () => {
+    const client = apiClient(prism.url, gold);
+    expect(await client.usage()).toMatchObject({ status: 200, action: "show what is left", remaining: 99_999 });
+    expect(await client.usageHead()).toMatchObject({ status: 200 });
+    const post = await client.post(`https://x.com/nasa/status/1491475671058681863`);
+    expect(post).toMatchObject({ status: 200, id: "1491475671058681863" });
+    const file = await client.download("https://video.twimg.com/file/5000/clip.mp4");
+    expect(file.status).toBe(200);
+    expect(file.bytes?.byteLength).toBe(5000);
+    expect(createHash("sha256").update(file.bytes!).digest("hex")).toBe(fakeSha256(0, 5000));
+  });
+
+  it("passes the documented errors through unchanged: 400 unknown_parameter, 401, 404, 429", async () => {
+    const client = apiClient(prism.url, gold);
+    const unknown = await fetch(`${prism.url}/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/file/10/a.mp4")}&fromat=worst`, { headers: { authorization: `Bearer ${gold}` } });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({ code: "unknown_parameter" });
+    expect((await client.post(`https://x.com/a/status/${fakeTweetIds.unknown}`)).status).toBe(404);
+    expect((await apiClient(prism.url, `xva_${"A".repeat(43)}`).usage()).status).toBe(401);
+    const burst = apiClient(prism.url, free);
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await burst.usage()).status);
+    expect(statuses).toEqual([...Array<number>(10).fill(200), 429]);
+  });
+
+  it("serves the probes, the reference page and the document through Prism", async () => {
+    for (const path of ["/healthz", "/readyz", "/docs", "/api/v1/openapi.json", "/metrics", "/platformz"]) {
+      expect((await fetch(`${prism.url}${path}`)).status, path).toBe(200);
+      expect((await fetch(`${prism.url}${path}`, { method: "HEAD" })).status, `HEAD ${path}`).toBe(200);
+    }
+    expect(prism.log.join("")).not.toMatch(/Violation/i);
+  });
+});
