@@ -20,7 +20,7 @@ interface ResponseObject {
 interface Operation {
   operationId: string;
   summary: string;
-  description: string;
+  description?: string;
   parameters?: Parameter[];
   responses: Record<string, ResponseObject>;
   security?: unknown[];
@@ -87,9 +87,9 @@ ${Object.entries(components.schemas).map(([name, schema]) => renderSchema(name, 
 function renderOperation(op: Operation & { path: string }): string {
   const parameters = op.parameters ?? [];
   return `<section id="${escapeHtml(op.operationId)}">
-<h3><span class="method">GET</span> <code>${escapeHtml(op.path)}</code></h3>
+<h3><span class="method">GET</span> <span class="muted">(and HEAD)</span> <code>${escapeHtml(op.path)}</code></h3>
 <p><strong>${inline(op.summary)}</strong>${op.security?.length === 0 ? ' <span class="muted">(no key needed)</span>' : ""}</p>
-<p>${inline(op.description)}</p>
+${op.description === undefined ? "" : `<p>${inline(op.description)}</p>`}
 ${
   parameters.length === 0
     ? ""
