@@ -67,13 +67,23 @@ export async function egressAddress(host: string, port: number, policy: EgressPo
   try {
     addresses = await policy.resolveHost(bare(host));
   } catch (error) {
-    throw upstreamFailed(`The media host ${host} could not be found; try again later.`, { cause: error });
+    throw hostNotFound(host, error);
   }
   if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
     const cause = new Error(`refused by the egress rules: ${host} resolves to ${addresses.join(", ") || "no address"}, and only public addresses may be reached`);
     throw new ApiError("host_not_allowed", `The host ${host} does not resolve to a public address.`, { cause });
   }
   return addresses[0]!;
+}
+
+/**
+ * 502 for a host name that does not resolve. A name that does not exist (ENOTFOUND) will not
+ * resolve on a retry, so the caller is told to check the link; a resolver that failed may answer later.
+ */
+function hostNotFound(host: string, error: unknown): ApiError {
+  const code = typeof error === "object" && error !== null && "code" in error ? error.code : undefined;
+  const advice = code === "ENOTFOUND" ? "no such host exists; check the link" : "try again later";
+  return upstreamFailed(`The host ${host} could not be found: ${advice}.`, { cause: error });
 }
 
 /** Throws 403 host_not_allowed unless `url` may be fetched (502 when its name does not resolve). */

@@ -33,8 +33,10 @@ describe("egressAddress()", () => {
     }
   });
 
-  it("answers 502 when the name does not resolve", async () => {
-    const failing = { trusted: new Set<string>(), resolveHost: async () => Promise.reject(new Error("ENOTFOUND")) };
-    expect(await refusal(egressAddress("nowhere.example", 443, failing))).toBe("502 upstream_failed");
+  it("answers 502 when the name does not resolve, saying to check the link only when no retry can help", async () => {
+    const failingWith = (code: string) => ({ trusted: new Set<string>(), resolveHost: async () => Promise.reject(Object.assign(new Error(`getaddrinfo ${code}`), { code })) });
+    const detail = (promise: Promise<unknown>) => promise.then(() => "", (error: ApiError) => `${error.status} ${error.code}: ${error.message}`);
+    expect(await detail(egressAddress("nowhere.example", 443, failingWith("ENOTFOUND")))).toBe("502 upstream_failed: The host nowhere.example could not be found: no such host exists; check the link.");
+    expect(await detail(egressAddress("nowhere.example", 443, failingWith("EAI_AGAIN")))).toBe("502 upstream_failed: The host nowhere.example could not be found: try again later.");
   });
 });

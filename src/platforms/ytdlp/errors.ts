@@ -18,6 +18,11 @@ const rules: Rule[] = [
     make: noMediaFound,
   },
   {
+    // A link cut short, or one that names no video ("watch?v="): no retry can help.
+    pattern: /Incomplete \S+ ID|looks truncated|Unable to extract (?:video )?id\b/i,
+    make: (cause) => new ApiError("unsupported_url", "This link names no video, or names it only in part; copy the whole link of the post or video.", { cause }),
+  },
+  {
     pattern: /Requested format is not available|Invalid format specification|format spec/i,
     make: (cause) =>
       new ApiError("format_not_available", "The `format` selector is not valid or matches no format of this video; use a formatId from /api/v1/post or leave `format` out.", { cause }),

@@ -9,6 +9,7 @@ describe("classifyYtdlpFailure()", () => {
     ["ERROR: [generic] Unable to download webpage: HTTP Error 404: Not Found (caused by <HTTPError 404>)", 404, "not_found"],
     ["ERROR: [generic] Unable to download webpage: HTTP Error 410: Gone", 404, "not_found"],
     ["ERROR: [youtube] abc: Video unavailable", 404, "not_found"],
+    ["ERROR: [youtube:truncated_id] abc: Incomplete YouTube ID abc. URL https://www.youtube.com/watch?v=abc looks truncated.", 400, "unsupported_url"],
     ["ERROR: [generic] Unable to download webpage: HTTP Error 403: Forbidden", 502, "upstream_failed"],
     ["ERROR: [generic] Unable to download webpage: HTTP Error 500: Internal Server Error", 502, "upstream_failed"],
     ["ERROR: [generic] Unable to download webpage: <urlopen error [Errno 111] Connection refused>", 502, "upstream_failed"],
