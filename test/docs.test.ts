@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { ConfigSchema } from "../src/config.ts";
+import { errorTable as codeTable, type ErrorCode } from "../src/http/errors.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const read = (file: string) => readFileSync(path.join(root, file), "utf8");
@@ -128,9 +129,10 @@ describe("relative links", () => {
 });
 
 /**
- * Every `status code` pair the API's answers can carry, as src/ constructs its errors. Left out:
- * what only the owner's pages, the command line and /metrics answer, a marker that never leaves
- * the process, and the answer to a client that has gone.
+ * Every `status code` pair the API's answers can carry: each code of the error table that src/
+ * constructs (`new ApiError("code"`, or a slot kind's `code: "..."`), with the table's status. Left
+ * out: what only the owner's pages, the command line and /metrics answer, a marker that never
+ * leaves the process, and the answer to a client that has gone.
  */
 function apiErrors(): Set<string> {
   const notTheApi = ["src/web/", "src/cli/", "src/metrics/endpoint.ts", "src/http/store-refusals.ts", "src/auth/password.ts"];
@@ -139,8 +141,9 @@ function apiErrors(): Set<string> {
   for (const file of readdirSync(path.join(root, "src"), { recursive: true, encoding: "utf8" })) {
     const name = `src/${file.split(path.sep).join("/")}`;
     if (!name.endsWith(".ts") || notTheApi.some((prefix) => name.startsWith(prefix))) continue;
-    for (const match of read(name).matchAll(/new ApiError\(\s*(\d{3}),\s*"([a-z_]+)"/g)) {
-      if (!neverAnswered.has(match[2]!)) pairs.add(`${match[1]} ${match[2]}`);
+    for (const match of read(name).matchAll(/(?:new ApiError\(\s*|\bcode: )"([a-z_]+)"/g)) {
+      const code = match[1] as ErrorCode;
+      if (code in codeTable && !neverAnswered.has(code)) pairs.add(`${codeTable[code].status} ${code}`);
     }
   }
   return pairs;
