@@ -1,12 +1,23 @@
-// Which tool describes a post: the link's shape, then yt-dlp's answer. The sources are scripted
-// here (each says what its tool said); the tools themselves run in
+// Which tool describes a post: the link's shape (platforms/sources.ts), then yt-dlp's answer and
+// the fallback's rule (platforms/post-source.ts). The tools' descriptions are scripted here (each
+// says what its tool said); the tools themselves run in
 // test/platforms/gallerydl/photo-posts.test.ts and test/platforms/ytdlp/.
 import { describe, expect, test } from "vitest";
 import { ApiError, upstreamFailed } from "../../src/http/problem.ts";
 import type { GallerySource } from "../../src/platforms/gallerydl/source.ts";
-import { describePost, isPhotoShaped, soundOnlyRecord } from "../../src/platforms/post-source.ts";
+import { isPhotoShaped, soundOnlyRecord } from "../../src/platforms/post-source.ts";
 import type { PlatformId, PostRecord } from "../../src/platforms/records.ts";
+import { createSources } from "../../src/platforms/sources.ts";
+import type { TweetSource } from "../../src/platforms/x/source.ts";
 import type { PageSource } from "../../src/platforms/ytdlp/source.ts";
+
+const noTweets: TweetSource = { getTweet: () => Promise.reject(new Error("X is not asked here")) };
+
+/** The post's record from the source the link's platform row names, as `post` asks it. */
+function describePost(tools: { pages: PageSource; galleries: GallerySource }, url: URL, platform: PlatformId): Promise<PostRecord> {
+  const link = { url, platform };
+  return createSources({ tweets: noTweets, ...tools })(link).describe(link);
+}
 
 const noVideo = () => new ApiError("unsupported_url", "No downloadable media was found at this link.");
 const photoRecord = (media: number): PostRecord => ({
