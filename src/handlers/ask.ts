@@ -28,8 +28,11 @@ export async function asking<T>(deps: AskDeps, source: Source, link: Link, holde
 /** The platform of a page link, or 400 unsupported_platform naming the ones there are. */
 export function requirePlatform(url: URL, extraPageHosts: readonly string[]): PlatformId {
   const platform = detectPlatform(url, extraPageHosts);
-  if (platform === null) {
-    throw new ApiError("unsupported_platform", `${url.hostname} is not a supported platform. Supported: ${supportedPlatformsText}.`);
-  }
+  if (platform === null) throw unsupportedPlatform(url);
   return platform;
+}
+
+/** 400 for a link of no supported platform: `post` and `download` say the same of it. */
+export function unsupportedPlatform(url: URL): ApiError {
+  return new ApiError("unsupported_platform", `${url.hostname} is not a supported platform. Supported: ${supportedPlatformsText}.`);
 }

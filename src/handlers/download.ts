@@ -10,7 +10,8 @@ import { mediaLinkPlan } from "../platforms/items.ts";
 import type { SourceOf } from "../platforms/sources.ts";
 import type { Ask, Plan, Wanted } from "../platforms/source.ts";
 import { detectPlatform } from "../platforms/table.ts";
-import { asking, type AskDeps } from "./ask.ts";
+import { DIRECT_HOSTS } from "../media/direct-hosts.ts";
+import { asking, unsupportedPlatform, type AskDeps } from "./ask.ts";
 
 export interface DownloadDeps extends AskDeps {
   sources: SourceOf;
@@ -37,9 +38,13 @@ function readQuery(url: URL): { url: URL; wanted: Wanted } {
   return { url: query.url, wanted };
 }
 
-/** The plan of the link's source, asked as every source is (ask.ts); a media link's own. */
+/**
+ * The plan of the link's source, asked as every source is (ask.ts); a link of X's media hosts is
+ * relayed as it is, and any other link that is no platform's is refused as `post` refuses it.
+ */
 async function planOf(url: URL, wanted: Wanted, ctx: ApiContext, deps: DownloadDeps): Promise<Plan> {
   const platform = detectPlatform(url, deps.extraPageHosts);
+  if (platform === null && !DIRECT_HOSTS.has(url.hostname)) throw unsupportedPlatform(url);
   if (platform === null) return mediaLinkPlan(url, wanted);
   const ask: Ask = (source, link, what) => asking(deps, source, link, ctx.key, () => source.plan(link, what, ctx.request.signal, ask));
   const link = { url, platform };

@@ -13,12 +13,22 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import openapiTS, { astToString } from "openapi-typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient } from "../client/client.ts";
 import { fakeSha256, startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
 import { fakeTweetIds, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
 import { runAdmin, startService, type RunningService } from "../helpers/service.ts";
 
 const run = promisify(execFile);
+
+/** What test/client/client.ts makes; its own types come from the generated file, which exists only once this test has run. */
+type ApiClient = (baseUrl: string, key: string) => {
+  usage(): Promise<{ status: number; action: string; remaining: number | null }>;
+  usageHead(): Promise<{ status: number; action: string }>;
+  post(url: string): Promise<{ status: number; action: string; id: string | null; code: string | null }>;
+  download(url: string): Promise<{ status: number; action: string; bytes: Uint8Array | null }>;
+};
+// Imported by a name tsc does not follow: the root type check runs before the types are generated.
+const clientModule = "../client/client.ts";
+let apiClient: ApiClient;
 const prismTimeoutMs = 180_000;
 
 async function freePort(): Promise<number> {
@@ -67,6 +77,7 @@ describe("a generated client and Prism's validation proxy against the built serv
     const documentPath = join(tmp, "openapi.json");
     writeFileSync(documentPath, JSON.stringify(document));
     writeFileSync("test/client/api.generated.ts", astToString(await openapiTS(document)));
+    ({ apiClient } = (await import(clientModule)) as { apiClient: ApiClient });
     prism = await startPrism(documentPath, service.url);
   }, prismTimeoutMs);
 

@@ -262,11 +262,17 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         expect(head.headers.get("content-length")).toBe("100000");
       });
 
-      it("refuses other hosts with 403 host_not_allowed", async () => {
-        const response = await get(`/api/v1/download?url=${encodeURIComponent("https://example.com/file.mp4")}`);
-        expect(response.status).toBe(403);
-        expect((await response.json()).code).toBe("host_not_allowed");
+      it("refuses a link of another site as post does (400 unsupported_platform), and X's media host in another form with 403", async () => {
+        const link = "https://example.com/file.mp4";
+        const response = await get(`/api/v1/download?url=${encodeURIComponent(link)}`);
+        expect(response.status).toBe(400);
+        const problem = await response.json();
+        expect(problem.code).toBe("unsupported_platform");
+        expect(problem.detail).toBe((await (await get(`/api/v1/post?url=${encodeURIComponent(link)}`)).json()).detail);
         expect(response.headers.get("x-ratelimit-tier")).toBe("GOLD");
+        const ported = await get(`/api/v1/download?url=${encodeURIComponent("https://video.twimg.com:8443/file.mp4")}`);
+        expect(ported.status).toBe(403);
+        expect((await ported.json()).code).toBe("host_not_allowed");
       });
 
       it("cancels the upstream request when the client goes away", async () => {
