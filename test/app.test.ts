@@ -111,7 +111,9 @@ describe("the app", () => {
 
   describe("GET /readyz", () => {
     it("is 200 when the store answers", async () => {
-      const response = await buildTestApp(store.db).get("/readyz");
+      const { get, toolsProbed } = buildTestApp(store.db);
+      await toolsProbed;
+      const response = await get("/readyz");
       expect(response.status).toBe(200);
       expect(response.headers.get("cache-control")).toBe("no-store");
       expect(await response.json()).toEqual({
@@ -122,7 +124,9 @@ describe("the app", () => {
 
     it("is 503 when the store fails, naming the failing check", async () => {
       const broken = { ...store.db, query: () => Promise.reject(new Error("connection refused")) } as Db;
-      const response = await buildTestApp(broken).get("/readyz");
+      const { get, toolsProbed } = buildTestApp(broken);
+      await toolsProbed;
+      const response = await get("/readyz");
       expect(response.status).toBe(503);
       expect(await response.json()).toEqual({
         status: "unavailable",
