@@ -27,6 +27,7 @@ const TIMEOUT_CHECK_MS = 1_000;
 export const serveNode: Serve = async (fetch, on, log = createLogger("warn"), limits) => {
   const inFlight = new Set<Promise<void>>();
   let closing = false;
+  let noteRequest = (_req: IncomingMessage, _res: ServerResponse) => {};
   const server = createServer({ connectionsCheckingInterval: TIMEOUT_CHECK_MS }, (req, res) => {
     // A request that arrives on a kept-alive connection while we stop is the connection's last.
     if (closing) res.shouldKeepAlive = false;
@@ -39,6 +40,8 @@ export const serveNode: Serve = async (fetch, on, log = createLogger("warn"), li
       })
       .finally(() => inFlight.delete(done));
     inFlight.add(done);
+    // After handle() made the Request, whose body stream then has its listener on `req` before ours.
+    noteRequest(req, res);
   });
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, log));
   // Without a listener node:http drops a CONNECT without a word; it is a method we do not serve.
@@ -48,7 +51,7 @@ export const serveNode: Serve = async (fetch, on, log = createLogger("warn"), li
     answerAndClose(socket, methodNotServed(req.method ?? "CONNECT"), requestId);
   });
   server.keepAliveTimeout = 5_000;
-  if (limits) limitConnections(server, limits, log);
+  if (limits) noteRequest = limitConnections(server, limits, log);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     if ("path" in on) server.listen(on.path, resolve);
@@ -72,18 +75,45 @@ export const serveNode: Serve = async (fetch, on, log = createLogger("warn"), li
   };
 };
 
-/** node:http's own head timeout (answered 408 by answerClientError), and the caps on open connections. */
-function limitConnections(server: Server, limits: ConnectionLimits, log: Logger): void {
+/**
+ * node:http's own head timeout (answered 408 by answerClientError), the caps on open connections
+ * and the bound on slow request bodies (connection-caps.ts). Returns what the request handler
+ * tells of each request, so the caps know which connections are being answered.
+ */
+function limitConnections(server: Server, limits: ConnectionLimits, log: Logger): (req: IncomingMessage, res: ServerResponse) => void {
   server.headersTimeout = limits.headTimeoutMs;
   // node:http refuses a whole-request timeout shorter than the head's.
   server.requestTimeout = Math.max(server.requestTimeout, limits.headTimeoutMs);
   const counter = connectionCounter(limits, log);
+  const current = new WeakMap<Socket, { req: IncomingMessage; res: ServerResponse; startedAt: number; readBefore: number; bodyBytes: number }>();
   server.on("connection", (socket: Socket) => {
-    const closed = counter.admit(socket.remoteAddress);
+    const closed = counter.admit(socket.remoteAddress, {
+      answering: () => {
+        const exchange = current.get(socket);
+        return exchange !== undefined && exchange.req.complete && !exchange.res.writableFinished;
+      },
+      // Node counts on the socket, where a body the app does not read (node:http then reads it to its
+      // end) arrives all the same; Bun's socket counts nothing, so its body's chunks are counted.
+      bodyArriving: () => {
+        const exchange = current.get(socket);
+        if (exchange === undefined || exchange.req.complete) return null;
+        return { startedAt: exchange.startedAt, received: Math.max(socket.bytesRead - exchange.readBefore, exchange.bodyBytes) };
+      },
+      close: () => socket.destroy(),
+    });
     // Closed before a byte is read: an answer would cost what the cap is there to save.
     if (closed === null) return void socket.destroy();
     socket.once("close", closed);
   });
+  const sweep = setInterval(() => counter.sweep(), TIMEOUT_CHECK_MS);
+  sweep.unref();
+  server.once("close", () => clearInterval(sweep));
+  return (req, res) => {
+    const exchange = { req, res, startedAt: Date.now(), readBefore: req.socket.bytesRead, bodyBytes: 0 };
+    current.set(req.socket, exchange);
+    // A second listener beside the Request body's: it sees the same chunks, and pauses with it.
+    if (!req.complete) req.on("data", (chunk: Buffer) => (exchange.bodyBytes += chunk.byteLength));
+  };
 }
 
 async function handle(fetch: FetchHandler, req: IncomingMessage, res: ServerResponse, log: Logger): Promise<void> {
