@@ -32,7 +32,7 @@ describe("the app", () => {
     const cdn = await startFakeCdn();
     const key = await makeKey(store.db, "GOLD");
     const { app, logLines } = buildTestApp(store.db, { env: { ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}` } });
-    const server = await serveNode(app.fetch, { port: 0, hostname: "127.0.0.1" });
+    const server = await serveNode(app, { port: 0, hostname: "127.0.0.1" });
     const download = (path: string, id: string, signal?: AbortSignal) =>
       fetch(`${server.address}/api/v1/download?url=${encodeURIComponent(`https://video.twimg.com${path}`)}`, {
         headers: { authorization: `Bearer ${key.plain}`, "x-request-id": id },

@@ -6,7 +6,6 @@
 // turns any of them into MP3 with ffmpeg.
 import type { ApiContext, ApiHandler } from "../http/context.ts";
 import { DownloadQuery, parseQuery } from "../http/query.ts";
-import { whenResponseDone } from "../http/response-done.ts";
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import { cutWhenClientStalls } from "../http/client-stall.ts";
 import type { Slots } from "../limits/slots.ts";
@@ -127,7 +126,7 @@ async function fromMediaUrl(ctx: ApiContext, deps: DownloadDeps, media: URL, out
   if (output === "mp4") {
     // Held until the upstream body is over or the response is (whichever the runtime tells first).
     const release = deps.directDownloads.acquire(ctx.key);
-    whenResponseDone(ctx.request, release);
+    ctx.whenDone(release);
     try {
       return served(deps, await relayMedia({ url: media, allowed, method, range: ctx.request.headers.get("range"), signal: ctx.request.signal, filename, onEnd: release }, deps.relay), "direct");
     } catch (error) {

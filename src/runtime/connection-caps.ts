@@ -1,27 +1,15 @@
-// Caps on the client connections a server holds open, in all and per client, and the bound on
-// the time to a complete request head. Every open connection holds a file descriptor; without a
+// Caps on the client connections a server holds open, in all and per client, the bound on the
+// time to a complete request head, and on how slowly a request body may arrive. Every open connection holds a file descriptor; without a
 // cap, idle connections from one address took the process to its descriptor limit, and then every
 // request (health checks included) was refused. The cap stays well below that limit, so the store,
 // the children's pipes, the egress gate and the relays' upstream sockets keep their room.
 import { readFileSync } from "node:fs";
-import { clientGroup, isTrustedProxy, type TrustedProxies } from "../http/client-address.ts";
+import { clientGroup, isTrustedProxy } from "../http/client-address.ts";
 import type { Logger } from "../log.ts";
 import type { Config } from "../config.ts";
+import type { ConnectionLimits } from "./serve.ts";
 
-export interface ConnectionLimits {
-  /** How long a connection may take to send a complete request head (from being opened, or from its previous response). */
-  headTimeoutMs: number;
-  /** Connections held open at once, in all. */
-  maxConnections: number;
-  /** Connections one client (clientGroup of the socket's peer) holds open at once. */
-  maxPerClient: number;
-  /** Peers the per-client cap does not apply to: every client behind them shares their address. */
-  trustedProxies: TrustedProxies;
-  /** How long a request body may take before bodyMinRate applies to it. */
-  bodyGraceMs: number;
-  /** Bytes a second a request body must average after its grace (bodyTooSlow). */
-  bodyMinRate: number;
-}
+export type { ConnectionLimits };
 
 /** Without a readable open-file limit (not Linux), as if it were a common default of 1024. */
 const ASSUMED_FILE_LIMIT = 1024;
