@@ -1,7 +1,7 @@
 // What the app adds around every request: the request id, one log line, and the readiness probe.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashKey } from "../src/auth/api-key.ts";
-import type { Db } from "../src/store/db.ts";
+import { StoreUnavailableError, type Db } from "../src/store/db.ts";
 import { createApp } from "../src/app.ts";
 import { parseConfig } from "../src/config.ts";
 import { createLogger } from "../src/log.ts";
@@ -11,6 +11,7 @@ import { nodeCapabilities } from "../src/runtime/node/capabilities.ts";
 import { nodeUpstream } from "../src/runtime/node/relay-upstream.ts";
 import { startFakeCdn } from "./fakes/cdn.ts";
 import { buildTestApp, makeKey } from "./helpers/app.ts";
+import { rawRequest } from "./helpers/raw-http.ts";
 import { openTestStore, type TestStore } from "./helpers/stores.ts";
 
 describe("the app", () => {
@@ -26,6 +27,40 @@ describe("the app", () => {
     const made = (await get("/healthz", undefined, { headers: { "x-request-id": "has spaces<>" } })).headers.get("x-request-id");
     expect(made).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect((await get("/api/v1/usage")).headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("answers what the server refuses before there is a request as the API would: problem+json with CORS headers and a request id", async () => {
+    const { app } = buildTestApp(store.db, { env: { CORS_ORIGIN: "https://caller.example" } });
+    const server = await serveNode(app, { port: 0, hostname: "127.0.0.1" });
+    try {
+      const early = [
+        { text: "GET /api/v1/usage HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n", status: 400 },
+        { text: `GET /api/v1/usage HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\nConnection: close\r\n\r\n`, status: 431 },
+        { text: "TRACE /api/v1/usage HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", status: 405 },
+      ];
+      for (const { text, status } of early) {
+        const answer = await rawRequest(server.address, text);
+        expect(answer.status).toBe(status);
+        expect(answer.head.toLowerCase()).toContain("content-type: application/problem+json");
+        expect(answer.head.toLowerCase()).toContain("access-control-allow-origin: https://caller.example");
+        expect(answer.head.toLowerCase()).toContain("access-control-expose-headers:");
+        const id = /x-request-id: (\S+)/i.exec(answer.head)?.[1];
+        expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("answers an owner's page that failed with an HTML page, not problem+json", async () => {
+    const down = { ...store.db, query: () => Promise.reject(new StoreUnavailableError("down")) } as Db;
+    const { get } = buildTestApp(down);
+    const page = await get("/profile/api-keys", undefined, { headers: { cookie: "sid=x" } });
+    expect(page.status).toBe(503);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(page.headers.get("retry-after")).toBe("2");
+    expect(page.headers.get("content-security-policy")).not.toBeNull();
+    expect(await page.text()).toContain("cannot reach its database");
   });
 
   it("logs how each body ended, with the request id: complete, cut by the client, cut by an error and why", async () => {
