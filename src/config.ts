@@ -91,9 +91,16 @@ export const ConfigSchema = z.object({
     .max(300)
     .default(15)
     .describe("How long a connection may take to send a complete request head, from its first byte or from being opened; then it gets 408 and is closed (Node and Bun)"),
+  REQUEST_BODY_GRACE_S: positiveInt
+    .max(300)
+    .default(20)
+    .describe("How long a request body may take to arrive before REQUEST_BODY_MIN_RATE applies to it, in seconds; then a body slower than that is cut and its connection closed (Node and Bun)"),
+  REQUEST_BODY_MIN_RATE: positiveInt
+    .default(500)
+    .describe("Bytes a second a request body must average over the time past REQUEST_BODY_GRACE_S (Node and Bun)"),
   MAX_CONNECTIONS: positiveInt
     .optional()
-    .describe("Client connections this instance holds open at once, beyond which new ones are closed at once (Node and Bun); unset: half the process's open-file limit, at most 4096"),
+    .describe("Client connections this instance holds open at once; at the cap a new one takes the place of one still sending its request from the client holding the most, or is closed at once (Node and Bun); unset: half the process's open-file limit, at most 4096"),
   MAX_CONNECTIONS_PER_CLIENT: positiveInt
     .default(64)
     .describe("Client connections one client (an IPv4 address or an IPv6 /64 of the socket's peer; the proxies TRUST_PROXY names are exempt) holds open at once (Node and Bun)"),

@@ -6,6 +6,7 @@ import { createApp } from "./app.ts";
 import { createAppDeps } from "./app-deps.ts";
 import { ADMIN_FOLDER, ADMIN_SOCKET, createAdminChannel } from "./cli/channel.ts";
 import { ConfigError, parseConfig, type Config } from "./config.ts";
+import { servedFetch } from "./http/error-sink.ts";
 import { createLogger, errorText, type Logger } from "./log.ts";
 import { openStore, privateFolder } from "./store/open.ts";
 import { markStoreKind } from "./store/store-mark.ts";
@@ -33,7 +34,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   await db.ready?.().catch((error: unknown) => log.error("the store is not ready", { reason: errorText(error) }));
   const app = createApp({ config, db, log, ...deps });
   const limits = connectionLimits(config);
-  const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST }, log, limits);
+  const server = await serve(app, { port: config.PORT, hostname: config.HOST }, log, limits);
   let admin: RunningServer | undefined;
   if (!config.DATABASE_URL) {
     // We hold the data folder's lock, so a socket file left here is a dead process's.
@@ -41,7 +42,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
     privateFolder(folder);
     const socket = join(config.DATA_DIR, ADMIN_SOCKET);
     rmSync(socket, { force: true });
-    admin = await serve(createAdminChannel(db, deps.platformChecks), { path: socket }, log);
+    admin = await serve(servedFetch(createAdminChannel(db, deps.platformChecks), log), { path: socket }, log);
   }
   const stopChecks = config.PLATFORM_CHECK_INTERVAL_S > 0 ? deps.platformChecks.every(config.PLATFORM_CHECK_INTERVAL_S) : () => {};
   log.info(`listening on ${server.address}`, {

@@ -1,7 +1,7 @@
 // What the app adds around every request: the request id, one log line, and the readiness probe.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashKey } from "../src/auth/api-key.ts";
-import type { Db } from "../src/store/db.ts";
+import { StoreUnavailableError, type Db } from "../src/store/db.ts";
 import { createApp } from "../src/app.ts";
 import { parseConfig } from "../src/config.ts";
 import { createLogger } from "../src/log.ts";
@@ -11,6 +11,7 @@ import { nodeCapabilities } from "../src/runtime/node/capabilities.ts";
 import { nodeUpstream } from "../src/runtime/node/relay-upstream.ts";
 import { startFakeCdn } from "./fakes/cdn.ts";
 import { buildTestApp, makeKey } from "./helpers/app.ts";
+import { rawRequest } from "./helpers/raw-http.ts";
 import { openTestStore, type TestStore } from "./helpers/stores.ts";
 
 describe("the app", () => {
@@ -28,11 +29,45 @@ describe("the app", () => {
     expect((await get("/api/v1/usage")).headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it("answers what the server refuses before there is a request as the API would: problem+json with CORS headers and a request id", async () => {
+    const { app } = buildTestApp(store.db, { env: { CORS_ORIGIN: "https://caller.example" } });
+    const server = await serveNode(app, { port: 0, hostname: "127.0.0.1" });
+    try {
+      const early = [
+        { text: "GET /api/v1/usage HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n", status: 400 },
+        { text: `GET /api/v1/usage HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\nConnection: close\r\n\r\n`, status: 431 },
+        { text: "TRACE /api/v1/usage HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", status: 405 },
+      ];
+      for (const { text, status } of early) {
+        const answer = await rawRequest(server.address, text);
+        expect(answer.status).toBe(status);
+        expect(answer.head.toLowerCase()).toContain("content-type: application/problem+json");
+        expect(answer.head.toLowerCase()).toContain("access-control-allow-origin: https://caller.example");
+        expect(answer.head.toLowerCase()).toContain("access-control-expose-headers:");
+        const id = /x-request-id: (\S+)/i.exec(answer.head)?.[1];
+        expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("answers an owner's page that failed with an HTML page, not problem+json", async () => {
+    const down = { ...store.db, query: () => Promise.reject(new StoreUnavailableError("down")) } as Db;
+    const { get } = buildTestApp(down);
+    const page = await get("/profile/api-keys", undefined, { headers: { cookie: "sid=x" } });
+    expect(page.status).toBe(503);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(page.headers.get("retry-after")).toBe("2");
+    expect(page.headers.get("content-security-policy")).not.toBeNull();
+    expect(await page.text()).toContain("cannot reach its database");
+  });
+
   it("logs how each body ended, with the request id: complete, cut by the client, cut by an error and why", async () => {
     const cdn = await startFakeCdn();
     const key = await makeKey(store.db, "GOLD");
     const { app, logLines } = buildTestApp(store.db, { env: { ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}` } });
-    const server = await serveNode(app.fetch, { port: 0, hostname: "127.0.0.1" });
+    const server = await serveNode(app, { port: 0, hostname: "127.0.0.1" });
     const download = (path: string, id: string, signal?: AbortSignal) =>
       fetch(`${server.address}/api/v1/download?url=${encodeURIComponent(`https://video.twimg.com${path}`)}`, {
         headers: { authorization: `Bearer ${key.plain}`, "x-request-id": id },
@@ -111,7 +146,9 @@ describe("the app", () => {
 
   describe("GET /readyz", () => {
     it("is 200 when the store answers", async () => {
-      const response = await buildTestApp(store.db).get("/readyz");
+      const { get, toolsProbed } = buildTestApp(store.db);
+      await toolsProbed;
+      const response = await get("/readyz");
       expect(response.status).toBe(200);
       expect(response.headers.get("cache-control")).toBe("no-store");
       expect(await response.json()).toEqual({
@@ -122,7 +159,9 @@ describe("the app", () => {
 
     it("is 503 when the store fails, naming the failing check", async () => {
       const broken = { ...store.db, query: () => Promise.reject(new Error("connection refused")) } as Db;
-      const response = await buildTestApp(broken).get("/readyz");
+      const { get, toolsProbed } = buildTestApp(broken);
+      await toolsProbed;
+      const response = await get("/readyz");
       expect(response.status).toBe(503);
       expect(await response.json()).toEqual({
         status: "unavailable",

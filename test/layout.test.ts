@@ -59,6 +59,9 @@ const within = (room: string) => (file: string) => file === room || file.startsW
 const offRequestPath = ["src/runtime", "src/cli", "src/store", "src/service.ts", "src/config.ts"].map(within);
 const onRequestPath = sources.filter(({ file }) => !offRequestPath.some((isIn) => isIn(file)));
 
+/** What a server adapter and the app hand each other: the one file of src/runtime/ the request path may name. */
+const PROTOCOL = "src/runtime/serve.ts";
+
 const nodeBuiltins = new Set(builtinModules);
 const isRuntimeModule = (specifier: string) =>
   specifier.startsWith("node:") || nodeBuiltins.has(specifier.split("/")[0]!) || /^(bun|deno)(:|$)/.test(specifier) || specifier.startsWith("npm:") || specifier.startsWith("jsr:");
@@ -84,8 +87,15 @@ describe("the layout", () => {
     expect(onRequestPath.flatMap(({ file, globals }) => globals.map((name) => `${file}: ${name}`))).toEqual([]);
   });
 
-  it("reaches the runtime only through the capabilities it is handed", () => {
-    expect(onRequestPath.flatMap(({ file, imports }) => imports.filter(within("src/runtime")).map((specifier) => `${file} -> ${specifier}`))).toEqual([]);
+  it("reaches the runtime only through the capabilities it is handed and the adapter protocol it declares", () => {
+    const beyondProtocol = (specifier: string) => within("src/runtime")(specifier) && specifier !== PROTOCOL;
+    expect(onRequestPath.flatMap(({ file, imports }) => imports.filter(beyondProtocol).map((specifier) => `${file} -> ${specifier}`))).toEqual([]);
+  });
+
+  it("declares the adapter protocol without the runtime: serve.ts imports no runtime module and no adapter", () => {
+    const protocol = sources.find(({ file }) => file === PROTOCOL)!;
+    expect(protocol.imports.filter((specifier) => isRuntimeModule(specifier) || (within("src/runtime")(specifier) && specifier !== PROTOCOL))).toEqual([]);
+    expect(protocol.globals).toEqual([]);
   });
 
   it("lets platforms/ use media/, and never the other way", () => {

@@ -24,7 +24,7 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
   return async (ctx) => {
     const { url, wanted } = readQuery(ctx.url);
     const plan = await planOf(url, wanted, ctx, deps);
-    return runPlan(plan, wanted.output, { request: ctx.request, holder: ctx.key }, deps.runner);
+    return runPlan(plan, wanted.output, { request: ctx.request, whenDone: ctx.whenDone, holder: ctx.key }, deps.runner);
   };
 }
 

@@ -1,5 +1,5 @@
-// Who sent a request. Only the server adapter knows the socket's peer, so it records it here, as it
-// tells responseDone. Behind a reverse proxy every peer is the proxy; when TRUST_PROXY names it, the
+// Who sent a request. Only the server adapter knows the socket's peer, which it hands the app with
+// the request (runtime/serve.ts, Arrival). Behind a reverse proxy every peer is the proxy; when TRUST_PROXY names it, the
 // client is read from X-Forwarded-For, walking from the right and skipping the hops that are trusted
 // proxies themselves. The left-most entry is whatever the client wrote (a proxy appends to the
 // header, it does not replace it), so trusting it would let one client pose as any address it likes.
@@ -10,16 +10,14 @@ type Ip = { v4: number } | { v6: number[] };
 type TrustedProxy = { ip: Ip; bits: number };
 export type TrustedProxies = readonly TrustedProxy[];
 
-const peers = new WeakMap<Request, string>();
-
-/** For server adapters: the socket peer's address (none on a Unix socket). */
-export function recordPeer(request: Request, address: string | undefined): void {
-  if (address !== undefined) peers.set(request, address);
+/** A request and the socket peer it came from, as the server adapter said (none on a Unix socket). */
+export interface Sender {
+  request: Request;
+  peer: string | undefined;
 }
 
 /** The client's address as the service sees it: the peer's, or the last untrusted forwarded hop. */
-export function clientAddress(request: Request, trusted: TrustedProxies): string {
-  const peer = peers.get(request);
+export function clientAddress({ request, peer }: Sender, trusted: TrustedProxies): string {
   if (peer === undefined) return "unknown";
   let client = parseIp(peer);
   if (client === null) return peer;
@@ -40,8 +38,7 @@ export function clientAddress(request: Request, trusted: TrustedProxies): string
  * X-Forwarded-For from a loopback or private address. Then every client behind it counts as that
  * one address. A public peer is never suggested: anyone on the internet can send the header.
  */
-export function unnamedLocalProxy(request: Request, trusted: TrustedProxies): string | null {
-  const peer = peers.get(request);
+export function unnamedLocalProxy({ request, peer }: Sender, trusted: TrustedProxies): string | null {
   const ip = peer === undefined ? null : parseIp(peer);
   if (ip === null || !request.headers.has("x-forwarded-for") || isTrusted(ip, trusted)) return null;
   const address = formatIp(ip);

@@ -5,27 +5,18 @@
 // errors, so the client sees a broken transfer, and its source is cancelled, which ends the child
 // or the upstream connection. A slow client is not cut; one that takes less than a chunk in that
 // time is.
-import { nativeBodyOf, withNativeBody } from "./native-body.ts";
-
-const stallTimeouts = new WeakMap<Response, number>();
+import { NativeBodyResponse } from "./native-body.ts";
 
 /**
  * `response` with its body watched. A native body (native-body.ts) that the adapter sends without
- * the Web stream cannot be watched here; its adapter learns the timeout from stallTimeoutOf and
- * watches its socket instead.
+ * the Web stream cannot be watched here; it carries the timeout, and its adapter watches its
+ * socket instead.
  */
 export function cutWhenClientStalls(response: Response, timeoutMs: number): Response {
   if (response.body === null || timeoutMs <= 0) return response;
-  const watched = new Response(stallWatched(response.body, timeoutMs), response);
-  const native = nativeBodyOf(response);
-  if (native === undefined) return watched;
-  stallTimeouts.set(watched, timeoutMs);
-  return withNativeBody(watched, native);
-}
-
-/** For a server adapter that sends the native body: the stall timeout to apply, if any. */
-export function stallTimeoutOf(response: Response): number | undefined {
-  return stallTimeouts.get(response);
+  const watched = stallWatched(response.body, timeoutMs);
+  if (!(response instanceof NativeBodyResponse)) return new Response(watched, response);
+  return new NativeBodyResponse(watched, response, { body: response.native.body, stallTimeoutMs: timeoutMs });
 }
 
 /**

@@ -1,5 +1,6 @@
 // What an authenticated API handler is given.
 import type { AdmittedKey } from "../store/api-keys.ts";
+import type { BodyEnd } from "./response-done.ts";
 
 export interface ApiContext {
   request: Request;
@@ -7,6 +8,10 @@ export interface ApiContext {
   /** The key that made the request, with its counts after this request was counted. */
   key: AdmittedKey;
   now: Date;
+  /** The socket's peer, as the server adapter said (clientAddress reads the client behind a trusted proxy from it). */
+  peer: string | undefined;
+  /** Runs `callback` once, when the response is over (sent, or abandoned): what a download holds is held until then. */
+  whenDone(callback: (end: BodyEnd) => void): void;
 }
 
 export type ApiHandler = (ctx: ApiContext) => Promise<Response>;

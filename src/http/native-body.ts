@@ -1,15 +1,25 @@
 // A Response may carry the runtime's own object its body stream reads from (on Node, the upstream
-// socket's Readable). That runtime's server adapter can send it straight and skip Web Streams on
-// the byte path (docs/relay-costs.md: the client and the stream layer decide throughput on Node).
-// Other runtimes and any code that wraps the Response just use `response.body`, which reads the
-// same bytes lazily: whichever of the two is consumed first is the one that gets the bytes, so
-// use only one.
+// socket's Readable). The app hands it to the server adapter as the reply's native body
+// (runtime/serve.ts), which can send it straight and skip Web Streams on the byte path
+// (docs/relay-costs.md: the client and the stream layer decide throughput on Node). Other runtimes
+// and any code that wraps the Response just use `response.body`, which reads the same bytes lazily:
+// whichever of the two is consumed first is the one that gets the bytes, so use only one.
+import type { NativeBody } from "../runtime/serve.ts";
 
-const NATIVE_BODY = Symbol.for("media-api.native-body");
+/** A Response whose body also has a native form: the type says what it carries. */
+export class NativeBodyResponse extends Response {
+  constructor(
+    body: ReadableStream<Uint8Array> | null,
+    init: ResponseInit,
+    readonly native: NativeBody,
+  ) {
+    super(body, init);
+  }
+}
 
+/** `response` with `body`, the runtime's object its body reads from, beside it. */
 export function withNativeBody(response: Response, body: unknown): Response {
-  Object.defineProperty(response, NATIVE_BODY, { value: body });
-  return response;
+  return new NativeBodyResponse(response.body, response, { body });
 }
 
 /**
@@ -18,5 +28,10 @@ export function withNativeBody(response: Response, body: unknown): Response {
  * cut transfer.
  */
 export function nativeBodyOf(response: Response): unknown {
-  return (response as unknown as Record<symbol, unknown>)[NATIVE_BODY];
+  return response instanceof NativeBodyResponse ? response.native.body : undefined;
+}
+
+/** What the app hands the adapter of `response`'s native body (runtime/serve.ts, Reply). */
+export function nativeBodyReply(response: Response): NativeBody | undefined {
+  return response instanceof NativeBodyResponse ? response.native : undefined;
 }

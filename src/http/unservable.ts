@@ -2,8 +2,9 @@
 // request target that is no URL (`Host: a b`, `a:99999`, `[`), credentials in it (`u@x`,
 // `http://user:pass@host/`), or a method fetch forbids (CONNECT, TRACE, TRACK); and requests the
 // server's HTTP parser refused before that (parserRefusal). Each runtime adapter answers them with
-// these errors, so a malformed request is a 400 (or 405, 408, 431), never a crash.
-import { ApiError, problemResponse } from "./problem.ts";
+// these errors through the app's error sink (runtime/serve.ts, `refuse`), so a malformed request is
+// a 400 (or 405, 408, 431), never a crash.
+import { ApiError } from "./problem.ts";
 import { MAX_URL_LENGTH } from "./query.ts";
 
 /** Every method some route of the service answers. */
@@ -55,9 +56,7 @@ export function requestUrl(method: string, target: string, host: string): URL {
   return url;
 }
 
-/** The answer to a request that could not be turned into a Fetch Request, with the id its log line names. */
-export function unservableResponse(error: unknown, requestId: string): Response {
-  const response = problemResponse(error instanceof ApiError ? error : malformedRequest());
-  response.headers.set("x-request-id", requestId);
-  return response;
+/** What a request that could not be turned into a Fetch Request is refused as. */
+export function unservable(error: unknown): ApiError {
+  return error instanceof ApiError ? error : malformedRequest();
 }

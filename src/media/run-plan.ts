@@ -2,7 +2,7 @@
 // or runs ffmpeg, and gives the slot back when the response is over. Every URL ffmpeg will read is
 // checked first: a page names them, and a page may name an address inside our network.
 import { cutWhenClientStalls } from "../http/client-stall.ts";
-import { whenResponseDone } from "../http/response-done.ts";
+import type { ApiContext } from "../http/context.ts";
 import type { SlotHolder, Slots } from "../limits/slots.ts";
 import { downloadResponse } from "../metrics/downloads.ts";
 import type { DownloadMode } from "../metrics/service-metrics.ts";
@@ -25,9 +25,10 @@ export interface RunDeps {
   clientStallTimeoutMs: number;
 }
 
-/** Whose download it is: the request (its method, Range, signal and end) and the key that holds the slot. */
+/** Whose download it is: the request (its method, Range, signal), when its response is over, and the key that holds the slot. */
 export interface Caller {
   request: Request;
+  whenDone: ApiContext["whenDone"];
   holder: SlotHolder;
 }
 
@@ -41,7 +42,7 @@ export async function runPlan(planned: Plan, output: RemuxPlan["output"], caller
   if (plan.kind === "remux") await requireTools(deps.tools, ["ffmpeg"]);
   const release = deps.slots[slotOf(plan)].acquire(caller.holder);
   try {
-    const response = plan.kind === "relay" ? await relay(plan, caller.request, release, deps) : await remux(plan, caller.request, release, deps);
+    const response = plan.kind === "relay" ? await relay(plan, caller, release, deps) : await remux(plan, caller.request, release, deps);
     return served(response, plan.kind === "relay" ? "direct" : "page", deps);
   } catch (error) {
     release();
@@ -49,9 +50,9 @@ export async function runPlan(planned: Plan, output: RemuxPlan["output"], caller
   }
 }
 
-function relay(plan: RelayPlan, request: Request, release: () => void, deps: RunDeps): Promise<Response> {
+function relay(plan: RelayPlan, { request, whenDone }: Caller, release: () => void, deps: RunDeps): Promise<Response> {
   // Held until the upstream body is over or the response is (whichever the runtime tells first).
-  whenResponseDone(request, release);
+  whenDone(release);
   const method = request.method === "HEAD" ? "HEAD" : "GET";
   return relayMedia({ url: plan.url, allowed: plan.allowed, method, range: request.headers.get("range"), signal: request.signal, filename: plan.name, onEnd: release }, deps.relay);
 }

@@ -4,7 +4,7 @@
 // A body cut by an error is a broken transfer, counted by its cause.
 import { declaredLength } from "../http/content-length.ts";
 import { ApiError } from "../http/problem.ts";
-import { whenResponseDone } from "../http/response-done.ts";
+import type { BodyEnd } from "../http/response-done.ts";
 import type { DownloadMode, ServiceMetrics } from "./service-metrics.ts";
 
 const modes = new WeakMap<Response, DownloadMode>();
@@ -15,14 +15,14 @@ export function downloadResponse(response: Response, mode: DownloadMode): Respon
   return response;
 }
 
-/** Counts `response` when a handler marked it as a download; anything else passes by. */
-export function trackDownload(metrics: ServiceMetrics, request: Request, response: Response): void {
+/** Counts `response` when a handler marked it as a download, until `whenDone` says it is over; anything else passes by. */
+export function trackDownload(metrics: ServiceMetrics, request: Request, response: Response, whenDone: (callback: (end: BodyEnd) => void) => void): void {
   const mode = modes.get(response);
   if (mode === undefined || !response.ok || response.body === null || request.method === "HEAD") return;
   const done = metrics.downloadStarted(mode);
   const sent = declaredLength(response);
   if (sent !== null) metrics.relayedBytes(mode, sent);
-  whenResponseDone(request, (end) => {
+  whenDone((end) => {
     done();
     if (end.ended === "cut by error") metrics.transferBroken(mode, brokenTransferCause(end.error));
   });

@@ -35,7 +35,9 @@ export const toolPathSettings: Record<ToolName, string> = { "yt-dlp": "YTDLP_PAT
 const probed = new Map<string, Promise<ToolStatus>>();
 const probeKey = (name: ToolName, path: string) => `${name}\0${path}`;
 const firstLine = (output: string) => output.split("\n")[0]!.trim();
-const probeTimeoutMs = 10_000;
+// Generous: a probe that times out marks its tool missing for the process's life, and a busy
+// machine (load 60 on 2 cores) took over 10 s to start yt-dlp's Python for `--version`.
+const probeTimeoutMs = 60_000;
 
 /** Why a tool could not be run: the spawn error, or its exit and error output. */
 function statusOf(path: string, run: ToolRun): ToolStatus {

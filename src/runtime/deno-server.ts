@@ -1,15 +1,12 @@
 // Adapts Deno.serve to the Fetch handler. Deno passes bodies through natively, keeps the
 // Content-Length we set, and aborts `request.signal` and cancels the body when a client goes away.
 import { Deno } from "./deno-api.ts";
-import { recordPeer } from "../http/client-address.ts";
-import { problemResponse } from "../http/problem.ts";
 import { requestIdFrom } from "../http/request-id.ts";
-import { responseDone } from "../http/response-done.ts";
-import { requestUrl, unservableResponse } from "../http/unservable.ts";
+import { requestUrl, unservable } from "../http/unservable.ts";
 import { createLogger, errorText } from "../log.ts";
 import type { Serve } from "./serve.ts";
 
-export const serveDeno: Serve = async (fetch, on, log = createLogger("warn"), limits) => {
+export const serveDeno: Serve = async (served, on, log = createLogger("warn"), limits) => {
   // Deno.serve (2.9) tells nothing of a connection before its request and has no head or read
   // timeout: an idle connection is held for as long as the client likes (denoland/deno#3515).
   if (limits) {
@@ -39,23 +36,23 @@ export const serveDeno: Serve = async (fetch, on, log = createLogger("warn"), li
         try {
           requestUrl(request.method, request.url, request.headers.get("host") ?? "localhost");
           forwarded = new Request(request, { signal: AbortSignal.any([request.signal, cutAll.signal]) });
-          // Chosen once, so the app's log lines and the adapter's name the same id.
-          forwarded.headers.set("x-request-id", requestId);
-          recordPeer(forwarded, info.remoteAddr.hostname);
         } catch (error) {
           log.info("unservable request", { requestId, method: request.method.slice(0, 16), error: errorText(error) });
-          return unservableResponse(error, requestId);
+          return served.refuse(unservable(error), requestId);
         }
-        // `completed` settles once the response went out in full (resolves) or was abandoned.
-        void info.completed.then(
-          () => responseDone(forwarded, { ended: "complete" }),
-          (error: unknown) => responseDone(forwarded, request.signal.aborted ? { ended: "cut by client" } : { ended: "cut by error", error }),
-        );
-        return fetch(forwarded).catch((error: unknown) => {
-          // The app turns its own errors into responses; this is the last line of defence.
-          log.error("the handler failed", { requestId, error: errorText(error) });
-          return problemResponse(error);
-        });
+        try {
+          const reply = await served.answer(forwarded, { peer: info.remoteAddr.hostname, requestId });
+          // `completed` settles once the response went out in full (resolves) or was abandoned.
+          void info.completed.then(
+            () => reply.done({ ended: "complete" }),
+            (error: unknown) => reply.done(request.signal.aborted ? { ended: "cut by client" } : { ended: "cut by error", error }),
+          );
+          // Deno sends `response.body`: a native body is Node's, and the stall cut watches the stream.
+          return reply.response;
+        } catch (error) {
+          // The app turns its own errors into answers; this is the last line of defence, and the sink logs it.
+          return served.refuse(error, requestId);
+        }
       },
     );
   });

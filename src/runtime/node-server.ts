@@ -9,46 +9,44 @@ import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { Readable } from "node:stream";
 import { finished, pipeline } from "node:stream/promises";
-import { recordPeer } from "../http/client-address.ts";
-import { stallTimeoutOf } from "../http/client-stall.ts";
-import { nativeBodyOf } from "../http/native-body.ts";
-import { ApiError, problemResponse, toProblem } from "../http/problem.ts";
 import { requestIdFrom } from "../http/request-id.ts";
-import { responseDone } from "../http/response-done.ts";
-import { methodNotServed, parserRefusal, requestUrl, unservableResponse } from "../http/unservable.ts";
+import { methodNotServed, parserRefusal, requestUrl, unservable } from "../http/unservable.ts";
 import { createLogger, errorText, type Logger } from "../log.ts";
 import type { AddressInfo } from "node:net";
-import { connectionCounter, type ConnectionLimits } from "./connection-caps.ts";
-import type { FetchHandler, Serve } from "./serve.ts";
+import { connectionCounter } from "./connection-caps.ts";
+import type { ConnectionLimits, NativeBody, Reply, Serve, Served } from "./serve.ts";
 
 /** How often node:http looks for connections past their head timeout (its default, 30 s, would add up to that much). */
 const TIMEOUT_CHECK_MS = 1_000;
 
-export const serveNode: Serve = async (fetch, on, log = createLogger("warn"), limits) => {
+export const serveNode: Serve = async (served, on, log = createLogger("warn"), limits) => {
   const inFlight = new Set<Promise<void>>();
   let closing = false;
+  let noteRequest = (_req: IncomingMessage, _res: ServerResponse) => {};
   const server = createServer({ connectionsCheckingInterval: TIMEOUT_CHECK_MS }, (req, res) => {
     // A request that arrives on a kept-alive connection while we stop is the connection's last.
     if (closing) res.shouldKeepAlive = false;
-    const done = handle(fetch, req, res, log)
+    const done = handle(served, req, res, log)
       .catch((error: unknown) => {
         // Whatever fails while serving one request ends that request, never the process.
         log.error("serving a request failed", { requestId: requestIdOf(req), error: errorText(error) });
         if (res.headersSent) res.destroy();
-        else res.writeHead(500).end();
+        else return send(res, served.refuse(error, requestIdOf(req)));
       })
       .finally(() => inFlight.delete(done));
     inFlight.add(done);
+    // After handle() made the Request, whose body stream then has its listener on `req` before ours.
+    noteRequest(req, res);
   });
-  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, log));
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(served, error, socket, log));
   // Without a listener node:http drops a CONNECT without a word; it is a method we do not serve.
   server.on("connect", (req: IncomingMessage, socket: Duplex) => {
     const requestId = requestIdFrom(null);
     log.info("unservable request", { requestId, method: req.method?.slice(0, 16) });
-    answerAndClose(socket, methodNotServed(req.method ?? "CONNECT"), requestId);
+    void answerAndClose(socket, served.refuse(methodNotServed(req.method ?? "CONNECT"), requestId));
   });
   server.keepAliveTimeout = 5_000;
-  if (limits) limitConnections(server, limits, log);
+  if (limits) noteRequest = limitConnections(server, limits, log);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     if ("path" in on) server.listen(on.path, resolve);
@@ -72,46 +70,72 @@ export const serveNode: Serve = async (fetch, on, log = createLogger("warn"), li
   };
 };
 
-/** node:http's own head timeout (answered 408 by answerClientError), and the caps on open connections. */
-function limitConnections(server: Server, limits: ConnectionLimits, log: Logger): void {
+/**
+ * node:http's own head timeout (answered 408 by answerClientError), the caps on open connections
+ * and the bound on slow request bodies (connection-caps.ts). Returns what the request handler
+ * tells of each request, so the caps know which connections are being answered.
+ */
+function limitConnections(server: Server, limits: ConnectionLimits, log: Logger): (req: IncomingMessage, res: ServerResponse) => void {
   server.headersTimeout = limits.headTimeoutMs;
   // node:http refuses a whole-request timeout shorter than the head's.
   server.requestTimeout = Math.max(server.requestTimeout, limits.headTimeoutMs);
   const counter = connectionCounter(limits, log);
+  const current = new WeakMap<Socket, { req: IncomingMessage; res: ServerResponse; startedAt: number; readBefore: number; bodyBytes: number }>();
   server.on("connection", (socket: Socket) => {
-    const closed = counter.admit(socket.remoteAddress);
+    const closed = counter.admit(socket.remoteAddress, {
+      answering: () => {
+        const exchange = current.get(socket);
+        return exchange !== undefined && exchange.req.complete && !exchange.res.writableFinished;
+      },
+      // Node counts on the socket, where a body the app does not read (node:http then reads it to its
+      // end) arrives all the same; Bun's socket counts nothing, so its body's chunks are counted.
+      bodyArriving: () => {
+        const exchange = current.get(socket);
+        if (exchange === undefined || exchange.req.complete) return null;
+        return { startedAt: exchange.startedAt, received: Math.max(socket.bytesRead - exchange.readBefore, exchange.bodyBytes) };
+      },
+      close: () => socket.destroy(),
+    });
     // Closed before a byte is read: an answer would cost what the cap is there to save.
     if (closed === null) return void socket.destroy();
     socket.once("close", closed);
   });
+  const sweep = setInterval(() => counter.sweep(), TIMEOUT_CHECK_MS);
+  sweep.unref();
+  server.once("close", () => clearInterval(sweep));
+  return (req, res) => {
+    const exchange = { req, res, startedAt: Date.now(), readBefore: req.socket.bytesRead, bodyBytes: 0 };
+    current.set(req.socket, exchange);
+    // A second listener beside the Request body's: it sees the same chunks, and pauses with it.
+    if (!req.complete) req.on("data", (chunk: Buffer) => (exchange.bodyBytes += chunk.byteLength));
+  };
 }
 
-async function handle(fetch: FetchHandler, req: IncomingMessage, res: ServerResponse, log: Logger): Promise<void> {
+async function handle(served: Served, req: IncomingMessage, res: ServerResponse, log: Logger): Promise<void> {
   const controller = new AbortController();
+  const requestId = requestIdOf(req);
   let request: Request;
   try {
     request = toRequest(req, controller.signal);
-    recordPeer(request, req.socket.remoteAddress);
   } catch (error) {
-    const requestId = requestIdOf(req);
     log.info("unservable request", { requestId, method: req.method?.slice(0, 16), error: errorText(error) });
-    return send(res, unservableResponse(error, requestId));
+    return send(res, served.refuse(unservable(error), requestId));
   }
+  let reply: Reply | undefined;
   let failure: { error: unknown } | undefined;
   res.once("close", () => {
-    // Told before the signal aborts, so what waits on the response learns how its body ended.
-    responseDone(request, res.writableFinished ? { ended: "complete" } : !failure ? { ended: "cut by client" } : { ended: "cut by error", error: failure.error });
+    // Told before the signal aborts, so what waits on the response learns how its body ended. A
+    // client gone before the reply is told by the signal alone.
+    reply?.done(res.writableFinished ? { ended: "complete" } : !failure ? { ended: "cut by client" } : { ended: "cut by error", error: failure.error });
     if (!res.writableFinished) controller.abort();
   });
-  let response: Response;
   try {
-    response = await fetch(request);
+    reply = await served.answer(request, { peer: req.socket.remoteAddress, requestId });
   } catch (error) {
-    // The app turns its own errors into responses; this is the last line of defence.
-    log.error("the handler failed", { requestId: requestIdOf(req), error: errorText(error) });
-    response = problemResponse(error);
+    // The app turns its own errors into answers; this is the last line of defence, and the sink logs it.
+    return send(res, served.refuse(error, requestId));
   }
-  await send(res, response, req.method === "HEAD", controller.signal, (error) => (failure ??= { error }));
+  await send(res, reply.response, req.method === "HEAD", controller.signal, (error) => (failure ??= { error }), reply.nativeBody);
 }
 
 /** Writes the response; `onFailure` learns the error that cut its body, before the socket is destroyed. */
@@ -121,6 +145,7 @@ async function send(
   headOnly = false,
   signal?: AbortSignal,
   onFailure: (error: unknown) => void = () => {},
+  native?: NativeBody,
 ): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
@@ -131,13 +156,12 @@ async function send(
     void response.body?.cancel();
     res.end();
   } else {
-    const native = nativeBodyOf(response);
-    const nodeBody = native instanceof Readable ? native : undefined;
+    const nodeBody = native?.body instanceof Readable ? native.body : undefined;
     // The fast path: a relayed upstream body goes straight from socket to socket. Its error is
     // caught where it is emitted, before the pipeline destroys the response.
     nodeBody?.once("error", onFailure);
     if (nodeBody) {
-      cutWhenClientStalls(res, stallTimeoutOf(response), onFailure);
+      cutWhenClientStalls(res, native?.stallTimeoutMs, onFailure);
       await pipeline(nodeBody, res).catch(() => res.destroy());
     } else await writeBody(response.body, res, signal, onFailure);
   }
@@ -149,30 +173,31 @@ async function send(
  * What node:http's own parser refused (a method it does not know, a header it cannot read) gets a
  * problem+json answer like every other refusal, instead of Node's bare 400.
  */
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, log: Logger): void {
+function answerClientError(served: Served, error: NodeJS.ErrnoException, socket: Duplex, log: Logger): void {
   if (!socket.writable || error.code === "ECONNRESET") return void socket.destroy();
-  const problem = parserRefusal(error.code);
   // The answer carries an id like every other, so the client can name it and the log line be found.
   const requestId = requestIdFrom(null);
   log.info("unservable request", { requestId, error: `${error.code ?? "?"}: ${error.message}` });
-  answerAndClose(socket, problem, requestId);
+  void answerAndClose(socket, served.refuse(parserRefusal(error.code), requestId));
 }
 
 /** How long an answer written on a raw socket may take to leave before the socket is closed anyway. */
 const ANSWER_LINGER_MS = 2_000;
 
 /**
- * Writes `problem` as a whole HTTP response and closes the socket once it is out. Only ending it
- * would leave our side half-closed (FIN-WAIT-2), holding its descriptor for as long as the client
- * keeps its own end open.
+ * Writes `response` as a whole HTTP response on a socket node:http no longer serves and closes the
+ * socket once it is out. Only ending it would leave our side half-closed (FIN-WAIT-2), holding its
+ * descriptor for as long as the client keeps its own end open.
  */
-function answerAndClose(socket: Duplex, problem: ApiError, requestId: string): void {
-  const body = JSON.stringify(toProblem(problem));
-  const headers = { "content-type": "application/problem+json", "content-length": String(Buffer.byteLength(body)), "x-request-id": requestId, connection: "close", ...problem.headers };
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+async function answerAndClose(socket: Duplex, response: Response): Promise<void> {
   const linger = setTimeout(() => socket.destroy(), ANSWER_LINGER_MS);
   socket.once("close", () => clearTimeout(linger));
-  socket.end(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ""}\r\n${head}\r\n${body}`, () => socket.destroy());
+  const body = Buffer.from(await response.arrayBuffer());
+  const headers = new Headers(response.headers);
+  headers.set("content-length", String(body.byteLength));
+  headers.set("connection", "close");
+  const head = [...headers].map(([name, value]) => `${name}: ${value}\r\n`).join("");
+  socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ""}\r\n${head}\r\n`, "latin1"), body]), () => socket.destroy());
 }
 
 /**
@@ -194,7 +219,7 @@ function cutWhenClientStalls(res: ServerResponse, timeoutMs: number | undefined,
 
 const requestIds = new WeakMap<IncomingMessage, string>();
 
-/** The request's id, chosen once: the Request handed to the app carries it, so the app's log lines and the adapter's agree. */
+/** The request's id, chosen once: the app is handed it with the Request, so the app's log lines and the adapter's agree. */
 function requestIdOf(req: IncomingMessage): string {
   let id = requestIds.get(req);
   if (id === undefined) {
@@ -213,7 +238,6 @@ function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
     if (value === undefined) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
-  headers.set("x-request-id", requestIdOf(req));
   const hasBody = method !== "GET" && method !== "HEAD";
   return new Request(url, {
     method,

@@ -1,9 +1,10 @@
 // The owner's site: sign up, sign in and out, and the keys page. Every handler answers HTML with
-// the security headers; an ApiError thrown below becomes an HTML page with its status and detail.
+// the security headers; an error thrown below becomes an HTML page in the error sink.
 import { z } from "zod";
 import { checkNewPassword, hashPassword, verifyPassword } from "../auth/password.ts";
-import { clientAddress, clientGroup, clientNetwork, unnamedLocalProxy, type TrustedProxies } from "../http/client-address.ts";
-import { ApiError, logProblem } from "../http/problem.ts";
+import { clientAddress, clientGroup, clientNetwork, unnamedLocalProxy, type Sender, type TrustedProxies } from "../http/client-address.ts";
+import { errorAnswer } from "../http/error-sink.ts";
+import { ApiError } from "../http/problem.ts";
 import { emailTaken, noSuchKey } from "../http/store-refusals.ts";
 import type { Route } from "../http/router.ts";
 import type { Logger } from "../log.ts";
@@ -31,8 +32,8 @@ export interface WebDeps {
   log: Logger;
 }
 
-/** `log` is the request's logger, whose lines carry its id, when the app hands it in. */
-export type SiteHandler = (request: Request, log?: Logger) => Promise<Response>;
+/** `log` is the request's logger, whose lines carry its id, and `peer` the socket's, when the app hands them in. */
+export type SiteHandler = (request: Request, log?: Logger, peer?: string) => Promise<Response>;
 
 export const KEYS_PAGE = "/profile/api-keys";
 /** Enough for an owner's machines and jobs; more keys would only multiply the free quota. */
@@ -61,8 +62,6 @@ const notices: Record<string, string> = {
   deleted: "The key is deleted.",
 };
 const noticeOf = (url: URL) => notices[url.searchParams.get("notice") ?? ""];
-
-const errorTitles: Record<number, string> = { 403: "Not allowed", 404: "Not found", 413: "Form too large", 415: "Not a form" };
 
 const Email = z.email().max(254);
 const CreateKey = z.object({
@@ -108,18 +107,15 @@ let dummyHash: Promise<string> | undefined;
 export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
   const { db, now } = deps;
 
-  /** Security headers on every answer, and an ApiError as a page rather than JSON. */
+  /** Security headers on every answer, and an error as a page rather than JSON. */
   const page =
     (handler: SiteHandler): SiteHandler =>
-    async (request, log = deps.log) => {
+    async (request, log = deps.log, peer) => {
       let response: Response;
       try {
-        response = await handler(request);
+        response = await handler(request, log, peer);
       } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        logProblem(error, log);
-        const title = errorTitles[error.status] ?? "Something went wrong";
-        response = htmlResponse(pages.errorPage({ title, detail: error.message }), { status: error.status, headers: error.headers });
+        response = errorAnswer(error, { as: "page", log });
       }
       for (const [name, value] of Object.entries(securityHeaders)) response.headers.set(name, value);
       return response;
@@ -138,14 +134,14 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
     });
 
   /** Sign-in and sign-up: their CSRF secret lives in a cookie of its own until there is a session. */
-  const signedOut = (handler: (request: Request, form: URLSearchParams, csrf: string) => Promise<Response>): SiteHandler =>
-    page(async (request) => {
+  const signedOut = (handler: (request: Request, form: URLSearchParams, csrf: string, peer: string | undefined) => Promise<Response>): SiteHandler =>
+    page(async (request, _log, peer) => {
       const given = readCookie(request, PRE_SESSION_COOKIE);
       const form = await checkedForm(request, given);
       if (request.method !== "POST" && (await readSession(db, request, now())).kind === "signed-in") return redirect(KEYS_PAGE);
       const secret = given ?? newSecret();
       const cookies = given ? [] : [cookie(request, PRE_SESSION_COOKIE, secret)];
-      const response = await handler(request, form, await csrfToken(secret));
+      const response = await handler(request, form, await csrfToken(secret), peer);
       for (const value of cookies) response.headers.append("set-cookie", value);
       return response;
     });
@@ -158,8 +154,8 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
   // Once per process: an operator who put a proxy in front and did not name it learns why every
   // visitor shares one sign-in limit.
   let proxyWarned = false;
-  const warnOfUnnamedProxy = (request: Request) => {
-    const proxy = proxyWarned ? null : unnamedLocalProxy(request, deps.trustProxy);
+  const warnOfUnnamedProxy = (sender: Sender) => {
+    const proxy = proxyWarned ? null : unnamedLocalProxy(sender, deps.trustProxy);
     if (proxy === null) return;
     proxyWarned = true;
     deps.log.warn("sign-ins arrive through a proxy that TRUST_PROXY does not name: every client behind it shares one set of sign-in limits; if the proxy is yours, add it to TRUST_PROXY", { proxy });
@@ -169,17 +165,17 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
     htmlResponse(pages.signInPage({ csrf, signupOpen: deps.signup === "open", ...view }), init);
 
   /** Who the limits count: the client (IPv4 address, IPv6 /64) and the network around it. */
-  const clientOf = (request: Request) => {
-    const address = clientAddress(request, deps.trustProxy);
+  const clientOf = (sender: Sender) => {
+    const address = clientAddress(sender, deps.trustProxy);
     return { client: clientGroup(address), network: clientNetwork(address) };
   };
 
-  const signIn = signedOut(async (request, form, csrf) => {
+  const signIn = signedOut(async (request, form, csrf, peer) => {
     if (request.method === "GET") return signInForm(csrf, { notice: noticeOf(new URL(request.url)) });
     const email = form.get("email") ?? "";
     const password = form.get("password") ?? "";
-    warnOfUnnamedProxy(request);
-    const attempt = { email, ...clientOf(request) };
+    warnOfUnnamedProxy({ request, peer });
+    const attempt = { email, ...clientOf({ request, peer }) };
     const verdict = await takeSignInAttempt(db, attempt, now(), SIGN_IN_LIMITS);
     if (!verdict.allowed) {
       const wait = waitFor(verdict.retryAt, now());
@@ -192,7 +188,7 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
     return startSession(request, account.id, KEYS_PAGE);
   });
 
-  const signUp = signedOut(async (request, form, csrf) => {
+  const signUp = signedOut(async (request, form, csrf, peer) => {
     if (deps.signup === "closed") return htmlResponse(pages.signUpClosedPage(), { status: 403 });
     if (request.method === "GET") return htmlResponse(pages.signUpPage({ csrf }));
     const email = (form.get("email") ?? "").trim();
@@ -203,7 +199,7 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
     try {
       checkNewPassword(password);
       // Counted once the form is right, before the costly hash: a typo is not a sign-up.
-      const verdict = await takeSignUp(db, clientOf(request).client, now(), { perClient: deps.signupsPerClient, windowMs: SIGN_UP_WINDOW_MS });
+      const verdict = await takeSignUp(db, clientOf({ request, peer }).client, now(), { perClient: deps.signupsPerClient, windowMs: SIGN_UP_WINDOW_MS });
       if (!verdict.allowed) {
         const wait = waitFor(verdict.retryAt, now());
         return refuse(`Too many accounts were made from your address today. Wait ${wait.words} and try again.`, { status: 429, headers: wait.headers });

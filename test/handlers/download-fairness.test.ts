@@ -61,7 +61,7 @@ describe("page-mode slots shared between accounts, and clients that read nothing
         CLIENT_STALL_TIMEOUT_S: "2",
       },
     });
-    server = await serveNode(app.fetch, { port: 0, hostname: "127.0.0.1" });
+    server = await serveNode(app, { port: 0, hostname: "127.0.0.1" });
   }, 60_000);
   afterAll(async () => {
     for (const each of held) each.stop();

@@ -40,7 +40,7 @@ describe("page mode with sources that break", () => {
   beforeAll(async () => {
     [store, site] = await Promise.all([openTestStore("pglite"), startMediaSite()]);
     testApp = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: site.host, DOWNLOAD_IDLE_TIMEOUT_S: String(idleCutS) } });
-    server = await serveNode(testApp.app.fetch, { port: 0, hostname: "127.0.0.1" });
+    server = await serveNode(testApp.app, { port: 0, hostname: "127.0.0.1" });
     key = (await makeKey(store.db, "GOLD")).plain;
     dir = await mkdtemp(path.join(tmpdir(), "integrity-"));
   }, 60_000);

@@ -23,7 +23,7 @@ describe("downloads with stalled sources, and the direct-mode cap", () => {
     const { app } = buildTestApp(store.db, {
       env: { EXTRA_PAGE_HOSTS: site.host, ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}`, DOWNLOAD_IDLE_TIMEOUT_S: "1" },
     });
-    server = await serveNode(app.fetch, { port: 0, hostname: "127.0.0.1" });
+    server = await serveNode(app, { port: 0, hostname: "127.0.0.1" });
     key = (await makeKey(store.db, "GOLD")).plain;
   }, 60_000);
   afterAll(async () => {

@@ -26,6 +26,11 @@ export interface TestApp {
   get(path: string, key?: string, init?: RequestInit): Promise<Response>;
   /** The app's extractor: the extraction host, started only with `extractionHost: true`. */
   extractor: ExtractionHost;
+  /**
+   * The media tools' probe, started with the app. A test that asks /readyz about the tools waits
+   * for it first: a busy machine can take longer than the readiness check's own bound to run them.
+   */
+  toolsProbed: Promise<unknown>;
 }
 
 /**
@@ -46,6 +51,7 @@ export function buildTestApp(db: Db, options: { clock?: TestClock; env?: Record<
     clock,
     logLines,
     extractor: deps.extractor,
+    toolsProbed: deps.tools,
     get: (path, key, init = {}) => {
       const headers = new Headers(init.headers);
       if (key) headers.set("authorization", `Bearer ${key}`);

@@ -1,6 +1,6 @@
 // Who sent a request: the socket's peer, or behind a trusted proxy the last hop it did not add.
 import { describe, expect, it } from "vitest";
-import { clientAddress, clientGroup, clientNetwork, parseTrustedProxies, recordPeer, unnamedLocalProxy, type TrustedProxies } from "../../src/http/client-address.ts";
+import { clientAddress, clientGroup, clientNetwork, parseTrustedProxies, unnamedLocalProxy, type Sender, type TrustedProxies } from "../../src/http/client-address.ts";
 
 const trust = (text: string): TrustedProxies => {
   const parsed = parseTrustedProxies(text);
@@ -8,10 +8,9 @@ const trust = (text: string): TrustedProxies => {
   return parsed.proxies;
 };
 
-function requestFrom(peer: string | undefined, forwardedFor?: string): Request {
+function requestFrom(peer: string | undefined, forwardedFor?: string): Sender {
   const request = new Request("http://api.test/sign-in", { headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor } });
-  recordPeer(request, peer);
-  return request;
+  return { request, peer };
 }
 
 describe("clientAddress()", () => {

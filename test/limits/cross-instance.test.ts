@@ -14,7 +14,7 @@ describe("two instances on one PostgreSQL", () => {
     store = await openTestStore("postgres");
     servers = await Promise.all(
       [store.connectAgain(), store.connectAgain()].map((db) =>
-        serveNode(buildTestApp(db).app.fetch, {
+        serveNode(buildTestApp(db).app, {
           port: 0,
           hostname: "127.0.0.1",
         }),

@@ -4,9 +4,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashKey } from "../../src/auth/api-key.ts";
-import { responseDone } from "../../src/http/response-done.ts";
 import { createServiceMetrics } from "../../src/metrics/service-metrics.ts";
 import { serveNode } from "../../src/runtime/node-server.ts";
+import type { Reply } from "../../src/runtime/serve.ts";
 import { startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
 import { fakeTweetIds, fixturesDir, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
 import { buildTestApp, makeKey } from "../helpers/app.ts";
@@ -110,21 +110,23 @@ describe("GET /metrics", () => {
         headers: { authorization: `Bearer ${key.plain}` },
       });
     const request = downloadRequest("/file/70000/a.mp4");
-    const response = await app.fetch(request);
+    const reply = await app.answer(request, { peer: "127.0.0.1", requestId: "a" });
+    const response = reply.response;
     expect(response.status).toBe(200);
     const scrape = async () => (await get("/metrics", TOKEN)).text();
     expect(sample(await scrape(), 'media_api_downloads_active{mode="direct"}')).toBe(1);
     expect((await response.arrayBuffer()).byteLength).toBe(70000);
     // In-process there is no server adapter, so the test says what the adapter would.
-    responseDone(request, { ended: "complete" });
+    reply.done({ ended: "complete" });
     let text = await scrape();
     expect(sample(text, 'media_api_downloads_active{mode="direct"}')).toBe(0);
     expect(sample(text, 'media_api_relayed_bytes_total{mode="direct"}')).toBe(70000);
 
     // A body without Content-Length is counted as it passes.
     const chunked = downloadRequest("/file/3000/b.mp4?chunked=1");
-    await (await app.fetch(chunked)).arrayBuffer();
-    responseDone(chunked, { ended: "complete" });
+    const chunkedReply = await app.answer(chunked, { peer: "127.0.0.1", requestId: "b" });
+    await chunkedReply.response.arrayBuffer();
+    chunkedReply.done({ ended: "complete" });
     // A refused download never becomes active, and a missing file is a healthy media host.
     expect((await get(`/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/status/404")}`, key.plain)).status).toBe(404);
     expect((await get(`/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/status/503")}`, key.plain)).status).toBe(502);
@@ -144,19 +146,19 @@ describe("GET /metrics", () => {
     const request = new Request(`http://test.local/api/v1/download?url=${encodeURIComponent("https://x.com/NASA/status/1491475671058681863")}`, {
       headers: { authorization: `Bearer ${key.plain}` },
     });
-    let response: Response;
+    let reply: Reply;
     try {
-      response = await app.fetch(request);
+      reply = await app.answer(request, { peer: "127.0.0.1", requestId: "c" });
     } finally {
       x.setMode("syndication", { kind: "normal" });
     }
-    expect(response.status).toBe(200);
+    expect(reply.response.status).toBe(200);
     const scrape = async () => (await get("/metrics", TOKEN)).text();
     let text = await scrape();
     expect(sample(text, 'media_api_downloads_active{mode="direct"}')).toBe(1);
     expect(sample(text, 'media_api_downloads_active{mode="page"}')).toBe(0);
-    const bytes = (await response.arrayBuffer()).byteLength;
-    responseDone(request, { ended: "complete" });
+    const bytes = (await reply.response.arrayBuffer()).byteLength;
+    reply.done({ ended: "complete" });
     text = await scrape();
     expect(sample(text, 'media_api_downloads_active{mode="direct"}')).toBe(0);
     expect(sample(text, 'media_api_relayed_bytes_total{mode="direct"}')).toBe(bytes);
@@ -166,7 +168,7 @@ describe("GET /metrics", () => {
   it("ends an active download when the Node server has sent the response, or the client went away", async () => {
     const key = await makeKey(store.db, "GOLD");
     const { app } = buildTestApp(store.db, { env: env() });
-    const server = await serveNode(app.fetch, { port: 0, hostname: "127.0.0.1" });
+    const server = await serveNode(app, { port: 0, hostname: "127.0.0.1" });
     const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
     const download = (path: string, signal?: AbortSignal) =>
       fetch(`${server.address}/api/v1/download?url=${encodeURIComponent(`https://video.twimg.com${path}`)}`, {

@@ -21,9 +21,10 @@ describe("when the media tools are missing", () => {
   });
 
   it("says so in /healthz and /readyz, answers page mode with 503 tool_missing, and serves X as before", async () => {
-    const { get } = buildTestApp(store.db, {
+    const { get, toolsProbed } = buildTestApp(store.db, {
       env: { YTDLP_PATH: "/nonexistent/yt-dlp", FFMPEG_PATH: "/nonexistent/ffmpeg", X_SYNDICATION_URL: x.syndicationUrl },
     });
+    await toolsProbed;
     const key = await makeKey(store.db, "PRO");
 
     const health = await get("/healthz");
@@ -77,14 +78,16 @@ describe("what the service runs", () => {
 
   it("/readyz warns about a yt-dlp older than 90 days and stays ready; /metrics names each tool's version", async () => {
     const clock = new TestClock(new Date("2026-11-23T00:00:00Z"));
-    const { get } = buildTestApp(store.db, { clock, env: { YTDLP_PATH: await fakeYtdlp("2026.05.01") } });
+    const { get, toolsProbed } = buildTestApp(store.db, { clock, env: { YTDLP_PATH: await fakeYtdlp("2026.05.01") } });
+    // The condition /readyz reports on; asked before it ends, /readyz would race its own bound.
+    await toolsProbed;
     const ready = await get("/readyz");
     expect(ready.status).toBe(200);
     const check = (await ready.json()).checks["yt-dlp"];
     expect(check.ok).toBe(true);
     expect(check.warning).toMatch(/^yt-dlp 2026\.05\.01 is 206 days old: .*--update-tools/);
 
-    // Known once the probe is done, which /readyz waited for.
+    // Known once the probe is done.
     const metrics = await (await get("/metrics")).text();
     expect(metrics).toContain('media_api_tool_info{tool="yt-dlp",version="2026.05.01"} 1');
     expect(metrics).toMatch(/media_api_tool_info\{tool="ffmpeg",version="\d[^"]*"\} 1/);
@@ -94,13 +97,15 @@ describe("what the service runs", () => {
     const clock = new TestClock(new Date("2026-11-23T00:00:00Z"));
     const galleryDl = path.join(dir, "gallery-dl-1.31.10");
     await writeFile(galleryDl, "#!/bin/sh\necho 1.31.10\n", { mode: 0o755 });
-    const { get } = buildTestApp(store.db, { clock, env: { YTDLP_PATH: await fakeYtdlp("2026.10.26"), GALLERY_DL_PATH: galleryDl } });
+    const { get, toolsProbed } = buildTestApp(store.db, { clock, env: { YTDLP_PATH: await fakeYtdlp("2026.10.26"), GALLERY_DL_PATH: galleryDl } });
+    await toolsProbed;
     const ready = await get("/readyz");
     expect(ready.status).toBe(200);
     expect((await ready.json()).checks["gallery-dl"].warning).toMatch(/^gallery-dl 1\.31\.10 is at least 211 days old: .*--update-tools\) or point GALLERY_DL_PATH/);
     expect(await (await get("/metrics")).text()).toContain('media_api_tool_info{tool="gallery-dl",version="1.31.10"} 1');
 
     const missing = buildTestApp(store.db, { env: { YTDLP_PATH: await fakeYtdlp("2026.10.26"), GALLERY_DL_PATH: "/nonexistent/gallery-dl" } });
+    await missing.toolsProbed;
     const key = await makeKey(store.db, "PRO");
     expect((await (await missing.get("/readyz")).json()).checks["gallery-dl"]).toEqual({ ok: false, error: "/nonexistent/gallery-dl could not be run" });
     const photo = await missing.get(`/api/v1/post?url=${encodeURIComponent("https://www.instagram.com/p/C9kQ2mXoR3a/")}`, key.plain);
@@ -121,7 +126,8 @@ describe("what the service runs", () => {
 
   it("a yt-dlp of the last 90 days gets no warning", async () => {
     const clock = new TestClock(new Date("2026-11-23T00:00:00Z"));
-    const { get } = buildTestApp(store.db, { clock, env: { YTDLP_PATH: await fakeYtdlp("2026.10.26") } });
+    const { get, toolsProbed } = buildTestApp(store.db, { clock, env: { YTDLP_PATH: await fakeYtdlp("2026.10.26") } });
+    await toolsProbed;
     expect((await (await get("/readyz")).json()).checks["yt-dlp"]).toEqual({ ok: true });
   });
 });

@@ -1,7 +1,9 @@
-// Issue 22 item 1, against the built service on Node and on Bun (Deno's server offers neither
-// bound; docs/runtimes.md): idle connections from one address cannot take the service away from
-// another address, and a connection that sends no complete request head is closed, its descriptor
-// released, within REQUEST_HEAD_TIMEOUT_S.
+// Issue 22 item 1 and issue 32 item 3, against the built service on Node and on Bun (Deno's server
+// offers none of these bounds; docs/runtimes.md): idle connections from one address cannot take the
+// service away from another address, a crowd of addresses sending slow request bodies cannot
+// either, a connection that sends no complete request head is closed, its descriptor released,
+// within REQUEST_HEAD_TIMEOUT_S, and one whose body arrives slower than REQUEST_BODY_MIN_RATE after
+// its grace is closed.
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -53,11 +55,11 @@ function open(url: string, localAddress: string, text = ""): Promise<Opened> {
   });
 }
 
-/** `count` connections, opened `batch` at a time. */
-async function openMany(url: string, localAddress: string, count: number, batch = 250): Promise<Opened[]> {
+/** `count` connections, opened `batch` at a time, each sending `text` if any. */
+async function openMany(url: string, localAddress: string, count: number, batch = 250, text = ""): Promise<Opened[]> {
   const all: Opened[] = [];
   for (let at = 0; at < count; at += batch) {
-    all.push(...(await Promise.all(Array.from({ length: Math.min(batch, count - at) }, () => open(url, localAddress)))));
+    all.push(...(await Promise.all(Array.from({ length: Math.min(batch, count - at) }, () => open(url, localAddress, text)))));
   }
   return all;
 }
@@ -117,6 +119,49 @@ describe.each(runtimes)("connections on $name", ({ name, program }) => {
     expect(held()).toBeGreaterThan(0);
     for (const each of idle) each.socket.destroy();
     expect(service.output.join("\n")).toMatch(/connections refused: a connection cap is reached/);
+  }, 60_000);
+
+  it("serves /healthz and a keyed /usage to a fresh address while 10 addresses each hold 64 slow request bodies against MAX_CONNECTIONS=600", async () => {
+    const { service, key } = await start({ MAX_CONNECTIONS: "600" }, [program, bundle]);
+    const head = "POST /sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\n";
+    const crowd: Opened[] = [];
+    for (let address = 10; address < 20; address += 1) crowd.push(...(await openMany(service.url, `127.0.0.${address}`, 64, 64, head)));
+    sockets.push(...crowd.map((each) => each.socket));
+    // One byte of each body every 5 s, as issue 32's crowd sent them.
+    const trickle = setInterval(() => crowd.forEach((each) => each.socket.writable && each.socket.write("a")), 5_000);
+    try {
+      // Generous bounds: the answer must come; how fast is the bench's to say.
+      const health = await fetch(`${service.url}/healthz`, { signal: AbortSignal.timeout(30_000) });
+      expect(health.status).toBe(200);
+      const usage = await fetch(`${service.url}/api/v1/usage`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(30_000) });
+      expect(usage.status).toBe(200);
+      expect((await usage.json()).tier).toBe("FREE");
+    } finally {
+      clearInterval(trickle);
+    }
+    expect(service.output.join("\n")).toMatch(/connections shed at the cap/);
+    for (const each of crowd) each.socket.destroy();
+  }, 120_000);
+
+  it("closes a connection whose request body arrives slower than REQUEST_BODY_MIN_RATE once REQUEST_BODY_GRACE_S is over, and keeps a steady one", async () => {
+    const { service } = await start({ REQUEST_BODY_GRACE_S: "1", REQUEST_BODY_MIN_RATE: "200" }, [program, bundle]);
+    const head = (length: number) => `POST /sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${length}\r\n\r\n`;
+    const slow = await open(service.url, "127.0.0.4", head(100_000));
+    const steady = await open(service.url, "127.0.0.5", head(100_000));
+    sockets.push(slow.socket, steady.socket);
+    // 1 byte a second, and 400 bytes a second: 200 a second is the least.
+    const drip = setInterval(() => slow.socket.writable && slow.socket.write("a"), 1_000);
+    const flow = setInterval(() => steady.socket.writable && steady.socket.write("a".repeat(40)), 100);
+    try {
+      expect(await until(() => slow.closedByServer(), 20_000)).toBe(true);
+      expect(steady.closedByServer()).toBe(false);
+    } finally {
+      clearInterval(drip);
+      clearInterval(flow);
+    }
+    expect(service.output.join("\n")).toMatch(/a request body arrived too slowly/);
+    slow.socket.destroy();
+    steady.socket.destroy();
   }, 60_000);
 
   it("answers 408 to connections that send no complete head within REQUEST_HEAD_TIMEOUT_S, and closes them", async () => {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log.ts";
 import { serveNode } from "../../src/runtime/node-server.ts";
+import { servedFetch } from "../../src/http/error-sink.ts";
 import type { FetchHandler, RunningServer } from "../../src/runtime/serve.ts";
 import { malformedRequests, rawRequest } from "../helpers/raw-http.ts";
 
@@ -12,7 +13,8 @@ afterEach(async () => {
 
 async function serve(fetch: FetchHandler): Promise<{ url: string; lines: Record<string, unknown>[] }> {
   const lines: Record<string, unknown>[] = [];
-  server = await serveNode(fetch, { port: 0, hostname: "127.0.0.1" }, createLogger("debug", (line) => lines.push(JSON.parse(line))));
+  const log = createLogger("debug", (line) => lines.push(JSON.parse(line)));
+  server = await serveNode(servedFetch(fetch, log), { port: 0, hostname: "127.0.0.1" }, log);
   return { url: server.address, lines };
 }
 
@@ -39,7 +41,8 @@ describe("serveNode", () => {
       expect(response.headers.get("content-type")).toBe("application/problem+json");
       expect((await response.json()).code).toBe("internal_error");
     }
-    expect(lines.filter((line) => line.level === "error").map((line) => line.error)).toEqual(["boom", "disk full"]);
+    // Logged by the error sink, with the stack when there is one.
+    expect(lines.filter((line) => line.level === "error").map((line) => String(line.error).split("\n")[0])).toEqual(["Error: boom", "disk full"]);
     expect((await rawRequest(url, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).status).toBe(500);
   });
 });

@@ -15,7 +15,7 @@ describe("a form post cut off by the client", () => {
 
   it("is a client abort logged at info, not a 500", async () => {
     const { app, logLines } = buildTestApp(store.db);
-    const server = await serveNode(app.fetch, { port: 0, hostname: "127.0.0.1" });
+    const server = await serveNode(app, { port: 0, hostname: "127.0.0.1" });
     try {
       const { port } = new URL(server.address);
       const socket = connect(Number(port), "127.0.0.1");

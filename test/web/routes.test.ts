@@ -6,7 +6,6 @@ import { hashKey } from "../../src/auth/api-key.ts";
 import { admitRequest, listApiKeys } from "../../src/store/api-keys.ts";
 import { SESSION_TTL_MS } from "../../src/store/sessions.ts";
 import { MAX_FORM_BYTES } from "../../src/web/form.ts";
-import { recordPeer } from "../../src/http/client-address.ts";
 import { hashPassword } from "../../src/auth/password.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { MAX_KEYS_PER_ACCOUNT, SIGN_IN_LIMITS, SIGN_UP_WINDOW_MS } from "../../src/web/routes.ts";
@@ -27,8 +26,7 @@ class Visitor {
     const headers = new Headers(init.headers);
     headers.set("cookie", [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; "));
     const request = new Request(`${ORIGIN}${path}`, { ...init, headers });
-    recordPeer(request, this.address);
-    const response = await this.app.fetch(request);
+    const response = await this.app.fetch(request, this.address);
     for (const line of response.headers.getSetCookie()) {
       const [pair] = line.split(";");
       const [name, value] = pair!.split("=") as [string, string];

@@ -1,0 +1,68 @@
+// The API path: route -> bearer key -> admission (quota and burst) -> handler. A handler's error
+// becomes its problem answer here, so the key's rate-limit headers go on it too; a cap the handler
+// hit (429) gives the request back to the key's counts.
+import { hashKey } from "../auth/api-key.ts";
+import { readBearerKey } from "../auth/bearer.ts";
+import type { ApiHandler } from "../http/context.ts";
+import { preflightResponse } from "../http/cors.ts";
+import { errorAnswer } from "../http/error-sink.ts";
+import { ApiError } from "../http/problem.ts";
+import { createRouter } from "../http/router.ts";
+import { admissionError, rateLimitHeaders } from "../limits/admission.ts";
+import { usageHandler } from "../limits/usage.ts";
+import type { ServiceMetrics } from "../metrics/service-metrics.ts";
+import { trackDownload } from "../metrics/downloads.ts";
+import { admitRequest, refundRequest, type AdmittedKey } from "../store/api-keys.ts";
+import { downloadHandler } from "../handlers/download.ts";
+import { postHandler } from "../handlers/post.ts";
+import { tweetHandler } from "../handlers/tweet.ts";
+import type { AppDeps } from "../app.ts";
+import { methodNotAllowed, type Exchange } from "./exchange.ts";
+
+export const API_PREFIX = "/api/v1/";
+
+export function apiPath(deps: AppDeps, metrics: ServiceMetrics, now: () => Date): (exchange: Exchange) => Promise<Response> {
+  const api = createRouter<ApiHandler>([
+    { method: "GET", path: "/api/v1/usage", handler: usageHandler },
+    { method: "GET", path: "/api/v1/post", handler: postHandler(deps) },
+    { method: "GET", path: "/api/v1/tweet", handler: tweetHandler(deps.tweets) },
+    { method: "GET", path: "/api/v1/download", handler: downloadHandler(deps) },
+  ]);
+
+  /** The key the request is made with, counted; throws the refusal when it may not be used now. */
+  async function admit(exchange: Exchange, at: Date): Promise<AdmittedKey> {
+    const admission = await admitRequest(deps.db, await hashKey(readBearerKey(exchange.request)), at);
+    exchange.notes.apiKeyId = admission.key?.id;
+    const refusal = admissionError(admission, at);
+    if (!refusal) return admission.key!;
+    if (refusal.status === 429) metrics.quotaRefused(admission.key!.tier, refusal.code);
+    throw refusal;
+  }
+
+  return async (exchange) => {
+    const { request, url } = exchange;
+    if (request.method === "OPTIONS") return preflightResponse(deps.config.CORS_ORIGIN, request);
+    const match = api.match(request.method, url.pathname);
+    if (!match) throw new ApiError("not_found", `There is no operation at ${url.pathname}.`);
+    exchange.notes.route = url.pathname;
+    if ("allow" in match) throw methodNotAllowed(match.allow);
+
+    const at = now();
+    let admitted = await admit(exchange, at);
+    let response: Response;
+    try {
+      response = await match.handler({ request, url, key: admitted, now: at, peer: exchange.peer, whenDone: exchange.end.whenDone });
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 429) {
+        // A cap the handler hit (concurrent downloads): a 429 is not counted.
+        await refundRequest(deps.db, admitted.id, at);
+        admitted = { ...admitted, dayCount: admitted.dayCount - 1, burstCount: admitted.burstCount - 1 };
+        metrics.quotaRefused(admitted.tier, error.code);
+      }
+      response = errorAnswer(error, { as: "api", log: exchange.log });
+    }
+    trackDownload(metrics, request, response, exchange.end.whenDone);
+    for (const [name, value] of Object.entries(rateLimitHeaders(admitted, at))) response.headers.set(name, value);
+    return response;
+  };
+}

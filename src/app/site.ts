@@ -1,0 +1,55 @@
+// Everything outside the API: the probes (/healthz, /readyz), /metrics and /platformz, the API's
+// documents (/docs, its OpenAPI document), and the owner's pages (src/web/).
+import type { AppDeps } from "../app.ts";
+import type { PlatformChecks } from "../doctor/checker.ts";
+import { platformsResponse } from "../doctor/endpoint.ts";
+import { docsResponse } from "../http/docs.ts";
+import { healthResponse } from "../http/health.ts";
+import { json } from "../http/json-response.ts";
+import { buildOpenApiDocument } from "../http/openapi.ts";
+import { ApiError } from "../http/problem.ts";
+import { readinessResponse, type ReadinessCheck } from "../http/readiness.ts";
+import { createRouter, type Route } from "../http/router.ts";
+import { metricsResponse } from "../metrics/endpoint.ts";
+import type { ServiceMetrics } from "../metrics/service-metrics.ts";
+import { webRoutes, type SiteHandler } from "../web/routes.ts";
+import { methodNotAllowed, type Exchange } from "./exchange.ts";
+
+export const OPENAPI_PATH = "/api/v1/openapi.json";
+
+export function sitePath(deps: AppDeps, metrics: ServiceMetrics, now: () => Date): (exchange: Exchange) => Promise<Response> {
+  const openApiDocument = buildOpenApiDocument();
+  const readinessChecks: ReadinessCheck[] = [
+    {
+      name: "store",
+      check: async () => {
+        await deps.db.query("SELECT 1");
+        await deps.db.ready?.();
+      },
+    },
+    ...(deps.readinessChecks ?? []),
+  ];
+  // A site handler may take the request's logger, whose lines carry the request's id, and its peer.
+  const site = createRouter<SiteHandler>([
+    { method: "GET", path: "/healthz", handler: (_request, log) => healthResponse(deps.db, deps.config.HEALTH_TIMEOUT_MS, log ?? deps.log) },
+    ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP, signupsPerClient: deps.config.SIGNUPS_PER_CLIENT, trustProxy: deps.config.TRUST_PROXY, log: deps.log }),
+    { method: "GET", path: "/readyz", handler: () => readinessResponse(readinessChecks, deps.config.HEALTH_TIMEOUT_MS) },
+    { method: "GET", path: "/metrics", handler: (request) => metricsResponse(request, metrics, deps.config.METRICS_TOKEN) },
+    ...platformRoutes(deps.platformChecks, deps.config.METRICS_TOKEN),
+    { method: "GET", path: "/docs", handler: () => docsResponse(openApiDocument) },
+    // Public and not counted: a client generator needs it before it has a key.
+    { method: "GET", path: OPENAPI_PATH, handler: async () => json(openApiDocument) },
+  ]);
+
+  return async (exchange) => {
+    const match = site.match(exchange.request.method, exchange.url.pathname);
+    if (!match) throw new ApiError("not_found", `Nothing here at ${exchange.url.pathname}.`);
+    exchange.notes.route = exchange.url.pathname;
+    if ("allow" in match) throw methodNotAllowed(match.allow);
+    return match.handler(exchange.request, exchange.log, exchange.peer);
+  };
+}
+
+function platformRoutes(checks: PlatformChecks | undefined, token: string | undefined): Route<SiteHandler>[] {
+  return checks ? [{ method: "GET", path: "/platformz", handler: (request) => platformsResponse(request, checks, token) }] : [];
+}
