@@ -101,7 +101,8 @@ export function createAppDeps(
     },
   };
   const egress = { trusted: trustedEndpoints(config.EXTRA_PAGE_HOSTS, config.ORIGIN_OVERRIDES), resolveHost: runtime.resolveHost };
-  const gate = createEgressGate({ policy: egress, outbound, listen: runtime.listenLoopback, originOverrides: config.ORIGIN_OVERRIDES });
+  const extractionBudget = { maxBytes: config.EXTRACT_MAX_BYTES, bodyTimeoutMs: config.EXTRACT_BODY_TIMEOUT_S * 1000 };
+  const gate = createEgressGate({ policy: egress, outbound, listen: runtime.listenLoopback, originOverrides: config.ORIGIN_OVERRIDES, extractionBudget });
   const tools = probeTools(runtime.toolRuns, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH, ffmpeg: config.FFMPEG_PATH });
   void tools.then((known) => {
     for (const name of Object.keys(known) as ToolName[]) {
