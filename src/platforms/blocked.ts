@@ -37,7 +37,7 @@ export class RefusalCause extends Error {
  * 404 may say anything). yt-dlp's generic extractor reads anyone's page and has no words of a
  * platform: of its lines only the status of the answer stays.
  */
-export function ownWords(log: string): string {
+function ownWords(log: string): string {
   return log.split(/\r?\n/).map(lineWords).join("\n");
 }
 
