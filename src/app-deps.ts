@@ -128,7 +128,8 @@ function wire({ config, runtime, metrics = createServiceMetrics(), now = () => n
   const cookies =
     config.COOKIES_FILE === undefined ? undefined : cookieFile(runtime.files, config.COOKIES_FILE, (fault) => log.warn(fault, { setting: "COOKIES_FILE" }));
   const egress = { trusted: trustedEndpoints(config.EXTRA_PAGE_HOSTS, config.ORIGIN_OVERRIDES), resolveHost: runtime.resolveHost };
-  const gate = createEgressGate({ policy: egress, outbound, listen: runtime.listenLoopback, originOverrides: config.ORIGIN_OVERRIDES });
+  const extractionBudget = { maxBytes: config.EXTRACT_MAX_BYTES, bodyTimeoutMs: config.EXTRACT_BODY_TIMEOUT_S * 1000 };
+  const gate = createEgressGate({ policy: egress, outbound, listen: runtime.listenLoopback, originOverrides: config.ORIGIN_OVERRIDES, extractionBudget });
   const blocked = happening<[page: URL, error: ApiError]>();
   blocked.on((page) => metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER"));
   const upstream = outbound === null ? runtime.upstream : runtime.proxiedUpstream(outbound);

@@ -169,6 +169,8 @@ export const ConfigSchema = z.object({
     .default("on")
     .describe("on: one resident Python process keeps yt-dlp and gallery-dl loaded and forks a child per extraction (tens of ms instead of about a second); off: each extraction starts the tool's program"),
   EXTRACT_TIMEOUT_S: positiveInt.default(60).describe("Time cap of one yt-dlp or gallery-dl extraction, in seconds"),
+  EXTRACT_MAX_BYTES: positiveInt.default(16 * 1024 ** 2).describe("Most bytes the sources of one extraction may send it, pages and API answers together (media excluded), in bytes"),
+  EXTRACT_BODY_TIMEOUT_S: positiveInt.default(20).describe("Longest one page or API answer of an extraction may keep arriving, in seconds"),
   PAGE_TIMEOUT_S: positiveInt.default(900).describe("Time cap of one page-mode download, in seconds"),
   PAGE_CACHE_TTL_S: z.coerce.number().int().min(0).default(300).describe("How long post descriptions from yt-dlp and gallery-dl are kept, in seconds"),
   PLAYLIST_MAX_ITEMS: positiveInt.max(100).default(20).describe("Most items yt-dlp describes of a page with several media (a carousel, a playlist link), 1 to 100"),

@@ -10,6 +10,8 @@ import { servedFetch } from "./http/error-sink.ts";
 import { createLogger, errorText, type Logger } from "./log.ts";
 import { openStore, privateFolder } from "./store/open.ts";
 import { markStoreKind } from "./store/store-mark.ts";
+import { privateCopies } from "./store/private-copies.ts";
+import { nodeFilesIn } from "./runtime/node/files.ts";
 import { ageWarning, type Tools } from "./processes/tools.ts";
 import type { RunningServer } from "./runtime/serve.ts";
 import type { Runtime } from "./runtime/runtime.ts";
@@ -23,7 +25,9 @@ export interface Service {
 export async function startService(config: Config, runtime: Runtime, log: Logger): Promise<Service> {
   const serve = runtime.serve;
   // Built before the store opens: it starts the tools' probe, which then runs beside the opening.
-  const deps = createAppDeps({ config, runtime, log });
+  // The tools' copies of COOKIES_FILE go to DATA_DIR, where a start removes what a killed service left.
+  const copies = config.COOKIES_FILE === undefined ? null : privateCopies(config.DATA_DIR);
+  const deps = createAppDeps({ config, runtime: copies === null ? runtime : { ...runtime, files: nodeFilesIn(copies.path) }, log });
   void deps.tools.then((tools) => warnAboutTools(tools, log));
   deps.extractor.start(log);
   // A cookie file that cannot be used is told now (once), not at the first page-mode request.
@@ -72,6 +76,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
         await settlesWithin(drained, CUT_WAIT_MS);
       }
       await Promise.all([deps.gate.close(), deps.extractor.close()]);
+      copies?.remove();
       await db.close();
     },
   };

@@ -3,7 +3,7 @@
 // X's), so a check fails the way a user's `post` fails, only explained further. Pure.
 import { ApiError } from "../http/problem.ts";
 import { causeChain, connectFailureOf } from "../util/connect-failure.ts";
-import { blockedKindOf, blockedRemedy, RefusalCause } from "../platforms/blocked.ts";
+import { blockedRemedy, RefusalCause } from "../platforms/blocked.ts";
 
 export type CheckStatus = "ok" | "blocked" | "broken" | "unreachable" | "cookies_expired";
 
@@ -38,8 +38,9 @@ export function classifyFailure(error: unknown, context: FailureContext): Verdic
   const reason = reasonOf(error);
   const code = error instanceof ApiError ? error.code : null;
   if (code === "upstream_blocked") {
-    const said = error instanceof Error && error.cause instanceof RefusalCause ? error.cause.reason : reason;
-    const kind = blockedKindOf(said) ?? "a refusal";
+    const refusal = error instanceof Error && error.cause instanceof RefusalCause ? error.cause : null;
+    const said = refusal?.reason ?? reason;
+    const kind = refusal?.kind ?? "a refusal";
     if (context.expiredSession !== null) {
       return { status: "cookies_expired", detail: `${context.expiredSession}; the platform answered with ${kind} (${said})`, remedy: cookiesRemedy };
     }

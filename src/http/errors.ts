@@ -55,6 +55,8 @@ export const errorTable = {
   upstream_blocked: { status: 502, retry: true },
   tool_exited: { status: 502, retry: true },
   source_not_streamable: { status: 502, retry: false },
+  // The post's pages and API answers are larger than an extraction reads (egress-budget.ts).
+  source_too_large: { status: 502, retry: false },
   busy: { status: 503, retry: true },
   store_unavailable: { status: 503, retry: true },
   tool_missing: { status: 503, retry: false },

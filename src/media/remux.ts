@@ -73,7 +73,7 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
     request.onEnd();
     return new Response(null, { headers });
   }
-  const session = await options.gate?.session();
+  const session = await options.gate?.session("media");
   let plan: RemuxPlan;
   try {
     plan = await withCheckedPlaylists(request, options, session);

@@ -29,13 +29,18 @@ export interface RunAccess {
  * description) gets neither gate session nor cookies.
  */
 export async function withToolAccess<T>(access: ToolAccess, page: URL, networked: boolean, use: (run: RunAccess) => Promise<T>): Promise<T> {
-  const session = networked ? await access.gate?.session() : undefined;
+  const session = networked ? await access.gate?.session("extraction") : undefined;
   const done = access.onChild?.();
   try {
     const cookies = networked ? ((await access.cookies?.read()) ?? null) : null;
-    return await withCookieCopy(access.files, cookies, (cookiesFile) => use({ proxy: session?.proxyUrl, cookiesFile }));
+    const result = await withCookieCopy(access.files, cookies, (cookiesFile) => use({ proxy: session?.proxyUrl, cookiesFile }));
+    // A tool that made do with a page cut for its budget read a part of it: no answer to give.
+    const overBudget = session?.overBudget();
+    if (overBudget) throw overBudget;
+    return result;
   } catch (error) {
-    // The page led the tool to an address it may not fetch: say that, not how the tool failed.
+    // The page led the tool to an address it may not fetch, or sent more than it may read: say
+    // that, not how the tool failed.
     const verdict = gateVerdict(session, error);
     if (verdict instanceof ApiError && verdict.code === "upstream_blocked") access.onBlocked?.(page, verdict);
     throw verdict;

@@ -35,7 +35,7 @@ export function lockDataDir(dataDir: string): DataDirLock {
 }
 
 /** Whether the process that wrote the lock still runs: its pid exists and, when both are known, started when it did. */
-function isAlive(pid: number, started: string | undefined): boolean {
+export function isAlive(pid: number, started: string | undefined): boolean {
   try {
     process.kill(pid, 0);
   } catch (error) {

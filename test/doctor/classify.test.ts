@@ -48,7 +48,7 @@ describe("a failed check", () => {
   });
 
   it("is unreachable when the network failed: the gate's words, X's fetch, a time cap", () => {
-    const session = { refusal: () => null, failure: () => "www.youtube.com:443: host not found (getaddrinfo ENOTFOUND www.youtube.com)" } as unknown as GateSession;
+    const session = { refusal: () => null, overBudget: () => null, failure: () => "www.youtube.com:443: host not found (getaddrinfo ENOTFOUND www.youtube.com)" } as unknown as GateSession;
     const gate = gateVerdict(session, classifyYtdlpFailure(1, "ERROR: [youtube] x: Unable to download webpage: HTTP Error 502: Bad Gateway\n"));
     expect(classifyFailure(gate, ytdlp)).toMatchObject({ status: "unreachable", detail: expect.stringMatching(/^the egress gate could not connect to www\.youtube\.com:443: host not found .*HTTP Error 502/) });
     const dns = Object.assign(new Error("getaddrinfo ENOTFOUND cdn.syndication.twimg.com"), { code: "ENOTFOUND" });

@@ -28,6 +28,8 @@ export const photoPosts = {
   instagramRemoved: "https://www.instagram.com/p/C9kR1goneXy/",
   /** Instagram takes the request and never answers. */
   instagramStalled: "https://www.instagram.com/p/C9kS2slowQq/",
+  /** Instagram's API answers with JSON that never ends, as fast as it is read. */
+  instagramEndless: "https://www.instagram.com/p/C9kT3endlEs/",
   redditGallery: "https://www.reddit.com/gallery/1gq3xk7",
   tiktokSlideshow: "https://www.tiktok.com/@breadlab/photo/7436185392745209118",
 } as const;
@@ -151,6 +153,7 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
     instagramLoginWall: [],
     instagramRemoved: [],
     instagramStalled: [],
+    instagramEndless: [],
     redditGallery: redditFiles(reddit),
     tiktokSlideshow: tiktokFiles(tiktok),
   };
@@ -164,6 +167,7 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
   ]);
   const loginWallId = mediaId(shortcodeOf(photoPosts.instagramLoginWall));
   const stalledId = mediaId(shortcodeOf(photoPosts.instagramStalled));
+  const endlessId = mediaId(shortcodeOf(photoPosts.instagramEndless));
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { "content-type": "application/json; charset=utf-8" });
     res.end(JSON.stringify(body));
@@ -175,6 +179,7 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
     if (url.hostname === "www.instagram.com") {
       const id = /^\/api\/v1\/media\/(\d+)\/info\/$/.exec(url.pathname)?.[1];
       if (id === stalledId) return;
+      if (id === endlessId) return endlessJson(res);
       if (id === loginWallId) {
         // What Instagram does to a logged-out client it will not serve: off to the login page.
         res.writeHead(302, { location: `https://www.instagram.com/accounts/login/?next=${encodeURIComponent(url.pathname)}` });
@@ -233,4 +238,15 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** `{"items":[{"caption":"...` and more items, without end, as fast as the client reads. */
+function endlessJson(res: ServerResponse): void {
+  const item = Buffer.from(`{"caption":{"text":"${"ha".repeat(4000)}"}},`);
+  res.writeHead(200, { "content-type": "application/json; charset=utf-8" });
+  const more = () => {
+    while (!res.destroyed) if (!res.write(item)) return void res.once("drain", more);
+  };
+  res.write('{"num_results":1,"items":[');
+  more();
 }

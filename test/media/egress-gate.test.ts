@@ -81,7 +81,7 @@ describe("the egress gate", () => {
 
   it("answers 407 to a client without a live session's credentials", async () => {
     const gate = gateFor();
-    const session = await gate.session();
+    const session = await gate.session("media");
     const { port, username, password } = new URL(session.proxyUrl);
     const head = (auth: string | null) =>
       `GET ${site.mp4Url} HTTP/1.1\r\nHost: ${site.host}\r\n${auth === null ? "" : `Proxy-Authorization: Basic ${Buffer.from(auth).toString("base64")}\r\n`}\r\n`;
@@ -94,7 +94,7 @@ describe("the egress gate", () => {
 
   it("sends a host ORIGIN_OVERRIDES names to its origin (CONNECT and plain HTTP), and leaves other hosts to the policy", async () => {
     const overrides = new Map([["media.example.test", tls.origin], ["page.example.test", site.origin]]);
-    const session = await gateFor(null, overrides).session();
+    const session = await gateFor(null, overrides).session("media");
     const { port, username, password } = new URL(session.proxyUrl);
     const auth = `Proxy-Authorization: Basic ${Buffer.from(`${username}:${password}`).toString("base64")}\r\n`;
     // The tunnel reaches the TLS origin: ffmpeg (which does not check the name) reads through it.
@@ -107,7 +107,7 @@ describe("the egress gate", () => {
   });
 
   it("refuses with 403 what the policy refuses, and the session names it", async () => {
-    const session = await gateFor().session();
+    const session = await gateFor().session("media");
     const { port, username, password } = new URL(session.proxyUrl);
     const auth = `Proxy-Authorization: Basic ${Buffer.from(`${username}:${password}`).toString("base64")}\r\n`;
     expect(await rawAnswer(Number(port), `CONNECT ${canary.host} HTTP/1.1\r\n${auth}\r\n`)).toMatch(/^HTTP\/1\.1 403 /);
@@ -131,7 +131,7 @@ describe("the egress gate", () => {
     };
     const childFailed = upstreamFailed("The post could not be read from the source site (yt-dlp exit 1); try again later.", { cause: new Error("Unable to download webpage: HTTP Error 502: Bad Gateway") });
 
-    const refused = await gate.session();
+    const refused = await gate.session("media");
     expect(refused.failure()).toBeNull();
     expect(gateVerdict(refused, childFailed)).toBe(childFailed);
     expect(await ask(refused, `GET http://127.0.0.1:${closedPort}/page HTTP/1.1\r\nHost: 127.0.0.1:${closedPort}`)).toMatch(/^HTTP\/1\.1 502 /);
@@ -142,19 +142,19 @@ describe("the egress gate", () => {
       `Error: the egress gate could not connect to 127.0.0.1:${closedPort}: connection refused (connect ECONNREFUSED 127.0.0.1:${closedPort}) and answered the tool 502; the tool said: Unable to download webpage: HTTP Error 502: Bad Gateway`,
     );
 
-    const unknown = await gate.session();
+    const unknown = await gate.session("media");
     expect(await ask(unknown, "CONNECT nothing.invalid:80 HTTP/1.1\r\nHost: nothing.invalid:80")).toMatch(/^HTTP\/1\.1 502 /);
     expect(unknown.failure()).toMatch(/^nothing\.invalid:80: host not found \(getaddrinfo (ENOTFOUND|EAI_AGAIN) nothing\.invalid\)$/);
 
     // A refusal by the policy is the answer itself, and says in its cause that the egress rules refused it.
-    const policy = await gateFor().session();
+    const policy = await gateFor().session("media");
     expect(await ask(policy, `CONNECT ${canary.host} HTTP/1.1\r\nHost: ${canary.host}`)).toMatch(/^HTTP\/1\.1 403 /);
     expect(gateVerdict(policy, childFailed)).toBe(policy.refusal());
     expect(causeText((policy.refusal() as ApiError).cause)).toMatch(/^refused by the egress rules: 127\.0\.0\.\d+ resolves to 127\.0\.0\.\d+, and only public addresses may be reached$/);
   });
 
   it("carries ffmpeg's https through CONNECT and checks where an https redirect leads", async () => {
-    const session = await gateFor().session();
+    const session = await gateFor().session("media");
     expect(await ffmpegReads(`${tls.origin}/clip.mp4`, session.proxyUrl)).toBe(0);
     expect(tls.paths).toContain("/clip.mp4");
     expect(session.refusal()).toBeNull();
@@ -166,7 +166,7 @@ describe("the egress gate", () => {
   it("chains to an http OUTBOUND_PROXY: CONNECT to the checked address for https, the absolute form for http", async () => {
     const proxy = await startHttpProxy("op%40erator:s3cret");
     try {
-      const session = await gateFor(proxy.url).session();
+      const session = await gateFor(proxy.url).session("media");
       expect(await ffmpegReads(site.mp4Url, session.proxyUrl)).toBe(0);
       expect(await ffmpegReads(`${tls.origin}/clip.mp4`, session.proxyUrl)).toBe(0);
       expect(proxy.log).toContain(`GET ${site.mp4Url}`);
@@ -180,7 +180,7 @@ describe("the egress gate", () => {
   it("chains to a socks5 OUTBOUND_PROXY with user and password", async () => {
     const proxy = await startSocks5Proxy("operator", "pa:ss");
     try {
-      const session = await gateFor(proxy.url).session();
+      const session = await gateFor(proxy.url).session("media");
       expect(await ffmpegReads(site.mp4Url, session.proxyUrl)).toBe(0);
       expect(proxy.log).toContain(site.host);
       expect(proxy.credentials).toContain("operator:pa:ss");

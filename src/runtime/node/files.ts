@@ -4,18 +4,26 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Files } from "../../platforms/ytdlp/cookie-file.ts";
 
-export const nodeFiles: Files = {
-  read: (path) => readFile(path),
-  async writePrivate(prefix, name, content) {
-    const folder = await mkdtemp(join(tmpdir(), prefix));
-    const remove = () => rm(folder, { recursive: true, force: true });
-    const path = join(folder, name);
-    try {
-      await writeFile(path, content, { mode: 0o600, flag: "wx" });
-    } catch (error) {
-      await remove();
-      throw error;
-    }
-    return { path, remove };
-  },
-};
+/** Files whose private copies go into fresh folders inside `parent`. */
+export function nodeFilesIn(parent: string): Files {
+  return {
+    read: (path) => readFile(path),
+    writePrivate: (prefix, name, content) => writePrivate(join(parent, prefix), name, content),
+  };
+}
+
+/** The private copies in TMPDIR; the service gives its own folder in DATA_DIR (store/private-copies.ts). */
+export const nodeFiles: Files = nodeFilesIn(tmpdir());
+
+async function writePrivate(prefix: string, name: string, content: Uint8Array): Promise<{ path: string; remove(): Promise<void> }> {
+  const folder = await mkdtemp(prefix);
+  const remove = () => rm(folder, { recursive: true, force: true });
+  const path = join(folder, name);
+  try {
+    await writeFile(path, content, { mode: 0o600, flag: "wx" });
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+  return { path, remove };
+}

@@ -1,7 +1,7 @@
 // The egress gate's loopback listener on node:net: reads each request head, and moves the bytes
 // of the connections src/media/egress-gate.ts lets through.
 import net from "node:net";
-import type { GateConnection, ListenLoopback } from "../../media/egress-gate.ts";
+import type { GateConnection, ListenLoopback, Traffic } from "../../media/egress-gate.ts";
 import { headLength } from "../../media/outbound-proxy.ts";
 import { connectToProxy, openTunnel, readFrom } from "./tunnels.ts";
 
@@ -40,13 +40,13 @@ function connectionOf(client: net.Socket): GateConnection {
   let upstream: net.Socket | undefined;
   return {
     end: (text) => void client.end(text),
-    async forward(route, opening, onSourceBytes) {
+    async forward(route, opening, traffic) {
       const opened = "tunnel" in route ? await openTunnel(route.tunnel.host, route.tunnel.port, route.tunnel.proxy) : await connectToProxy(route.proxy);
       upstream = opened;
       // Cut while the connection was being opened (its session ended).
       if (client.destroyed) return void opened.destroy();
       if (opening.toClient !== "") client.write(opening.toClient);
-      splice(client, opened, opening.toSource, onSourceBytes);
+      splice(client, opened, opening.toSource, traffic);
     },
     destroy() {
       client.destroy();
@@ -57,14 +57,16 @@ function connectionOf(client: net.Socket): GateConnection {
 }
 
 // Both directions at once; either side closing ends the other.
-function splice(client: net.Socket, upstream: net.Socket, requestHead: string, onSourceBytes: () => void): void {
+function splice(client: net.Socket, upstream: net.Socket, requestHead: string, traffic: Traffic): void {
   upstream.on("error", () => client.destroy());
   client.on("error", () => upstream.destroy());
   // A clean end is passed on by pipe() once the bytes are out; anything else cuts the client.
   upstream.on("close", () => upstream.readableEnded || client.destroy());
   client.on("close", () => upstream.destroy());
   if (requestHead !== "") upstream.write(requestHead);
-  upstream.on("data", onSourceBytes);
+  // Counted for the session's budget, whose cut may destroy both sockets here.
+  upstream.on("data", (chunk: Buffer) => traffic.fromSource(chunk.length));
+  client.on("data", () => traffic.fromClient());
   upstream.pipe(client);
   client.pipe(upstream);
   client.resume();

@@ -21,6 +21,10 @@ describe("classifyGalleryFailure()", () => {
     ["[tiktok][error] https://www.tiktok.com/@a/video/1: Login required to access this post", 502, "upstream_blocked"],
     ["HttpError: '429 Too Many Requests' for 'https://www.instagram.com/api/v1/media/1/info/'", 502, "upstream_blocked"],
     ["ChallengeError: Cloudflare challenge", 502, "upstream_blocked"],
+    // A link's text is no refusal: quoted, in a URL, or a 404's reason phrase.
+    ["[instagram][error] NotFoundError: Requested post 'rate-limit' could not be found", 404, "not_found"],
+    ["HttpError: '404 Too Many Requests' for 'https://www.instagram.com/api/v1/media/1/info/'", 404, "not_found"],
+    ["[reddit][error] HttpError: '404 Not Found' for 'https://www.reddit.com/r/age-restricted/comments/a/too_many_requests/.json'", 404, "not_found"],
     ["HttpError: '404 Not Found' for 'https://www.instagram.com/api/v1/media/1/info/'", 404, "not_found"],
     ["NotFoundError: Requested submission could not be found", 404, "not_found"],
     ["[tiktok][error] https://www.tiktok.com/@a/video/1: Requested post not available", 404, "not_found"],

@@ -23,6 +23,15 @@ describe("classifyYtdlpFailure()", () => {
     ["ERROR: [generic] rate-limited: Unable to download webpage: HTTP Error 429: Too Many Requests (caused by <HTTPError 429: Too Many Requests>)", 502, "upstream_blocked"],
     ["ERROR: [youtube] abc: Private video. Sign in if you've been granted access to this video. Use --cookies-from-browser or --cookies for the authentication.", 404, "not_found"],
     ["", 502, "upstream_failed"],
+    // Links that read like a refusal, answered 404 (yt-dlp 2026.10.26's words): the link's text is no platform's.
+    ["ERROR: [generic] rate-limit: Unable to download webpage: HTTP Error 404: File not found (caused by <HTTPError 404: File not found>)", 404, "not_found"],
+    ["ERROR: [generic] age-restricted: Unable to download webpage: HTTP Error 404: File not found (caused by <HTTPError 404: File not found>)", 404, "not_found"],
+    ["ERROR: [generic] x?q=Too Many Requests: Unable to download webpage: HTTP Error 404: File not found (caused by <HTTPError 404: File not found>)", 404, "not_found"],
+    ["ERROR: [generic] x: HTTP Error 429: Too Many Requests: Unable to download webpage: HTTP Error 404: Too Many Requests (caused by <HTTPError 404: Too Many Requests>)", 404, "not_found"],
+    ["ERROR: Unsupported URL: http://127.0.0.1:8765/?q=Sign%20in%20to%20confirm%20your%20age", 400, "unsupported_url"],
+    ["ERROR: [instagram] rate-limit: Unable to download JSON metadata: HTTP Error 404: Not Found", 404, "not_found"],
+    // A platform's own words after the link's id still count.
+    ["ERROR: [instagram] rate-limit: Requested content is not available, rate-limit reached or login required. Use --cookies", 502, "upstream_blocked"],
   ])("%s -> %i %s", (stderr, status, code) => {
     expect(classifyYtdlpFailure(1, stderr)).toMatchObject({ status, code });
   });
