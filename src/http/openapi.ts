@@ -142,7 +142,7 @@ const operations: OperationSpec[] = [
       429: ["too_many_downloads"],
       502: ["upstream_failed", "upstream_blocked", "source_not_streamable"],
       503: ["tool_missing"],
-      504: ["upstream_timeout", "no_progress"],
+      504: ["upstream_timeout"],
     },
   },
   {
