@@ -34,7 +34,7 @@ describe("page mode's cuts against hostile sources", () => {
     server = await serveNode(testApp.app.fetch, { port: 0, hostname: "127.0.0.1" });
     key = (await makeKey(store.db, "GOLD")).plain;
     dir = await mkdtemp(path.join(tmpdir(), "cuts-"));
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     server?.cut();
     await server?.close();
