@@ -1,7 +1,7 @@
-// Bundles each entry into dist/. SQL migrations and the extraction host's Python program are
-// inlined as text; the database drivers stay external because PGlite loads its WASM from its own
-// package folder: every runtime imports them from node_modules (Deno too, as a package.json sits
-// beside it).
+// Bundles each entry into dist/. SQL migrations, the extraction host's Python program and the
+// tools' watchdog script (src/processes/watchdog.sh) are inlined as text; the database drivers
+// stay external because PGlite loads its WASM from its own package folder: every runtime imports
+// them from node_modules (Deno too, as a package.json sits beside it).
 // With --if-stale (`npm run admin`) the bundles are left as they are when none of their sources
 // changed since they were made: the bundling alone costs each command most of a second.
 import { execFileSync } from "node:child_process";
@@ -16,7 +16,7 @@ const ifStale = process.argv.includes("--if-stale");
 const rawAsText = {
   name: "raw-as-text",
   setup(b) {
-    b.onResolve({ filter: /\.(sql|py)\?raw$/ }, (args) => ({
+    b.onResolve({ filter: /\.(sql|py|sh)\?raw$/ }, (args) => ({
       path: new URL(args.path.replace(/\?raw$/, ""), `file://${args.resolveDir}/`).pathname,
       namespace: "raw-text",
     }));

@@ -61,7 +61,6 @@ export const errorTable = {
   store_unavailable: { status: 503, retry: true },
   tool_missing: { status: 503, retry: false },
   upstream_timeout: { status: 504, retry: true },
-  no_progress: { status: 504, retry: true },
 } as const satisfies Record<string, ErrorRow>;
 
 /** A stable snake_case word a client can branch on: a row of the table. */

@@ -146,7 +146,6 @@ const operations: OperationSpec[] = [
       "source_too_large",
       "tool_missing",
       "upstream_timeout",
-      "no_progress",
     ],
   },
   {

@@ -129,12 +129,15 @@ function mp3OutputArgs(plan: RemuxPlan): string[] {
  * exit 1 instead of 0. With HLS it cannot be used: ffmpeg 5.1's HLS reader repeats the first
  * timestamp of an audio-only MPEG-TS playlist, which ffmpeg quietly fixes, but which
  * `-xerror` turns into "Non-monotonous DTS ... aborting" (measured). Warnings are logged
- * either way: each reconnect is one, and readFfmpegLog reads them.
+ * either way: each reconnect is one, and readFfmpegLog reads them. `repeat` keeps ffmpeg from
+ * folding equal lines into "Last message repeated N times", which it writes only once another
+ * line comes (a source that loops logs nothing else), so every reconnect is a line; `-stats`
+ * writes how far the output has come (`time=`) twice a second, even at this log level.
  */
 export function ffmpegArgs(plan: RemuxPlan, limits: FfmpegLimits, proxy?: string): string[] {
   const hls = plan.inputs.some((input) => input.hls);
   return [
-    "-nostdin", "-hide_banner", "-loglevel", "warning",
+    "-nostdin", "-hide_banner", "-loglevel", "repeat+warning", "-stats",
     ...(hls ? [] : ["-xerror"]),
     ...plan.inputs.flatMap((input) => inputArgs(input, limits, proxy)),
     ...(plan.subtitles && plan.output === "mp4" ? inputArgs(plan.subtitles.input, limits, proxy) : []),
@@ -145,6 +148,8 @@ export function ffmpegArgs(plan: RemuxPlan, limits: FfmpegLimits, proxy?: string
 
 /** Lines of ffmpeg's log that say something about the run (measured with ffmpeg 5.1). */
 const logSigns = {
+  /** `-stats`: how far the output has come, as `time=HH:MM:SS.cc` (or N/A, or negative before the first timestamp). */
+  progress: /^(?:frame=.*)?L?size=.*\btime=(?:(\d+):(\d\d):(\d\d(?:\.\d+)?))?/,
   /** One reconnect to a source that broke off; the line also names the read's error. */
   reconnect: /Will reconnect at \d+/,
   /** The source answered with an error, or could not be reached. */
@@ -156,10 +161,30 @@ const logSigns = {
    */
   partialFile: /: partial file/,
   /** Bytes that are not the media they claim to be: ffmpeg would copy them on, broken. */
-  corrupt: /Invalid NAL unit size|missing picture in access unit|corrupt input packet|Packet corrupt/,
+  corrupt: /Invalid NAL unit size|missing picture in access unit/,
+  /**
+   * A packet MPEG-TS marks as corrupt: its continuity counter jumped. Within a file that is lost
+   * or foreign bytes; at an HLS segment's start it is a segment written on its own (ffmpeg's
+   * `-f segment` restarts the counters), whose packets are whole: ffmpeg reads them as they are.
+   */
+  corruptPacket: /Packet corrupt|corrupt input packet/,
+  /**
+   * Timestamps that went back: after a reconnect, the source sent the file again from an earlier
+   * point (it ignored Range), and ffmpeg would append it to what it already wrote.
+   */
+  timeWentBack: /DTS -?\d+ < -?\d+ out of order|Non-monotonous DTS|non monotonically increasing dts/i,
   /** Input lost though ffmpeg went on (it may still exit 0): a skipped segment, a read that failed. */
   lost: /Failed to open segment|Input\/output error/i,
 };
+
+/** What the log reader knows of the source: its length when the source says it, and whether it is HLS. */
+export interface FfmpegSource {
+  durationSec: number | null;
+  hls: boolean;
+}
+
+/** How far the output's length may stray from the source's: 2 s, or 5 % of a long one. */
+const durationSlackSec = (durationSec: number) => Math.max(2, durationSec * 0.05);
 
 /** 502 source_not_streamable: the whole file exists, but not as a stream; retrying cannot help. */
 function notStreamable(cause?: Error): ApiError {
@@ -168,21 +193,45 @@ function notStreamable(cause?: Error): ApiError {
   );
 }
 
+const damaged = (cause: Error) => upstreamFailed("The source sent damaged media (bytes that are not the file it announced); try again later.", { cause });
+const lengthDiffers = (outputSec: number, durationSec: number) =>
+  upstreamFailed(`The file came out ${outputSec > durationSec ? "longer" : "shorter"} than its source (${outputSec.toFixed(1)} s of ${durationSec} s): the source did not send it whole and once; try again later.`);
+
+/** Seconds of a `-stats` line's `time=`; null when it has none yet. */
+function progressSec(match: RegExpExecArray): number | null {
+  const [, hours, minutes, seconds] = match;
+  return hours === undefined ? null : Number(hours) * 3600 + Number(minutes) * 60 + Number(seconds);
+}
+
 /**
  * Reads ffmpeg's log as it streams, every line of it (a sign of lost input may come first and be
  * followed by kilobytes of other errors), and judges the run from it: one reader per run, its
  * fields spawnStream's options. A line that shows the output is already broken (damaged media,
- * a part out of reach, reconnects past `limits.maxReconnects`) ends ffmpeg at once; lost input
- * from which ffmpeg went on makes a clean exit a failure.
+ * a part out of reach, reconnects past `limits.maxReconnects`, timestamps that went back after
+ * a reconnect, output longer than the source's length) ends ffmpeg at once; lost input from
+ * which ffmpeg went on, or output shorter than the source, makes a clean exit a failure.
  */
-export function readFfmpegLog(limits: Pick<FfmpegLimits, "maxReconnects">): Required<Pick<SpawnStreamOptions, "classify" | "failedDespiteExit0" | "readLog">> {
+export function readFfmpegLog(
+  limits: Pick<FfmpegLimits, "maxReconnects">,
+  source: FfmpegSource = { durationSec: null, hls: false },
+): Required<Pick<SpawnStreamOptions, "classify" | "failedDespiteExit0" | "readLog">> {
+  const { durationSec, hls } = source;
   let reconnects = 0;
   let sourceError = false;
   let lost = false;
+  let outputSec: number | null = null;
+  const tooShort = () => durationSec !== null && outputSec !== null && outputSec < durationSec - durationSlackSec(durationSec);
   return {
-    classify: classifyFfmpegFailure,
-    failedDespiteExit0: () => lost,
+    classify: (code, stderr) => (code === 0 && tooShort() ? lengthDiffers(outputSec!, durationSec!) : classifyFfmpegFailure(code, stderr)),
+    failedDespiteExit0: () => lost || tooShort(),
     readLog(line) {
+      const progress = logSigns.progress.exec(line);
+      if (progress) {
+        outputSec = progressSec(progress) ?? outputSec;
+        const tooLong = durationSec !== null && outputSec !== null && outputSec > durationSec + durationSlackSec(durationSec);
+        // Progress lines stay out of the log's excerpt: they would push ffmpeg's last words out of it.
+        return tooLong ? lengthDiffers(outputSec!, durationSec!) : "omit";
+      }
       const cause = new Error(line.trim().slice(0, 200));
       if (logSigns.reconnect.test(line)) {
         reconnects += 1;
@@ -196,7 +245,9 @@ export function readFfmpegLog(limits: Pick<FfmpegLimits, "maxReconnects">): Requ
       if (logSigns.partialFile.test(line)) {
         return sourceError ? upstreamFailed("The source broke off before the whole file was read; try again later.", { cause }) : notStreamable(cause);
       }
-      if (logSigns.corrupt.test(line)) return upstreamFailed("The source sent damaged media (bytes that are not the file it announced); try again later.", { cause });
+      if (logSigns.corrupt.test(line)) return damaged(cause);
+      if (logSigns.corruptPacket.test(line)) return hls && reconnects === 0 ? undefined : damaged(cause);
+      if (logSigns.timeWentBack.test(line) && reconnects > 0) return damaged(cause);
       if (!logSigns.lost.test(line)) return undefined;
       lost = true;
       return "keep";

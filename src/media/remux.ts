@@ -83,7 +83,7 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
     throw gateVerdict(session, error);
   }
   const ended = options.onChild?.();
-  const log = readFfmpegLog(options.limits);
+  const log = readFfmpegLog(options.limits, { durationSec: request.durationSec, hls: plan.inputs.some((input) => input.hls) });
   const child = spawnStream(options.processes, options.ffmpegPath, ffmpegArgs(plan, options.limits, session?.proxyUrl), {
     // A source that led ffmpeg to an address the gate refused is 403, not a failed fetch.
     classify: (code, stderr) => gateVerdict(session, log.classify(code, stderr)),

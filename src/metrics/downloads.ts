@@ -30,7 +30,7 @@ export function trackDownload(metrics: ServiceMetrics, request: Request, respons
 
 /**
  * Why a body was cut, as a label: the problem code of the error that cut it (page mode's are
- * all ApiErrors: source_not_streamable, upstream_failed, no_progress, upstream_timeout,
+ * all ApiErrors: source_not_streamable, upstream_failed, upstream_timeout,
  * file_too_large), or upstream_failed for a media host that broke off a direct relay.
  */
 export function brokenTransferCause(error: unknown): string {

@@ -3,7 +3,12 @@
 // headers go out before it ends, so a failure after the first byte must abort the body: the
 // client then sees a broken transfer, never a short file that looks complete.
 import { ApiError, upstreamFailed } from "../http/problem.ts";
+import { childLog, type LogMeaning } from "./child-log.ts";
+import { childOutput } from "./child-output.ts";
 import type { ProcessHost, SpawnedChild } from "./process-host.ts";
+import { notStarted, spawnWatched } from "./watchdog.ts";
+
+export { spawnWatched } from "./watchdog.ts";
 
 export interface SpawnStreamOptions {
   /** Turns a non-zero exit into the error the stream (or firstChunk) fails with; `stderr` is the log's excerpt. */
@@ -11,11 +16,10 @@ export interface SpawnStreamOptions {
   /** For tools that exit 0 on some failures: reads the log's excerpt of a clean exit. */
   failedDespiteExit0?: (stderr: string) => boolean;
   /**
-   * Told every line of the tool's log as it comes, all of it: a sign of trouble may be anywhere in
-   * a long log, and only the log's excerpt is kept. "keep" puts the line into the excerpt wherever
-   * it is; an ApiError means the run has failed, and the tool is ended at once with that error.
+   * Told every line of the tool's log as it comes (see child-log.ts); an ApiError ends the tool
+   * at once with that error.
    */
-  readLog?: (line: string) => ApiError | "keep" | undefined;
+  readLog?: (line: string) => LogMeaning;
   /** Aborting kills the child, for example when the client goes away. */
   signal?: AbortSignal;
   /** Kills the child after this long. */
@@ -29,10 +33,11 @@ export interface SpawnStreamOptions {
   /** Told the size of every stdout chunk (for metrics). */
   onBytes?: (count: number) => void;
   /**
-   * Kills the child (504) when its stdout has not moved for `timeoutMs`, whether its source (the
-   * time `lastSourceByte` gives) went silent or keeps sending to no effect (a tool that reconnects
-   * in a loop). Time the reader holds stdout paused does not count: a slow client is not a stalled
-   * download.
+   * Kills the child (504) when neither its stdout nor its source (the time `lastSourceByte`
+   * gives) has moved for `timeoutMs`. A source that keeps sending is not stalled, however long
+   * its tool takes to make output of it (a slow source with keyframes far apart); a tool that
+   * reconnects in a loop is its log reader's to end. Time the reader holds stdout paused does
+   * not count: a slow client is not a stalled download.
    */
   idle?: { timeoutMs: number; lastSourceByte: () => number };
 }
@@ -55,241 +60,108 @@ export interface ChildStream {
 
 const killGraceMs = 1000;
 
-// What a child needs to run (yt-dlp's and Deno's caches included), and nothing else: no DATABASE_URL, no tokens, and no proxy
-// variables: the egress gate is the children's only way out, and a `no_proxy` would let them
-// around it.
-const passedToChildren = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "XDG_CACHE_HOME", "DENO_DIR"];
-
-function childEnv(env: ProcessHost["env"]): Record<string, string> {
-  return Object.fromEntries(passedToChildren.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])));
-}
-
-/**
- * Runs the tool under a POSIX shell that watches the service: the child leads a process group of
- * its own (so a kill reaches the helpers it starts), which also means nothing ends it when the
- * service is killed with SIGKILL. A watcher in the group checks every second that the service's
- * pid still runs, and when it does not, kills the whole group. A SIGTERM to the group (how the
- * service ends a tool) does not end the watcher: it then kills the group a second later itself,
- * so a tool that ignores SIGTERM is gone even when the service dies before its own SIGKILL would
- * follow. The watcher is a shell of its own, with a command line that names the service and not
- * the tool's arguments. It is all plain `sh`, so it works the same under Node, Bun and Deno
- * without native code. The tool gets the shell's stdin explicitly (a background job would
- * otherwise read /dev/null), its exit code is passed on, and a death by a signal is passed on as
- * that signal.
- */
-const WATCHDOG_NAME = "media-api-watchdog";
-const WATCHER = `stop=; trap "stop=1" TERM
-while kill -0 "$1" 2>/dev/null; do [ -n "$stop" ] && { sleep 1; break; }; sleep 1; done
-kill -s KILL 0`;
-const WATCHDOG = `service=$1; shift
-exec 4<&0
-"$@" <&4 4<&- &
-tool=$!
-exec 4<&-
-/bin/sh -c '${WATCHER}' media-api-watcher "$service" </dev/null >/dev/null 2>&1 &
-watcher=$!
-wait "$tool"; code=$?
-kill -s KILL "$watcher" 2>/dev/null
-[ "$code" -gt 128 ] && kill -$((code - 128)) $$
-exit "$code"`;
-
-/** Starts `command` under the watchdog, with the children's environment. */
-export function spawnWatched(processes: ProcessHost, command: string, args: readonly string[], stdin: boolean): SpawnedChild {
-  return processes.spawn("/bin/sh", ["-c", WATCHDOG, WATCHDOG_NAME, String(processes.pid), command, ...args], { stdin, env: childEnv(processes.env) });
-}
-
 export const timedOut = (timeoutMs: number) =>
   new ApiError("upstream_timeout", `The source took longer than ${Math.round(timeoutMs / 1000)} s; try again later or pick a smaller format.`);
 
 // 499 as nginx uses it: nobody is left to read the answer, so its status hardly matters.
 export const cancelled = () => new ApiError("client_closed", "The download was cancelled.");
 
+const sourceSilent = (timeoutMs: number) => new ApiError("upstream_timeout", `The source sent nothing for ${Math.round(timeoutMs / 1000)} s; try again later.`);
+
 export function spawnStream(processes: ProcessHost, command: string, args: readonly string[], options: SpawnStreamOptions): ChildStream {
   const child = spawnWatched(processes, command, args, options.stdin !== undefined);
   if (options.stdin !== undefined) child.endStdin(options.stdin);
-
-  const log = createLogExcerpt();
-  let partialLine = "";
-  child.onStderr((text) => {
-    log.append(text);
-    if (!options.readLog) return;
-    // A line longer than this is cut for reading; every sign is near a line's start.
-    const lines = (partialLine + text).split(/\r?\n|\r/);
-    partialLine = lines.pop()!.slice(0, maxLineChars);
-    for (const line of lines) readLine(line.slice(0, maxLineChars));
-  });
-  const readLine = (line: string) => {
-    const meaning = options.readLog!(line);
-    if (meaning === "keep") log.keep(line);
-    else if (meaning instanceof ApiError) {
-      log.keep(line);
-      kill(meaning);
-    }
-  };
-
-  let streamClosed = false;
-  let streamController!: ReadableStreamDefaultController<Uint8Array>;
-  const endStream = (failure: ApiError | null) => {
-    if (streamClosed) return;
-    streamClosed = true;
-    if (failure) streamController.error(failure);
-    else streamController.close();
-  };
-
+  const first = settleOnce();
   let stopReason: ApiError | null = null;
-  let killTimer: ReturnType<typeof setTimeout> | undefined;
-  /** `reason` errors the stream; null when the stream's reader itself cancelled. */
-  const kill = (reason: ApiError | null) => {
+  /** Ends the child; `reason` errors the stream, null when the stream's reader itself cancelled. */
+  const stop = (reason: ApiError | null) => {
     stopReason ??= reason;
     if (reason) {
-      endStream(reason);
-      rejectFirst(reason);
-    }
-    streamClosed = true;
-    // A paused stdout holds back "close", and with it `exited`, until someone reads it.
-    child.resumeStdout();
-    // The child leads its own process group, so helpers it started (yt-dlp runs ffmpeg) end too.
-    // The group is signalled even when its leader (the watchdog's shell) is gone already: a tool
-    // that lingers after SIGTERM still gets the SIGKILL.
-    child.signalGroup("SIGTERM");
-    killTimer ??= setTimeout(() => child.signalGroup("SIGKILL"), killGraceMs);
+      output.end(reason);
+      first.reject(reason);
+    } else output.stop();
+    ending.start();
   };
-
-  const timer = options.timeoutMs ? setTimeout(() => kill(timedOut(options.timeoutMs!)), options.timeoutMs) : undefined;
-
-  let lastOutput = Date.now();
-  const idle = options.idle;
-  const idleTimer = idle
-    ? setInterval(() => {
-        if (child.stdoutPaused()) lastOutput = Date.now();
-        const now = Date.now();
-        if (now - lastOutput < idle.timeoutMs) return;
-        const seconds = Math.round(idle.timeoutMs / 1000);
-        kill(
-          now - idle.lastSourceByte() >= idle.timeoutMs
-            ? new ApiError("upstream_timeout", `The source sent nothing for ${seconds} s; try again later.`)
-            : new ApiError("no_progress", `The source kept sending, but nothing of the file came out of it for ${seconds} s; try again later.`),
-        );
-      }, Math.min(1000, idle.timeoutMs / 4))
-    : undefined;
-
-  let resolveFirst!: () => void;
-  let rejectFirst!: (error: unknown) => void;
-  const firstChunk = new Promise<void>((resolve, reject) => [resolveFirst, rejectFirst] = [resolve, reject]);
-  firstChunk.catch(() => {}); // the caller may only look at the stream
-
-  const stdout = new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        streamController = controller;
-      },
-      pull() {
-        child.resumeStdout();
-      },
-      cancel() {
-        kill(null);
-      },
-    },
-    { highWaterMark: options.highWaterMark ?? 256 * 1024, size: (chunk) => chunk.byteLength },
-  );
-
-  const onAbort = () => kill(cancelled());
-  options.signal?.addEventListener("abort", onAbort, { once: true });
-  if (options.signal?.aborted) onAbort();
-
-  let sent = 0;
-  child.onStdout((chunk) => {
-    if (streamClosed) return;
-    sent += chunk.byteLength;
-    lastOutput = Date.now();
-    if (options.maxBytes !== undefined && sent > options.maxBytes) {
-      kill(new ApiError("file_too_large", `The file is larger than the ${options.maxBytes} bytes this server sends.`));
-      return;
-    }
-    options.onBytes?.(chunk.byteLength);
-    // The head goes out at the first byte; a sign in the log written just before it (a tool logs
-    // a broken input, then writes what it has) must still turn the answer into an error. Log and
-    // output come on two pipes, so the log is given until the next turn of the event loop.
-    if (sent === chunk.byteLength) setTimeout(resolveFirst, 0);
-    streamController.enqueue(chunk);
-    if ((streamController.desiredSize ?? 0) <= 0) child.pauseStdout();
-  });
+  const output = childOutput(child, options, { firstByte: first.resolve, stop });
+  const log = childLog(options.readLog, stop);
+  child.onStderr(log.append);
+  const ending = groupEnding(child);
+  const unwatch = watch(options, output.lastMoved, stop);
 
   const exited = new Promise<number | null>((resolve) => {
     let done = false;
     const finish = (code: number | null, spawnError?: Error) => {
       if (done) return;
       done = true;
-      // The log's last line, if it had no newline, may still end the run as a failure.
-      if (partialLine && options.readLog) readLine(partialLine);
-      clearTimeout(timer);
-      clearTimeout(killTimer);
-      clearInterval(idleTimer);
-      options.signal?.removeEventListener("abort", onAbort);
-      const stderrText = log.text();
-      const failure =
-        stopReason ??
-        (spawnError
-          ? upstreamFailed(`The media tool could not be started (${spawnError.message}).`, { cause: spawnError })
-          : code === 0 && !options.failedDespiteExit0?.(stderrText)
-            ? null
-            : options.classify(code, stderrText));
-      if (failure) rejectFirst(failure);
-      else resolveFirst();
-      endStream(failure);
+      unwatch();
+      ending.clear();
+      const failure = stopReason ?? verdict(code, spawnError, log.text(), options);
+      if (failure) first.reject(failure);
+      else first.resolve();
+      output.end(failure);
       resolve(code);
     };
     // "close" comes after stdout has ended, so every byte is queued before the stream closes.
     child.onClose((code) => {
-      // The watchdog's shell says so when it could not run the tool: that is a spawn failure.
-      const stderrText = log.text();
-      const unstarted = (code === 126 || code === 127) && stderrText.startsWith(`${WATCHDOG_NAME}:`);
-      if (unstarted) finish(null, new Error(stderrText.trim().split("\n")[0]!.slice(WATCHDOG_NAME.length + 2)));
-      else finish(code);
+      log.flush();
+      const unstarted = notStarted(code, log.text());
+      finish(unstarted ? null : code, unstarted ?? undefined);
     });
     child.onError((error) => finish(null, error));
   });
 
-  return { pid: child.pid ?? -1, stdout, firstChunk, exited, stderr: () => log.text(), kill: () => kill(cancelled()) };
+  return { pid: child.pid ?? -1, stdout: output.stream, firstChunk: first.promise, exited, stderr: log.text, kill: () => stop(cancelled()) };
 }
 
-const maxLineChars = 1024;
-const excerptHeadChars = 2 * 1024;
-const excerptKeptChars = 2 * 1024;
-const excerptTailChars = 4 * 1024;
+/** The error a run ended with by itself, or null for a clean run. */
+function verdict(code: number | null, spawnError: Error | undefined, stderr: string, options: SpawnStreamOptions): ApiError | null {
+  if (spawnError) return upstreamFailed(`The media tool could not be started (${spawnError.message}).`, { cause: spawnError });
+  if (code === 0 && !options.failedDespiteExit0?.(stderr)) return null;
+  return options.classify(code, stderr);
+}
+
+/** firstChunk: settled once, by the first byte, the first failure or the exit. */
+function settleOnce() {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((res, rej) => [resolve, reject] = [res, rej]);
+  promise.catch(() => {}); // the caller may only look at the stream
+  return { promise, resolve, reject };
+}
 
 /**
- * A tool's log in bounded memory, for the error and the log line: its first 2 KiB (where a tool
- * says what it could not open), up to 2 KiB of lines kept for what they say, wherever they were,
- * and its last 4 KiB (how it ended). A log that fits whole is kept whole.
+ * Ends the child's process group: SIGTERM, and SIGKILL a second later. The group leads to the
+ * helpers a tool started (yt-dlp runs ffmpeg), and is signalled even when its leader (the
+ * watchdog's shell) is gone already: a tool that lingers after SIGTERM still gets the SIGKILL.
  */
-function createLogExcerpt() {
-  let head = "";
-  let tail = "";
-  let kept: string[] = [];
-  let keptChars = 0;
-  let dropped = false;
+function groupEnding(child: SpawnedChild) {
+  let killTimer: ReturnType<typeof setTimeout> | undefined;
   return {
-    append(text: string) {
-      const room = excerptHeadChars - head.length;
-      if (room > 0) {
-        head += text.slice(0, room);
-        text = text.slice(room);
-      }
-      tail += text;
-      if (tail.length > excerptTailChars) {
-        dropped = true;
-        tail = tail.slice(-excerptTailChars);
-      }
+    start() {
+      // A paused stdout holds back "close", and with it `exited`, until someone reads it.
+      child.resumeStdout();
+      child.signalGroup("SIGTERM");
+      killTimer ??= setTimeout(() => child.signalGroup("SIGKILL"), killGraceMs);
     },
-    keep(line: string) {
-      if (keptChars + line.length + 1 > excerptKeptChars || kept.includes(line)) return;
-      kept = [...kept, line];
-      keptChars += line.length + 1;
-    },
-    text(): string {
-      if (!dropped) return head + tail;
-      return [head, ...(kept.length ? ["[...]", ...kept] : []), "[...]", tail].join("\n");
-    },
+    clear: () => clearTimeout(killTimer),
+  };
+}
+
+/** The time cap, the idle cut and the abort signal, each ending the child; returns what stops watching. */
+function watch(options: SpawnStreamOptions, lastMoved: () => number, stop: (reason: ApiError) => void): () => void {
+  const { timeoutMs, idle, signal } = options;
+  const timer = timeoutMs ? setTimeout(() => stop(timedOut(timeoutMs)), timeoutMs) : undefined;
+  const idleTimer = idle
+    ? setInterval(() => {
+        if (Date.now() - Math.max(lastMoved(), idle.lastSourceByte()) >= idle.timeoutMs) stop(sourceSilent(idle.timeoutMs));
+      }, Math.min(1000, idle.timeoutMs / 4))
+    : undefined;
+  const onAbort = () => stop(cancelled());
+  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) onAbort();
+  return () => {
+    clearTimeout(timer);
+    clearInterval(idleTimer);
+    signal?.removeEventListener("abort", onAbort);
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { classifyFfmpegFailure, ffmpegArgs, readFfmpegLog, type RemuxPlan } from "../../src/media/ffmpeg.ts";
+import { classifyFfmpegFailure, ffmpegArgs, readFfmpegLog, type FfmpegSource, type RemuxPlan } from "../../src/media/ffmpeg.ts";
 
 const limits = { readTimeoutMs: 5000, reconnectDelayMaxSec: 2, maxReconnects: 3 };
 const file = (url: string, headers: Record<string, string> = {}) => ({ url, headers, hls: false });
@@ -11,10 +11,17 @@ const mediaDemuxers = "mov,matroska,mp3,aac,ogg,flv,mpegts,wav,flac,webvtt,srt,a
 const inputPrefix = ["-protocol_whitelist", "http,https,tls,tcp,crypto,httpproxy", "-format_whitelist", mediaDemuxers, "-reconnect", "1", "-reconnect_streamed", "1",
   "-reconnect_on_network_error", "1", "-reconnect_delay_max", "2", "-rw_timeout", "5000000"];
 
+/** Feeds `lines` to a fresh reader: what the first line that ended the run said, and whether a clean exit still failed. */
+const judge = (lines: string[], source?: FfmpegSource) => {
+  const log = readFfmpegLog(limits, source);
+  const verdicts = lines.map((line) => log.readLog(line));
+  return { ended: verdicts.find((v) => typeof v === "object") ?? null, kept: verdicts.filter((v) => v === "keep").length, failed: log.failedDespiteExit0("") };
+};
+
 describe("ffmpegArgs()", () => {
   test("one file to fragmented MP4: copy, optional streams, headers sent exactly", () => {
     expect(ffmpegArgs(single, limits)).toEqual([
-      "-nostdin", "-hide_banner", "-loglevel", "warning", "-xerror",
+      "-nostdin", "-hide_banner", "-loglevel", "repeat+warning", "-stats", "-xerror",
       ...inputPrefix, "-user_agent", "UA/1", "-headers", "Referer: https://site/page\r\n", "-i", "https://cdn/v.mp4",
       "-map", "0:v:0?", "-map", "0:a:0?", "-c:v", "copy", "-c:a", "copy",
       "-movflags", "frag_keyframe+empty_moov+default_base_moof", "-f", "mp4", "pipe:1",
@@ -26,7 +33,7 @@ describe("ffmpegArgs()", () => {
       ...single, inputs: [{ ...file("https://cdn/v.m3u8"), hls: true }, { ...file("https://cdn/a.m3u8"), hls: true }],
       audioInput: 1, adtsAudio: true,
     }, limits);
-    expect(args.slice(0, 4)).toEqual(["-nostdin", "-hide_banner", "-loglevel", "warning"]);
+    expect(args.slice(0, 5)).toEqual(["-nostdin", "-hide_banner", "-loglevel", "repeat+warning", "-stats"]);
     expect(args).not.toContain("-xerror");
     expect(args.filter((a) => a === "-i")).toHaveLength(2);
     // Each reads the gate's checked copy of its playlist (hls-playlists.ts) as HLS, and what it links to as media only.
@@ -69,12 +76,6 @@ describe("ffmpegArgs()", () => {
 });
 
 describe("readFfmpegLog()", () => {
-  /** Feeds `lines` to a fresh reader: what the first line that ended the run said, and whether a clean exit still failed. */
-  const judge = (lines: string[]) => {
-    const log = readFfmpegLog(limits);
-    const verdicts = lines.map((line) => log.readLog(line));
-    return { ended: verdicts.find((v) => typeof v === "object") ?? null, kept: verdicts.filter((v) => v === "keep").length, failed: log.failedDespiteExit0("") };
-  };
 
   test.each([
     ["[hls @ 0x1] Failed to open segment 3 of playlist 0", true],
@@ -108,6 +109,52 @@ describe("readFfmpegLog()", () => {
     const reconnect = "[http @ 0x1] Will reconnect at 46404 in 0 second(s), error=Input/output error.";
     expect(judge(Array(3).fill(reconnect))).toEqual({ ended: null, kept: 3, failed: false });
     expect(judge(Array(4).fill(reconnect)).ended).toMatchObject({ status: 502, code: "upstream_failed", message: expect.stringContaining("4 times") });
+  });
+});
+
+describe("readFfmpegLog() and the source's length", () => {
+  const progress = (time: string) => `frame=  250 fps=0.0 q=-1.0 size=     512kB time=${time} bitrate= 400.0kbits/s speed=10x    `;
+  const twentySeconds: FfmpegSource = { durationSec: 20, hls: false };
+
+  test("progress lines stay out of the log's excerpt", () => {
+    const log = readFfmpegLog(limits, twentySeconds);
+    expect(log.readLog(progress("00:00:05.00"))).toBe("omit");
+    expect(log.readLog("size=       0kB time=N/A bitrate=N/A speed=N/A    ")).toBe("omit");
+    expect(log.readLog("frame=    0 fps=0.0 q=0.0 size=       0kB time=-577014:32:22.77 bitrate=  -0.0kbits/s speed=N/A    ")).toBe("omit");
+  });
+
+  test("output longer than the source's length ends the run at once", () => {
+    const log = readFfmpegLog(limits, twentySeconds);
+    expect(log.readLog(progress("00:00:21.50"))).toBe("omit");
+    expect(log.readLog(progress("00:00:31.08"))).toMatchObject({ status: 502, code: "upstream_failed", message: expect.stringContaining("longer than its source (31.1 s of 20 s)") });
+  });
+
+  test("output shorter than the source's length fails a clean exit; the right length passes", () => {
+    const short = readFfmpegLog(limits, twentySeconds);
+    short.readLog(progress("00:00:11.00"));
+    expect(short.failedDespiteExit0("")).toBe(true);
+    expect(short.classify(0, "")).toMatchObject({ status: 502, message: expect.stringContaining("shorter than its source") });
+    const whole = readFfmpegLog(limits, twentySeconds);
+    whole.readLog(progress("00:00:20.06"));
+    expect(whole.failedDespiteExit0("")).toBe(false);
+    const unknown = readFfmpegLog(limits, { durationSec: null, hls: false });
+    unknown.readLog(progress("01:00:00.00"));
+    expect(unknown.failedDespiteExit0("")).toBe(false);
+  });
+
+  test("timestamps that go back after a reconnect are damage; without a reconnect ffmpeg's own fix is trusted", () => {
+    const wentBack = "[mpegts @ 0x1] DTS 128090 < 1118090 out of order";
+    const reconnect = "[http @ 0x1] Will reconnect at 333568 in 0 second(s), error=Input/output error.";
+    expect(judge([wentBack]).ended).toBeNull();
+    expect(judge([reconnect, wentBack]).ended).toMatchObject({ status: 502, code: "upstream_failed" });
+  });
+
+  test("a corrupt MPEG-TS packet is damage in a file, and in HLS only after a reconnect", () => {
+    const corrupt = "[mpegts @ 0x1] Packet corrupt (stream = 0, dts = 304490).";
+    const reconnect = "[http @ 0x1] Will reconnect at 0 in 0 second(s), error=End of file.";
+    expect(judge([corrupt]).ended).toMatchObject({ code: "upstream_failed" });
+    expect(judge([corrupt, "http://gate/p.m3u8: corrupt input packet in stream 0"], { durationSec: null, hls: true })).toEqual({ ended: null, kept: 0, failed: false });
+    expect(judge([reconnect, corrupt], { durationSec: null, hls: true }).ended).toMatchObject({ code: "upstream_failed" });
   });
 });
 

@@ -145,12 +145,19 @@ describe("spawnStream(nodeProcesses, ) mechanics", () => {
     expect(await waitUntilGone(child.pid, 1500)).toBe(true);
   });
 
-  test("a child whose output stops is cut after the idle time even while its source keeps sending (504 no_progress)", async () => {
+  test("a child whose output stops is not cut while its source keeps sending (an honest slow source)", async () => {
+    const child = spawnStream(nodeProcesses, "sh", ["-c", "echo start; sleep 2; echo done"], { classify: fail, idle: { timeoutMs: 300, lastSourceByte: () => Date.now() } });
+    expect((await readAll(child.stdout)).toString()).toBe("start\ndone\n");
+    expect(await child.exited).toBe(0);
+  });
+
+  test("a child whose output and source both stop is cut after the idle time as upstream_timeout", async () => {
     const started = Date.now();
-    const child = spawnStream(nodeProcesses, "sh", ["-c", "echo start; sleep 30"], { classify: fail, idle: { timeoutMs: 600, lastSourceByte: () => Date.now() } });
-    const { bytes, error } = await readUntilError(child.stdout);
-    expect(bytes).toBe(6);
-    expect(error).toMatchObject({ status: 504, code: "no_progress" });
+    const sourceSentAt = Date.now();
+    const child = spawnStream(nodeProcesses, "sh", ["-c", "echo start; sleep 30"], { classify: fail, idle: { timeoutMs: 600, lastSourceByte: () => sourceSentAt } });
+    const reader = child.stdout.getReader();
+    expect((await reader.read()).value?.byteLength).toBe(6);
+    await expect(reader.read()).rejects.toMatchObject({ status: 504, code: "upstream_timeout" });
     expect(Date.now() - started).toBeLessThan(3000);
     expect(await waitUntilGone(child.pid, 1500)).toBe(true);
   });

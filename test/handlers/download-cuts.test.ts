@@ -1,0 +1,89 @@
+// Issue 32, item 5: honest cuts, both ways. A file that comes out longer than its source, or from a
+// source that loops, is a visible failure (a broken transfer or a 502, never a clean 200); an honest
+// slow source with keyframes far apart, and valid HLS whose segments restart their continuity
+// counters, give the whole file. Real yt-dlp and ffmpeg against the hostile site of test/fakes.
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultFfmpegLimits } from "../../src/media/ffmpeg.ts";
+import { serveNode } from "../../src/runtime/node-server.ts";
+import type { RunningServer } from "../../src/runtime/serve.ts";
+import { hostileDurationSec, startHostileSite, type HostileSite } from "../fakes/hostile-media.ts";
+import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
+import { openTestStore, type TestStore } from "../helpers/stores.ts";
+import { transfer, type Transfer } from "../helpers/transfer.ts";
+
+const run = promisify(execFile);
+
+describe("page mode's cuts against hostile sources", () => {
+  let store: TestStore;
+  let site: HostileSite;
+  let testApp: TestApp;
+  let server: RunningServer;
+  let key: string;
+  let dir: string;
+
+  beforeAll(async () => {
+    [store, site] = await Promise.all([openTestStore("pglite"), startHostileSite()]);
+    // A short idle cut, so that a cut of the slow source would come long before its fragments do;
+    // a size cap that ends a looping download in seconds, should nothing else.
+    testApp = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: site.host, DOWNLOAD_IDLE_TIMEOUT_S: "2", MAX_DOWNLOAD_BYTES: String(30 * 1024 * 1024) } });
+    server = await serveNode(testApp.app, { port: 0, hostname: "127.0.0.1" });
+    key = (await makeKey(store.db, "GOLD")).plain;
+    dir = await mkdtemp(path.join(tmpdir(), "cuts-"));
+  }, 120_000);
+  afterAll(async () => {
+    server?.cut();
+    await server?.close();
+    await Promise.all([store?.close(), site?.close()]);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function download(page: string, output: "mp4" | "mp3"): Promise<Transfer> {
+    return transfer(`${server.address}/api/v1/download?url=${encodeURIComponent(page)}${output === "mp3" ? "&audio=mp3" : ""}`, key);
+  }
+
+  /** A 200 whose body ended properly, of the source's length (by ffprobe), that decodes without an error. */
+  async function expectWhole(result: Transfer, name: string): Promise<void> {
+    expect(result.status).toBe(200);
+    expect(result.complete).toBe(true);
+    const file = path.join(dir, name);
+    await writeFile(file, result.body);
+    const probe = await run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file]);
+    expect(Math.abs(Number(probe.stdout.trim()) - hostileDurationSec)).toBeLessThan(1);
+    expect((await run("ffmpeg", ["-nostdin", "-v", "error", "-i", file, "-f", "null", "-"])).stderr).toBe("");
+  }
+
+  const visiblyFailed = (result: Transfer) => !(result.status === 200 && result.complete);
+
+  for (const output of ["mp4", "mp3"] as const) {
+    it(`${output}: a source that hangs up once and answers the retry from its start is a visible failure, not a longer file`, async () => {
+      site.armHangup();
+      const result = await download(site.pages.hangupOnce, output);
+      expect(visiblyFailed(result), `status ${result.status}, ${result.body.byteLength} bytes`).toBe(true);
+    });
+  }
+
+  it("the same source without the hang-up gives the whole file, of its length", async () => {
+    await expectWhole(await download(site.pages.hangupOnce, "mp4"), "whole.mp4");
+  });
+
+  it("a source without Content-Length that sends its file again on every reconnect ends at the reconnect bound", async () => {
+    const before = site.requests("/media/loop.ts");
+    const result = await download(site.pages.loop, "mp3");
+    expect(visiblyFailed(result)).toBe(true);
+    // The first read and maxReconnects more; the download's time does not say it (the machine is busy), the reads do.
+    expect(site.requests("/media/loop.ts") - before).toBeLessThanOrEqual(defaultFfmpegLimits.maxReconnects + 1);
+  });
+
+  it("an honest slow source whose fragments take longer than the idle cut to arrive gives the whole file", async () => {
+    await expectWhole(await download(site.pages.slow, "mp4"), "slow.mp4");
+  }, 120_000);
+
+  it("HLS of segments written one by one (continuity counters restart) gives the whole file, as plain ffmpeg reads it", async () => {
+    await expectWhole(await download(site.pages.segments, "mp4"), "segments.mp4");
+  });
+});
