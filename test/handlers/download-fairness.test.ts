@@ -128,6 +128,22 @@ describe("page-mode slots shared between accounts, and clients that read nothing
     release();
   }, 60_000);
 
+  it("counts a stream copy and an MP3 conversion apart: a FREE key copying one page can convert another, not copy a second", async () => {
+    const [key] = await accountKeys("FREE", 1);
+    const copying = await startGet(downloadUrl(site.pages.stalledMedia), key!);
+    held.push(copying);
+    expect(copying.status).toBe(200);
+    const converted = await fetch(`${downloadUrl(site.pages.progressive)}&audio=mp3`, { headers: { authorization: `Bearer ${key}` } });
+    expect(converted.status).toBe(200);
+    expect(converted.headers.get("content-type")).toBe("audio/mpeg");
+    expect((await converted.arrayBuffer()).byteLength).toBeGreaterThan(1000);
+    const second = await startGet(downloadUrl(site.pages.progressive), key!);
+    expect(second.status).toBe(429);
+    expect(second.code).toBe("too_many_downloads");
+    expect(second.detail).toMatch(/for a FREE key/);
+    release();
+  }, 60_000);
+
   for (const { name, path } of [
     { name: "with a length (sent natively)", path: "/file/67108864" },
     { name: "without a length (a Web stream)", path: "/file/67108864?chunked=1" },
