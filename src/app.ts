@@ -1,8 +1,7 @@
 // The whole service as one Fetch-API function. Every request walks one line:
 // CORS preflight -> route -> bearer key -> admission (quota + burst) -> handler, and every
 // error on the way becomes one problem+json response here.
-import { readBearerKey } from "./auth/bearer.ts";
-import { hashKey } from "./auth/api-key.ts";
+import { admitCaller, linkSigner, type LinkSettings } from "./auth/link-caller.ts";
 import type { Config } from "./config.ts";
 import type { ApiHandler } from "./http/context.ts";
 import { declaredLength } from "./http/content-length.ts";
@@ -13,7 +12,7 @@ import { createRouter, type Route } from "./http/router.ts";
 import { admissionError, rateLimitHeaders } from "./limits/admission.ts";
 import { usageHandler } from "./limits/usage.ts";
 import { causeText, withFields, type Logger } from "./log.ts";
-import { admitRequest, refundRequest } from "./store/api-keys.ts";
+import { refundRequest } from "./store/api-keys.ts";
 import { StoreFullError, StoreUnavailableError, type Db } from "./store/db.ts";
 import { downloadHandler, type DownloadDeps } from "./handlers/download.ts";
 import { healthResponse } from "./http/health.ts";
@@ -33,7 +32,7 @@ import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-met
 
 /** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createAppDeps). */
 export interface AppDeps extends DownloadDeps, PostDeps {
-  config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS" | "METRICS_TOKEN" | "SIGNUP" | "SIGNUPS_PER_CLIENT" | "TRUST_PROXY">;
+  config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS" | "LINK_TTL_S" | "METRICS_TOKEN" | "PUBLIC_URL" | "SIGNUP" | "SIGNUPS_PER_CLIENT" | "TRUST_PROXY">;
   db: Db;
   log: Logger;
   /** Injected so tests can move time without sleeping. */
@@ -74,6 +73,7 @@ export function createApp(deps: AppDeps): App {
     { method: "GET", path: "/api/v1/download", handler: downloadHandler(deps) },
   ];
   const api = createRouter(apiRoutes);
+  const links: LinkSettings = { db: deps.db, publicUrl: deps.config.PUBLIC_URL, ttlS: deps.config.LINK_TTL_S };
   // A site handler may take the request's logger, whose lines carry the request's id.
   const site = createRouter<(request: Request, log: Logger) => ReturnType<SiteHandler>>([
     { method: "GET", path: "/healthz", handler: (_request, log) => healthResponse(deps.db, deps.config.HEALTH_TIMEOUT_MS, log) },
@@ -93,9 +93,8 @@ export function createApp(deps: AppDeps): App {
     log.route = url.pathname;
     if ("allow" in match) throw methodNotAllowed(match.allow);
 
-    const key = readBearerKey(request);
     const at = now();
-    const admission = await admitRequest(deps.db, await hashKey(key), at);
+    const admission = await admitCaller(links, request, url, at);
     log.apiKeyId = admission.key?.id;
     const refusal = admissionError(admission, at);
     if (refusal) {
@@ -105,7 +104,7 @@ export function createApp(deps: AppDeps): App {
     let admitted = admission.key!;
     let response: Response;
     try {
-      response = await match.handler({ request, url, key: admitted, now: at });
+      response = await match.handler({ request, url, key: admitted, now: at, links: linkSigner(links, request, admitted.id, at) });
     } catch (error) {
       if (error instanceof ApiError && error.status === 429) {
         // A cap the handler hit (concurrent downloads): a 429 is not counted.
