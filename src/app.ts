@@ -77,7 +77,7 @@ export function createApp(deps: AppDeps): App {
   // A site handler may take the request's logger, whose lines carry the request's id.
   const site = createRouter<(request: Request, log: Logger) => ReturnType<SiteHandler>>([
     { method: "GET", path: "/healthz", handler: (_request, log) => healthResponse(deps.db, deps.config.HEALTH_TIMEOUT_MS, log) },
-    ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP, signupsPerClient: deps.config.SIGNUPS_PER_CLIENT, trustProxy: deps.config.TRUST_PROXY, log: deps.log }),
+    ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP, signupsPerClient: deps.config.SIGNUPS_PER_CLIENT, trustProxy: deps.config.TRUST_PROXY, publicUrl: deps.config.PUBLIC_URL, api: (request) => app.fetch(request), log: deps.log }),
     { method: "GET", path: "/readyz", handler: () => readinessResponse(readinessChecks, deps.config.HEALTH_TIMEOUT_MS) },
     { method: "GET", path: "/metrics", handler: (request) => metricsResponse(request, metrics, deps.config.METRICS_TOKEN) },
     ...platformRoutes(deps.platformChecks, deps.config.METRICS_TOKEN),
@@ -127,7 +127,7 @@ export function createApp(deps: AppDeps): App {
     return match.handler(request, logger);
   }
 
-  return {
+  const app: App = {
     async fetch(request) {
       const started = performance.now();
       const url = new URL(request.url);
@@ -164,6 +164,7 @@ export function createApp(deps: AppDeps): App {
       return response;
     },
   };
+  return app;
 }
 
 function platformRoutes(checks: PlatformChecks | undefined, token: string | undefined): Route<SiteHandler>[] {

@@ -109,6 +109,7 @@ const linked = {
 
 export const LinkedPostVideoVariant = PostVideoVariant.extend(linked);
 export const LinkedPostMediaItem = mediaItem(LinkedPostVideoVariant).extend(linked);
+export type LinkedPostMediaItem = z.infer<typeof LinkedPostMediaItem>;
 export const LinkedPostRecord = PostRecord.extend({ ...linked, videoVariants: z.array(LinkedPostVideoVariant), media: z.array(LinkedPostMediaItem) });
 export type LinkedPostRecord = z.infer<typeof LinkedPostRecord>;
 
