@@ -81,6 +81,7 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .badge.expired { background: var(--warn-bg); color: var(--warn-fg); }
 .nav { display: flex; gap: 1rem; flex-wrap: wrap; }
 pre.secret { white-space: pre-wrap; }
+.post { margin-top: 1rem; }
 .post img { display: block; max-width: 100%; height: auto; border-radius: 6px; margin: 0 0 .75rem; }
 .post .item { border-top: 1px solid var(--line); padding: 1rem 0 0; margin: 1rem 0 0; }
 .post .text { white-space: pre-line; }
