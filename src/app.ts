@@ -73,7 +73,7 @@ export function createApp(deps: AppDeps): App {
     { method: "GET", path: "/api/v1/download", handler: downloadHandler(deps) },
   ];
   const api = createRouter(apiRoutes);
-  const links: LinkSettings = { db: deps.db, publicUrl: deps.config.PUBLIC_URL, ttlS: deps.config.LINK_TTL_S };
+  const linkSettings: LinkSettings = { db: deps.db, publicUrl: deps.config.PUBLIC_URL, ttlS: deps.config.LINK_TTL_S };
   // A site handler may take the request's logger, whose lines carry the request's id.
   const site = createRouter<(request: Request, log: Logger) => ReturnType<SiteHandler>>([
     { method: "GET", path: "/healthz", handler: (_request, log) => healthResponse(deps.db, deps.config.HEALTH_TIMEOUT_MS, log) },
@@ -94,7 +94,7 @@ export function createApp(deps: AppDeps): App {
     if ("allow" in match) throw methodNotAllowed(match.allow);
 
     const at = now();
-    const admission = await admitCaller(links, request, url, at);
+    const admission = await admitCaller(linkSettings, request, url, at);
     log.apiKeyId = admission.key?.id;
     const refusal = admissionError(admission, at);
     if (refusal) {
@@ -104,7 +104,7 @@ export function createApp(deps: AppDeps): App {
     let admitted = admission.key!;
     let response: Response;
     try {
-      response = await match.handler({ request, url, key: admitted, now: at, links: linkSigner(links, request, admitted.id, at) });
+      response = await match.handler({ request, url, key: admitted, now: at, links: linkSigner(linkSettings, request, admitted.id, at) });
     } catch (error) {
       if (error instanceof ApiError && error.status === 429) {
         // A cap the handler hit (concurrent downloads): a 429 is not counted.

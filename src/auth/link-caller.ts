@@ -37,9 +37,9 @@ export function linkBase(settings: Pick<LinkSettings, "publicUrl">, request: Req
   return settings.publicUrl ? settings.publicUrl.replace(/\/+$/, "") : new URL(request.url).origin;
 }
 
-/** Signs links to `path` for `keyId`, good for `ttlS` from `now`; the secret is read once, at the first link. */
-export function linkSigner(settings: LinkSettings, request: Request, keyId: string, now: Date, path = DOWNLOAD_PATH, ttlS = settings.ttlS): LinkMaker {
+/** Signs links to `path` for `keyId`, good for the settings' TTL from `now`; the secret is read once, at the first link. */
+export function linkSigner(settings: LinkSettings, request: Request, keyId: string, now: Date, path = DOWNLOAD_PATH): LinkMaker {
   let secret: Promise<string> | undefined;
-  const terms = { base: linkBase(settings, request), keyId, expiresAt: new Date(now.getTime() + ttlS * 1000) };
+  const terms = { base: linkBase(settings, request), keyId, expiresAt: new Date(now.getTime() + settings.ttlS * 1000) };
   return async (params) => signLink(await (secret ??= readLinkSecret(settings.db)), path, params, terms);
 }
