@@ -26,7 +26,7 @@ import { OPENAPI_PATH, sitePath } from "./app/site.ts";
 /** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createAppDeps). */
 export interface AppDeps extends DownloadDeps, PostDeps {
   tweets: TweetSource;
-  config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS" | "METRICS_TOKEN" | "SIGNUP" | "SIGNUPS_PER_CLIENT" | "TRUST_PROXY">;
+  config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS" | "LINK_TTL_S" | "METRICS_TOKEN" | "PUBLIC_URL" | "SIGNUP" | "SIGNUPS_PER_CLIENT" | "TRUST_PROXY">;
   db: Db;
   log: Logger;
   /** Injected so tests can move time without sleeping. */
@@ -51,7 +51,8 @@ export function createApp(deps: AppDeps): App {
   const now = deps.now ?? (() => new Date());
   const metrics = deps.metrics ?? createServiceMetrics();
   const serveApi = apiPath(deps, metrics, now);
-  const serveSite = sitePath(deps, metrics, now);
+  // The paste page calls the API in-process, as a client would (the app is made below).
+  const serveSite = sitePath(deps, metrics, now, (request) => app.fetch(request));
   const cors = Object.entries(corsHeaders(deps.config.CORS_ORIGIN));
 
   async function answer(request: Request, arrival: Arrival): Promise<Reply> {
@@ -76,12 +77,13 @@ export function createApp(deps: AppDeps): App {
     return { response, nativeBody: nativeBodyReply(response), done };
   }
 
-  return {
+  const app: App = {
     answer,
     // What the adapter refuses before there is a request is answered as the API would be.
     refuse: (error, requestId) => errorAnswer(error, { as: "api", log: withFields(deps.log, { requestId }), requestId, corsOrigin: deps.config.CORS_ORIGIN }),
     fetch: async (request, peer) => (await answer(request, { peer, requestId: requestIdFrom(request.headers.get("x-request-id")) })).response,
   };
+  return app;
 }
 
 /**

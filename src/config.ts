@@ -87,6 +87,10 @@ export const ConfigSchema = z.object({
   TRUST_PROXY: trustedProxies
     .default([])
     .describe("Comma list of the reverse proxies (addresses or CIDR blocks) whose X-Forwarded-For names the client; unset believes no such header"),
+  PUBLIC_URL: httpUrl
+    .optional()
+    .describe("The address callers reach the service at (https://media.example.com), which signed links start with; unset: each request's own"),
+  LINK_TTL_S: positiveInt.max(7 * 24 * 3600).default(3600).describe("How long a signed link (downloadUrl) works, in seconds"),
   REQUEST_HEAD_TIMEOUT_S: positiveInt
     .max(300)
     .default(15)

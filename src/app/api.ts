@@ -1,8 +1,8 @@
 // The API path: route -> bearer key -> admission (quota and burst) -> handler. A handler's error
 // becomes its problem answer here, so the key's rate-limit headers go on it too; a cap the handler
 // hit (429) gives the request back to the key's counts.
-import { hashKey } from "../auth/api-key.ts";
-import { readBearerKey } from "../auth/bearer.ts";
+import { admitCaller, linkSigner, type LinkSettings } from "../auth/link-caller.ts";
+import { withoutLinkTerms } from "../auth/signed-link.ts";
 import type { ApiHandler } from "../http/context.ts";
 import { preflightResponse } from "../http/cors.ts";
 import { errorAnswer } from "../http/error-sink.ts";
@@ -12,7 +12,7 @@ import { admissionError, rateLimitHeaders } from "../limits/admission.ts";
 import { usageHandler } from "../limits/usage.ts";
 import type { ServiceMetrics } from "../metrics/service-metrics.ts";
 import { trackDownload } from "../metrics/downloads.ts";
-import { admitRequest, refundRequest, type AdmittedKey } from "../store/api-keys.ts";
+import { refundRequest, type AdmittedKey } from "../store/api-keys.ts";
 import { downloadHandler } from "../handlers/download.ts";
 import { postHandler } from "../handlers/post.ts";
 import { tweetHandler } from "../handlers/tweet.ts";
@@ -29,9 +29,11 @@ export function apiPath(deps: AppDeps, metrics: ServiceMetrics, now: () => Date)
     { method: "GET", path: "/api/v1/download", handler: downloadHandler(deps) },
   ]);
 
-  /** The key the request is made with, counted; throws the refusal when it may not be used now. */
+  const linkSettings: LinkSettings = { db: deps.db, publicUrl: deps.config.PUBLIC_URL, ttlS: deps.config.LINK_TTL_S };
+
+  /** The key the request is made with (in its header, or the one its signed link names), counted; throws the refusal when it may not be used now. */
   async function admit(exchange: Exchange, at: Date): Promise<AdmittedKey> {
-    const admission = await admitRequest(deps.db, await hashKey(readBearerKey(exchange.request)), at);
+    const admission = await admitCaller(linkSettings, exchange.request, exchange.url, at);
     exchange.notes.apiKeyId = admission.key?.id;
     const refusal = admissionError(admission, at);
     if (!refusal) return admission.key!;
@@ -51,7 +53,9 @@ export function apiPath(deps: AppDeps, metrics: ServiceMetrics, now: () => Date)
     let admitted = await admit(exchange, at);
     let response: Response;
     try {
-      response = await match.handler({ request, url, key: admitted, now: at, peer: exchange.peer, whenDone: exchange.end.whenDone });
+      // A signed link's own terms are the gate's, not the operation's parameters.
+      const links = linkSigner(linkSettings, request, admitted.id, at);
+      response = await match.handler({ request, url: withoutLinkTerms(url), key: admitted, now: at, peer: exchange.peer, whenDone: exchange.end.whenDone, links });
     } catch (error) {
       if (error instanceof ApiError && error.status === 429) {
         // A cap the handler hit (concurrent downloads): a 429 is not counted.

@@ -17,7 +17,8 @@ import { methodNotAllowed, type Exchange } from "./exchange.ts";
 
 export const OPENAPI_PATH = "/api/v1/openapi.json";
 
-export function sitePath(deps: AppDeps, metrics: ServiceMetrics, now: () => Date): (exchange: Exchange) => Promise<Response> {
+/** `api` is the app's own API, which the paste page calls as the owner's key. */
+export function sitePath(deps: AppDeps, metrics: ServiceMetrics, now: () => Date, api: (request: Request) => Promise<Response>): (exchange: Exchange) => Promise<Response> {
   const openApiDocument = buildOpenApiDocument();
   const readinessChecks: ReadinessCheck[] = [
     {
@@ -32,7 +33,7 @@ export function sitePath(deps: AppDeps, metrics: ServiceMetrics, now: () => Date
   // A site handler may take the request's logger, whose lines carry the request's id, and its peer.
   const site = createRouter<SiteHandler>([
     { method: "GET", path: "/healthz", handler: (_request, log) => healthResponse(deps.db, deps.config.HEALTH_TIMEOUT_MS, log ?? deps.log) },
-    ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP, signupsPerClient: deps.config.SIGNUPS_PER_CLIENT, trustProxy: deps.config.TRUST_PROXY, log: deps.log }),
+    ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP, signupsPerClient: deps.config.SIGNUPS_PER_CLIENT, trustProxy: deps.config.TRUST_PROXY, publicUrl: deps.config.PUBLIC_URL, api, log: deps.log }),
     { method: "GET", path: "/readyz", handler: () => readinessResponse(readinessChecks, deps.config.HEALTH_TIMEOUT_MS) },
     { method: "GET", path: "/metrics", handler: (request) => metricsResponse(request, metrics, deps.config.METRICS_TOKEN) },
     ...platformRoutes(deps.platformChecks, deps.config.METRICS_TOKEN),

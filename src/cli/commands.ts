@@ -5,9 +5,11 @@ import { z } from "zod";
 import { checkNewPassword, hashPassword } from "../auth/password.ts";
 import { ApiError } from "../http/problem.ts";
 import { emailTaken, noSuchKey } from "../http/store-refusals.ts";
-import { createAccount, findAccountByEmail, listAccounts } from "../store/accounts.ts";
+import { createAccount, findAccountByEmail, listAccounts, setPasswordHash } from "../store/accounts.ts";
 import { createApiKey, deleteApiKey, listApiKeys, tiers, updateApiKey } from "../store/api-keys.ts";
 import type { Queryable } from "../store/db.ts";
+import { rotateLinkSecret } from "../store/link-secret.ts";
+import { endSessions } from "../store/sessions.ts";
 import { doctorHelp } from "./doctor.ts";
 
 export interface CommandResult {
@@ -44,12 +46,21 @@ const commands: Record<string, Command> = {
     summary: "Makes an account (an owner, who signs in on /profile/api-keys). Its password, at least 10 characters, is read from stdin: `npm run admin -- users create --email E < password.txt`, or typed after the command and ended with Enter and Ctrl-D.",
     async run({ db, flags, stdin }) {
       const email = parse(Email, flags.email, "--email must be an email address");
-      const password = stdin.replace(/\r?\n$/, "");
-      if (password === "") throw new UsageError("No password came on stdin: pipe it in (`npm run admin -- users create --email E < password.txt`), or type it after the command and end it with Enter and Ctrl-D.");
-      checkNewPassword(password);
+      const password = passwordFrom(stdin, "users create");
       const account = await createAccount(db, email, await hashPassword(password));
       if (account === null) throw emailTaken();
       return `${account.id}\t${account.email}\n`;
+    },
+  },
+  "users password": {
+    synopsis: "--email E",
+    summary: "Sets a new password for the account E (an owner who lost theirs: there is no reset by email) and ends its sessions. The password, at least 10 characters, is read from stdin as for `users create`.",
+    async run({ db, flags, stdin }) {
+      const account = await accountOf(db, parse(Email, flags.email, "--email must be an email address"));
+      const password = passwordFrom(stdin, "users password");
+      await setPasswordHash(db, account.email, await hashPassword(password));
+      await endSessions(db, account.id);
+      return `${account.id}\t${account.email}\tpassword set\n`;
     },
   },
   "users list": {
@@ -123,6 +134,14 @@ const commands: Record<string, Command> = {
       return `${id}\tdeleted\n`;
     },
   },
+  "links rotate": {
+    synopsis: "",
+    summary: "Replaces the secret that signs download links (downloadUrl): every link signed before is refused (403 link_invalid) on every instance at once; new records carry new links.",
+    async run({ db, now }) {
+      await rotateLinkSecret(db, now);
+      return "link secret rotated\n";
+    },
+  },
   doctor: doctorHelp,
 };
 
@@ -194,6 +213,14 @@ async function dispatch(db: Queryable, argv: readonly string[], stdin: string, n
     if (error instanceof UsageError) throw new UsageError(error.message, `Usage: ${usageLine(name)}`);
     throw error;
   }
+}
+
+/** The new password on stdin, without its line end; refused when absent or too weak. */
+function passwordFrom(stdin: string, command: string): string {
+  const password = stdin.replace(/\r?\n$/, "");
+  if (password === "") throw new UsageError(`No password came on stdin: pipe it in (\`npm run admin -- ${command} --email E < password.txt\`), or type it after the command and end it with Enter and Ctrl-D.`);
+  checkNewPassword(password);
+  return password;
 }
 
 /** The account with this email; an error naming it when there is none. */

@@ -19,7 +19,7 @@ async function run(argv: string[]): Promise<CommandResult> {
   const help = helpFor(argv);
   if (help) return help;
   const config = parseConfig(process.env);
-  const stdin = argv[0] === "users" && argv[1] === "create" ? await readStdin() : "";
+  const stdin = argv[0] === "users" && (argv[1] === "create" || argv[1] === "password") ? await readStdin() : "";
   if (!config.DATABASE_URL || isDoctorCommand(argv)) {
     const viaService = await callService(join(config.DATA_DIR, ADMIN_SOCKET), argv, stdin);
     if (viaService) return viaService;

@@ -1,5 +1,6 @@
 // GET /api/v1/post?url=: the platform-independent record of docs/api.md, from the source the
 // link's platform row names (platforms/sources.ts).
+import { withDownloadUrls } from "../auth/download-links.ts";
 import type { ApiHandler } from "../http/context.ts";
 import { json } from "../http/json-response.ts";
 import { parseQuery, PostQuery } from "../http/query.ts";
@@ -28,5 +29,5 @@ export async function postRecord(deps: PostDeps, page: URL, asker: PostAsker): P
 }
 
 export function postHandler(deps: PostDeps): ApiHandler {
-  return async ({ url, key }) => json(await postRecord(deps, parseQuery(PostQuery, url.searchParams).url, { key }));
+  return async ({ url, key, links }) => json(await withDownloadUrls(await postRecord(deps, parseQuery(PostQuery, url.searchParams).url, { key }), links));
 }

@@ -1,4 +1,5 @@
 // GET /api/v1/tweet?url=: the rich X record of docs/api.md, Tweet record.
+import { withDownloadUrls } from "../auth/download-links.ts";
 import type { ApiHandler } from "../http/context.ts";
 import { json } from "../http/json-response.ts";
 import { parseQuery, TweetQuery } from "../http/query.ts";
@@ -6,8 +7,8 @@ import type { TweetSource } from "../platforms/x/source.ts";
 import { parseStatusId } from "../platforms/x/url.ts";
 
 export function tweetHandler(tweets: TweetSource): ApiHandler {
-  return async ({ url }) => {
+  return async ({ url, links }) => {
     const id = parseStatusId(parseQuery(TweetQuery, url.searchParams).url.href);
-    return json(await tweets.getTweet(id));
+    return json(await withDownloadUrls(await tweets.getTweet(id), links));
   };
 }

@@ -1,4 +1,5 @@
 // What an authenticated API handler is given.
+import type { LinkMaker } from "../auth/download-links.ts";
 import type { AdmittedKey } from "../store/api-keys.ts";
 import type { BodyEnd } from "./response-done.ts";
 
@@ -12,6 +13,8 @@ export interface ApiContext {
   peer: string | undefined;
   /** Runs `callback` once, when the response is over (sent, or abandoned): what a download holds is held until then. */
   whenDone(callback: (end: BodyEnd) => void): void;
+  /** Signs download links for this key (the records' `downloadUrl`). */
+  links: LinkMaker;
 }
 
 export type ApiHandler = (ctx: ApiContext) => Promise<Response>;

@@ -26,6 +26,10 @@ export const errorTable = {
   invalid_metrics_token: { status: 401, retry: false },
   key_passive: { status: 403, retry: false },
   key_expired: { status: 403, retry: false },
+  // Signed links (docs/api.md, Signed links): the key of a link may also be passive or expired.
+  link_invalid: { status: 403, retry: false },
+  link_expired: { status: 403, retry: false },
+  key_deleted: { status: 403, retry: false },
   host_not_allowed: { status: 403, retry: false },
   cross_origin_post: { status: 403, retry: false },
   form_expired: { status: 403, retry: false },

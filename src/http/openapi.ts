@@ -3,7 +3,15 @@
 // /api/v1/openapi.json and rendered as /docs.
 import { z } from "zod";
 import { UsageRecord } from "../limits/usage.ts";
-import { PostMediaItem, PostRecord, PostSubtitle, PostVideoVariant, TweetMediaItem, TweetRecord, TweetVideoVariant } from "../platforms/records.ts";
+import {
+  LinkedPostMediaItem,
+  LinkedPostRecord,
+  LinkedPostVideoVariant,
+  LinkedTweetMediaItem,
+  LinkedTweetRecord,
+  LinkedTweetVideoVariant,
+  PostSubtitle,
+} from "../platforms/records.ts";
 import type { ErrorCode } from "./errors.ts";
 import { fileContent, problemResponses, rateLimitHeadersFor, required, requestIdHeader, withoutBodies, type Responses } from "./openapi-responses.ts";
 import { siteSchemas, sitePaths } from "./openapi-site.ts";
@@ -194,7 +202,18 @@ function toJsonSchema(schema: z.ZodType, io: "input" | "output" = "output"): Jso
 
 function componentSchemas(): Record<string, JsonSchema> {
   const registry = z.registry<{ id: string }>();
-  const named = { PostRecord, PostMediaItem, PostVideoVariant, PostSubtitle, TweetRecord, TweetMediaItem, TweetVideoVariant, UsageRecord, Problem: ProblemSchema };
+  // The records as answered: with their signed links (docs/api.md, Signed links).
+  const named = {
+    PostRecord: LinkedPostRecord,
+    PostMediaItem: LinkedPostMediaItem,
+    PostVideoVariant: LinkedPostVideoVariant,
+    PostSubtitle,
+    TweetRecord: LinkedTweetRecord,
+    TweetMediaItem: LinkedTweetMediaItem,
+    TweetVideoVariant: LinkedTweetVideoVariant,
+    UsageRecord,
+    Problem: ProblemSchema,
+  };
   for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
   const { schemas } = z.toJSONSchema(registry, { target: "draft-2020-12", uri: (id) => `#/components/schemas/${id}` });
   return Object.fromEntries(
@@ -228,6 +247,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       summary: "Post metadata and media downloads for X and other platforms",
       description: [
         "Every /api/v1 operation takes `Authorization: Bearer <key>`. Keys look like `xva_` plus 43 base64url characters; create one at /profile/api-keys.",
+        "The records' `downloadUrl` links are signed (`kid`, `expires`, `sig`): they call /api/v1/download without any header until they expire, counted against the key that asked for the record; a changed or expired link is 403 `link_invalid` or `link_expired`, one of a deleted key 403 `key_deleted`.",
         "Each key has a tier. Requests are counted per key over a sliding 24 h window (FREE 100, PRO 10000, GOLD 100000) and in any 60 s (FREE 10, PRO 300, GOLD 3000). Every authenticated response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Tier; a 429 also carries Retry-After. A request refused with 429 is not counted.",
         "Concurrent downloads are capped per key and per server: page mode FREE 1, PRO 3, GOLD 10; direct mode FREE 2, PRO 6, GOLD 20. Past a cap the answer is 429 `too_many_downloads`, which is not counted.",
         "Every error is an RFC 9457 `application/problem+json` body whose `code` is a stable word to branch on; each operation lists the codes it answers. Records and problems may gain fields and an operation new codes in a later version: a client ignores fields it does not know and treats an unknown code by its status.",

@@ -98,3 +98,22 @@ export const TweetRecord = z.object({
   media: z.array(TweetMediaItem).describe("Every photo, video and GIF of the post in X's order; `index` of /api/v1/download counts from 1 in this list"),
 });
 export type TweetRecord = z.infer<typeof TweetRecord>;
+
+// The records as the API answers them: every default download, item and variant carries a signed
+// link to /api/v1/download that works without a header (docs/api.md, Signed links).
+const linked = {
+  downloadUrl: z
+    .string()
+    .describe("Absolute signed link to /api/v1/download for this, usable without any header (in `<video src>`, `<a download>`, curl) until it expires (LINK_TTL_S); counted against the key that asked"),
+};
+
+export const LinkedPostVideoVariant = PostVideoVariant.extend(linked);
+export const LinkedPostMediaItem = mediaItem(LinkedPostVideoVariant).extend(linked);
+export type LinkedPostMediaItem = z.infer<typeof LinkedPostMediaItem>;
+export const LinkedPostRecord = PostRecord.extend({ ...linked, videoVariants: z.array(LinkedPostVideoVariant), media: z.array(LinkedPostMediaItem) });
+export type LinkedPostRecord = z.infer<typeof LinkedPostRecord>;
+
+export const LinkedTweetVideoVariant = TweetVideoVariant.extend(linked);
+export const LinkedTweetMediaItem = mediaItem(LinkedTweetVideoVariant).extend(linked);
+export const LinkedTweetRecord = TweetRecord.extend({ ...linked, videoVariants: z.array(LinkedTweetVideoVariant), media: z.array(LinkedTweetMediaItem) });
+export type LinkedTweetRecord = z.infer<typeof LinkedTweetRecord>;

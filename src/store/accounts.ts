@@ -51,3 +51,14 @@ export async function listAccounts(db: Queryable): Promise<(Account & { keyCount
   );
   return rows.map((row) => ({ ...toAccount(row), keyCount: row.key_count }));
 }
+
+/** Sets the account's password hash; whether there was such an account. */
+export async function setPasswordHash(db: Queryable, email: string, passwordHash: string): Promise<boolean> {
+  const rows = await db.query("UPDATE accounts SET password_hash = $2 WHERE email = $1 RETURNING id", [normalizeEmail(email), passwordHash]);
+  return rows.length > 0;
+}
+
+/** Deletes the account: its keys, their counts and its sessions go with it (ON DELETE CASCADE). */
+export async function deleteAccount(db: Queryable, accountId: number): Promise<void> {
+  await db.query("DELETE FROM accounts WHERE id = $1", [accountId]);
+}

@@ -183,11 +183,22 @@ interface AdmitRow {
 }
 
 /** Looks the key up and counts the request when it may be made; see admit_request in the migration. */
-export async function admitRequest(db: Queryable, keyHash: string, now: Date): Promise<Admission> {
+export function admitRequest(db: Queryable, keyHash: string, now: Date): Promise<Admission> {
+  return admit(db, { keyHash, keyId: null }, now);
+}
+
+/** admitRequest for the key of a signed link, which names the key by its id; a deleted key is unknown. */
+export function admitKeyById(db: Queryable, keyId: string, now: Date): Promise<Admission> {
+  return admit(db, { keyHash: null, keyId }, now);
+}
+
+async function admit(db: Queryable, by: { keyHash: string | null; keyId: string | null }, now: Date): Promise<Admission> {
   // The account is read beside the function's answer, in the same round trip: a key never changes account.
   const [row] = await db.query<AdmitRow>(
-    "SELECT r.*, k.account_id FROM admit_request($1, $2) r LEFT JOIN api_keys k ON k.id = r.api_key_id",
-    [keyHash, now],
+    `SELECT r.*, k.account_id
+       FROM admit_request(coalesce($1, (SELECT key_hash FROM api_keys WHERE id = $3 AND deleted_at IS NULL)), $2) r
+       LEFT JOIN api_keys k ON k.id = r.api_key_id`,
+    [by.keyHash, now, by.keyId],
   );
   if (!row || row.outcome === "unknown" || row.api_key_id === null) return { outcome: "unknown" };
   return {

@@ -7,6 +7,7 @@ import refund from "./migrations/003_refund.sql?raw";
 import deletedKeys from "./migrations/004_deleted_keys.sql?raw";
 import signInClients from "./migrations/005_sign_in_clients.sql?raw";
 import signUpLimits from "./migrations/006_sign_up_limits.sql?raw";
+import linkSecret from "./migrations/007_link_secret.sql?raw";
 
 export const migrations: readonly { version: number; sql: string }[] = [
   { version: 1, sql: init },
@@ -15,6 +16,7 @@ export const migrations: readonly { version: number; sql: string }[] = [
   { version: 4, sql: deletedKeys },
   { version: 5, sql: signInClients },
   { version: 6, sql: signUpLimits },
+  { version: 7, sql: linkSecret },
 ];
 
 const MIGRATION_LOCK = 7_303_001;

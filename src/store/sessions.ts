@@ -40,3 +40,12 @@ export async function findSession(db: Queryable, token: string, now: Date): Prom
 export async function deleteSession(db: Queryable, token: string): Promise<void> {
   await db.query("DELETE FROM sessions WHERE token_hash = $1", [await sha256Hex(token)]);
 }
+
+/**
+ * Ends the account's sessions, but the one of `keepToken` when given: after a password change the
+ * sessions signed in with the old password end.
+ */
+export async function endSessions(db: Queryable, accountId: number, keepToken?: string): Promise<void> {
+  const keep = keepToken === undefined ? null : await sha256Hex(keepToken);
+  await db.query("DELETE FROM sessions WHERE account_id = $1 AND token_hash IS DISTINCT FROM $2", [accountId, keep]);
+}

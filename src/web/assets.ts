@@ -41,7 +41,7 @@ p { margin: .5rem 0 1rem; }
 label { display: block; font-weight: 600; margin: 0 0 .3rem; }
 .field { margin: 0 0 1rem; }
 .hint { display: block; color: var(--muted); font-size: .9rem; margin: -.2rem 0 .35rem; }
-input[type=email], input[type=password], input[type=text], select {
+input[type=email], input[type=password], input[type=text], input[type=url], select {
   width: 100%; font: inherit; color: var(--fg); background: var(--bg);
   border: 1px solid var(--line); border-radius: 6px; padding: .55rem .7rem;
 }
@@ -79,6 +79,12 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .badge.usable { background: var(--ok-bg); color: var(--ok-fg); }
 .badge.passive { background: var(--off-bg); color: var(--off-fg); }
 .badge.expired { background: var(--warn-bg); color: var(--warn-fg); }
+.nav { display: flex; gap: 1rem; flex-wrap: wrap; }
+pre.secret { white-space: pre-wrap; }
+.post { margin-top: 1rem; }
+.post img { display: block; max-width: 100%; height: auto; border-radius: 6px; margin: 0 0 .75rem; }
+.post .item { border-top: 1px solid var(--line); padding: 1rem 0 0; margin: 1rem 0 0; }
+.post .text { white-space: pre-line; }
 @media (max-width: 52rem) {
   table, tbody, tr, td { display: block; border: 0; }
   table { background: none; }
@@ -102,7 +108,7 @@ for (const button of document.querySelectorAll("button[data-copy]")) {
       status.textContent = "Copied to the clipboard.";
     } catch {
       getSelection().selectAllChildren(target);
-      status.textContent = "Copying was not allowed; the key is selected, press Ctrl+C or Cmd+C.";
+      status.textContent = "Copying was not allowed; the text is selected, press Ctrl+C or Cmd+C.";
     }
   });
 }

@@ -61,7 +61,8 @@ export function documentOf(layout: Layout, main: Html): Html {
 <header class="bar">
   <a class="brand" href="/profile/api-keys">media-api</a>
   ${layout.account
-    ? html`<form class="signout" method="post" action="/sign-out">
+    ? html`<nav class="nav" aria-label="Pages"><a href="/profile/api-keys">API keys</a> <a href="/paste">Paste a link</a> <a href="/profile/account">Account</a> <a href="/docs">API reference</a></nav>
+  <form class="signout" method="post" action="/sign-out">
     <span class="who">${layout.account.email}</span>
     <input type="hidden" name="csrf" value="${layout.account.csrf}">
     <button type="submit" class="link">Sign out</button>

@@ -91,12 +91,17 @@ function keyRow(key: ApiKeyInfo, csrf: string): Html {
 </tr>`;
 }
 
-export function keysPage(view: { owner: Owner; keys: ApiKeyInfo[]; notice?: string; error?: string; maxKeys: number }): Html {
+/** A call anyone can paste into a terminal, against this server. */
+function exampleCall(apiBase: string, key = "$MEDIA_API_KEY"): Html {
+  return html`<pre class="secret" id="example-call" aria-label="Example call">curl -H "Authorization: Bearer ${key}" "${apiBase}/api/v1/post?url=https%3A%2F%2Fx.com%2FNASA%2Fstatus%2F1841206275088290279"</pre>`;
+}
+
+export function keysPage(view: { owner: Owner; keys: ApiKeyInfo[]; notice?: string; error?: string; maxKeys: number; apiBase: string }): Html {
   const { owner, keys } = view;
   return documentOf(
     { title: "API keys", account: owner },
     html`<h1>API keys</h1>
-<p class="muted">Send a key as <code>Authorization: Bearer &lt;key&gt;</code>. A passive key is refused until you make it usable again.</p>
+<p class="muted">Send a key as <code>Authorization: Bearer &lt;key&gt;</code>. A passive key is refused until you make it usable again. Every operation is in the <a href="/docs">API reference</a>; or <a href="/paste">paste a link</a> to see a post and download it here.</p>
 ${message(view.notice, "notice")}${message(view.error, "error")}
 ${keys.length === 0
   ? html`<p>You have no keys yet.</p>`
@@ -121,11 +126,14 @@ ${keys.map((key) => keyRow(key, owner.csrf))}
     <div class="field"><button type="submit">Create key</button></div>
   </div>
   <p class="muted">New keys are on the FREE tier (100 requests a day); the operator can change a key's tier.</p>
-</form>`,
+</form>
+<h2 id="example">An example call</h2>
+<p>The record of a post, from this server (see the <a href="/docs">API reference</a> for the rest):</p>
+${exampleCall(view.apiBase)}`,
   );
 }
 
-export function keyCreatedPage(view: { owner: Owner; key: ApiKeyInfo; plain: string }): Html {
+export function keyCreatedPage(view: { owner: Owner; key: ApiKeyInfo; plain: string; apiBase: string }): Html {
   return documentOf(
     { title: "Your new API key", account: view.owner },
     html`<h1>Your new API key</h1>
@@ -138,7 +146,9 @@ export function keyCreatedPage(view: { owner: Owner; key: ApiKeyInfo; plain: str
     <a class="button secondary" href="/profile/api-keys">Done, back to my keys</a>
   </div>
   <p id="copy-status" class="muted" role="status" aria-live="polite"></p>
-</div>`,
+</div>
+<p>Try it (the <a href="/docs">API reference</a> has every operation):</p>
+${exampleCall(view.apiBase, view.plain)}`,
   );
 }
 
@@ -165,5 +175,36 @@ export function errorPage(view: { title: string; detail: string; owner?: Owner }
     html`<h1>${view.title}</h1>
 <p>${view.detail}</p>
 <p><a href="/profile/api-keys">Back to your API keys</a></p>`,
+  );
+}
+
+export function accountPage(view: { owner: Owner; passwordError?: string; deleteError?: string }): Html {
+  const { owner } = view;
+  return documentOf(
+    { title: "Your account", account: owner },
+    html`<h1>Your account</h1>
+<p class="muted">Signed in as ${owner.email}.</p>
+<h2 id="change-password">Change the password</h2>
+${message(view.passwordError, "error")}
+<form class="card" method="post" action="/profile/account/password" aria-labelledby="change-password">
+  <input type="hidden" name="csrf" value="${owner.csrf}">
+  <div class="field"><label for="current">Current password</label>
+    <input id="current" name="current" type="password" autocomplete="current-password" required></div>
+  <div class="field"><label for="password">New password</label>
+    <span class="hint" id="password-hint">At least ${MIN_PASSWORD_LENGTH} characters. Your other sessions end.</span>
+    <input id="password" name="password" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}" aria-describedby="password-hint"></div>
+  <div class="field"><label for="repeat">Repeat the new password</label>
+    <input id="repeat" name="repeat" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}"></div>
+  <button type="submit">Change password</button>
+</form>
+<h2 id="delete-account">Delete the account</h2>
+${message(view.deleteError, "error")}
+<form class="card" method="post" action="/profile/account/delete" aria-labelledby="delete-account">
+  <input type="hidden" name="csrf" value="${owner.csrf}">
+  <p>The account and all its keys are deleted at once; the keys stop working. This cannot be undone.</p>
+  <div class="field"><label for="confirm-password">Your password, to confirm</label>
+    <input id="confirm-password" name="current" type="password" autocomplete="current-password" required></div>
+  <button type="submit" class="danger">Delete my account</button>
+</form>`,
   );
 }

@@ -23,8 +23,8 @@ export function readCookie(request: Request, name: string): string | null {
 }
 
 /** A Set-Cookie value; `maxAgeMs` 0 deletes the cookie, undefined lasts the browser session. */
-export function cookie(request: Request, name: string, value: string, maxAgeMs?: number): string {
-  const parts = [`${name}=${value}`, "Path=/", "HttpOnly", "SameSite=Lax"];
+export function cookie(request: Request, name: string, value: string, maxAgeMs?: number, path = "/"): string {
+  const parts = [`${name}=${value}`, `Path=${path}`, "HttpOnly", "SameSite=Lax"];
   if (maxAgeMs !== undefined) parts.push(`Max-Age=${Math.floor(maxAgeMs / 1000)}`);
   if (isHttps(request)) parts.push("Secure");
   return parts.join("; ");

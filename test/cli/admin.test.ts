@@ -43,6 +43,12 @@ async function walkThrough(env: Record<string, string>, service: RunningService)
   expect((await runAdmin(["keys", "usable", id], env)).code).toBe(0);
   expect((await usage(service.url, key)).status).toBe(200);
 
+  // Through the service's socket too: the password comes on stdin, the rotation needs nothing.
+  const password = await runAdmin(["users", "password", "--email", email], env, "another long password\n");
+  expect(password).toMatchObject({ code: 0, stderr: "" });
+  expect(password.stdout).toMatch(/^\d+\toperator@example\.com\tpassword set\n$/);
+  expect(await runAdmin(["links", "rotate"], env)).toMatchObject({ code: 0, stdout: "link secret rotated\n" });
+
   const users = await runAdmin(["users", "list"], env);
   expect(users.stdout).toMatch(/\toperator@example\.com\t\S+\t1\n/);
 

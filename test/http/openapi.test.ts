@@ -7,7 +7,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorTable } from "../../src/http/errors.ts";
 import { buildOpenApiDocument } from "../../src/http/openapi.ts";
-import { TweetRecord } from "../../src/platforms/records.ts";
+import { LinkedTweetRecord } from "../../src/platforms/records.ts";
 import { UsageRecord } from "../../src/limits/usage.ts";
 import { startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
 import { fakeTweetIds, fixturesDir, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
@@ -96,7 +96,8 @@ describe("the OpenAPI document", () => {
 
   it("makes every record field required and says which may be null", () => {
     const tweet = document.components.schemas.TweetRecord;
-    expect(tweet.required.sort()).toEqual(Object.keys(TweetRecord.shape).sort());
+    expect(tweet.required.sort()).toEqual(Object.keys(LinkedTweetRecord.shape).sort());
+    expect(tweet.properties.downloadUrl.type).toBe("string");
     expect(tweet.properties.authorName.type).toEqual(["string", "null"]);
     expect(tweet.properties.text.type).toBe("string");
     expect(tweet.properties.durationSec.anyOf).toContainEqual({ type: "null" });
@@ -200,7 +201,7 @@ describe("responses of the running app", () => {
       const response = await test.get(tweetUrl(id), key);
       expect(response.status, id).toBe(200);
       const body = await conforms("/api/v1/tweet", response);
-      expect(() => TweetRecord.parse(body)).not.toThrow();
+      expect(() => LinkedTweetRecord.strict().parse(body)).not.toThrow();
     }
   });
 

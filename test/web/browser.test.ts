@@ -1,12 +1,14 @@
 // The owner's page in a real browser (Debian's Chromium through playwright-core) against the built
 // service on the embedded store: sign up, sign in, a key's whole life, sign out, and a forged post
 // from another origin. The operator's command line looks at the same data on the way.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clipDurationSec, startMediaSite, type MediaSite } from "../fakes/media-site.ts";
+import { probeMedia } from "../helpers/media.ts";
 import { runAdmin, startService, type RunningService } from "../helpers/service.ts";
 
 const CHROMIUM_ARGS = [
@@ -31,11 +33,13 @@ describe("the owner's page in Chromium", () => {
   let browser: Browser;
   let evil: Server;
   let evilUrl: string;
+  let site: MediaSite;
 
   beforeAll(async () => {
     mkdirSync("test-results", { recursive: true });
     dataDir = mkdtempSync(join(tmpdir(), "web-e2e-"));
-    env = { DATA_DIR: dataDir };
+    site = await startMediaSite();
+    env = { DATA_DIR: dataDir, EXTRA_PAGE_HOSTS: site.host };
     service = await startService(env);
     browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
     // Another origin (same host, other port): cookies are sent along, so only the origin check
@@ -53,6 +57,7 @@ describe("the owner's page in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     evil?.close();
+    await site?.close();
     await service?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -157,6 +162,47 @@ describe("the owner's page in Chromium", () => {
     await expect.poll(() => page.url()).toBe(`${service.url}/sign-in?notice=signed-out`);
     await page.goto(`${service.url}/profile/api-keys`);
     expect(page.url()).toBe(`${service.url}/sign-in`);
+    await context.close();
+  });
+
+  it("reaches the paste page from the key page at a phone's width, shows a pasted post and downloads the whole file", async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, acceptDownloads: true });
+    const page = await context.newPage();
+    const password = "a long enough password";
+    await page.goto(`${service.url}/sign-up`);
+    await page.getByLabel("Email", { exact: true }).fill("paster@example.com");
+    await page.getByLabel("Password", { exact: true }).fill(password);
+    await page.getByLabel("Repeat the password").fill(password);
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.getByLabel("Name", { exact: true }).fill("phone");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Your new API key");
+    // The page that showed the key shows it no more when reloaded, and makes no second key.
+    await page.reload();
+    await expect.poll(() => page.getByRole("status").first().textContent()).toContain("A new key is shown only once");
+    expect(await page.getByRole("row", { name: /phone/ }).count()).toBe(1);
+
+    await page.getByRole("link", { name: "Paste a link", exact: true }).click();
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Paste a link");
+    await page.getByLabel("Link to a post").fill(site.pages.progressive);
+    await page.getByRole("button", { name: "Show the post" }).click();
+    // The service runs yt-dlp on the page first: on a busy machine that takes a while.
+    await page.getByRole("heading", { level: 2 }).or(page.getByRole("alert")).first().waitFor({ timeout: 240_000 });
+    expect(await page.getByRole("alert").count(), (await page.textContent("main")) ?? "").toBe(0);
+    expect(await page.getByRole("heading", { level: 2 }).textContent()).toContain("Progressive test clip");
+    const poster = page.getByRole("img", { name: "Poster of video 1" });
+    await expect.poll(() => poster.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), { timeout: 30_000 }).toBeGreaterThan(0);
+    await page.screenshot({ path: "test-results/paste-narrow.png", fullPage: true });
+
+    const button = page.getByRole("link", { name: /^Download video 1/ }).first();
+    const [download] = await Promise.all([page.waitForEvent("download"), button.click()]);
+    expect(await download.failure()).toBeNull();
+    const saved = readFileSync((await download.path())!);
+    expect((await probeMedia(saved)).duration).toBeCloseTo(clipDurationSec, 0);
+    // The same signed link, fetched with no header: the same whole file, byte for byte.
+    const again = await fetch((await button.getAttribute("href"))!);
+    expect(again.status).toBe(200);
+    expect(Buffer.compare(Buffer.from(await again.arrayBuffer()), saved)).toBe(0);
     await context.close();
   });
 });

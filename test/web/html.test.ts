@@ -16,7 +16,16 @@ describe("html", () => {
     expect(page).toContain("<title>&lt;T&gt; · media-api</title>");
     expect(page).toContain("&lt;e&gt;@example.com");
     expect(page).toContain('<input type="hidden" name="csrf" value="tok">');
-    expect(page.match(/(?:src|href)="[^"]*"/g)).toEqual(['href="/assets/site.css"', 'src="/assets/copy.js"', 'href="#main"', 'href="/profile/api-keys"']);
+    expect(page.match(/(?:src|href)="[^"]*"/g)).toEqual([
+      'href="/assets/site.css"',
+      'src="/assets/copy.js"',
+      'href="#main"',
+      'href="/profile/api-keys"',
+      'href="/profile/api-keys"',
+      'href="/paste"',
+      'href="/profile/account"',
+      'href="/docs"',
+    ]);
     expect(page).not.toMatch(/<script>|style=/);
   });
 });

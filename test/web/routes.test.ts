@@ -58,8 +58,10 @@ class Visitor {
     return this.post("/sign-in", { csrf: await this.csrfOf("/sign-in"), email, password });
   }
 
+  /** Posts the form and, as a browser does, follows its redirect to the page that shows the key. */
   async createKey(name: string, expires = "never"): Promise<Response> {
-    return this.post("/profile/api-keys", { csrf: await this.csrfOf("/profile/api-keys"), name, expires });
+    const posted = await this.post("/profile/api-keys", { csrf: await this.csrfOf("/profile/api-keys"), name, expires });
+    return posted.status === 303 ? this.send(posted.headers.get("location")!) : posted;
   }
 }
 
@@ -253,7 +255,7 @@ describe("the owner's site", () => {
     const visitor = new Visitor(app);
     await visitor.signUp("keys@example.com");
     const created = await visitor.createKey(`<img src=x onerror=alert(1)>`, "90");
-    expect(created.status).toBe(201);
+    expect(created.status).toBe(200);
     const page = await created.text();
     const plain = /id="new-key"[^>]*>(xva_[\w-]{43})</.exec(page)![1]!;
     expect(page).toContain("shown only this once");
@@ -270,7 +272,7 @@ describe("the owner's site", () => {
     expect(blank.status).toBe(400);
     expect(await blank.text()).toContain("Give the key a name.");
     expect((await visitor.createKey("x", "7")).status).toBe(400);
-    for (let i = 1; i < MAX_KEYS_PER_ACCOUNT; i++) expect((await visitor.createKey(`k${i}`)).status).toBe(201);
+    for (let i = 1; i < MAX_KEYS_PER_ACCOUNT; i++) expect((await visitor.createKey(`k${i}`)).status).toBe(200);
     const tooMany = await visitor.createKey("one more");
     expect(tooMany.status).toBe(409);
     expect(await tooMany.text()).toContain("delete one first");
@@ -298,7 +300,7 @@ describe("the owner's site", () => {
     expect((await owner.post("/profile/api-keys", { ...fields, csrf, pad: "x".repeat(MAX_FORM_BYTES) })).status).toBe(413);
     const json = await owner.send("/profile/api-keys", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     expect(json.status).toBe(415);
-    expect((await owner.post("/profile/api-keys", { ...fields, csrf })).status).toBe(201);
+    expect((await owner.post("/profile/api-keys", { ...fields, csrf })).status).toBe(303);
   });
 
   it("lets an owner change and delete only their own keys", async () => {
@@ -342,12 +344,12 @@ describe("the owner's site", () => {
     expect((await admitRequest(store.db, await hashKey(plains[0]!), clock.now())).outcome).toBe("unknown");
     expect(await listApiKeys(store.db, { now: clock.now(), email: "churn@example.com" })).toHaveLength(MAX_KEYS_PER_ACCOUNT - 2);
     // The unused key's place is free at once; the used one's is not, so no fresh daily count.
-    expect((await owner.createKey("instead of the unused")).status).toBe(201);
+    expect((await owner.createKey("instead of the unused")).status).toBe(200);
     const refused = await owner.createKey("instead of the used");
     expect(refused.status).toBe(409);
     expect(await refused.text()).toContain("A deleted key keeps its place");
     clock.advance(24 * 60 * 60_000 + 60_000);
-    expect((await owner.createKey("a day later")).status).toBe(201);
+    expect((await owner.createKey("a day later")).status).toBe(200);
   });
 
   it("with SIGNUP=closed offers no sign-up and creates no account", async () => {
@@ -362,5 +364,74 @@ describe("the owner's site", () => {
     expect(response.status).toBe(403);
     expect(visitor.cookies.has("sid")).toBe(false);
     expect(await store.db.query("SELECT id FROM accounts WHERE email = 'closed@example.com'")).toEqual([]);
+  });
+
+  it("shows a new key once: reloading its page makes no second key and shows the key no more", async () => {
+    const visitor = new Visitor(app);
+    await visitor.signUp("reload@example.com");
+    const posted = await visitor.post("/profile/api-keys", { csrf: await visitor.csrfOf("/profile/api-keys"), name: "once", expires: "never" });
+    expect(posted.status).toBe(303);
+    expect(posted.headers.get("location")).toBe("/profile/api-keys/new");
+    expect(posted.headers.get("set-cookie")).toMatch(/^newkey=[^;]+; Path=\/profile\/api-keys\/new; HttpOnly; SameSite=Lax; Max-Age=300$/);
+    const shown = await visitor.send("/profile/api-keys/new");
+    const plain = /id="new-key"[^>]*>(xva_[\w-]{43})</.exec(await shown.text())![1]!;
+    expect((await admitRequest(store.db, await hashKey(plain), clock.now())).outcome).toBe("admitted");
+
+    const reloaded = await visitor.send("/profile/api-keys/new");
+    expect(reloaded.status).toBe(303);
+    expect(reloaded.headers.get("location")).toBe("/profile/api-keys?notice=shown-once");
+    const list = await (await visitor.send(reloaded.headers.get("location")!)).text();
+    expect(list).toContain("A new key is shown only once");
+    expect(list).not.toContain(plain);
+    expect(await listApiKeys(store.db, { now: clock.now(), email: "reload@example.com" })).toHaveLength(1);
+  });
+
+  it("links the keys page to the API reference and the paste page, with an example call to this server", async () => {
+    const visitor = new Visitor(app);
+    await visitor.signUp("example@example.com");
+    const page = await (await visitor.send("/profile/api-keys")).text();
+    expect(page).toContain('href="/docs"');
+    expect(page).toContain('href="/paste"');
+    expect(page).toContain(`curl -H "Authorization: Bearer $MEDIA_API_KEY" "${ORIGIN}/api/v1/post?url=`);
+    const behindProxy = new Visitor(buildTestApp(store.db, { clock, env: { PUBLIC_URL: "https://media.example.com" } }).app);
+    await behindProxy.signUp("proxied@example.com");
+    expect(await (await behindProxy.send("/profile/api-keys")).text()).toContain('"https://media.example.com/api/v1/post?url=');
+  });
+
+  it("changes the password with the current one, and ends the account's other sessions", async () => {
+    const owner = new Visitor(app);
+    await owner.signUp("change@example.com");
+    const elsewhere = new Visitor(app);
+    await elsewhere.signIn("change@example.com");
+    const csrf = await owner.csrfOf("/profile/account");
+    const newPassword = "another long password";
+    const wrong = await owner.post("/profile/account/password", { csrf, current: "not it at all", password: newPassword, repeat: newPassword });
+    expect(wrong.status).toBe(403);
+    expect(await wrong.text()).toContain("The current password is wrong.");
+    expect((await owner.post("/profile/account/password", { csrf, current: PASSWORD, password: newPassword, repeat: "different" })).status).toBe(400);
+    expect((await owner.post("/profile/account/password", { csrf, current: PASSWORD, password: "short", repeat: "short" })).status).toBe(400);
+
+    const changed = await owner.post("/profile/account/password", { csrf, current: PASSWORD, password: newPassword, repeat: newPassword });
+    expect(changed.headers.get("location")).toBe("/profile/api-keys?notice=password-changed");
+    expect((await owner.send("/profile/api-keys")).status).toBe(200);
+    expect((await elsewhere.send("/profile/api-keys")).headers.get("location")).toBe("/sign-in?notice=ended");
+    expect((await new Visitor(app).signIn("change@example.com")).status).toBe(401);
+    expect((await new Visitor(app).signIn("change@example.com", newPassword)).status).toBe(303);
+  });
+
+  it("deletes the account with its keys when the password confirms it", async () => {
+    const owner = new Visitor(app);
+    await owner.signUp("leaving@example.com");
+    const plain = /id="new-key"[^>]*>(xva_[\w-]{43})</.exec(await (await owner.createKey("going")).text())![1]!;
+    const csrf = await owner.csrfOf("/profile/account");
+    expect((await owner.post("/profile/account/delete", { csrf, current: "not the password" })).status).toBe(403);
+    expect(await listApiKeys(store.db, { now: clock.now(), email: "leaving@example.com" })).toHaveLength(1);
+
+    const deleted = await owner.post("/profile/account/delete", { csrf, current: PASSWORD });
+    expect(deleted.headers.get("location")).toBe("/sign-in?notice=account-deleted");
+    expect(await (await owner.send("/sign-in?notice=account-deleted")).text()).toContain("Your account and its keys are deleted.");
+    expect(await store.db.query("SELECT id FROM accounts WHERE email = 'leaving@example.com'")).toEqual([]);
+    expect((await admitRequest(store.db, await hashKey(plain), clock.now())).outcome).toBe("unknown");
+    expect((await owner.send("/profile/api-keys")).headers.get("location")).toMatch(/^\/sign-in/);
   });
 });

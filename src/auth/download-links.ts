@@ -1,0 +1,51 @@
+// The signed links of a record (docs/api.md, Signed links): the record's default download, each
+// item of `media` and each video variant get a `downloadUrl` to /api/v1/download with the
+// parameters that fetch exactly that, signed for the key that asked.
+import {
+  LinkedPostRecord,
+  LinkedTweetRecord,
+  type PostRecord,
+  type PostVideoVariant,
+  type TweetRecord,
+  type TweetVideoVariant,
+} from "../platforms/records.ts";
+
+/** Signs a link to /api/v1/download with these parameters, for the request's key. */
+export type LinkMaker = (params: Record<string, string>) => Promise<string>;
+
+interface WithVariants<V> {
+  videoVariants: V[];
+}
+
+/**
+ * `record` with its links. A post's variant is its page with `format`; an X post's variant is its
+ * own file on X's CDN (direct mode), so every record's links are plain download calls. The answer
+ * is checked against the record's schema on the way out.
+ */
+export function withDownloadUrls(record: PostRecord, link: LinkMaker): Promise<LinkedPostRecord>;
+export function withDownloadUrls(record: TweetRecord, link: LinkMaker): Promise<LinkedTweetRecord>;
+export async function withDownloadUrls(record: PostRecord | TweetRecord, link: LinkMaker): Promise<LinkedPostRecord | LinkedTweetRecord> {
+  if ("platform" in record) {
+    const page = record.url;
+    return LinkedPostRecord.parse(await linkRecord(record, page, link, (variant: PostVideoVariant, index) => ({ url: page, ...index, format: variant.formatId })));
+  }
+  // The tweet record has no link of its own; this one reads the same post.
+  return LinkedTweetRecord.parse(await linkRecord(record, `https://x.com/i/status/${record.id}`, link, (variant: TweetVideoVariant) => ({ url: variant.url })));
+}
+
+async function linkRecord<V>(
+  record: WithVariants<V> & { media: WithVariants<V>[] },
+  page: string,
+  link: LinkMaker,
+  variantParams: (variant: V, index: { index?: string }) => Record<string, string>,
+) {
+  const variants = (list: V[], index: { index?: string }) =>
+    Promise.all(list.map(async (variant) => ({ ...variant, downloadUrl: await link(variantParams(variant, index)) })));
+  const media = await Promise.all(
+    record.media.map(async (item, at) => {
+      const index = { index: String(at + 1) };
+      return { ...item, downloadUrl: await link({ url: page, ...index }), videoVariants: await variants(item.videoVariants, index) };
+    }),
+  );
+  return { ...record, downloadUrl: await link({ url: page }), videoVariants: await variants(record.videoVariants, {}), media };
+}

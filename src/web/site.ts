@@ -1,0 +1,124 @@
+// What every handler of the owner's site shares: its dependencies, the wrapper that turns an
+// ApiError into a page and adds the security headers, and the wrappers for signed-in and
+// signed-out pages with their CSRF checks.
+import { errorAnswer } from "../http/error-sink.ts";
+import type { Logger } from "../log.ts";
+import type { TrustedProxies } from "../http/client-address.ts";
+import type { Db } from "../store/db.ts";
+import { createSession, type Session } from "../store/sessions.ts";
+import { checkCsrf, csrfToken } from "./csrf.ts";
+import { readForm } from "./form.ts";
+import { securityHeaders } from "./html.ts";
+import type * as pages from "./pages.ts";
+import { clearedCookie, cookie, newSecret, PRE_SESSION_COOKIE, readCookie, readSession, SESSION_COOKIE, sessionCookie } from "./session.ts";
+
+export interface WebDeps {
+  db: Db;
+  now: () => Date;
+  signup: "open" | "closed";
+  /** Accounts one client may create in SIGN_UP_WINDOW_MS (SIGNUPS_PER_CLIENT). */
+  signupsPerClient: number;
+  /** The proxies whose X-Forwarded-For is believed (TRUST_PROXY). */
+  trustProxy: TrustedProxies;
+  /** PUBLIC_URL, for the example calls the pages show; unset, each request's own address. */
+  publicUrl?: string;
+  /** The service's own API, which the paste page calls through a signed link as the owner's key. */
+  api: (request: Request) => Promise<Response>;
+  log: Logger;
+}
+
+/** `log` is the request's logger, whose lines carry its id, and `peer` the socket's, when the app hands them in. */
+export type SiteHandler = (request: Request, log?: Logger, peer?: string) => Promise<Response>;
+
+export const KEYS_PAGE = "/profile/api-keys";
+
+/** A signed-in request, with its form already checked for CSRF when it is a post. */
+export interface OwnerRequest {
+  request: Request;
+  url: URL;
+  form: URLSearchParams;
+  session: Session;
+  token: string;
+  owner: pages.Owner;
+}
+
+export function redirect(location: string, cookies: string[] = []): Response {
+  const headers = new Headers({ location });
+  for (const value of cookies) headers.append("set-cookie", value);
+  return new Response(null, { status: 303, headers });
+}
+
+/** The form of a post, once it has passed the CSRF checks for `secret`; nothing for a GET. */
+export async function checkedForm(request: Request, secret: string | null): Promise<URLSearchParams> {
+  if (request.method !== "POST") return new URLSearchParams();
+  const form = await readForm(request);
+  await checkCsrf(request, form, secret);
+  return form;
+}
+
+export type Site = ReturnType<typeof siteOf>;
+
+export function siteOf(deps: WebDeps) {
+  const { db, now } = deps;
+
+  /** Security headers on every answer (a page may set its own policy), and an error as a page in the error sink rather than JSON. */
+  const page =
+    (handler: SiteHandler): SiteHandler =>
+    async (request, log = deps.log, peer) => {
+      let response: Response;
+      try {
+        response = await handler(request, log, peer);
+      } catch (error) {
+        response = errorAnswer(error, { as: "page", log });
+      }
+      for (const [name, value] of Object.entries(securityHeaders)) if (!response.headers.has(name)) response.headers.set(name, value);
+      return response;
+    };
+
+  const signedIn = (handler: (ctx: OwnerRequest) => Promise<Response>): SiteHandler =>
+    page(async (request) => {
+      const state = await readSession(db, request, now());
+      if (state.kind !== "signed-in") {
+        if (state.kind === "none") return redirect("/sign-in");
+        return redirect("/sign-in?notice=ended", [clearedCookie(request, SESSION_COOKIE)]);
+      }
+      const form = await checkedForm(request, state.token);
+      const owner = { email: state.session.email, csrf: await csrfToken(state.token) };
+      return handler({ request, url: new URL(request.url), form, session: state.session, token: state.token, owner });
+    });
+
+  /** Sign-in and sign-up: their CSRF secret lives in a cookie of its own until there is a session. */
+  const signedOut = (handler: (request: Request, form: URLSearchParams, csrf: string, peer: string | undefined) => Promise<Response>): SiteHandler =>
+    page(async (request, _log, peer) => {
+      const given = readCookie(request, PRE_SESSION_COOKIE);
+      const form = await checkedForm(request, given);
+      if (request.method !== "POST" && (await readSession(db, request, now())).kind === "signed-in") return redirect(KEYS_PAGE);
+      const secret = given ?? newSecret();
+      const cookies = given ? [] : [cookie(request, PRE_SESSION_COOKIE, secret)];
+      const response = await handler(request, form, await csrfToken(secret), peer);
+      for (const value of cookies) response.headers.append("set-cookie", value);
+      return response;
+    });
+
+  const startSession = async (request: Request, accountId: number, location: string) => {
+    const { token } = await createSession(db, accountId, now());
+    return redirect(location, [sessionCookie(request, token), clearedCookie(request, PRE_SESSION_COOKIE)]);
+  };
+
+  return { deps, db, now, page, signedIn, signedOut, startSession };
+}
+
+/** The messages a redirect names in `?notice=`. */
+const notices: Record<string, string> = {
+  ended: "Your session has ended. Sign in again.",
+  "signed-out": "You are signed out.",
+  welcome: "Your account is ready. Create your first key below.",
+  passive: "The key is passive now: the API refuses it until you make it usable again.",
+  usable: "The key is usable again.",
+  deleted: "The key is deleted.",
+  "shown-once": "A new key is shown only once, and it was. It is in your list below; if you did not copy it, delete it and create another.",
+  "password-changed": "Your password is changed. Your other sessions have ended.",
+  "account-deleted": "Your account and its keys are deleted.",
+};
+
+export const noticeOf = (url: URL) => notices[url.searchParams.get("notice") ?? ""];
