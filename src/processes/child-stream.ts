@@ -3,6 +3,7 @@
 // headers go out before it ends, so a failure after the first byte must abort the body: the
 // client then sees a broken transfer, never a short file that looks complete.
 import { ApiError, upstreamFailed } from "../http/problem.ts";
+import { createLineReader, createLogExcerpt } from "./log-excerpt.ts";
 import type { ProcessHost, SpawnedChild } from "./process-host.ts";
 
 export interface SpawnStreamOptions {
@@ -77,7 +78,7 @@ function childEnv(env: ProcessHost["env"]): Record<string, string> {
  * otherwise read /dev/null), its exit code is passed on, and a death by a signal is passed on as
  * that signal.
  */
-const WATCHDOG_NAME = "media-api-watchdog";
+export const WATCHDOG_NAME = "media-api-watchdog";
 const WATCHER = `stop=; trap "stop=1" TERM
 while kill -0 "$1" 2>/dev/null; do [ -n "$stop" ] && { sleep 1; break; }; sleep 1; done
 kill -s KILL 0`;
@@ -109,14 +110,10 @@ export function spawnStream(processes: ProcessHost, command: string, args: reado
   if (options.stdin !== undefined) child.endStdin(options.stdin);
 
   const log = createLogExcerpt();
-  let partialLine = "";
+  const lines = createLineReader((line) => readLine(line));
   child.onStderr((text) => {
     log.append(text);
-    if (!options.readLog) return;
-    // A line longer than this is cut for reading; every sign is near a line's start.
-    const lines = (partialLine + text).split(/\r?\n|\r/);
-    partialLine = lines.pop()!.slice(0, maxLineChars);
-    for (const line of lines) readLine(line.slice(0, maxLineChars));
+    if (options.readLog) lines.push(text);
   });
   const readLine = (line: string) => {
     const meaning = options.readLog!(line);
@@ -221,7 +218,7 @@ export function spawnStream(processes: ProcessHost, command: string, args: reado
       if (done) return;
       done = true;
       // The log's last line, if it had no newline, may still end the run as a failure.
-      if (partialLine && options.readLog) readLine(partialLine);
+      if (options.readLog) lines.end();
       clearTimeout(timer);
       clearTimeout(killTimer);
       clearInterval(idleTimer);
@@ -251,45 +248,4 @@ export function spawnStream(processes: ProcessHost, command: string, args: reado
   });
 
   return { pid: child.pid ?? -1, stdout, firstChunk, exited, stderr: () => log.text(), kill: () => kill(cancelled()) };
-}
-
-const maxLineChars = 1024;
-const excerptHeadChars = 2 * 1024;
-const excerptKeptChars = 2 * 1024;
-const excerptTailChars = 4 * 1024;
-
-/**
- * A tool's log in bounded memory, for the error and the log line: its first 2 KiB (where a tool
- * says what it could not open), up to 2 KiB of lines kept for what they say, wherever they were,
- * and its last 4 KiB (how it ended). A log that fits whole is kept whole.
- */
-function createLogExcerpt() {
-  let head = "";
-  let tail = "";
-  let kept: string[] = [];
-  let keptChars = 0;
-  let dropped = false;
-  return {
-    append(text: string) {
-      const room = excerptHeadChars - head.length;
-      if (room > 0) {
-        head += text.slice(0, room);
-        text = text.slice(room);
-      }
-      tail += text;
-      if (tail.length > excerptTailChars) {
-        dropped = true;
-        tail = tail.slice(-excerptTailChars);
-      }
-    },
-    keep(line: string) {
-      if (keptChars + line.length + 1 > excerptKeptChars || kept.includes(line)) return;
-      kept = [...kept, line];
-      keptChars += line.length + 1;
-    },
-    text(): string {
-      if (!dropped) return head + tail;
-      return [head, ...(kept.length ? ["[...]", ...kept] : []), "[...]", tail].join("\n");
-    },
-  };
 }
