@@ -13,6 +13,7 @@ import { createExtractionHost, type ExtractionHost } from "../../src/processes/e
 import { createCliExtractor, type Extractor } from "../../src/processes/extractor.ts";
 import { nodeProcesses } from "../../src/runtime/node/processes.ts";
 import { nodeToolRuns } from "../../src/runtime/node/tool-runs.ts";
+import { until } from "../helpers/until.ts";
 
 const memoryLimitBytes = 320 * 2 ** 20;
 const timeoutMs = 90_000;
@@ -56,16 +57,6 @@ async function startSite() {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise<void>((resolve) => (sockets.forEach((socket) => socket.destroy()), server.close(() => resolve()))),
   };
-}
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, waitMs = 60_000): Promise<T> {
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** The descendants of `pid`, from /proc. */
