@@ -1,7 +1,7 @@
 """The extraction host: imports yt-dlp (and gallery-dl), warms them once, then runs every
 extraction in a child forked from the warm process, as the tool's own program would run it.
 
-    python3 host.py [--program PATH] [--max-stdout BYTES] [--without-gallery-dl]
+    python3 host.py [--program PATH] [--max-stdout BYTES] [--max-memory BYTES] [--without-gallery-dl]
 
 Messages are JSON, one per line (json.dumps escapes every newline inside strings), on stdin and
 stdout; nothing else is written to stdout.
@@ -9,9 +9,11 @@ stdout; nothing else is written to stdout.
     in:  {"id": 7, "tool": "yt-dlp", "args": ["-J", "--", "https://..."], "stdin": "..."}
          {"cancel": 7}                         the job's child and its whole group are killed
     out: {"ready": {"pid", "versions": {"yt-dlp": "2026.10.26", "gallery-dl": null}, "warmMs", "rssBytes"}}
-         {"id": 7, "exitCode": 0, "stdout": "...", "stderr": "...", "rssBytes": n}
-                                               exitCode null: ended by a signal
+         {"id": 7, "stderr": "..."}            the job's log as it comes, in as many messages
+         {"id": 7, "exitCode": 0, "stdout": "...", "rssBytes": n}
+                                               the job's end; exitCode null: ended by a signal
          {"id": 7, "oversized": true}          stdout passed --max-stdout; the child was killed
+         {"id": 7, "error": "..."}             the job's process could not be started (fork, pipes)
          {"id": 7, "stale": true}              a tool changed on disk: this host runs nothing more
          {"stale": true}                       the same, noticed while idle
          {"rssBytes": n}                       after a minute without messages
@@ -19,14 +21,17 @@ stdout; nothing else is written to stdout.
 The host is single-threaded (one selector loop), so forking it is safe. It exits when its stdin
 closes, killing its children first; a child dies with the host even when the host is killed
 with SIGKILL. A child's stdout and stderr are pipes the host reads, so it prints exactly what the
-program would; its stdin holds the job's text (yt-dlp's `--load-info-json -`).
+program would; its stdin holds the job's text (yt-dlp's `--load-info-json -`). Its log is passed
+on as it comes, so the service keeps the same excerpt of it as of a program's log.
 """
 import argparse
+import codecs
 import ctypes
 import gc
 import io
 import json
 import os
+import resource
 import selectors
 import signal
 import ssl
@@ -35,7 +40,6 @@ import time
 import traceback
 import zipfile
 
-STDERR_TAIL = 8 * 1024
 IDLE_CHECK_S = 60
 TOOLS = ("yt-dlp", "gallery-dl")
 
@@ -207,10 +211,20 @@ def run_tool(modules, tool, args):
     return 1
 
 
-def child(modules, job, host_pid, out, err):
+def cap_memory(limit):
+    """The kernel refuses the child's heap past `limit` bytes (RLIMIT_DATA: its private writable
+    memory, the host's pages it shares included): the tool then fails with a MemoryError instead of
+    taking the machine. Not RLIMIT_AS: Deno, which yt-dlp runs for YouTube, reserves far more
+    address space than it uses."""
+    if limit:
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+
+
+def child(modules, job, host_pid, out, err, max_memory):
     """In the forked child: never returns."""
     code = 1
     try:
+        cap_memory(max_memory)
         os.setpgid(0, 0)
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -236,11 +250,12 @@ class Job:
         self.id, self.pid, self.pipes = id, pid, {out: bytearray(), err: bytearray()}
         self.out, self.err = out, err
         self.oversized = False
+        self.log = codecs.getincrementaldecoder("utf-8")("replace")
 
 
 class Host:
-    def __init__(self, modules, max_stdout, channel_in, channel_out):
-        self.modules, self.max_stdout = modules, max_stdout
+    def __init__(self, modules, channel_in, channel_out, max_stdout, max_memory=0):
+        self.modules, self.max_stdout, self.max_memory = modules, max_stdout, max_memory
         self.channel_in, self.channel_out = channel_in, channel_out
         self.pid = os.getpid()
         self.jobs = {}  # pid -> Job
@@ -267,15 +282,11 @@ class Host:
         if self.check_stale():
             self.send({"id": job["id"], "stale": True})
             return
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            child(self.modules, job, self.pid, out_w, err_w)
-        os.close(out_w)
-        os.close(err_w)
+        try:
+            pid, out_r, err_r = self.fork(job)
+        except OSError as error:  # no process or pipe to be had now: this job fails, the host lives on
+            self.send({"id": job["id"], "error": f"the job's process could not be started: {error}"})
+            return
         try:
             os.setpgid(pid, pid)  # also here, so that a cancel right away reaches the group
         except OSError:
@@ -285,6 +296,26 @@ class Host:
         for fd in (out_r, err_r):
             os.set_blocking(fd, False)
             self.selector.register(fd, selectors.EVENT_READ, entry)
+
+    def fork(self, job):
+        """The job's child, and the read ends of its stdout and stderr."""
+        pipes = []
+        try:
+            pipes += os.pipe()
+            pipes += os.pipe()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+        except OSError:
+            for fd in pipes:
+                os.close(fd)
+            raise
+        out_r, out_w, err_r, err_w = pipes
+        if pid == 0:
+            child(self.modules, job, self.pid, out_w, err_w, self.max_memory)
+        os.close(out_w)
+        os.close(err_w)
+        return pid, out_r, err_r
 
     def read(self, job, fd):
         """Reads what the pipe holds; False at its end."""
@@ -296,13 +327,18 @@ class Host:
             if not chunk:
                 self.selector.unregister(fd)
                 return False
+            if fd == job.err:
+                self.send_log(job, job.log.decode(chunk))
+                continue
             buffer = job.pipes[fd]
             buffer += chunk
-            if fd == job.err:
-                del buffer[:-STDERR_TAIL]
-            elif len(buffer) > self.max_stdout and not job.oversized:
+            if len(buffer) > self.max_stdout and not job.oversized:
                 job.oversized = True
                 self.kill(job)
+
+    def send_log(self, job, text):
+        if text and not job.oversized:
+            self.send({"id": job.id, "stderr": text})
 
     def kill(self, job):
         try:
@@ -318,6 +354,7 @@ class Host:
                 if fd in self.selector.get_map():  # a grandchild still holds it open
                     self.selector.unregister(fd)
             os.close(fd)
+        self.send_log(job, job.log.decode(b"", final=True))
         self.kill(job)  # what the child started and left behind
         del self.jobs[job.pid]
         if job.oversized:
@@ -328,7 +365,6 @@ class Host:
             "id": job.id,
             "exitCode": code if code >= 0 else None,
             "stdout": job.pipes[job.out].decode("utf-8", "replace"),
-            "stderr": job.pipes[job.err].decode("utf-8", "replace"),
             "rssBytes": rss_bytes(),
         })
 
@@ -360,8 +396,24 @@ class Host:
         *lines, self.pending = self.pending.split(b"\n")
         for line in lines:
             if line.strip():
-                self.on_message(json.loads(line))
+                self.on_line(line)
         return True
+
+    def on_line(self, line):
+        """A message that cannot be run fails its job (when it names one), never the host."""
+        try:
+            message = json.loads(line)
+        except ValueError as error:
+            return self.refuse(None, line, error)
+        try:
+            self.on_message(message)
+        except (KeyError, TypeError, AttributeError) as error:
+            self.refuse(message.get("id") if isinstance(message, dict) else None, line, error)
+
+    def refuse(self, id, line, error):
+        print(f"extraction host: a message it cannot run ({error!r}): {line[:200]!r}", file=sys.stderr)
+        if isinstance(id, int):
+            self.send({"id": id, "error": f"the job's message could not be read ({error!r})"})
 
     def serve(self):
         wake_r, wake_w = os.pipe()
@@ -401,6 +453,7 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--program", help="the yt-dlp program; a zip of yt-dlp is imported from")
     parser.add_argument("--max-stdout", type=int, default=32 * 1024 * 1024, help="most bytes a job may print")
+    parser.add_argument("--max-memory", type=int, default=0, help="most bytes of heap a job's process may hold (0: no cap)")
     parser.add_argument("--without-gallery-dl", action="store_true", help="gallery-dl's jobs are run elsewhere")
     options = parser.parse_args(argv)
     # The messages keep stdin and stdout to themselves: whatever else prints goes to stderr.
@@ -411,7 +464,7 @@ def main(argv):
     os.dup2(2, 1)
     modules = load_tools(options.program, not options.without_gallery_dl)
     warm(modules)
-    host = Host(modules, options.max_stdout, channel_in, channel_out)
+    host = Host(modules, channel_in, channel_out, options.max_stdout, options.max_memory)
     host.send({"ready": {
         "pid": os.getpid(),
         "versions": versions(modules),

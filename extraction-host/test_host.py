@@ -14,8 +14,15 @@ import unittest
 HOST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "host.py")
 
 FAKE_YT_DLP = '''
-import os, subprocess, sys, time
+import os, resource, subprocess, sys, time
 from . import version
+
+if os.environ.get("FORK_FAILS_ONCE"):  # imported by the host: its next fork() fails as when no process can be had
+    real_fork = os.fork
+    def fork():
+        os.fork = real_fork
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+    os.fork = fork
 
 class YoutubeDL:
     def __init__(self, params):
@@ -44,6 +51,12 @@ def main(argv):
         raise RuntimeError("boom")
     elif command == "noise":
         sys.stderr.write("x" * 20000 + "END")
+    elif command == "hog":  # holds what it reads, as yt-dlp does a page that never ends
+        held = []
+        while True:
+            held.append(bytearray(10 * 1024 * 1024))
+    elif command == "memory-cap":
+        print(resource.getrlimit(resource.RLIMIT_DATA)[0])
     elif command == "big":
         sys.stdout.write("y" * int(args[0]))
     elif command == "sleep":
@@ -134,7 +147,7 @@ class HostTest(unittest.TestCase):
             self.host.stdout.close()
         shutil.rmtree(self.tools)
 
-    def start(self, *args, gallery=False):
+    def start(self, *args, gallery=False, env=None):
         if gallery:
             write(f"{self.tools}/gallery_dl/__init__.py", FAKE_GALLERY_DL)
             write(f"{self.tools}/gallery_dl/version.py", "__version__ = '1.0.0'\n")
@@ -142,7 +155,7 @@ class HostTest(unittest.TestCase):
             write(f"{self.tools}/gallery_dl/option.py", "def build_parser():\n    pass\n")
             write(f"{self.tools}/gallery_dl/job.py", "")
         # -S: only the stand-ins can be imported, not the machine's own tools.
-        env = {"PATH": os.environ["PATH"], "PYTHONPATH": self.tools}
+        env = {"PATH": os.environ["PATH"], "PYTHONPATH": self.tools, **(env or {})}
         self.host = subprocess.Popen([sys.executable, "-S", HOST, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         return self.receive()["ready"]
 
@@ -155,9 +168,19 @@ class HostTest(unittest.TestCase):
         self.assertTrue(line, "the host ended")
         return json.loads(line)
 
+    def answer(self, id=1):
+        """The job's answer, with its log (which comes in messages before it) as one "stderr"."""
+        log = ""
+        while True:
+            message = self.receive()
+            self.assertEqual(message.get("id"), id)
+            if set(message) != {"id", "stderr"}:
+                return {**message, "stderr": log} if "exitCode" in message else message
+            log += message["stderr"]
+
     def run_job(self, *args, tool="yt-dlp", **extra):
         self.send({"id": 1, "tool": tool, "args": list(args), **extra})
-        return self.receive()
+        return self.answer()
 
     def job_child(self):
         wait_for("the job's child", lambda: children(self.host.pid))
@@ -188,11 +211,9 @@ class HostTest(unittest.TestCase):
         answer = self.run_job("-j", "https://example.com/p/1", tool="gallery-dl")
         self.assertEqual((answer["exitCode"], answer["stdout"]), (3, "gallery-dl -j https://example.com/p/1\n"))
 
-    def test_keeps_the_end_of_stderr_and_caps_stdout(self):
+    def test_passes_the_whole_log_on_and_caps_stdout(self):
         self.start("--max-stdout", "1000")
-        noise = self.run_job("noise")["stderr"]
-        self.assertEqual(len(noise), 8 * 1024)
-        self.assertTrue(noise.endswith("xEND"))
+        self.assertEqual(self.run_job("noise")["stderr"], "x" * 20000 + "END")
         self.assertEqual(self.run_job("big", "1000")["stdout"], "y" * 1000)
         self.assertEqual(self.run_job("big", "5000"), {"id": 1, "oversized": True})
 
@@ -206,7 +227,7 @@ class HostTest(unittest.TestCase):
         self.send({"id": 5, "tool": "yt-dlp", "args": ["sleep"]})
         child, grandchild = self.job_child()
         self.send({"cancel": 5})
-        answer = self.receive()
+        answer = self.answer(5)
         self.assertEqual((answer["id"], answer["exitCode"]), (5, None))
         wait_for("the tool's child's end", lambda: not running(grandchild))
         self.assertFalse(running(child))
@@ -250,6 +271,28 @@ class HostTest(unittest.TestCase):
         self.send({"id": 2, "tool": "yt-dlp", "args": ["echo", "new"]})
         self.assertEqual(self.receive(), {"stale": True})
         self.assertEqual(self.receive(), {"id": 2, "stale": True})
+
+    def test_caps_a_jobs_memory_and_lives_on(self):
+        self.start("--max-memory", str(300 * 2**20))
+        self.assertEqual(self.run_job("memory-cap")["stdout"], f"{300 * 2**20}\n")
+        hog = self.run_job("hog")
+        self.assertEqual(hog["exitCode"], 1)
+        self.assertTrue(hog["stderr"].endswith("\nMemoryError\n"), hog["stderr"][-300:])
+        self.assertEqual(self.run_job("echo", "still", "here")["stdout"], "still here\n")
+
+    def test_a_failed_fork_fails_that_job_only(self):
+        self.start(env={"FORK_FAILS_ONCE": "1"})
+        failed = self.run_job("echo", "a")
+        self.assertEqual(set(failed), {"id", "error"})
+        self.assertIn("could not be started", failed["error"])
+        self.assertEqual(self.run_job("echo", "b")["stdout"], "b\n")
+
+    def test_a_message_it_cannot_run_fails_that_job_only(self):
+        self.start()
+        self.host.stdin.write(b"not json\n")
+        self.send({"id": 4, "args": ["echo"]})  # no tool
+        self.assertIn("could not be read", self.answer(4)["error"])
+        self.assertEqual(self.run_job("echo", "c")["stdout"], "c\n")
 
 
 if __name__ == "__main__":

@@ -219,8 +219,9 @@ function extraction({ config, runtime, metrics, gate, cookies, blocked }: Wiring
     toolRuns: runtime.toolRuns,
     ytdlpPath: config.YTDLP_PATH,
     galleryDlPath: config.GALLERY_DL_PATH,
-    cli: createCliExtractor(runtime.processes, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH }),
+    cli: createCliExtractor(runtime.processes, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH }, config.EXTRACT_MEMORY_MB * 2 ** 20),
     enabled: config.EXTRACTION_HOST === "on",
+    maxMemoryBytes: config.EXTRACT_MEMORY_MB * 2 ** 20,
     onStatus: metrics.extractionHost,
   });
   // What both tools' descriptions are read with: the same caps, cache, gate, cookies and metrics.

@@ -1,6 +1,6 @@
 // All configuration comes from environment variables, parsed once by one schema. A bad value
 // stops start-up with a message that names the variable and what it accepts.
-import { availableParallelism } from "node:os";
+import { availableParallelism, totalmem } from "node:os";
 import { z } from "zod";
 import { parseTrustedProxies } from "./http/client-address.ts";
 import { parseOutboundProxy } from "./media/outbound-proxy.ts";
@@ -69,6 +69,15 @@ const referenceEntries = z.string().transform((text, ctx) => {
   }
   return entries;
 });
+
+/**
+ * One extraction's memory ceiling: a sixteenth of the machine's memory, at least 640 MB (Deno,
+ * which yt-dlp runs for YouTube's challenges under the same ceiling, cannot start with 512) and at
+ * most 768 MB (a description is a few MB; more is a page that never ends).
+ */
+function defaultExtractMemoryMb(): number {
+  return Math.min(768, Math.max(640, Math.round(totalmem() / 2 ** 20 / 16)));
+}
 
 export const ConfigSchema = z.object({
   PORT: port.default(8080).describe("TCP port to listen on (0 picks a free one)"),
@@ -172,6 +181,10 @@ export const ConfigSchema = z.object({
     .enum(["on", "off"])
     .default("on")
     .describe("on: one resident Python process keeps yt-dlp and gallery-dl loaded and forks a child per extraction (tens of ms instead of about a second); off: each extraction starts the tool's program"),
+  EXTRACT_MEMORY_MB: positiveInt
+    .min(256)
+    .default(defaultExtractMemoryMb())
+    .describe("Heap (RLIMIT_DATA) the kernel lets one yt-dlp or gallery-dl extraction hold, in MB; past it the request fails with 502 memory_exceeded (default a sixteenth of the machine's memory, 640 to 768)"),
   EXTRACT_TIMEOUT_S: positiveInt.default(60).describe("Time cap of one yt-dlp or gallery-dl extraction, in seconds"),
   EXTRACT_MAX_BYTES: positiveInt.default(16 * 1024 ** 2).describe("Most bytes the sources of one extraction may send it, pages and API answers together (media excluded), in bytes"),
   EXTRACT_BODY_TIMEOUT_S: positiveInt.default(20).describe("Longest one page or API answer of an extraction may keep arriving, in seconds"),

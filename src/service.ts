@@ -29,7 +29,6 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   const copies = config.COOKIES_FILE === undefined ? null : privateCopies(config.DATA_DIR);
   const deps = createAppDeps({ config, runtime: copies === null ? runtime : { ...runtime, files: nodeFilesIn(copies.path) }, log });
   void deps.tools.then((tools) => warnAboutTools(tools, log));
-  deps.extractor.start(log);
   // A cookie file that cannot be used is told now (once), not at the first page-mode request.
   void deps.cookies?.read();
   const db = await openStore(config, { openPgliteIn: runtime.openPgliteIn });
@@ -39,6 +38,9 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   const app = createApp({ config, db, log, ...deps });
   const limits = connectionLimits(config);
   const server = await serve(app, { port: config.PORT, hostname: config.HOST }, log, limits);
+  // Once the service answers: the host's warm-up (about 1.5 s of CPU) would otherwise compete with
+  // the store's start, and until the host is ready the tools' programs run every extraction.
+  deps.extractor.start(log);
   let admin: RunningServer | undefined;
   if (!config.DATABASE_URL) {
     // We hold the data folder's lock, so a socket file left here is a dead process's.

@@ -58,6 +58,8 @@ export const errorTable = {
   upstream_failed: { status: 502, retry: true },
   upstream_blocked: { status: 502, retry: true },
   tool_exited: { status: 502, retry: true },
+  // A tool run hit its memory ceiling (EXTRACT_MEMORY_MB): the same link would again.
+  memory_exceeded: { status: 502, retry: false },
   source_not_streamable: { status: 502, retry: false },
   // The post's pages and API answers are larger than an extraction reads (egress-budget.ts).
   source_too_large: { status: 502, retry: false },

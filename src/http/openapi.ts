@@ -89,7 +89,7 @@ const operations: OperationSpec[] = [
       "Returns the platform-independent record of a post or video. Every field is present; an unknown value is null and lists are always arrays. When `needsServerProcessing` is true, fetch the media with /api/v1/download in page mode, passing a variant's `formatId` as `format`. `media` lists every item of the post in the platform's order (a carousel of photos and videos, a gallery, a slideshow, several videos on one page, X's photos and videos); download one with `index`. Photo posts are read with gallery-dl: their items carry the file's `url`, width and height.",
     query: PostQuery,
     success: jsonSuccess("PostRecord", "The post record"),
-    errors: ["invalid_url", "unsupported_platform", "unsupported_url", "not_found", "post_unavailable", "too_many_extractions", "upstream_failed", "upstream_blocked", "source_too_large", "tool_missing", "upstream_timeout"],
+    errors: ["invalid_url", "unsupported_platform", "unsupported_url", "not_found", "post_unavailable", "too_many_extractions", "upstream_failed", "upstream_blocked", "source_too_large", "memory_exceeded", "tool_missing", "upstream_timeout"],
   },
   {
     path: "/api/v1/tweet",
@@ -152,6 +152,7 @@ const operations: OperationSpec[] = [
       "tool_exited",
       "source_not_streamable",
       "source_too_large",
+      "memory_exceeded",
       "tool_missing",
       "upstream_timeout",
     ],

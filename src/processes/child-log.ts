@@ -1,6 +1,7 @@
 // A tool's log (stderr) as it streams: every line is told to the caller's reader, which says
 // what it means, and an excerpt in bounded memory is kept for the error and the log line.
 import { ApiError } from "../http/problem.ts";
+import { createLogExcerpt } from "./log-excerpt.ts";
 
 /**
  * What a line of the log means: "keep" puts it into the excerpt wherever it is; "omit" leaves it
@@ -9,7 +10,7 @@ import { ApiError } from "../http/problem.ts";
  */
 export type LogMeaning = ApiError | "keep" | "omit" | undefined;
 
-/** A line longer than this is cut for reading; every sign is near a line's start. */
+/** A line longer than this is cut for reading; every sign is near a line's start (as log-excerpt.ts's line reader cuts it). */
 const maxLineChars = 1024;
 const lineEnd = /\r\n|\n|\r/g;
 
@@ -61,45 +62,5 @@ export function childLog(readLog: ((line: string) => LogMeaning) | undefined, on
       if (line !== "" || head !== null) take("", true);
     },
     text: () => excerpt.text(),
-  };
-}
-
-const excerptHeadChars = 2 * 1024;
-const excerptKeptChars = 2 * 1024;
-const excerptTailChars = 4 * 1024;
-
-/**
- * A tool's log in bounded memory, for the error and the log line: its first 2 KiB (where a tool
- * says what it could not open), up to 2 KiB of lines kept for what they say, wherever they were,
- * and its last 4 KiB (how it ended). A log that fits whole is kept whole.
- */
-function createLogExcerpt() {
-  let head = "";
-  let tail = "";
-  let kept: string[] = [];
-  let keptChars = 0;
-  let dropped = false;
-  return {
-    append(text: string) {
-      const room = excerptHeadChars - head.length;
-      if (room > 0) {
-        head += text.slice(0, room);
-        text = text.slice(room);
-      }
-      tail += text;
-      if (tail.length > excerptTailChars) {
-        dropped = true;
-        tail = tail.slice(-excerptTailChars);
-      }
-    },
-    keep(line: string) {
-      if (keptChars + line.length + 1 > excerptKeptChars || kept.includes(line)) return;
-      kept = [...kept, line];
-      keptChars += line.length + 1;
-    },
-    text(): string {
-      if (!dropped) return head + tail;
-      return [head, ...(kept.length ? ["[...]", ...kept] : []), "[...]", tail].join("\n");
-    },
   };
 }

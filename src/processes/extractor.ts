@@ -5,6 +5,7 @@
 // extractor's, so the callers do not change with it.
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import { spawnStream } from "./child-stream.ts";
+import { WATCHDOG_NAME } from "./watchdog.ts";
 import type { ProcessHost } from "./process-host.ts";
 
 export type ExtractionTool = "yt-dlp" | "gallery-dl";
@@ -37,7 +38,7 @@ export interface Extractor {
   /**
    * Runs the job to its end. A tool that fails resolves with its exit code and log; rejects (with
    * an ApiError) only where the tool itself says nothing: its time cap, the caller's abort, an
-   * oversized output, a tool that could not be started.
+   * oversized output, its memory ceiling, a tool that could not be started.
    */
   run(job: ExtractionJob): Promise<ExtractionOutput>;
 }
@@ -65,29 +66,61 @@ async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
 /** How yt-dlp (`ERROR: ...`) and gallery-dl (`[...][error] ...`) begin a line that says why they failed. */
 const errorLine = /^ERROR:|\[error\]/;
 
-/** The extractor that starts the tool's program for every job (under the watchdog of child-stream.ts). */
-export function createCliExtractor(processes: ProcessHost, paths: Readonly<Record<ExtractionTool, string>>): Extractor {
+/** The lines of a tool's log its excerpt keeps wherever they come: those a failure is classified by. */
+export const keptLogLine = (line: string) => errorLine.test(line);
+
+/**
+ * What the tools print when the kernel refused them memory past their ceiling: a MemoryError,
+ * which has no message. yt-dlp reports it as a bare `ERROR: ` line, Python's own traceback ends
+ * with `MemoryError`, gallery-dl's `-j` output holds it as an extractor's error. None of these can
+ * be written by a page or a link (they would be quoted inside a line or a JSON string).
+ */
+const memorySigns = { log: /^(ERROR: ?|MemoryError\b.*)$/m, galleryOutput: /\[\s*-1,\s*\{\s*"error": "MemoryError"/ };
+
+/** The output as it is, or 502 `memory_exceeded` when the tool ran out of its memory ceiling. */
+export function unlessMemoryExceeded(output: ExtractionOutput, limitBytes: number | undefined): ExtractionOutput {
+  const exceeded = output.exitCode === 0 ? memorySigns.galleryOutput.test(output.stdout) : memorySigns.log.test(output.stderr);
+  if (!exceeded || limitBytes === undefined) return output;
+  throw new ApiError("memory_exceeded", `Reading this link took more than the ${Math.round(limitBytes / 2 ** 20)} MB of memory this server gives one extraction.`);
+}
+
+// Sets the tool's RLIMIT_DATA (`ulimit -d`, in KiB) and becomes the tool; named as the watchdog,
+// so that a tool that cannot be run is still told apart from a tool's own failure.
+const CAPPED_RUN = 'ulimit -d "$1" && shift && exec "$@"';
+
+/** The command that runs `program` with at most `limitBytes` of heap (none: no ceiling). */
+function cappedCommand(program: string, args: readonly string[], limitBytes: number | undefined): [string, string[]] {
+  if (limitBytes === undefined) return [program, [...args]];
+  return ["/bin/sh", ["-c", CAPPED_RUN, WATCHDOG_NAME, String(Math.floor(limitBytes / 1024)), program, ...args]];
+}
+
+/**
+ * The extractor that starts the tool's program for every job (under the watchdog of
+ * child-stream.ts), with the kernel's ceiling of `memoryLimitBytes` on its heap.
+ */
+export function createCliExtractor(processes: ProcessHost, paths: Readonly<Record<ExtractionTool, string>>, memoryLimitBytes?: number): Extractor {
   return {
     async run(job) {
       // child-stream errors the stream with what `classify` makes of a failed exit; here that is
       // a marker of this run, so a tool's own failure comes back as output for the caller to classify.
       const failedExit = new ApiError("tool_exited", "The media tool failed.");
       let exitCode: number | null = null;
-      const child = spawnStream(processes, paths[job.tool], job.args, {
+      const [command, args] = cappedCommand(paths[job.tool], job.args, memoryLimitBytes);
+      const child = spawnStream(processes, command, args, {
         classify: (code) => {
           exitCode = code;
           return failedExit;
         },
         // The lines a failure is classified by, kept in the log's excerpt wherever they come.
-        readLog: (line) => (errorLine.test(line) ? "keep" : undefined),
+        readLog: (line) => (keptLogLine(line) ? "keep" : undefined),
         timeoutMs: job.timeoutMs,
         signal: job.signal,
         stdin: job.stdin,
       });
       try {
-        return { exitCode: 0, stdout: await readText(child.stdout), stderr: child.stderr() };
+        return unlessMemoryExceeded({ exitCode: 0, stdout: await readText(child.stdout), stderr: child.stderr() }, memoryLimitBytes);
       } catch (error) {
-        if (error === failedExit) return { exitCode, stdout: "", stderr: child.stderr() };
+        if (error === failedExit) return unlessMemoryExceeded({ exitCode, stdout: "", stderr: child.stderr() }, memoryLimitBytes);
         throw error;
       }
     },

@@ -9,7 +9,7 @@
 import watchdogScript from "./watchdog.sh?raw";
 import type { ProcessHost, SpawnedChild } from "./process-host.ts";
 
-const WATCHDOG_NAME = "media-api-watchdog";
+export const WATCHDOG_NAME = "media-api-watchdog";
 
 // What a child needs to run (yt-dlp's and Deno's caches included), and nothing else: no DATABASE_URL, no tokens, and no proxy
 // variables: the egress gate is the children's only way out, and a `no_proxy` would let them

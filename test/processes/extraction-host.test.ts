@@ -19,6 +19,7 @@ import { nodeProcesses } from "../../src/runtime/node/processes.ts";
 import { nodeToolRuns } from "../../src/runtime/node/tool-runs.ts";
 import { buildTestApp, makeKey } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
+import { until } from "../helpers/until.ts";
 
 /** A site of pages yt-dlp's generic extractor reads, one that never answers, one that shows the cookies it got. */
 async function startSite() {
@@ -49,16 +50,6 @@ async function startSite() {
 }
 
 const cli = createCliExtractor(nodeProcesses, { "yt-dlp": "yt-dlp", "gallery-dl": "gallery-dl" });
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const readyPid = (host: ExtractionHost, other?: number) => {
   const status = host.status();
