@@ -145,7 +145,7 @@ export function createAppDeps(
     onChild: () => metrics.childStarted("gallery-dl"),
     caFile: config.GALLERY_DL_CA_FILE,
   });
-  const slots = operationSlots(config);
+  const slots = operationSlots(config, metrics.slotsHeld);
   const postDeps = { tweets, pages, galleries, tools, extractions: slots.extractions, extraPageHosts: config.EXTRA_PAGE_HOSTS };
   const platformChecks = createPlatformChecks({
     posts: referencePosts(config.PLATFORM_CHECK_POSTS, config.EXTRA_PAGE_HOSTS),

@@ -4,6 +4,7 @@
 import { readBearerKey } from "./auth/bearer.ts";
 import { hashKey } from "./auth/api-key.ts";
 import type { Config } from "./config.ts";
+import { clientAddress, clientGroup } from "./http/client-address.ts";
 import type { ApiHandler } from "./http/context.ts";
 import { declaredLength } from "./http/content-length.ts";
 import { json } from "./http/json-response.ts";
@@ -105,7 +106,8 @@ export function createApp(deps: AppDeps): App {
     let admitted = admission.key!;
     let response: Response;
     try {
-      response = await match.handler({ request, url, key: admitted, now: at });
+      const client = clientGroup(clientAddress(request, deps.config.TRUST_PROXY));
+      response = await match.handler({ request, url, key: admitted, client, now: at });
     } catch (error) {
       if (error instanceof ApiError && error.status === 429) {
         // A cap the handler hit (concurrent downloads): a 429 is not counted.

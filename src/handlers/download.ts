@@ -9,7 +9,7 @@ import { DownloadQuery, parseQuery } from "../http/query.ts";
 import { whenResponseDone } from "../http/response-done.ts";
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import { cutWhenClientStalls } from "../http/client-stall.ts";
-import type { Slots } from "../limits/slots.ts";
+import { slotHolder, type Slots } from "../limits/slots.ts";
 import { downloadResponse } from "../metrics/downloads.ts";
 import type { DownloadMode } from "../metrics/service-metrics.ts";
 import type { GallerySource } from "../platforms/gallerydl/source.ts";
@@ -126,7 +126,7 @@ async function fromMediaUrl(ctx: ApiContext, deps: DownloadDeps, media: URL, out
   const method = ctx.request.method === "HEAD" ? "HEAD" : "GET";
   if (output === "mp4") {
     // Held until the upstream body is over or the response is (whichever the runtime tells first).
-    const release = deps.directDownloads.acquire(ctx.key);
+    const release = deps.directDownloads.acquire(slotHolder(ctx));
     whenResponseDone(ctx.request, release);
     try {
       return served(deps, await relayMedia({ url: media, allowed, method, range: ctx.request.headers.get("range"), signal: ctx.request.signal, filename, onEnd: release }, deps.relay), "direct");
@@ -222,7 +222,7 @@ type Otherwise = { otherwise: () => Promise<Response> };
  * is checked first: a page names them, and a page may name an address inside our network.
  */
 async function remuxWithSlot(ctx: ApiContext, deps: DownloadDeps, prepare: () => Promise<RemuxJob | Otherwise>): Promise<Response> {
-  const release = deps.remuxes.acquire(ctx.key);
+  const release = deps.remuxes.acquire(slotHolder(ctx));
   try {
     const job = await prepare();
     if ("otherwise" in job) {

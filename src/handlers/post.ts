@@ -4,7 +4,7 @@ import type { ApiHandler } from "../http/context.ts";
 import { json } from "../http/json-response.ts";
 import { parseQuery, PostQuery } from "../http/query.ts";
 import { ApiError } from "../http/problem.ts";
-import type { SlotHolder, Slots } from "../limits/slots.ts";
+import { slotHolder, type SlotHolder, type Slots } from "../limits/slots.ts";
 import { requireTools, type Tools } from "../processes/tools.ts";
 import type { PlatformId, PostRecord } from "../platforms/records.ts";
 import { detectPlatform, supportedPlatformsText } from "../platforms/table.ts";
@@ -56,5 +56,5 @@ export async function postRecord(deps: PostDeps, page: URL, asker: PostAsker): P
 }
 
 export function postHandler(deps: PostDeps): ApiHandler {
-  return async ({ url, key }) => json(await postRecord(deps, parseQuery(PostQuery, url.searchParams).url, { key }));
+  return async (ctx) => json(await postRecord(deps, parseQuery(PostQuery, ctx.url.searchParams).url, { key: slotHolder(ctx) }));
 }

@@ -6,6 +6,8 @@ export interface ApiContext {
   url: URL;
   /** The key that made the request, with its counts after this request was counted. */
   key: AdmittedKey;
+  /** The client the request came from, as one client counts for a limit (clientGroup of clientAddress). */
+  client: string;
   now: Date;
 }
 
