@@ -141,6 +141,69 @@ export function processTree(pid) {
   return [pid, ...children.map(Number)];
 }
 
+/** The pid and all its descendants (the service, the extraction host, its forks, ffmpeg). */
+export function descendants(pid) {
+  const parents = new Map();
+  for (const name of readdirSync("/proc").filter((each) => /^\d+$/.test(each))) {
+    try {
+      parents.set(Number(name), Number(readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1].split(" ")[1]));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child);
+  return tree;
+}
+
+/** Sums `read(pid)` over the processes, skipping one that has just ended. */
+function sumOver(pids, read) {
+  return pids.reduce((sum, pid) => {
+    try {
+      return sum + read(pid);
+    } catch {
+      return sum;
+    }
+  }, 0);
+}
+
+/** Proportional set size (shared pages split among the processes that share them), in MB, summed. */
+export const pssMB = (pids) => sumOver(pids, (pid) => Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? 0) / 1024);
+
+/** Resident memory in MB, summed (shared pages counted in each process). */
+export const rssMB = (pids) => sumOver(pids, (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024);
+
+/** Open file descriptors, summed. */
+export const openFds = (pids) => sumOver(pids, (pid) => readdirSync(`/proc/${pid}/fd`).length);
+
+/**
+ * CPU seconds the processes and their ended children used (utime, stime, cutime, cstime): the
+ * service reaps each program it starts, the host each fork, so every job's CPU ends up here.
+ */
+export const cpuWithChildren = (pids) =>
+  sumOver(pids, (pid) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return [11, 12, 13, 14].reduce((total, field) => total + Number(fields[field]), 0) / CLOCK_TICKS;
+  });
+
+/** Creates `count` accounts, each with one key of `tier`, in the store of `env`; returns the keys. */
+export async function createAccountKeys(env, count, tier) {
+  const keys = [];
+  for (let i = 0; i < count; i++) {
+    const email = `bench-${tier.toLowerCase()}-${i}@example.com`;
+    await runAdmin(["users", "create", "--email", email], env, "bench password\n");
+    keys.push(await runAdmin(["keys", "create", "--email", email, "--tier", tier], env));
+  }
+  return keys;
+}
+
+/** A value of the service's /metrics, by its series (`name{labels}`); NaN when absent. */
+export async function metricValue(serviceUrl, series) {
+  const text = await (await fetch(`${serviceUrl}/metrics`)).text();
+  const line = text.split("\n").find((each) => each.startsWith(`${series} `));
+  return line === undefined ? NaN : Number(line.slice(series.length + 1));
+}
+
 /** CPU seconds (user and system, all threads) the processes have used so far. */
 export function cpuSeconds(pids) {
   return pids.reduce((sum, pid) => {
@@ -241,13 +304,16 @@ export async function startFakeSyndication() {
 
 /**
  * A static site on loopback: `routes` maps a request path to `{ html }` or `{ file, type }`.
- * Files answer Range requests (ffmpeg and curl resume and seek with them).
+ * Files answer Range requests (ffmpeg and curl resume and seek with them); pages come after
+ * `pageDelayMs`, as a real platform's do.
  */
-export async function startSite(routes) {
+export async function startSite(routes, { pageDelayMs = 0 } = {}) {
   return listen(
-    createServer((req, res) => {
+    createServer(async (req, res) => {
       const route = routes[new URL(req.url, "http://site").pathname];
       if (!route) return res.writeHead(404).end();
+      // A platform takes its time over a page (pageDelayMs); its CDN serves files at once.
+      if (route.html !== undefined && pageDelayMs > 0) await sleep(pageDelayMs);
       if (route.html !== undefined) return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(route.html);
       const { size } = statSync(route.file);
       const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
