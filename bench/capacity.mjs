@@ -7,11 +7,10 @@
 //   npm run bench -- capacity   (env: CAPACITY_LATENCIES=0,0.5,1,2 CAPACITY_CALLERS=8,32,64
 //                                CAPACITY_POSTS_PER_CALLER=3 CAPACITY_YTDLP_LATENCIES=1 CAPACITY_DOWNLOADS=16)
 import { mkdtempSync, rmSync } from "node:fs";
-import { request } from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  clipRoutes, cpuWithChildren, createAccountKeys, descendants, extractionHostPid, fmt, makeClip, metricValue, printTable, pssMB, startService, startSite, timedRun,
+  clipRoutes, cpuWithChildren, createAccountKeys, descendants, extractionHostPid, fmt, getFrom, makeClip, metricValue, printTable, pssMB, startService, startSite, timedRun,
 } from "./lib.mjs";
 
 const list = (text) => text.split(",").map(Number);
@@ -23,21 +22,6 @@ const DOWNLOADS = Number(process.env.CAPACITY_DOWNLOADS ?? 16);
 const ACCOUNTS = 8;
 /** Issue 34's targets, at 32 callers and 1 s latency. */
 const TARGET = { postsPerSec: 20, p99Ms: 3000, pssMB: 600, latency: 1, callers: 32 };
-
-/** One GET from `localAddress`: its status, ms to its end and bytes; `whole` is false when its body broke off. */
-function get(url, headers, localAddress) {
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const req = request(url, { agent: false, headers, localAddress }, (res) => {
-      let bytes = 0;
-      res.on("data", (chunk) => (bytes += chunk.length));
-      res.on("end", () => resolve({ status: res.statusCode, ms: performance.now() - started, bytes, whole: true }));
-      res.on("error", () => resolve({ status: res.statusCode, ms: performance.now() - started, bytes, whole: false }));
-    });
-    req.on("error", () => resolve({ status: 0, ms: performance.now() - started, bytes: 0, whole: false }));
-    req.end();
-  });
-}
 
 /** Caller `i`'s key and address: the callers are spread over the accounts, each account on its own address. */
 const callerOf = (keys, i) => ({ headers: { authorization: `Bearer ${keys[i % keys.length]}` }, from: `127.0.3.${(i % keys.length) + 1}` });
@@ -84,7 +68,7 @@ export async function benchCapacity() {
       sites.set(latency, site);
     }
     const env = { DATA_DIR: join(temp, "data"), EXTRA_PAGE_HOSTS: [...sites.values()].map((site) => new URL(site.url).host).join(",") };
-    const keys = await createAccountKeys(env, ACCOUNTS, "GOLD");
+    const keys = (await createAccountKeys(env, { GOLD: ACCOUNTS })).map(({ key }) => key);
     const service = await startService(env);
     stoppers.push(service.stop);
     await extractionHostPid(service.url);
@@ -104,7 +88,7 @@ export async function benchCapacity() {
         const posts = await measured(service.pid, () =>
           burst(callers, POSTS_PER_CALLER, (caller) => {
             const { headers, from } = callerOf(keys, caller);
-            return get(api("post", latency), headers, from);
+            return getFrom(api("post", latency), headers, from);
           }),
         );
         const ytdlp = YTDLP_LATENCIES.includes(latency)
@@ -137,7 +121,7 @@ export async function benchCapacity() {
     const downloads = await measured(service.pid, () =>
       burst(DOWNLOADS, 1, (caller) => {
         const { headers, from } = callerOf(keys, caller);
-        return get(api("download", latency), headers, from);
+        return getFrom(api("download", latency), headers, from);
       }),
     );
     const served = downloads.results.filter((each) => each.status === 200);

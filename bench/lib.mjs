@@ -2,6 +2,7 @@
 // key no quota stops, small local upstreams (X syndication, a static site with Range), a
 // keep-alive HTTP load generator, timers for one download or one child process, and tables.
 import { execFileSync, spawn } from "node:child_process";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { chmodSync, closeSync, createReadStream, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { Agent, createServer, request } from "node:http";
 import { once } from "node:events";
@@ -186,15 +187,35 @@ export const cpuWithChildren = (pids) =>
     return [11, 12, 13, 14].reduce((total, field) => total + Number(fields[field]), 0) / CLOCK_TICKS;
   });
 
-/** Creates `count` accounts, each with one key of `tier`, in the store of `env`; returns the keys. */
-export async function createAccountKeys(env, count, tier) {
-  const keys = [];
-  for (let i = 0; i < count; i++) {
-    const email = `bench-${tier.toLowerCase()}-${i}@example.com`;
-    await runAdmin(["users", "create", "--email", email], env, "bench password\n");
-    keys.push(await runAdmin(["keys", "create", "--email", email, "--tier", tier], env));
+/**
+ * Creates accounts, each with one key of its tier (`{ FREE: 10, GOLD: 4 }`), in the PGlite store
+ * of `env`; returns `{ tier, key }` for each. The first goes through the operator's command line,
+ * which makes the store; the rest are written in one session, as the CLI writes them (a key is
+ * stored as its SHA-256), since a CLI run per account takes seconds on a busy machine.
+ */
+export async function createAccountKeys(env, counts) {
+  await runAdmin(["users", "create", "--email", "bench-0@example.com"], env, "bench password\n");
+  const db = await PGlite.create(join(env.DATA_DIR, "pglite"));
+  const accounts = [];
+  try {
+    const { rows } = await db.query("SELECT password_hash FROM accounts WHERE email = 'bench-0@example.com'");
+    for (const [tier, count] of Object.entries(counts)) {
+      for (let i = 0; i < count; i++) {
+        const email = accounts.length === 0 ? "bench-0@example.com" : `bench-${accounts.length}@example.com`;
+        if (accounts.length > 0) await db.query("INSERT INTO accounts (email, password_hash) VALUES ($1, $2)", [email, rows[0].password_hash]);
+        const key = `xva_${randomBytes(32).toString("base64url")}`;
+        await db.query(
+          `INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, tier, expires_at, created_at)
+           SELECT $1, id, 'bench', $2, $3, $4, NULL, now() FROM accounts WHERE email = $5`,
+          [randomUUID(), createHash("sha256").update(key).digest("hex"), key.slice(0, 10), tier, email],
+        );
+        accounts.push({ tier, key });
+      }
+    }
+  } finally {
+    await db.close();
   }
-  return keys;
+  return accounts;
 }
 
 /** A value of the service's /metrics, by its series (`name{labels}`); NaN when absent. */
@@ -370,6 +391,21 @@ export function timedGet(url, headers = {}) {
       res.on("error", reject);
     });
     req.on("error", reject);
+    req.end();
+  });
+}
+
+/** One GET from `localAddress`: its status, ms to its end and bytes; `whole` is false when its body broke off. */
+export function getFrom(url, headers, localAddress) {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const req = request(url, { agent: false, headers, localAddress }, (res) => {
+      let bytes = 0;
+      res.on("data", (chunk) => (bytes += chunk.length));
+      res.on("end", () => resolve({ status: res.statusCode, ms: performance.now() - started, bytes, whole: true }));
+      res.on("error", () => resolve({ status: res.statusCode, ms: performance.now() - started, bytes, whole: false }));
+    });
+    req.on("error", () => resolve({ status: 0, ms: performance.now() - started, bytes: 0, whole: false }));
     req.end();
   });
 }

@@ -5,10 +5,9 @@
 //
 //   npm run bench -- soak      (env: SOAK_DURATION_S=600 SOAK_SAMPLE_S=10)
 import { mkdtempSync, rmSync } from "node:fs";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { clipRoutes, createAccountKeys, descendants, extractionHostPid, fmt, makeClip, openFds, printTable, rssMB, startFakeSyndication, startService, startSite } from "./lib.mjs";
+import { clipRoutes, createAccountKeys, descendants, extractionHostPid, fmt, getFrom, makeClip, openFds, printTable, rssMB, startFakeSyndication, startService, startSite } from "./lib.mjs";
 
 const DURATION_S = Number(process.env.SOAK_DURATION_S ?? 600);
 const SAMPLE_S = Number(process.env.SOAK_SAMPLE_S ?? 10);
@@ -16,19 +15,6 @@ const SAMPLE_S = Number(process.env.SOAK_SAMPLE_S ?? 10);
 const CLIENTS = { FREE: 10, PRO: 6, GOLD: 4 };
 /** A measure still grows when its trend over the second half would add this share of its mean per 10 minutes. */
 const GROWTH_SHARE = 0.05;
-
-/** One GET from `localAddress`, read to its end: its status and whether its body came whole. */
-function get(url, headers, localAddress) {
-  return new Promise((resolve) => {
-    const req = request(url, { agent: false, headers, localAddress }, (res) => {
-      res.resume();
-      res.on("end", () => resolve({ status: res.statusCode, whole: true }));
-      res.on("error", () => resolve({ status: res.statusCode, whole: false }));
-    });
-    req.on("error", () => resolve({ status: 0, whole: false }));
-    req.end();
-  });
-}
 
 /** The mix each client draws from: what a caller of this API does, by weight. */
 function operations(serviceUrl, siteUrl, next) {
@@ -78,8 +64,7 @@ export async function benchSoak() {
     const syndication = await startFakeSyndication();
     stoppers.push(syndication.close);
     const env = { DATA_DIR: join(temp, "data"), EXTRA_PAGE_HOSTS: new URL(site.url).host, X_SYNDICATION_URL: syndication.url, X_GRAPHQL_URL: "off" };
-    const clients = [];
-    for (const [tier, count] of Object.entries(CLIENTS)) for (const key of await createAccountKeys(env, count, tier)) clients.push({ tier, key });
+    const clients = await createAccountKeys(env, CLIENTS);
     const service = await startService(env);
     stoppers.push(service.stop);
     await extractionHostPid(service.url);
@@ -99,7 +84,7 @@ export async function benchSoak() {
     await Promise.all(clients.map(async ({ tier, key }, i) => {
       const headers = { authorization: `Bearer ${key}` };
       while (performance.now() < until) {
-        const { status, whole } = await get(mix[Math.floor(Math.random() * mix.length)].url(), headers, `127.0.4.${i + 1}`);
+        const { status, whole } = await getFrom(mix[Math.floor(Math.random() * mix.length)].url(), headers, `127.0.4.${i + 1}`);
         statuses[`${tier} ${status}`] = (statuses[`${tier} ${status}`] ?? 0) + 1;
         if (!whole) broken += 1;
       }
