@@ -106,7 +106,9 @@ export function createApp(deps: AppDeps): App {
     let admitted = admission.key!;
     let response: Response;
     try {
-      const client = clientGroup(clientAddress(request, deps.config.TRUST_PROXY));
+      const address = clientAddress(request, deps.config.TRUST_PROXY);
+      // Without a peer (a Unix socket) every client would be one: then each account is its own.
+      const client = address === "unknown" ? undefined : clientGroup(address);
       response = await match.handler({ request, url, key: admitted, client, now: at });
     } catch (error) {
       if (error instanceof ApiError && error.status === 429) {

@@ -28,7 +28,7 @@ export interface SlotHolder {
   accountId: number;
   tier: string;
   /** The client (clientGroup of its address) the request came from; unset: the account is its own client. */
-  client?: string;
+  client?: string | undefined;
 }
 
 export interface Slots {
