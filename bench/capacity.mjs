@@ -82,8 +82,9 @@ export async function benchCapacity() {
     }
     printTable("Capacity (issue 34): the instance's limits (MEMORY_BUDGET_MB and CPUs of this machine)", limits);
 
-    const rows = [];
     for (const latency of LATENCIES) {
+      // A table per latency, printed as soon as it is measured.
+      const rows = [];
       for (const callers of CALLERS) {
         const posts = await measured(service.pid, () =>
           burst(callers, POSTS_PER_CALLER, (caller) => {
@@ -114,8 +115,8 @@ export async function benchCapacity() {
             : "",
         });
       }
+      printTable(`Posts of distinct links, pages after ${latency} s, ${POSTS_PER_CALLER} per caller, callers on ${ACCOUNTS} GOLD accounts (one address each); load average ${fmt(loadavg()[0], 1)}`, rows);
     }
-    printTable(`Posts of distinct links, ${POSTS_PER_CALLER} per caller, callers on ${ACCOUNTS} GOLD accounts (one address each); load average at the end ${fmt(loadavg()[0], 2)}`, rows);
 
     const latency = LATENCIES.includes(TARGET.latency) ? TARGET.latency : LATENCIES[0];
     const downloads = await measured(service.pid, () =>
