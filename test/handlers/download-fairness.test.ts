@@ -72,7 +72,7 @@ describe("page-mode slots shared between accounts, and clients that read nothing
       env: {
         EXTRA_PAGE_HOSTS: site.host,
         ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}`,
-        MAX_PAGE_DOWNLOADS: "4",
+        MAX_REMUXES: "4",
         // The stalled source holds its slot for the whole test; a client that reads nothing is cut soon.
         DOWNLOAD_IDLE_TIMEOUT_S: "60",
         CLIENT_STALL_TIMEOUT_S: "2",
