@@ -3,10 +3,10 @@
 // `yt-dlp -J` by hand, posts per second with 8 clients on distinct URLs, and the host's memory.
 //
 //   npm run bench -- extraction        (env: EXTRACTION_BENCH_PAIRS=9, EXTRACTION_BENCH_LOAD_S=10)
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { CLOCK_TICKS, clipRoutes, createBenchKey, extractionHostPid, fmt, load, makeClip, median, memoryMB, printTable, processTree, startService, startSite, timedGet, timedRun, untilIdle } from "./lib.mjs";
+import { clipRoutes, cpuWithChildren, createBenchKey, extractionHostPid, fmt, load, makeClip, median, memoryMB, printTable, processTree, pssMB, startService, startSite, timedGet, timedRun, untilIdle } from "./lib.mjs";
 
 const PAIRS = Number(process.env.EXTRACTION_BENCH_PAIRS ?? 9);
 const LOAD_S = Number(process.env.EXTRACTION_BENCH_LOAD_S ?? 10);
@@ -14,28 +14,6 @@ const CLIENTS = 8;
 /** Issue 23: a cold post through the host takes at most this long, and is this many times faster than yt-dlp -J. */
 const TARGET_MS = 100;
 const TARGET_FACTOR = 10;
-
-/**
- * CPU seconds the processes and their ended children used (utime, stime, cutime, cstime): the
- * service reaps each program it starts, the host each fork, so every job's CPU ends up here.
- */
-function cpuWithChildren(pids) {
-  return pids.reduce((sum, pid) => {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return sum + [11, 12, 13, 14].reduce((total, field) => total + Number(fields[field]), 0) / CLOCK_TICKS;
-  }, 0);
-}
-
-/** Proportional set size (shared pages split among the processes that share them), in MB, summed. */
-function pssMB(pids) {
-  return pids.reduce((sum, pid) => {
-    try {
-      return sum + Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? 0) / 1024;
-    } catch {
-      return sum; // a child that has just ended
-    }
-  }, 0);
-}
 
 export async function benchExtraction() {
   const temp = mkdtempSync(join(tmpdir(), "bench-extraction-"));
@@ -46,7 +24,7 @@ export async function benchExtraction() {
     let sequence = 0;
     // A new URL every time: the service keeps no description that would answer it.
     const pageUrl = () => `${site.url}/clip10.html?n=${sequence++}`;
-    const env = { DATA_DIR: join(temp, "data"), EXTRA_PAGE_HOSTS: new URL(site.url).host, MAX_PAGE_DOWNLOADS: String(2 * CLIENTS) };
+    const env = { DATA_DIR: join(temp, "data"), EXTRA_PAGE_HOSTS: new URL(site.url).host, MAX_EXTRACTIONS: String(2 * CLIENTS) };
     const headers = { authorization: `Bearer ${await createBenchKey(env)}` };
 
     const rows = [];

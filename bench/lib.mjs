@@ -2,6 +2,7 @@
 // key no quota stops, small local upstreams (X syndication, a static site with Range), a
 // keep-alive HTTP load generator, timers for one download or one child process, and tables.
 import { execFileSync, spawn } from "node:child_process";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { chmodSync, closeSync, createReadStream, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { Agent, createServer, request } from "node:http";
 import { once } from "node:events";
@@ -141,6 +142,89 @@ export function processTree(pid) {
   return [pid, ...children.map(Number)];
 }
 
+/** The pid and all its descendants (the service, the extraction host, its forks, ffmpeg). */
+export function descendants(pid) {
+  const parents = new Map();
+  for (const name of readdirSync("/proc").filter((each) => /^\d+$/.test(each))) {
+    try {
+      parents.set(Number(name), Number(readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1].split(" ")[1]));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child);
+  return tree;
+}
+
+/** Sums `read(pid)` over the processes, skipping one that has just ended. */
+function sumOver(pids, read) {
+  return pids.reduce((sum, pid) => {
+    try {
+      return sum + read(pid);
+    } catch {
+      return sum;
+    }
+  }, 0);
+}
+
+/** Proportional set size (shared pages split among the processes that share them), in MB, summed. */
+export const pssMB = (pids) => sumOver(pids, (pid) => Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? 0) / 1024);
+
+/** Resident memory in MB, summed (shared pages counted in each process). */
+export const rssMB = (pids) => sumOver(pids, (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024);
+
+/** Open file descriptors, summed. */
+export const openFds = (pids) => sumOver(pids, (pid) => readdirSync(`/proc/${pid}/fd`).length);
+
+/**
+ * CPU seconds the processes and their ended children used (utime, stime, cutime, cstime): the
+ * service reaps each program it starts, the host each fork, so every job's CPU ends up here.
+ */
+export const cpuWithChildren = (pids) =>
+  sumOver(pids, (pid) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return [11, 12, 13, 14].reduce((total, field) => total + Number(fields[field]), 0) / CLOCK_TICKS;
+  });
+
+/**
+ * Creates accounts, each with one key of its tier (`{ FREE: 10, GOLD: 4 }`), in the PGlite store
+ * of `env`; returns `{ tier, key }` for each. The first goes through the operator's command line,
+ * which makes the store; the rest are written in one session, as the CLI writes them (a key is
+ * stored as its SHA-256), since a CLI run per account takes seconds on a busy machine.
+ */
+export async function createAccountKeys(env, counts) {
+  await runAdmin(["users", "create", "--email", "bench-0@example.com"], env, "bench password\n");
+  const db = await PGlite.create(join(env.DATA_DIR, "pglite"));
+  const accounts = [];
+  try {
+    const { rows } = await db.query("SELECT password_hash FROM accounts WHERE email = 'bench-0@example.com'");
+    for (const [tier, count] of Object.entries(counts)) {
+      for (let i = 0; i < count; i++) {
+        const email = accounts.length === 0 ? "bench-0@example.com" : `bench-${accounts.length}@example.com`;
+        if (accounts.length > 0) await db.query("INSERT INTO accounts (email, password_hash) VALUES ($1, $2)", [email, rows[0].password_hash]);
+        const key = `xva_${randomBytes(32).toString("base64url")}`;
+        await db.query(
+          `INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, tier, expires_at, created_at)
+           SELECT $1, id, 'bench', $2, $3, $4, NULL, now() FROM accounts WHERE email = $5`,
+          [randomUUID(), createHash("sha256").update(key).digest("hex"), key.slice(0, 10), tier, email],
+        );
+        accounts.push({ tier, key });
+      }
+    }
+  } finally {
+    await db.close();
+  }
+  return accounts;
+}
+
+/** A value of the service's /metrics, by its series (`name{labels}`); NaN when absent. */
+export async function metricValue(serviceUrl, series) {
+  const text = await (await fetch(`${serviceUrl}/metrics`)).text();
+  const line = text.split("\n").find((each) => each.startsWith(`${series} `));
+  return line === undefined ? NaN : Number(line.slice(series.length + 1));
+}
+
 /** CPU seconds (user and system, all threads) the processes have used so far. */
 export function cpuSeconds(pids) {
   return pids.reduce((sum, pid) => {
@@ -241,13 +325,16 @@ export async function startFakeSyndication() {
 
 /**
  * A static site on loopback: `routes` maps a request path to `{ html }` or `{ file, type }`.
- * Files answer Range requests (ffmpeg and curl resume and seek with them).
+ * Files answer Range requests (ffmpeg and curl resume and seek with them); pages come after
+ * `pageDelayMs`, as a real platform's do.
  */
-export async function startSite(routes) {
+export async function startSite(routes, { pageDelayMs = 0 } = {}) {
   return listen(
-    createServer((req, res) => {
+    createServer(async (req, res) => {
       const route = routes[new URL(req.url, "http://site").pathname];
       if (!route) return res.writeHead(404).end();
+      // A platform takes its time over a page (pageDelayMs); its CDN serves files at once.
+      if (route.html !== undefined && pageDelayMs > 0) await sleep(pageDelayMs);
       if (route.html !== undefined) return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(route.html);
       const { size } = statSync(route.file);
       const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
@@ -304,6 +391,21 @@ export function timedGet(url, headers = {}) {
       res.on("error", reject);
     });
     req.on("error", reject);
+    req.end();
+  });
+}
+
+/** One GET from `localAddress`: its status, ms to its end and bytes; `whole` is false when its body broke off. */
+export function getFrom(url, headers, localAddress) {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const req = request(url, { agent: false, headers, localAddress }, (res) => {
+      let bytes = 0;
+      res.on("data", (chunk) => (bytes += chunk.length));
+      res.on("end", () => resolve({ status: res.statusCode, ms: performance.now() - started, bytes, whole: true }));
+      res.on("error", () => resolve({ status: res.statusCode, ms: performance.now() - started, bytes, whole: false }));
+    });
+    req.on("error", () => resolve({ status: 0, ms: performance.now() - started, bytes: 0, whole: false }));
     req.end();
   });
 }

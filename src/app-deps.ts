@@ -99,7 +99,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
   const tools = probedTools(wiring);
   const tweets = xClient(wiring);
   const { extractor, pages, galleries } = extraction(wiring);
-  const slots = operationSlots(config);
+  const slots = operationSlots(config, metrics.slotsHeld);
   const posts: PostDeps = { sources: createSources({ tweets, pages, galleries }), tools, extractions: slots.extractions, extraPageHosts: config.EXTRA_PAGE_HOSTS };
   const runner = { relay: relayOptions(wiring), remux: remuxOptions(wiring), tools, slots, egress, clientStallTimeoutMs: config.CLIENT_STALL_TIMEOUT_S * 1000 };
   return {

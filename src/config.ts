@@ -1,8 +1,10 @@
 // All configuration comes from environment variables, parsed once by one schema. A bad value
 // stops start-up with a message that names the variable and what it accepts.
 import { availableParallelism, totalmem } from "node:os";
+import process from "node:process";
 import { z } from "zod";
 import { parseTrustedProxies } from "./http/client-address.ts";
+import { slotCaps, type SlotCaps } from "./limits/slot-caps.ts";
 import { parseOutboundProxy } from "./media/outbound-proxy.ts";
 import { platformTable } from "./platforms/table.ts";
 
@@ -200,10 +202,34 @@ export const ConfigSchema = z.object({
     .min(0)
     .default(0)
     .describe("Run the platform check in the background about this often (each wait drawn within ±25%, the first within 30 s of start), in seconds; 0 runs it only on demand (`admin doctor`)"),
-  MAX_PAGE_DOWNLOADS: positiveInt.default(2 * availableParallelism()).describe("Page-mode downloads this instance runs at once (default twice the CPU count)"),
+  MEMORY_BUDGET_MB: positiveInt
+    .default(defaultMemoryBudgetMb())
+    .describe("Memory this instance's processes may use together, in MiB, which sizes the caps on concurrent work; default half the machine's memory (or of the container's limit)"),
+  MAX_EXTRACTIONS: positiveInt
+    .optional()
+    .describe("Extractions (post look-ups, yt-dlp and gallery-dl) this instance runs at once; unset: half of MEMORY_BUDGET_MB over 20 MiB, what one costs"),
+  MAX_REMUXES: positiveInt
+    .optional()
+    .describe("Page-mode downloads that copy streams (ffmpeg -c copy) this instance runs at once; unset: MAX_PAGE_DOWNLOADS if set, else 16 per CPU, at most a quarter of MEMORY_BUDGET_MB over 16 MiB"),
+  MAX_ENCODES: positiveInt
+    .optional()
+    .describe("Page-mode downloads that encode (audio=mp3) this instance runs at once; unset: MAX_PAGE_DOWNLOADS if set, else the CPU count"),
+  MAX_PAGE_DOWNLOADS: positiveInt
+    .optional()
+    .describe("Earlier versions' single cap on page-mode downloads; when set, the default of MAX_REMUXES and MAX_ENCODES"),
 });
 
-export type Config = z.infer<typeof ConfigSchema>;
+type Settings = z.infer<typeof ConfigSchema>;
+/** The settings, with the caps on concurrent work filled in from the machine where unset (limits/slot-caps.ts). */
+export type Config = Omit<Settings, keyof SlotCaps> & SlotCaps;
+
+/** Half the machine's memory, or of the container's limit when one is set, in MiB. */
+function defaultMemoryBudgetMb(): number {
+  // constrainedMemory() is the cgroup's limit (0 or a huge number when there is none); Deno lacks it.
+  const limit = typeof process.constrainedMemory === "function" ? process.constrainedMemory() : 0;
+  const bytes = limit > 0 ? Math.min(limit, totalmem()) : totalmem();
+  return Math.max(64, Math.floor(bytes / 2 / 2 ** 20));
+}
 
 /** Variables whose values never appear in a message: a database or proxy URL carries its password. */
 const secretVariables = new Set(["DATABASE_URL", "METRICS_TOKEN", "OUTBOUND_PROXY"]);
@@ -216,7 +242,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   // Empty strings are treated as unset, so `PORT=` in an env file means "the default".
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
   const result = ConfigSchema.safeParse(present);
-  if (result.success) return result.data;
+  if (result.success) return { ...result.data, ...slotCaps(result.data, availableParallelism()) };
   const lines = result.error.issues.map((issue) => {
     const name = String(issue.path[0] ?? "config");
     const given = present[name];

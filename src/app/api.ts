@@ -3,6 +3,7 @@
 // hit (429) gives the request back to the key's counts.
 import { admitCaller, linkSigner, type LinkSettings } from "../auth/link-caller.ts";
 import { withoutLinkTerms } from "../auth/signed-link.ts";
+import { clientAddress, clientGroup, type Sender, type TrustedProxies } from "../http/client-address.ts";
 import type { ApiHandler } from "../http/context.ts";
 import { preflightResponse } from "../http/cors.ts";
 import { errorAnswer } from "../http/error-sink.ts";
@@ -20,6 +21,12 @@ import type { AppDeps } from "../app.ts";
 import { methodNotAllowed, type Exchange } from "./exchange.ts";
 
 export const API_PREFIX = "/api/v1/";
+
+/** The client as one client counts for a limit; without a peer (a Unix socket, an in-process call) unset, and each account is its own. */
+function clientOf(sender: Sender, trusted: TrustedProxies): string | undefined {
+  const address = clientAddress(sender, trusted);
+  return address === "unknown" ? undefined : clientGroup(address);
+}
 
 export function apiPath(deps: AppDeps, metrics: ServiceMetrics, now: () => Date): (exchange: Exchange) => Promise<Response> {
   const api = createRouter<ApiHandler>([
@@ -55,7 +62,8 @@ export function apiPath(deps: AppDeps, metrics: ServiceMetrics, now: () => Date)
     try {
       // A signed link's own terms are the gate's, not the operation's parameters.
       const links = linkSigner(linkSettings, request, admitted.id, at);
-      response = await match.handler({ request, url: withoutLinkTerms(url), key: admitted, now: at, peer: exchange.peer, whenDone: exchange.end.whenDone, links });
+      const client = clientOf({ request, peer: exchange.peer }, deps.config.TRUST_PROXY);
+      response = await match.handler({ request, url: withoutLinkTerms(url), key: admitted, client, now: at, peer: exchange.peer, whenDone: exchange.end.whenDone, links });
     } catch (error) {
       if (error instanceof ApiError && error.status === 429) {
         // A cap the handler hit (concurrent downloads): a 429 is not counted.

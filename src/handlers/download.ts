@@ -5,6 +5,7 @@
 import type { ApiContext, ApiHandler } from "../http/context.ts";
 import { DownloadQuery, parseQuery } from "../http/query.ts";
 import { ApiError } from "../http/problem.ts";
+import { slotHolder } from "../limits/slots.ts";
 import { runPlan, type RunDeps } from "../media/run-plan.ts";
 import { mediaLinkPlan } from "../platforms/items.ts";
 import type { SourceOf } from "../platforms/sources.ts";
@@ -24,7 +25,7 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
   return async (ctx) => {
     const { url, wanted } = readQuery(ctx.url);
     const plan = await planOf(url, wanted, ctx, deps);
-    return runPlan(plan, wanted.output, { request: ctx.request, whenDone: ctx.whenDone, holder: ctx.key }, deps.runner);
+    return runPlan(plan, wanted.output, { request: ctx.request, whenDone: ctx.whenDone, holder: slotHolder(ctx) }, deps.runner);
   };
 }
 
@@ -46,7 +47,7 @@ async function planOf(url: URL, wanted: Wanted, ctx: ApiContext, deps: DownloadD
   const platform = detectPlatform(url, deps.extraPageHosts);
   if (platform === null && !DIRECT_HOSTS.has(url.hostname)) throw unsupportedPlatform(url);
   if (platform === null) return mediaLinkPlan(url, wanted);
-  const ask: Ask = (source, link, what) => asking(deps, source, link, ctx.key, () => source.plan(link, what, ctx.request.signal, ask));
+  const ask: Ask = (source, link, what) => asking(deps, source, link, slotHolder(ctx), () => source.plan(link, what, ctx.request.signal, ask));
   const link = { url, platform };
   return ask(deps.sources(link), link, wanted);
 }

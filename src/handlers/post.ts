@@ -4,7 +4,7 @@ import { withDownloadUrls } from "../auth/download-links.ts";
 import type { ApiHandler } from "../http/context.ts";
 import { json } from "../http/json-response.ts";
 import { parseQuery, PostQuery } from "../http/query.ts";
-import type { SlotHolder } from "../limits/slots.ts";
+import { slotHolder, type SlotHolder } from "../limits/slots.ts";
 import type { PostRecord } from "../platforms/records.ts";
 import type { SourceOf } from "../platforms/sources.ts";
 import { asking, requirePlatform, type AskDeps } from "./ask.ts";
@@ -29,5 +29,5 @@ export async function postRecord(deps: PostDeps, page: URL, asker: PostAsker): P
 }
 
 export function postHandler(deps: PostDeps): ApiHandler {
-  return async ({ url, key, links }) => json(await withDownloadUrls(await postRecord(deps, parseQuery(PostQuery, url.searchParams).url, { key }), links));
+  return async (ctx) => json(await withDownloadUrls(await postRecord(deps, parseQuery(PostQuery, ctx.url.searchParams).url, { key: slotHolder(ctx) }), ctx.links));
 }

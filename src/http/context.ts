@@ -8,6 +8,8 @@ export interface ApiContext {
   url: URL;
   /** The key that made the request, with its counts after this request was counted. */
   key: AdmittedKey;
+  /** The client the request came from, as one client counts for a limit (clientGroup); unset when no address is known (a Unix socket). */
+  client: string | undefined;
   now: Date;
   /** The socket's peer, as the server adapter said (clientAddress reads the client behind a trusted proxy from it). */
   peer: string | undefined;

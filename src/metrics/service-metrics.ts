@@ -1,6 +1,7 @@
 // What the service counts, and the small hooks the rest of the code calls to count it. One
 // instance per app (tests build many apps in one process); /metrics renders it.
 import type { XSourcePath } from "../platforms/x/source.ts";
+import type { SlotKind } from "../limits/slots.ts";
 import type { HostStatus } from "../processes/extraction-host.ts";
 import { Registry } from "./registry.ts";
 
@@ -23,6 +24,8 @@ export interface ServiceMetrics {
   upstreamCalled(upstream: Upstream, ok: boolean): void;
   /** A 429 at admission (quota_exceeded, burst_exceeded) or from a download cap (too_many_downloads). */
   quotaRefused(tier: string, code: string): void;
+  /** How many slots of a kind are held now, of how many the instance has. */
+  slotsHeld(kind: SlotKind, held: number, limit: number): void;
   /** Call when a child process starts; call the returned function when it has exited. */
   childStarted(tool: ChildTool): () => void;
   /** The version of a tool this instance runs (set once at start-up). */
@@ -42,121 +45,85 @@ export interface ServiceMetrics {
   render(): string;
 }
 
+/** Every series /metrics shows, with its help text: the names are the operators' contract. */
+function defineSeries(registry: Registry) {
+  const counter = <L extends string>(name: string, help: string, labels: readonly L[]) => registry.counter({ name, help, labels });
+  const gauge = <L extends string>(name: string, help: string, labels: readonly L[]) => registry.gauge({ name, help, labels });
+  return {
+    requests: counter("media_api_requests_total", "Requests answered, by route pattern and status.", ["route", "status"]),
+    latency: registry.histogram({
+      name: "media_api_request_duration_seconds",
+      help: "Time from request to response head, by route pattern (a streamed body's transfer is not included).",
+      labels: ["route"],
+      buckets: latencyBuckets,
+    }),
+    bytes: counter("media_api_relayed_bytes_total", "Body bytes of successful downloads, by mode (the declared Content-Length, or the bytes counted when none is declared).", ["mode"]),
+    activeDownloads: gauge("media_api_downloads_active", "Downloads in progress, by mode.", ["mode"]),
+    broken: counter("media_api_broken_transfers_total", "Downloads cut after their head was sent (the client sees a broken transfer), by mode and cause (the problem code).", ["mode", "cause"]),
+    upstreamCalls: counter("media_api_upstream_calls_total", "Calls to upstream services, by upstream.", ["upstream"]),
+    upstreamFailures: counter("media_api_upstream_failures_total", "Upstream calls that failed (no answer, or an answer that means the upstream is in trouble), by upstream.", ["upstream"]),
+    refusals: counter("media_api_quota_refusals_total", "Requests refused with 429, by key tier and problem code.", ["tier", "code"]),
+    slotsHeld: gauge("media_api_slots_held", "Slots held now, by kind of work (extractions, remuxes, encodes, directDownloads).", ["kind"]),
+    slotsLimit: gauge("media_api_slots_limit", "Slots this instance has, by kind of work (MAX_EXTRACTIONS, MAX_REMUXES, MAX_ENCODES, MAX_DIRECT_DOWNLOADS).", ["kind"]),
+    children: gauge("media_api_child_processes", "Child processes running, by tool.", ["tool"]),
+    tools: gauge("media_api_tool_info", "Always 1: the version of each media tool this instance runs.", ["tool", "version"]),
+    host: gauge(
+      "media_api_extraction_host_info",
+      "1 for the extraction host's present state (ready: in use; starting, unavailable, off: each extraction starts the tool's program) and the yt-dlp version it loaded; 0 for earlier ones.",
+      ["state", "ytdlp_version"],
+    ),
+    hostRss: gauge("media_api_extraction_host_rss_bytes", "Resident memory of the extraction host (without its children), as of its last job or its last idle minute.", []),
+    blocked: counter("media_api_upstream_blocked_total", "Requests a platform refused to this server (bot check, sign-in or age wall, rate limit), by platform.", ["platform"]),
+    platformUp: gauge(
+      "media_api_platform_up",
+      "1 when the platform's reference post came through at the last check, 0 when it failed or users' requests have been refused since (admin doctor, GET /platformz).",
+      ["platform"],
+    ),
+    platformChecked: gauge("media_api_platform_checked_timestamp_seconds", "When the platform's reference post was last checked, in seconds since the epoch.", ["platform"]),
+    xSources: counter(
+      "media_api_x_source_total",
+      "X posts fetched, by the path that answered: syndication, guest (GraphQL with a guest token), cookies (GraphQL as the operator's account).",
+      ["path"],
+    ),
+  };
+}
+
 export function createServiceMetrics(): ServiceMetrics {
   const registry = new Registry();
-  const requests = registry.counter({
-    name: "media_api_requests_total",
-    help: "Requests answered, by route pattern and status.",
-    labels: ["route", "status"],
-  });
-  const latency = registry.histogram({
-    name: "media_api_request_duration_seconds",
-    help: "Time from request to response head, by route pattern (a streamed body's transfer is not included).",
-    labels: ["route"],
-    buckets: latencyBuckets,
-  });
-  const bytes = registry.counter({
-    name: "media_api_relayed_bytes_total",
-    help: "Body bytes of successful downloads, by mode (the declared Content-Length, or the bytes counted when none is declared).",
-    labels: ["mode"],
-  });
-  const activeDownloads = registry.gauge({
-    name: "media_api_downloads_active",
-    help: "Downloads in progress, by mode.",
-    labels: ["mode"],
-  });
-  const broken = registry.counter({
-    name: "media_api_broken_transfers_total",
-    help: "Downloads cut after their head was sent (the client sees a broken transfer), by mode and cause (the problem code).",
-    labels: ["mode", "cause"],
-  });
-  const upstreamCalls = registry.counter({
-    name: "media_api_upstream_calls_total",
-    help: "Calls to upstream services, by upstream.",
-    labels: ["upstream"],
-  });
-  const upstreamFailures = registry.counter({
-    name: "media_api_upstream_failures_total",
-    help: "Upstream calls that failed (no answer, or an answer that means the upstream is in trouble), by upstream.",
-    labels: ["upstream"],
-  });
-  const refusals = registry.counter({
-    name: "media_api_quota_refusals_total",
-    help: "Requests refused with 429, by key tier and problem code.",
-    labels: ["tier", "code"],
-  });
-  const children = registry.gauge({
-    name: "media_api_child_processes",
-    help: "Child processes running, by tool.",
-    labels: ["tool"],
-  });
-  const tools = registry.gauge({
-    name: "media_api_tool_info",
-    help: "Always 1: the version of each media tool this instance runs.",
-    labels: ["tool", "version"],
-  });
-  const host = registry.gauge({
-    name: "media_api_extraction_host_info",
-    help: "1 for the extraction host's present state (ready: in use; starting, unavailable, off: each extraction starts the tool's program) and the yt-dlp version it loaded; 0 for earlier ones.",
-    labels: ["state", "ytdlp_version"],
-  });
-  const hostRss = registry.gauge({
-    name: "media_api_extraction_host_rss_bytes",
-    help: "Resident memory of the extraction host (without its children), as of its last job or its last idle minute.",
-    labels: [],
-  });
+  const series = defineSeries(registry);
   let hostSeries: { state: string; ytdlp_version: string } | undefined;
-  const blocked = registry.counter({
-    name: "media_api_upstream_blocked_total",
-    help: "Requests a platform refused to this server (bot check, sign-in or age wall, rate limit), by platform.",
-    labels: ["platform"],
-  });
-  const platformUp = registry.gauge({
-    name: "media_api_platform_up",
-    help: "1 when the platform's reference post came through at the last check, 0 when it failed or users' requests have been refused since (admin doctor, GET /platformz).",
-    labels: ["platform"],
-  });
-  const platformChecked = registry.gauge({
-    name: "media_api_platform_checked_timestamp_seconds",
-    help: "When the platform's reference post was last checked, in seconds since the epoch.",
-    labels: ["platform"],
-  });
-  const xSources = registry.counter({
-    name: "media_api_x_source_total",
-    help: "X posts fetched, by the path that answered: syndication, guest (GraphQL with a guest token), cookies (GraphQL as the operator's account).",
-    labels: ["path"],
-  });
-
   return {
     requestServed(route, status, seconds) {
-      requests.inc({ route, status: String(status) });
-      latency.observe({ route }, seconds);
+      series.requests.inc({ route, status: String(status) });
+      series.latency.observe({ route }, seconds);
     },
-    downloadStarted: (mode) => holdGauge(activeDownloads, { mode }),
-    relayedBytes: (mode, count) => bytes.inc({ mode }, count),
-    transferBroken: (mode, cause) => broken.inc({ mode, cause }),
+    downloadStarted: (mode) => holdGauge(series.activeDownloads, { mode }),
+    relayedBytes: (mode, count) => series.bytes.inc({ mode }, count),
+    transferBroken: (mode, cause) => series.broken.inc({ mode, cause }),
     upstreamCalled(upstream, ok) {
-      upstreamCalls.inc({ upstream });
-      if (!ok) upstreamFailures.inc({ upstream });
+      series.upstreamCalls.inc({ upstream });
+      if (!ok) series.upstreamFailures.inc({ upstream });
     },
-    quotaRefused: (tier, code) => refusals.inc({ tier, code }),
-    childStarted: (tool) => holdGauge(children, { tool }),
-    toolInfo(tool, version) {
-      if (tools.get({ tool, version }) === 0) tools.inc({ tool, version });
+    quotaRefused: (tier, code) => series.refusals.inc({ tier, code }),
+    slotsHeld(kind, held, limit) {
+      series.slotsHeld.set({ kind }, held);
+      series.slotsLimit.set({ kind }, limit);
     },
+    childStarted: (tool) => holdGauge(series.children, { tool }),
+    toolInfo: (tool, version) => series.tools.set({ tool, version }, 1),
     extractionHost(status) {
-      const series = { state: status.state, ytdlp_version: status.state === "ready" ? (status.versions["yt-dlp"] ?? "") : "" };
-      if (hostSeries) host.dec(hostSeries, host.get(hostSeries));
-      host.inc(series);
-      hostSeries = series;
-      hostRss.inc({}, (status.state === "ready" ? status.rssBytes : 0) - hostRss.get({}));
+      const now = { state: status.state, ytdlp_version: status.state === "ready" ? (status.versions["yt-dlp"] ?? "") : "" };
+      if (hostSeries) series.host.set(hostSeries, 0);
+      series.host.set(now, 1);
+      hostSeries = now;
+      series.hostRss.set({}, status.state === "ready" ? status.rssBytes : 0);
     },
-    upstreamBlocked: (platform) => blocked.inc({ platform }),
+    upstreamBlocked: (platform) => series.blocked.inc({ platform }),
     platformChecked(platform, up, checkedAt) {
-      platformUp.set({ platform }, up ? 1 : 0);
-      if (checkedAt !== null) platformChecked.set({ platform }, checkedAt.getTime() / 1000);
+      series.platformUp.set({ platform }, up ? 1 : 0);
+      if (checkedAt !== null) series.platformChecked.set({ platform }, checkedAt.getTime() / 1000);
     },
-    xSource: (path) => xSources.inc({ path }),
+    xSource: (path) => series.xSources.inc({ path }),
     render: () => registry.render(),
   };
 }

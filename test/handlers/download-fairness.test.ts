@@ -1,6 +1,9 @@
 // Issue 22 item 2: no account takes the page-mode slots away from the others (the caps count per
 // account as well as per key, and the instance's last slot is kept for accounts that hold none),
 // and a client that reads nothing is cut after CLIENT_STALL_TIMEOUT_S, which ends its source.
+// Issue 32 item 4: nor do many accounts: those of one client address share one fair share, and
+// FREE keys hold at most their part of the instance. Each account calls from an address of its
+// own on 127.0.0.0/8 unless a test says otherwise.
 import http from "node:http";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,14 +24,28 @@ interface Started {
   stop(): void;
 }
 
-/** Starts a GET and resolves at its response head; a 2xx body is read (and dropped) as it comes. */
-function startGet(url: string, key: string): Promise<Started> {
+let addresses = 0;
+/** A loopback address no other account of this file calls from. */
+const freshAddress = () => {
+  addresses += 1;
+  return `127.0.${1 + (addresses >> 8)}.${addresses & 255}`;
+};
+
+/**
+ * Starts a GET from `from` and resolves at its response head; a 2xx body is read (and dropped) as
+ * it comes, or with `slowly` a chunk every 200 ms, as a client reading about 25 KB/s would.
+ */
+function startGet(url: string, key: string, from: string, slowly = false): Promise<Started> {
   return new Promise((resolve, reject) => {
-    const request = http.get(url, { headers: { authorization: `Bearer ${key}` } }, (response) => {
+    const request = http.get(url, { headers: { authorization: `Bearer ${key}` }, localAddress: from }, (response) => {
       const stop = () => request.destroy();
       if (response.statusCode! < 300) {
         response.on("error", () => {});
-        response.resume();
+        if (!slowly) response.resume();
+        else {
+          const reader = setInterval(() => (response.destroyed ? clearInterval(reader) : response.read(25_000 / 5)), 200);
+          response.on("close", () => clearInterval(reader));
+        }
         return resolve({ status: response.statusCode!, code: null, detail: null, stop });
       }
       let text = "";
@@ -55,14 +72,15 @@ describe("page-mode slots shared between accounts, and clients that read nothing
       env: {
         EXTRA_PAGE_HOSTS: site.host,
         ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}`,
-        MAX_PAGE_DOWNLOADS: "4",
+        MAX_REMUXES: "4",
         // The stalled source holds its slot for the whole test; a client that reads nothing is cut soon.
         DOWNLOAD_IDLE_TIMEOUT_S: "60",
         CLIENT_STALL_TIMEOUT_S: "2",
       },
     });
     server = await serveNode(app, { port: 0, hostname: "127.0.0.1" });
-  }, 60_000);
+    // Making the site's media takes ffmpeg a while on a busy machine.
+  }, 180_000);
   afterAll(async () => {
     for (const each of held) each.stop();
     server?.cut();
@@ -82,23 +100,40 @@ describe("page-mode slots shared between accounts, and clients that read nothing
     return [first.plain, ...more];
   }
 
-  /** A page-mode download of the clip, read to its end: the slot was there. */
-  async function wholeDownload(key: string): Promise<{ status: number; bytes: number }> {
-    const response = await fetch(downloadUrl(site.pages.progressive), { headers: { authorization: `Bearer ${key}` } });
-    return { status: response.status, bytes: (await response.arrayBuffer()).byteLength };
+  /** A page-mode download of the clip from a fresh address, read to its end: the slot was there. */
+  function wholeDownload(key: string): Promise<{ status: number; bytes: number }> {
+    return new Promise((resolve, reject) => {
+      http
+        .get(downloadUrl(site.pages.progressive), { headers: { authorization: `Bearer ${key}` }, localAddress: freshAddress() }, (response) => {
+          let bytes = 0;
+          response.on("data", (chunk: Buffer) => (bytes += chunk.length));
+          // "end" only after the last chunk: a cut body is an error instead.
+          response.on("end", () => resolve({ status: response.statusCode!, bytes }));
+          response.on("error", reject);
+        })
+        .on("error", reject);
+    });
   }
 
-  function release(): void {
+  /** The page-mode slots held now, as /metrics says. */
+  async function remuxesHeld(): Promise<number> {
+    const text = await (await fetch(`${server.address}/metrics`)).text();
+    return Number(/^media_api_slots_held\{kind="remuxes"\} (\d+)$/m.exec(text)?.[1]);
+  }
+
+  /** Ends the held downloads and waits until their ffmpeg has ended and given the slots back. */
+  async function release(): Promise<void> {
     for (const each of held.splice(0)) each.stop();
+    await expect.poll(remuxesHeld, { timeout: 30_000, interval: 100 }).toBe(0);
   }
 
   it("gives four FREE keys of one account one page-mode slot between them, and another account a slot", async () => {
     const keys = await accountKeys("FREE", 4);
-    const first = await startGet(downloadUrl(site.pages.stalledMedia), keys[0]!);
+    const first = await startGet(downloadUrl(site.pages.stalledMedia), keys[0]!, freshAddress());
     held.push(first);
-    expect(first.status).toBe(200);
+    expect(first.status, first.detail ?? "").toBe(200);
     for (const key of keys.slice(1)) {
-      const refused = await startGet(downloadUrl(site.pages.stalledMedia), key);
+      const refused = await startGet(downloadUrl(site.pages.stalledMedia), key, freshAddress());
       held.push(refused);
       expect(refused.status).toBe(429);
       expect(refused.code).toBe("too_many_downloads");
@@ -108,40 +143,72 @@ describe("page-mode slots shared between accounts, and clients that read nothing
     const served = await wholeDownload(other!);
     expect(served.status).toBe(200);
     expect(served.bytes).toBeGreaterThan(1000);
-    release();
+    await release();
   }, 60_000);
 
   it("keeps the instance's last page-mode slot for an account that holds none", async () => {
-    // Slots freed by the previous test's cut downloads come back once their ffmpeg has ended.
-    await new Promise((r) => setTimeout(r, 1_000));
     const [gold] = await accountKeys("GOLD", 1);
+    const from = freshAddress();
     for (let i = 0; i < 3; i += 1) {
-      const started = await startGet(downloadUrl(site.pages.stalledMedia), gold!);
+      const started = await startGet(downloadUrl(site.pages.stalledMedia), gold!, from);
       held.push(started);
       expect(started.status).toBe(200);
     }
-    const fourth = await startGet(downloadUrl(site.pages.stalledMedia), gold!);
+    const fourth = await startGet(downloadUrl(site.pages.stalledMedia), gold!, from);
     expect(fourth.status).toBe(429);
     expect(fourth.detail).toMatch(/last slots are kept for other accounts/);
     const [other] = await accountKeys("FREE", 1);
     expect((await wholeDownload(other!)).status).toBe(200);
-    release();
+    await release();
   }, 60_000);
+
+  it("gives the FREE accounts of one client address one page-mode slot between them", async () => {
+    const from = freshAddress();
+    const first = await startGet(downloadUrl(site.pages.stalledMedia), (await accountKeys("FREE", 1))[0]!, from, true);
+    held.push(first);
+    expect(first.status, first.detail ?? "").toBe(200);
+    for (let i = 0; i < 3; i += 1) {
+      const refused = await startGet(downloadUrl(site.pages.stalledMedia), (await accountKeys("FREE", 1))[0]!, from);
+      held.push(refused);
+      expect(refused.status).toBe(429);
+      expect(refused.detail).toMatch(/for the accounts of one client address using a FREE key/);
+    }
+    await release();
+  }, 60_000);
+
+  it("serves a GOLD key's page download while 12 FREE accounts from 12 addresses hold theirs with slow readers", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      const started = await startGet(downloadUrl(site.pages.stalledMedia), (await accountKeys("FREE", 1))[0]!, freshAddress(), true);
+      held.push(started);
+      statuses.push(started.status);
+      if (started.status !== 200) expect(started.detail).toMatch(/part for FREE keys is taken/);
+    }
+    // FREE keys hold half of the instance's 4 slots; the rest waits for paying keys.
+    expect(statuses.filter((status) => status === 200)).toHaveLength(2);
+    expect(await remuxesHeld()).toBe(2);
+    const [gold] = await accountKeys("GOLD", 1);
+    const served = await wholeDownload(gold!);
+    expect(served.status).toBe(200);
+    expect(served.bytes).toBeGreaterThan(1000);
+    await release();
+  }, 120_000);
 
   it("counts a stream copy and an MP3 conversion apart: a FREE key copying one page can convert another, not copy a second", async () => {
     const [key] = await accountKeys("FREE", 1);
-    const copying = await startGet(downloadUrl(site.pages.stalledMedia), key!);
+    const from = freshAddress();
+    const copying = await startGet(downloadUrl(site.pages.stalledMedia), key!, from, true);
     held.push(copying);
     expect(copying.status).toBe(200);
     const converted = await fetch(`${downloadUrl(site.pages.progressive)}&audio=mp3`, { headers: { authorization: `Bearer ${key}` } });
     expect(converted.status).toBe(200);
     expect(converted.headers.get("content-type")).toBe("audio/mpeg");
     expect((await converted.arrayBuffer()).byteLength).toBeGreaterThan(1000);
-    const second = await startGet(downloadUrl(site.pages.progressive), key!);
+    const second = await startGet(downloadUrl(site.pages.progressive), key!, from);
     expect(second.status).toBe(429);
     expect(second.code).toBe("too_many_downloads");
     expect(second.detail).toMatch(/for a FREE key/);
-    release();
+    await release();
   }, 60_000);
 
   for (const { name, path } of [
