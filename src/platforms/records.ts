@@ -14,6 +14,18 @@ export const platformIds = [
   "AMAZON",
   "VIMEO",
   "DAILYMOTION",
+  "BLUESKY",
+  "BILIBILI",
+  "LOOM",
+  "NEWGROUNDS",
+  "OKRU",
+  "RUTUBE",
+  "SNAPCHAT",
+  "SOUNDCLOUD",
+  "STREAMABLE",
+  "TUMBLR",
+  "TWITCH",
+  "VK",
   "OTHER",
 ] as const;
 export const PlatformId = z.enum(platformIds);
