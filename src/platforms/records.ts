@@ -61,8 +61,18 @@ export const PostSubtitle = z.object({
 });
 export type PostSubtitle = z.infer<typeof PostSubtitle>;
 
-export const PostMediaItem = mediaItem(PostVideoVariant);
+export const PostMediaItem = mediaItem(PostVideoVariant).extend({
+  altText: z.string().nullable().describe("The item's description for those who cannot see it, as its author wrote it (Bluesky); null when there is none"),
+});
 export type PostMediaItem = z.infer<typeof PostMediaItem>;
+
+export const LinkCard = z.object({
+  url: z.string(),
+  title: z.string().nullable(),
+  description: z.string().nullable(),
+  imageUrl: z.string().nullable().describe("The card's picture, on the platform's media CDN"),
+});
+export type LinkCard = z.infer<typeof LinkCard>;
 
 export const PostRecord = z.object({
   platform: PlatformId,
@@ -79,6 +89,7 @@ export const PostRecord = z.object({
   imageUrls: z.array(z.string()),
   media: z.array(PostMediaItem).describe("Every item of the post in the platform's order; `index` of /api/v1/download counts from 1 in this list"),
   subtitles: z.array(PostSubtitle).describe("Subtitle tracks of the post's first item that /api/v1/download can embed (`subtitles=<lang>`)"),
+  card: LinkCard.nullable().describe("The link preview the post carries (Bluesky's external card); null when there is none"),
 });
 export type PostRecord = z.infer<typeof PostRecord>;
 

@@ -11,8 +11,8 @@ import type { PageSource } from "../../src/platforms/ytdlp/source.ts";
 const noVideo = () => new ApiError("unsupported_url", "No downloadable media was found at this link.");
 const photoRecord = (media: number): PostRecord => ({
   platform: "REDDIT", id: "a", url: "u", text: null, authorName: null, durationSec: null, posterUrl: null, needsServerProcessing: false,
-  videoVariants: [], imageUrls: [], subtitles: [],
-  media: Array.from({ length: media }, () => ({ type: "photo" as const, url: "https://i.redd.it/a.jpg", posterUrl: null, width: 1, height: 1, durationSec: null, videoVariants: [] })),
+  videoVariants: [], imageUrls: [], subtitles: [], card: null,
+  media: Array.from({ length: media }, () => ({ type: "photo" as const, url: "https://i.redd.it/a.jpg", posterUrl: null, width: 1, height: 1, durationSec: null, videoVariants: [], altText: null })),
 });
 
 /** Sources that answer as told and count their runs. */
@@ -73,7 +73,7 @@ describe("describePost()", () => {
 describe("a post yt-dlp reads only sound in", () => {
   const music: PostRecord = {
     ...photoRecord(0),
-    media: [{ type: "video", url: null, posterUrl: null, width: null, height: null, durationSec: 24, videoVariants: [{ qualityLabel: "audio", formatId: "audio", contentType: "audio/mpeg" }] }],
+    media: [{ type: "video", url: null, posterUrl: null, width: null, height: null, durationSec: 24, videoVariants: [{ qualityLabel: "audio", formatId: "audio", contentType: "audio/mpeg" }], altText: null }],
   };
   const link = new URL("https://www.tiktok.com/@breadlab/video/7436185392745209118");
   // How yt-dlp's TikTok extractor describes a slideshow: its music as the one format.

@@ -31,6 +31,7 @@ export function infoToPost(info: YtdlpInfo, platform: PlatformId, pageUrl: URL):
     imageUrls: imageUrls(info, formats),
     media: items.map(mediaItem),
     subtitles: subtitlesOf(entry),
+    card: null,
   };
 }
 
@@ -51,7 +52,7 @@ function mediaItem(entry: YtdlpEntry): PostMediaItem {
   const variants = variantFormats(formats);
   const image = formats.filter(isImage).at(-1);
   if (variants.length === 0 && image) {
-    return { type: "photo", url: image.url!, posterUrl: null, width: image.width ?? null, height: image.height ?? null, durationSec: null, videoVariants: [] };
+    return { type: "photo", url: image.url!, posterUrl: null, width: image.width ?? null, height: image.height ?? null, durationSec: null, videoVariants: [], altText: null };
   }
   const best = variants[0];
   return {
@@ -62,6 +63,7 @@ function mediaItem(entry: YtdlpEntry): PostMediaItem {
     height: best?.height ?? entry.height ?? null,
     durationSec: durationOf(entry),
     videoVariants: variants.map(toVariant),
+    altText: null,
   };
 }
 

@@ -109,9 +109,9 @@ describe("infoToPost() on other shapes", () => {
       videoVariants: [{ qualityLabel: "unknown", formatId: "0", contentType: "video/mp4" }], imageUrls: [],
       media: [{
         type: "video", url: null, posterUrl: "http://127.0.0.1:1/big.jpg", width: null, height: null, durationSec: null,
-        videoVariants: [{ qualityLabel: "unknown", formatId: "0", contentType: "video/mp4" }],
+        videoVariants: [{ qualityLabel: "unknown", formatId: "0", contentType: "video/mp4" }], altText: null,
       }],
-      subtitles: [],
+      subtitles: [], card: null,
     });
   });
 
@@ -131,11 +131,11 @@ describe("infoToPost() on other shapes", () => {
     expect(post.videoVariants).toEqual([{ qualityLabel: "720p", formatId: "hd", contentType: "video/mp4" }]);
     expect(post.imageUrls).toEqual(["http://a/2.jpg"]);
     expect(post.media).toEqual([
-      { type: "video", url: null, posterUrl: "http://a/page.jpg", width: 1280, height: 720, durationSec: 4, videoVariants: post.videoVariants },
-      { type: "photo", url: "http://a/2.jpg", posterUrl: null, width: 1080, height: 1350, durationSec: null, videoVariants: [] },
+      { type: "video", url: null, posterUrl: "http://a/page.jpg", width: 1280, height: 720, durationSec: 4, videoVariants: post.videoVariants, altText: null },
+      { type: "photo", url: "http://a/2.jpg", posterUrl: null, width: 1080, height: 1350, durationSec: null, videoVariants: [], altText: null },
       {
         type: "video", url: null, posterUrl: "http://a/3.jpg", width: null, height: 360, durationSec: null,
-        videoVariants: [{ qualityLabel: "360p", formatId: "sd", contentType: "video/mp4" }],
+        videoVariants: [{ qualityLabel: "360p", formatId: "sd", contentType: "video/mp4" }], altText: null,
       },
     ]);
   });
