@@ -130,13 +130,17 @@ function variantSelector(format: YtdlpFormat): string {
   return hasAudio(format) ? id : `${id}+ba[ext=m4a]/${id}+ba/${id}`;
 }
 
-/** The formats behind the variants: one per height, best first; audio-only ones only when there is no video. */
+/**
+ * The formats behind the variants: one per height, best first; when there is no video (a
+ * SoundCloud track), every audio-only format, best first, each its codec's content type.
+ */
 function variantFormats(formats: YtdlpFormat[]): YtdlpFormat[] {
   const media = formats.filter((f) => f.url !== null && (hasVideo(f) || hasAudio(f)));
   const videos = media.filter(hasVideo);
   if (videos.length === 0) {
-    const audio = bestOf(media.filter(isAudioOnly), formats);
-    return audio ? [audio] : [];
+    // The bitrate first: sound has no height to tell its variants apart.
+    const rank = (f: YtdlpFormat) => [f.tbr ?? 0, ...formatRank(f, formats.indexOf(f))];
+    return media.filter(isAudioOnly).sort((a, b) => compareRanks(rank(b), rank(a)));
   }
   const byHeight = new Map<string, YtdlpFormat[]>();
   for (const format of videos) {

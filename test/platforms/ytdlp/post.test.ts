@@ -169,14 +169,20 @@ describe("infoToPost() on other shapes", () => {
     expect(post.imageUrls).toEqual(["https://i.example/orig/a.jpg"]);
   });
 
-  test("audio-only media is one `audio` variant", () => {
+  test("audio-only media (a SoundCloud track) lists every audio variant, the highest bitrate first", () => {
+    // The formats yt-dlp's SoundCloud extractor lists for a track, as `yt-dlp -J` gives them.
     const info = YtdlpInfo.parse({
       id: "song", formats: [
-        { format_id: "lo", url: "http://a/lo.m4a", ext: "m4a", vcodec: "none", acodec: "mp4a.40.2", tbr: 48 },
-        { format_id: "hi", url: "http://a/hi.m4a", ext: "m4a", vcodec: "none", acodec: "mp4a.40.2", tbr: 128 },
+        { format_id: "http_mp3_128", url: "http://a/a.mp3", ext: "mp3", protocol: "http", vcodec: "none", acodec: "mp3", tbr: 128 },
+        { format_id: "hls_opus_64", url: "http://a/o.m3u8", ext: "opus", protocol: "m3u8_native", vcodec: "none", acodec: "opus", tbr: 64 },
+        { format_id: "hls_aac_160", url: "http://a/a.m3u8", ext: "m4a", protocol: "m3u8_native", vcodec: "none", acodec: "mp4a.40.2", tbr: 160 },
       ],
     });
-    expect(infoToPost(info, "OTHER", page).videoVariants).toEqual([{ qualityLabel: "audio", formatId: "hi", contentType: "audio/mp4" }]);
+    expect(infoToPost(info, "SOUNDCLOUD", page).videoVariants).toEqual([
+      { qualityLabel: "audio", formatId: "hls_aac_160", contentType: "audio/mp4" },
+      { qualityLabel: "audio", formatId: "http_mp3_128", contentType: "audio/mpeg" },
+      { qualityLabel: "audio", formatId: "hls_opus_64", contentType: "audio/ogg" },
+    ]);
   });
 
   test("a generic 'Video by' title gives way to the description", () => {
