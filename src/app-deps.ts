@@ -1,33 +1,40 @@
 // What the app is built from besides its configuration, store and log: the parts that reach
 // outside the process (X, media hosts, yt-dlp, ffmpeg), the caps on concurrent work, and the
 // readiness checks of the tools. The runtime's capabilities are wired in here and nowhere else.
+// One builder per part; they share what every part reads (`Wiring`).
 import type { Config } from "./config.ts";
 import type { ApiError } from "./http/problem.ts";
+import type { ReadinessCheck } from "./http/readiness.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { operationSlots } from "./limits/slots.ts";
-import { trustedEndpoints, type ResolveHost } from "./media/egress.ts";
+import { trustedEndpoints, type EgressPolicy, type ResolveHost } from "./media/egress.ts";
 import { cookieHeaderFor } from "./media/cookie-header.ts";
-import { createEgressGate, type ListenLoopback } from "./media/egress-gate.ts";
+import { createEgressGate, type EgressGate, type ListenLoopback } from "./media/egress-gate.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
 import { parseOutboundProxy, type OutboundProxy } from "./media/outbound-proxy.ts";
+import type { RelayOptions } from "./media/relay.ts";
 import { fetchOver, type UpstreamClient } from "./media/relay-upstream.ts";
+import type { RemuxOptions } from "./media/remux.ts";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
+import { createSources } from "./platforms/sources.ts";
 import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
-import { createTweetSource, xWebClientBearerToken } from "./platforms/x/source.ts";
-import { cookieFile, type Files } from "./platforms/ytdlp/cookie-file.ts";
+import { createTweetSource, xWebClientBearerToken, type TweetSource } from "./platforms/x/source.ts";
+import { cookieFile, type CookieFile, type Files } from "./platforms/ytdlp/cookie-file.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
-import { createPageSource } from "./platforms/ytdlp/source.ts";
-import { createGallerySource } from "./platforms/gallerydl/source.ts";
+import { createPageSource, type PageSource } from "./platforms/ytdlp/source.ts";
+import { createGallerySource, type GallerySource } from "./platforms/gallerydl/source.ts";
 import { detectPlatform, siteOf } from "./platforms/table.ts";
-import { postRecord } from "./handlers/post.ts";
-import { createPlatformChecks } from "./doctor/checker.ts";
+import type { DownloadDeps } from "./handlers/download.ts";
+import { postRecord, type PostDeps } from "./handlers/post.ts";
+import { createPlatformChecks, type PlatformChecks } from "./doctor/checker.ts";
 import { failureContext } from "./doctor/context.ts";
 import { referencePosts } from "./doctor/reference-posts.ts";
-import { createExtractionHost, hostReadiness } from "./processes/extraction-host.ts";
+import { createExtractionHost, hostReadiness, type ExtractionHost } from "./processes/extraction-host.ts";
 import { createCliExtractor } from "./processes/extractor.ts";
 import type { ProcessHost } from "./processes/process-host.ts";
-import { probeTools, toolReadinessChecks, toolVersion, type ToolName, type ToolRuns } from "./processes/tools.ts";
+import { probeTools, toolReadinessChecks, toolVersion, type ToolName, type ToolRuns, type Tools } from "./processes/tools.ts";
+import { happening, type Happening } from "./util/event.ts";
 
 /** What the app needs from the runtime it runs on; each entry file (src/runtime/) hands it in. */
 export interface Capabilities {
@@ -45,14 +52,103 @@ export interface Capabilities {
   automaticJsRuntime(): string;
 }
 
+export interface AppDepsOptions {
+  config: Config;
+  runtime: Capabilities;
+  /** Shared with the app, so the upstream clients count their calls; a fresh one when not given. */
+  metrics?: ServiceMetrics;
+  /** Injected so tests can move time without sleeping. */
+  now?: () => Date;
+  log?: Logger;
+}
+
+/** The app's parts that talk to the outside, and what start-up and shutdown hold on to. */
+export interface AppParts extends DownloadDeps, PostDeps {
+  tweets: TweetSource;
+  metrics: ServiceMetrics;
+  readinessChecks: ReadinessCheck[];
+  platformChecks: PlatformChecks;
+  /** The extraction host: the service starts and closes it. */
+  extractor: ExtractionHost;
+  /** The egress gate: the service closes it. */
+  gate: EgressGate;
+  /** COOKIES_FILE; undefined without one. */
+  cookies: CookieFile | undefined;
+}
+
+/** What every builder reads. */
+interface Wiring {
+  config: Config;
+  runtime: Capabilities;
+  metrics: ServiceMetrics;
+  now: () => Date;
+  log: Logger;
+  cookies: CookieFile | undefined;
+  /** The media relay's and X's client: through OUTBOUND_PROXY when it is set. */
+  upstream: UpstreamClient;
+  egress: EgressPolicy;
+  gate: EgressGate;
+  /** A platform refused this server (502 upstream_blocked): metrics and the platform check listen. */
+  blocked: Happening<[page: URL, error: ApiError]>;
+}
+
 /** The app's parts that talk to the outside, built from the configuration, counting their calls. */
-export function createAppDeps(
-  config: Config,
-  runtime: Capabilities,
-  metrics: ServiceMetrics = createServiceMetrics(),
-  now: () => Date = () => new Date(),
-  log: Logger = createLogger("warn"),
-) {
+export function createAppDeps(options: AppDepsOptions): AppParts {
+  const wiring = wire(options);
+  const { config, metrics, cookies, gate, egress } = wiring;
+  const tools = probedTools(wiring);
+  const tweets = xClient(wiring);
+  const { extractor, pages, galleries } = extraction(wiring);
+  const slots = operationSlots(config);
+  const posts: PostDeps = { sources: createSources({ tweets, pages, galleries }), tools, extractions: slots.extractions, extraPageHosts: config.EXTRA_PAGE_HOSTS };
+  const runner = { relay: relayOptions(wiring), remux: remuxOptions(wiring), tools, slots, egress, clientStallTimeoutMs: config.CLIENT_STALL_TIMEOUT_S * 1000 };
+  return {
+    ...posts,
+    runner,
+    tweets,
+    metrics,
+    platformChecks: platformChecks(wiring, posts, tools),
+    extractor,
+    gate,
+    cookies,
+    readinessChecks: [
+      ...toolReadinessChecks(tools, wiring.now),
+      hostReadiness(extractor),
+      // A cookie file that cannot be used is a warning: the service works without it.
+      ...(cookies === undefined ? [] : [{ name: "cookies", check: () => cookies.fault() }]),
+    ],
+  };
+}
+
+function wire({ config, runtime, metrics = createServiceMetrics(), now = () => new Date(), log = createLogger("warn") }: AppDepsOptions): Wiring {
+  // With OUTBOUND_PROXY every connection leaves through it: the media relay and X's APIs over the
+  // runtime's proxied client (fetch cannot be pointed at a proxy on every runtime), yt-dlp and ffmpeg
+  // through the egress gate, which chains to it.
+  const outbound = config.OUTBOUND_PROXY ?? null;
+  const cookies =
+    config.COOKIES_FILE === undefined ? undefined : cookieFile(runtime.files, config.COOKIES_FILE, (fault) => log.warn(fault, { setting: "COOKIES_FILE" }));
+  const egress = { trusted: trustedEndpoints(config.EXTRA_PAGE_HOSTS, config.ORIGIN_OVERRIDES), resolveHost: runtime.resolveHost };
+  const gate = createEgressGate({ policy: egress, outbound, listen: runtime.listenLoopback, originOverrides: config.ORIGIN_OVERRIDES });
+  const blocked = happening<[page: URL, error: ApiError]>();
+  blocked.on((page) => metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER"));
+  const upstream = outbound === null ? runtime.upstream : runtime.proxiedUpstream(outbound);
+  return { config, runtime, metrics, now, log, cookies, upstream, egress, gate, blocked };
+}
+
+/** The media tools, probed in the background from now on; their versions go to the metrics. */
+function probedTools({ config, runtime, metrics }: Wiring): Promise<Tools> {
+  const tools = probeTools(runtime.toolRuns, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH, ffmpeg: config.FFMPEG_PATH });
+  void tools.then((known) => {
+    for (const name of Object.keys(known) as ToolName[]) {
+      const version = toolVersion(known[name]);
+      if (version !== null) metrics.toolInfo(name, version);
+    }
+  });
+  return tools;
+}
+
+/** X's syndication and GraphQL clients, counting each call by the endpoint it went to. */
+function xClient({ config, metrics, upstream, cookies, now }: Wiring): TweetSource {
   const graphqlBase = config.X_GRAPHQL_URL === "off" ? null : config.X_GRAPHQL_URL.replace(/\/+$/, "");
   const graphql = graphqlBase === null ? null : {
     guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
@@ -64,15 +160,8 @@ export function createAppDeps(
     : url.startsWith(graphql.guestActivateUrl) ? "x_guest_token"
     : url.startsWith(graphql.tweetResultUrl) ? "x_graphql"
     : "x_syndication";
-  // With OUTBOUND_PROXY every connection leaves through it: the media relay and X's APIs over the
-  // runtime's proxied client (fetch cannot be pointed at a proxy on every runtime), yt-dlp and ffmpeg
-  // through the egress gate, which chains to it.
-  const outbound = config.OUTBOUND_PROXY ?? null;
-  const cookies =
-    config.COOKIES_FILE === undefined ? undefined : cookieFile(runtime.files, config.COOKIES_FILE, (fault) => log.warn(fault, { setting: "COOKIES_FILE" }));
-  const upstream = outbound === null ? runtime.upstream : runtime.proxiedUpstream(outbound);
-  const tweets = createTweetSource({
-    fetch: countedFetch(outbound === null ? fetch : fetchOver(upstream), xUpstreamOf, metrics),
+  return createTweetSource({
+    fetch: countedFetch(config.OUTBOUND_PROXY === undefined ? fetch : fetchOver(upstream), xUpstreamOf, metrics),
     syndicationUrl: config.X_SYNDICATION_URL,
     graphql,
     timeoutMs: config.X_TIMEOUT_MS,
@@ -84,15 +173,19 @@ export function createAppDeps(
     },
     onAnswer: (path) => metrics.xSource(path),
   });
-  // 0 turns the cut off, for direct and page mode alike.
-  const idleTimeoutMs = config.DOWNLOAD_IDLE_TIMEOUT_S === 0 ? undefined : config.DOWNLOAD_IDLE_TIMEOUT_S * 1000;
-  const relay = {
+}
+
+/** 0 turns the cut of a quiet source off, for direct and page mode alike. */
+const idleTimeoutMs = (config: Config) => (config.DOWNLOAD_IDLE_TIMEOUT_S === 0 ? undefined : config.DOWNLOAD_IDLE_TIMEOUT_S * 1000);
+
+function relayOptions({ config, runtime, metrics, upstream, cookies, now }: Wiring): RelayOptions {
+  return {
     upstream: countedUpstream(upstream, metrics),
     onUndeclaredBytes: (count: number) => metrics.relayedBytes("direct", count),
     originOverrides: config.ORIGIN_OVERRIDES,
     maxBytes: config.MAX_DOWNLOAD_BYTES,
     firstByteTimeoutMs: config.DIRECT_TIMEOUT_MS,
-    idleTimeoutMs,
+    idleTimeoutMs: idleTimeoutMs(config),
     resolveHost: runtime.resolveHost,
     cookies: cookies === undefined ? undefined : async (url: URL) => {
       // Read for every use, like the tools' copies; a file that cannot be used sends none.
@@ -100,19 +193,26 @@ export function createAppDeps(
       return content === null ? null : cookieHeaderFor(new TextDecoder().decode(content), url, now());
     },
   };
-  const egress = { trusted: trustedEndpoints(config.EXTRA_PAGE_HOSTS, config.ORIGIN_OVERRIDES), resolveHost: runtime.resolveHost };
-  const gate = createEgressGate({ policy: egress, outbound, listen: runtime.listenLoopback, originOverrides: config.ORIGIN_OVERRIDES });
-  const tools = probeTools(runtime.toolRuns, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH, ffmpeg: config.FFMPEG_PATH });
-  void tools.then((known) => {
-    for (const name of Object.keys(known) as ToolName[]) {
-      const version = toolVersion(known[name]);
-      if (version !== null) metrics.toolInfo(name, version);
-    }
-  });
-  const onBlocked = (page: URL, error: ApiError) => {
-    metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER");
-    void platformChecks.noteFailure(page, error);
+}
+
+function remuxOptions({ config, runtime, metrics, gate }: Wiring): RemuxOptions {
+  return {
+    processes: runtime.processes,
+    ffmpegPath: config.FFMPEG_PATH,
+    limits: defaultFfmpegLimits,
+    timeoutMs: config.PAGE_TIMEOUT_S * 1000,
+    maxBytes: config.MAX_DOWNLOAD_BYTES,
+    onChild: () => metrics.childStarted("ffmpeg"),
+    onBytes: (count: number) => metrics.relayedBytes("page", count),
+    gate,
+    idleTimeoutMs: idleTimeoutMs(config),
+    // HLS playlists are fetched by the service through the gate session, as ffmpeg's fetches go.
+    playlistClient: (proxyUrl: string) => runtime.proxiedUpstream(parseOutboundProxy(proxyUrl)!),
   };
+}
+
+/** The extraction host and the descriptions yt-dlp and gallery-dl read through it. */
+function extraction({ config, runtime, metrics, gate, cookies, blocked }: Wiring): { extractor: ExtractionHost; pages: PageSource; galleries: GallerySource } {
   const extractor = createExtractionHost({
     processes: runtime.processes,
     toolRuns: runtime.toolRuns,
@@ -123,7 +223,7 @@ export function createAppDeps(
     onStatus: metrics.extractionHost,
   });
   // What both tools' descriptions are read with: the same caps, cache, gate, cookies and metrics.
-  const extraction = {
+  const shared = {
     extractor,
     files: runtime.files,
     timeoutMs: config.EXTRACT_TIMEOUT_S * 1000,
@@ -132,63 +232,28 @@ export function createAppDeps(
     cacheMaxEntries: 500,
     gate,
     cookies,
-    onBlocked,
+    onBlocked: blocked.emit,
   };
   const pages = createPageSource({
-    ...extraction,
+    ...shared,
     maxItems: config.PLAYLIST_MAX_ITEMS,
     onChild: () => metrics.childStarted("yt-dlp"),
     jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME, runtime.automaticJsRuntime),
   });
-  const galleries = createGallerySource({
-    ...extraction,
-    onChild: () => metrics.childStarted("gallery-dl"),
-    caFile: config.GALLERY_DL_CA_FILE,
-  });
-  const slots = operationSlots(config);
-  const postDeps = { tweets, pages, galleries, tools, extractions: slots.extractions, extraPageHosts: config.EXTRA_PAGE_HOSTS };
-  const platformChecks = createPlatformChecks({
+  const galleries = createGallerySource({ ...shared, onChild: () => metrics.childStarted("gallery-dl"), caFile: config.GALLERY_DL_CA_FILE });
+  return { extractor, pages, galleries };
+}
+
+/** The platform check: its reference posts read as `post` reads them; a user's blocked request marks its platform too. */
+function platformChecks({ config, metrics, cookies, now, blocked }: Wiring, posts: PostDeps, tools: Promise<Tools>): PlatformChecks {
+  const checks = createPlatformChecks({
     posts: referencePosts(config.PLATFORM_CHECK_POSTS, config.EXTRA_PAGE_HOSTS),
-    fetchPost: (url) => postRecord(postDeps, url, { check: true }),
+    fetchPost: (url) => postRecord(posts, url, { check: true }),
     siteOf: (page) => siteOf(page, config.EXTRA_PAGE_HOSTS),
     context: failureContext({ tools, cookies, now }),
     onResult: (result) => metrics.platformChecked(result.site, result.status === "ok", result.from === "check" && result.at !== null ? new Date(result.at) : null),
     now,
   });
-  const remux = {
-    processes: runtime.processes,
-    ffmpegPath: config.FFMPEG_PATH,
-    limits: defaultFfmpegLimits,
-    timeoutMs: config.PAGE_TIMEOUT_S * 1000,
-    maxBytes: config.MAX_DOWNLOAD_BYTES,
-    onChild: () => metrics.childStarted("ffmpeg"),
-    onBytes: (count: number) => metrics.relayedBytes("page", count),
-    gate,
-    idleTimeoutMs,
-    // HLS playlists are fetched by the service through the gate session, as ffmpeg's fetches go.
-    playlistClient: (proxyUrl: string) => runtime.proxiedUpstream(parseOutboundProxy(proxyUrl)!),
-  };
-  return {
-    extractor,
-    tweets,
-    relay,
-    remux,
-    pages,
-    galleries,
-    tools,
-    ...slots,
-    platformChecks,
-    egress,
-    gate,
-    extraPageHosts: config.EXTRA_PAGE_HOSTS,
-    clientStallTimeoutMs: config.CLIENT_STALL_TIMEOUT_S * 1000,
-    metrics,
-    cookies,
-    readinessChecks: [
-      ...toolReadinessChecks(tools, now),
-      hostReadiness(extractor),
-      // A cookie file that cannot be used is a warning: the service works without it.
-      ...(cookies === undefined ? [] : [{ name: "cookies", check: () => cookies.fault() }]),
-    ],
-  };
+  blocked.on((page, error) => void checks.noteFailure(page, error));
+  return checks;
 }

@@ -19,6 +19,7 @@ import { downloadHandler, type DownloadDeps } from "./handlers/download.ts";
 import { healthResponse } from "./http/health.ts";
 import { postHandler, type PostDeps } from "./handlers/post.ts";
 import { tweetHandler } from "./handlers/tweet.ts";
+import type { TweetSource } from "./platforms/x/source.ts";
 import { webRoutes, type SiteHandler } from "./web/routes.ts";
 import { docsResponse } from "./http/docs.ts";
 import { buildOpenApiDocument } from "./http/openapi.ts";
@@ -33,6 +34,7 @@ import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-met
 
 /** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createAppDeps). */
 export interface AppDeps extends DownloadDeps, PostDeps {
+  tweets: TweetSource;
   config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS" | "METRICS_TOKEN" | "SIGNUP" | "SIGNUPS_PER_CLIENT" | "TRUST_PROXY">;
   db: Db;
   log: Logger;

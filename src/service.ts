@@ -21,7 +21,7 @@ export interface Service {
 export async function startService(config: Config, runtime: Runtime, log: Logger): Promise<Service> {
   const serve = runtime.serve;
   // Built before the store opens: it starts the tools' probe, which then runs beside the opening.
-  const deps = createAppDeps(config, runtime, undefined, undefined, log);
+  const deps = createAppDeps({ config, runtime, log });
   void deps.tools.then((tools) => warnAboutTools(tools, log));
   deps.extractor.start(log);
   // A cookie file that cannot be used is told now (once), not at the first page-mode request.

@@ -103,7 +103,7 @@ describe("the app", () => {
       config,
       db: store.db,
       log: createLogger("warn", (line) => lines.push(line)),
-      ...createAppDeps(config, { upstream: nodeUpstream, ...nodeCapabilities }),
+      ...createAppDeps({ config, runtime: { upstream: nodeUpstream, ...nodeCapabilities } }),
     });
     expect((await app.fetch(new Request("http://test.local/healthz"))).status).toBe(200);
     expect(lines).toEqual([]);
@@ -136,7 +136,7 @@ describe("the app", () => {
         config,
         db: store.db,
         log: createLogger("silent"),
-        ...createAppDeps(config, { upstream: nodeUpstream, ...nodeCapabilities }),
+        ...createAppDeps({ config, runtime: { upstream: nodeUpstream, ...nodeCapabilities } }),
         readinessChecks: [
           { name: "yt-dlp", check: async () => {} },
           { name: "ffmpeg", check: () => Promise.reject(new Error("not executable: /opt/ffmpeg")) },

@@ -34,7 +34,7 @@ async function run(argv: string[]): Promise<CommandResult> {
 
 /** The platform check run by this process (no service to ask): the service's parts, built from the same configuration. */
 async function doctorHere(config: Config, argv: string[]): Promise<CommandResult> {
-  const deps = createAppDeps(config, { upstream: nodeUpstream, ...nodeCapabilities });
+  const deps = createAppDeps({ config, runtime: { upstream: nodeUpstream, ...nodeCapabilities } });
   try {
     return await runDoctor(deps.platformChecks, argv);
   } finally {

@@ -139,7 +139,7 @@ const operations: OperationSpec[] = [
       404: ["not_found", "post_unavailable", "no_media"],
       413: ["file_too_large"],
       416: ["range_not_satisfiable"],
-      429: ["too_many_downloads"],
+      429: ["too_many_downloads", "too_many_extractions"],
       502: ["upstream_failed", "upstream_blocked", "source_not_streamable"],
       503: ["tool_missing"],
       504: ["upstream_timeout", "no_progress"],

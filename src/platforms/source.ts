@@ -3,6 +3,7 @@
 // one file as its host serves it, or a remux of inputs by ffmpeg; a runner (media/) carries it out
 // with the slot its kind costs. Which source reads a link is its platform row's `reader`.
 import type { RemuxPlan } from "../media/ffmpeg.ts";
+import type { Plan } from "../media/plan.ts";
 import type { ToolName } from "../processes/tools.ts";
 import type { PlatformId, PostRecord } from "./records.ts";
 
@@ -28,26 +29,15 @@ export interface Link {
   platform: PlatformId;
 }
 
-/** One file relayed as its host serves it (direct mode): Range, HEAD and its length pass through. */
-export interface RelayPlan {
-  kind: "relay";
-  url: URL;
-  /** Throws 403 unless a URL (the file's, or a redirect's target) is on a host this file may come from. */
-  allowed: (url: URL, what?: string) => void;
-  /** File name without extension: the caller's `filename`, else the source's own. */
-  name: string;
-}
+// The plans' kinds are declared beside their runner (media/ may not import platforms/).
+export type { Plan, RelayPlan, RemuxJob } from "../media/plan.ts";
 
-/** ffmpeg reads the inputs and writes the output as it goes (page mode). */
-export interface RemuxJob {
-  kind: "remux";
-  plan: RemuxPlan;
-  name: string;
-  /** The media's length in seconds when the source says (unrounded): written into the MP4's header. */
-  durationSec: number | null;
-}
-
-export type Plan = RelayPlan | RemuxJob;
+/**
+ * How a download asks a source for its plan, the same for the handler and for a source that hands
+ * an item to another (X gives a video it has only as HLS to yt-dlp): the source's tools checked
+ * (503 `tool_missing`), the caller's extraction slot held while a source that extracts plans.
+ */
+export type Ask = (source: Source, link: Link, wanted: Wanted) => Promise<Plan>;
 
 export interface DescribeOptions {
   /** Skip what the source keeps (the platform check wants to know how the platform answers now). */
@@ -61,6 +51,9 @@ export interface Source {
   /** Whether asking it runs an extraction, which holds an extraction slot of the caller's. */
   readonly extracts: boolean;
   describe(link: Link, options?: DescribeOptions): Promise<PostRecord>;
-  /** The plan for the wanted item and output. */
-  plan(link: Link, wanted: Wanted, signal: AbortSignal): Promise<Plan>;
+  /**
+   * The plan for the wanted item and output. A relay may be asked for as MP3: the runner then
+   * remuxes the file (media/plan.ts `relayAsMp3`). `ask` is for handing the link to another source.
+   */
+  plan(link: Link, wanted: Wanted, signal: AbortSignal, ask: Ask): Promise<Plan>;
 }

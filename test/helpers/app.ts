@@ -38,7 +38,7 @@ export function buildTestApp(db: Db, options: { clock?: TestClock; env?: Record<
   const logLines: string[] = [];
   const config = parseConfig({ HEALTH_TIMEOUT_MS: "500", X_SYNDICATION_URL: "http://127.0.0.1:9", X_GRAPHQL_URL: "off", ...options.env });
   const log = createLogger("debug", (line) => logLines.push(line));
-  const deps = createAppDeps(config, { upstream: nodeUpstream, ...nodeCapabilities }, undefined, clock.now, log);
+  const deps = createAppDeps({ config, runtime: { upstream: nodeUpstream, ...nodeCapabilities }, now: clock.now, log });
   if (options.extractionHost) deps.extractor.start(log);
   const app = createApp({ config, db, log, now: clock.now, ...deps });
   return {

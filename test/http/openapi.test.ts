@@ -114,6 +114,7 @@ describe("the OpenAPI document", () => {
       "quota_exceeded",
       "burst_exceeded",
       "too_many_downloads",
+      "too_many_extractions",
     ]);
   });
 });

@@ -1,12 +1,24 @@
-// Which tool describes a post: the link's shape, then yt-dlp's answer. The sources are scripted
-// here (each says what its tool said); the tools themselves run in
+// Which tool describes a post: the link's shape (platforms/sources.ts), then yt-dlp's answer and
+// the fallback's rule (platforms/post-source.ts). The tools' descriptions are scripted here (each
+// says what its tool said); the tools themselves run in
 // test/platforms/gallerydl/photo-posts.test.ts and test/platforms/ytdlp/.
 import { describe, expect, test } from "vitest";
 import { ApiError, upstreamFailed } from "../../src/http/problem.ts";
 import type { GallerySource } from "../../src/platforms/gallerydl/source.ts";
-import { describePost, isPhotoShaped, soundOnlyRecord } from "../../src/platforms/post-source.ts";
+import { isPhotoShaped, soundOnlyRecord } from "../../src/platforms/post-source.ts";
 import type { PlatformId, PostRecord } from "../../src/platforms/records.ts";
+import type { Ask, Plan, Wanted } from "../../src/platforms/source.ts";
+import { createSources } from "../../src/platforms/sources.ts";
+import type { TweetSource } from "../../src/platforms/x/source.ts";
 import type { PageSource } from "../../src/platforms/ytdlp/source.ts";
+
+const noTweets: TweetSource = { getTweet: () => Promise.reject(new Error("X is not asked here")) };
+
+/** The post's record from the source the link's platform row names, as `post` asks it. */
+function describePost(tools: { pages: PageSource; galleries: GallerySource }, url: URL, platform: PlatformId): Promise<PostRecord> {
+  const link = { url, platform };
+  return createSources({ tweets: noTweets, ...tools })(link).describe(link);
+}
 
 const noVideo = () => new ApiError("unsupported_url", "No downloadable media was found at this link.");
 const photoRecord = (media: number): PostRecord => ({
@@ -92,6 +104,53 @@ describe("a post yt-dlp reads only sound in", () => {
       const record = await describePost({ pages: ytdlpMusic, galleries: { post: gallery } }, link, "TIKTOK");
       expect(record.videoVariants).toEqual([{ qualityLabel: "audio", formatId: "audio", contentType: "audio/mpeg" }]);
     }
+  });
+});
+
+describe("a download's plan by the same rule", () => {
+  const slideshowMusic = { id: "7436185392745209118", formats: [{ format_id: "audio", url: "https://sf16-ies-music-va.tiktokcdn.com/obj/a.mp3", ext: "mp3", vcodec: "none", acodec: "mp3" }] };
+
+  /** The plan the link's source makes, asked as the download handler asks; yt-dlp's description and choice scripted. */
+  function planDownload(ytdlp: () => Promise<typeof slideshowMusic>, gallery: () => Promise<PostRecord>, url: URL, platform: PlatformId, wanted: Partial<Wanted> = {}) {
+    const runs = { ytdlp: 0, gallery: 0 };
+    const pages = {
+      info: () => (runs.ytdlp++, ytdlp()),
+      select: async () => (runs.ytdlp++, { info: await ytdlp(), formats: (await ytdlp()).formats }),
+    } as unknown as PageSource;
+    const galleries: GallerySource = { post: () => (runs.gallery++, gallery()) };
+    const link = { url, platform };
+    const ask: Ask = (source, asked, what) => source.plan(asked, what, new AbortController().signal, ask);
+    const all: Wanted = { output: "mp4", format: null, index: null, subtitles: null, filename: null, ...wanted };
+    return { runs, plan: ask(createSources({ tweets: noTweets, pages, galleries })(link), link, all) };
+  }
+  const reddit = new URL("https://www.reddit.com/r/pics/comments/abc/x/");
+  const tiktok = new URL("https://www.tiktok.com/@breadlab/video/7436185392745209118");
+  const relayOf = (plan: Plan) => (plan.kind === "relay" ? { url: plan.url.href, name: plan.name } : plan.kind);
+
+  test("a post yt-dlp finds no video in relays gallery-dl's item, from gallery-dl's one run", async () => {
+    const { runs, plan } = planDownload(() => Promise.reject(noVideo()), async () => photoRecord(2), reddit, "REDDIT", { index: 2 });
+    expect(relayOf(await plan)).toEqual({ url: "https://i.redd.it/a.jpg", name: "reddit_a_2" });
+    expect(runs).toEqual({ ytdlp: 1, gallery: 1 });
+  });
+
+  test("after yt-dlp's own failure gallery-dl's record answers, and an index past its last item is 400", async () => {
+    const { plan } = planDownload(() => Promise.reject(upstreamFailed("extractor out of date")), async () => photoRecord(1), reddit, "REDDIT", { index: 3 });
+    await expect(plan).rejects.toMatchObject({ code: "invalid_parameter", message: expect.stringContaining("1 item;") });
+  });
+
+  test("yt-dlp's failure stands when gallery-dl finds nothing", async () => {
+    const { plan } = planDownload(() => Promise.reject(noVideo()), async () => photoRecord(0), reddit, "REDDIT");
+    await expect(plan).rejects.toMatchObject({ code: "unsupported_url" });
+  });
+
+  test("sound alone: as MP4 gallery-dl's pictures win; as MP3 yt-dlp's sound is the answer and gallery-dl is not asked", async () => {
+    const pictures = planDownload(async () => slideshowMusic, async () => photoRecord(4), tiktok, "TIKTOK");
+    expect(relayOf(await pictures.plan)).toEqual({ url: "https://i.redd.it/a.jpg", name: "tiktok_a" });
+    const sound = planDownload(async () => slideshowMusic, async () => photoRecord(4), tiktok, "TIKTOK", { output: "mp3" });
+    const plan = await sound.plan;
+    expect(plan.kind === "remux" && plan.plan.inputs.map((input) => input.url)).toEqual(["https://sf16-ies-music-va.tiktokcdn.com/obj/a.mp3"]);
+    expect(plan.kind === "remux" && plan.name).toBe("tiktok_7436185392745209118");
+    expect(sound.runs.gallery).toBe(0);
   });
 });
 

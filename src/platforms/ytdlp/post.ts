@@ -19,8 +19,7 @@ export function infoToPost(info: YtdlpInfo, platform: PlatformId, pageUrl: URL):
   const formats = mediaFormats(entry);
   return {
     platform,
-    // yt-dlp's X extractor puts the media id in `id` and the post id in `display_id`.
-    id: String((platform === "X" ? entry.display_id : null) ?? entry.id ?? entry.display_id ?? ""),
+    id: postId(entry, platform),
     url: entry.webpage_url ?? pageUrl.href,
     text: postText(entry),
     authorName: entry.uploader ?? entry.channel ?? entry.creator ?? null,
@@ -33,6 +32,12 @@ export function infoToPost(info: YtdlpInfo, platform: PlatformId, pageUrl: URL):
     subtitles: subtitlesOf(entry),
     card: null,
   };
+}
+
+/** The post's id as the platform names it, from its first item; a download's default file name is made of it. */
+export function postId(first: YtdlpEntry, platform: PlatformId): string {
+  // yt-dlp's X extractor puts the media id in `id` and the post id in `display_id`.
+  return String((platform === "X" ? first.display_id : null) ?? first.id ?? first.display_id ?? "");
 }
 
 function mediaFormats(entry: YtdlpEntry): YtdlpFormat[] {

@@ -1,0 +1,35 @@
+// How an operation asks a source (platforms/source.ts), the same for `post` and `download`: the
+// source's tools checked first (503 tool_missing), and the caller's extraction slot held while a
+// source that extracts works (429 too_many_extractions). The platform check holds no key's slot.
+import { ApiError } from "../http/problem.ts";
+import type { SlotHolder, Slots } from "../limits/slots.ts";
+import type { PlatformId } from "../platforms/records.ts";
+import type { Link, Source } from "../platforms/source.ts";
+import { detectPlatform, supportedPlatformsText } from "../platforms/table.ts";
+import { requireTools, type Tools } from "../processes/tools.ts";
+
+export interface AskDeps {
+  tools: Promise<Tools>;
+  /** Concurrent extractions (yt-dlp, gallery-dl): each is a Python process for up to a minute. */
+  extractions: Slots;
+}
+
+/** `work` of `source` for `link`, its tools there and, when it extracts, `holder`'s extraction slot held (none for null). */
+export async function asking<T>(deps: AskDeps, source: Source, link: Link, holder: SlotHolder | null, work: () => Promise<T>): Promise<T> {
+  await requireTools(deps.tools, source.tools(link));
+  const release = source.extracts && holder !== null ? deps.extractions.acquire(holder) : () => {};
+  try {
+    return await work();
+  } finally {
+    release();
+  }
+}
+
+/** The platform of a page link, or 400 unsupported_platform naming the ones there are. */
+export function requirePlatform(url: URL, extraPageHosts: readonly string[]): PlatformId {
+  const platform = detectPlatform(url, extraPageHosts);
+  if (platform === null) {
+    throw new ApiError("unsupported_platform", `${url.hostname} is not a supported platform. Supported: ${supportedPlatformsText}.`);
+  }
+  return platform;
+}

@@ -1,0 +1,51 @@
+// What a download sends, as its source planned it: one file relayed as its host serves it, or
+// ffmpeg's remux of inputs. The kinds live here, beside the runner that carries them out
+// (run-plan.ts), because media/ may not import platforms/; platforms/source.ts names them for
+// the sources that make them.
+import type { RemuxPlan } from "./ffmpeg.ts";
+import { withOriginOverride } from "./direct-hosts.ts";
+
+/** One file relayed as its host serves it (direct mode): Range, HEAD and its length pass through. */
+export interface RelayPlan {
+  kind: "relay";
+  url: URL;
+  /** Throws 403 unless a URL (the file's, or a redirect's target) is on a host this file may come from. */
+  allowed: (url: URL, what?: string) => void;
+  /** File name without extension: the caller's `filename`, else the source's own. */
+  name: string;
+}
+
+/** ffmpeg reads the inputs and writes the output as it goes (page mode). */
+export interface RemuxJob {
+  kind: "remux";
+  plan: RemuxPlan;
+  name: string;
+  /** The media's length in seconds when the source says (unrounded): written into the MP4's header. */
+  durationSec: number | null;
+}
+
+export type Plan = RelayPlan | RemuxJob;
+
+/** The slot kinds of limits/slots.ts `operationSlots` that carrying out a plan holds. */
+export type RunSlot = "directDownloads" | "remuxes" | "encodes";
+
+/** A relay holds two sockets; a stream copy little CPU; MP3 and a re-encode real CPU. */
+export function slotOf(plan: Plan): RunSlot {
+  if (plan.kind === "relay") return "directDownloads";
+  const { output, transcodeVideo, transcodeAudio } = plan.plan;
+  return output === "mp3" || transcodeVideo || transcodeAudio ? "encodes" : "remuxes";
+}
+
+/**
+ * A relay asked for as MP3: ffmpeg reads the file the relay would have sent (from the operator's
+ * override origin, when there is one) and writes its sound.
+ */
+export function relayAsMp3(relay: RelayPlan, originOverrides: ReadonlyMap<string, string>): RemuxJob {
+  const input = { url: withOriginOverride(relay.url, originOverrides).href, headers: {}, hls: relay.url.pathname.endsWith(".m3u8") };
+  return {
+    kind: "remux",
+    plan: { output: "mp3", inputs: [input], videoInput: null, audioInput: 0, transcodeVideo: false, transcodeAudio: false, adtsAudio: false },
+    name: relay.name,
+    durationSec: null,
+  };
+}

@@ -1,0 +1,69 @@
+// Carries out a download's plan: takes the slot its kind costs (plan.ts `slotOf`), relays the file
+// or runs ffmpeg, and gives the slot back when the response is over. Every URL ffmpeg will read is
+// checked first: a page names them, and a page may name an address inside our network.
+import { cutWhenClientStalls } from "../http/client-stall.ts";
+import { whenResponseDone } from "../http/response-done.ts";
+import type { SlotHolder, Slots } from "../limits/slots.ts";
+import { downloadResponse } from "../metrics/downloads.ts";
+import type { DownloadMode } from "../metrics/service-metrics.ts";
+import { requireTools, type Tools } from "../processes/tools.ts";
+import { assertFetchable, type EgressPolicy } from "./egress.ts";
+import type { RemuxPlan } from "./ffmpeg.ts";
+import { relayAsMp3, slotOf, type Plan, type RelayPlan, type RemuxJob, type RunSlot } from "./plan.ts";
+import { relayMedia, type RelayOptions } from "./relay.ts";
+import { remuxResponse, type RemuxOptions } from "./remux.ts";
+
+export interface RunDeps {
+  relay: RelayOptions;
+  remux: RemuxOptions;
+  /** The tools' probe: a remux needs ffmpeg (503 tool_missing). */
+  tools: Promise<Tools>;
+  slots: Record<RunSlot, Slots>;
+  /** Which addresses ffmpeg may be pointed at. */
+  egress: EgressPolicy;
+  /** A download whose client takes nothing for this long is cut (0: never). */
+  clientStallTimeoutMs: number;
+}
+
+/** Whose download it is: the request (its method, Range, signal and end) and the key that holds the slot. */
+export interface Caller {
+  request: Request;
+  holder: SlotHolder;
+}
+
+/** The response for `planned` sent as `output`: a relay asked for as MP3 is ffmpeg's remux of the same file. */
+export async function runPlan(planned: Plan, output: RemuxPlan["output"], caller: Caller, deps: RunDeps): Promise<Response> {
+  let plan = planned;
+  if (plan.kind === "relay" && output === "mp3") {
+    plan.allowed(plan.url);
+    plan = relayAsMp3(plan, deps.relay.originOverrides);
+  }
+  if (plan.kind === "remux") await requireTools(deps.tools, ["ffmpeg"]);
+  const release = deps.slots[slotOf(plan)].acquire(caller.holder);
+  try {
+    const response = plan.kind === "relay" ? await relay(plan, caller.request, release, deps) : await remux(plan, caller.request, release, deps);
+    return served(response, plan.kind === "relay" ? "direct" : "page", deps);
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+function relay(plan: RelayPlan, request: Request, release: () => void, deps: RunDeps): Promise<Response> {
+  // Held until the upstream body is over or the response is (whichever the runtime tells first).
+  whenResponseDone(request, release);
+  const method = request.method === "HEAD" ? "HEAD" : "GET";
+  return relayMedia({ url: plan.url, allowed: plan.allowed, method, range: request.headers.get("range"), signal: request.signal, filename: plan.name, onEnd: release }, deps.relay);
+}
+
+async function remux(job: RemuxJob, request: Request, release: () => void, deps: RunDeps): Promise<Response> {
+  const inputs = [...job.plan.inputs, ...(job.plan.subtitles ? [job.plan.subtitles.input] : [])];
+  await Promise.all(inputs.map((input) => assertFetchable(new URL(input.url), deps.egress)));
+  const { plan, name, durationSec } = job;
+  return remuxResponse({ plan, name, durationSec, method: request.method, signal: request.signal, onEnd: release }, deps.remux);
+}
+
+/** A download's response as it goes out: counted in its mode (what ffmpeg writes is page mode's, whatever it reads), and cut when its client takes nothing. */
+function served(response: Response, mode: DownloadMode, deps: RunDeps): Response {
+  return downloadResponse(cutWhenClientStalls(response, deps.clientStallTimeoutMs), mode);
+}

@@ -1,0 +1,38 @@
+// The checks every source makes of the item a download asks for, and of the file it names.
+import { ApiError, upstreamFailed } from "../http/problem.ts";
+import { assertDirectUrl } from "../media/direct-hosts.ts";
+import { nameFromMediaUrl } from "../media/filename.ts";
+import type { RelayPlan } from "../media/plan.ts";
+import type { Wanted } from "./source.ts";
+import { missingSubtitles } from "./ytdlp/subtitles.ts";
+
+/** 400 for an index past the post's last item, saying how many there are. */
+export function requireItem(index: number, count: number): void {
+  if (index <= count) return;
+  const items = count === 1 ? "1 item" : `${count} items`;
+  throw new ApiError("invalid_parameter", `\`index=${index}\` is past the last item: this post has ${items}; \`index\` counts from 1.`);
+}
+
+/** 400 for `audio=mp3` of an item that has no sound to give. */
+export function noSoundIn(type: string): ApiError {
+  return new ApiError("invalid_parameter", `This item is a ${type}; \`audio=mp3\` needs a video.`);
+}
+
+/** 400 for `subtitles` of a file that holds none (X lists none, a media link is a bare file, a photo post's files are as served). */
+export function requireNoSubtitles(wanted: Wanted): void {
+  if (wanted.subtitles !== null) throw missingSubtitles(wanted.subtitles, []);
+}
+
+/** A URL from the platform's answer; one that does not parse is the platform's fault, not the caller's. */
+export function upstreamUrl(text: string): URL {
+  const url = URL.parse(text);
+  if (url === null) throw upstreamFailed("The platform named a media link that is not a valid URL; try again later.");
+  return url;
+}
+
+/** A media link (a file on X's CDN, no page): one item, relayed as its host serves it, named after its URL by default. */
+export function mediaLinkPlan(url: URL, wanted: Wanted): RelayPlan {
+  requireNoSubtitles(wanted);
+  if (wanted.index !== null) requireItem(wanted.index, 1);
+  return { kind: "relay", url, allowed: assertDirectUrl, name: wanted.filename ?? nameFromMediaUrl(url).stem };
+}

@@ -1,0 +1,35 @@
+// Which source reads a link: its platform row's `reader` (table.ts), one line per reader. A page of
+// an extra host of the operator's (`OTHER`) is yt-dlp's.
+import { galleryReader } from "./gallerydl/reader.ts";
+import type { GallerySource } from "./gallerydl/source.ts";
+import { fallbackSource, isPhotoShaped, ytdlpThenGallery } from "./post-source.ts";
+import type { Link, Source } from "./source.ts";
+import { rowOf, type ReaderName } from "./table.ts";
+import { xReader } from "./x/reader.ts";
+import type { TweetSource } from "./x/source.ts";
+import { ytdlpReader } from "./ytdlp/reader.ts";
+import type { PageSource } from "./ytdlp/source.ts";
+
+/** What the sources read through: X's client, yt-dlp's and gallery-dl's descriptions. */
+export interface SourceClients {
+  tweets: TweetSource;
+  pages: PageSource;
+  galleries: GallerySource;
+}
+
+/** The source of a link of a supported platform. */
+export type SourceOf = (link: Link) => Source;
+
+export function createSources(clients: SourceClients): SourceOf {
+  const ytdlp = ytdlpReader(clients.pages);
+  const gallery = galleryReader(clients.galleries);
+  const ytdlpThenGalleryDl = fallbackSource(ytdlp, gallery, ytdlpThenGallery);
+  const x = xReader(clients.tweets, ytdlp);
+  const readers: Record<ReaderName, (link: Link) => Source> = {
+    x: () => x,
+    "yt-dlp": () => ytdlp,
+    // A photo-shaped link goes to gallery-dl alone.
+    "yt-dlp+gallery-dl": (link) => (isPhotoShaped(link.url, link.platform) ? gallery : ytdlpThenGalleryDl),
+  };
+  return (link) => readers[rowOf(link.platform)?.reader ?? "yt-dlp"](link);
+}

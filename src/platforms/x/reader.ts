@@ -1,0 +1,65 @@
+// X's APIs as a source (platforms/source.ts): the post from the tweet client, and a download
+// relayed from X's CDN: the best MP4 variant (or the one `format` names), a photo at full size,
+// or the item `index` names. A video X offers only as HLS has no file to relay: it is handed to
+// yt-dlp, which fetches the post's videos itself.
+import { ApiError } from "../../http/problem.ts";
+import { assertDirectUrl } from "../../media/direct-hosts.ts";
+import { noSoundIn, requireItem, requireNoSubtitles, upstreamUrl } from "../items.ts";
+import type { TweetMediaItem, TweetRecord } from "../records.ts";
+import type { Source, Wanted } from "../source.ts";
+import { tweetToPost, ytdlpFormatId } from "./post.ts";
+import type { TweetSource } from "./source.ts";
+import { parseStatusId } from "./url.ts";
+
+/** X's source; `pages` (yt-dlp's) takes the videos X offers only as HLS. */
+export function xReader(tweets: TweetSource, pages: Source): Source {
+  return {
+    tools: () => [],
+    extracts: false,
+    async describe(link, options = {}) {
+      return tweetToPost(await tweets.getTweet(parseStatusId(link.url.href), { uncached: options.uncached }));
+    },
+    async plan(link, wanted, _signal, ask) {
+      requireNoSubtitles(wanted);
+      const tweet = await tweets.getTweet(parseStatusId(link.url.href));
+      const item = tweetItem(tweet, wanted.index);
+      if (item.type === "photo" && wanted.output === "mp3") throw noSoundIn(item.type);
+      const name = wanted.filename ?? (wanted.index === null ? `x_${tweet.id}` : `x_${tweet.id}_${wanted.index}`);
+      const file = itemUrl(item, wanted.format);
+      if (file !== null) return { kind: "relay", url: file, allowed: assertDirectUrl, name };
+      return ask(pages, link, { ...wanted, filename: name, index: amongVideos(tweet, wanted.index) });
+    },
+  };
+}
+
+/** yt-dlp lists a post's videos and GIFs but not its photos, so an item is counted among those. */
+function amongVideos(tweet: TweetRecord, index: Wanted["index"]): number | null {
+  return index === null ? null : tweet.media.slice(0, index).filter((m) => m.type !== "photo").length;
+}
+
+/**
+ * The item `index` names; by default the first video or GIF (what the record's own video fields
+ * describe), else the first photo. A post with neither is 404.
+ */
+function tweetItem(tweet: TweetRecord, index: number | null): TweetMediaItem {
+  if (index !== null) {
+    requireItem(index, tweet.media.length);
+    return tweet.media[index - 1]!;
+  }
+  const item = tweet.media.find((m) => m.type !== "photo") ?? tweet.media[0];
+  if (item === undefined) throw new ApiError("no_media", "This post has no video or image to download.");
+  return item;
+}
+
+/** The file to relay: the variant `format` names (qualityLabel or formatId), else the item's own; null when only yt-dlp has it. */
+function itemUrl(item: TweetMediaItem, format: string | null): URL | null {
+  if (format !== null) {
+    const variant = item.videoVariants.find((v) => v.qualityLabel === format || ytdlpFormatId(v.bitrate) === format);
+    if (!variant) {
+      const offered = item.videoVariants.map((v) => `${v.qualityLabel} (${ytdlpFormatId(v.bitrate)})`).join(", ") || "none";
+      throw new ApiError("format_not_available", `This ${item.type} has no variant ${format}; it offers: ${offered}.`);
+    }
+    return upstreamUrl(variant.url);
+  }
+  return item.url === null ? null : upstreamUrl(item.url);
+}

@@ -1,0 +1,34 @@
+// yt-dlp as a source (platforms/source.ts): a page's post record from its description, and a
+// download as ffmpeg's remux of the formats `format` selects from the item `index` names.
+import { requireItem } from "../items.ts";
+import type { Source } from "../source.ts";
+import { mainEntry, postItems } from "./info.ts";
+import { infoToPost, postId } from "./post.ts";
+import { planRemux, selectorFor } from "./selection.ts";
+import type { PageSource } from "./source.ts";
+import { chooseSubtitle } from "./subtitles.ts";
+
+export function ytdlpReader(pages: PageSource): Source {
+  return {
+    tools: () => ["yt-dlp"],
+    extracts: true,
+    async describe(link, options = {}) {
+      return infoToPost(await pages.info(link.url, options), link.platform, link.url);
+    },
+    async plan(link, wanted, signal) {
+      // The description (kept from /post, or extracted now and kept) says how many items there are.
+      if (wanted.index !== null) requireItem(wanted.index, postItems(await pages.info(link.url)).length);
+      const { info, formats } = await pages.select(link.url, selectorFor(wanted.format, wanted.output), signal, wanted.index ?? 1);
+      const entry = mainEntry(info);
+      const plan = planRemux(formats, wanted.output);
+      if (wanted.subtitles !== null) plan.subtitles = chooseSubtitle(entry, wanted.subtitles);
+      return {
+        kind: "remux",
+        plan,
+        name: wanted.filename ?? `${link.platform.toLowerCase()}_${postId(entry, link.platform)}`,
+        // The unrounded length: the post record's whole seconds would be off by up to half a second.
+        durationSec: entry.duration ?? null,
+      };
+    },
+  };
+}
