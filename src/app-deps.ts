@@ -17,6 +17,8 @@ import { fetchOver, type UpstreamClient } from "./media/relay-upstream.ts";
 import type { RemuxOptions } from "./media/remux.ts";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
+import { createBlueskySource } from "./platforms/bluesky/source.ts";
+import type { Source } from "./platforms/source.ts";
 import { createSources } from "./platforms/sources.ts";
 import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
 import { createTweetSource, xWebClientBearerToken, type TweetSource } from "./platforms/x/source.ts";
@@ -100,7 +102,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
   const tweets = xClient(wiring);
   const { extractor, pages, galleries } = extraction(wiring);
   const slots = operationSlots(config);
-  const posts: PostDeps = { sources: createSources({ tweets, pages, galleries }), tools, extractions: slots.extractions, extraPageHosts: config.EXTRA_PAGE_HOSTS };
+  const posts: PostDeps = { sources: createSources({ tweets, bluesky: blueskySource(wiring), pages, galleries }), tools, extractions: slots.extractions, extraPageHosts: config.EXTRA_PAGE_HOSTS };
   const runner = { relay: relayOptions(wiring), remux: remuxOptions(wiring), tools, slots, egress, clientStallTimeoutMs: config.CLIENT_STALL_TIMEOUT_S * 1000 };
   return {
     ...posts,
@@ -172,6 +174,17 @@ function xClient({ config, metrics, upstream, cookies, now }: Wiring): TweetSour
       return content === null ? null : xSessionFromCookieFile(new TextDecoder().decode(content), now());
     },
     onAnswer: (path) => metrics.xSource(path),
+  });
+}
+
+function blueskySource({ config, metrics, upstream }: Wiring): Source {
+  return createBlueskySource({
+    fetch: countedFetch(config.OUTBOUND_PROXY === undefined ? fetch : fetchOver(upstream), () => "bluesky", metrics),
+    appViewUrl: config.BLUESKY_APPVIEW_URL,
+    timeoutMs: config.BLUESKY_TIMEOUT_MS,
+    cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
+    cacheMaxEntries: 500,
+    originOverrides: config.ORIGIN_OVERRIDES,
   });
 }
 

@@ -27,12 +27,12 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
   };
 }
 
-/** The link and what the query asks of it; `subtitles` with `audio=mp3` is 400 (MP3 cannot hold a track). */
+/** The link and what the query asks of it; `subtitles` with `audio` is 400 (sound alone holds no track). */
 function readQuery(url: URL): { url: URL; wanted: Wanted } {
   const query = parseQuery(DownloadQuery, url.searchParams);
   const wanted: Wanted = { output: query.audio ?? "mp4", format: query.format || null, filename: query.filename ?? null, index: query.index ?? null, subtitles: query.subtitles ?? null };
-  if (wanted.subtitles !== null && wanted.output === "mp3") {
-    throw new ApiError("invalid_parameter", "`subtitles` embeds a track into MP4; MP3 (`audio=mp3`) cannot hold one. Leave one of them out.");
+  if (wanted.subtitles !== null && wanted.output !== "mp4") {
+    throw new ApiError("invalid_parameter", `\`subtitles\` embeds a track into MP4; sound alone (\`audio=${wanted.output}\`) cannot hold one. Leave one of them out.`);
   }
   return { url: query.url, wanted };
 }

@@ -3,7 +3,7 @@
 // claimed by that tool's own extractor, as the installed yt-dlp and gallery-dl say (no network).
 import { afterAll, describe, expect, test } from "vitest";
 import { createExtractorClaims } from "../../src/platforms/claims.ts";
-import { firstTool } from "../../src/platforms/post-source.ts";
+import { isPhotoShaped } from "../../src/platforms/post-source.ts";
 import { detectPlatform, platformTable, type PlatformRow } from "../../src/platforms/table.ts";
 import { findInterpreter } from "../../src/processes/extraction-host.ts";
 import { nodeProcesses } from "../../src/runtime/node/processes.ts";
@@ -59,7 +59,7 @@ describe.each(platformTable.map((row) => [row.id, row] as const))("%s", (id, row
     expect(detectPlatform(link, [])).toBe(id);
     // The reader the row names: X's and Bluesky's own APIs read every link of theirs; yt-dlp's
     // extractor still has to claim it, so that the link shape is one the platform has.
-    if (row.reader === "yt-dlp+gallery-dl") expect(firstTool(link, id)).toBe(tool);
+    if (row.reader === "yt-dlp+gallery-dl") expect(isPhotoShaped(link, id) ? "gallery-dl" : "yt-dlp").toBe(tool);
     else expect(tool).toBe("yt-dlp");
     const claim = await claims.claimOf(link);
     expect(tool === "yt-dlp" ? claim.ytdlp : claim.gallerydl).toBe(extractor);

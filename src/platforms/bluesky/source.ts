@@ -6,10 +6,10 @@ import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import { withOriginOverride } from "../../media/direct-hosts.ts";
 import { sharedRuns } from "../../util/shared-runs.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
+import { noSoundIn, requireItem, requireNoSubtitles } from "../items.ts";
 import type { PostMediaItem } from "../records.ts";
 import type { Link, Plan, Source, Wanted } from "../source.ts";
 import { platformMediaCheck } from "../table.ts";
-import { missingSubtitles } from "../ytdlp/subtitles.ts";
 import { createAppView } from "./appview.ts";
 import { bestVariant } from "./playlist.ts";
 import type { BlueskyPost } from "./post.ts";
@@ -84,7 +84,7 @@ export function createBlueskySource(options: BlueskySourceOptions): Source {
     describe: async (link, describeOptions) => (await post(link, describeOptions?.uncached)).record,
     async plan(link, wanted, signal): Promise<Plan> {
       const { record, playlists } = await post(link);
-      if (wanted.subtitles !== null) throw missingSubtitles(wanted.subtitles, []);
+      requireNoSubtitles(wanted);
       const index = itemIndex(record.media, wanted.index);
       const item = record.media[index]!;
       const name = wanted.filename ?? `bluesky_${record.id}${wanted.index === null ? "" : `_${wanted.index}`}`;
@@ -110,14 +110,12 @@ export function createBlueskySource(options: BlueskySourceOptions): Source {
 function itemIndex(media: readonly PostMediaItem[], index: number | null): number {
   if (media.length === 0) throw new ApiError("no_media", "This post has no video or image to download.");
   if (index === null) return Math.max(0, media.findIndex((item) => item.type === "video"));
-  if (index > media.length) {
-    throw new ApiError("invalid_parameter", `\`index=${index}\` is past the last item: this post has ${media.length === 1 ? "1 item" : `${media.length} items`}; \`index\` counts from 1.`);
-  }
+  requireItem(index, media.length);
   return index - 1;
 }
 
 function photoPlan(item: PostMediaItem, wanted: Wanted, name: string): Plan {
-  if (wanted.output !== "mp4") throw new ApiError("invalid_parameter", `This item is a photo; \`audio=${wanted.output}\` needs a video.`);
+  if (wanted.output !== "mp4") throw noSoundIn(item.type, wanted.output);
   if (wanted.format !== null) throw new ApiError("format_not_available", "This photo is one file as Bluesky serves it; it has no variants to choose from. Leave `format` out.");
   return { kind: "relay", url: new URL(item.url!), allowed: mediaHost, name };
 }

@@ -15,6 +15,8 @@ const source = () =>
 const link = (url: string): Link => ({ url: new URL(url), platform: "BLUESKY" });
 const wanted = (more: Partial<Wanted> = {}): Wanted => ({ output: "mp4", format: null, index: null, subtitles: null, filename: null, ...more });
 const signal = new AbortController().signal;
+// Bluesky's source hands no link to another source.
+const ask = () => Promise.reject(new Error("asked another source"));
 
 describe("createBlueskySource()", () => {
   test("resolves the handle, reads the post once, and keeps it", async () => {
@@ -47,7 +49,7 @@ describe("createBlueskySource()", () => {
   });
 
   test("a video's plan remuxes the master's best stream, from the video host", async () => {
-    const plan = await source().plan(link(linkOf(quoteOfVideo)), wanted(), signal);
+    const plan = await source().plan(link(linkOf(quoteOfVideo)), wanted(), signal, ask);
     expect(plan).toMatchObject({ kind: "remux", name: "bluesky_3lc7q2n2vik2i", durationSec: null });
     if (plan.kind !== "remux") throw new Error("not a remux");
     expect(plan.plan).toMatchObject({ output: "mp4", videoInput: 0, audioInput: 0, adtsAudio: true, transcodeVideo: false, transcodeAudio: false });
@@ -55,7 +57,7 @@ describe("createBlueskySource()", () => {
   });
 
   test("a photo's plan relays it from Bluesky's CDN, and only from there", async () => {
-    const plan = await source().plan(link(linkOf(imagesThread.thread.post)), wanted({ index: 1 }), signal);
+    const plan = await source().plan(link(linkOf(imagesThread.thread.post)), wanted({ index: 1 }), signal, ask);
     if (plan.kind !== "relay") throw new Error("not a relay");
     expect(plan.url.href).toMatch(/^https:\/\/cdn\.bsky\.app\/img\/feed_fullsize\//);
     expect(plan.name).toBe("bluesky_3k7qmjev5lr2s_1");
@@ -68,6 +70,6 @@ describe("createBlueskySource()", () => {
     ["a variant of a photo", wanted({ format: "720p" }), "format_not_available"],
     ["subtitles", wanted({ subtitles: "en" }), "invalid_parameter"],
   ])("%s is 400", async (_, asked, code) => {
-    await expect(source().plan(link(linkOf(imagesThread.thread.post)), asked, signal)).rejects.toMatchObject({ status: 400, code });
+    await expect(source().plan(link(linkOf(imagesThread.thread.post)), asked, signal, ask)).rejects.toMatchObject({ status: 400, code });
   });
 });
