@@ -1,7 +1,7 @@
 // GET /api/v1/download?url=: the source the link's platform row names (platforms/sources.ts) plans
 // the download, a relay of one file or ffmpeg's remux of inputs, and the runner (media/run-plan.ts)
 // carries it out with the slot its kind costs. A link of no platform is a media link of X's CDN,
-// relayed as it is. `audio=mp3` turns any of them into MP3 with ffmpeg.
+// relayed as it is. `audio=mp3` turns any of them into MP3 with ffmpeg, `audio=m4a` into their AAC sound.
 import type { ApiContext, ApiHandler } from "../http/context.ts";
 import { DownloadQuery, parseQuery } from "../http/query.ts";
 import { ApiError } from "../http/problem.ts";
@@ -9,12 +9,10 @@ import { runPlan, type RunDeps } from "../media/run-plan.ts";
 import { mediaLinkPlan } from "../platforms/items.ts";
 import type { SourceOf } from "../platforms/sources.ts";
 import type { Ask, Plan, Wanted } from "../platforms/source.ts";
-import { detectPlatform } from "../platforms/table.ts";
-import { asking, type AskDeps } from "./ask.ts";
+import { asking, platformOf, type AskDeps, type SupportedSites } from "./ask.ts";
 
-export interface DownloadDeps extends AskDeps {
+export interface DownloadDeps extends AskDeps, SupportedSites {
   sources: SourceOf;
-  extraPageHosts: readonly string[];
   /** What carrying out a plan needs: the relay's and ffmpeg's options, the slots by kind of work. */
   runner: RunDeps;
 }
@@ -39,7 +37,7 @@ function readQuery(url: URL): { url: URL; wanted: Wanted } {
 
 /** The plan of the link's source, asked as every source is (ask.ts); a media link's own. */
 async function planOf(url: URL, wanted: Wanted, ctx: ApiContext, deps: DownloadDeps): Promise<Plan> {
-  const platform = detectPlatform(url, deps.extraPageHosts);
+  const platform = await platformOf(url, deps);
   if (platform === null) return mediaLinkPlan(url, wanted);
   const ask: Ask = (source, link, what) => asking(deps, source, link, ctx.key, () => source.plan(link, what, ctx.request.signal, ask));
   const link = { url, platform };

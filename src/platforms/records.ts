@@ -28,8 +28,15 @@ export const platformIds = [
   "VK",
   "OTHER",
 ] as const;
-export const PlatformId = z.enum(platformIds);
-export type PlatformId = z.infer<typeof PlatformId>;
+/** A platform of the table, or OTHER (a host the operator added: EXTRA_PAGE_HOSTS). */
+export const ListedPlatformId = z.enum(platformIds);
+export type ListedPlatformId = z.infer<typeof ListedPlatformId>;
+/** With SUPPORTED_SITES=all, the name in upper case of the extractor that claims a link outside the table (TEDTALK, BANDCAMP). */
+export type ClaimedPlatformId = string & { readonly claimedBy: "extractor" };
+export const PlatformId = z
+  .union([ListedPlatformId, z.string().regex(/^[A-Z0-9_]+$/)])
+  .describe("A platform of docs/api.md's table, OTHER for a host the operator added, or (SUPPORTED_SITES=all) the upper-case name of the yt-dlp or gallery-dl extractor that reads the link");
+export type PlatformId = ListedPlatformId | ClaimedPlatformId;
 
 export const PostVideoVariant = z.object({
   qualityLabel: z.string().describe("`<height>p` when the height is known, else `audio` or the bitrate"),

@@ -2,13 +2,14 @@
 // platform is one row. A page host matches itself and any subdomain (www., m., mobile., ...).
 import { extraHostEndpoint, portOf } from "../media/egress.ts";
 import { ApiError } from "../http/problem.ts";
-import type { PlatformId } from "./records.ts";
+import type { Claim } from "./claims.ts";
+import type { ClaimedPlatformId, ListedPlatformId, PlatformId } from "./records.ts";
 
 /** Which source reads a platform's links (platforms/sources.ts builds one per name). */
 export type ReaderName = "x" | "bluesky" | "yt-dlp" | "yt-dlp+gallery-dl";
 
 export interface PlatformRow {
-  id: Exclude<PlatformId, "OTHER">;
+  id: Exclude<ListedPlatformId, "OTHER"> | ClaimedPlatformId;
   /** Human name for error messages and docs. */
   name: string;
   hosts: readonly string[];
@@ -101,9 +102,32 @@ export const platformTable: readonly PlatformRow[] = [
   },
 ];
 
-/** The platform's row; undefined for OTHER (an extra page host of the operator's). */
+// The rows of sites outside the table that an extractor claimed (SUPPORTED_SITES=all), by id. A
+// row follows from the extractor alone, so each is made once and kept (some thousand at most).
+const claimedRows = new Map<string, PlatformRow>();
+
+/**
+ * The row of a link outside the table that an extractor of the installed tools claims: named after
+ * yt-dlp's extractor when it has one (yt-dlp reads the link, gallery-dl where yt-dlp finds no
+ * video and gallery-dl claims it too), else after gallery-dl's, which then reads every link of it.
+ * No media hosts: only page mode fetches its files. Null when neither tool claims the link.
+ */
+export function claimedRow(url: URL, claim: Claim): PlatformRow | null {
+  const name = claim.ytdlp ?? claim.gallerydl;
+  if (name === null) return null;
+  const id = name.toUpperCase().replace(/[^A-Z0-9_]/g, "_") as ClaimedPlatformId;
+  const known = claimedRows.get(id);
+  if (known) return known;
+  const row: PlatformRow = claim.ytdlp === null
+    ? { id, name, hosts: [], reader: "yt-dlp+gallery-dl", photoShape: /^/, referencePost: url.href }
+    : { id, name, hosts: [], reader: claim.gallerydl === null ? "yt-dlp" : "yt-dlp+gallery-dl", referencePost: url.href };
+  claimedRows.set(id, row);
+  return row;
+}
+
+/** The platform's row (of the table, or of a claimed site); undefined for OTHER (an extra page host of the operator's). */
 export function rowOf(platform: PlatformId): PlatformRow | undefined {
-  return platformTable.find((row) => row.id === platform);
+  return platformTable.find((row) => row.id === platform) ?? claimedRows.get(platform);
 }
 
 /** For the detail of a 400 `unsupported_platform`. */

@@ -4,14 +4,15 @@
 import { afterAll, describe, expect, test } from "vitest";
 import { createExtractorClaims } from "../../src/platforms/claims.ts";
 import { isPhotoShaped } from "../../src/platforms/post-source.ts";
-import { detectPlatform, platformTable, type PlatformRow } from "../../src/platforms/table.ts";
+import type { ListedPlatformId } from "../../src/platforms/records.ts";
+import { detectPlatform, platformTable } from "../../src/platforms/table.ts";
 import { findInterpreter } from "../../src/processes/extraction-host.ts";
 import { nodeProcesses } from "../../src/runtime/node/processes.ts";
 import { nodeToolRuns } from "../../src/runtime/node/tool-runs.ts";
 
 type Tool = "yt-dlp" | "gallery-dl";
 /** Per platform: sample links and the tool that reads each first, with the extractor of it that must claim the link. */
-const samples: Record<PlatformRow["id"], [url: string, tool: Tool, extractor: string][]> = {
+const samples: Record<Exclude<ListedPlatformId, "OTHER">, [url: string, tool: Tool, extractor: string][]> = {
   X: [["https://x.com/jack/status/20", "yt-dlp", "Twitter"], ["https://twitter.com/i/web/status/20", "yt-dlp", "Twitter"]],
   INSTAGRAM: [["https://www.instagram.com/p/aye83DjauH/", "gallery-dl", "instagram"], ["https://www.instagram.com/reel/Chunk8-jurw/", "yt-dlp", "Instagram"]],
   YOUTUBE: [["https://www.youtube.com/watch?v=jNQXAC9IVRw", "yt-dlp", "Youtube"], ["https://youtu.be/jNQXAC9IVRw", "yt-dlp", "Youtube"], ["https://www.youtube.com/shorts/BGQWPY4IigY", "yt-dlp", "Youtube"]],
@@ -47,7 +48,7 @@ const claims = createExtractorClaims({
 afterAll(() => claims.close());
 
 describe.each(platformTable.map((row) => [row.id, row] as const))("%s", (id, row) => {
-  const links = samples[id];
+  const links = samples[id as keyof typeof samples] ?? [];
 
   test("has sample links, and its reference post is one of its links", () => {
     expect(links.length).toBeGreaterThan(0);
