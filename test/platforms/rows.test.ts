@@ -2,13 +2,10 @@
 // yt-dlp's and gallery-dl's own extractor tests) belong to it, go to the reader it names, and are
 // claimed by that tool's own extractor, as the installed yt-dlp and gallery-dl say (no network).
 import { afterAll, describe, expect, test } from "vitest";
-import { createExtractorClaims } from "../../src/platforms/claims.ts";
 import { isPhotoShaped } from "../../src/platforms/post-source.ts";
 import type { ListedPlatformId } from "../../src/platforms/records.ts";
+import { installedToolClaims } from "../helpers/claims.ts";
 import { detectPlatform, platformTable } from "../../src/platforms/table.ts";
-import { findInterpreter } from "../../src/processes/extraction-host.ts";
-import { nodeProcesses } from "../../src/runtime/node/processes.ts";
-import { nodeToolRuns } from "../../src/runtime/node/tool-runs.ts";
 
 type Tool = "yt-dlp" | "gallery-dl";
 /** Per platform: sample links and the tool that reads each first, with the extractor of it that must claim the link. */
@@ -37,14 +34,7 @@ const samples: Record<Exclude<ListedPlatformId, "OTHER">, [url: string, tool: To
   VK: [["https://vk.com/video205387401_165548505", "yt-dlp", "VK"], ["https://vk.com/wall-23538238_35", "gallery-dl", "vk"], ["https://vk.com/album-165740836_281339889", "gallery-dl", "vk"]],
 };
 
-const claims = createExtractorClaims({
-  processes: nodeProcesses,
-  interpreter: async () => {
-    const found = await findInterpreter(nodeToolRuns, "yt-dlp");
-    return "interpreter" in found ? found.interpreter : null;
-  },
-  timeoutMs: 60_000,
-});
+const claims = installedToolClaims();
 afterAll(() => claims.close());
 
 describe.each(platformTable.map((row) => [row.id, row] as const))("%s", (id, row) => {

@@ -11,11 +11,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { platformOf } from "../../src/handlers/ask.ts";
-import { createExtractorClaims } from "../../src/platforms/claims.ts";
 import { PostRecord } from "../../src/platforms/records.ts";
-import { findInterpreter } from "../../src/processes/extraction-host.ts";
-import { nodeProcesses } from "../../src/runtime/node/processes.ts";
-import { nodeToolRuns } from "../../src/runtime/node/tool-runs.ts";
+import { installedToolClaims } from "../helpers/claims.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { probeMedia } from "../helpers/media.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
@@ -44,14 +41,7 @@ async function startNobelPlayer(): Promise<{ origin: string; close(): Promise<vo
 }
 
 describe("which links are supported", () => {
-  const claims = createExtractorClaims({
-    processes: nodeProcesses,
-    interpreter: async () => {
-      const found = await findInterpreter(nodeToolRuns, "yt-dlp");
-      return "interpreter" in found ? found.interpreter : null;
-    },
-    timeoutMs: 60_000,
-  });
+  const claims = installedToolClaims();
   afterAll(() => claims.close());
   const all = { extraPageHosts: [], claims };
 
