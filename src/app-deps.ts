@@ -17,6 +17,9 @@ import { fetchOver, type UpstreamClient } from "./media/relay-upstream.ts";
 import type { RemuxOptions } from "./media/remux.ts";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
+import { createExtractorClaims, type ExtractorClaims } from "./platforms/claims.ts";
+import { createBlueskySource } from "./platforms/bluesky/source.ts";
+import type { Source } from "./platforms/source.ts";
 import { createSources } from "./platforms/sources.ts";
 import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
 import { createTweetSource, xWebClientBearerToken, type TweetSource } from "./platforms/x/source.ts";
@@ -30,7 +33,7 @@ import { postRecord, type PostDeps } from "./handlers/post.ts";
 import { createPlatformChecks, type PlatformChecks } from "./doctor/checker.ts";
 import { failureContext } from "./doctor/context.ts";
 import { referencePosts } from "./doctor/reference-posts.ts";
-import { createExtractionHost, hostReadiness, type ExtractionHost } from "./processes/extraction-host.ts";
+import { createExtractionHost, findInterpreter, hostReadiness, type ExtractionHost } from "./processes/extraction-host.ts";
 import { createCliExtractor } from "./processes/extractor.ts";
 import type { ProcessHost } from "./processes/process-host.ts";
 import { probeTools, toolReadinessChecks, toolVersion, type ToolName, type ToolRuns, type Tools } from "./processes/tools.ts";
@@ -100,7 +103,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
   const tweets = xClient(wiring);
   const { extractor, pages, galleries } = extraction(wiring);
   const slots = operationSlots(config, metrics.slotsHeld);
-  const posts: PostDeps = { sources: createSources({ tweets, pages, galleries }), tools, extractions: slots.extractions, extraPageHosts: config.EXTRA_PAGE_HOSTS };
+  const posts: PostDeps = { sources: createSources({ tweets, bluesky: blueskySource(wiring), pages, galleries }), tools, extractions: slots.extractions, extraPageHosts: config.EXTRA_PAGE_HOSTS, claims: extractorClaims(wiring) };
   const runner = { relay: relayOptions(wiring), remux: remuxOptions(wiring), tools, slots, egress, clientStallTimeoutMs: config.CLIENT_STALL_TIMEOUT_S * 1000 };
   return {
     ...posts,
@@ -173,6 +176,30 @@ function xClient({ config, metrics, upstream, cookies, now }: Wiring): TweetSour
       return content === null ? null : xSessionFromCookieFile(new TextDecoder().decode(content), now());
     },
     onAnswer: (path) => metrics.xSource(path),
+  });
+}
+
+/** With SUPPORTED_SITES=all, which extractor of the installed tools claims a link outside the table. */
+function extractorClaims({ config, runtime }: Wiring): ExtractorClaims | null {
+  if (config.SUPPORTED_SITES === "listed") return null;
+  return createExtractorClaims({
+    processes: runtime.processes,
+    interpreter: async () => {
+      const found = await findInterpreter(runtime.toolRuns, config.YTDLP_PATH);
+      return "interpreter" in found ? found.interpreter : null;
+    },
+    timeoutMs: config.EXTRACT_TIMEOUT_S * 1000,
+  });
+}
+
+function blueskySource({ config, metrics, upstream }: Wiring): Source {
+  return createBlueskySource({
+    fetch: countedFetch(config.OUTBOUND_PROXY === undefined ? fetch : fetchOver(upstream), () => "bluesky", metrics),
+    appViewUrl: config.BLUESKY_APPVIEW_URL,
+    timeoutMs: config.BLUESKY_TIMEOUT_MS,
+    cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
+    cacheMaxEntries: 500,
+    originOverrides: config.ORIGIN_OVERRIDES,
   });
 }
 

@@ -147,6 +147,8 @@ export const ConfigSchema = z.object({
   X_TIMEOUT_MS: positiveInt.default(8000).describe("Bound on each call to X's APIs, body included"),
   X_CACHE_TTL_S: z.coerce.number().int().min(0).default(60).describe("How long tweet answers are cached, in seconds"),
   X_CACHE_MAX_ENTRIES: positiveInt.default(5000).describe("How many tweet answers the cache holds at most"),
+  BLUESKY_APPVIEW_URL: httpUrl.default("https://public.api.bsky.app").describe("Base URL of Bluesky's public AppView API, which Bluesky posts are read from"),
+  BLUESKY_TIMEOUT_MS: positiveInt.default(8000).describe("Bound on each call to Bluesky's AppView and video host, body included"),
 
   ORIGIN_OVERRIDES: originOverrides
     .default(new Map())
@@ -178,6 +180,10 @@ export const ConfigSchema = z.object({
     .default("auto")
     .describe("JavaScript runtime yt-dlp solves YouTube's challenges with: auto (the deno package, else the runtime the service runs on), off, or deno|node|bun|quickjs[:path]"),
   COOKIES_FILE: z.string().min(1).optional().describe("Netscape-format cookie file (as browser export extensions write it) for yt-dlp, gallery-dl, ffmpeg, the media relay and X; read anew for every use, never modified"),
+  SUPPORTED_SITES: z
+    .enum(["listed", "all"])
+    .default("listed")
+    .describe("listed: the platforms of the table and EXTRA_PAGE_HOSTS; all: also any link an extractor of the installed yt-dlp or gallery-dl claims (never their generic ones), as the platform named after that extractor"),
   EXTRA_PAGE_HOSTS: hostList.default([]).describe("Comma list of further hosts (host:port for that port only; a bare host means ports 80 and 443) whose pages yt-dlp may fetch, as platform OTHER"),
   EXTRACTION_HOST: z
     .enum(["on", "off"])
@@ -191,7 +197,7 @@ export const ConfigSchema = z.object({
   EXTRACT_MAX_BYTES: positiveInt.default(16 * 1024 ** 2).describe("Most bytes the sources of one extraction may send it, pages and API answers together (media excluded), in bytes"),
   EXTRACT_BODY_TIMEOUT_S: positiveInt.default(20).describe("Longest one page or API answer of an extraction may keep arriving, in seconds"),
   PAGE_TIMEOUT_S: positiveInt.default(900).describe("Time cap of one page-mode download, in seconds"),
-  PAGE_CACHE_TTL_S: z.coerce.number().int().min(0).default(300).describe("How long post descriptions from yt-dlp and gallery-dl are kept, in seconds"),
+  PAGE_CACHE_TTL_S: z.coerce.number().int().min(0).default(300).describe("How long post descriptions from yt-dlp, gallery-dl and Bluesky are kept, in seconds"),
   PLAYLIST_MAX_ITEMS: positiveInt.max(100).default(20).describe("Most items yt-dlp describes of a page with several media (a carousel, a playlist link), 1 to 100"),
   PLATFORM_CHECK_POSTS: referenceEntries
     .default([])

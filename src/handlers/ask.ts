@@ -3,9 +3,10 @@
 // source that extracts works (429 too_many_extractions). The platform check holds no key's slot.
 import { ApiError } from "../http/problem.ts";
 import type { SlotHolder, Slots } from "../limits/slots.ts";
+import type { ExtractorClaims } from "../platforms/claims.ts";
 import type { PlatformId } from "../platforms/records.ts";
 import type { Link, Source } from "../platforms/source.ts";
-import { detectPlatform, supportedPlatformsText } from "../platforms/table.ts";
+import { claimedRow, detectPlatform, supportedPlatformsText } from "../platforms/table.ts";
 import { requireTools, type Tools } from "../processes/tools.ts";
 
 export interface AskDeps {
@@ -25,14 +26,29 @@ export async function asking<T>(deps: AskDeps, source: Source, link: Link, holde
   }
 }
 
+/** Which links are supported: the table's, the operator's extra hosts, and with SUPPORTED_SITES=all what an extractor claims. */
+export interface SupportedSites {
+  extraPageHosts: readonly string[];
+  /** The installed tools' extractors (SUPPORTED_SITES=all); null for the table alone. */
+  claims: ExtractorClaims | null;
+}
+
+/** The platform of a page link: its row's, OTHER on an extra host, else (SUPPORTED_SITES=all) its extractor's; null for none. */
+export async function platformOf(url: URL, sites: SupportedSites): Promise<PlatformId | null> {
+  const listed = detectPlatform(url, sites.extraPageHosts);
+  if (listed !== null || sites.claims === null) return listed;
+  return claimedRow(url, await sites.claims.claimOf(url))?.id ?? null;
+}
+
 /** The platform of a page link, or 400 unsupported_platform naming the ones there are. */
-export function requirePlatform(url: URL, extraPageHosts: readonly string[]): PlatformId {
-  const platform = detectPlatform(url, extraPageHosts);
-  if (platform === null) throw unsupportedPlatform(url);
+export async function requirePlatform(url: URL, sites: SupportedSites): Promise<PlatformId> {
+  const platform = await platformOf(url, sites);
+  if (platform === null) throw unsupportedPlatform(url, sites);
   return platform;
 }
 
 /** 400 for a link of no supported platform: `post` and `download` say the same of it. */
-export function unsupportedPlatform(url: URL): ApiError {
-  return new ApiError("unsupported_platform", `${url.hostname} is not a supported platform. Supported: ${supportedPlatformsText}.`);
+export function unsupportedPlatform(url: URL, sites: SupportedSites): ApiError {
+  const more = sites.claims === null ? "" : ", and the sites an extractor of yt-dlp or gallery-dl reads (not a plain web page)";
+  return new ApiError("unsupported_platform", `${url.hostname} is not a supported platform. Supported: ${supportedPlatformsText}${more}.`);
 }

@@ -1,7 +1,7 @@
 // GET /api/v1/download?url=: the source the link's platform row names (platforms/sources.ts) plans
 // the download, a relay of one file or ffmpeg's remux of inputs, and the runner (media/run-plan.ts)
 // carries it out with the slot its kind costs. A link of no platform is a media link of X's CDN,
-// relayed as it is. `audio=mp3` turns any of them into MP3 with ffmpeg.
+// relayed as it is. `audio=mp3` turns any of them into MP3 with ffmpeg, `audio=m4a` into their AAC sound.
 import type { ApiContext, ApiHandler } from "../http/context.ts";
 import { DownloadQuery, parseQuery } from "../http/query.ts";
 import { ApiError } from "../http/problem.ts";
@@ -10,13 +10,11 @@ import { runPlan, type RunDeps } from "../media/run-plan.ts";
 import { mediaLinkPlan } from "../platforms/items.ts";
 import type { SourceOf } from "../platforms/sources.ts";
 import type { Ask, Plan, Wanted } from "../platforms/source.ts";
-import { detectPlatform } from "../platforms/table.ts";
 import { DIRECT_HOSTS } from "../media/direct-hosts.ts";
-import { asking, unsupportedPlatform, type AskDeps } from "./ask.ts";
+import { asking, platformOf, unsupportedPlatform, type AskDeps, type SupportedSites } from "./ask.ts";
 
-export interface DownloadDeps extends AskDeps {
+export interface DownloadDeps extends AskDeps, SupportedSites {
   sources: SourceOf;
-  extraPageHosts: readonly string[];
   /** What carrying out a plan needs: the relay's and ffmpeg's options, the slots by kind of work. */
   runner: RunDeps;
 }
@@ -29,12 +27,12 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
   };
 }
 
-/** The link and what the query asks of it; `subtitles` with `audio=mp3` is 400 (MP3 cannot hold a track). */
+/** The link and what the query asks of it; `subtitles` with `audio` is 400 (sound alone holds no track). */
 function readQuery(url: URL): { url: URL; wanted: Wanted } {
   const query = parseQuery(DownloadQuery, url.searchParams);
   const wanted: Wanted = { output: query.audio ?? "mp4", format: query.format || null, filename: query.filename ?? null, index: query.index ?? null, subtitles: query.subtitles ?? null };
-  if (wanted.subtitles !== null && wanted.output === "mp3") {
-    throw new ApiError("invalid_parameter", "`subtitles` embeds a track into MP4; MP3 (`audio=mp3`) cannot hold one. Leave one of them out.");
+  if (wanted.subtitles !== null && wanted.output !== "mp4") {
+    throw new ApiError("invalid_parameter", `\`subtitles\` embeds a track into MP4; sound alone (\`audio=${wanted.output}\`) cannot hold one. Leave one of them out.`);
   }
   return { url: query.url, wanted };
 }
@@ -44,8 +42,8 @@ function readQuery(url: URL): { url: URL; wanted: Wanted } {
  * relayed as it is, and any other link that is no platform's is refused as `post` refuses it.
  */
 async function planOf(url: URL, wanted: Wanted, ctx: ApiContext, deps: DownloadDeps): Promise<Plan> {
-  const platform = detectPlatform(url, deps.extraPageHosts);
-  if (platform === null && !DIRECT_HOSTS.has(url.hostname)) throw unsupportedPlatform(url);
+  const platform = await platformOf(url, deps);
+  if (platform === null && !DIRECT_HOSTS.has(url.hostname)) throw unsupportedPlatform(url, deps);
   if (platform === null) return mediaLinkPlan(url, wanted);
   const ask: Ask = (source, link, what) => asking(deps, source, link, slotHolder(ctx), () => source.plan(link, what, ctx.request.signal, ask));
   const link = { url, platform };

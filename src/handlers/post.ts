@@ -7,11 +7,10 @@ import { parseQuery, PostQuery } from "../http/query.ts";
 import { slotHolder, type SlotHolder } from "../limits/slots.ts";
 import type { PostRecord } from "../platforms/records.ts";
 import type { SourceOf } from "../platforms/sources.ts";
-import { asking, requirePlatform, type AskDeps } from "./ask.ts";
+import { asking, requirePlatform, type AskDeps, type SupportedSites } from "./ask.ts";
 
-export interface PostDeps extends AskDeps {
+export interface PostDeps extends AskDeps, SupportedSites {
   sources: SourceOf;
-  extraPageHosts: readonly string[];
 }
 
 /** Who asks for a post: a key (its and its account's extraction slots), or the platform check (no key, nothing counted, never cached). */
@@ -22,7 +21,7 @@ export type PostAsker = { key: SlotHolder } | { check: true };
  * runs its reference posts through this same function.
  */
 export async function postRecord(deps: PostDeps, page: URL, asker: PostAsker): Promise<PostRecord> {
-  const link = { url: page, platform: requirePlatform(page, deps.extraPageHosts) };
+  const link = { url: page, platform: await requirePlatform(page, deps) };
   const source = deps.sources(link);
   const holder = "key" in asker ? asker.key : null;
   return asking(deps, source, link, holder, () => source.describe(link, { uncached: "check" in asker }));

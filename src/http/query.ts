@@ -55,9 +55,9 @@ export const DownloadQuery = z.object({
       "A yt-dlp format selector, for example a `formatId` of the post record or `bestvideo[height<=720]+bestaudio`; for X post links a variant's `qualityLabel` or `formatId`",
     ),
   audio: z
-    .enum(["mp3"], "`audio` takes only the value `mp3` (MP3 at 320 kbps); leave it out for MP4.")
+    .enum(["mp3", "m4a"], "`audio` takes `mp3` (MP3 at 320 kbps) or `m4a` (the source's AAC sound, not re-encoded); leave it out for MP4.")
     .optional()
-    .describe("`mp3` sends the audio alone as MP3 at 320 kbps CBR; any other value is 400"),
+    .describe("`mp3` sends the audio alone as MP3 at 320 kbps CBR; `m4a` sends the source's AAC sound as it is, in an M4A (fragmented MP4) file, and is 400 `format_not_available` when the sound is not AAC; any other value is 400"),
   index: z
     // Digits only, no sign, no leading zero: `0x1`, `+1`, `01`, ` 1` and `1\n` are refused, not read as 1.
     .preprocess(

@@ -25,7 +25,8 @@ export interface SubtitleInput {
 }
 
 export interface RemuxPlan {
-  output: "mp4" | "mp3";
+  /** MP4; MP3 at 320k (re-encoded); or M4A, the source's AAC sound copied as it is. */
+  output: "mp4" | "mp3" | "m4a";
   /** One input, or a video input and an audio input to merge. */
   inputs: FfmpegInput[];
   /** Index into `inputs` of the stream's source; null when there is none (mp3 has no video). */
@@ -62,6 +63,7 @@ export const defaultFfmpegLimits: FfmpegLimits = { readTimeoutMs: 30_000, reconn
 export const outputTypes = {
   mp4: { contentType: "video/mp4", extension: "mp4" },
   mp3: { contentType: "audio/mpeg", extension: "mp3" },
+  m4a: { contentType: "audio/mp4", extension: "m4a" },
 } as const;
 
 // Keeps a crafted source from making ffmpeg read local files or other protocols.
@@ -124,6 +126,19 @@ function mp3OutputArgs(plan: RemuxPlan): string[] {
   return ["-map", `${plan.audioInput ?? 0}:a:0`, "-vn", "-c:a", "libmp3lame", "-b:a", "320k", "-f", "mp3"];
 }
 
+function m4aOutputArgs(plan: RemuxPlan): string[] {
+  return [
+    "-map", `${plan.audioInput ?? 0}:a:0`, "-vn", "-c:a", "copy",
+    ...(plan.adtsAudio ? ["-bsf:a", "aac_adtstoasc"] : []),
+    // Every audio packet is a keyframe, and frag_keyframe then holds the whole file back as one
+    // fragment (measured): a fragment a second instead.
+    "-movflags", "empty_moov+default_base_moof", "-frag_duration", "1000000",
+    "-f", "mp4",
+  ];
+}
+
+const outputArgs = { mp4: mp4OutputArgs, mp3: mp3OutputArgs, m4a: m4aOutputArgs } as const;
+
 /**
  * With files as inputs, `-xerror` makes a failed read (a connection that broke off for good)
  * exit 1 instead of 0. With HLS it cannot be used: ffmpeg 5.1's HLS reader repeats the first
@@ -141,7 +156,7 @@ export function ffmpegArgs(plan: RemuxPlan, limits: FfmpegLimits, proxy?: string
     ...(hls ? [] : ["-xerror"]),
     ...plan.inputs.flatMap((input) => inputArgs(input, limits, proxy)),
     ...(plan.subtitles && plan.output === "mp4" ? inputArgs(plan.subtitles.input, limits, proxy) : []),
-    ...(plan.output === "mp3" ? mp3OutputArgs(plan) : mp4OutputArgs(plan)),
+    ...outputArgs[plan.output](plan),
     "pipe:1",
   ];
 }

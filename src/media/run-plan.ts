@@ -9,7 +9,7 @@ import type { DownloadMode } from "../metrics/service-metrics.ts";
 import { requireTools, type Tools } from "../processes/tools.ts";
 import { assertFetchable, type EgressPolicy } from "./egress.ts";
 import type { RemuxPlan } from "./ffmpeg.ts";
-import { relayAsMp3, slotOf, type Plan, type RelayPlan, type RemuxJob, type RunSlot } from "./plan.ts";
+import { relayAsSound, slotOf, type Plan, type RelayPlan, type RemuxJob, type RunSlot } from "./plan.ts";
 import { relayMedia, type RelayOptions } from "./relay.ts";
 import { remuxResponse, type RemuxOptions } from "./remux.ts";
 
@@ -32,12 +32,12 @@ export interface Caller {
   holder: SlotHolder;
 }
 
-/** The response for `planned` sent as `output`: a relay asked for as MP3 is ffmpeg's remux of the same file. */
+/** The response for `planned` sent as `output`: a relay asked for as sound (MP3, M4A) is ffmpeg's remux of the same file. */
 export async function runPlan(planned: Plan, output: RemuxPlan["output"], caller: Caller, deps: RunDeps): Promise<Response> {
   let plan = planned;
-  if (plan.kind === "relay" && output === "mp3") {
+  if (plan.kind === "relay" && output !== "mp4") {
     plan.allowed(plan.url);
-    plan = relayAsMp3(plan, deps.relay.originOverrides);
+    plan = relayAsSound(plan, output, deps.relay.originOverrides);
   }
   if (plan.kind === "remux") await requireTools(deps.tools, ["ffmpeg"]);
   const release = deps.slots[slotOf(plan)].acquire(caller.holder);

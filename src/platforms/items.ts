@@ -13,9 +13,9 @@ export function requireItem(index: number, count: number): void {
   throw new ApiError("invalid_parameter", `\`index=${index}\` is past the last item: this post has ${items}; \`index\` counts from 1.`);
 }
 
-/** 400 for `audio=mp3` of an item that has no sound to give. */
-export function noSoundIn(type: string): ApiError {
-  return new ApiError("invalid_parameter", `This item is a ${type}; \`audio=mp3\` needs a video.`);
+/** 400 for `audio` (MP3, M4A) of an item that has no sound to give. */
+export function noSoundIn(type: string, output: Wanted["output"]): ApiError {
+  return new ApiError("invalid_parameter", `This item is a ${type}; \`audio=${output}\` needs a video.`);
 }
 
 /** 400 for `subtitles` of a file that holds none (X lists none, a media link is a bare file, a photo post's files are as served). */

@@ -14,10 +14,29 @@ export const platformIds = [
   "AMAZON",
   "VIMEO",
   "DAILYMOTION",
+  "BLUESKY",
+  "BILIBILI",
+  "LOOM",
+  "NEWGROUNDS",
+  "OKRU",
+  "RUTUBE",
+  "SNAPCHAT",
+  "SOUNDCLOUD",
+  "STREAMABLE",
+  "TUMBLR",
+  "TWITCH",
+  "VK",
   "OTHER",
 ] as const;
-export const PlatformId = z.enum(platformIds);
-export type PlatformId = z.infer<typeof PlatformId>;
+/** A platform of the table, or OTHER (a host the operator added: EXTRA_PAGE_HOSTS). */
+export const ListedPlatformId = z.enum(platformIds);
+export type ListedPlatformId = z.infer<typeof ListedPlatformId>;
+/** With SUPPORTED_SITES=all, the name in upper case of the extractor that claims a link outside the table (TEDTALK, BANDCAMP). */
+export type ClaimedPlatformId = string & { readonly claimedBy: "extractor" };
+export const PlatformId = z
+  .union([ListedPlatformId, z.string().regex(/^[A-Z0-9_]+$/)])
+  .describe("A platform of docs/api.md's table, OTHER for a host the operator added, or (SUPPORTED_SITES=all) the upper-case name of the yt-dlp or gallery-dl extractor that reads the link");
+export type PlatformId = ListedPlatformId | ClaimedPlatformId;
 
 export const PostVideoVariant = z.object({
   qualityLabel: z.string().describe("`<height>p` when the height is known, else `audio` or the bitrate"),
@@ -49,8 +68,18 @@ export const PostSubtitle = z.object({
 });
 export type PostSubtitle = z.infer<typeof PostSubtitle>;
 
-export const PostMediaItem = mediaItem(PostVideoVariant);
+export const PostMediaItem = mediaItem(PostVideoVariant).extend({
+  altText: z.string().nullable().describe("The item's description for those who cannot see it, as its author wrote it (Bluesky); null when there is none"),
+});
 export type PostMediaItem = z.infer<typeof PostMediaItem>;
+
+export const LinkCard = z.object({
+  url: z.string(),
+  title: z.string().nullable(),
+  description: z.string().nullable(),
+  imageUrl: z.string().nullable().describe("The card's picture, on the platform's media CDN"),
+});
+export type LinkCard = z.infer<typeof LinkCard>;
 
 export const PostRecord = z.object({
   platform: PlatformId,
@@ -67,6 +96,7 @@ export const PostRecord = z.object({
   imageUrls: z.array(z.string()),
   media: z.array(PostMediaItem).describe("Every item of the post in the platform's order; `index` of /api/v1/download counts from 1 in this list"),
   subtitles: z.array(PostSubtitle).describe("Subtitle tracks of the post's first item that /api/v1/download can embed (`subtitles=<lang>`)"),
+  card: LinkCard.nullable().describe("The link preview the post carries (Bluesky's external card); null when there is none"),
 });
 export type PostRecord = z.infer<typeof PostRecord>;
 

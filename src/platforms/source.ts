@@ -53,7 +53,7 @@ export interface Source {
   describe(link: Link, options?: DescribeOptions): Promise<PostRecord>;
   /**
    * The plan for the wanted item and output. A relay may be asked for as MP3: the runner then
-   * remuxes the file (media/plan.ts `relayAsMp3`). `ask` is for handing the link to another source.
+   * remuxes the file (media/plan.ts `relayAsSound`). `ask` is for handing the link to another source.
    */
   plan(link: Link, wanted: Wanted, signal: AbortSignal, ask: Ask): Promise<Plan>;
 }

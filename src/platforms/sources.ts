@@ -10,9 +10,10 @@ import type { TweetSource } from "./x/source.ts";
 import { ytdlpReader } from "./ytdlp/reader.ts";
 import type { PageSource } from "./ytdlp/source.ts";
 
-/** What the sources read through: X's client, yt-dlp's and gallery-dl's descriptions. */
+/** What the sources read through: X's client, Bluesky's source, yt-dlp's and gallery-dl's descriptions. */
 export interface SourceClients {
   tweets: TweetSource;
+  bluesky: Source;
   pages: PageSource;
   galleries: GallerySource;
 }
@@ -27,6 +28,7 @@ export function createSources(clients: SourceClients): SourceOf {
   const x = xReader(clients.tweets, ytdlp);
   const readers: Record<ReaderName, (link: Link) => Source> = {
     x: () => x,
+    bluesky: () => clients.bluesky,
     "yt-dlp": () => ytdlp,
     // A photo-shaped link goes to gallery-dl alone.
     "yt-dlp+gallery-dl": (link) => (isPhotoShaped(link.url, link.platform) ? gallery : ytdlpThenGalleryDl),

@@ -2,20 +2,21 @@
 // platform is one row. A page host matches itself and any subdomain (www., m., mobile., ...).
 import { extraHostEndpoint, portOf } from "../media/egress.ts";
 import { ApiError } from "../http/problem.ts";
-import type { PlatformId } from "./records.ts";
+import type { Claim } from "./claims.ts";
+import type { ClaimedPlatformId, ListedPlatformId, PlatformId } from "./records.ts";
 
 /** Which source reads a platform's links (platforms/sources.ts builds one per name). */
-export type ReaderName = "x" | "yt-dlp" | "yt-dlp+gallery-dl";
+export type ReaderName = "x" | "bluesky" | "yt-dlp" | "yt-dlp+gallery-dl";
 
 export interface PlatformRow {
-  id: Exclude<PlatformId, "OTHER">;
+  id: Exclude<ListedPlatformId, "OTHER"> | ClaimedPlatformId;
   /** Human name for error messages and docs. */
   name: string;
   hosts: readonly string[];
   /** The platform's media CDN hosts (each with its subdomains), from which a post's files are relayed as they are. */
   mediaHosts?: readonly string[];
   /**
-   * Which source reads a link: X's APIs, yt-dlp, or yt-dlp with gallery-dl beside it (gallery-dl
+   * Which source reads a link: X's APIs, Bluesky's AppView, yt-dlp, or yt-dlp with gallery-dl beside it (gallery-dl
    * reads the photo-shaped links, and a post yt-dlp finds no video in; platforms/post-source.ts).
    */
   reader: ReaderName;
@@ -68,11 +69,65 @@ export const platformTable: readonly PlatformRow[] = [
   { id: "AMAZON", name: "Amazon", hosts: countryDomains("amazon", amazonSuffixes), reader: "yt-dlp", referencePost: "https://www.amazon.co.uk/dp/B098XNCHLD/" },
   { id: "VIMEO", name: "Vimeo", hosts: ["vimeo.com"], reader: "yt-dlp", referencePost: "https://vimeo.com/76979871" },
   { id: "DAILYMOTION", name: "Dailymotion", hosts: ["dailymotion.com", "dai.ly"], reader: "yt-dlp", referencePost: "https://www.dailymotion.com/video/x2iuewm" },
+  {
+    id: "BLUESKY", name: "Bluesky", hosts: ["bsky.app"], mediaHosts: ["cdn.bsky.app", "video.bsky.app"],
+    reader: "bluesky", referencePost: "https://bsky.app/profile/bsky.app/post/3l3vgf77uco2g",
+  },
+  {
+    id: "BILIBILI", name: "Bilibili", hosts: ["bilibili.com", "b23.tv"], mediaHosts: ["hdslb.com"],
+    reader: "yt-dlp+gallery-dl", photoShape: /^\/opus\/\d+/, referencePost: "https://www.bilibili.com/video/BV13x41117TL",
+  },
+  { id: "LOOM", name: "Loom", hosts: ["loom.com"], reader: "yt-dlp", referencePost: "https://www.loom.com/share/43d05f362f734614a2e81b4694a3a523" },
+  {
+    id: "NEWGROUNDS", name: "Newgrounds", hosts: ["newgrounds.com"], mediaHosts: ["ngfiles.com"],
+    reader: "yt-dlp+gallery-dl", photoShape: /^\/art\/view\//, referencePost: "https://www.newgrounds.com/portal/view/297383",
+  },
+  { id: "OKRU", name: "OK.ru", hosts: ["ok.ru", "odnoklassniki.ru"], reader: "yt-dlp", referencePost: "https://ok.ru/video/1484130554189" },
+  { id: "RUTUBE", name: "Rutube", hosts: ["rutube.ru"], reader: "yt-dlp", referencePost: "https://rutube.ru/video/3eac3b4561676c17df9132a9a1e62e3e/" },
+  {
+    id: "SNAPCHAT", name: "Snapchat", hosts: ["snapchat.com"], reader: "yt-dlp",
+    referencePost: "https://www.snapchat.com/spotlight/W7_EDlXWTBiXAEEniNoMPwAAYYWtidGhudGZpAX1TKn0JAX1TKnXJAAAAAA",
+  },
+  { id: "SOUNDCLOUD", name: "SoundCloud", hosts: ["soundcloud.com"], reader: "yt-dlp", referencePost: "https://soundcloud.com/ethmusic/lostin-powers-she-so-heavy" },
+  { id: "STREAMABLE", name: "Streamable", hosts: ["streamable.com"], reader: "yt-dlp", referencePost: "https://streamable.com/dnd1" },
+  // A Tumblr post's link does not say whether it holds a video: yt-dlp first, gallery-dl for photos.
+  {
+    id: "TUMBLR", name: "Tumblr", hosts: ["tumblr.com"], mediaHosts: ["media.tumblr.com"],
+    reader: "yt-dlp+gallery-dl", referencePost: "https://tatianamaslanydaily.tumblr.com/post/54196191430/orphan-black-dvd-extra-behind-the-scenes",
+  },
+  { id: "TWITCH", name: "Twitch", hosts: ["twitch.tv"], reader: "yt-dlp", referencePost: "https://clips.twitch.tv/FaintLightGullWholeWheat" },
+  {
+    id: "VK", name: "VK", hosts: ["vk.com", "vk.ru", "vkvideo.ru"], mediaHosts: ["userapi.com"],
+    reader: "yt-dlp+gallery-dl", photoShape: /^\/(?:album|wall)-?\d+_\d+/, referencePost: "https://vk.com/video205387401_165548505",
+  },
 ];
 
-/** The platform's row; undefined for OTHER (an extra page host of the operator's). */
+// The rows of sites outside the table that an extractor claimed (SUPPORTED_SITES=all), by id. A
+// row follows from the extractor alone, so each is made once and kept (some thousand at most).
+const claimedRows = new Map<string, PlatformRow>();
+
+/**
+ * The row of a link outside the table that an extractor of the installed tools claims: named after
+ * yt-dlp's extractor when it has one (yt-dlp reads the link, gallery-dl where yt-dlp finds no
+ * video and gallery-dl claims it too), else after gallery-dl's, which then reads every link of it.
+ * No media hosts: only page mode fetches its files. Null when neither tool claims the link.
+ */
+export function claimedRow(url: URL, claim: Claim): PlatformRow | null {
+  const name = claim.ytdlp ?? claim.gallerydl;
+  if (name === null) return null;
+  const id = name.toUpperCase().replace(/[^A-Z0-9_]/g, "_") as ClaimedPlatformId;
+  const known = claimedRows.get(id);
+  if (known) return known;
+  const row: PlatformRow = claim.ytdlp === null
+    ? { id, name, hosts: [], reader: "yt-dlp+gallery-dl", photoShape: /^/, referencePost: url.href }
+    : { id, name, hosts: [], reader: claim.gallerydl === null ? "yt-dlp" : "yt-dlp+gallery-dl", referencePost: url.href };
+  claimedRows.set(id, row);
+  return row;
+}
+
+/** The platform's row (of the table, or of a claimed site); undefined for OTHER (an extra page host of the operator's). */
 export function rowOf(platform: PlatformId): PlatformRow | undefined {
-  return platformTable.find((row) => row.id === platform);
+  return platformTable.find((row) => row.id === platform) ?? claimedRows.get(platform);
 }
 
 /** For the detail of a 400 `unsupported_platform`. */

@@ -59,7 +59,7 @@ export function interpreterOf(header: string): string[] | null {
 const READ_HEADER = 'p=$(command -v -- "$1") && printf "%s\\n" "$p" && head -c 256 -- "$p"';
 
 /** The program's path and the interpreter its `#!` line names, or why there is none. */
-async function findInterpreter(toolRuns: ToolRuns, path: string): Promise<{ program: string; interpreter: string[] } | { reason: string }> {
+export async function findInterpreter(toolRuns: ToolRuns, path: string): Promise<{ program: string; interpreter: string[] } | { reason: string }> {
   const run = await toolRuns.run("/bin/sh", ["-c", READ_HEADER, "sh", path], 5_000);
   if (!("stdout" in run)) return { reason: `${path} was not found` };
   const newline = run.stdout.indexOf("\n");

@@ -166,7 +166,7 @@ describe("media items, index and subtitles", () => {
       expect(problem.detail).toContain("it has: en");
       const mp3 = await call("download", site.pages.subtitled, "&subtitles=en&audio=mp3");
       expect(mp3.status).toBe(400);
-      expect((await mp3.json()).detail).toContain("MP3");
+      expect((await mp3.json()).detail).toContain("audio=mp3");
     });
   });
 

@@ -86,7 +86,7 @@ describe("the OpenAPI document", () => {
     expect(parameters("/api/v1/download")).toEqual({
       url: { in: "query", required: true, schema: urlSchema },
       format: { in: "query", required: false, schema: { type: "string", maxLength: 200, pattern: "^[\\x20-\\x7e]*$" } },
-      audio: { in: "query", required: false, schema: { type: "string", enum: ["mp3"] } },
+      audio: { in: "query", required: false, schema: { type: "string", enum: ["mp3", "m4a"] } },
       index: { in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: 1000 } },
       subtitles: { in: "query", required: false, schema: { type: "string", minLength: 1, maxLength: 35, pattern: "^[A-Za-z0-9_-]*$" } },
       filename: { in: "query", required: false, schema: { type: "string", maxLength: 255 } },
@@ -103,7 +103,9 @@ describe("the OpenAPI document", () => {
     expect(tweet.properties.durationSec.anyOf).toContainEqual({ type: "null" });
     expect(tweet.properties.videoVariants).toEqual({ type: "array", items: { $ref: "#/components/schemas/TweetVideoVariant" } });
     const post = document.components.schemas.PostRecord;
-    expect(post.properties.platform.enum).toContain("YOUTUBE");
+    // The table's ids, or (SUPPORTED_SITES=all) an extractor's name in upper case.
+    expect(post.properties.platform.anyOf[0].enum).toContain("YOUTUBE");
+    expect(post.properties.platform.anyOf[1]).toMatchObject({ type: "string", pattern: "^[A-Z0-9_]+$" });
     expect(post.properties.posterUrl.type).toEqual(["string", "null"]);
     expect(post.properties.needsServerProcessing.type).toBe("boolean");
     expect(post.properties.media.items).toEqual({ $ref: "#/components/schemas/PostMediaItem" });

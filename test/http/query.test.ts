@@ -79,7 +79,7 @@ describe("parseQuery(): the download parameters", () => {
     expect(schemas.url).toMatchObject({ type: "string", maxLength: 4096, pattern: expect.any(String) });
     expect(schemas.format).toMatchObject({ type: "string", maxLength: 200, pattern: "^[\\x20-\\x7e]*$" });
     expect(schemas.filename).toMatchObject({ type: "string", maxLength: 255 });
-    expect(schemas.audio).toMatchObject({ enum: ["mp3"] });
+    expect(schemas.audio).toMatchObject({ enum: ["mp3", "m4a"] });
     expect(schemas.index).toMatchObject({ type: "integer", minimum: 1, maximum: 1000 });
     for (const [name, schema] of Object.entries(schemas)) {
       // `filename` takes control characters: the name is sanitized where it is used.

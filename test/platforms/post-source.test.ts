@@ -7,24 +7,28 @@ import { ApiError, upstreamFailed } from "../../src/http/problem.ts";
 import type { GallerySource } from "../../src/platforms/gallerydl/source.ts";
 import { isPhotoShaped, soundOnlyRecord } from "../../src/platforms/post-source.ts";
 import type { PlatformId, PostRecord } from "../../src/platforms/records.ts";
-import type { Ask, Plan, Wanted } from "../../src/platforms/source.ts";
+import type { Ask, Plan, Source, Wanted } from "../../src/platforms/source.ts";
 import { createSources } from "../../src/platforms/sources.ts";
 import type { TweetSource } from "../../src/platforms/x/source.ts";
 import type { PageSource } from "../../src/platforms/ytdlp/source.ts";
 
 const noTweets: TweetSource = { getTweet: () => Promise.reject(new Error("X is not asked here")) };
+const noBluesky: Source = {
+  tools: () => [], extracts: false,
+  describe: () => Promise.reject(new Error("Bluesky is not asked here")), plan: () => Promise.reject(new Error("Bluesky is not asked here")),
+};
 
 /** The post's record from the source the link's platform row names, as `post` asks it. */
 function describePost(tools: { pages: PageSource; galleries: GallerySource }, url: URL, platform: PlatformId): Promise<PostRecord> {
   const link = { url, platform };
-  return createSources({ tweets: noTweets, ...tools })(link).describe(link);
+  return createSources({ tweets: noTweets, bluesky: noBluesky, ...tools })(link).describe(link);
 }
 
 const noVideo = () => new ApiError("unsupported_url", "No downloadable media was found at this link.");
 const photoRecord = (media: number): PostRecord => ({
   platform: "REDDIT", id: "a", url: "u", text: null, authorName: null, durationSec: null, posterUrl: null, needsServerProcessing: false,
-  videoVariants: [], imageUrls: [], subtitles: [],
-  media: Array.from({ length: media }, () => ({ type: "photo" as const, url: "https://i.redd.it/a.jpg", posterUrl: null, width: 1, height: 1, durationSec: null, videoVariants: [] })),
+  videoVariants: [], imageUrls: [], subtitles: [], card: null,
+  media: Array.from({ length: media }, () => ({ type: "photo" as const, url: "https://i.redd.it/a.jpg", posterUrl: null, width: 1, height: 1, durationSec: null, videoVariants: [], altText: null })),
 });
 
 /** Sources that answer as told and count their runs. */
@@ -85,7 +89,7 @@ describe("describePost()", () => {
 describe("a post yt-dlp reads only sound in", () => {
   const music: PostRecord = {
     ...photoRecord(0),
-    media: [{ type: "video", url: null, posterUrl: null, width: null, height: null, durationSec: 24, videoVariants: [{ qualityLabel: "audio", formatId: "audio", contentType: "audio/mpeg" }] }],
+    media: [{ type: "video", url: null, posterUrl: null, width: null, height: null, durationSec: 24, videoVariants: [{ qualityLabel: "audio", formatId: "audio", contentType: "audio/mpeg" }], altText: null }],
   };
   const link = new URL("https://www.tiktok.com/@breadlab/video/7436185392745209118");
   // How yt-dlp's TikTok extractor describes a slideshow: its music as the one format.
@@ -121,7 +125,7 @@ describe("a download's plan by the same rule", () => {
     const link = { url, platform };
     const ask: Ask = (source, asked, what) => source.plan(asked, what, new AbortController().signal, ask);
     const all: Wanted = { output: "mp4", format: null, index: null, subtitles: null, filename: null, ...wanted };
-    return { runs, plan: ask(createSources({ tweets: noTweets, pages, galleries })(link), link, all) };
+    return { runs, plan: ask(createSources({ tweets: noTweets, bluesky: noBluesky, pages, galleries })(link), link, all) };
   }
   const reddit = new URL("https://www.reddit.com/r/pics/comments/abc/x/");
   const tiktok = new URL("https://www.tiktok.com/@breadlab/video/7436185392745209118");

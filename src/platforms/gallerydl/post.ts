@@ -45,10 +45,10 @@ function dimensions(url: string, meta: GalleryMetadata): { width: number | null;
 function mediaItem(url: string, meta: GalleryMetadata, type: PostMediaItem["type"]): PostMediaItem {
   const file = url.startsWith("ytdl:") ? null : url;
   const { width, height } = dimensions(url, meta);
-  if (type !== "video") return { type, url: file, posterUrl: null, width, height, durationSec: null, videoVariants: [] };
+  if (type !== "video") return { type, url: file, posterUrl: null, width, height, durationSec: null, videoVariants: [], altText: null };
   const duration = typeof meta.duration === "number" && meta.duration > 0 ? Math.round(meta.duration) : null;
   // Instagram gives a video's still as the post's picture of it.
-  return { type, url: file, posterUrl: text(meta.display_url), width, height, durationSec: duration, videoVariants: [] };
+  return { type, url: file, posterUrl: text(meta.display_url), width, height, durationSec: duration, videoVariants: [], altText: null };
 }
 
 function authorOf(post: GalleryMetadata): string | null {
@@ -83,5 +83,6 @@ export function galleryToPost(output: GalleryOutput, platform: PlatformId, pageU
     imageUrls: media.flatMap((item) => (item.type === "photo" && item.url !== null ? [item.url] : [])),
     media,
     subtitles: [],
+    card: null,
   };
 }

@@ -34,7 +34,7 @@ function itemFile(record: PostRecord, link: Link, wanted: Wanted): RelayPlan {
   if (wanted.format !== null) {
     throw new ApiError("format_not_available", `This ${item.type} is one file as the platform serves it; it has no variants to choose from. Leave \`format\` out.`);
   }
-  if (item.type !== "video" && wanted.output === "mp3") throw noSoundIn(item.type);
+  if (item.type !== "video" && wanted.output !== "mp4") throw noSoundIn(item.type, wanted.output);
   if (item.url === null) throw upstreamFailed("gallery-dl named no file for this item; try again later.");
   const name = wanted.filename ?? `${link.platform.toLowerCase()}_${record.id}${wanted.index === null ? "" : `_${wanted.index}`}`;
   return { kind: "relay", url: upstreamUrl(item.url), allowed: platformMediaCheck(link.platform), name };

@@ -15,8 +15,9 @@ export function tweetToPost(tweet: TweetRecord): PostRecord {
     needsServerProcessing: tweet.posterUrl !== null && tweet.videoVariants.length === 0,
     videoVariants: tweet.videoVariants.map(postVariant),
     imageUrls: tweet.imageUrls,
-    media: tweet.media.map((item) => ({ ...item, videoVariants: item.videoVariants.map(postVariant) })),
+    media: tweet.media.map((item) => ({ ...item, videoVariants: item.videoVariants.map(postVariant), altText: null })),
     subtitles: [],
+    card: null,
   };
 }
 

@@ -23,7 +23,7 @@ export function xReader(tweets: TweetSource, pages: Source): Source {
       requireNoSubtitles(wanted);
       const tweet = await tweets.getTweet(parseStatusId(link.url.href));
       const item = tweetItem(tweet, wanted.index);
-      if (item.type === "photo" && wanted.output === "mp3") throw noSoundIn(item.type);
+      if (item.type === "photo" && wanted.output !== "mp4") throw noSoundIn(item.type, wanted.output);
       const name = wanted.filename ?? (wanted.index === null ? `x_${tweet.id}` : `x_${tweet.id}_${wanted.index}`);
       const file = itemUrl(item, wanted.format);
       if (file !== null) return { kind: "relay", url: file, allowed: assertDirectUrl, name };

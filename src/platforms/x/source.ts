@@ -8,7 +8,7 @@ import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import type { TweetRecord } from "../records.ts";
 import { createBackoff, type Backoff } from "./backoff.ts";
 import { isUpstreamFailure, notFound } from "./errors.ts";
-import { fetchJson } from "./fetch-json.ts";
+import { fetchJson } from "../fetch-json.ts";
 import { graphqlAnswerToTweet } from "./graphql.ts";
 import { sessionHeaders, type XSession } from "./session-cookies.ts";
 import { syndicationAnswerToTweet } from "./syndication.ts";
@@ -74,7 +74,7 @@ export function createTweetSource(options: TweetSourceOptions): TweetSource {
 
   async function fromSyndication(id: string): Promise<TweetRecord> {
     const url = `${options.syndicationUrl.replace(/\/+$/, "")}/tweet-result?id=${id}&token=${syndicationToken(id)}&lang=en`;
-    const answer = await fetchJson(fetchFn, url, { headers: { accept: "application/json" } }, options.timeoutMs);
+    const answer = await fetchJson(fetchFn, url, { headers: { accept: "application/json" } }, { upstream: "X", timeoutMs: options.timeoutMs });
     if (answer.status === 404) throw notFound(id);
     if (answer.status !== 200) throw upstreamFailed(`X answered with status ${answer.status}; try again later.`);
     return syndicationAnswerToTweet(answer.body, id);
@@ -185,7 +185,7 @@ function createGraphqlClient(options: GraphqlOptions, fetchFn: typeof fetch, tim
   let guestToken: Promise<string> | null = null;
 
   async function activate(): Promise<string> {
-    const answer = await fetchJson(fetchFn, options.guestActivateUrl, { method: "POST", headers: { authorization } }, timeoutMs);
+    const answer = await fetchJson(fetchFn, options.guestActivateUrl, { method: "POST", headers: { authorization } }, { upstream: "X", timeoutMs });
     const parsed = GuestActivation.safeParse(answer.body);
     if (answer.status !== 200 || !parsed.success) {
       throw upstreamFailed(`X refused a guest token (status ${answer.status}); try again later.`);
@@ -212,7 +212,7 @@ function createGraphqlClient(options: GraphqlOptions, fetchFn: typeof fetch, tim
       variables: JSON.stringify({ tweetId: id, ...graphqlVariables }),
       features: graphqlFeatures,
     });
-    const answer = await fetchJson(fetchFn, `${options.tweetResultUrl}?${query}`, { headers: { authorization, ...headers } }, timeoutMs);
+    const answer = await fetchJson(fetchFn, `${options.tweetResultUrl}?${query}`, { headers: { authorization, ...headers } }, { upstream: "X", timeoutMs });
     if (answer.status !== 200) {
       spent();
       const cause = session ? new Error(`X refused the signed-in session of COOKIES_FILE (status ${answer.status}); its cookies may have expired`) : undefined;

@@ -30,6 +30,7 @@ export function infoToPost(info: YtdlpInfo, platform: PlatformId, pageUrl: URL):
     imageUrls: imageUrls(info, formats),
     media: items.map(mediaItem),
     subtitles: subtitlesOf(entry),
+    card: null,
   };
 }
 
@@ -56,7 +57,7 @@ function mediaItem(entry: YtdlpEntry): PostMediaItem {
   const variants = variantFormats(formats);
   const image = formats.filter(isImage).at(-1);
   if (variants.length === 0 && image) {
-    return { type: "photo", url: image.url!, posterUrl: null, width: image.width ?? null, height: image.height ?? null, durationSec: null, videoVariants: [] };
+    return { type: "photo", url: image.url!, posterUrl: null, width: image.width ?? null, height: image.height ?? null, durationSec: null, videoVariants: [], altText: null };
   }
   const best = variants[0];
   return {
@@ -67,6 +68,7 @@ function mediaItem(entry: YtdlpEntry): PostMediaItem {
     height: best?.height ?? entry.height ?? null,
     durationSec: durationOf(entry),
     videoVariants: variants.map(toVariant),
+    altText: null,
   };
 }
 
@@ -133,13 +135,17 @@ function variantSelector(format: YtdlpFormat): string {
   return hasAudio(format) ? id : `${id}+ba[ext=m4a]/${id}+ba/${id}`;
 }
 
-/** The formats behind the variants: one per height, best first; audio-only ones only when there is no video. */
+/**
+ * The formats behind the variants: one per height, best first; when there is no video (a
+ * SoundCloud track), every audio-only format, best first, each its codec's content type.
+ */
 function variantFormats(formats: YtdlpFormat[]): YtdlpFormat[] {
   const media = formats.filter((f) => f.url !== null && (hasVideo(f) || hasAudio(f)));
   const videos = media.filter(hasVideo);
   if (videos.length === 0) {
-    const audio = bestOf(media.filter(isAudioOnly), formats);
-    return audio ? [audio] : [];
+    // The bitrate first: sound has no height to tell its variants apart.
+    const rank = (f: YtdlpFormat) => [f.tbr ?? 0, ...formatRank(f, formats.indexOf(f))];
+    return media.filter(isAudioOnly).sort((a, b) => compareRanks(rank(b), rank(a)));
   }
   const byHeight = new Map<string, YtdlpFormat[]>();
   for (const format of videos) {

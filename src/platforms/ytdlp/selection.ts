@@ -17,13 +17,16 @@ export const defaultVideoSelector =
   `bv*[ext=mp4]${readable}+ba[ext=m4a]${readable}/b[ext=mp4]${readable}/bv*${readable}+ba${readable}/b${readable}/bv*+ba/b`;
 /** For `audio=mp3`: an audio-only format when there is one, else the best file with sound. */
 export const audioSelector = `ba${readable}/b${readable}/ba/b`;
+/** For `audio=m4a`: AAC sound first (planRemux refuses any other codec), else what `audio=mp3` takes. */
+export const aacSelector = `ba[acodec^=mp4a]${readable}/ba[ext=m4a]${readable}/b[acodec^=mp4a]${readable}/${audioSelector}`;
+const selectors = { mp4: defaultVideoSelector, mp3: audioSelector, m4a: aacSelector } as const;
 
 export type OutputKind = RemuxPlan["output"];
 
 export function selectorFor(format: string | null | undefined, output: OutputKind): string {
   const given = format?.trim();
   if (given) return given;
-  return output === "mp3" ? audioSelector : defaultVideoSelector;
+  return selectors[output];
 }
 
 /** The formats yt-dlp chose for the selector it was run with. */
@@ -53,15 +56,27 @@ export function planRemux(chosen: readonly YtdlpFormat[], output: OutputKind): R
   // Sources by role: a separate audio-only format wins the audio role over a combined file.
   const video = chosen.find(hasVideo) ?? null;
   const audio = chosen.find((f) => f !== video && hasAudio(f)) ?? (video && hasAudio(video) ? video : null) ?? chosen[0]!;
-  const sources = output === "mp3" || video === null ? [audio] : [...new Set([video, audio])];
+  const soundOnly = output !== "mp4";
+  const sources = soundOnly || video === null ? [audio] : [...new Set([video, audio])];
   const audioCodec = audioCodecOf(audio);
+  if (output === "m4a") requireAac(audio, audioCodec);
   return {
     output,
     inputs: sources.map((f) => ({ url: f.url!, headers: withoutCookieHeader(f.http_headers), cookies: formatCookies(f), hls: isHls(f), sizeBytes: f.filesize ?? f.filesize_approx ?? undefined })),
-    videoInput: output === "mp3" || video === null ? null : sources.indexOf(video),
+    videoInput: soundOnly || video === null ? null : sources.indexOf(video),
     audioInput: sources.indexOf(audio),
     transcodeVideo: video !== null && mp4VideoMisfits.has(videoCodecOf(video) ?? ""),
     transcodeAudio: mp4AudioMisfits.has(audioCodec ?? ""),
     adtsAudio: (isHls(audio) || audio.ext === "ts") && audioCodec !== "opus" && hasAudio(audio),
   };
+}
+
+/**
+ * `audio=m4a` copies the sound as it is, so it must be AAC (or of a codec unknown in an MP4 or M4A
+ * file, as a plain page's <audio> gives it); any other is 400, since only re-encoding would make it.
+ */
+function requireAac(audio: YtdlpFormat, codec: string | null): void {
+  if (codec === "aac" || (codec === null && /^(m4a|mp4)$/.test(audio.ext ?? ""))) return;
+  const has = codec ?? audio.ext ?? "unknown";
+  throw new ApiError("format_not_available", `This post's sound is ${has}, not AAC: \`audio=m4a\` copies AAC as it is and never re-encodes. Ask for \`audio=mp3\` (MP3 at 320 kbps) instead.`);
 }

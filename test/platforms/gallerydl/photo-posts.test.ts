@@ -44,7 +44,7 @@ describe("Instagram", () => {
       imageUrls: files.map((file) => file.url),
     });
     expect(record.media).toEqual(
-      files.map((file) => ({ type: "photo", url: file.url, posterUrl: null, width: file.width, height: file.height, durationSec: null, videoVariants: [] })),
+      files.map((file) => ({ type: "photo", url: file.url, posterUrl: null, width: file.width, height: file.height, durationSec: null, videoVariants: [], altText: null })),
     );
   });
 

@@ -38,9 +38,11 @@ describe("tweetToPost()", () => {
           height: 720,
           durationSec: 205,
           videoVariants: variants,
+          altText: null,
         },
       ],
       subtitles: [],
+      card: null,
     });
     expect(PostRecord.parse(post)).toEqual(post);
 
@@ -70,8 +72,9 @@ describe("tweetToPost()", () => {
       needsServerProcessing: false,
       videoVariants: [],
       imageUrls: ["https://pbs.twimg.com/media/A7EiDWcCYAAZT1D.jpg?name=orig"],
-      media: [{ type: "photo", url: "https://pbs.twimg.com/media/A7EiDWcCYAAZT1D.jpg?name=orig", posterUrl: null, width: 800, height: 532, durationSec: null, videoVariants: [] }],
+      media: [{ type: "photo", url: "https://pbs.twimg.com/media/A7EiDWcCYAAZT1D.jpg?name=orig", posterUrl: null, width: 800, height: 532, durationSec: null, videoVariants: [], altText: null }],
       subtitles: [],
+      card: null,
     });
   });
 

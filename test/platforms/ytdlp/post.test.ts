@@ -109,9 +109,9 @@ describe("infoToPost() on other shapes", () => {
       videoVariants: [{ qualityLabel: "unknown", formatId: "0", contentType: "video/mp4" }], imageUrls: [],
       media: [{
         type: "video", url: null, posterUrl: "http://127.0.0.1:1/big.jpg", width: null, height: null, durationSec: null,
-        videoVariants: [{ qualityLabel: "unknown", formatId: "0", contentType: "video/mp4" }],
+        videoVariants: [{ qualityLabel: "unknown", formatId: "0", contentType: "video/mp4" }], altText: null,
       }],
-      subtitles: [],
+      subtitles: [], card: null,
     });
   });
 
@@ -131,11 +131,11 @@ describe("infoToPost() on other shapes", () => {
     expect(post.videoVariants).toEqual([{ qualityLabel: "720p", formatId: "hd", contentType: "video/mp4" }]);
     expect(post.imageUrls).toEqual(["http://a/2.jpg"]);
     expect(post.media).toEqual([
-      { type: "video", url: null, posterUrl: "http://a/page.jpg", width: 1280, height: 720, durationSec: 4, videoVariants: post.videoVariants },
-      { type: "photo", url: "http://a/2.jpg", posterUrl: null, width: 1080, height: 1350, durationSec: null, videoVariants: [] },
+      { type: "video", url: null, posterUrl: "http://a/page.jpg", width: 1280, height: 720, durationSec: 4, videoVariants: post.videoVariants, altText: null },
+      { type: "photo", url: "http://a/2.jpg", posterUrl: null, width: 1080, height: 1350, durationSec: null, videoVariants: [], altText: null },
       {
         type: "video", url: null, posterUrl: "http://a/3.jpg", width: null, height: 360, durationSec: null,
-        videoVariants: [{ qualityLabel: "360p", formatId: "sd", contentType: "video/mp4" }],
+        videoVariants: [{ qualityLabel: "360p", formatId: "sd", contentType: "video/mp4" }], altText: null,
       },
     ]);
   });
@@ -169,14 +169,20 @@ describe("infoToPost() on other shapes", () => {
     expect(post.imageUrls).toEqual(["https://i.example/orig/a.jpg"]);
   });
 
-  test("audio-only media is one `audio` variant", () => {
+  test("audio-only media (a SoundCloud track) lists every audio variant, the highest bitrate first", () => {
+    // The formats yt-dlp's SoundCloud extractor lists for a track, as `yt-dlp -J` gives them.
     const info = YtdlpInfo.parse({
       id: "song", formats: [
-        { format_id: "lo", url: "http://a/lo.m4a", ext: "m4a", vcodec: "none", acodec: "mp4a.40.2", tbr: 48 },
-        { format_id: "hi", url: "http://a/hi.m4a", ext: "m4a", vcodec: "none", acodec: "mp4a.40.2", tbr: 128 },
+        { format_id: "http_mp3_128", url: "http://a/a.mp3", ext: "mp3", protocol: "http", vcodec: "none", acodec: "mp3", tbr: 128 },
+        { format_id: "hls_opus_64", url: "http://a/o.m3u8", ext: "opus", protocol: "m3u8_native", vcodec: "none", acodec: "opus", tbr: 64 },
+        { format_id: "hls_aac_160", url: "http://a/a.m3u8", ext: "m4a", protocol: "m3u8_native", vcodec: "none", acodec: "mp4a.40.2", tbr: 160 },
       ],
     });
-    expect(infoToPost(info, "OTHER", page).videoVariants).toEqual([{ qualityLabel: "audio", formatId: "hi", contentType: "audio/mp4" }]);
+    expect(infoToPost(info, "SOUNDCLOUD", page).videoVariants).toEqual([
+      { qualityLabel: "audio", formatId: "hls_aac_160", contentType: "audio/mp4" },
+      { qualityLabel: "audio", formatId: "http_mp3_128", contentType: "audio/mpeg" },
+      { qualityLabel: "audio", formatId: "hls_opus_64", contentType: "audio/ogg" },
+    ]);
   });
 
   test("a generic 'Video by' title gives way to the description", () => {

@@ -1,0 +1,54 @@
+// Bluesky's public AppView API (no key): a handle's DID (com.atproto.identity.resolveHandle) and a
+// post's view (app.bsky.feed.getPostThread, the post alone: no replies, no parents). The AppView
+// answers a missing post or an unknown handle with 400 and an error name in its JSON body.
+import { upstreamFailed } from "../../http/problem.ts";
+import { fetchJson, type JsonAnswer } from "../fetch-json.ts";
+import { notFound, threadToPost, type BlueskyPost } from "./post.ts";
+import type { BlueskyPostRef } from "./url.ts";
+
+export interface AppViewOptions {
+  /** Base URL of the AppView (BLUESKY_APPVIEW_URL). */
+  baseUrl: string;
+  /** Bound on each exchange, body included. */
+  timeoutMs: number;
+  fetch: typeof fetch;
+}
+
+export interface AppView {
+  /** The post's view as a record; 404 when it is deleted, blocked or its author's handle names nobody. */
+  post(ref: BlueskyPostRef): Promise<BlueskyPost>;
+}
+
+/** The error name of a 400 answer (`NotFound`, `InvalidRequest`), or null. */
+const errorName = (answer: JsonAnswer) => (answer.body as { error?: unknown } | undefined)?.error ?? null;
+
+export function createAppView(options: AppViewOptions): AppView {
+  const base = options.baseUrl.replace(/\/+$/, "");
+  const call = (method: string, params: Record<string, string>) =>
+    fetchJson(options.fetch, `${base}/xrpc/${method}?${new URLSearchParams(params)}`, { headers: { accept: "application/json" } }, {
+      upstream: "Bluesky",
+      timeoutMs: options.timeoutMs,
+      readErrors: [400],
+    });
+  const failed = (answer: JsonAnswer) => upstreamFailed(`Bluesky answered with status ${answer.status}; try again later.`);
+
+  async function didOf(ref: BlueskyPostRef): Promise<string> {
+    if (ref.actor.startsWith("did:")) return ref.actor;
+    const answer = await call("com.atproto.identity.resolveHandle", { handle: ref.actor });
+    // An unknown handle is 400 InvalidRequest ("Unable to resolve handle").
+    if (answer.status === 400) throw notFound(ref);
+    const did = (answer.body as { did?: unknown } | undefined)?.did;
+    if (answer.status !== 200 || typeof did !== "string" || !did.startsWith("did:")) throw failed(answer);
+    return did;
+  }
+
+  return {
+    async post(ref) {
+      const uri = `at://${await didOf(ref)}/app.bsky.feed.post/${ref.rkey}`;
+      const answer = await call("app.bsky.feed.getPostThread", { uri, depth: "0", parentHeight: "0" });
+      if (answer.status === 400 && errorName(answer) === "NotFound") throw notFound(ref);
+      if (answer.status !== 200) throw failed(answer);
+      return threadToPost(answer.body, ref);
+    },
+  };
+}

@@ -1,0 +1,121 @@
+// Bluesky posts, read through the public AppView as X's are through X's APIs: a short cache (a 404
+// too, for less long), and one upstream call per burst of equal requests. A photo is relayed as
+// Bluesky's CDN serves it; a video is an HLS playlist, which page mode remuxes into MP4 from its
+// best stream (the master playlist names one per size, smallest first, and ffmpeg would take the first).
+import { ApiError, upstreamFailed } from "../../http/problem.ts";
+import { withOriginOverride } from "../../media/direct-hosts.ts";
+import { sharedRuns } from "../../util/shared-runs.ts";
+import { createTtlCache } from "../../util/ttl-cache.ts";
+import { noSoundIn, requireItem, requireNoSubtitles } from "../items.ts";
+import type { PostMediaItem } from "../records.ts";
+import type { Link, Plan, Source, Wanted } from "../source.ts";
+import { platformMediaCheck } from "../table.ts";
+import { createAppView } from "./appview.ts";
+import { bestVariant } from "./playlist.ts";
+import type { BlueskyPost } from "./post.ts";
+import { parsePostLink, type BlueskyPostRef } from "./url.ts";
+
+export interface BlueskySourceOptions {
+  /** Base URL of the public AppView (BLUESKY_APPVIEW_URL). */
+  appViewUrl: string;
+  timeoutMs: number;
+  cacheTtlMs: number;
+  /** How long a 404 answer is kept; a post may become visible again. Default: cacheTtlMs. */
+  notFoundTtlMs?: number;
+  cacheMaxEntries: number;
+  /** ORIGIN_OVERRIDES: where the CDN's files are fetched from instead (tests, a local mirror). */
+  originOverrides: ReadonlyMap<string, string>;
+  fetch?: typeof fetch;
+  now?: () => number;
+}
+
+type Outcome = { ok: true; post: BlueskyPost } | { ok: false; error: ApiError };
+
+const mediaHost = platformMediaCheck("BLUESKY");
+
+export function createBlueskySource(options: BlueskySourceOptions): Source {
+  const fetchFn = options.fetch ?? fetch;
+  const appView = createAppView({ baseUrl: options.appViewUrl, timeoutMs: options.timeoutMs, fetch: fetchFn });
+  const cache = createTtlCache<Outcome>({ maxEntries: options.cacheMaxEntries, now: options.now ?? Date.now });
+  const shared = sharedRuns<Outcome>();
+
+  async function load(ref: BlueskyPostRef): Promise<Outcome> {
+    try {
+      return { ok: true, post: await appView.post(ref) };
+    } catch (error) {
+      if (error instanceof ApiError) return { ok: false, error };
+      throw error;
+    }
+  }
+
+  async function post(link: Link, uncached = false): Promise<BlueskyPost> {
+    const ref = parsePostLink(link.url);
+    const key = `${ref.actor}/${ref.rkey}`;
+    let outcome = uncached ? undefined : cache.get(key);
+    outcome ??= await shared(key, async () => {
+      const settled = await load(ref);
+      if (settled.ok) cache.set(key, settled, options.cacheTtlMs);
+      else if (settled.error.status === 404) cache.set(key, settled, options.notFoundTtlMs ?? options.cacheTtlMs);
+      return settled;
+    });
+    if (!outcome.ok) throw outcome.error;
+    return outcome.post;
+  }
+
+  /** The media playlist of the master's best stream, fetched from Bluesky's video host. */
+  async function bestStream(master: URL, signal: AbortSignal): Promise<URL> {
+    mediaHost(master, "The post's video");
+    let text: string;
+    try {
+      const response = await fetchFn(withOriginOverride(master, options.originOverrides), { signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]) });
+      if (!response.ok) throw new Error(`status ${response.status}`);
+      text = await response.text();
+    } catch (error) {
+      throw upstreamFailed("Bluesky's video host did not give the video's playlist; try again later.", { cause: error });
+    }
+    const stream = bestVariant(text, master);
+    mediaHost(stream, "A stream of the post's video");
+    return stream;
+  }
+
+  return {
+    tools: () => [],
+    extracts: false,
+    describe: async (link, describeOptions) => (await post(link, describeOptions?.uncached)).record,
+    async plan(link, wanted, signal): Promise<Plan> {
+      const { record, playlists } = await post(link);
+      requireNoSubtitles(wanted);
+      const index = itemIndex(record.media, wanted.index);
+      const item = record.media[index]!;
+      const name = wanted.filename ?? `bluesky_${record.id}${wanted.index === null ? "" : `_${wanted.index}`}`;
+      const playlist = playlists[index];
+      if (item.type === "photo" || !playlist) return photoPlan(item, wanted, name);
+      if (wanted.format !== null && wanted.format !== "hls" && wanted.format !== item.videoVariants[0]?.qualityLabel) {
+        throw new ApiError("format_not_available", `This video has no variant ${wanted.format}; it offers: hls (its best stream).`);
+      }
+      const stream = withOriginOverride(await bestStream(new URL(playlist), signal), options.originOverrides);
+      const output = wanted.output;
+      return {
+        kind: "remux",
+        // Bluesky's streams are MPEG-TS segments with H.264 and ADTS AAC.
+        plan: { output, inputs: [{ url: stream.href, headers: {}, hls: true }], videoInput: output === "mp4" ? 0 : null, audioInput: 0, transcodeVideo: false, transcodeAudio: false, adtsAudio: true },
+        name,
+        durationSec: null,
+      };
+    },
+  };
+}
+
+/** 0-based: the item `index` names, by default the first video, else the first photo. */
+function itemIndex(media: readonly PostMediaItem[], index: number | null): number {
+  if (media.length === 0) throw new ApiError("no_media", "This post has no video or image to download.");
+  if (index === null) return Math.max(0, media.findIndex((item) => item.type === "video"));
+  requireItem(index, media.length);
+  return index - 1;
+}
+
+function photoPlan(item: PostMediaItem, wanted: Wanted, name: string): Plan {
+  if (wanted.output !== "mp4") throw noSoundIn(item.type, wanted.output);
+  if (wanted.format !== null) throw new ApiError("format_not_available", "This photo is one file as Bluesky serves it; it has no variants to choose from. Leave `format` out.");
+  return { kind: "relay", url: new URL(item.url!), allowed: mediaHost, name };
+}

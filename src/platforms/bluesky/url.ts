@@ -1,0 +1,29 @@
+// Bluesky post links as people paste them: bsky.app/profile/<handle or DID>/post/<record key>.
+// The author and the record key are all that matter upstream (they name the post's at:// URI).
+import { ApiError } from "../../http/problem.ts";
+
+export interface BlueskyPostRef {
+  /** A handle (`alice.bsky.social`, lower case) or a DID (`did:plc:...`, `did:web:...`). */
+  actor: string;
+  /** The post's record key (a TID: 13 base32 characters). */
+  rkey: string;
+}
+
+// Handles are domain names; DIDs are did:<method>:<id>; record keys are 1-512 of [A-Za-z0-9._:~-]
+// (atproto's syntax rules). Both reach upstream URLs, so nothing else gets that far.
+const handle = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const did = /^did:[a-z]+:[a-zA-Z0-9._:%-]{1,2000}$/;
+const rkeyShape = /^[a-zA-Z0-9._:~-]{1,512}$/;
+const postPath = /^\/profile\/([^/]+)\/post\/([^/]+)\/?$/;
+
+/** The author and record key of a Bluesky post link; 400 invalid_url for any other link. */
+export function parsePostLink(url: URL): BlueskyPostRef {
+  const match = postPath.exec(url.pathname);
+  const actor = match ? decodeURIComponent(match[1]!) : "";
+  const rkey = match?.[2] ?? "";
+  const actorOk = did.test(actor) || handle.test(actor.toLowerCase());
+  if (!actorOk || !rkeyShape.test(rkey) || rkey === "." || rkey === "..") {
+    throw new ApiError("invalid_url", `Pass the link of a Bluesky post, such as https://bsky.app/profile/<handle>/post/<id>; got "${url.href.slice(0, 200)}".`);
+  }
+  return { actor: actor.startsWith("did:") ? actor : actor.toLowerCase(), rkey };
+}

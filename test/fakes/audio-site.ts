@@ -1,0 +1,68 @@
+// A local audio site for the audio outputs: an audio-first page as SoundCloud's are to yt-dlp (a
+// track offered in more than one codec, no picture), read by yt-dlp's generic extractor. Add
+// its `host` to the extra page hosts. The track is made by ffmpeg at start-up: AAC at 96 kbps in
+// M4A, and the same sound as MP3 at 128 kbps.
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+
+export const trackDurationSec = 4;
+export const aacBitRate = 96_000;
+
+export interface AudioSite {
+  host: string;
+  pages: {
+    /** `<audio>` with two sources: the M4A (AAC) and the MP3. */
+    track: string;
+    /** `<audio>` of the MP3 alone: no AAC to copy. */
+    mp3Only: string;
+  };
+  /** The M4A file's bytes, to compare a copy with. */
+  m4a: Buffer;
+  close(): Promise<void>;
+}
+
+const page = (title: string, body: string) => `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;
+const pages: Record<string, string> = {
+  "/track.html": page("A track", '<audio controls><source src="/track.m4a" type="audio/mp4"><source src="/track.mp3" type="audio/mpeg"></audio>'),
+  "/mp3-only.html": page("An MP3 track", '<audio controls src="/track.mp3"></audio>'),
+};
+const types: Record<string, string> = { ".m4a": "audio/mp4", ".mp3": "audio/mpeg" };
+
+export async function startAudioSite(): Promise<AudioSite> {
+  const dir = await mkdtemp(path.join(tmpdir(), "audio-site-"));
+  const ff = (...args: string[]) => promisify(execFile)("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", `sine=frequency=440:sample_rate=44100:duration=${trackDurationSec}`, ...args], { cwd: dir });
+  await Promise.all([ff("-c:a", "aac", "-b:a", String(aacBitRate), "-movflags", "+faststart", "track.m4a"), ff("-c:a", "libmp3lame", "-b:a", "128k", "track.mp3")]);
+  const files = { "/track.m4a": await readFile(path.join(dir, "track.m4a")), "/track.mp3": await readFile(path.join(dir, "track.mp3")) } as Record<string, Buffer>;
+  const server = http.createServer((req, res) => {
+    const urlPath = new URL(req.url ?? "/", "http://site").pathname;
+    if (pages[urlPath]) return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(pages[urlPath]);
+    const file = files[urlPath];
+    if (!file) return res.writeHead(404).end();
+    // Range, as a CDN honours it: ffmpeg seeks in an M4A.
+    const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
+    const start = range ? Number(range[1]) : 0;
+    const end = range?.[2] ? Math.min(Number(range[2]), file.length - 1) : file.length - 1;
+    res.writeHead(range ? 206 : 200, {
+      "content-type": types[path.extname(urlPath)]!, "content-length": String(end - start + 1), "accept-ranges": "bytes",
+      ...(range ? { "content-range": `bytes ${start}-${end}/${file.length}` } : {}),
+    });
+    res.end(req.method === "HEAD" ? undefined : file.subarray(start, end + 1));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    host,
+    pages: { track: `http://${host}/track.html`, mp3Only: `http://${host}/mp3-only.html` },
+    m4a: files["/track.m4a"]!,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,69 @@
+// Audio-first posts through the whole app, against a local audio page the real yt-dlp reads:
+// the record lists the track's audio variants; `download` gives MP3 at 320k as for any page, and
+// `audio=m4a` the source's AAC sound copied as it is, or 400 where the sound is not AAC.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { PostRecord } from "../../src/platforms/records.ts";
+import { aacBitRate, startAudioSite, trackDurationSec, type AudioSite } from "../fakes/audio-site.ts";
+import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
+import { probeMedia } from "../helpers/media.ts";
+import { openTestStore, type TestStore } from "../helpers/stores.ts";
+
+describe("audio outputs of an audio-first page", () => {
+  let store: TestStore;
+  let site: AudioSite;
+  let app: TestApp;
+  let key: string;
+
+  beforeAll(async () => {
+    [store, site] = await Promise.all([openTestStore("pglite"), startAudioSite()]);
+    app = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: site.host } });
+    key = (await makeKey(store.db, "GOLD")).plain;
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([store?.close(), site?.close()]);
+  });
+
+  const call = (operation: string, url: string, query = "") => app.get(`/api/v1/${operation}?url=${encodeURIComponent(url)}${query}`, key);
+  const bytesOf = async (response: Response) => new Uint8Array(await response.arrayBuffer());
+
+  test("the record lists both audio variants, each with its codec's content type", async () => {
+    const response = await call("post", site.pages.track);
+    expect(response.status).toBe(200);
+    const record = PostRecord.parse(await response.json());
+    expect(record.videoVariants.map((variant) => [variant.qualityLabel, variant.contentType])).toEqual(
+      expect.arrayContaining([["audio", "audio/mp4"], ["audio", "audio/mpeg"]]),
+    );
+    expect(record.videoVariants).toHaveLength(2);
+  });
+
+  test("audio=mp3 is MP3 at 320 kbps", async () => {
+    const response = await call("download", site.pages.track, "&audio=mp3");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("audio/mpeg");
+    const media = await probeMedia(await bytesOf(response));
+    expect(media.streams).toEqual(["mp3"]);
+    expect(media.bitRates).toEqual([320_000]);
+  });
+
+  test("audio=m4a is the source's AAC, copied: its bit rate, its length, no picture", async () => {
+    const response = await call("download", site.pages.track, "&audio=m4a");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("audio/mp4");
+    expect(response.headers.get("content-disposition")).toMatch(/\.m4a"/);
+    const media = await probeMedia(await bytesOf(response));
+    const source = await probeMedia(site.m4a);
+    expect(media.streams).toEqual(["aac"]);
+    // A re-encode would have ffmpeg's own bit rate; a copy keeps the source's.
+    expect(media.bitRates).toEqual(source.bitRates);
+    expect(source.bitRates[0]).toBeGreaterThan(aacBitRate * 0.8);
+    expect(Math.abs(media.duration - trackDurationSec)).toBeLessThan(0.2);
+  });
+
+  test("audio=m4a of a track without AAC is 400, saying what it is and what to ask for", async () => {
+    const response = await call("download", site.pages.mp3Only, "&audio=m4a");
+    expect(response.status).toBe(400);
+    const problem = (await response.json()) as { code: string; detail: string };
+    expect(problem.code).toBe("format_not_available");
+    expect(problem.detail).toMatch(/sound is mp3, not AAC.*audio=mp3/);
+  });
+});
