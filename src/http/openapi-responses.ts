@@ -40,6 +40,9 @@ const beforeAdmission: ReadonlySet<ErrorCode> = new Set([
   "missing_api_key",
   "invalid_api_key",
   "invalid_metrics_token",
+  "link_invalid",
+  "link_expired",
+  "key_deleted",
   "internal_error",
   "store_unavailable",
 ]);
