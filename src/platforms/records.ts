@@ -138,12 +138,12 @@ const linked = {
 };
 
 export const LinkedPostVideoVariant = PostVideoVariant.extend(linked);
-export const LinkedPostMediaItem = mediaItem(LinkedPostVideoVariant).extend(linked);
+export const LinkedPostMediaItem = PostMediaItem.extend({ ...linked, videoVariants: z.array(LinkedPostVideoVariant) });
 export type LinkedPostMediaItem = z.infer<typeof LinkedPostMediaItem>;
 export const LinkedPostRecord = PostRecord.extend({ ...linked, videoVariants: z.array(LinkedPostVideoVariant), media: z.array(LinkedPostMediaItem) });
 export type LinkedPostRecord = z.infer<typeof LinkedPostRecord>;
 
 export const LinkedTweetVideoVariant = TweetVideoVariant.extend(linked);
-export const LinkedTweetMediaItem = mediaItem(LinkedTweetVideoVariant).extend(linked);
+export const LinkedTweetMediaItem = TweetMediaItem.extend({ ...linked, videoVariants: z.array(LinkedTweetVideoVariant) });
 export const LinkedTweetRecord = TweetRecord.extend({ ...linked, videoVariants: z.array(LinkedTweetVideoVariant), media: z.array(LinkedTweetMediaItem) });
 export type LinkedTweetRecord = z.infer<typeof LinkedTweetRecord>;
