@@ -46,7 +46,7 @@ describe("GET /docs", () => {
       expect(html).toContain(`<section id="${item.get.operationId}">`);
       expect(html).toContain(`<code>${path}</code>`);
     }
-    expect(html).toContain("<td><code>audio</code></td><td>one of <code>mp3</code></td><td>no</td>");
+    expect(html).toContain("<td><code>audio</code></td><td>one of <code>mp3</code>, <code>m4a</code></td><td>no</td>");
     expect(html).toMatch(/<td>413<\/td><td>The file is larger than this server relays\. Codes: <code>file_too_large<\/code>\.<\/td>/);
     expect(html).toContain('<section id="schema-TweetRecord">');
     expect(html).toContain('<td><code>videoVariants</code></td><td>array of <a href="#schema-TweetVideoVariant">TweetVideoVariant</a></td><td>yes</td>');

@@ -64,7 +64,9 @@ describe.runIf(mounted)("the built service with its embedded store on a disk tha
     });
     expect(signUp.status).toBe(503);
     expect(signUp.headers.get("retry-after")).toBe("60");
-    expect(await signUp.json()).toMatchObject({ code: "store_unavailable", detail: expect.stringContaining("cannot write") });
+    // The owner's pages answer in HTML, as a browser's form wants (the error sink's page).
+    expect(signUp.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await signUp.text()).toContain("cannot write");
     expect(service.output.join("\n")).not.toContain("unhandled error");
   });
 

@@ -44,7 +44,18 @@ describe("Instagram", () => {
       imageUrls: files.map((file) => file.url),
     });
     expect(record.media).toEqual(
-      files.map((file) => ({ type: "photo", url: file.url, posterUrl: null, width: file.width, height: file.height, durationSec: null, videoVariants: [], altText: null })),
+      files.map((file, at) => ({
+        type: "photo",
+        url: file.url,
+        posterUrl: null,
+        width: file.width,
+        height: file.height,
+        durationSec: null,
+        videoVariants: [],
+        altText: null,
+        // The item's own signed download (docs/api.md, Signed links).
+        downloadUrl: expect.stringMatching(new RegExp(`/api/v1/download\\?.*index=${at + 1}&`)),
+      })),
     );
   });
 
