@@ -297,7 +297,9 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         expect(record).toMatchObject({ platform: "OTHER", id: "progressive-1", url: site.pages.progressive, needsServerProcessing: true, imageUrls: [] });
         expect(record.text).toBe("Progressive test clip (1)");
         expect(record.videoVariants.length).toBeGreaterThan(0);
-        for (const variant of record.videoVariants) expect(variant).toEqual({ qualityLabel: expect.any(String), formatId: expect.any(String), contentType: expect.any(String) });
+        for (const variant of record.videoVariants) {
+          expect(variant).toEqual({ qualityLabel: expect.any(String), formatId: expect.any(String), contentType: expect.any(String), downloadUrl: expect.stringContaining("/api/v1/download?") });
+        }
       });
 
       it("describes an X post through the tweet extractor", async () => {
