@@ -8,7 +8,9 @@ import { nodeProcesses } from "../../../src/runtime/node/processes.ts";
 import { nodeFiles } from "../../../src/runtime/node/files.ts";
 import { startMediaSite, type MediaSite } from "../../fakes/media-site.ts";
 
-describe("createPageSource()", () => {
+// Each yt-dlp run is a new Python process that imports every extractor: on a busy CI machine it
+// can take many seconds, so the caps are wide; no test waits for them.
+describe("createPageSource()", { timeout: 180_000 }, () => {
   let site: MediaSite;
   beforeAll(async () => {
     site = await startMediaSite();
@@ -21,7 +23,7 @@ describe("createPageSource()", () => {
     const pages = createPageSource({
       extractor: createCliExtractor(nodeProcesses, { "yt-dlp": "yt-dlp", "gallery-dl": "gallery-dl" }),
       files: nodeFiles,
-      timeoutMs: 20_000,
+      timeoutMs: 90_000,
       socketTimeoutSec: 5,
       cacheTtlMs,
       cacheMaxEntries: 10,
