@@ -60,7 +60,7 @@ export function createApp(deps: AppDeps): App {
     const url = new URL(request.url);
     // Every line about this request carries its id, as its answer does.
     const log = withFields(deps.log, { requestId: arrival.requestId });
-    const exchange: Exchange = { request, url, peer: arrival.peer, log, end: responseEnd(request.signal), notes: {} };
+    const exchange: Exchange = { request, url, peer: arrival.peer, clientProgress: arrival.clientProgress, log, end: responseEnd(request.signal), notes: {} };
     const isApi = url.pathname.startsWith(API_PREFIX) && url.pathname !== OPENAPI_PATH;
     let response: Response;
     try {

@@ -63,7 +63,7 @@ export function apiPath(deps: AppDeps, metrics: ServiceMetrics, now: () => Date)
       // A signed link's own terms are the gate's, not the operation's parameters.
       const links = linkSigner(linkSettings, request, admitted.id, at);
       const client = clientOf({ request, peer: exchange.peer }, deps.config.TRUST_PROXY);
-      response = await match.handler({ request, url: withoutLinkTerms(url), key: admitted, client, now: at, peer: exchange.peer, whenDone: exchange.end.whenDone, links });
+      response = await match.handler({ request, url: withoutLinkTerms(url), key: admitted, client, now: at, peer: exchange.peer, whenDone: exchange.end.whenDone, clientProgress: exchange.clientProgress, links });
     } catch (error) {
       if (error instanceof ApiError && error.status === 429) {
         // A cap the handler hit (concurrent downloads): a 429 is not counted.

@@ -1,5 +1,6 @@
 // One request as the app's paths see it: what the adapter handed in with it, the request's logger,
 // the end of its response, and what the path learns on its way for the request's log line.
+import type { ClientProgress } from "../http/client-stall.ts";
 import { ApiError } from "../http/problem.ts";
 import type { ResponseEnd } from "../http/response-done.ts";
 import type { Logger } from "../log.ts";
@@ -10,6 +11,8 @@ export interface Exchange {
   url: URL;
   /** The socket's peer, as the adapter said. */
   peer: string | undefined;
+  /** The adapter's reading of the client's progress past the socket buffers, where it has one. */
+  clientProgress: ClientProgress | undefined;
   /** Its lines carry the request's id, as its answer does. */
   log: Logger;
   end: ResponseEnd;

@@ -23,7 +23,7 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
   return async (ctx) => {
     const { url, wanted } = readQuery(ctx.url);
     const plan = await planOf(url, wanted, ctx, deps);
-    return runPlan(plan, wanted.output, { request: ctx.request, whenDone: ctx.whenDone, holder: slotHolder(ctx) }, deps.runner);
+    return runPlan(plan, wanted.output, { request: ctx.request, whenDone: ctx.whenDone, clientProgress: ctx.clientProgress, holder: slotHolder(ctx) }, deps.runner);
   };
 }
 

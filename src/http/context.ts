@@ -1,6 +1,7 @@
 // What an authenticated API handler is given.
 import type { LinkMaker } from "../auth/download-links.ts";
 import type { AdmittedKey } from "../store/api-keys.ts";
+import type { ClientProgress } from "./client-stall.ts";
 import type { BodyEnd } from "./response-done.ts";
 
 export interface ApiContext {
@@ -15,6 +16,8 @@ export interface ApiContext {
   peer: string | undefined;
   /** Runs `callback` once, when the response is over (sent, or abandoned): what a download holds is held until then. */
   whenDone(callback: (end: BodyEnd) => void): void;
+  /** The adapter's reading of the client's progress past the socket buffers, where it has one: the client-stall cut asks it. */
+  clientProgress: ClientProgress | undefined;
   /** Signs download links for this key (the records' `downloadUrl`). */
   links: LinkMaker;
 }

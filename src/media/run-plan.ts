@@ -29,6 +29,7 @@ export interface RunDeps {
 export interface Caller {
   request: Request;
   whenDone: ApiContext["whenDone"];
+  clientProgress: ApiContext["clientProgress"];
   holder: SlotHolder;
 }
 
@@ -43,7 +44,7 @@ export async function runPlan(planned: Plan, output: RemuxPlan["output"], caller
   const release = deps.slots[slotOf(plan)].acquire(caller.holder);
   try {
     const response = plan.kind === "relay" ? await relay(plan, caller, release, deps) : await remux(plan, caller.request, release, deps);
-    return served(response, plan.kind === "relay" ? "direct" : "page", deps);
+    return served(response, plan.kind === "relay" ? "direct" : "page", caller, deps);
   } catch (error) {
     release();
     throw error;
@@ -65,6 +66,6 @@ async function remux(job: RemuxJob, request: Request, release: () => void, deps:
 }
 
 /** A download's response as it goes out: counted in its mode (what ffmpeg writes is page mode's, whatever it reads), and cut when its client takes nothing. */
-function served(response: Response, mode: DownloadMode, deps: RunDeps): Response {
-  return downloadResponse(cutWhenClientStalls(response, deps.clientStallTimeoutMs), mode);
+function served(response: Response, mode: DownloadMode, caller: Caller, deps: RunDeps): Response {
+  return downloadResponse(cutWhenClientStalls(response, deps.clientStallTimeoutMs, caller.clientProgress), mode);
 }

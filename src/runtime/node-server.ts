@@ -9,11 +9,13 @@ import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { Readable } from "node:stream";
 import { finished, pipeline } from "node:stream/promises";
+import { progressWatch, stallPeriodMs, type ClientProgress } from "../http/client-stall.ts";
 import { requestIdFrom } from "../http/request-id.ts";
 import { methodNotServed, parserRefusal, requestUrl, unservable } from "../http/unservable.ts";
 import { createLogger, errorText, type Logger } from "../log.ts";
 import type { AddressInfo } from "node:net";
 import { connectionCounter } from "./connection-caps.ts";
+import { clientProgressOf } from "./node/client-progress.ts";
 import type { ConnectionLimits, NativeBody, Reply, Serve, Served } from "./serve.ts";
 
 /** How often node:http looks for connections past their head timeout (its default, 30 s, would add up to that much). */
@@ -123,6 +125,7 @@ async function handle(served: Served, req: IncomingMessage, res: ServerResponse,
   }
   let reply: Reply | undefined;
   let failure: { error: unknown } | undefined;
+  const clientProgress = clientProgressOf(req.socket);
   res.once("close", () => {
     // Told before the signal aborts, so what waits on the response learns how its body ended. A
     // client gone before the reply is told by the signal alone.
@@ -130,23 +133,26 @@ async function handle(served: Served, req: IncomingMessage, res: ServerResponse,
     if (!res.writableFinished) controller.abort();
   });
   try {
-    reply = await served.answer(request, { peer: req.socket.remoteAddress, requestId });
+    reply = await served.answer(request, { peer: req.socket.remoteAddress, requestId, clientProgress });
   } catch (error) {
     // The app turns its own errors into answers; this is the last line of defence, and the sink logs it.
     return send(res, served.refuse(error, requestId));
   }
-  await send(res, reply.response, req.method === "HEAD", controller.signal, (error) => (failure ??= { error }), reply.nativeBody);
+  const onFailure = (error: unknown) => (failure ??= { error });
+  await send(res, reply.response, { headOnly: req.method === "HEAD", signal: controller.signal, onFailure, native: reply.nativeBody, clientProgress });
 }
 
-/** Writes the response; `onFailure` learns the error that cut its body, before the socket is destroyed. */
-async function send(
-  res: ServerResponse,
-  response: Response,
-  headOnly = false,
-  signal?: AbortSignal,
-  onFailure: (error: unknown) => void = () => {},
-  native?: NativeBody,
-): Promise<void> {
+/** How a response is sent: `onFailure` learns the error that cut its body, before the socket is destroyed. */
+interface Sending {
+  headOnly?: boolean;
+  signal?: AbortSignal;
+  onFailure?: (error: unknown) => void;
+  native?: NativeBody | undefined;
+  clientProgress?: ClientProgress;
+}
+
+/** Writes the response. */
+async function send(res: ServerResponse, response: Response, { headOnly = false, signal, onFailure = () => {}, native, clientProgress }: Sending = {}): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     headers[name] = name === "set-cookie" ? response.headers.getSetCookie() : value;
@@ -161,7 +167,7 @@ async function send(
     // caught where it is emitted, before the pipeline destroys the response.
     nodeBody?.once("error", onFailure);
     if (nodeBody) {
-      cutWhenClientStalls(res, native?.stallTimeoutMs, onFailure);
+      cutWhenClientStalls(res, native?.stallTimeoutMs, onFailure, clientProgress);
       await pipeline(nodeBody, res).catch(() => res.destroy());
     } else await writeBody(response.body, res, signal, onFailure);
   }
@@ -202,15 +208,22 @@ async function answerAndClose(socket: Duplex, response: Response): Promise<void>
 
 /**
  * For a body node:http sends natively (no Web stream to watch, see client-stall.ts): cuts the
- * response when the socket has taken nothing for `timeoutMs` while bytes wait for the client. The
- * socket's timer is reset by every write the kernel takes, so a slow reader is not cut; its
- * timeout also fires when the source is silent, which is the upstream's own timer to judge.
+ * response when the client has taken nothing for `timeoutMs` while bytes wait for it. The socket's
+ * timer is reset by every write the kernel takes, and readings of `progress` (the kernel's count
+ * past the buffers) tell a slow reader a full buffer hides, so neither is cut; the timer also
+ * fires when the source is silent, which is the upstream's own timer to judge.
  */
-function cutWhenClientStalls(res: ServerResponse, timeoutMs: number | undefined, onFailure: (error: unknown) => void): void {
+function cutWhenClientStalls(res: ServerResponse, timeoutMs: number | undefined, onFailure: (error: unknown) => void, progress?: ClientProgress): void {
   if (timeoutMs === undefined) return;
+  const period = stallPeriodMs(timeoutMs, progress);
+  const client = progressWatch(progress);
+  let quietMs = 0;
   // A "timeout" listener on the response keeps node:http from destroying the socket itself.
-  res.setTimeout(timeoutMs, () => {
-    if (!res.writableNeedDrain && (res.socket?.writableLength ?? 0) === 0) return void res.setTimeout(timeoutMs);
+  res.setTimeout(period, () => {
+    const waiting = res.writableNeedDrain || (res.socket?.writableLength ?? 0) > 0;
+    if (!waiting) client.reset();
+    quietMs = waiting && !client.moved() ? quietMs + period : 0;
+    if (quietMs < timeoutMs) return void res.setTimeout(period);
     const error = new Error(`The client took nothing for ${timeoutMs} ms.`);
     onFailure(error);
     res.destroy(error);

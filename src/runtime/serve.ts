@@ -17,6 +17,13 @@ export interface Arrival {
    * and the app's name it, and the answer carries it.
    */
   requestId: string;
+  /**
+   * A reading of how far the client has taken the response, past the socket buffers (Node on Linux:
+   * the kernel's count of bytes not yet acknowledged): two readings differ when the client took
+   * something in between. Without it, or where it reads undefined, a client that a full buffer
+   * hides looks stalled (CLIENT_STALL_TIMEOUT_S).
+   */
+  clientProgress?: () => string | undefined;
 }
 
 /** How a response's body ended: sent in full, cut because the client went away, or cut by an error. */

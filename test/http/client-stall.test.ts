@@ -2,6 +2,7 @@
 // source is cancelled; a slow consumer and a silent source are not.
 import { describe, expect, it } from "vitest";
 import { stallWatched } from "../../src/http/client-stall.ts";
+import { until } from "../helpers/until.ts";
 
 const TIMEOUT_MS = 300;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -54,5 +55,33 @@ describe("stallWatched", () => {
     expect((await waiting).value).toEqual(new Uint8Array([1, 2, 3]));
     send.close();
     expect((await reader.read()).done).toBe(true);
+  });
+});
+
+describe("stallWatched with readings of the client's progress", () => {
+  /** A consumer that pulls once and then holds its chunk, while `mark` says what the kernel saw. */
+  async function heldWith(mark: () => string | undefined) {
+    const { body, seen } = endlessSource();
+    const reader = stallWatched(body, TIMEOUT_MS, mark).getReader();
+    await reader.read();
+    return { reader, seen };
+  }
+
+  it("lets a consumer whose progress keeps moving hold its chunk for many timeouts", async () => {
+    let taken = 0;
+    const { reader, seen } = await heldWith(() => String((taken += 1)));
+    await sleep(TIMEOUT_MS * 5);
+    expect(seen.cancelledAt).toBeUndefined();
+    await reader.cancel();
+  });
+
+  it("cuts a consumer whose progress stands still, and one whose progress cannot be read, after the timeout", async () => {
+    for (const mark of [() => "1024:65536", () => undefined]) {
+      const { seen } = await heldWith(mark);
+      const held = performance.now();
+      await until("the source to be cancelled", () => seen.cancelledAt, 30_000);
+      expect(seen.cancelledAt! - held).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+      expect(String(seen.reason)).toMatch(/took nothing/);
+    }
   });
 });
