@@ -35,7 +35,7 @@ function unacknowledgedBytes(): Map<string, number> {
 }
 
 /** A row: `sl local rem st tx_queue:rx_queue tr:when retrnsmt uid timeout inode ...`. */
-export function addRow(unacknowledged: Map<string, number>, row: string): void {
+function addRow(unacknowledged: Map<string, number>, row: string): void {
   const fields = row.trim().split(/\s+/);
   const queues = fields[4]?.split(":");
   const inode = fields[9];
