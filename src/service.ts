@@ -112,7 +112,7 @@ export type StopSignal = "SIGINT" | "SIGTERM";
 /**
  * What every runtime entry does: read the environment, start, and on SIGTERM or SIGINT stop
  * accepting, let the responses in flight finish within SHUTDOWN_GRACE_MS, cut the rest, close the
- * store and exit 0.
+ * store and exit 0. A signal that comes during the start stops the service once it has started.
  */
 export async function main(
   env: Record<string, string | undefined>,
@@ -129,30 +129,44 @@ export async function main(
     return exit(1);
   }
   const log = createLogger(config.LOG_LEVEL);
-  let service: Service;
+  // Listened for before the start: a signal that came during it would otherwise end the process
+  // at once (the default action), leaving what a clean stop removes (the cookie copies, the host).
+  let asked: StopSignal | null = null;
+  let service: Service | undefined;
+  let stopping = false;
+  const stopOnceStarted = () => {
+    if (stopping || asked === null || service === undefined) return;
+    stopping = true;
+    stopService(service, asked, config.SHUTDOWN_GRACE_MS, log, exit);
+  };
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    onSignal(signal, () => {
+      asked ??= signal;
+      stopOnceStarted();
+    });
+  }
   try {
     service = await startService(config, runtime, log);
   } catch (error) {
     log.error("could not start", { error: errorText(error) });
     return exit(1);
   }
-  let stopping = false;
-  const stop = (signal: StopSignal) => () => {
-    if (stopping) return;
-    stopping = true;
-    log.info("stopping", { signal, graceMs: config.SHUTDOWN_GRACE_MS });
-    service.close().then(
-      () => {
-        log.info("stopped");
-        exit(0);
-      },
-      (error: unknown) => {
-        log.error("could not stop cleanly", { error: errorText(error) });
-        exit(1);
-      },
-    );
-  };
-  for (const signal of ["SIGINT", "SIGTERM"] as const) onSignal(signal, stop(signal));
+  stopOnceStarted();
+}
+
+/** Lets the responses in flight finish (within `graceMs`), closes the store, and exits. */
+function stopService(service: Service, signal: StopSignal, graceMs: number, log: Logger, exit: (code: number) => never): void {
+  log.info("stopping", { signal, graceMs });
+  service.close().then(
+    () => {
+      log.info("stopped");
+      exit(0);
+    },
+    (error: unknown) => {
+      log.error("could not stop cleanly", { error: errorText(error) });
+      exit(1);
+    },
+  );
 }
 
 /** Marks DATA_DIR with the store's kind for the operator's command; a folder it cannot write only costs that check. */

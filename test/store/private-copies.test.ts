@@ -97,4 +97,27 @@ describe("the service", () => {
     await second.stop();
     expect(readdirSync(root)).toEqual([]);
   });
+
+  it("stops cleanly on a SIGTERM that comes while it starts, removing its own copies folder", { timeout: 120_000 }, async () => {
+    const dataDir = folder("private-copies-early-");
+    const cookies = join(dataDir, "..", `${dataDir.split("/").at(-1)}-cookies.txt`);
+    writeFileSync(cookies, "# Netscape HTTP Cookie File\n");
+    cleanups.push(() => rmSync(cookies, { force: true }));
+    const child = spawn(process.execPath, ["dist/node.mjs"], {
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, COOKIES_FILE: cookies },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let said = "";
+    for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk: Buffer) => (said += chunk.toString()));
+    const exited = once(child, "exit");
+    cleanups.push(() => child.kill("SIGKILL"));
+    // Its folder is made first thing, before the store opens: the start is under way.
+    const root = join(dataDir, PRIVATE_COPIES);
+    await expect.poll(() => existsSync(root) && readdirSync(root).length > 0, { timeout: 60_000 }).toBe(true);
+    child.kill("SIGTERM");
+    const [code, signal] = await exited;
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(said).toContain('"msg":"stopped"');
+    expect(readdirSync(root)).toEqual([]);
+  });
 });
