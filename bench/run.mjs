@@ -2,6 +2,7 @@
 import { benchAuth } from "./auth.mjs";
 import { benchCapacity } from "./capacity.mjs";
 import { benchExtraction } from "./extraction.mjs";
+import { benchHostile } from "./hostile.mjs";
 import { benchPage } from "./page.mjs";
 import { benchRelay } from "./relay.mjs";
 import { benchRuntimes } from "./runtimes.mjs";
@@ -10,7 +11,7 @@ import { benchStore } from "./store.mjs";
 import { benchTweet } from "./tweet.mjs";
 
 // `npm run bench -- auth tweet` runs only those sections.
-const sections = { store: benchStore, auth: benchAuth, tweet: benchTweet, relay: benchRelay, page: benchPage, extraction: benchExtraction, runtimes: benchRuntimes, capacity: benchCapacity, soak: benchSoak };
+const sections = { store: benchStore, auth: benchAuth, tweet: benchTweet, relay: benchRelay, page: benchPage, extraction: benchExtraction, runtimes: benchRuntimes, capacity: benchCapacity, hostile: benchHostile, soak: benchSoak };
 const only = process.argv.slice(2);
 for (const [name, run] of Object.entries(sections)) {
   if (only.length && !only.includes(name)) continue;
