@@ -13,7 +13,12 @@ interface SourceFacts {
   imports: string[];
   /** Runtime globals the file names, as `name:line`. */
   globals: string[];
+  /** Functions longer than the house allows, as `name:line (N lines)`. */
+  longFunctions: string[];
 }
+
+/** The house rule: no function over this many lines; a longer one is a module of several. */
+const MAX_FUNCTION_LINES = 80;
 
 /** Node's, Bun's and Deno's own globals; the Web platform's (fetch, crypto, URL, streams) are fine. */
 const runtimeGlobals = new Set(["Bun", "Deno", "process", "Buffer", "NodeJS", "require", "module", "__dirname", "__filename", "global", "setImmediate"]);
@@ -22,7 +27,9 @@ function factsOf(file: string): SourceFacts {
   const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
   const imports: string[] = [];
   const globals: string[] = [];
+  const longFunctions: string[] = [];
   const lineOf = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
+  const lastLineOf = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getEnd()).line + 1;
   const addImport = (specifier: string) => imports.push(specifier.startsWith(".") ? path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)) : specifier);
   const visit = (node: ts.Node): void => {
     if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
@@ -36,10 +43,22 @@ function factsOf(file: string): SourceFacts {
     } else if (ts.isStringLiteral(node) && runtimeGlobals.has(node.text) && ts.isBinaryExpression(node.parent) && node.parent.operatorToken.kind === ts.SyntaxKind.InKeyword) {
       globals.push(`"${node.text}" in:${lineOf(node)}`);
     }
+    if (ts.isFunctionLike(node) && "body" in node && node.body) {
+      const lines = lastLineOf(node) - lineOf(node) + 1;
+      if (lines > MAX_FUNCTION_LINES) longFunctions.push(`${functionName(node)}:${lineOf(node)} (${lines} lines)`);
+    }
     ts.forEachChild(node, visit);
   };
   visit(source);
-  return { file, imports, globals };
+  return { file, imports, globals, longFunctions };
+}
+
+/** A function's own name, or the name it is bound to (`const f = () => ...`, `{ f: () => ... }`). */
+function functionName(node: ts.SignatureDeclaration): string {
+  if (node.name) return node.name.getText();
+  const parent = node.parent;
+  if ((ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)) && parent.name) return parent.name.getText();
+  return "(anonymous)";
 }
 
 /** `x.process`, `{ process: 1 }`, `NodeJS` as the right of a qualified name: a member, not the global. */
@@ -110,6 +129,10 @@ describe("the layout", () => {
   it("runs child processes without knowing what for", () => {
     const users = ["src/media", "src/platforms", "src/handlers"].map(within);
     expect(importsFrom(within("src/processes"), (specifier) => users.some((isIn) => isIn(specifier)))).toEqual([]);
+  });
+
+  it(`has no function over ${MAX_FUNCTION_LINES} lines`, () => {
+    expect(sources.flatMap(({ file, longFunctions }) => longFunctions.map((each) => `${file}: ${each}`))).toEqual([]);
   });
 
   it("keeps the store free of HTTP: it returns results, its callers choose the status", () => {
