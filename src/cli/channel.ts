@@ -1,5 +1,6 @@
 // The admin socket: a running service that owns the embedded store runs operator commands for
 // the command line, over a Unix socket in the data folder that only the owner can open.
+import { z } from "zod";
 import type { PlatformChecks } from "../doctor/checker.ts";
 import { json } from "../http/json-response.ts";
 import type { Queryable } from "../store/db.ts";
@@ -10,10 +11,16 @@ import { isDoctorCommand, runDoctor } from "./doctor.ts";
 export const ADMIN_FOLDER = "admin";
 export const ADMIN_SOCKET = `${ADMIN_FOLDER}/admin.sock`;
 
+/** What the command line sends: its arguments and what came on its standard input. */
+const CommandRequest = z.object({ argv: z.array(z.string()), stdin: z.string() });
+
 export function createAdminChannel(db: Queryable, checks: PlatformChecks, now: () => Date = () => new Date()) {
   return async (request: Request): Promise<Response> => {
     if (request.method !== "POST" || new URL(request.url).pathname !== "/run") return new Response(null, { status: 404 });
-    const { argv, stdin } = (await request.json()) as { argv: string[]; stdin: string };
+    // Anything else on the socket (another program, an older command line) is told so, not answered 500.
+    const parsed = CommandRequest.safeParse(await request.json().catch(() => undefined));
+    if (!parsed.success) return json({ error: 'the admin socket takes {"argv": [strings], "stdin": string}' }, { status: 400 });
+    const { argv, stdin } = parsed.data;
     if (isDoctorCommand(argv)) return json(await runDoctor(checks, argv));
     return json(await runAdminCommand(db, argv, stdin, now()));
   };

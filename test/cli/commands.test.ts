@@ -2,7 +2,9 @@
 // account (its sessions end, the old password no longer signs in) and a new link secret.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashPassword, verifyPassword } from "../../src/auth/password.ts";
+import { createAdminChannel } from "../../src/cli/channel.ts";
 import { runAdminCommand } from "../../src/cli/commands.ts";
+import type { PlatformChecks } from "../../src/doctor/checker.ts";
 import { createAccount, findAccountByEmail } from "../../src/store/accounts.ts";
 import { readLinkSecret } from "../../src/store/link-secret.ts";
 import { createSession, findSession } from "../../src/store/sessions.ts";
@@ -40,5 +42,26 @@ describe("admin users password and links rotate", () => {
     expect(after).not.toBe(before);
     expect(after).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect((await runAdminCommand(store.db, ["links", "--help"], "", now)).stdout).toContain("admin links rotate");
+  });
+});
+
+describe("the admin socket's channel", () => {
+  let store: TestStore;
+  beforeAll(async () => {
+    store = await openTestStore("pglite");
+  });
+  afterAll(() => store?.close());
+
+  it("answers what is no command with 400 and says what it takes, and runs a command", async () => {
+    const channel = createAdminChannel(store.db, {} as PlatformChecks, () => now);
+    const run = (body: string) => channel(new Request("http://admin/run", { method: "POST", body }));
+    for (const body of ["{not json", "[]", '{"argv": "users", "stdin": ""}', '{"argv": [1], "stdin": ""}']) {
+      const answer = await run(body);
+      expect(answer.status, body).toBe(400);
+      expect((await answer.json()).error, body).toContain('"argv"');
+    }
+    const listed = await run(JSON.stringify({ argv: ["users", "list"], stdin: "" }));
+    expect(listed.status).toBe(200);
+    expect(await listed.json()).toMatchObject({ code: 0 });
   });
 });
