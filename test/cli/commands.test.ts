@@ -12,13 +12,13 @@ import { openTestStore, type TestStore } from "../helpers/stores.ts";
 
 const now = new Date("2026-01-01T00:00:00.000Z");
 
-describe("admin users password and links rotate", () => {
-  let store: TestStore;
-  beforeAll(async () => {
-    store = await openTestStore("pglite");
-  });
-  afterAll(() => store?.close());
+let store: TestStore;
+beforeAll(async () => {
+  store = await openTestStore("pglite");
+});
+afterAll(() => store?.close());
 
+describe("admin users password and links rotate", () => {
   it("sets a new password from stdin and ends the account's sessions", async () => {
     const account = (await createAccount(store.db, "lost@example.com", await hashPassword("the old password", 1000)))!;
     const { token } = await createSession(store.db, account.id, now);
@@ -46,12 +46,6 @@ describe("admin users password and links rotate", () => {
 });
 
 describe("the admin socket's channel", () => {
-  let store: TestStore;
-  beforeAll(async () => {
-    store = await openTestStore("pglite");
-  });
-  afterAll(() => store?.close());
-
   it("answers what is no command with 400 and says what it takes, and runs a command", async () => {
     const channel = createAdminChannel(store.db, {} as PlatformChecks, () => now);
     const run = (body: string) => channel(new Request("http://admin/run", { method: "POST", body }));
