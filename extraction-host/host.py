@@ -73,6 +73,7 @@ def warm(modules):
     os.close(page)
     modules["yt-dlp"].parse_options(["-J", "--", "https://example.com/"])
     prebuild_tls_context()
+    skip_barren_embed_scans()
     try:  # what yt-dlp's updater reads on every run (it runs `file` on the interpreter); cached per process
         modules["yt-dlp"].utils.system_identifier()
     except AttributeError:
@@ -114,6 +115,50 @@ def prebuild_tls_context():
         return build(*args, **kwargs)
 
     common.make_ssl_context = make_ssl_context
+
+
+def skip_barren_embed_scans():
+    """Answers "no embeds" for the extractors that can find none, without loading their classes.
+
+    On a page no extractor claims, the generic extractor asks every one of the ~1 750 for the
+    embeds it finds there; with lazy extractors each asks its real class, so a child wrote to ~1 750
+    class objects spread over the host's heap (~2 700 copied pages, ~10 MB per job). ~1 550 of them
+    keep InfoExtractor's own embed methods and an empty _EMBED_REGEX: yt-dlp's answer is then an
+    empty generator with no side effect, whatever the page. The host learns which once, from the
+    classes it loaded, and answers those alone itself; not once a job has loaded a plugin, which
+    may change any class.
+    """
+    try:
+        from yt_dlp.extractor import gen_extractor_classes
+        from yt_dlp.extractor.common import InfoExtractor
+        from yt_dlp.extractor.lazy_extractors import LazyLoadMetaClass
+        from yt_dlp.globals import plugin_ies, plugin_ies_overrides, plugin_pps
+    except ImportError:  # no lazy extractors (each call reads its class anyway), or other internals
+        return
+    names = ("extract_from_webpage", "_extract_from_webpage", "_extract_embed_urls")
+    own = [getattr(InfoExtractor.__dict__.get(name), "__func__", None) for name in names]
+
+    def barren(lazy):
+        try:
+            real = lazy.real_class
+        except Exception:  # its module does not load: yt-dlp's own code says so in the job
+            return False
+        found = [getattr(getattr(real, name, None), "__func__", None) for name in names]
+        embeds = getattr(real, "_EMBED_REGEX", None)
+        return None not in own and found == own and isinstance(embeds, (list, tuple)) and not embeds
+
+    skipped = frozenset(lazy for lazy in gen_extractor_classes() if isinstance(lazy, LazyLoadMetaClass) and barren(lazy))
+    lookup = LazyLoadMetaClass.__getattr__
+
+    def no_embeds(ydl, url, webpage):
+        yield from ()
+
+    def __getattr__(cls, name):
+        if name == "extract_from_webpage" and cls in skipped and not (plugin_ies.value or plugin_pps.value or any(plugin_ies_overrides.value.values())):
+            return no_embeds
+        return lookup(cls, name)
+
+    LazyLoadMetaClass.__getattr__ = __getattr__
 
 
 def remember_extractor_choice():
