@@ -53,8 +53,23 @@ def rollup(pid):
 
 
 def children(pid):
+    """The host's forks for jobs (not its chooser, which lives as long as it does)."""
     with open(f"/proc/{pid}/task/{pid}/children") as file:
-        return [int(each) for each in file.read().split()]
+        return [int(each) for each in file.read().split() if comm(int(each)) != "host-chooser"]
+
+
+def comm(pid):
+    try:
+        with open(f"/proc/{pid}/comm") as file:
+            return file.read().strip()
+    except FileNotFoundError:
+        return None
+
+
+def at_rest(host_pid):
+    """The host and its chooser."""
+    with open(f"/proc/{host_pid}/task/{host_pid}/children") as file:
+        return [host_pid, *(int(each) for each in file.read().split() if comm(int(each)) == "host-chooser")]
 
 
 def main(n, delay, host_py):
@@ -62,7 +77,8 @@ def main(n, delay, host_py):
     host = subprocess.Popen([sys.executable, host_py, "--program", "yt-dlp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     json.loads(host.stdout.readline())
     time.sleep(1)
-    idle = rollup(host.pid)
+    rest = at_rest(host.pid)
+    idle = {key: sum(rollup(pid)[key] for pid in rest) for key in ("Pss", "Rss")}
     args = ["-J", "--ignore-config", "--no-playlist", "--playlist-items", "1", "--no-warnings", "--socket-timeout", "60", "--"]
     for i in range(n):
         host.stdin.write((json.dumps({"id": i + 1, "tool": "yt-dlp", "args": [*args, f"http://127.0.0.1:{port}/page.html?n={i}"]}) + "\n").encode())
@@ -71,20 +87,20 @@ def main(n, delay, host_py):
     threading.Thread(target=lambda: answers.extend(m for m in map(json.loads, host.stdout) if "stderr" not in m), daemon=True).start()
     peak, tree_peak, alive_then = {}, 0, 0
     while len(answers) < n:
-        figures = {pid: rollup(pid) for pid in [host.pid, *children(host.pid)]}
+        figures = {pid: rollup(pid) for pid in [*rest, *children(host.pid)]}
         figures = {pid: each for pid, each in figures.items() if each}
         for pid, each in figures.items():
-            if pid != host.pid and each["Private_Dirty"] >= peak.get(pid, {"Private_Dirty": -1})["Private_Dirty"]:
+            if pid not in rest and each["Private_Dirty"] >= peak.get(pid, {"Private_Dirty": -1})["Private_Dirty"]:
                 peak[pid] = each
         tree = sum(each["Pss"] for each in figures.values())
         if tree > tree_peak:
-            tree_peak, alive_then = tree, len(figures) - 1
+            tree_peak, alive_then = tree, len(figures) - len(rest)
         time.sleep(0.05)
     host.stdin.close()
     host.wait()
     median = lambda key: sorted(each[key] for each in peak.values())[len(peak) // 2]
     print(f"{n} jobs, pages after {delay} s, load average {os.getloadavg()[0]:.1f}: exit codes {sorted(set(m.get('exitCode') for m in answers))}")
-    print(f"host idle: PSS {idle['Pss'] / 1024:.0f} MB, RSS {idle['Rss'] / 1024:.0f} MB")
+    print(f"host idle (with its chooser, if any): PSS {idle['Pss'] / 1024:.0f} MB, RSS (summed) {idle['Rss'] / 1024:.0f} MB")
     print(f"tree at its peak: {tree_peak / 1024:.0f} MB PSS with {alive_then} children, {(tree_peak - idle['Pss']) / 1024 / max(alive_then, 1):.1f} MB each over the idle host")
     print(f"a child at its own peak (median): PSS {median('Pss') / 1024:.1f} MB, Private_Dirty {median('Private_Dirty') / 1024:.1f} MB, RSS {median('Rss') / 1024:.0f} MB, {median('minflt')} minor faults")
 

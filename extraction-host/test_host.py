@@ -24,16 +24,33 @@ if os.environ.get("FORK_FAILS_ONCE"):  # imported by the host: its next fork() f
         raise BlockingIOError(11, "Resource temporarily unavailable")
     os.fork = fork
 
+class SiteIE:
+    @classmethod
+    def suitable(cls, url):
+        if url.startswith("https://slow/") and open("/proc/self/comm").read().strip() == "host-chooser":
+            time.sleep(60)  # a choice that never ends, in the host's chooser
+        return url.startswith(("https://site/", "https://slow/"))
+
+class GenericIE:
+    @classmethod
+    def suitable(cls, url):
+        return True
+
 class YoutubeDL:
     def __init__(self, params):
-        pass
+        self.params = params
+        self._ies = {"Site": SiteIE, "Generic": GenericIE}
     def __enter__(self):
         return self
     def __exit__(self, *_):
         pass
-    def extract_info(self, url, download):
-        with open(url[len("file://"):]) as page:  # the warm-up page, from a pipe
-            assert "<video" in page.read()
+    def extract_info(self, url, download=True, ie_key=None, extra_info=None, process=True, force_generic_extractor=False):
+        if url.startswith("file://"):
+            with open(url[len("file://"):]) as page:  # the warm-up page, from a pipe
+                assert "<video" in page.read()
+            return
+        asked = {ie_key: self._ies[ie_key]} if ie_key else self._ies
+        return f"handed {ie_key} chose {next(key for key, ie in asked.items() if ie.suitable(url))}"
 
 def parse_options(argv):
     return argv
@@ -76,6 +93,11 @@ def main(argv):
         page = "https://e/1 https://e/2"
         found = {ie.__name__: list(ie.extract_from_webpage(None, "https://page/", page)) for ie in gen_extractor_classes()}
         print(json.dumps({"found": found, "read": lazy_extractors.LOOKED_UP}))
+    elif command in ("choose", "choose-with-a-plugin"):  # as yt-dlp's download() asks for each link
+        from .globals import plugin_ies
+        if command == "choose-with-a-plugin":
+            plugin_ies.value = {"SomePluginIE": object}
+        print(YoutubeDL({}).extract_info(args[-1], force_generic_extractor=False))
     elif command == "env":
         print(os.environ.get("LEFT_BY_A_JOB", "none"))
         os.environ["LEFT_BY_A_JOB"] = "yes"
@@ -369,6 +391,35 @@ class HostTest(unittest.TestCase):
         # A plugin may change any class: every extractor is asked again.
         embeds = json.loads(self.run_job("embeds-with-a-plugin")["stdout"])
         self.assertEqual(embeds, {"found": found, "read": ["BarrenIE", "EmbedsIE", "OwnIE", "BarrenChildIE"]})
+
+    def test_a_job_is_handed_the_extractor_it_would_choose_first(self):
+        for path, text in FAKE_YT_DLP_EXTRACTORS.items():
+            write(f"{self.tools}/yt_dlp/{path}", text)
+        self.start()
+        self.assertEqual(self.run_job("choose", "--", "https://site/1")["stdout"], "handed Site chose Site\n")
+        self.assertEqual(self.run_job("choose", "--", "https://other/1")["stdout"], "handed Generic chose Generic\n")
+        # A plugin may add extractors or change one: the job chooses for itself.
+        self.assertEqual(self.run_job("choose-with-a-plugin", "--", "https://site/1")["stdout"], "handed None chose Site\n")
+
+    def test_jobs_choose_for_themselves_once_the_chooser_is_late_or_gone(self):
+        for path, text in FAKE_YT_DLP_EXTRACTORS.items():
+            write(f"{self.tools}/yt_dlp/{path}", text)
+        self.start()
+        self.assertEqual(self.run_job("choose", "--", "https://slow/1")["stdout"], "handed None chose Site\n")
+        self.assertEqual(self.run_job("choose", "--", "https://site/1")["stdout"], "handed None chose Site\n")
+        self.assertEqual(children(self.host.pid), [])
+        self.host.stdin.close()
+        self.assertEqual(self.host.wait(5), 0)
+
+    def test_a_killed_chooser_leaves_the_jobs_to_choose(self):
+        for path, text in FAKE_YT_DLP_EXTRACTORS.items():
+            write(f"{self.tools}/yt_dlp/{path}", text)
+        self.start()
+        [chooser] = children(self.host.pid)
+        os.kill(chooser, signal.SIGKILL)
+        wait_for("the chooser's end", lambda: not running(chooser))
+        self.assertEqual(self.run_job("choose", "--", "https://site/1")["stdout"], "handed None chose Site\n")
+        self.assertEqual(self.run_job("echo", "still", "here")["stdout"], "still here\n")
 
     def test_runs_nothing_more_once_the_ca_bundle_changed_on_disk(self):
         self.start()

@@ -62,10 +62,12 @@ async function startSite() {
   };
 }
 
-/** The descendants of `pid`, from /proc. */
+/** The descendants of `pid`, from /proc, but the host's chooser (which lives as long as the host). */
 async function descendantsOf(pid: number): Promise<number[]> {
   const text = await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "");
-  const children = text.split(" ").filter(Boolean).map(Number);
+  const all = text.split(" ").filter(Boolean).map(Number);
+  const names = await Promise.all(all.map((child) => readFile(`/proc/${child}/comm`, "utf8").catch(() => "")));
+  const children = all.filter((_, i) => names[i]!.trim() !== "host-chooser");
   return [...children, ...(await Promise.all(children.map(descendantsOf))).flat()];
 }
 
