@@ -69,6 +69,8 @@ def warm(modules):
     remember_extractor_choice()
     options = {"quiet": True, "no_warnings": True, "enable_file_urls": True, "simulate": True}
     with modules["yt-dlp"].YoutubeDL(options) as ydl:
+        # The extractors a job's YoutubeDL() asks in turn, for the chooser: built once, here.
+        EXTRACTORS[:] = list(getattr(ydl, "_ies", {}).items())
         ydl.extract_info(f"file:///proc/self/fd/{page}", download=False)
     os.close(page)
     modules["yt-dlp"].parse_options(["-J", "--", "https://example.com/"])
@@ -189,6 +191,7 @@ def remember_extractor_choice():
 
 
 CHOOSE_S = 1.0
+EXTRACTORS = []  # (key, class) in the order yt-dlp's default YoutubeDL() asks them, from the warm-up
 
 
 class Chooser:
@@ -203,14 +206,14 @@ class Chooser:
     is ended for good, and the jobs choose for themselves, as yt-dlp does.
     """
 
-    def __init__(self, yt_dlp, host_pid):
+    def __init__(self, host_pid):
         ask_r, self.ask_w = os.pipe()
         self.answers, answer_w = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:
             os.dup2(ask_r, 0)
             os.dup2(answer_w, 1)
-            choose_forever(yt_dlp, host_pid)
+            choose_forever(host_pid)
         os.close(ask_r)
         os.close(answer_w)
         os.set_blocking(self.ask_w, False)  # a chooser that reads nothing fails the ask, not the host
@@ -266,7 +269,7 @@ def link_of(job):
     return link if "\n" not in link and len(link) < 4000 else None  # one write of it is whole
 
 
-def choose_forever(yt_dlp, host_pid):
+def choose_forever(host_pid):
     """In the chooser: answers each link read from stdin with the key of its first suitable
     extractor, in the order a YoutubeDL() with yt-dlp's default extractors asks them. Never returns."""
     code = 1
@@ -275,7 +278,6 @@ def choose_forever(yt_dlp, host_pid):
         die_with_host(host_pid)
         ctypes.CDLL(None).prctl(15, b"host-chooser")  # PR_SET_NAME: its name in /proc/<pid>/comm
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))
-        extractors = list(yt_dlp.YoutubeDL({"quiet": True, "no_warnings": True})._ies.items())
         pending = b""
         while True:
             chunk = os.read(0, 65536)
@@ -283,7 +285,7 @@ def choose_forever(yt_dlp, host_pid):
                 break
             *links, pending = (pending + chunk).split(b"\n")
             for link in links:
-                os.write(1, (first_suitable(extractors, link.decode()) + "\n").encode())
+                os.write(1, (first_suitable(EXTRACTORS, link.decode()) + "\n").encode())
         code = 0
     finally:
         os._exit(code)
@@ -320,7 +322,7 @@ def start_chooser(modules, host_pid):
         from yt_dlp.globals import plugin_ies, plugin_ies_overrides, plugin_pps  # noqa: F401
     except ImportError:
         return None
-    return Chooser(modules["yt-dlp"], host_pid) if hasattr(modules["yt-dlp"].YoutubeDL, "extract_info") else None
+    return Chooser(host_pid) if EXTRACTORS and hasattr(modules["yt-dlp"].YoutubeDL, "extract_info") else None
 
 
 def ca_bundle():
