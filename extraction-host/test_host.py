@@ -411,6 +411,16 @@ class HostTest(unittest.TestCase):
         self.host.stdin.close()
         self.assertEqual(self.host.wait(5), 0)
 
+    def test_a_job_cancelled_while_its_extractor_is_chosen_never_starts(self):
+        for path, text in FAKE_YT_DLP_EXTRACTORS.items():
+            write(f"{self.tools}/yt_dlp/{path}", text)
+        self.start()
+        self.send({"id": 7, "tool": "yt-dlp", "args": ["choose", "--", "https://slow/1"]})
+        self.send({"cancel": 7})
+        self.assertEqual({key: value for key, value in self.answer(7).items() if key != "rssBytes"}, {"id": 7, "exitCode": None, "stdout": "", "stderr": ""})
+        # Once the chooser is given up, the jobs that waited start; the cancelled one does not.
+        self.assertEqual(self.run_job("choose", "--", "https://site/1")["stdout"], "handed None chose Site\n")
+
     def test_a_killed_chooser_leaves_the_jobs_to_choose(self):
         for path, text in FAKE_YT_DLP_EXTRACTORS.items():
             write(f"{self.tools}/yt_dlp/{path}", text)
