@@ -69,10 +69,13 @@ def warm(modules):
     remember_extractor_choice()
     options = {"quiet": True, "no_warnings": True, "enable_file_urls": True, "simulate": True}
     with modules["yt-dlp"].YoutubeDL(options) as ydl:
+        # The extractors a job's YoutubeDL() asks in turn, for the chooser: built once, here.
+        EXTRACTORS[:] = list(getattr(ydl, "_ies", {}).items())
         ydl.extract_info(f"file:///proc/self/fd/{page}", download=False)
     os.close(page)
     modules["yt-dlp"].parse_options(["-J", "--", "https://example.com/"])
     prebuild_tls_context()
+    skip_barren_embed_scans()
     try:  # what yt-dlp's updater reads on every run (it runs `file` on the interpreter); cached per process
         modules["yt-dlp"].utils.system_identifier()
     except AttributeError:
@@ -116,6 +119,50 @@ def prebuild_tls_context():
     common.make_ssl_context = make_ssl_context
 
 
+def skip_barren_embed_scans():
+    """Answers "no embeds" for the extractors that can find none, without loading their classes.
+
+    On a page no extractor claims, the generic extractor asks every one of the ~1 750 for the
+    embeds it finds there; with lazy extractors each asks its real class, so a child wrote to ~1 750
+    class objects spread over the host's heap (~2 700 copied pages, ~10 MB per job). ~1 550 of them
+    keep InfoExtractor's own embed methods and an empty _EMBED_REGEX: yt-dlp's answer is then an
+    empty generator with no side effect, whatever the page. The host learns which once, from the
+    classes it loaded, and answers those alone itself; not once a job has loaded a plugin, which
+    may change any class.
+    """
+    try:
+        from yt_dlp.extractor import gen_extractor_classes
+        from yt_dlp.extractor.common import InfoExtractor
+        from yt_dlp.extractor.lazy_extractors import LazyLoadMetaClass
+        from yt_dlp.globals import plugin_ies, plugin_ies_overrides, plugin_pps
+    except ImportError:  # no lazy extractors (each call reads its class anyway), or other internals
+        return
+    names = ("extract_from_webpage", "_extract_from_webpage", "_extract_embed_urls")
+    own = [getattr(InfoExtractor.__dict__.get(name), "__func__", None) for name in names]
+
+    def barren(lazy):
+        try:
+            real = lazy.real_class
+        except Exception:  # its module does not load: yt-dlp's own code says so in the job
+            return False
+        found = [getattr(getattr(real, name, None), "__func__", None) for name in names]
+        embeds = getattr(real, "_EMBED_REGEX", None)
+        return None not in own and found == own and isinstance(embeds, (list, tuple)) and not embeds
+
+    skipped = frozenset(lazy for lazy in gen_extractor_classes() if isinstance(lazy, LazyLoadMetaClass) and barren(lazy))
+    lookup = LazyLoadMetaClass.__getattr__
+
+    def no_embeds(ydl, url, webpage):
+        yield from ()
+
+    def __getattr__(cls, name):
+        if name == "extract_from_webpage" and cls in skipped and not (plugin_ies.value or plugin_pps.value or any(plugin_ies_overrides.value.values())):
+            return no_embeds
+        return lookup(cls, name)
+
+    LazyLoadMetaClass.__getattr__ = __getattr__
+
+
 def remember_extractor_choice():
     """Keeps the extractors YoutubeDL() picks by name, a pure function of its arguments.
 
@@ -141,6 +188,141 @@ def remember_extractor_choice():
         return list(memo[key])
 
     module.orderedSet_from_options = ordered_set_from_options
+
+
+CHOOSE_S = 1.0
+EXTRACTORS = []  # (key, class) in the order yt-dlp's default YoutubeDL() asks them, from the warm-up
+
+
+class Chooser:
+    """A process of the host's own that names the extractor yt-dlp would choose for a job's link.
+
+    yt-dlp chooses by asking each of its ~1 750 extractors in turn whether the link is theirs; in a
+    job's child those reads copy ~650 of the host's pages (~2.5 MB per job, copy-on-write of the
+    patterns and names whose reference counts change). Done in the host before each fork, they
+    would copy as many pages in the host instead, so a process that never forks does it and
+    copies them once. It answers in order, one line per link (~5 ms each, quiet); one that has
+    answered nothing for CHOOSE_S while jobs waited (a link whose choice never ends), or has ended,
+    is ended for good, and the jobs choose for themselves, as yt-dlp does.
+    """
+
+    def __init__(self, host_pid):
+        ask_r, self.ask_w = os.pipe()
+        self.answers, answer_w = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            os.dup2(ask_r, 0)
+            os.dup2(answer_w, 1)
+            choose_forever(host_pid)
+        os.close(ask_r)
+        os.close(answer_w)
+        os.set_blocking(self.ask_w, False)  # a chooser that reads nothing fails the ask, not the host
+        os.set_blocking(self.answers, False)
+        self.waiting = []  # (job, url), in the order asked
+        self.pending = b""
+        self.progress = 0.0  # when it last answered, or was asked with nothing to answer
+
+    def ask(self, job, url):
+        os.write(self.ask_w, (url + "\n").encode())
+        if not self.waiting:
+            self.progress = time.monotonic()
+        self.waiting.append((job, url))
+
+    def late(self):
+        return bool(self.waiting) and time.monotonic() - self.progress > CHOOSE_S
+
+    def wait_s(self):
+        return max(0.0, CHOOSE_S - (time.monotonic() - self.progress)) if self.waiting else None
+
+    def read(self):
+        """The jobs whose extractor is now named, with their choice; None once the chooser has ended."""
+        try:
+            chunk = os.read(self.answers, 65536)
+        except BlockingIOError:
+            return []
+        if not chunk:
+            return None
+        *lines, self.pending = (self.pending + chunk).split(b"\n")
+        if lines:
+            self.progress = time.monotonic()
+        chosen = [self.waiting.pop(0) for _ in lines]
+        return [(job, (url, line.decode()) if line else None) for (job, url), line in zip(chosen, lines)]
+
+    def end(self):
+        """Ends the process; the jobs still waiting, which then choose for themselves."""
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        os.close(self.ask_w)
+        os.close(self.answers)
+        waiting, self.waiting = self.waiting, []
+        return [job for job, _ in waiting]
+
+
+def link_of(job):
+    """The job's one link (what follows `--`, as the service writes it), when yt-dlp is to extract it."""
+    args = job["args"]
+    if job["tool"] != "yt-dlp" or "--" not in args or args.index("--") != len(args) - 2:
+        return None
+    link = args[-1]
+    return link if "\n" not in link and len(link) < 4000 else None  # one write of it is whole
+
+
+def choose_forever(host_pid):
+    """In the chooser: answers each link read from stdin with the key of its first suitable
+    extractor, in the order a YoutubeDL() with yt-dlp's default extractors asks them. Never returns."""
+    code = 1
+    try:
+        os.setpgid(0, 0)
+        die_with_host(host_pid)
+        ctypes.CDLL(None).prctl(15, b"host-chooser")  # PR_SET_NAME: its name in /proc/<pid>/comm
+        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+        pending = b""
+        while True:
+            chunk = os.read(0, 65536)
+            if not chunk:
+                break
+            *links, pending = (pending + chunk).split(b"\n")
+            for link in links:
+                os.write(1, (first_suitable(EXTRACTORS, link.decode()) + "\n").encode())
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def first_suitable(extractors, link):
+    try:
+        return next((key for key, extractor in extractors if extractor.suitable(link)), "")
+    except Exception:  # the job's own run meets the same failure
+        return ""
+
+
+def use_choice(yt_dlp, link, key):
+    """In a job's child: yt-dlp's first extraction of the job's link asks only the extractor the
+    chooser named, which is the one its own turn would find first, as long as the job's extractors
+    are the default ones: no plugin loaded, no --use-extractors, no --force-generic-extractor."""
+    from yt_dlp.globals import plugin_ies, plugin_ies_overrides, plugin_pps
+    YoutubeDL = yt_dlp.YoutubeDL
+    extract_info = YoutubeDL.extract_info
+
+    def first_extract_info(self, url, *args, **kwargs):
+        YoutubeDL.extract_info = extract_info
+        default = self.params.get("allowed_extractors") in (None, ["default"]) and not (plugin_ies.value or plugin_pps.value or any(plugin_ies_overrides.value.values()))
+        if url == link and default and not args and kwargs.get("ie_key") is None and not kwargs.get("force_generic_extractor"):
+            kwargs["ie_key"] = key
+        return extract_info(self, url, *args, **kwargs)
+
+    YoutubeDL.extract_info = first_extract_info
+
+
+def start_chooser(modules, host_pid):
+    """The chooser, where yt-dlp has the internals it relies on; None elsewhere."""
+    try:
+        from yt_dlp.globals import plugin_ies, plugin_ies_overrides, plugin_pps  # noqa: F401
+    except ImportError:
+        return None
+    return Chooser(host_pid) if EXTRACTORS and hasattr(modules["yt-dlp"].YoutubeDL, "extract_info") else None
 
 
 def ca_bundle():
@@ -220,7 +402,7 @@ def cap_memory(limit):
         resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
 
 
-def child(modules, job, host_pid, out, err, max_memory):
+def child(modules, job, host_pid, out, err, max_memory, choice=None):
     """In the forked child: never returns."""
     code = 1
     try:
@@ -233,6 +415,8 @@ def child(modules, job, host_pid, out, err, max_memory):
         os.dup2(out, 1)
         os.dup2(err, 2)
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+        if choice:
+            use_choice(modules["yt-dlp"], *choice)
         if "stdin" in job:
             sys.stdin = io.TextIOWrapper(io.BytesIO(job["stdin"].encode()), encoding="utf-8")
         code = run_tool(modules, job["tool"], job["args"])
@@ -254,8 +438,8 @@ class Job:
 
 
 class Host:
-    def __init__(self, modules, channel_in, channel_out, max_stdout, max_memory=0):
-        self.modules, self.max_stdout, self.max_memory = modules, max_stdout, max_memory
+    def __init__(self, modules, channel_in, channel_out, max_stdout, max_memory=0, chooser=None):
+        self.modules, self.max_stdout, self.max_memory, self.chooser = modules, max_stdout, max_memory, chooser
         self.channel_in, self.channel_out = channel_in, channel_out
         self.pid = os.getpid()
         self.jobs = {}  # pid -> Job
@@ -282,8 +466,17 @@ class Host:
         if self.check_stale():
             self.send({"id": job["id"], "stale": True})
             return
+        link = link_of(job) if self.chooser else None
+        if link:
+            try:
+                return self.chooser.ask(job, link)
+            except OSError:  # the chooser has gone: its end is read from its pipe
+                pass
+        self.launch(job)
+
+    def launch(self, job, choice=None):
         try:
-            pid, out_r, err_r = self.fork(job)
+            pid, out_r, err_r = self.fork(job, choice)
         except OSError as error:  # no process or pipe to be had now: this job fails, the host lives on
             self.send({"id": job["id"], "error": f"the job's process could not be started: {error}"})
             return
@@ -297,7 +490,7 @@ class Host:
             os.set_blocking(fd, False)
             self.selector.register(fd, selectors.EVENT_READ, entry)
 
-    def fork(self, job):
+    def fork(self, job, choice=None):
         """The job's child, and the read ends of its stdout and stderr."""
         pipes = []
         try:
@@ -312,7 +505,7 @@ class Host:
             raise
         out_r, out_w, err_r, err_w = pipes
         if pid == 0:
-            child(self.modules, job, self.pid, out_w, err_w, self.max_memory)
+            child(self.modules, job, self.pid, out_w, err_w, self.max_memory, choice)
         os.close(out_w)
         os.close(err_w)
         return pid, out_r, err_r
@@ -384,6 +577,10 @@ class Host:
             for job in self.jobs.values():
                 if job.id == message["cancel"]:
                     self.kill(job)
+            for waiting in list(self.chooser.waiting if self.chooser else []):
+                if waiting[0]["id"] == message["cancel"]:  # not started: answered as a job killed
+                    waiting[0]["cancelled"] = True
+                    self.send({"id": message["cancel"], "exitCode": None, "stdout": "", "rssBytes": rss_bytes()})
         else:
             self.start(message)
 
@@ -415,6 +612,22 @@ class Host:
         if isinstance(id, int):
             self.send({"id": id, "error": f"the job's message could not be read ({error!r})"})
 
+    def on_choices(self):
+        """Starts the jobs whose extractor the chooser named; all that wait, once it has ended."""
+        chosen = self.chooser.read()
+        if chosen is None:
+            return self.end_chooser()
+        for job, choice in chosen:
+            if not job.get("cancelled"):
+                self.launch(job, choice)
+
+    def end_chooser(self):
+        self.selector.unregister(self.chooser.answers)
+        chooser, self.chooser = self.chooser, None
+        for job in chooser.end():
+            if not job.get("cancelled"):
+                self.launch(job)
+
     def serve(self):
         wake_r, wake_w = os.pipe()
         os.set_blocking(wake_r, False)
@@ -423,14 +636,20 @@ class Host:
         signal.signal(signal.SIGCHLD, lambda *_: None)
         self.selector.register(wake_r, selectors.EVENT_READ, "wake")
         self.selector.register(self.channel_in, selectors.EVENT_READ, "input")
+        if self.chooser:
+            self.selector.register(self.chooser.answers, selectors.EVENT_READ, "choices")
         try:
             while True:
-                events = self.selector.select(IDLE_CHECK_S)
-                if not events:  # idle for a while: say how much memory it holds, look for updates
+                choosing = self.chooser and self.chooser.wait_s()
+                events = self.selector.select(IDLE_CHECK_S if choosing is None else choosing)
+                if not events and choosing is None:  # idle for a while: say how much memory it holds, look for updates
                     self.send({"rssBytes": rss_bytes()})
                     self.check_stale()
                 for key, _ in events:
-                    if key.data == "input":
+                    if key.data == "choices":
+                        if self.chooser:
+                            self.on_choices()
+                    elif key.data == "input":
                         if not self.on_input():
                             return
                     elif key.data == "wake":
@@ -443,7 +662,11 @@ class Host:
                         self.reap()
                     elif key.fd in self.selector.get_map():
                         self.read(key.data, key.fd)
+                if self.chooser and self.chooser.late():
+                    self.end_chooser()
         finally:
+            if self.chooser:
+                self.chooser.end()
             for job in list(self.jobs.values()):
                 self.kill(job)
 
@@ -464,7 +687,8 @@ def main(argv):
     os.dup2(2, 1)
     modules = load_tools(options.program, not options.without_gallery_dl)
     warm(modules)
-    host = Host(modules, channel_in, channel_out, options.max_stdout, options.max_memory)
+    chooser = start_chooser(modules, os.getpid())
+    host = Host(modules, channel_in, channel_out, options.max_stdout, options.max_memory, chooser)
     host.send({"ready": {
         "pid": os.getpid(),
         "versions": versions(modules),

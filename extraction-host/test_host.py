@@ -14,7 +14,7 @@ import unittest
 HOST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "host.py")
 
 FAKE_YT_DLP = '''
-import os, resource, subprocess, sys, time
+import json, os, resource, subprocess, sys, time
 from . import version
 
 if os.environ.get("FORK_FAILS_ONCE"):  # imported by the host: its next fork() fails as when no process can be had
@@ -24,16 +24,33 @@ if os.environ.get("FORK_FAILS_ONCE"):  # imported by the host: its next fork() f
         raise BlockingIOError(11, "Resource temporarily unavailable")
     os.fork = fork
 
+class SiteIE:
+    @classmethod
+    def suitable(cls, url):
+        if url.startswith("https://slow/") and open("/proc/self/comm").read().strip() == "host-chooser":
+            time.sleep(60)  # a choice that never ends, in the host's chooser
+        return url.startswith(("https://site/", "https://slow/"))
+
+class GenericIE:
+    @classmethod
+    def suitable(cls, url):
+        return True
+
 class YoutubeDL:
     def __init__(self, params):
-        pass
+        self.params = params
+        self._ies = {"Site": SiteIE, "Generic": GenericIE}
     def __enter__(self):
         return self
     def __exit__(self, *_):
         pass
-    def extract_info(self, url, download):
-        with open(url[len("file://"):]) as page:  # the warm-up page, from a pipe
-            assert "<video" in page.read()
+    def extract_info(self, url, download=True, ie_key=None, extra_info=None, process=True, force_generic_extractor=False):
+        if url.startswith("file://"):
+            with open(url[len("file://"):]) as page:  # the warm-up page, from a pipe
+                assert "<video" in page.read()
+            return
+        asked = {ie_key: self._ies[ie_key]} if ie_key else self._ies
+        return f"handed {ie_key} chose {next(key for key, ie in asked.items() if ie.suitable(url))}"
 
 def parse_options(argv):
     return argv
@@ -67,6 +84,20 @@ def main(argv):
         default = {"verify": True, "legacy_support": False, "use_certifi": True}  # as yt-dlp asks
         contexts = [common.make_ssl_context(**default), common.make_ssl_context(**default), common.make_ssl_context(**{**default, "legacy_support": True})]
         print(*("here" if context["pid"] == os.getpid() else "before the fork" for context in contexts))
+    elif command in ("embeds", "embeds-with-a-plugin"):  # each extractor's embeds on a page, and whose class was read
+        from .extractor import gen_extractor_classes, lazy_extractors
+        from .globals import plugin_ies
+        if command == "embeds-with-a-plugin":
+            plugin_ies.value = {"SomePluginIE": object}
+        lazy_extractors.LOOKED_UP.clear()
+        page = "https://e/1 https://e/2"
+        found = {ie.__name__: list(ie.extract_from_webpage(None, "https://page/", page)) for ie in gen_extractor_classes()}
+        print(json.dumps({"found": found, "read": lazy_extractors.LOOKED_UP}))
+    elif command in ("choose", "choose-with-a-plugin"):  # as yt-dlp's download() asks for each link
+        from .globals import plugin_ies
+        if command == "choose-with-a-plugin":
+            plugin_ies.value = {"SomePluginIE": object}
+        print(YoutubeDL({}).extract_info(args[-1], force_generic_extractor=False))
     elif command == "env":
         print(os.environ.get("LEFT_BY_A_JOB", "none"))
         os.environ["LEFT_BY_A_JOB"] = "yes"
@@ -86,6 +117,92 @@ import os
 class certifi:
     where = staticmethod(lambda: os.path.join(os.path.dirname(__file__), "cacert.pem"))
 '''
+
+# yt-dlp's lazy extractors: a lazy class reads its real class (and says so) for what it lacks.
+FAKE_YT_DLP_EXTRACTORS = {
+    "extractor/__init__.py": '''
+from . import lazy_extractors
+
+def gen_extractor_classes():
+    return list(lazy_extractors.CLASSES)
+''',
+    "extractor/lazy_extractors.py": '''
+import importlib
+
+LOOKED_UP = []
+
+class LazyLoadMetaClass(type):
+    def __getattr__(cls, name):
+        LOOKED_UP.append(cls.__name__)
+        return getattr(cls.real_class, name)
+
+    @property
+    def real_class(cls):
+        return getattr(importlib.import_module("yt_dlp.extractor.sites"), cls.__name__)
+
+class LazyLoadExtractor(metaclass=LazyLoadMetaClass):
+    pass
+
+class BarrenIE(LazyLoadExtractor):
+    pass
+
+class EmbedsIE(LazyLoadExtractor):
+    pass
+
+class OwnIE(LazyLoadExtractor):
+    pass
+
+class BarrenChildIE(BarrenIE):
+    pass
+
+CLASSES = [BarrenIE, EmbedsIE, OwnIE, BarrenChildIE]
+''',
+    "extractor/common.py": '''
+import re
+
+class InfoExtractor:
+    _EMBED_REGEX = []
+
+    @classmethod
+    def extract_from_webpage(cls, ydl, url, webpage):
+        yield from cls._extract_from_webpage(url, webpage)
+
+    @classmethod
+    def _extract_from_webpage(cls, url, webpage):
+        yield from cls._extract_embed_urls(url, webpage)
+
+    @classmethod
+    def _extract_embed_urls(cls, url, webpage):
+        for regex in cls._EMBED_REGEX:
+            yield from (match.group("url") for match in re.finditer(regex, webpage))
+''',
+    "extractor/sites.py": '''
+from .common import InfoExtractor
+
+class BarrenIE(InfoExtractor):
+    pass
+
+class EmbedsIE(InfoExtractor):
+    _EMBED_REGEX = [r"(?P<url>https://e/1)"]
+
+class OwnIE(InfoExtractor):
+    @classmethod
+    def _extract_embed_urls(cls, url, webpage):
+        yield "its own"
+
+class BarrenChildIE(BarrenIE):
+    _EMBED_REGEX = [r"(?P<url>https://e/2)"]
+''',
+    "globals.py": '''
+from collections import defaultdict
+
+class Indirect:
+    def __init__(self, value):
+        self.value = value
+
+plugin_ies, plugin_pps, plugin_ies_overrides = Indirect({}), Indirect({}), Indirect(defaultdict(list))
+''',
+}
 
 FAKE_GALLERY_DL = '''
 import sys
@@ -263,6 +380,56 @@ class HostTest(unittest.TestCase):
         self.start()
         for id in (1, 2):
             self.assertEqual(self.run_job("tls")["stdout"], "before the fork here here\n")
+
+    def test_answers_no_embeds_for_an_extractor_that_finds_none_without_reading_its_class(self):
+        for path, text in FAKE_YT_DLP_EXTRACTORS.items():
+            write(f"{self.tools}/yt_dlp/{path}", text)
+        self.start()
+        found = {"BarrenIE": [], "EmbedsIE": ["https://e/1"], "OwnIE": ["its own"], "BarrenChildIE": ["https://e/2"]}
+        embeds = json.loads(self.run_job("embeds")["stdout"])
+        self.assertEqual(embeds, {"found": found, "read": ["EmbedsIE", "OwnIE", "BarrenChildIE"]})
+        # A plugin may change any class: every extractor is asked again.
+        embeds = json.loads(self.run_job("embeds-with-a-plugin")["stdout"])
+        self.assertEqual(embeds, {"found": found, "read": ["BarrenIE", "EmbedsIE", "OwnIE", "BarrenChildIE"]})
+
+    def test_a_job_is_handed_the_extractor_it_would_choose_first(self):
+        for path, text in FAKE_YT_DLP_EXTRACTORS.items():
+            write(f"{self.tools}/yt_dlp/{path}", text)
+        self.start()
+        self.assertEqual(self.run_job("choose", "--", "https://site/1")["stdout"], "handed Site chose Site\n")
+        self.assertEqual(self.run_job("choose", "--", "https://other/1")["stdout"], "handed Generic chose Generic\n")
+        # A plugin may add extractors or change one: the job chooses for itself.
+        self.assertEqual(self.run_job("choose-with-a-plugin", "--", "https://site/1")["stdout"], "handed None chose Site\n")
+
+    def test_jobs_choose_for_themselves_once_the_chooser_is_late_or_gone(self):
+        for path, text in FAKE_YT_DLP_EXTRACTORS.items():
+            write(f"{self.tools}/yt_dlp/{path}", text)
+        self.start()
+        self.assertEqual(self.run_job("choose", "--", "https://slow/1")["stdout"], "handed None chose Site\n")
+        self.assertEqual(self.run_job("choose", "--", "https://site/1")["stdout"], "handed None chose Site\n")
+        self.assertEqual(children(self.host.pid), [])
+        self.host.stdin.close()
+        self.assertEqual(self.host.wait(5), 0)
+
+    def test_a_job_cancelled_while_its_extractor_is_chosen_never_starts(self):
+        for path, text in FAKE_YT_DLP_EXTRACTORS.items():
+            write(f"{self.tools}/yt_dlp/{path}", text)
+        self.start()
+        self.send({"id": 7, "tool": "yt-dlp", "args": ["choose", "--", "https://slow/1"]})
+        self.send({"cancel": 7})
+        self.assertEqual({key: value for key, value in self.answer(7).items() if key != "rssBytes"}, {"id": 7, "exitCode": None, "stdout": "", "stderr": ""})
+        # Once the chooser is given up, the jobs that waited start; the cancelled one does not.
+        self.assertEqual(self.run_job("choose", "--", "https://site/1")["stdout"], "handed None chose Site\n")
+
+    def test_a_killed_chooser_leaves_the_jobs_to_choose(self):
+        for path, text in FAKE_YT_DLP_EXTRACTORS.items():
+            write(f"{self.tools}/yt_dlp/{path}", text)
+        self.start()
+        [chooser] = children(self.host.pid)
+        os.kill(chooser, signal.SIGKILL)
+        wait_for("the chooser's end", lambda: not running(chooser))
+        self.assertEqual(self.run_job("choose", "--", "https://site/1")["stdout"], "handed None chose Site\n")
+        self.assertEqual(self.run_job("echo", "still", "here")["stdout"], "still here\n")
 
     def test_runs_nothing_more_once_the_ca_bundle_changed_on_disk(self):
         self.start()

@@ -3,7 +3,12 @@
 // the platform's answer (0.5-2 s), so its cap is what the memory allows; a stream copy costs a
 // few percent of a core; an MP3 encode a whole one while its source is fast.
 
-/** PSS of one extraction child (a fork of the warm extraction host reading a page; its own program is more), measured by `npm run bench -- capacity`. */
+/**
+ * PSS of one extraction child at its peak (a fork of the warm extraction host reading a page; its
+ * own program is more): ~20 MB private in its last moments, ~14 MB while it waits on the page
+ * (`bench/host-forks.py`, docs/benchmarks.md). Budgeted at the peak, since the children's peaks
+ * may meet.
+ */
 export const EXTRACTION_PSS_MB = 20;
 /** PSS of one ffmpeg stream copy (`-c copy`), measured with 8 at once (alone: 47 MB, its libraries unshared). */
 export const REMUX_PSS_MB = 16;

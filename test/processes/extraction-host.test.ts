@@ -56,10 +56,12 @@ const readyPid = (host: ExtractionHost, other?: number) => {
   return status.state === "ready" && status.pid !== other ? status.pid : undefined;
 };
 
-/** The process's children, from /proc. */
+/** The process's children, from /proc; the host's chooser, which lives as long as the host, is not a job's. */
 async function childrenOf(pid: number): Promise<number[]> {
   const text = await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "");
-  return text.split(" ").filter(Boolean).map(Number);
+  const children = text.split(" ").filter(Boolean).map(Number);
+  const names = await Promise.all(children.map((child) => readFile(`/proc/${child}/comm`, "utf8").catch(() => "")));
+  return children.filter((_, i) => names[i]!.trim() !== "host-chooser");
 }
 
 /** Whether `pid` runs (a zombie does not). */

@@ -35,10 +35,13 @@ function flood(res: ServerResponse, piece: Buffer, limit = Infinity) {
 async function startSite() {
   const sockets = new Set<Socket>();
   const page = `<!DOCTYPE html><html><head><title>a page</title></head><body><video src="/clip.mp4"></video></body></html>`;
+  // Players of other sites embedded: the generic extractor lists them (without reading them, with --flat-playlist).
+  const embeds = `<!DOCTYPE html><html><head><title>embeds</title></head><body><iframe src="https://www.youtube.com/embed/dQw4w9WgXcQ"></iframe><script src="https://content.jwplatform.com/players/nPripu9l-ALJ3XQCI.js"></script></body></html>`;
   const text = Buffer.from(`<p>${"a".repeat(65_530)}</p>\n`);
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url!, "http://site").pathname;
     if (path === "/page.html") return void res.writeHead(200, { "content-type": "text/html" }).end(page);
+    if (path === "/embeds.html") return void res.writeHead(200, { "content-type": "text/html" }).end(embeds);
     if (path === "/endless.html") return flood(res.writeHead(200, { "content-type": "text/html" }), text);
     if (path === "/400mb.html") return flood(res.writeHead(200, { "content-type": "text/html", "content-length": String(400 * 2 ** 20) }), text.subarray(0, 2 ** 16), 400 * 2 ** 20);
     // gallery-dl's Mastodon extractor reads a status from /api/v1/statuses/<id>: a JSON array that never closes.
@@ -59,10 +62,12 @@ async function startSite() {
   };
 }
 
-/** The descendants of `pid`, from /proc. */
+/** The descendants of `pid`, from /proc, but the host's chooser (which lives as long as the host). */
 async function descendantsOf(pid: number): Promise<number[]> {
   const text = await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "");
-  const children = text.split(" ").filter(Boolean).map(Number);
+  const all = text.split(" ").filter(Boolean).map(Number);
+  const names = await Promise.all(all.map((child) => readFile(`/proc/${child}/comm`, "utf8").catch(() => "")));
+  const children = all.filter((_, i) => names[i]!.trim() !== "host-chooser");
   return [...children, ...(await Promise.all(children.map(descendantsOf))).flat()];
 }
 
@@ -115,6 +120,13 @@ describe.each(extractors)("%s", (_name, extractor) => {
     const output = await ytdlp("--", `${site.origin}/page.html`);
     expect(output.exitCode).toBe(0);
     expect(JSON.parse(output.stdout).title).toBe("a page (1)");
+  });
+
+  test("lists the players a page embeds", async () => {
+    const output = await ytdlp("--flat-playlist", "--", `${site.origin}/embeds.html`);
+    expect(output.exitCode).toBe(0);
+    const entries = (JSON.parse(output.stdout) as { entries: { url: string }[] }).entries.map((entry) => entry.url);
+    expect(entries).toEqual(["https://www.youtube.com/embed/dQw4w9WgXcQ", "https://content.jwplatform.com/players/nPripu9l"]);
   });
 
   test("keeps a failure's first error line in the log's excerpt however much log surrounds it", async () => {
