@@ -2,7 +2,7 @@
 its receive buffer is small (SO_RCVBUF 8 KiB), so its window opens a little at a time as it
 reads. (On loopback, a client with the kernel's own buffer takes a window of close to a megabyte
 at once and then acknowledges nothing until it has read it: no server can tell it from a stalled
-one.) Prints how many bytes it has read after every read, until it is killed; says "cut" and
+one.) In Python because Node cannot set a TCP socket's receive buffer. Prints how many bytes it has read after every read, until it is killed; says "cut" and
 exits 1 when the server ends the connection.
 
     python3 slow-reader.py PORT BYTES_PER_SECOND
