@@ -65,7 +65,10 @@ async function walkThrough(env: Record<string, string>, service: RunningService)
   expect((await runAdmin(["users", "create", "--email", "x@example.com"], env, "short\n")).stderr).toContain("at least");
 }
 
-describe("the admin command line", () => {
+// Each test runs the command line a dozen or more times, one process after another (about a second
+// each on a quiet machine, several on a busy one, more where it opens the embedded store itself):
+// the cap bounds a hung command, it does not time a fast one.
+describe("the admin command line", { timeout: 180_000 }, () => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();

@@ -75,6 +75,8 @@ async function platformz(service: RunningService): Promise<{ failing: string[]; 
   return response.json();
 }
 
+// Each \`admin doctor\` run is a process that starts yt-dlp, gallery-dl or the X client against the
+// local stand-ins; a test runs several one after another. The caps bound a hang on a busy machine.
 describe("admin doctor against local stand-ins", () => {
   let service: RunningService;
   let env: Record<string, string>;
@@ -151,7 +153,7 @@ describe("admin doctor against local stand-ins", () => {
     }
   });
 
-  it("checks only the platforms named, afresh each time, and refuses names it has no check for", { timeout: 30_000 }, async () => {
+  it("checks only the platforms named, afresh each time, and refuses names it has no check for", { timeout: 120_000 }, async () => {
     const fetches = () => site.requestLog.filter((r) => r.path === "/progressive.html").length;
     const before = fetches();
     const ok = await runAdmin(["doctor", "vimeo"], env);
@@ -199,7 +201,7 @@ describe("admin doctor against local stand-ins", () => {
     expect((await fetch(`${service.url}/platformz`)).status).toBe(401);
   });
 
-  it("runs the check itself when no service runs", { timeout: 30_000 }, async () => {
+  it("runs the check itself when no service runs", { timeout: 120_000 }, async () => {
     const offline = { ...env, DATA_DIR: dataDir() };
     const run = await runAdmin(["doctor", "youtube", "vimeo"], offline);
     expect(run.code).toBe(1);
@@ -208,7 +210,7 @@ describe("admin doctor against local stand-ins", () => {
 });
 
 describe("X's check", () => {
-  it("goes through the X client as an X post request does, afresh each time, and is broken when X answers in an unknown form", { timeout: 30_000 }, async () => {
+  it("goes through the X client as an X post request does, afresh each time, and is broken when X answers in an unknown form", { timeout: 120_000 }, async () => {
     const x = await startFakeXUpstream();
     cleanups.push(() => x.close());
     const env = {

@@ -79,11 +79,13 @@ describe.each(runtimes)("connections on $name", ({ name, program }) => {
   const services: RunningService[] = [];
   const sockets: Socket[] = [];
 
-  async function start(env: Record<string, string>, command: string[]): Promise<{ service: RunningService; key: string }> {
+  /** A service of its own; with `keyed`, also an account and a FREE key made through the admin socket. */
+  async function start(env: Record<string, string>, command: string[], keyed = true): Promise<{ service: RunningService; key: string }> {
     const dataDir = mkdtempSync(join(tmpdir(), `connections-${name}-`));
     dataDirs.push(dataDir);
     const service = await startService({ DATA_DIR: dataDir, ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}`, ...env }, command);
     services.push(service);
+    if (!keyed) return { service, key: "" };
     await runAdmin(["users", "create", "--email", "conn@example.com"], { DATA_DIR: dataDir }, "a long password\n");
     const key = (await runAdmin(["keys", "create", "--email", "conn@example.com", "--tier", "FREE"], { DATA_DIR: dataDir })).stdout.trim();
     return { service, key };
@@ -144,7 +146,7 @@ describe.each(runtimes)("connections on $name", ({ name, program }) => {
   }, 120_000);
 
   it("closes a connection whose request body arrives slower than REQUEST_BODY_MIN_RATE once REQUEST_BODY_GRACE_S is over, and keeps a steady one", async () => {
-    const { service } = await start({ REQUEST_BODY_GRACE_S: "1", REQUEST_BODY_MIN_RATE: "200" }, [program, bundle]);
+    const { service } = await start({ REQUEST_BODY_GRACE_S: "1", REQUEST_BODY_MIN_RATE: "200" }, [program, bundle], false);
     const head = (length: number) => `POST /sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${length}\r\n\r\n`;
     const slow = await open(service.url, "127.0.0.4", head(100_000));
     const steady = await open(service.url, "127.0.0.5", head(100_000));
@@ -165,7 +167,7 @@ describe.each(runtimes)("connections on $name", ({ name, program }) => {
   }, 60_000);
 
   it("answers 408 to connections that send no complete head within REQUEST_HEAD_TIMEOUT_S, and closes them", async () => {
-    const { service } = await start({ REQUEST_HEAD_TIMEOUT_S: "2" }, [program, bundle]);
+    const { service } = await start({ REQUEST_HEAD_TIMEOUT_S: "2" }, [program, bundle], false);
     const pid = service.child.pid!;
     // Settled: the tools' probes at start-up have their own pipes.
     await new Promise((r) => setTimeout(r, 1_500));

@@ -26,7 +26,12 @@ const CHROMIUM_ARGS = [
 const usage = (url: string, key: string) =>
   fetch(`${url}/api/v1/usage`, { headers: { authorization: `Bearer ${key}` } }).then((response) => response.status);
 
-describe("the owner's page in Chromium", () => {
+// Each step waits for the page to show what it expects, and the first test also runs the command
+// line a few times: on a busy machine that takes well over 30 s. The caps (the test's, and each
+// expect.poll's, whose default is 1 s) bound a hang; they do not time a fast step.
+const poll = { timeout: 60_000 };
+
+describe("the owner's page in Chromium", { timeout: 300_000 }, () => {
   let dataDir: string;
   let env: Record<string, string>;
   let service: RunningService;
@@ -81,26 +86,26 @@ describe("the owner's page in Chromium", () => {
     await page.getByLabel("Password", { exact: true }).fill(password);
     await page.getByLabel("Repeat the password").fill(password);
     await page.getByRole("button", { name: "Create account" }).click();
-    await expect.poll(() => page.url()).toBe(`${service.url}/profile/api-keys?notice=welcome`);
-    await expect.poll(() => page.getByRole("status").textContent()).toContain("Your account is ready");
+    await expect.poll(() => page.url(), poll).toBe(`${service.url}/profile/api-keys?notice=welcome`);
+    await expect.poll(() => page.getByRole("status").textContent(), poll).toContain("Your account is ready");
 
     await page.getByRole("button", { name: "Sign out" }).click();
-    await expect.poll(() => page.getByRole("status").textContent()).toContain("You are signed out");
+    await expect.poll(() => page.getByRole("status").textContent(), poll).toContain("You are signed out");
     await signIn(page, email, "not the password");
-    await expect.poll(() => page.getByRole("alert").textContent()).toBe("Wrong email or password.");
+    await expect.poll(() => page.getByRole("alert").textContent(), poll).toBe("Wrong email or password.");
     await page.screenshot({ path: "test-results/sign-in.png" });
     await signIn(page, email, password);
-    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("API keys");
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), poll).toBe("API keys");
 
     await page.getByLabel("Name", { exact: true }).fill("laptop <script>");
     await page.getByLabel("Expires after").selectOption("30");
     await page.getByRole("button", { name: "Create key" }).click();
-    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Your new API key");
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), poll).toBe("Your new API key");
     expect(await page.textContent("body")).toContain("shown only this once");
     const key = (await page.locator("#new-key").textContent())!;
     expect(key).toMatch(/^xva_[\w-]{43}$/);
     await page.getByRole("button", { name: "Copy key" }).click();
-    await expect.poll(() => page.getByRole("status").textContent()).toBe("Copied to the clipboard.");
+    await expect.poll(() => page.getByRole("status").textContent(), poll).toBe("Copied to the clipboard.");
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
     await page.screenshot({ path: "test-results/new-key.png" });
 
@@ -136,17 +141,17 @@ describe("the owner's page in Chromium", () => {
     await page.setViewportSize({ width: 1280, height: 800 });
 
     await row.getByRole("button", { name: /Turn passive/ }).click();
-    await expect.poll(() => row.getByRole("cell").nth(3).textContent()).toBe("Passive");
+    await expect.poll(() => row.getByRole("cell").nth(3).textContent(), poll).toBe("Passive");
     expect(await usage(service.url, key)).toBe(403);
     await row.getByRole("button", { name: /Make usable/ }).click();
-    await expect.poll(() => row.getByRole("cell").nth(3).textContent()).toBe("Usable");
+    await expect.poll(() => row.getByRole("cell").nth(3).textContent(), poll).toBe("Usable");
     expect(await usage(service.url, key)).toBe(200);
 
     await row.getByRole("link", { name: /Delete/ }).click();
-    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Delete the key “laptop <script>”?");
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), poll).toBe("Delete the key “laptop <script>”?");
     await page.screenshot({ path: "test-results/delete-key.png" });
     await page.getByRole("button", { name: "Delete key" }).click();
-    await expect.poll(() => page.getByRole("status").textContent()).toBe("The key is deleted.");
+    await expect.poll(() => page.getByRole("status").textContent(), poll).toBe("The key is deleted.");
     expect(await row.count()).toBe(0);
     expect(await usage(service.url, key)).toBe(401);
 
@@ -159,7 +164,7 @@ describe("the owner's page in Chromium", () => {
 
     await page.goto(`${service.url}/profile/api-keys`);
     await page.getByRole("button", { name: "Sign out" }).click();
-    await expect.poll(() => page.url()).toBe(`${service.url}/sign-in?notice=signed-out`);
+    await expect.poll(() => page.url(), poll).toBe(`${service.url}/sign-in?notice=signed-out`);
     await page.goto(`${service.url}/profile/api-keys`);
     expect(page.url()).toBe(`${service.url}/sign-in`);
     await context.close();
@@ -176,14 +181,14 @@ describe("the owner's page in Chromium", () => {
     await page.getByRole("button", { name: "Create account" }).click();
     await page.getByLabel("Name", { exact: true }).fill("phone");
     await page.getByRole("button", { name: "Create key" }).click();
-    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Your new API key");
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), poll).toBe("Your new API key");
     // The page that showed the key shows it no more when reloaded, and makes no second key.
     await page.reload();
-    await expect.poll(() => page.getByRole("status").first().textContent()).toContain("A new key is shown only once");
+    await expect.poll(() => page.getByRole("status").first().textContent(), poll).toContain("A new key is shown only once");
     expect(await page.getByRole("row", { name: /phone/ }).count()).toBe(1);
 
     await page.getByRole("link", { name: "Paste a link", exact: true }).click();
-    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Paste a link");
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), poll).toBe("Paste a link");
     await page.getByLabel("Link to a post").fill(site.pages.progressive);
     await page.getByRole("button", { name: "Show the post" }).click();
     // The service runs yt-dlp on the page first: on a busy machine that takes a while.
