@@ -10,7 +10,8 @@ export interface RunningService {
   stop(): Promise<number | null>;
 }
 
-const baseEnv = () => ({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", no_proxy: "127.0.0.1,localhost" });
+/** What every process of the service the tests start gets of the environment. */
+export const baseEnv = () => ({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", no_proxy: "127.0.0.1,localhost" });
 
 /** How the built service is started under Node; each runtime has its own (test/e2e/*.test.ts). */
 export const nodeCommand = [process.execPath, "dist/node.mjs"];

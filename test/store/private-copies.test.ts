@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startTimeOf } from "../../src/store/data-dir-lock.ts";
 import { PRIVATE_COPIES, privateCopies } from "../../src/store/private-copies.ts";
-import { runAdmin, startService } from "../helpers/service.ts";
+import { baseEnv, nodeCommand, runAdmin, startService } from "../helpers/service.ts";
 
 const cleanups: (() => unknown)[] = [];
 afterAll(async () => {
@@ -23,6 +23,14 @@ function folder(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/** An operator's COOKIES_FILE holding `text`, beside `dataDir` (not in it: the copies are what is looked for there). */
+function cookieFileBeside(dataDir: string, text: string): string {
+  const cookies = join(dataDir, "..", `${dataDir.split("/").at(-1)}-cookies.txt`);
+  writeFileSync(cookies, text);
+  cleanups.push(() => rmSync(cookies, { force: true }));
+  return cookies;
 }
 
 /** The cookie copies under `root`: paths of every cookies.txt, at any depth. */
@@ -67,9 +75,7 @@ describe("the service", () => {
     const host = `127.0.0.1:${(silent.address() as AddressInfo).port}`;
     const dataDir = folder("private-copies-service-");
     const temp = folder("private-copies-tmp-");
-    const cookies = join(dataDir, "..", `${dataDir.split("/").at(-1)}-cookies.txt`);
-    writeFileSync(cookies, "# Netscape HTTP Cookie File\n127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\toperators-secret\n");
-    cleanups.push(() => rmSync(cookies, { force: true }));
+    const cookies = cookieFileBeside(dataDir, "# Netscape HTTP Cookie File\n127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\toperators-secret\n");
     const env = { DATA_DIR: dataDir, TMPDIR: temp, COOKIES_FILE: cookies, EXTRA_PAGE_HOSTS: host, EXTRACT_TIMEOUT_S: "120" };
 
     const first = await startService(env);
@@ -100,11 +106,11 @@ describe("the service", () => {
 
   it("stops cleanly on a SIGTERM that comes while it starts, removing its own copies folder", { timeout: 120_000 }, async () => {
     const dataDir = folder("private-copies-early-");
-    const cookies = join(dataDir, "..", `${dataDir.split("/").at(-1)}-cookies.txt`);
-    writeFileSync(cookies, "# Netscape HTTP Cookie File\n");
-    cleanups.push(() => rmSync(cookies, { force: true }));
-    const child = spawn(process.execPath, ["dist/node.mjs"], {
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, COOKIES_FILE: cookies },
+    const cookies = cookieFileBeside(dataDir, "# Netscape HTTP Cookie File\n");
+    // Not startService: it waits for "listening", and this stop must come before.
+    const [executable, ...args] = nodeCommand;
+    const child = spawn(executable!, args, {
+      env: { ...baseEnv(), PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, COOKIES_FILE: cookies },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let said = "";
