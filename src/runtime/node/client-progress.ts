@@ -5,8 +5,8 @@
 // client reads all along. Linux counts, per socket, the bytes sent and not yet acknowledged
 // (`tx_queue` in /proc/net/tcp): it shrinks as the client's program reads and its window opens.
 // So what was handed to the kernel less that count moves whenever the client takes anything, and
-// stands still while it takes nothing. Elsewhere (another system, Bun's sockets,
-// which hide their descriptor) there is no reading, and the stall cut watches the writes alone.
+// stands still while it takes nothing. Elsewhere (another system, Bun's sockets, which hide their
+// descriptor) there is no reading, and the stall cut watches the writes alone.
 import { readFileSync, readlinkSync } from "node:fs";
 import type { Socket } from "node:net";
 
