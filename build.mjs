@@ -39,7 +39,7 @@ const entries = {
 
 /** Newest change among what goes into a bundle: the sources (the extraction host's too), this file, and the locked dependencies (zod is bundled). */
 function newestInput() {
-  const files = ["build.mjs", "package.json", "package-lock.json", "extraction-host/host.py", ...readdirSync("src", { recursive: true }).map((file) => join("src", file))];
+  const files = ["build.mjs", "package.json", "package-lock.json", ...["child", "host", "workers"].map((name) => `extraction-host/${name}.py`), ...readdirSync("src", { recursive: true }).map((file) => join("src", file))];
   return Math.max(...files.map((file) => statSync(file).mtimeMs));
 }
 

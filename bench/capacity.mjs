@@ -48,7 +48,7 @@ const isChooser = (pid) => {
   }
 };
 
-/** The tree's PSS in MB: the service, the extraction host (with its chooser), the host's forks for jobs and every other child (watchdogs, programs). */
+/** The tree's PSS in MB: the service, the extraction host (with its chooser), the host's forks (its workers and children of single jobs) and every other child (watchdogs, programs). */
 function treePss(servicePid, hostPid) {
   const [, ...below] = descendants(hostPid);
   const host = [hostPid, ...below.filter(isChooser)];
@@ -69,7 +69,10 @@ async function measured(servicePid, hostPid, work) {
   }, 250);
   try {
     const result = await work();
-    return { ...result, peakPss: peak.total, peak, cpu: cpuWithChildren(tree) - cpuBefore };
+    // Processes started during the run and still alive (the host's workers) have not been reaped
+    // into their parent's figures yet: their whole life is in the run.
+    const born = descendants(servicePid).filter((pid) => !tree.includes(pid));
+    return { ...result, peakPss: peak.total, peak, cpu: cpuWithChildren(tree) - cpuBefore + cpuWithChildren(born) };
   } finally {
     clearInterval(sampler);
   }

@@ -26,21 +26,22 @@ on as it comes, so the service keeps the same excerpt of it as of a program's lo
 """
 import argparse
 import codecs
-import ctypes
 import gc
 import io
 import json
 import os
-import resource
 import selectors
 import signal
 import ssl
 import sys
 import time
-import traceback
 import zipfile
 
+import workers
+from child import enter, once, rss_bytes, run_tool, use_choice
+
 IDLE_CHECK_S = 60
+RETIRE_AFTER = 256  # jobs a worker runs before it is replaced: what its jobs leave behind stays bounded
 TOOLS = ("yt-dlp", "gallery-dl")
 
 
@@ -93,15 +94,20 @@ def warm(modules):
     gc.freeze()
 
 
+TLS = {"shared": False}
+
+
 def prebuild_tls_context():
     """Builds now the TLS context yt-dlp's first connection in a child would build.
 
     yt-dlp makes a fresh verifying context for each request handler, and loading the CA bundle
     into it costs ~20 ms of CPU per job, on a plain-HTTP page too. The context built here is handed,
     once, to the first call in a child with yt-dlp's default arguments: each child gets its own copy
-    by the fork, never used before, so no job sees another's. Any other call, or a yt-dlp whose
-    internals differ, runs yt-dlp's own code. The CA bundle is in stamp(): when it changes on disk,
-    the host is stale and started again, so trust stays what yt-dlp would load.
+    by the fork, never used before, so no job sees another's. In a worker (TLS["shared"]) every such
+    call gets the worker's one copy: a context holds settings and trusted roots, no session (Python
+    keeps none in a client context), and jobs with cookies never run in a worker. Any other call,
+    or a yt-dlp whose internals differ, runs yt-dlp's own code. The CA bundle is in stamp(): when it
+    changes on disk, the host is stale and started again, so trust stays what yt-dlp would load.
     """
     try:
         from yt_dlp.networking import common
@@ -113,7 +119,7 @@ def prebuild_tls_context():
 
     def make_ssl_context(*args, **kwargs):
         if spare and not args and kwargs == default:
-            return spare.pop()
+            return spare[0] if TLS["shared"] else spare.pop()
         return build(*args, **kwargs)
 
     common.make_ssl_context = make_ssl_context
@@ -211,9 +217,7 @@ class Chooser:
         self.answers, answer_w = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:
-            os.dup2(ask_r, 0)
-            os.dup2(answer_w, 1)
-            choose_forever(host_pid)
+            choose_forever(host_pid, ask_r, answer_w)
         os.close(ask_r)
         os.close(answer_w)
         os.set_blocking(self.ask_w, False)  # a chooser that reads nothing fails the ask, not the host
@@ -269,15 +273,12 @@ def link_of(job):
     return link if "\n" not in link and len(link) < 4000 else None  # one write of it is whole
 
 
-def choose_forever(host_pid):
+def choose_forever(host_pid, ask, answer):
     """In the chooser: answers each link read from stdin with the key of its first suitable
     extractor, in the order a YoutubeDL() with yt-dlp's default extractors asks them. Never returns."""
     code = 1
     try:
-        os.setpgid(0, 0)
-        die_with_host(host_pid)
-        ctypes.CDLL(None).prctl(15, b"host-chooser")  # PR_SET_NAME: its name in /proc/<pid>/comm
-        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+        enter(host_pid, 0, [ask, answer, 2], "host-chooser")
         pending = b""
         while True:
             chunk = os.read(0, 65536)
@@ -296,24 +297,6 @@ def first_suitable(extractors, link):
         return next((key for key, extractor in extractors if extractor.suitable(link)), "")
     except Exception:  # the job's own run meets the same failure
         return ""
-
-
-def use_choice(yt_dlp, link, key):
-    """In a job's child: yt-dlp's first extraction of the job's link asks only the extractor the
-    chooser named, which is the one its own turn would find first, as long as the job's extractors
-    are the default ones: no plugin loaded, no --use-extractors, no --force-generic-extractor."""
-    from yt_dlp.globals import plugin_ies, plugin_ies_overrides, plugin_pps
-    YoutubeDL = yt_dlp.YoutubeDL
-    extract_info = YoutubeDL.extract_info
-
-    def first_extract_info(self, url, *args, **kwargs):
-        YoutubeDL.extract_info = extract_info
-        default = self.params.get("allowed_extractors") in (None, ["default"]) and not (plugin_ies.value or plugin_pps.value or any(plugin_ies_overrides.value.values()))
-        if url == link and default and not args and kwargs.get("ie_key") is None and not kwargs.get("force_generic_extractor"):
-            kwargs["ie_key"] = key
-        return extract_info(self, url, *args, **kwargs)
-
-    YoutubeDL.extract_info = first_extract_info
 
 
 def start_chooser(modules, host_pid):
@@ -361,62 +344,13 @@ def versions(modules):
     return found
 
 
-def rss_bytes():
-    with open("/proc/self/statm") as file:
-        return int(file.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-
-def die_with_host(host_pid):
-    """The kernel sends SIGTERM when the host dies; the child then kills its own group."""
-    signal.signal(signal.SIGTERM, lambda *_: os.killpg(0, signal.SIGKILL))
-    try:
-        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except AttributeError:
-        pass  # not Linux: the host's stdin closing still kills its children
-    if os.getppid() != host_pid:
-        os._exit(1)
-
-
-def run_tool(modules, tool, args):
-    """Runs the tool's main as its program would: the exit code, with SystemExit's message printed."""
-    sys.argv = [tool, *args]
-    try:
-        code = modules[tool].main(args) if tool == "yt-dlp" else modules[tool].main()
-    except SystemExit as exit:
-        code = exit.code
-    except BaseException:
-        traceback.print_exc()
-        code = 1
-    if code is None or isinstance(code, int):
-        return code or 0
-    print(code, file=sys.stderr)
-    return 1
-
-
-def cap_memory(limit):
-    """The kernel refuses the child's heap past `limit` bytes (RLIMIT_DATA: its private writable
-    memory, the host's pages it shares included): the tool then fails with a MemoryError instead of
-    taking the machine. Not RLIMIT_AS: Deno, which yt-dlp runs for YouTube, reserves far more
-    address space than it uses."""
-    if limit:
-        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
-
-
 def child(modules, job, host_pid, out, err, max_memory, choice=None):
     """In the forked child: never returns."""
     code = 1
     try:
-        cap_memory(max_memory)
-        os.setpgid(0, 0)
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        die_with_host(host_pid)
-        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # closed below with every other fd from 3 on
-        os.dup2(out, 1)
-        os.dup2(err, 2)
-        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+        enter(host_pid, max_memory, [os.open(os.devnull, os.O_RDONLY), out, err])
         if choice:
-            use_choice(modules["yt-dlp"], *choice)
+            use_choice(modules["yt-dlp"], once(choice))
         if "stdin" in job:
             sys.stdin = io.TextIOWrapper(io.BytesIO(job["stdin"].encode()), encoding="utf-8")
         code = run_tool(modules, job["tool"], job["args"])
@@ -429,6 +363,16 @@ def child(modules, job, host_pid, out, err, max_memory, choice=None):
         os._exit(code)
 
 
+def worker(modules, host_pid, fds, max_memory, max_stdout, threads):
+    """In a worker, forked from the host: never returns."""
+    try:
+        enter(host_pid, max_memory and max_memory + threads * workers.STACK_BYTES, fds, "host-worker")
+        TLS["shared"] = True
+        workers.serve(modules, max_stdout)
+    finally:
+        os._exit(1)
+
+
 class Job:
     def __init__(self, id, pid, out, err):
         self.id, self.pid, self.pipes = id, pid, {out: bytearray(), err: bytearray()}
@@ -438,8 +382,9 @@ class Job:
 
 
 class Host:
-    def __init__(self, modules, channel_in, channel_out, max_stdout, max_memory=0, chooser=None):
+    def __init__(self, modules, channel_in, channel_out, max_stdout, max_memory=0, chooser=None, pool=None):
         self.modules, self.max_stdout, self.max_memory, self.chooser = modules, max_stdout, max_memory, chooser
+        self.pool = pool and workers.Pool(self.fork_worker, **pool)
         self.channel_in, self.channel_out = channel_in, channel_out
         self.pid = os.getpid()
         self.jobs = {}  # pid -> Job
@@ -449,7 +394,10 @@ class Host:
         self.pending = b""
 
     def send(self, message):
-        data = memoryview((json.dumps(message) + "\n").encode())
+        self.send_lines([json.dumps(message).encode()])
+
+    def send_lines(self, lines):
+        data = memoryview(b"".join(line + b"\n" for line in lines))
         while data:
             data = data[os.write(self.channel_out, data):]
 
@@ -474,7 +422,14 @@ class Host:
                 pass
         self.launch(job)
 
-    def launch(self, job, choice=None):
+    def launch(self, job, choice=None, alone=False):
+        """Runs the job in a worker when it may share one and one has room, else in a child of its own."""
+        worker = self.pool.worker() if self.pool and not alone and workers.admitted(job, link_of(job)) else None
+        if worker:
+            try:
+                return worker.submit(job, choice)
+            except OSError:  # the worker has ended, or reads no more: the job runs alone
+                pass
         try:
             pid, out_r, err_r = self.fork(job, choice)
         except OSError as error:  # no process or pipe to be had now: this job fails, the host lives on
@@ -492,23 +447,44 @@ class Host:
 
     def fork(self, job, choice=None):
         """The job's child, and the read ends of its stdout and stderr."""
-        pipes = []
+        pid, (out_r, out_w, err_r, err_w) = self.fork_process(lambda out_r, out_w, err_r, err_w: child(self.modules, job, self.pid, out_w, err_w, self.max_memory, choice))
+        os.close(out_w)
+        os.close(err_w)
+        return pid, out_r, err_r
+
+    def fork_worker(self):
+        """A new worker, its jobs' pipe and its answers' pipe open (see workers.py)."""
+        threads = self.pool.threads
+
+        def run(jobs_r, jobs_w, answers_r, answers_w):
+            devnull = os.open(os.devnull, os.O_RDWR)
+            worker(self.modules, self.pid, [devnull, devnull, 2, jobs_r, answers_w], self.max_memory, self.max_stdout, threads)
+
+        pid, (jobs_r, jobs_w, answers_r, answers_w) = self.fork_process(run)
+        os.close(jobs_r)
+        os.close(answers_w)
+        for fd in (jobs_w, answers_r):
+            os.set_blocking(fd, False)  # a worker that reads nothing fails a submit, never blocks the host
+        entry = workers.Worker(pid, jobs_w, answers_r)
+        self.selector.register(answers_r, selectors.EVENT_READ, entry)
+        return entry
+
+    def fork_process(self, run):
+        """A process forked to run(*fds) (which never returns), with two new pipes; its pid and the pipes' ends."""
+        fds = []
         try:
-            pipes += os.pipe()
-            pipes += os.pipe()
+            fds += os.pipe()
+            fds += os.pipe()
             sys.stdout.flush()
             sys.stderr.flush()
             pid = os.fork()
         except OSError:
-            for fd in pipes:
+            for fd in fds:
                 os.close(fd)
             raise
-        out_r, out_w, err_r, err_w = pipes
         if pid == 0:
-            child(self.modules, job, self.pid, out_w, err_w, self.max_memory, choice)
-        os.close(out_w)
-        os.close(err_w)
-        return pid, out_r, err_r
+            run(*fds)
+        return pid, fds
 
     def read(self, job, fd):
         """Reads what the pipe holds; False at its end."""
@@ -571,9 +547,39 @@ class Host:
                 return
             if pid in self.jobs:
                 self.finish(self.jobs[pid], status)
+            elif self.pool and pid in self.pool.workers:
+                self.worker_ended(pid)
+
+    def on_answers(self, worker):
+        """Passes on what a worker answered, and runs alone the jobs it gave back; False at its end."""
+        try:
+            answered = self.pool.on_answers(worker)
+        except BlockingIOError:
+            return True
+        if answered is None:
+            self.selector.unregister(worker.answers)
+            return False
+        forward, again = answered
+        self.send_lines(forward)
+        for job, choice in again:
+            self.launch(job, choice, alone=True)
+        return True
+
+    def worker_ended(self, pid):
+        """A worker's process has ended: its last answers are passed on, the jobs it owed run alone."""
+        worker = self.pool.workers[pid]
+        while worker.answers in self.selector.get_map() and self.on_answers(worker) and worker.answers in self.selector.get_map():
+            pass
+        if worker.answers in self.selector.get_map():  # a process it started still holds the pipe
+            self.selector.unregister(worker.answers)
+        os.close(worker.answers)
+        for job, choice in self.pool.ended(pid):
+            self.launch(job, choice, alone=True)
 
     def on_message(self, message):
         if "cancel" in message:
+            if self.pool and self.pool.cancel(message["cancel"]):  # the worker retires; the job is answered as killed
+                self.send({"id": message["cancel"], "exitCode": None, "stdout": "", "rssBytes": rss_bytes()})
             for job in self.jobs.values():
                 if job.id == message["cancel"]:
                     self.kill(job)
@@ -640,28 +646,13 @@ class Host:
             self.selector.register(self.chooser.answers, selectors.EVENT_READ, "choices")
         try:
             while True:
-                choosing = self.chooser and self.chooser.wait_s()
-                events = self.selector.select(IDLE_CHECK_S if choosing is None else choosing)
-                if not events and choosing is None:  # idle for a while: say how much memory it holds, look for updates
-                    self.send({"rssBytes": rss_bytes()})
-                    self.check_stale()
+                waits = [wait for wait in (self.chooser and self.chooser.wait_s(), self.pool and self.pool.stalled()) if wait is not None]
+                events = self.selector.select(min(waits, default=IDLE_CHECK_S))
+                if not events and not waits:  # idle for a while: say how much memory it holds, look for updates
+                    self.on_idle()
                 for key, _ in events:
-                    if key.data == "choices":
-                        if self.chooser:
-                            self.on_choices()
-                    elif key.data == "input":
-                        if not self.on_input():
-                            return
-                    elif key.data == "wake":
-                        while True:
-                            try:
-                                if not os.read(wake_r, 512):
-                                    break
-                            except BlockingIOError:
-                                break
-                        self.reap()
-                    elif key.fd in self.selector.get_map():
-                        self.read(key.data, key.fd)
+                    if self.on_event(key) is False:
+                        return
                 if self.chooser and self.chooser.late():
                     self.end_chooser()
         finally:
@@ -669,6 +660,46 @@ class Host:
                 self.chooser.end()
             for job in list(self.jobs.values()):
                 self.kill(job)
+            if self.pool:
+                self.pool.end()
+
+    def on_event(self, key):
+        """Handles what one descriptor has to say; False when the service has gone."""
+        if isinstance(key.data, workers.Worker):
+            self.on_answers(key.data)
+        elif key.data == "choices":
+            if self.chooser:
+                self.on_choices()
+        elif key.data == "input":
+            return self.on_input()
+        elif key.data == "wake":
+            while True:
+                try:
+                    if not os.read(key.fd, 512):
+                        break
+                except BlockingIOError:
+                    break
+            self.reap()
+        elif key.fd in self.selector.get_map():
+            self.read(key.data, key.fd)
+
+    def on_idle(self):
+        self.send({"rssBytes": rss_bytes()})
+        self.check_stale()
+        if self.pool:
+            self.pool.idle()
+
+
+def pool_settings(options):
+    """The workers' settings; None when every job gets a child: none asked for, a plugin loaded (it
+    may keep state from one job to the next), or a yt-dlp without the internals a worker relies on."""
+    try:
+        from yt_dlp.globals import plugin_ies, plugin_pps
+    except ImportError:
+        return None
+    if options.workers <= 0 or plugin_ies.value or plugin_pps.value:
+        return None
+    return {"size": options.workers, "threads": options.worker_threads, "stall_s": options.worker_stall_s, "retire_after": RETIRE_AFTER}
 
 
 def main(argv):
@@ -678,6 +709,9 @@ def main(argv):
     parser.add_argument("--max-stdout", type=int, default=32 * 1024 * 1024, help="most bytes a job may print")
     parser.add_argument("--max-memory", type=int, default=0, help="most bytes of heap a job's process may hold (0: no cap)")
     parser.add_argument("--without-gallery-dl", action="store_true", help="gallery-dl's jobs are run elsewhere")
+    parser.add_argument("--workers", type=int, default=min(4, max(2, os.cpu_count() or 1)), help="most workers (see workers.py); 0: a child for every job")
+    parser.add_argument("--worker-threads", type=int, default=16, help="most jobs a worker runs at once")
+    parser.add_argument("--worker-stall-s", type=float, default=5.0, help="a worker with jobs silent this long is killed")
     options = parser.parse_args(argv)
     # The messages keep stdin and stdout to themselves: whatever else prints goes to stderr.
     channel_in, channel_out = os.dup(0), os.dup(1)
@@ -688,7 +722,7 @@ def main(argv):
     modules = load_tools(options.program, not options.without_gallery_dl)
     warm(modules)
     chooser = start_chooser(modules, os.getpid())
-    host = Host(modules, channel_in, channel_out, options.max_stdout, options.max_memory, chooser)
+    host = Host(modules, channel_in, channel_out, options.max_stdout, options.max_memory, chooser, pool_settings(options))
     host.send({"ready": {
         "pid": os.getpid(),
         "versions": versions(modules),

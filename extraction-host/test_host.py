@@ -98,6 +98,33 @@ def main(argv):
         if command == "choose-with-a-plugin":
             plugin_ies.value = {"SomePluginIE": object}
         print(YoutubeDL({}).extract_info(args[-1], force_generic_extractor=False))
+    elif command == "-J":  # as the service runs yt-dlp (in a worker): what the link's path says
+        link = args[-1]
+        what, _, arg = link[len("https://site/"):].partition("?")
+        if what == "pid":
+            print(os.getpid())
+        elif what == "wait":  # until the file named after "?" exists
+            while not os.path.exists(arg):
+                time.sleep(0.01)
+            print("waited")
+        elif what == "log":
+            sys.stderr.write(f"log of {link}\\n")
+            print(link)
+        elif what == "big":
+            sys.stdout.write("y" * int(arg))
+        elif what == "spin":  # a pattern that holds the interpreter for ever, as a bad regex on a page would
+            import re
+            re.match(r"(a+)+$", "a" * 64 + "b")
+        elif what == "die":
+            os._exit(9)
+        elif what == "sleep":
+            time.sleep(60)
+        elif what == "hog":
+            main(["hog"])
+        elif what == "tls":
+            main(["tls"])
+        elif what == "choose":
+            print(YoutubeDL({}).extract_info(link))
     elif command == "env":
         print(os.environ.get("LEFT_BY_A_JOB", "none"))
         os.environ["LEFT_BY_A_JOB"] = "yes"
@@ -244,7 +271,9 @@ def wait_for(what, check, timeout=5):
         time.sleep(0.02)
 
 
-class HostTest(unittest.TestCase):
+class HostCase(unittest.TestCase):
+    """A host started on stand-in tools, and how to talk to it."""
+
     def setUp(self):
         self.tools = tempfile.mkdtemp(prefix="extraction-host-tools-")
         write(f"{self.tools}/yt_dlp/__init__.py", FAKE_YT_DLP)
@@ -305,6 +334,9 @@ class HostTest(unittest.TestCase):
         wait_for("the tool's own child", lambda: children(child))
         return child, children(child)[0]
 
+
+
+class HostTest(HostCase):
     def test_says_what_it_loaded(self):
         ready = self.start()
         self.assertEqual(ready["versions"], {"yt-dlp": "2026.01.01", "gallery-dl": None})
@@ -460,6 +492,88 @@ class HostTest(unittest.TestCase):
         self.send({"id": 4, "args": ["echo"]})  # no tool
         self.assertIn("could not be read", self.answer(4)["error"])
         self.assertEqual(self.run_job("echo", "c")["stdout"], "c\n")
+
+
+class WorkerTest(HostCase):
+    """Jobs as the service writes them (`-J ... -- link`) run in workers, a thread each."""
+
+    def setUp(self):
+        super().setUp()
+        for path, text in FAKE_YT_DLP_EXTRACTORS.items():  # yt_dlp.globals: what a worker relies on
+            write(f"{self.tools}/yt_dlp/{path}", text)
+        self.go = f"{self.tools}/go"
+
+    def workers(self):
+        def named(pid):
+            try:
+                with open(f"/proc/{pid}/comm") as comm:
+                    return comm.read().strip()
+            except FileNotFoundError:
+                return None
+        return [pid for pid in children(self.host.pid) if named(pid) == "host-worker"]
+
+    def pid_of_job(self, id, *options):
+        self.send({"id": id, "tool": "yt-dlp", "args": ["-J", *options, "--", "https://site/pid"]})
+        return int(self.answer(id)["stdout"])
+
+    def test_jobs_share_a_worker_and_answer_apart(self):
+        self.start("--max-stdout", "1000")
+        self.send({"id": 9, "tool": "yt-dlp", "args": ["-J", "--", f"https://site/wait?{self.go}"]})
+        self.send({"id": 2, "tool": "yt-dlp", "args": ["-J", "--no-warnings", "--proxy", "http://gate", "--", "https://site/log"]})
+        logged = self.answer(2)
+        self.assertEqual((logged["exitCode"], logged["stdout"], logged["stderr"]), (0, "https://site/log\n", "log of https://site/log\n"))
+        worker = self.pid_of_job(3)
+        self.assertEqual(self.workers(), [worker])
+        self.assertEqual(self.run_job("-J", "--", "https://site/big?5000"), {"id": 1, "oversized": True})
+        self.assertEqual(self.run_job("-J", "--", "https://site/choose")["stdout"], "handed Site chose Site\n")
+        self.assertEqual(self.run_job("-J", "--", "https://site/tls")["stdout"], "before the fork before the fork here\n")
+        # Cookies, or any option but the service's own: a child of its own.
+        self.assertNotEqual(self.pid_of_job(4, "--cookies", "/tmp/jar"), worker)
+        self.assertNotEqual(self.pid_of_job(5, "--exec", "x"), worker)
+        write(self.go, "")
+        self.assertEqual(self.answer(9)["stdout"], "waited\n")
+
+    def test_a_worker_that_stops_answering_is_killed_and_its_other_jobs_run_alone(self):
+        self.start("--worker-stall-s", "0.5")
+        self.send({"id": 1, "tool": "yt-dlp", "args": ["-J", "--", "https://site/spin"]})
+        self.send({"id": 2, "tool": "yt-dlp", "args": ["-J", "--", f"https://site/wait?{self.go}"]})
+        wait_for("two processes for the jobs, each alone", lambda: len(children(self.host.pid)) == 3)  # and the chooser
+        write(self.go, "")
+        self.assertEqual(self.answer(2)["stdout"], "waited\n")
+        self.send({"cancel": 1})
+        self.assertEqual(self.answer(1)["exitCode"], None)
+        self.assertEqual(self.run_job("-J", "--", "https://site/log")["exitCode"], 0)
+
+    def test_a_crash_takes_only_its_own_job(self):
+        self.start()
+        self.send({"id": 9, "tool": "yt-dlp", "args": ["-J", "--", f"https://site/wait?{self.go}"]})
+        worker = self.pid_of_job(2)
+        self.send({"id": 3, "tool": "yt-dlp", "args": ["-J", "--", "https://site/die"]})
+        self.assertEqual(self.answer(3)["exitCode"], 9)  # run again alone, where it ends as it did
+        wait_for("the worker's end", lambda: not running(worker))
+        write(self.go, "")
+        self.assertEqual(self.answer(9)["stdout"], "waited\n")
+
+    def test_a_cancelled_job_retires_its_worker_once_the_others_have_answered(self):
+        self.start()
+        self.send({"id": 1, "tool": "yt-dlp", "args": ["-J", "--", "https://site/sleep"]})
+        self.send({"id": 2, "tool": "yt-dlp", "args": ["-J", "--", f"https://site/wait?{self.go}"]})
+        wait_for("the worker", lambda: self.workers())
+        [worker] = self.workers()
+        self.send({"cancel": 1})
+        self.assertEqual(self.answer(1)["exitCode"], None)
+        self.assertNotEqual(self.pid_of_job(3), worker)  # a new worker: the old one takes nothing more
+        self.assertTrue(running(worker))
+        write(self.go, "")
+        self.assertEqual(self.answer(2)["stdout"], "waited\n")
+        wait_for("the retired worker's end", lambda: not running(worker))
+
+    def test_a_job_that_meets_the_memory_cap_in_a_worker_runs_again_alone(self):
+        self.start("--max-memory", str(300 * 2**20))
+        hog = self.run_job("-J", "--", "https://site/hog")
+        self.assertEqual(hog["exitCode"], 1)
+        self.assertTrue(hog["stderr"].endswith("\nMemoryError\n"), hog["stderr"][-300:])
+        self.assertEqual(self.run_job("-J", "--", "https://site/log")["exitCode"], 0)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 // One started extraction host (extraction-host/host.py): its process, the jobs it runs by id, and
 // the messages between them. When to start one, and what to do when it ends, is the
 // supervisor's (extraction-host.ts).
+import childModule from "../../extraction-host/child.py?raw";
 import hostProgram from "../../extraction-host/host.py?raw";
+import workersModule from "../../extraction-host/workers.py?raw";
 import { upstreamFailed } from "../http/problem.ts";
 import type { Logger } from "../log.ts";
 import { cancelled, spawnWatched, timedOut } from "./child-stream.ts";
@@ -70,18 +72,25 @@ interface PendingJob {
 
 const stderrLimit = 4 * 1024;
 
-// The host's program is bundled as text and read by Python from the first bytes of the pipe, so
-// it runs from any install (only dist/ is shipped) and nothing is written to disk for it.
-const hostBytes = new TextEncoder().encode(hostProgram);
-const LOADER = `import os, sys
-size, source = int(sys.argv[1]), b""
-while len(source) < size:
-    chunk = os.read(0, size - len(source))
+// The host's program and its modules are bundled as text and read by Python from the first bytes
+// of the pipe, as one JSON object (name -> source, the modules in the order they import each other),
+// so it runs from any install (only dist/ is shipped) and nothing is written to disk for it.
+const hostSources = JSON.stringify({ child: childModule, workers: workersModule, host: hostProgram });
+const hostBytes = new TextEncoder().encode(hostSources);
+const LOADER = `import json, os, sys, types
+size, data = int(sys.argv[1]), b""
+while len(data) < size:
+    chunk = os.read(0, size - len(data))
     if not chunk:
         sys.exit("no program on stdin")
-    source += chunk
+    data += chunk
 sys.argv[1:2] = []
-exec(compile(source, "extraction-host/host.py", "exec"), {"__name__": "__main__"})`;
+sources = json.loads(data)
+program = sources.pop("host")
+for name, source in sources.items():
+    module = sys.modules[name] = types.ModuleType(name)
+    exec(compile(source, f"extraction-host/{name}.py", "exec"), module.__dict__)
+exec(compile(program, "extraction-host/host.py", "exec"), {"__name__": "__main__"})`;
 
 function hostArgs(command: HostCommand): string[] {
   const [, ...interpreterArgs] = command.interpreter;
@@ -101,7 +110,7 @@ export function startHostProcess(processes: ProcessHost, command: HostCommand, e
   let stderr = "";
   let resolveExited!: () => void;
   const exited = new Promise<void>((resolve) => (resolveExited = resolve));
-  child.writeStdin(hostProgram);
+  child.writeStdin(hostSources);
 
   const jobs = createJobTable({
     send: (message) => child.writeStdin(`${JSON.stringify(message)}\n`),

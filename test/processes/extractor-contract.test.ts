@@ -62,13 +62,16 @@ async function startSite() {
   };
 }
 
-/** The descendants of `pid`, from /proc, but the host's chooser (which lives as long as the host). */
+/**
+ * The descendants of `pid`, from /proc, but the host's chooser (which lives as long as the host)
+ * and its workers (which wait for the next job; what a job started in one is still counted).
+ */
 async function descendantsOf(pid: number): Promise<number[]> {
   const text = await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "");
   const all = text.split(" ").filter(Boolean).map(Number);
-  const names = await Promise.all(all.map((child) => readFile(`/proc/${child}/comm`, "utf8").catch(() => "")));
-  const children = all.filter((_, i) => names[i]!.trim() !== "host-chooser");
-  return [...children, ...(await Promise.all(children.map(descendantsOf))).flat()];
+  const names = await Promise.all(all.map((child) => readFile(`/proc/${child}/comm`, "utf8").then((name) => name.trim(), () => "")));
+  const below = (await Promise.all(all.filter((_, i) => names[i] !== "host-chooser").map(descendantsOf))).flat();
+  return [...all.filter((_, i) => names[i] !== "host-chooser" && names[i] !== "host-worker"), ...below];
 }
 
 /** What runs a job now: the host's forks, and any process whose command line names the test site. */
