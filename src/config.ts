@@ -188,7 +188,7 @@ export const ConfigSchema = z.object({
   EXTRACTION_HOST: z
     .enum(["on", "off"])
     .default("on")
-    .describe("on: one resident Python process keeps yt-dlp and gallery-dl loaded and forks a child per extraction (tens of ms instead of about a second); off: each extraction starts the tool's program"),
+    .describe("on: one resident Python process keeps yt-dlp and gallery-dl loaded and runs each extraction in a warm worker or child of its own (tens of ms instead of about a second); off: each extraction starts the tool's program"),
   EXTRACT_MEMORY_MB: positiveInt
     .min(256)
     .default(defaultExtractMemoryMb())

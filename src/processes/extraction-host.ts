@@ -94,7 +94,7 @@ function createSupervisor(setStatus: (status: HostStatus) => void, onRss: (rssBy
       onReady(ready) {
         failedStarts = 0;
         setStatus({ state: "ready", pid: ready.pid, versions: ready.versions, rssBytes: ready.rssBytes });
-        log?.info("extraction host ready: extractions run in forks of a warm process", { pid: ready.pid, versions: ready.versions, warmMs: ready.warmMs, rssMB: Math.round(ready.rssBytes / 2 ** 20) });
+        log?.info("extraction host ready: extractions run in its warm workers and forks", { pid: ready.pid, versions: ready.versions, warmMs: ready.warmMs, rssMB: Math.round(ready.rssBytes / 2 ** 20) });
       },
       onStale() {
         if (host !== current) return;
