@@ -11,31 +11,43 @@ import traceback
 
 
 def enter(host_pid, max_memory, fds, name=None):
-    """In a process just forked from the host: its own group, its memory cap, its death with the
-    host, and `fds[i]` as its descriptor i, every other one closed."""
-    cap_memory(max_memory)
+    """In a process just forked from the host: its own group, its death with the host, its memory
+    cap, and `fds[i]` as its descriptor i, every other one closed."""
     os.setpgid(0, 0)
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    die_with_host(host_pid)
-    if name:
-        ctypes.CDLL(None).prctl(15, name.encode())  # PR_SET_NAME: its name in /proc/<pid>/comm
-    # Moved out of the way first, so that no target overwrites a source still to be moved.
-    high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 256) for fd in fds]
-    for target, fd in enumerate(high):
-        os.dup2(fd, target)
-    os.closerange(len(fds), os.sysconf("SC_OPEN_MAX"))
-
-
-def die_with_host(host_pid):
-    """The kernel sends SIGTERM when the host dies; the process then kills its own group."""
-    signal.signal(signal.SIGTERM, lambda *_: os.killpg(0, signal.SIGKILL))
     try:
-        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: the kernel kills it with the host
+        if name:
+            ctypes.CDLL(None).prctl(15, name.encode())  # PR_SET_NAME: its name in /proc/<pid>/comm
     except AttributeError:
         pass  # not Linux: the host's stdin closing still kills its children
-    if os.getppid() != host_pid:
+    if os.getppid() != host_pid:  # the host died before the kernel was asked
         os._exit(1)
+    life = [] if HOST_LIFE["fd"] is None else [HOST_LIFE["fd"]]
+    # Moved out of the way first, so that no target overwrites a source still to be moved.
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 256) for fd in fds + life]
+    for target, fd in enumerate(high):
+        os.dup2(fd, target)
+    os.closerange(len(high), os.sysconf("SC_OPEN_MAX"))
+    if life:
+        watch_host(len(fds))
+        os.close(len(fds))
+    cap_memory(max_memory)
+
+
+# The read end of a pipe whose write end only the host holds (opened by the host before it forks
+# anything): it reads as ended once the host has died, however it died.
+HOST_LIFE = {"fd": None}
+
+
+def watch_host(life):
+    """A shell in the process's group (named host-watch) that kills the group once the host has
+    died (`life` then ends): what the job started dies too, even while the job holds the
+    interpreter, when no Python signal handler could run."""
+    watch = 'while read -r _; do :; done; kill -KILL -"$0"'
+    actions = [(os.POSIX_SPAWN_DUP2, life, 0), *((os.POSIX_SPAWN_CLOSE, fd) for fd in range(1, life + 1))]
+    os.posix_spawn("/bin/sh", ["host-watch", "-c", watch, str(os.getpid())], os.environ, file_actions=actions)
 
 
 def cap_memory(limit):

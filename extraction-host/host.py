@@ -38,7 +38,7 @@ import time
 import zipfile
 
 import workers
-from child import enter, once, rss_bytes, run_tool, use_choice
+from child import HOST_LIFE, enter, once, rss_bytes, run_tool, use_choice
 
 IDLE_CHECK_S = 60
 RETIRE_AFTER = 256  # jobs a worker runs before it is replaced: what its jobs leave behind stays bounded
@@ -255,7 +255,7 @@ class Chooser:
     def end(self):
         """Ends the process; the jobs still waiting, which then choose for themselves."""
         try:
-            os.kill(self.pid, signal.SIGKILL)
+            os.killpg(self.pid, signal.SIGKILL)
         except OSError:
             pass
         os.close(self.ask_w)
@@ -719,6 +719,7 @@ def main(argv):
     os.dup2(devnull, 0)
     os.close(devnull)
     os.dup2(2, 1)
+    HOST_LIFE["fd"], _ = os.pipe()  # the write end stays open in the host alone (see child.watch_host)
     modules = load_tools(options.program, not options.without_gallery_dl)
     warm(modules)
     chooser = start_chooser(modules, os.getpid())

@@ -544,6 +544,15 @@ class WorkerTest(HostCase):
         self.assertEqual(self.answer(1)["exitCode"], None)
         self.assertEqual(self.run_job("-J", "--", "https://site/log")["exitCode"], 0)
 
+    def test_a_worker_holding_the_interpreter_dies_with_the_host(self):
+        self.start()
+        self.send({"id": 1, "tool": "yt-dlp", "args": ["-J", "--", "https://site/spin"]})
+        wait_for("the worker", lambda: self.workers())
+        [worker] = self.workers()
+        self.host.send_signal(signal.SIGKILL)
+        self.host.wait(5)
+        wait_for("the worker's end", lambda: not running(worker))
+
     def test_a_crash_takes_only_its_own_job(self):
         self.start()
         self.send({"id": 9, "tool": "yt-dlp", "args": ["-J", "--", f"https://site/wait?{self.go}"]})

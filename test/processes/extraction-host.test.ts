@@ -24,10 +24,14 @@ import { until } from "../helpers/until.ts";
 /** A site of pages yt-dlp's generic extractor reads, one that never answers, one that shows the cookies it got. */
 async function startSite() {
   const sockets = new Set<Socket>();
+  let hanging = 0;
   const video = (title: string) => `<!DOCTYPE html><html><head><title>${title}</title></head><body><video src="/clip.mp4"></video></body></html>`;
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url!, "http://site");
-    if (url.pathname === "/hang.html") return; // never answers
+    if (url.pathname === "/hang.html") {
+      hanging++;
+      return void req.socket.once("close", () => hanging--); // never answers
+    }
     if (url.pathname === "/blocked.html") return void res.writeHead(403, "Sign in to confirm you're not a bot").end();
     // The page's title is the Cookie header it got; it also sets a cookie of its own, which no other job may send back.
     if (url.pathname === "/echo.html") {
@@ -45,6 +49,8 @@ async function startSite() {
   return {
     origin,
     host: new URL(origin).host,
+    /** Requests for the page that never answers now open: a job is reading it. */
+    hanging: () => hanging,
     close: () => new Promise<void>((resolve) => (sockets.forEach((socket) => socket.destroy()), server.close(() => resolve()))),
   };
 }
@@ -166,14 +172,20 @@ describe("the extraction host", () => {
     expect((await pagesOf().info(new URL(`${site.origin}/page.html?after-hang`))).title).toBe("page ?after-hang (1)");
   });
 
-  test("a client that goes away ends its job's child at once (499)", async () => {
+  test.each([
+    ["its worker", []],
+    ["its child", ["--no-check-certificates"]], // an option a worker does not take
+  ])("a client that goes away ends the job's process at once (499): %s", async (_process, options) => {
     const pid = readyPid(host)!;
     const controller = new AbortController();
-    const job = host.run({ tool: "yt-dlp", args: ["-J", "--", `${site.origin}/hang.html`], timeoutMs: 30_000, signal: controller.signal });
-    await until("the job's child", async () => (await childrenOf(pid)).length > 0 || undefined, 10_000);
+    const job = host.run({ tool: "yt-dlp", args: ["-J", ...options, "--", `${site.origin}/hang.html`], timeoutMs: 30_000, signal: controller.signal });
+    await until("the job reading its page", () => site.hanging() > 0 || undefined, 10_000);
+    const processes = await childrenOf(pid);
     controller.abort();
     await expect(job).rejects.toMatchObject({ status: 499 });
-    await until("the child's end", async () => (await childrenOf(pid)).length === 0 || undefined, 2_000);
+    // A worker with no other job ends at once, like a child; an idle worker may stay.
+    await until("the process's end", async () => (await childrenOf(pid)).length === processes.length - 1 || undefined, 2_000);
+    await until("the page closed", () => site.hanging() === 0 || undefined, 2_000);
   });
 
   test("two jobs with different cookie files each send only their own, and a job without one sends none", async () => {

@@ -63,15 +63,18 @@ async function startSite() {
 }
 
 /**
- * The descendants of `pid`, from /proc, but the host's chooser (which lives as long as the host)
- * and its workers (which wait for the next job; what a job started in one is still counted).
+ * The descendants of `pid`, from /proc, but the host's chooser (which lives as long as the host),
+ * its workers (which wait for the next job; what a job started in one is still counted) and the
+ * shell that watches the host for each process the host forks (it lives as long as that process).
  */
 async function descendantsOf(pid: number): Promise<number[]> {
   const text = await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "");
   const all = text.split(" ").filter(Boolean).map(Number);
-  const names = await Promise.all(all.map((child) => readFile(`/proc/${child}/comm`, "utf8").then((name) => name.trim(), () => "")));
-  const below = (await Promise.all(all.filter((_, i) => names[i] !== "host-chooser").map(descendantsOf))).flat();
-  return [...all.filter((_, i) => names[i] !== "host-chooser" && names[i] !== "host-worker"), ...below];
+  const names = await Promise.all(all.map((child) => readFile(`/proc/${child}/cmdline`, "utf8").then((line) => line.split("\0")[0]!, () => "")));
+  const comms = await Promise.all(all.map((child) => readFile(`/proc/${child}/comm`, "utf8").then((name) => name.trim(), () => "")));
+  const kept = (i: number) => comms[i] !== "host-chooser" && names[i] !== "host-watch";
+  const below = (await Promise.all(all.filter((_, i) => kept(i)).map(descendantsOf))).flat();
+  return [...all.filter((_, i) => kept(i) && comms[i] !== "host-worker"), ...below];
 }
 
 /** What runs a job now: the host's forks, and any process whose command line names the test site. */
