@@ -119,6 +119,9 @@ def main(argv):
             os._exit(9)
         elif what == "sleep":
             time.sleep(60)
+        elif what == "garble":  # words on the worker's channel to the host that are not its messages
+            os.write(4, b"not a message\\n")
+            time.sleep(60)
         elif what == "hog":
             main(["hog"])
         elif what == "tls":
@@ -552,6 +555,16 @@ class WorkerTest(HostCase):
         self.host.send_signal(signal.SIGKILL)
         self.host.wait(5)
         wait_for("the worker's end", lambda: not running(worker))
+
+    def test_a_worker_that_writes_what_is_no_message_is_killed_and_its_jobs_run_alone(self):
+        self.start()
+        self.send({"id": 9, "tool": "yt-dlp", "args": ["-J", "--", f"https://site/wait?{self.go}"]})
+        worker = self.pid_of_job(2)
+        self.send({"id": 3, "tool": "yt-dlp", "args": ["-J", "--", "https://site/garble"]})
+        self.assertIn("Bad file descriptor", self.answer(3)["stderr"])  # alone, it has no such channel
+        wait_for("the worker's end", lambda: not running(worker))
+        write(self.go, "")
+        self.assertEqual(self.answer(9)["stdout"], "waited\n")
 
     def test_a_crash_takes_only_its_own_job(self):
         self.start()

@@ -218,8 +218,12 @@ class Pool:
         worker.heard = time.monotonic()
         *lines, worker.pending = (worker.pending + chunk).split(b"\n")
         forward, again = [], []
-        for line in lines:
-            self.on_line(worker, line, forward, again)
+        try:
+            for line in lines:
+                self.on_line(worker, line, forward, again)
+        except (ValueError, TypeError, AttributeError):  # not the worker's own words: it is ended, its jobs run again
+            worker.kill()
+            return forward, again
         self.settle(worker)
         return forward, again
 
