@@ -69,6 +69,8 @@ async function walkThrough(env: Record<string, string>, service: RunningService)
 // each on a quiet machine, several on a busy one, more where it opens the embedded store itself):
 // the cap bounds a hung command, it does not time a fast one.
 describe("the admin command line", { timeout: 180_000 }, () => {
+  // The services here only answer the admin socket and /usage: no extraction host (about 3 CPU seconds a start).
+  const withoutHost = (env: Record<string, string>) => startService({ ...env, EXTRACTION_HOST: "off" });
   const cleanups: (() => Promise<unknown>)[] = [];
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
@@ -78,7 +80,7 @@ describe("the admin command line", { timeout: 180_000 }, () => {
     const dataDir = mkdtempSync(join(tmpdir(), "media-api-"));
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     const env = { DATA_DIR: dataDir };
-    const service = await startService(env);
+    const service = await withoutHost(env);
     cleanups.push(() => service.stop());
     expect(statSync(join(dataDir, "admin")).mode & 0o777).toBe(0o700);
     expect(statSync(join(dataDir, "admin/admin.sock")).isSocket()).toBe(true);
@@ -97,7 +99,7 @@ describe("the admin command line", { timeout: 180_000 }, () => {
     const dataDir = mkdtempSync(join(tmpdir(), "media-api-"));
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     const env = { DATABASE_URL: database.url, DATA_DIR: dataDir };
-    const service = await startService(env);
+    const service = await withoutHost(env);
     cleanups.push(() => service.stop());
     await walkThrough(env, service);
 

@@ -130,8 +130,8 @@ describe.each(runtimes)("the answers of the service under $name", ({ name, comma
     expect(response.status).toBe(502);
     const requestId = response.headers.get("x-request-id")!;
     await response.arrayBuffer();
-    // The line at the body's end may follow the answer.
-    await new Promise((wait) => setTimeout(wait, 500));
+    // The request's line, written at the body's end, may follow the answer: wait for it, not for a clock.
+    await expect.poll(() => logLines().some((line) => line.requestId === requestId && line.msg === "request"), { timeout: 30_000 }).toBe(true);
     const lines = logLines()
       .slice(before)
       .filter((line) => line.requestId === undefined || !earlier.has(line.requestId));

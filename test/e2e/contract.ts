@@ -20,6 +20,13 @@ export interface RuntimeUnderTest {
   command: string[];
 }
 
+/**
+ * For an instance of its own that only relays X's media: nothing runs an extraction, so it starts
+ * without the extraction host (about 3 CPU seconds a start). The shared instance, the SIGKILL test's
+ * and the first SIGTERM test's keep it on.
+ */
+const relayOnly = { EXTRACTION_HOST: "off" };
+
 interface Instance {
   service: RunningService;
   dataDir: string;
@@ -201,7 +208,7 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
       });
 
       it("cuts a relay whose media host stalls for DOWNLOAD_IDLE_TIMEOUT_S, as a broken transfer, and closes the upstream", async () => {
-        const quick = await startInstance({ DOWNLOAD_IDLE_TIMEOUT_S: "1" });
+        const quick = await startInstance({ DOWNLOAD_IDLE_TIMEOUT_S: "1", ...relayOnly });
         try {
           const before = cdn.requests.length;
           const response = await quick.get(`/api/v1/download?url=${encodeURIComponent(media("/stall/65536/file/1048576"))}`);
@@ -217,7 +224,7 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
       });
 
       it("with DOWNLOAD_IDLE_TIMEOUT_S=0 relays the same bytes and length, and a client that goes away still closes the upstream", async () => {
-        const unwatched = await startInstance({ DOWNLOAD_IDLE_TIMEOUT_S: "0" });
+        const unwatched = await startInstance({ DOWNLOAD_IDLE_TIMEOUT_S: "0", ...relayOnly });
         try {
           const size = 2 * 1024 * 1024 + 5;
           const response = await unwatched.get(`/api/v1/download?url=${encodeURIComponent(media(`/file/${size}/clip.mp4`))}`);
@@ -600,7 +607,7 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
       });
 
       it("cuts a download still running when the grace period ends, cancelling its upstream, and exits 0", async () => {
-        const own = await startInstance({ SHUTDOWN_GRACE_MS: "300" });
+        const own = await startInstance({ SHUTDOWN_GRACE_MS: "300", ...relayOnly });
         try {
           const before = cdn.requests.length;
           const response = await own.get(media("/file/1073741824/huge.mp4"));

@@ -79,11 +79,14 @@ describe.each(runtimes)("connections on $name", ({ name, program }) => {
   const services: RunningService[] = [];
   const sockets: Socket[] = [];
 
-  /** A service of its own; with `keyed`, also an account and a FREE key made through the admin socket. */
+  /**
+   * A service of its own; with `keyed`, also an account and a FREE key made through the admin socket.
+   * No test here runs an extraction, so none starts the extraction host (about 3 CPU seconds a start).
+   */
   async function start(env: Record<string, string>, command: string[], keyed = true): Promise<{ service: RunningService; key: string }> {
     const dataDir = mkdtempSync(join(tmpdir(), `connections-${name}-`));
     dataDirs.push(dataDir);
-    const service = await startService({ DATA_DIR: dataDir, ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}`, ...env }, command);
+    const service = await startService({ DATA_DIR: dataDir, ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}`, EXTRACTION_HOST: "off", ...env }, command);
     services.push(service);
     if (!keyed) return { service, key: "" };
     await runAdmin(["users", "create", "--email", "conn@example.com"], { DATA_DIR: dataDir }, "a long password\n");
