@@ -710,7 +710,7 @@ def main(argv):
     parser.add_argument("--max-memory", type=int, default=0, help="most bytes of heap a job's process may hold (0: no cap)")
     parser.add_argument("--without-gallery-dl", action="store_true", help="gallery-dl's jobs are run elsewhere")
     parser.add_argument("--workers", type=int, default=min(8, max(4, os.cpu_count() or 1)), help="most workers (see workers.py); 0: a child for every job")
-    parser.add_argument("--worker-threads", type=int, default=16, help="most jobs a worker runs at once")
+    parser.add_argument("--worker-threads", type=int, default=32, help="most jobs a worker runs at once")
     parser.add_argument("--worker-stall-s", type=float, default=5.0, help="a worker with jobs silent this long is killed")
     options = parser.parse_args(argv)
     # The messages keep stdin and stdout to themselves: whatever else prints goes to stderr.
