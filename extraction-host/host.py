@@ -664,7 +664,12 @@ class Host:
                 self.pool.end()
 
     def on_event(self, key):
-        """Handles what one descriptor has to say; False when the service has gone."""
+        """Handles what one descriptor has to say; False when the service has gone.
+
+        A pipe's event may come in the same batch as its process's end, once the pipe has been
+        closed (and its number perhaps given to a new pipe): only a key still registered is read."""
+        if self.selector.get_map().get(key.fd) is not key:
+            return None
         if isinstance(key.data, workers.Worker):
             self.on_answers(key.data)
         elif key.data == "choices":
@@ -680,7 +685,7 @@ class Host:
                 except BlockingIOError:
                     break
             self.reap()
-        elif key.fd in self.selector.get_map():
+        else:
             self.read(key.data, key.fd)
 
     def on_idle(self):
