@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMediaSite, type MediaSite } from "../fakes/media-site.ts";
 import { rawRequest } from "../helpers/raw-http.ts";
 import { runAdmin, startService, nodeCommand, type RunningService } from "../helpers/service.ts";
+import { until } from "../helpers/until.ts";
 
 /** A port on 127.0.0.1 that nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -62,7 +63,9 @@ describe.each(runtimes)("the answers of the service under $name", ({ name, comma
     key = (await runAdmin(["keys", "create", "--email", "newcomer@example.com", "--tier", "GOLD"], { DATA_DIR: dataDir })).stdout.trim();
     // The tools' probe runs in the background and may log once it is done: from here on the log is the requests'.
     for (let i = 0; i < 100 && (await fetch(`${service.url}/readyz`)).status !== 200; i++) await new Promise((wait) => setTimeout(wait, 100));
-  });
+    // So does the extraction host once it is warm (seconds on a busy machine): wait for its line too.
+    await until("the extraction host's ready line", () => logLines().some((line) => line.msg.startsWith("extraction host ready")) || undefined, 120_000);
+  }, 180_000);
   afterAll(async () => {
     await service?.stop();
     await site?.close();
