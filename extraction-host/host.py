@@ -551,11 +551,12 @@ class Host:
                 self.worker_ended(pid)
 
     def on_answers(self, worker):
-        """Passes on what a worker answered, and runs alone the jobs it gave back; False at its end."""
+        """Passes on what a worker answered, and runs alone the jobs it gave back; False once there
+        is nothing more to read for now (nothing yet, or its end)."""
         try:
             answered = self.pool.on_answers(worker)
         except BlockingIOError:
-            return True
+            return False
         if answered is None:
             self.selector.unregister(worker.answers)
             return False
@@ -568,7 +569,7 @@ class Host:
     def worker_ended(self, pid):
         """A worker's process has ended: its last answers are passed on, the jobs it owed run alone."""
         worker = self.pool.workers[pid]
-        while worker.answers in self.selector.get_map() and self.on_answers(worker) and worker.answers in self.selector.get_map():
+        while worker.answers in self.selector.get_map() and self.on_answers(worker):
             pass
         if worker.answers in self.selector.get_map():  # a process it started still holds the pipe
             self.selector.unregister(worker.answers)

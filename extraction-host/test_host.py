@@ -117,6 +117,9 @@ def main(argv):
             re.match(r"(a+)+$", "a" * 64 + "b")
         elif what == "die":
             os._exit(9)
+        elif what == "die-holding":  # what it started keeps the worker's channel to the host open
+            subprocess.Popen(["sleep", "60"], pass_fds=(4,))
+            os._exit(9)
         elif what == "sleep":
             time.sleep(60)
         elif what == "garble":  # words on the worker's channel to the host that are not its messages
@@ -565,6 +568,14 @@ class WorkerTest(HostCase):
         wait_for("the worker's end", lambda: not running(worker))
         write(self.go, "")
         self.assertEqual(self.answer(9)["stdout"], "waited\n")
+
+    def test_a_worker_that_dies_while_what_it_started_holds_its_channel_is_still_seen_to_end(self):
+        self.start()
+        worker = self.pid_of_job(1)
+        self.send({"id": 2, "tool": "yt-dlp", "args": ["-J", "--", "https://site/die-holding"]})
+        self.assertEqual(self.answer(2)["exitCode"], 9)  # run again alone, where it ends as it did
+        wait_for("the worker's end", lambda: not running(worker))
+        self.assertEqual(self.run_job("-J", "--", "https://site/log")["exitCode"], 0)
 
     def test_a_crash_takes_only_its_own_job(self):
         self.start()

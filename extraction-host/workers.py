@@ -208,11 +208,9 @@ class Pool:
         return least
 
     def on_answers(self, worker):
-        """Reads what a worker wrote: (lines to pass on, jobs to run again alone); None at its end."""
-        try:
-            chunk = os.read(worker.answers, 65536)
-        except BlockingIOError:
-            return [], []
+        """Reads what a worker wrote: (lines to pass on, jobs to run again alone); None at its end;
+        BlockingIOError when it has written nothing more."""
+        chunk = os.read(worker.answers, 65536)
         if not chunk:
             return None
         worker.heard = time.monotonic()
