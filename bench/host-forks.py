@@ -5,7 +5,8 @@ child at its own peak (PSS, Private_Dirty, minor page faults), sampled from /pro
     python3 bench/host-forks.py [N] [DELAY] [HOST]    (defaults: 32, 2, extraction-host/host.py)
 
 Run it with the interpreter of yt-dlp's program (`head -1 $(command -v yt-dlp)`). Memory figures do
-not depend on the machine's load; how many children are alive at the peak does.
+not depend on the machine's load; how many children are alive at the peak does. It measures a child
+per job: a host that has workers (workers.py) is started without them.
 """
 import http.server
 import json
@@ -74,7 +75,9 @@ def at_rest(host_pid):
 
 def main(n, delay, host_py):
     port = serve(delay)
-    host = subprocess.Popen([sys.executable, host_py, "--program", "yt-dlp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    with open(host_py) as source:
+        alone = ["--workers", "0"] if "--workers" in source.read() else []  # an earlier host had none
+    host = subprocess.Popen([sys.executable, host_py, "--program", "yt-dlp", *alone], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     json.loads(host.stdout.readline())
     time.sleep(1)
     rest = at_rest(host.pid)

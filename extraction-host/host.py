@@ -1,28 +1,35 @@
 """The extraction host: imports yt-dlp (and gallery-dl), warms them once, then runs every
-extraction in a child forked from the warm process, as the tool's own program would run it.
+extraction in a process forked from the warm process, as the tool's own program would run it: the
+service's own yt-dlp jobs as threads of a few workers (workers.py), any other job in a child of its
+own (child.py says what both do).
 
     python3 host.py [--program PATH] [--max-stdout BYTES] [--max-memory BYTES] [--without-gallery-dl]
+                    [--workers N] [--worker-threads N] [--worker-stall-s S]
 
 Messages are JSON, one per line (json.dumps escapes every newline inside strings), on stdin and
 stdout; nothing else is written to stdout.
 
     in:  {"id": 7, "tool": "yt-dlp", "args": ["-J", "--", "https://..."], "stdin": "..."}
-         {"cancel": 7}                         the job's child and its whole group are killed
+         {"cancel": 7}                         the job's child and its whole group are killed (a
+                                               job in a worker: answered at once, the worker retires)
     out: {"ready": {"pid", "versions": {"yt-dlp": "2026.10.26", "gallery-dl": null}, "warmMs", "rssBytes"}}
-         {"id": 7, "stderr": "..."}            the job's log as it comes, in as many messages
+         {"id": 7, "stderr": "..."}            the job's log as it comes, in as many messages (from
+                                               a worker: whole, just before the job's end)
          {"id": 7, "exitCode": 0, "stdout": "...", "rssBytes": n}
                                                the job's end; exitCode null: ended by a signal
-         {"id": 7, "oversized": true}          stdout passed --max-stdout; the child was killed
+         {"id": 7, "oversized": true}          stdout passed --max-stdout; the child was killed (in
+                                               a worker: what it printed past that is dropped)
          {"id": 7, "error": "..."}             the job's process could not be started (fork, pipes)
          {"id": 7, "stale": true}              a tool changed on disk: this host runs nothing more
          {"stale": true}                       the same, noticed while idle
          {"rssBytes": n}                       after a minute without messages
 
 The host is single-threaded (one selector loop), so forking it is safe. It exits when its stdin
-closes, killing its children first; a child dies with the host even when the host is killed
-with SIGKILL. A child's stdout and stderr are pipes the host reads, so it prints exactly what the
-program would; its stdin holds the job's text (yt-dlp's `--load-info-json -`). Its log is passed
-on as it comes, so the service keeps the same excerpt of it as of a program's log.
+closes, killing its children and workers first; they die with the host even when the host is
+killed with SIGKILL (child.enter). A child's stdout and stderr are pipes the host reads, so it
+prints exactly what the program would; its stdin holds the job's text (yt-dlp's
+`--load-info-json -`). Its log is passed on as it comes, so the service keeps the same excerpt of
+it as of a program's log.
 """
 import argparse
 import codecs

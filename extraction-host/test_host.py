@@ -261,6 +261,14 @@ def children(pid):
         return []
 
 
+def comm(pid):
+    try:
+        with open(f"/proc/{pid}/comm") as file:
+            return file.read().strip()
+    except FileNotFoundError:
+        return None
+
+
 def running(pid):
     try:
         with open(f"/proc/{pid}/stat") as file:
@@ -298,6 +306,11 @@ class HostCase(unittest.TestCase):
             self.host.stdin.close()
             self.host.stdout.close()
         shutil.rmtree(self.tools)
+
+    def with_extractors(self):
+        """The stand-in yt-dlp gets its lazy extractors and its globals."""
+        for path, text in FAKE_YT_DLP_EXTRACTORS.items():
+            write(f"{self.tools}/yt_dlp/{path}", text)
 
     def start(self, *args, gallery=False, env=None):
         if gallery:
@@ -420,8 +433,7 @@ class HostTest(HostCase):
             self.assertEqual(self.run_job("tls")["stdout"], "before the fork here here\n")
 
     def test_answers_no_embeds_for_an_extractor_that_finds_none_without_reading_its_class(self):
-        for path, text in FAKE_YT_DLP_EXTRACTORS.items():
-            write(f"{self.tools}/yt_dlp/{path}", text)
+        self.with_extractors()
         self.start()
         found = {"BarrenIE": [], "EmbedsIE": ["https://e/1"], "OwnIE": ["its own"], "BarrenChildIE": ["https://e/2"]}
         embeds = json.loads(self.run_job("embeds")["stdout"])
@@ -431,8 +443,7 @@ class HostTest(HostCase):
         self.assertEqual(embeds, {"found": found, "read": ["BarrenIE", "EmbedsIE", "OwnIE", "BarrenChildIE"]})
 
     def test_a_job_is_handed_the_extractor_it_would_choose_first(self):
-        for path, text in FAKE_YT_DLP_EXTRACTORS.items():
-            write(f"{self.tools}/yt_dlp/{path}", text)
+        self.with_extractors()
         self.start()
         self.assertEqual(self.run_job("choose", "--", "https://site/1")["stdout"], "handed Site chose Site\n")
         self.assertEqual(self.run_job("choose", "--", "https://other/1")["stdout"], "handed Generic chose Generic\n")
@@ -440,8 +451,7 @@ class HostTest(HostCase):
         self.assertEqual(self.run_job("choose-with-a-plugin", "--", "https://site/1")["stdout"], "handed None chose Site\n")
 
     def test_jobs_choose_for_themselves_once_the_chooser_is_late_or_gone(self):
-        for path, text in FAKE_YT_DLP_EXTRACTORS.items():
-            write(f"{self.tools}/yt_dlp/{path}", text)
+        self.with_extractors()
         self.start()
         self.assertEqual(self.run_job("choose", "--", "https://slow/1")["stdout"], "handed None chose Site\n")
         self.assertEqual(self.run_job("choose", "--", "https://site/1")["stdout"], "handed None chose Site\n")
@@ -450,8 +460,7 @@ class HostTest(HostCase):
         self.assertEqual(self.host.wait(5), 0)
 
     def test_a_job_cancelled_while_its_extractor_is_chosen_never_starts(self):
-        for path, text in FAKE_YT_DLP_EXTRACTORS.items():
-            write(f"{self.tools}/yt_dlp/{path}", text)
+        self.with_extractors()
         self.start()
         self.send({"id": 7, "tool": "yt-dlp", "args": ["choose", "--", "https://slow/1"]})
         self.send({"cancel": 7})
@@ -460,8 +469,7 @@ class HostTest(HostCase):
         self.assertEqual(self.run_job("choose", "--", "https://site/1")["stdout"], "handed None chose Site\n")
 
     def test_a_killed_chooser_leaves_the_jobs_to_choose(self):
-        for path, text in FAKE_YT_DLP_EXTRACTORS.items():
-            write(f"{self.tools}/yt_dlp/{path}", text)
+        self.with_extractors()
         self.start()
         [chooser] = children(self.host.pid)
         os.kill(chooser, signal.SIGKILL)
@@ -505,18 +513,11 @@ class WorkerTest(HostCase):
 
     def setUp(self):
         super().setUp()
-        for path, text in FAKE_YT_DLP_EXTRACTORS.items():  # yt_dlp.globals: what a worker relies on
-            write(f"{self.tools}/yt_dlp/{path}", text)
+        self.with_extractors()  # yt_dlp.globals: what a worker relies on
         self.go = f"{self.tools}/go"
 
     def workers(self):
-        def named(pid):
-            try:
-                with open(f"/proc/{pid}/comm") as comm:
-                    return comm.read().strip()
-            except FileNotFoundError:
-                return None
-        return [pid for pid in children(self.host.pid) if named(pid) == "host-worker"]
+        return [pid for pid in children(self.host.pid) if comm(pid) == "host-worker"]
 
     def pid_of_job(self, id, *options):
         self.send({"id": id, "tool": "yt-dlp", "args": ["-J", *options, "--", "https://site/pid"]})

@@ -158,16 +158,27 @@ def serve(modules, max_stdout):
 
 # --- in the host ---
 
+class Owed:
+    """A job a worker has not answered: what it was sent, its log once it came, whether it was cancelled."""
+
+    def __init__(self, job, choice):
+        self.job, self.choice, self.log, self.cancelled = job, choice, None, False
+
+    def again(self):
+        """What running it again alone takes."""
+        return self.job, self.choice
+
+
 class Worker:
     """The host's side of one worker: its pipes and the jobs it has not answered."""
 
     def __init__(self, pid, jobs_w, answers_r):
         self.pid, self.jobs_w, self.answers = pid, jobs_w, answers_r
-        self.jobs = {}  # id -> [job, choice, its log message or None, cancelled]
+        self.jobs = {}  # id -> Owed
         self.served, self.retiring, self.heard, self.pending = 0, False, time.monotonic(), b""
 
     def live(self):
-        return sum(1 for entry in self.jobs.values() if not entry[3])
+        return sum(1 for owed in self.jobs.values() if not owed.cancelled)
 
     def submit(self, job, choice):
         """Hands the job over; OSError when the worker has ended or reads no more (then killed)."""
@@ -177,7 +188,7 @@ class Worker:
             raise BlockingIOError("the worker reads no more")
         if not self.jobs:
             self.heard = time.monotonic()
-        self.jobs[job["id"]] = [job, choice, None, False]
+        self.jobs[job["id"]] = Owed(job, choice)
         self.served += 1
 
     def kill(self):
@@ -227,21 +238,21 @@ class Pool:
 
     def on_line(self, worker, line, forward, again):
         message = json.loads(line)
-        entry = worker.jobs.get(message.get("id"))
-        if entry is None:  # a beat, or a job answered as cancelled
+        owed = worker.jobs.get(message.get("id"))
+        if owed is None:  # a beat, or a job answered as cancelled
             return
         if set(message) == {"id", "stderr"}:
-            entry[2] = line  # passed on with the answer, so that a job run again logs once
+            owed.log = line  # passed on with the answer, so that a job run again logs once
             return
         del worker.jobs[message["id"]]
         if message.get("retire"):
             worker.retiring = True
-        if entry[3]:
+        if owed.cancelled:
             return
         if message.get("again"):
-            again.append(entry[:2])
+            again.append(owed.again())
             return
-        forward.extend([entry[2], line] if entry[2] else [line])
+        forward.extend([owed.log, line] if owed.log else [line])
 
     def settle(self, worker):
         """A retiring worker goes once it owes no answer; one that served its share retires."""
@@ -253,8 +264,8 @@ class Pool:
     def cancel(self, id):
         """Whether a worker ran the job: it is then answered as killed, and the worker retires."""
         for worker in self.workers.values():
-            if id in worker.jobs and not worker.jobs[id][3]:
-                worker.jobs[id][3] = True
+            if id in worker.jobs and not worker.jobs[id].cancelled:
+                worker.jobs[id].cancelled = True
                 worker.retiring = True
                 self.settle(worker)
                 return True
@@ -265,7 +276,7 @@ class Pool:
         worker = self.workers.pop(pid)
         worker.kill()
         os.close(worker.jobs_w)
-        return [entry[:2] for entry in worker.jobs.values() if not entry[3]]
+        return [owed.again() for owed in worker.jobs.values() if not owed.cancelled]
 
     def stalled(self):
         """Kills the workers with jobs that have been silent for stall_s; the seconds to the next check."""
