@@ -109,8 +109,10 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
     child.kill();
     throw error;
   }
-  // MP3 needs no help: players estimate its length from the constant bit rate.
-  const body = request.plan.output === "mp4" && request.durationSec !== null ? withMovieDurationStream(child.stdout, request.durationSec) : child.stdout;
+  // Fragmented MP4 (video, or M4A sound) says no length until told; MP3 needs no help: players
+  // estimate its length from the constant bit rate.
+  const fragmented = request.plan.output !== "mp3";
+  const body = fragmented && request.durationSec !== null ? withMovieDurationStream(child.stdout, request.durationSec) : child.stdout;
   return new Response(body, { headers });
 }
 

@@ -20,6 +20,8 @@ export interface AudioSite {
     track: string;
     /** `<audio>` of the MP3 alone: no AAC to copy. */
     mp3Only: string;
+    /** The M4A as a JSON-LD AudioObject, which gives yt-dlp the track's length, as SoundCloud's API does. */
+    described: string;
   };
   /** The M4A file's bytes, to compare a copy with. */
   m4a: Buffer;
@@ -27,10 +29,15 @@ export interface AudioSite {
 }
 
 const page = (title: string, body: string) => `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;
-const pages: Record<string, string> = {
+// yt-dlp takes only absolute URLs from JSON-LD, so the pages are made once the port is known.
+const pagesAt = (origin: string): Record<string, string> => ({
   "/track.html": page("A track", '<audio controls><source src="/track.m4a" type="audio/mp4"><source src="/track.mp3" type="audio/mpeg"></audio>'),
   "/mp3-only.html": page("An MP3 track", '<audio controls src="/track.mp3"></audio>'),
-};
+  "/described.html": page("A described track", `<script type="application/ld+json">${JSON.stringify({
+    "@context": "https://schema.org", "@type": "AudioObject", name: "A described track",
+    duration: `PT${trackDurationSec}S`, contentUrl: `${origin}/track.m4a`, encodingFormat: "audio/mp4",
+  })}</script>`),
+});
 const types: Record<string, string> = { ".m4a": "audio/mp4", ".mp3": "audio/mpeg" };
 
 export async function startAudioSite(): Promise<AudioSite> {
@@ -38,6 +45,7 @@ export async function startAudioSite(): Promise<AudioSite> {
   const ff = (...args: string[]) => promisify(execFile)("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", `sine=frequency=440:sample_rate=44100:duration=${trackDurationSec}`, ...args], { cwd: dir });
   await Promise.all([ff("-c:a", "aac", "-b:a", String(aacBitRate), "-movflags", "+faststart", "track.m4a"), ff("-c:a", "libmp3lame", "-b:a", "128k", "track.mp3")]);
   const files = { "/track.m4a": await readFile(path.join(dir, "track.m4a")), "/track.mp3": await readFile(path.join(dir, "track.mp3")) } as Record<string, Buffer>;
+  let pages: Record<string, string> = {};
   const server = http.createServer((req, res) => {
     const urlPath = new URL(req.url ?? "/", "http://site").pathname;
     if (pages[urlPath]) return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(pages[urlPath]);
@@ -55,9 +63,10 @@ export async function startAudioSite(): Promise<AudioSite> {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  pages = pagesAt(`http://${host}`);
   return {
     host,
-    pages: { track: `http://${host}/track.html`, mp3Only: `http://${host}/mp3-only.html` },
+    pages: { track: `http://${host}/track.html`, mp3Only: `http://${host}/mp3-only.html`, described: `http://${host}/described.html` },
     m4a: files["/track.m4a"]!,
     async close() {
       server.closeAllConnections();

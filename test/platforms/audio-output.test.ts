@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PostRecord } from "../../src/platforms/records.ts";
 import { aacBitRate, startAudioSite, trackDurationSec, type AudioSite } from "../fakes/audio-site.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
-import { probeMedia } from "../helpers/media.ts";
+import { initSegment, probeMedia } from "../helpers/media.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 
 describe("audio outputs of an audio-first page", () => {
@@ -57,6 +57,14 @@ describe("audio outputs of an audio-first page", () => {
     expect(media.bitRates).toEqual(source.bitRates);
     expect(source.bitRates[0]).toBeGreaterThan(aacBitRate * 0.8);
     expect(Math.abs(media.duration - trackDurationSec)).toBeLessThan(0.2);
+  });
+
+  test("audio=m4a of a track whose length the page gives says it before the first fragment, where a player looks", async () => {
+    const response = await call("download", site.pages.described, "&audio=m4a");
+    expect(response.status).toBe(200);
+    const bytes = await bytesOf(response);
+    expect((await probeMedia(initSegment(bytes))).duration).toBeCloseTo(trackDurationSec, 2);
+    expect((await probeMedia(bytes)).streams).toEqual(["aac"]);
   });
 
   test("audio=m4a of a track without AAC is 400, saying what it is and what to ask for", async () => {
