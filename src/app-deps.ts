@@ -36,7 +36,7 @@ import { referencePosts } from "./doctor/reference-posts.ts";
 import { createExtractionHost, findInterpreter, hostReadiness, type ExtractionHost } from "./processes/extraction-host.ts";
 import { createCliExtractor } from "./processes/extractor.ts";
 import type { ProcessHost } from "./processes/process-host.ts";
-import { probeTools, toolReadinessChecks, toolVersion, type ToolName, type ToolRuns, type Tools } from "./processes/tools.ts";
+import { createToolProbe, toolReadinessChecks, toolVersion, type ToolName, type ToolProbe, type ToolRuns } from "./processes/tools.ts";
 import { happening, type Happening } from "./util/event.ts";
 
 /** What the app needs from the runtime it runs on; each entry file (src/runtime/) hands it in. */
@@ -140,13 +140,11 @@ function wire({ config, runtime, metrics = createServiceMetrics(), now = () => n
 }
 
 /** The media tools, probed in the background from now on; their versions go to the metrics. */
-function probedTools({ config, runtime, metrics }: Wiring): Promise<Tools> {
-  const tools = probeTools(runtime.toolRuns, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH, ffmpeg: config.FFMPEG_PATH });
-  void tools.then((known) => {
-    for (const name of Object.keys(known) as ToolName[]) {
-      const version = toolVersion(known[name]);
-      if (version !== null) metrics.toolInfo(name, version);
-    }
+function probedTools({ config, runtime, metrics, now }: Wiring): ToolProbe {
+  const paths = { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH, ffmpeg: config.FFMPEG_PATH };
+  const tools = createToolProbe(runtime.toolRuns, paths, () => now().getTime());
+  tools.changed.on((known) => {
+    for (const name of Object.keys(known) as ToolName[]) metrics.toolInfo(name, toolVersion(known[name]));
   });
   return tools;
 }
@@ -274,7 +272,7 @@ function extraction({ config, runtime, metrics, gate, cookies, blocked }: Wiring
 }
 
 /** The platform check: its reference posts read as `post` reads them; a user's blocked request marks its platform too. */
-function platformChecks({ config, metrics, cookies, now, blocked }: Wiring, posts: PostDeps, tools: Promise<Tools>): PlatformChecks {
+function platformChecks({ config, metrics, cookies, now, blocked }: Wiring, posts: PostDeps, tools: ToolProbe): PlatformChecks {
   const checks = createPlatformChecks({
     posts: referencePosts(config.PLATFORM_CHECK_POSTS, config.EXTRA_PAGE_HOSTS),
     fetchPost: (url) => postRecord(posts, url, { check: true }),

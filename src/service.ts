@@ -28,7 +28,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   // The tools' copies of COOKIES_FILE go to DATA_DIR, where a start removes what a killed service left.
   const copies = config.COOKIES_FILE === undefined ? null : privateCopies(config.DATA_DIR);
   const deps = createAppDeps({ config, runtime: copies === null ? runtime : { ...runtime, files: nodeFilesIn(copies.path) }, log });
-  void deps.tools.then((tools) => warnAboutTools(tools, log));
+  deps.tools.changed.on((tools, before) => tellAboutTools(tools, before, log));
   // A cookie file that cannot be used is told now (once), not at the first page-mode request.
   void deps.cookies?.read();
   const db = await openStore(config, { openPgliteIn: runtime.openPgliteIn });
@@ -86,9 +86,12 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
 
 const CUT_WAIT_MS = 2_000;
 
-function warnAboutTools(tools: Tools, log: Logger): void {
-  for (const [tool, { path, failure }] of Object.entries(tools)) {
+/** What the tools' probe found at start-up, and each time that changes (an install or an update). */
+function tellAboutTools(tools: Tools, before: Tools | null, log: Logger): void {
+  for (const [tool, { path, failure, version }] of Object.entries(tools)) {
+    const was = before?.[tool as keyof Tools].version;
     if (failure !== null) log.warn("a media tool cannot be run: page mode answers 503 tool_missing", { tool, path, failure });
+    else if (was !== undefined && was !== version) log.info("a media tool changed on disk", { tool, path, version, was });
   }
   for (const name of ["yt-dlp", "gallery-dl"] as const) {
     const stale = ageWarning(name, tools, new Date());

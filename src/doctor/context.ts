@@ -3,12 +3,12 @@
 import type { CookieFile } from "../platforms/ytdlp/cookie-file.ts";
 import { galleryReads } from "../platforms/post-source.ts";
 import type { PlatformId } from "../platforms/records.ts";
-import { galleryDlAgeDays, toolVersion, ytdlpAgeDays, type Tools } from "../processes/tools.ts";
+import { galleryDlAgeDays, toolVersion, ytdlpAgeDays, type ToolProbe, type Tools } from "../processes/tools.ts";
 import type { FailureContext } from "./classify.ts";
 import { expiredSession } from "./session-cookies.ts";
 
 export interface ContextSources {
-  tools: Promise<Tools>;
+  tools: ToolProbe;
   /** The operator's COOKIES_FILE, as every tool reads it; undefined without one. */
   cookies: CookieFile | undefined;
   now: () => Date;
@@ -33,7 +33,7 @@ export function failureContext(sources: ContextSources): (site: string) => Promi
     const cookies = (await sources.cookies?.read()) ?? null;
     const expired = cookies === null ? null : expiredSession(new TextDecoder().decode(cookies), site, now);
     if (site === "X") return { extractor: "the X client", update: xUpdate, expiredSession: expired };
-    const tools = await sources.tools;
+    const tools = await sources.tools.current();
     // A platform gallery-dl reads may have failed in either tool.
     const extractor = galleryReads(site as PlatformId) ? `${named(tools, "yt-dlp", now)} and ${named(tools, "gallery-dl", now)}` : named(tools, "yt-dlp", now);
     return { extractor, update: toolsUpdate, expiredSession: expired };

@@ -7,10 +7,10 @@ import type { ExtractorClaims } from "../platforms/claims.ts";
 import type { PlatformId } from "../platforms/records.ts";
 import type { Link, Source } from "../platforms/source.ts";
 import { claimedRow, detectPlatform, supportedPlatformsText } from "../platforms/table.ts";
-import { requireTools, type Tools } from "../processes/tools.ts";
+import { requireTools, type ToolProbe } from "../processes/tools.ts";
 
 export interface AskDeps {
-  tools: Promise<Tools>;
+  tools: ToolProbe;
   /** Concurrent extractions (yt-dlp, gallery-dl): each is a Python process for up to a minute. */
   extractions: Slots;
 }

@@ -6,7 +6,7 @@ import type { ApiContext } from "../http/context.ts";
 import type { SlotHolder, Slots } from "../limits/slots.ts";
 import { downloadResponse } from "../metrics/downloads.ts";
 import type { DownloadMode } from "../metrics/service-metrics.ts";
-import { requireTools, type Tools } from "../processes/tools.ts";
+import { requireTools, type ToolProbe } from "../processes/tools.ts";
 import { assertFetchable, type EgressPolicy } from "./egress.ts";
 import type { RemuxPlan } from "./ffmpeg.ts";
 import { relayAsSound, slotOf, type Plan, type RelayPlan, type RemuxJob, type RunSlot } from "./plan.ts";
@@ -17,7 +17,7 @@ export interface RunDeps {
   relay: RelayOptions;
   remux: RemuxOptions;
   /** The tools' probe: a remux needs ffmpeg (503 tool_missing). */
-  tools: Promise<Tools>;
+  tools: ToolProbe;
   slots: Record<RunSlot, Slots>;
   /** Which addresses ffmpeg may be pointed at. */
   egress: EgressPolicy;

@@ -28,8 +28,8 @@ export interface ServiceMetrics {
   slotsHeld(kind: SlotKind, held: number, limit: number): void;
   /** Call when a child process starts; call the returned function when it has exited. */
   childStarted(tool: ChildTool): () => void;
-  /** The version of a tool this instance runs (set once at start-up). */
-  toolInfo(tool: ChildTool, version: string): void;
+  /** The version of a tool this instance runs now (null: it cannot be run); the one before falls to 0. */
+  toolInfo(tool: ChildTool, version: string | null): void;
   /** What the extraction host is doing now (in use or not, the yt-dlp it loaded, its RSS). */
   extractionHost(status: HostStatus): void;
   /** A platform refused this server (bot check, sign-in wall, rate limit): 502 upstream_blocked. */
@@ -66,7 +66,7 @@ function defineSeries(registry: Registry) {
     slotsHeld: gauge("media_api_slots_held", "Slots held now, by kind of work (extractions, remuxes, encodes, directDownloads).", ["kind"]),
     slotsLimit: gauge("media_api_slots_limit", "Slots this instance has, by kind of work (MAX_EXTRACTIONS, MAX_REMUXES, MAX_ENCODES, MAX_DIRECT_DOWNLOADS).", ["kind"]),
     children: gauge("media_api_child_processes", "Child processes running, by tool.", ["tool"]),
-    tools: gauge("media_api_tool_info", "Always 1: the version of each media tool this instance runs.", ["tool", "version"]),
+    tools: gauge("media_api_tool_info", "1 for the version of each media tool this instance runs now; 0 for one it ran before.", ["tool", "version"]),
     host: gauge(
       "media_api_extraction_host_info",
       "1 for the extraction host's present state (ready: in use; starting, unavailable, off: each extraction starts the tool's program) and the yt-dlp version it loaded; 0 for earlier ones.",
@@ -92,6 +92,7 @@ export function createServiceMetrics(): ServiceMetrics {
   const registry = new Registry();
   const series = defineSeries(registry);
   let hostSeries: { state: string; ytdlp_version: string } | undefined;
+  const toolVersions = new Map<ChildTool, string>();
   return {
     requestServed(route, status, seconds) {
       series.requests.inc({ route, status: String(status) });
@@ -110,7 +111,14 @@ export function createServiceMetrics(): ServiceMetrics {
       series.slotsLimit.set({ kind }, limit);
     },
     childStarted: (tool) => holdGauge(series.children, { tool }),
-    toolInfo: (tool, version) => series.tools.set({ tool, version }, 1),
+    toolInfo(tool, version) {
+      const before = toolVersions.get(tool);
+      if (before === version) return;
+      if (before !== undefined) series.tools.set({ tool, version: before }, 0);
+      if (version === null) return void toolVersions.delete(tool);
+      toolVersions.set(tool, version);
+      series.tools.set({ tool, version }, 1);
+    },
     extractionHost(status) {
       const now = { state: status.state, ytdlp_version: status.state === "ready" ? (status.versions["yt-dlp"] ?? "") : "" };
       if (hostSeries) series.host.set(hostSeries, 0);

@@ -1,8 +1,12 @@
-// The external programs page mode runs. Each is probed once, in the background from start-up on,
-// so /readyz can say what is missing and page mode can answer 503 instead of failing on every
-// request; a page-mode request that comes before the probe is done waits for it.
+// The external programs page mode runs. Each is probed in the background from start-up on, so
+// /readyz can say what is missing and page mode can answer 503 instead of failing on every
+// request; a page-mode request that comes before the probe is done waits for it. A probe is not
+// kept for ever: the operator installs a missing tool or updates one (`--update-tools`) without
+// restarting the service, so a missing tool is looked for again after half a minute and a found
+// one's version read again after ten.
 import { ApiError } from "../http/problem.ts";
 import type { ReadinessCheck } from "../http/readiness.ts";
+import { happening, type Happening } from "../util/event.ts";
 
 export type ToolName = "yt-dlp" | "gallery-dl" | "ffmpeg";
 export const toolNames: readonly ToolName[] = ["yt-dlp", "gallery-dl", "ffmpeg"];
@@ -30,13 +34,21 @@ const versionArgs: Record<ToolName, string[]> = { "yt-dlp": ["--version"], "gall
 /** The setting that names each tool's program. */
 export const toolPathSettings: Record<ToolName, string> = { "yt-dlp": "YTDLP_PATH", "gallery-dl": "GALLERY_DL_PATH", ffmpeg: "FFMPEG_PATH" };
 
-// Probed once per path and process: a few hundred ms of CPU (over a second for yt-dlp on a busy
-// machine), spent while the store opens and the server starts, not before.
-const probed = new Map<string, Promise<ToolStatus>>();
+/** How long a probe's answer stands: a missing tool is soon looked for again, a found one seldom. */
+export const probeStandsMs = { missing: 30_000, found: 10 * 60_000 };
+
+/** A probe of one tool: its answer once settled, and when it settled (by the clock that asked). */
+interface Probe {
+  status: Promise<ToolStatus>;
+  settled: { at: number; status: ToolStatus } | null;
+}
+
+// Shared by every app of the process (tests build many) and kept per path: a probe costs a few
+// hundred ms of CPU (over a second for yt-dlp on a busy machine).
+const probes = new Map<string, { current: Probe; next: Probe | null }>();
 const probeKey = (name: ToolName, path: string) => `${name}\0${path}`;
 const firstLine = (output: string) => output.split("\n")[0]!.trim();
-// Generous: a probe that times out marks its tool missing for the process's life, and a busy
-// machine (load 60 on 2 cores) took over 10 s to start yt-dlp's Python for `--version`.
+// Generous: a busy machine (load 60 on 2 cores) took over 10 s to start yt-dlp's Python for `--version`.
 const probeTimeoutMs = 60_000;
 
 /** Why a tool could not be run: the spawn error, or its exit and error output. */
@@ -46,25 +58,68 @@ function statusOf(path: string, run: ToolRun): ToolStatus {
   return { path, version: null, failure: [message, run.stderr.trim()].filter(Boolean).join(": ").slice(0, 500) };
 }
 
-function probeTool(runs: ToolRuns, name: ToolName, path: string): Promise<ToolStatus> {
-  const key = probeKey(name, path);
-  let status = probed.get(key);
-  if (status === undefined) {
-    status = runs.run(path, versionArgs[name], probeTimeoutMs).then((run) => statusOf(path, run));
-    probed.set(key, status);
-  }
-  return status;
+function startProbe(runs: ToolRuns, name: ToolName, path: string, now: () => number): Probe {
+  const probe: Probe = { status: runs.run(path, versionArgs[name], probeTimeoutMs).then((run) => statusOf(path, run)), settled: null };
+  void probe.status.then((status) => (probe.settled = { at: now(), status }));
+  return probe;
 }
 
-/** Every tool, probed at once (or found probed): what each is, or why it cannot be run. */
-export async function probeTools(runs: ToolRuns, paths: Record<ToolName, string>): Promise<Tools> {
-  const statuses = await Promise.all(toolNames.map((name) => probeTool(runs, name, paths[name])));
+/**
+ * The tool's status as far as it is known at `now()`. An answer past its time starts a new probe;
+ * a found tool's old answer stands until the new one comes (a request need not wait on yt-dlp's
+ * `--version`), a missing tool's request waits for the new one (it would be refused otherwise).
+ */
+function probeTool(runs: ToolRuns, name: ToolName, path: string, now: () => number): Promise<ToolStatus> {
+  const key = probeKey(name, path);
+  const known = probes.get(key);
+  if (known === undefined) {
+    const first = { current: startProbe(runs, name, path, now), next: null };
+    probes.set(key, first);
+    return first.current.status;
+  }
+  if (known.next?.settled) [known.current, known.next] = [known.next, null];
+  const { settled } = known.current;
+  const found = settled?.status.version !== null;
+  if (settled === null || now() - settled.at < probeStandsMs[found ? "found" : "missing"]) return known.current.status;
+  known.next ??= startProbe(runs, name, path, now);
+  return found ? known.current.status : known.next.status;
+}
+
+/** Every tool, probed at once (or found probed lately): what each is, or why it cannot be run. */
+export async function probeTools(runs: ToolRuns, paths: Record<ToolName, string>, now: () => number = Date.now): Promise<Tools> {
+  const statuses = await Promise.all(toolNames.map((name) => probeTool(runs, name, paths[name], now)));
   return Object.fromEntries(toolNames.map((name, i) => [name, statuses[i]!])) as Tools;
 }
 
+export interface ToolProbe {
+  /** What the tools are now, as probeTools() knows them. */
+  current(): Promise<Tools>;
+  /** Told the first answer (`before` null) and each that differs from the one before. */
+  changed: Happening<[tools: Tools, before: Tools | null]>;
+}
+
+const differs = (a: ToolStatus, b: ToolStatus) => a.version !== b.version || a.failure !== b.failure;
+
+/** The tools of one app: probed from now on, and asked again as their answers age. */
+export function createToolProbe(runs: ToolRuns, paths: Record<ToolName, string>, now: () => number): ToolProbe {
+  const changed = happening<[tools: Tools, before: Tools | null]>();
+  let last: Tools | null = null;
+  const current = async () => {
+    const tools = await probeTools(runs, paths, now);
+    if (last === null || toolNames.some((name) => differs(tools[name], last![name]))) {
+      const before = last;
+      last = tools;
+      changed.emit(tools, before);
+    }
+    return tools;
+  };
+  void current();
+  return { current, changed };
+}
+
 /** Throws 503 tool_missing when a tool page mode needs is not there, once the probe has said. */
-export async function requireTools(probe: Promise<Tools>, names: readonly ToolName[]): Promise<void> {
-  const tools = await probe;
+export async function requireTools(probe: ToolProbe, names: readonly ToolName[]): Promise<void> {
+  const tools = await probe.current();
   const missing = names.filter((name) => tools[name].version === null);
   if (missing.length === 0) return;
   throw new ApiError("tool_missing", `This server cannot fetch media from pages: ${missing.map((name) => `${name} (${tools[name].path})`).join(" and ")} could not be run. Direct media links still work; the operator should install it (bash scripts/setup-debian.sh) or set ${missing.map((name) => toolPathSettings[name]).join(" / ")}.`,
@@ -72,11 +127,11 @@ export async function requireTools(probe: Promise<Tools>, names: readonly ToolNa
 }
 
 /** /readyz's checks that each tool could be run, with a warning when yt-dlp or gallery-dl is old. */
-export function toolReadinessChecks(probe: Promise<Tools>, now: () => Date): ReadinessCheck[] {
+export function toolReadinessChecks(probe: ToolProbe, now: () => Date): ReadinessCheck[] {
   return toolNames.map((name) => ({
     name,
     check: async () => {
-      const tools = await probe;
+      const tools = await probe.current();
       if (tools[name].version === null) throw new Error(`${tools[name].path} could not be run`);
       return name === "ffmpeg" ? null : ageWarning(name, tools, now());
     },

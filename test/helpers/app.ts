@@ -51,7 +51,7 @@ export function buildTestApp(db: Db, options: { clock?: TestClock; env?: Record<
     clock,
     logLines,
     extractor: deps.extractor,
-    toolsProbed: deps.tools,
+    toolsProbed: deps.tools.current(),
     get: (path, key, init = {}) => {
       const headers = new Headers(init.headers);
       if (key) headers.set("authorization", `Bearer ${key}`);

@@ -1,14 +1,14 @@
 // A missing yt-dlp or ffmpeg takes page mode down with a clear 503, and nothing else.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { toolVersion, ytdlpAgeDays } from "../../src/processes/tools.ts";
+import { probeStandsMs, probeTools, toolVersion, ytdlpAgeDays } from "../../src/processes/tools.ts";
 import { startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
-import { probeTools } from "../../src/processes/tools.ts";
 import { nodeToolRuns } from "../../src/runtime/node/tool-runs.ts";
 import { buildTestApp, makeKey, TestClock } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
+import { until } from "../helpers/until.ts";
 
 describe("when the media tools are missing", () => {
   let store: TestStore;
@@ -122,6 +122,47 @@ describe("what the service runs", () => {
     // yt-dlp ran the extraction (and failed it): the probe had found it.
     expect(response.status).toBe(400);
     expect((await response.json()).code).toBe("unsupported_url");
+  });
+
+  it("a tool installed after start is looked for again after 30 s: page mode works without a restart", async () => {
+    const later = path.join(dir, "yt-dlp-installed-later");
+    const { get, clock, toolsProbed } = buildTestApp(store.db, { env: { YTDLP_PATH: later } });
+    await toolsProbed;
+    const key = await makeKey(store.db, "PRO");
+    const post = () => get(`/api/v1/post?url=${encodeURIComponent("https://vimeo.com/1")}`, key.plain);
+    expect((await (await post()).json()).code).toBe("tool_missing");
+
+    await rename(await fakeYtdlp("2026.11.20"), later);
+    // The answer stands for its half minute: no new probe per request.
+    expect((await (await post()).json()).code).toBe("tool_missing");
+    clock.advance(probeStandsMs.missing);
+    // yt-dlp ran the extraction (and failed it as its stand-in does): it was found.
+    const found = await post();
+    expect(found.status).toBe(400);
+    expect((await found.json()).code).toBe("unsupported_url");
+    expect((await (await get("/readyz")).json()).checks["yt-dlp"]).toEqual({ ok: true });
+    expect(await (await get("/metrics")).text()).toContain('media_api_tool_info{tool="yt-dlp",version="2026.11.20"} 1');
+  });
+
+  it("an updated tool's version is read again after 10 minutes, while the old answer serves meanwhile", async () => {
+    const clock = new TestClock(new Date("2026-11-23T00:00:00Z"));
+    const updated = path.join(dir, "yt-dlp-updated-later");
+    await rename(await fakeYtdlp("2026.05.01"), updated);
+    const { get, toolsProbed } = buildTestApp(store.db, { clock, env: { YTDLP_PATH: updated } });
+    await toolsProbed;
+    const warning = async () => (await (await get("/readyz")).json()).checks["yt-dlp"].warning as string | undefined;
+    expect(await warning()).toMatch(/^yt-dlp 2026\.05\.01 is 206 days old/);
+
+    await rename(await fakeYtdlp("2026.11.20"), updated);
+    clock.advance(probeStandsMs.found - 1);
+    expect(await warning()).toMatch(/^yt-dlp 2026\.05\.01/);
+    clock.advance(1);
+    // The first ask after the ten minutes starts the new probe and is answered from the old one.
+    expect(await warning()).toMatch(/^yt-dlp 2026\.05\.01/);
+    await until("the new version in /readyz", async () => (await warning()) === undefined);
+    const metrics = await (await get("/metrics")).text();
+    expect(metrics).toContain('media_api_tool_info{tool="yt-dlp",version="2026.11.20"} 1');
+    expect(metrics).toContain('media_api_tool_info{tool="yt-dlp",version="2026.05.01"} 0');
   });
 
   it("a yt-dlp of the last 90 days gets no warning", async () => {
