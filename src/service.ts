@@ -77,6 +77,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
         // Cut responses end at once; the bound only keeps a stuck one from holding the exit.
         await settlesWithin(drained, CUT_WAIT_MS);
       }
+      deps.claims?.close();
       await Promise.all([deps.gate.close(), deps.extractor.close()]);
       copies?.remove();
       await db.close();
