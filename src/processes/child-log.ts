@@ -10,7 +10,7 @@ import { createLogExcerpt } from "./log-excerpt.ts";
  */
 export type LogMeaning = ApiError | "keep" | "omit" | undefined;
 
-/** A line longer than this is cut for reading; every sign is near a line's start (as log-excerpt.ts's line reader cuts it). */
+/** A line longer than this is cut for reading; every sign is near a line's start. */
 const maxLineChars = 1024;
 const lineEnd = /\r\n|\n|\r/g;
 

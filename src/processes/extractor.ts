@@ -4,6 +4,7 @@
 // tool is run (a process per request here, or a child of the warm resident host) is the
 // extractor's, so the callers do not change with it.
 import { ApiError, upstreamFailed } from "../http/problem.ts";
+import type { LogMeaning } from "./child-log.ts";
 import { spawnStream } from "./child-stream.ts";
 import { WATCHDOG_NAME } from "./watchdog.ts";
 import type { ProcessHost } from "./process-host.ts";
@@ -67,7 +68,7 @@ async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
 const errorLine = /^ERROR:|\[error\]/;
 
 /** The lines of a tool's log its excerpt keeps wherever they come: those a failure is classified by. */
-export const keptLogLine = (line: string) => errorLine.test(line);
+export const readExtractionLog = (line: string): LogMeaning => (errorLine.test(line) ? "keep" : undefined);
 
 /**
  * What the tools print when the kernel refused them memory past their ceiling: a MemoryError,
@@ -111,8 +112,7 @@ export function createCliExtractor(processes: ProcessHost, paths: Readonly<Recor
           exitCode = code;
           return failedExit;
         },
-        // The lines a failure is classified by, kept in the log's excerpt wherever they come.
-        readLog: (line) => (keptLogLine(line) ? "keep" : undefined),
+        readLog: readExtractionLog,
         timeoutMs: job.timeoutMs,
         signal: job.signal,
         stdin: job.stdin,

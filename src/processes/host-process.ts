@@ -7,9 +7,9 @@ import workersModule from "../../extraction-host/workers.py?raw";
 import { upstreamFailed } from "../http/problem.ts";
 import type { Logger } from "../log.ts";
 import { cancelled, spawnWatched, timedOut } from "./child-stream.ts";
-import { keptLogLine, maxExtractionOutputBytes, oversizedOutput, unlessMemoryExceeded, type ExtractionJob, type ExtractionOutput, type ExtractionTool } from "./extractor.ts";
+import { readExtractionLog, maxExtractionOutputBytes, oversizedOutput, unlessMemoryExceeded, type ExtractionJob, type ExtractionOutput, type ExtractionTool } from "./extractor.ts";
 import { createJsonLinesReader, type MalformedLine } from "./json-lines.ts";
-import { createLineReader, createLogExcerpt } from "./log-excerpt.ts";
+import { childLog } from "./child-log.ts";
 import type { ProcessHost } from "./process-host.ts";
 
 export interface HostReady {
@@ -162,8 +162,8 @@ function createJobTable(options: { send(message: object): void; maxMemoryBytes: 
 
   function submit(job: ExtractionJob): Promise<ExtractionOutput | "stale"> {
     const id = ++nextId;
-    const excerpt = createLogExcerpt();
-    const lines = createLineReader((line) => keptLogLine(line) && excerpt.keep(line));
+    // The job's log, read as the tool's own program's is: the same excerpt, the same lines kept.
+    const log = childLog(readExtractionLog, () => {});
     return new Promise((resolve, reject) => {
       const settle = () => {
         clearTimeout(timer);
@@ -180,15 +180,12 @@ function createJobTable(options: { send(message: object): void; maxMemoryBytes: 
       const timer = setTimeout(() => stop(timedOut(job.timeoutMs)), job.timeoutMs);
       const onAbort = () => stop(cancelled());
       pending.set(id, {
-        log(text) {
-          excerpt.append(text);
-          lines.push(text);
-        },
+        log: (text) => log.append(text),
         answer(message) {
           settle();
-          lines.end();
+          log.flush();
           try {
-            resolve(answerOf(message, excerpt.text(), options.maxMemoryBytes));
+            resolve(answerOf(message, log.text(), options.maxMemoryBytes));
           } catch (error) {
             reject(error);
           }

@@ -2,7 +2,6 @@
 // (child-stream.ts) or in a child of the extraction host (host-process.ts): the failure a caller
 // classifies is then classified the same either way.
 
-const maxLineChars = 1024;
 const excerptHeadChars = 2 * 1024;
 const excerptKeptChars = 2 * 1024;
 const excerptTailChars = 4 * 1024;
@@ -46,25 +45,6 @@ export function createLogExcerpt(): LogExcerpt {
     text() {
       if (!dropped) return head + tail;
       return [head, ...(kept.length ? ["[...]", ...kept] : []), "[...]", tail].join("\n");
-    },
-  };
-}
-
-/**
- * Hands `onLine` every line of a log that comes in pieces; a line longer than 1 KiB is cut for
- * reading (every sign is near a line's start). `end()` hands on a last line without a newline.
- */
-export function createLineReader(onLine: (line: string) => void): { push(text: string): void; end(): void } {
-  let partialLine = "";
-  return {
-    push(text) {
-      const lines = (partialLine + text).split(/\r?\n|\r/);
-      partialLine = lines.pop()!.slice(0, maxLineChars);
-      for (const line of lines) onLine(line.slice(0, maxLineChars));
-    },
-    end() {
-      if (partialLine) onLine(partialLine);
-      partialLine = "";
     },
   };
 }
