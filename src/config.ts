@@ -130,7 +130,7 @@ export const ConfigSchema = z.object({
     .string()
     .min(16)
     .optional()
-    .describe("Bearer token that GET /metrics requires (at least 16 characters); unset leaves /metrics open"),
+    .describe("Bearer token that GET /metrics and /platformz require (at least 16 characters); unset, they answer only requests from this machine"),
   SHUTDOWN_GRACE_MS: z.coerce
     .number()
     .int()

@@ -10,7 +10,7 @@ import { buildOpenApiDocument } from "../http/openapi.ts";
 import { ApiError } from "../http/problem.ts";
 import { readinessResponse, type ReadinessCheck } from "../http/readiness.ts";
 import { createRouter, type Route } from "../http/router.ts";
-import { metricsResponse } from "../metrics/endpoint.ts";
+import { metricsResponse, type OperatorAccess } from "../metrics/endpoint.ts";
 import type { ServiceMetrics } from "../metrics/service-metrics.ts";
 import { webRoutes, type SiteHandler } from "../web/routes.ts";
 import { methodNotAllowed, type Exchange } from "./exchange.ts";
@@ -30,13 +30,14 @@ export function sitePath(deps: AppDeps, metrics: ServiceMetrics, now: () => Date
     },
     ...(deps.readinessChecks ?? []),
   ];
+  const operator: OperatorAccess = { token: deps.config.METRICS_TOKEN, trustProxy: deps.config.TRUST_PROXY };
   // A site handler may take the request's logger, whose lines carry the request's id, and its peer.
   const site = createRouter<SiteHandler>([
     { method: "GET", path: "/healthz", handler: (_request, log) => healthResponse(deps.db, deps.config.HEALTH_TIMEOUT_MS, log ?? deps.log) },
     ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP, signupsPerClient: deps.config.SIGNUPS_PER_CLIENT, trustProxy: deps.config.TRUST_PROXY, publicUrl: deps.config.PUBLIC_URL, api, log: deps.log }),
     { method: "GET", path: "/readyz", handler: () => readinessResponse(readinessChecks, deps.config.HEALTH_TIMEOUT_MS) },
-    { method: "GET", path: "/metrics", handler: (request) => metricsResponse(request, metrics, deps.config.METRICS_TOKEN) },
-    ...platformRoutes(deps.platformChecks, deps.config.METRICS_TOKEN),
+    { method: "GET", path: "/metrics", handler: (request, _log, peer) => metricsResponse({ request, peer }, metrics, operator) },
+    ...platformRoutes(deps.platformChecks, operator),
     { method: "GET", path: "/docs", handler: () => docsResponse(openApiDocument) },
     // Public and not counted: a client generator needs it before it has a key.
     { method: "GET", path: OPENAPI_PATH, handler: async () => json(openApiDocument) },
@@ -51,6 +52,6 @@ export function sitePath(deps: AppDeps, metrics: ServiceMetrics, now: () => Date
   };
 }
 
-function platformRoutes(checks: PlatformChecks | undefined, token: string | undefined): Route<SiteHandler>[] {
-  return checks ? [{ method: "GET", path: "/platformz", handler: (request) => platformsResponse(request, checks, token) }] : [];
+function platformRoutes(checks: PlatformChecks | undefined, operator: OperatorAccess): Route<SiteHandler>[] {
+  return checks ? [{ method: "GET", path: "/platformz", handler: (request, _log, peer) => platformsResponse({ request, peer }, checks, operator) }] : [];
 }

@@ -54,6 +54,34 @@ describe("GET /metrics", () => {
     expect(open.status).toBe(200);
   });
 
+  it("without a METRICS_TOKEN answers only this machine: a loopback client that no untrusted proxy forwarded", async () => {
+    const from = (env: Record<string, string>) => {
+      const { app } = buildTestApp(store.db, { env });
+      return async (path: string, peer: string, forwardedFor?: string) => {
+        const headers = forwardedFor === undefined ? undefined : { "x-forwarded-for": forwardedFor };
+        return (await app.fetch(new Request(`http://test.local${path}`, { headers }), peer)).status;
+      };
+    };
+    const direct = from({});
+    for (const peer of ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"]) expect(await direct("/metrics", peer)).toBe(200);
+    for (const peer of ["203.0.113.9", "10.0.0.5", "::ffff:192.168.1.2", "2001:db8::1"]) expect(await direct("/metrics", peer)).toBe(401);
+    const refused = await buildTestApp(store.db).app.fetch(new Request("http://test.local/platformz"), "203.0.113.9");
+    expect(refused.status).toBe(401);
+    expect((await refused.json()).detail).toMatch(/no METRICS_TOKEN.*only requests from its own machine.*sets METRICS_TOKEN/);
+    expect(await direct("/platformz", "127.0.0.1")).toBe(200);
+    // A proxy on this machine forwards strangers: unnamed, its requests are refused whoever sent them.
+    expect(await direct("/metrics", "127.0.0.1", "203.0.113.9")).toBe(401);
+    expect(await direct("/metrics", "127.0.0.1", "127.0.0.1")).toBe(401);
+    const proxied = from({ TRUST_PROXY: "127.0.0.1" });
+    expect(await proxied("/metrics", "127.0.0.1", "203.0.113.9")).toBe(401);
+    expect(await proxied("/platformz", "127.0.0.1", "203.0.113.9")).toBe(401);
+    expect(await proxied("/metrics", "127.0.0.1", "127.0.0.1")).toBe(200);
+    // With a token, where the request comes from does not matter.
+    const { app } = buildTestApp(store.db, { env: { METRICS_TOKEN: TOKEN } });
+    const scrape = new Request("http://test.local/metrics", { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect((await app.fetch(scrape, "203.0.113.9")).status).toBe(200);
+  });
+
   it("counts requests by route pattern and status, with a latency histogram", async () => {
     const key = await makeKey(store.db, "PRO");
     const { get } = buildTestApp(store.db, { env: env() });
