@@ -19,6 +19,7 @@ import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-met
 import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
 import { createExtractorClaims, type ExtractorClaims } from "./platforms/claims.ts";
 import { createBlueskySource } from "./platforms/bluesky/source.ts";
+import { createXiaohongshuSource } from "./platforms/xiaohongshu/source.ts";
 import type { Source } from "./platforms/source.ts";
 import { createSources } from "./platforms/sources.ts";
 import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
@@ -103,7 +104,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
   const tweets = xClient(wiring);
   const { extractor, pages, galleries } = extraction(wiring);
   const slots = operationSlots(config, metrics.slotsHeld);
-  const posts: PostDeps = { sources: createSources({ tweets, bluesky: blueskySource(wiring), pages, galleries }), tools, extractions: slots.extractions, extraPageHosts: config.EXTRA_PAGE_HOSTS, claims: extractorClaims(wiring) };
+  const posts: PostDeps = { sources: createSources({ tweets, bluesky: blueskySource(wiring), xiaohongshu: xiaohongshuSource(wiring), pages, galleries }), tools, extractions: slots.extractions, extraPageHosts: config.EXTRA_PAGE_HOSTS, claims: extractorClaims(wiring) };
   const runner = { relay: relayOptions(wiring), remux: remuxOptions(wiring), tools, slots, egress, clientStallTimeoutMs: config.CLIENT_STALL_TIMEOUT_S * 1000 };
   return {
     ...posts,
@@ -195,6 +196,16 @@ function blueskySource({ config, metrics, upstream }: Wiring): Source {
     fetch: countedFetch(config.OUTBOUND_PROXY === undefined ? fetch : fetchOver(upstream), () => "bluesky", metrics),
     appViewUrl: config.BLUESKY_APPVIEW_URL,
     timeoutMs: config.BLUESKY_TIMEOUT_MS,
+    cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
+    cacheMaxEntries: 500,
+    originOverrides: config.ORIGIN_OVERRIDES,
+  });
+}
+
+function xiaohongshuSource({ config, metrics, upstream }: Wiring): Source {
+  return createXiaohongshuSource({
+    fetch: countedFetch(config.OUTBOUND_PROXY === undefined ? fetch : fetchOver(upstream), () => "xiaohongshu", metrics),
+    timeoutMs: config.XIAOHONGSHU_TIMEOUT_MS,
     cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
     cacheMaxEntries: 500,
     originOverrides: config.ORIGIN_OVERRIDES,

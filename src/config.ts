@@ -149,6 +149,7 @@ export const ConfigSchema = z.object({
   X_CACHE_MAX_ENTRIES: positiveInt.default(5000).describe("How many tweet answers the cache holds at most"),
   BLUESKY_APPVIEW_URL: httpUrl.default("https://public.api.bsky.app").describe("Base URL of Bluesky's public AppView API, which Bluesky posts are read from"),
   BLUESKY_TIMEOUT_MS: positiveInt.default(8000).describe("Bound on each call to Bluesky's AppView and video host, body included"),
+  XIAOHONGSHU_TIMEOUT_MS: positiveInt.default(8000).describe("Bound on each fetch of a Xiaohongshu note's page or short link, body included"),
 
   ORIGIN_OVERRIDES: originOverrides
     .default(new Map())

@@ -26,6 +26,7 @@ export const platformIds = [
   "TUMBLR",
   "TWITCH",
   "VK",
+  "XIAOHONGSHU",
   "OTHER",
 ] as const;
 /** A platform of the table, or OTHER (a host the operator added: EXTRA_PAGE_HOSTS). */

@@ -6,7 +6,7 @@ import type { Claim } from "./claims.ts";
 import type { ClaimedPlatformId, ListedPlatformId, PlatformId } from "./records.ts";
 
 /** Which source reads a platform's links (platforms/sources.ts builds one per name). */
-export type ReaderName = "x" | "bluesky" | "yt-dlp" | "yt-dlp+gallery-dl";
+export type ReaderName = "x" | "bluesky" | "xiaohongshu" | "yt-dlp" | "yt-dlp+gallery-dl";
 
 export interface PlatformRow {
   id: Exclude<ListedPlatformId, "OTHER"> | ClaimedPlatformId;
@@ -16,7 +16,7 @@ export interface PlatformRow {
   /** The platform's media CDN hosts (each with its subdomains), from which a post's files are relayed as they are. */
   mediaHosts?: readonly string[];
   /**
-   * Which source reads a link: X's APIs, Bluesky's AppView, yt-dlp, or yt-dlp with gallery-dl beside it (gallery-dl
+   * Which source reads a link: X's APIs, Bluesky's AppView, Xiaohongshu's note pages, yt-dlp, or yt-dlp with gallery-dl beside it (gallery-dl
    * reads the photo-shaped links, and a post yt-dlp finds no video in; platforms/post-source.ts).
    */
   reader: ReaderName;
@@ -99,6 +99,11 @@ export const platformTable: readonly PlatformRow[] = [
   {
     id: "VK", name: "VK", hosts: ["vk.com", "vk.ru", "vkvideo.ru"], mediaHosts: ["userapi.com"],
     reader: "yt-dlp+gallery-dl", photoShape: /^\/(?:album|wall)-?\d+_\d+/, referencePost: "https://vk.com/video205387401_165548505",
+  },
+  // Read from the note's page by the service itself: yt-dlp reads only a note's video, gallery-dl none.
+  {
+    id: "XIAOHONGSHU", name: "Xiaohongshu (RedNote)", hosts: ["xiaohongshu.com", "xhslink.com"], mediaHosts: ["xhscdn.com", "xhscdn.net"],
+    reader: "xiaohongshu", referencePost: "https://www.xiaohongshu.com/discovery/item/674051740000000007027a15?xsec_token=CBgeL8Dxd1ZWBhwqRd568gAZ_iwG-9JIf9tnApNmteU2E=",
   },
 ];
 

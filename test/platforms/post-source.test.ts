@@ -13,15 +13,17 @@ import type { TweetSource } from "../../src/platforms/x/source.ts";
 import type { PageSource } from "../../src/platforms/ytdlp/source.ts";
 
 const noTweets: TweetSource = { getTweet: () => Promise.reject(new Error("X is not asked here")) };
-const noBluesky: Source = {
+/** A source of the service's own that these tests never reach. */
+const notAsked = (name: string): Source => ({
   tools: () => [], extracts: false,
-  describe: () => Promise.reject(new Error("Bluesky is not asked here")), plan: () => Promise.reject(new Error("Bluesky is not asked here")),
-};
+  describe: () => Promise.reject(new Error(`${name} is not asked here`)), plan: () => Promise.reject(new Error(`${name} is not asked here`)),
+});
+const ownSources = { tweets: noTweets, bluesky: notAsked("Bluesky"), xiaohongshu: notAsked("Xiaohongshu") };
 
 /** The post's record from the source the link's platform row names, as `post` asks it. */
 function describePost(tools: { pages: PageSource; galleries: GallerySource }, url: URL, platform: PlatformId): Promise<PostRecord> {
   const link = { url, platform };
-  return createSources({ tweets: noTweets, bluesky: noBluesky, ...tools })(link).describe(link);
+  return createSources({ ...ownSources, ...tools })(link).describe(link);
 }
 
 const noVideo = () => new ApiError("unsupported_url", "No downloadable media was found at this link.");
@@ -125,7 +127,7 @@ describe("a download's plan by the same rule", () => {
     const link = { url, platform };
     const ask: Ask = (source, asked, what) => source.plan(asked, what, new AbortController().signal, ask);
     const all: Wanted = { output: "mp4", format: null, index: null, subtitles: null, filename: null, ...wanted };
-    return { runs, plan: ask(createSources({ tweets: noTweets, bluesky: noBluesky, pages, galleries })(link), link, all) };
+    return { runs, plan: ask(createSources({ ...ownSources, pages, galleries })(link), link, all) };
   }
   const reddit = new URL("https://www.reddit.com/r/pics/comments/abc/x/");
   const tiktok = new URL("https://www.tiktok.com/@breadlab/video/7436185392745209118");

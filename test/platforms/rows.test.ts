@@ -32,6 +32,10 @@ const samples: Record<Exclude<ListedPlatformId, "OTHER">, [url: string, tool: To
   TUMBLR: [["https://tatianamaslanydaily.tumblr.com/post/54196191430/orphan-black-dvd-extra-behind-the-scenes", "yt-dlp", "Tumblr"], ["https://www.tumblr.com/shieldfoss/675519763813908480", "yt-dlp", "Tumblr"]],
   TWITCH: [["https://clips.twitch.tv/FaintLightGullWholeWheat", "yt-dlp", "TwitchClips"], ["https://www.twitch.tv/xqc/clip/CulturedAmazingKuduDatSheffy-TiZ_-ixAGYR3y2Uy", "yt-dlp", "TwitchClips"]],
   VK: [["https://vk.com/video205387401_165548505", "yt-dlp", "VK"], ["https://vk.com/wall-23538238_35", "gallery-dl", "vk"], ["https://vk.com/album-165740836_281339889", "gallery-dl", "vk"]],
+  XIAOHONGSHU: [
+    ["https://www.xiaohongshu.com/explore/6411cf99000000001300b6d9", "yt-dlp", "XiaoHongShu"],
+    ["https://www.xiaohongshu.com/discovery/item/674051740000000007027a15?xsec_token=CBgeL8Dxd1ZWBhwqRd568gAZ_iwG-9JIf9tnApNmteU2E=", "yt-dlp", "XiaoHongShu"],
+  ],
 };
 
 const claims = installedToolClaims();
@@ -48,7 +52,7 @@ describe.each(platformTable.map((row) => [row.id, row] as const))("%s", (id, row
   test.each(links)("%s goes to %s, and its extractor %s claims it", async (url, tool, extractor) => {
     const link = new URL(url);
     expect(detectPlatform(link, [])).toBe(id);
-    // The reader the row names: X's and Bluesky's own APIs read every link of theirs; yt-dlp's
+    // The reader the row names: X's and Bluesky's own APIs and Xiaohongshu's pages read every link of theirs; yt-dlp's
     // extractor still has to claim it, so that the link shape is one the platform has.
     if (row.reader === "yt-dlp+gallery-dl") expect(isPhotoShaped(link, id) ? "gallery-dl" : "yt-dlp").toBe(tool);
     else expect(tool).toBe("yt-dlp");

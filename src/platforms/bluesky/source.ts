@@ -4,8 +4,7 @@
 // best stream (the master playlist names one per size, smallest first, and ffmpeg would take the first).
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import { withOriginOverride } from "../../media/direct-hosts.ts";
-import { sharedRuns } from "../../util/shared-runs.ts";
-import { createTtlCache } from "../../util/ttl-cache.ts";
+import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
 import { noSoundIn, requireItem, requireNoSubtitles } from "../items.ts";
 import type { PostMediaItem } from "../records.ts";
 import type { Link, Plan, Source, Wanted } from "../source.ts";
@@ -13,53 +12,27 @@ import { platformMediaCheck } from "../table.ts";
 import { createAppView } from "./appview.ts";
 import { bestVariant } from "./playlist.ts";
 import type { BlueskyPost } from "./post.ts";
-import { parsePostLink, type BlueskyPostRef } from "./url.ts";
+import { parsePostLink } from "./url.ts";
 
-export interface BlueskySourceOptions {
+export interface BlueskySourceOptions extends CachedPostsOptions {
   /** Base URL of the public AppView (BLUESKY_APPVIEW_URL). */
   appViewUrl: string;
   timeoutMs: number;
-  cacheTtlMs: number;
-  /** How long a 404 answer is kept; a post may become visible again. Default: cacheTtlMs. */
-  notFoundTtlMs?: number;
-  cacheMaxEntries: number;
   /** ORIGIN_OVERRIDES: where the CDN's files are fetched from instead (tests, a local mirror). */
   originOverrides: ReadonlyMap<string, string>;
   fetch?: typeof fetch;
-  now?: () => number;
 }
-
-type Outcome = { ok: true; post: BlueskyPost } | { ok: false; error: ApiError };
 
 const mediaHost = platformMediaCheck("BLUESKY");
 
 export function createBlueskySource(options: BlueskySourceOptions): Source {
   const fetchFn = options.fetch ?? fetch;
   const appView = createAppView({ baseUrl: options.appViewUrl, timeoutMs: options.timeoutMs, fetch: fetchFn });
-  const cache = createTtlCache<Outcome>({ maxEntries: options.cacheMaxEntries, now: options.now ?? Date.now });
-  const shared = sharedRuns<Outcome>();
+  const read = cachedPosts<BlueskyPost>(options);
 
-  async function load(ref: BlueskyPostRef): Promise<Outcome> {
-    try {
-      return { ok: true, post: await appView.post(ref) };
-    } catch (error) {
-      if (error instanceof ApiError) return { ok: false, error };
-      throw error;
-    }
-  }
-
-  async function post(link: Link, uncached = false): Promise<BlueskyPost> {
+  function post(link: Link, uncached = false): Promise<BlueskyPost> {
     const ref = parsePostLink(link.url);
-    const key = `${ref.actor}/${ref.rkey}`;
-    let outcome = uncached ? undefined : cache.get(key);
-    outcome ??= await shared(key, async () => {
-      const settled = await load(ref);
-      if (settled.ok) cache.set(key, settled, options.cacheTtlMs);
-      else if (settled.error.status === 404) cache.set(key, settled, options.notFoundTtlMs ?? options.cacheTtlMs);
-      return settled;
-    });
-    if (!outcome.ok) throw outcome.error;
-    return outcome.post;
+    return read(`${ref.actor}/${ref.rkey}`, () => appView.post(ref), uncached);
   }
 
   /** The media playlist of the master's best stream, fetched from Bluesky's video host. */

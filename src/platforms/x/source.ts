@@ -13,8 +13,7 @@ import { graphqlAnswerToTweet } from "./graphql.ts";
 import { sessionHeaders, type XSession } from "./session-cookies.ts";
 import { syndicationAnswerToTweet } from "./syndication.ts";
 import { syndicationToken } from "./token.ts";
-import { createTtlCache } from "../../util/ttl-cache.ts";
-import { sharedRuns } from "../../util/shared-runs.ts";
+import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
 
 export interface GraphqlOptions {
   /** POST here with the bearer token to get a guest token. */
@@ -25,20 +24,15 @@ export interface GraphqlOptions {
   bearerToken: string;
 }
 
-export interface TweetSourceOptions {
+export interface TweetSourceOptions extends CachedPostsOptions {
   syndicationUrl: string;
   /** Fallback when syndication fails; null to use syndication only. */
   graphql: GraphqlOptions | null;
   /** Bound on each upstream exchange, body included. */
   timeoutMs: number;
-  cacheTtlMs: number;
-  /** How long a 404 answer is kept; a post may become visible again. Default: cacheTtlMs. */
-  notFoundTtlMs?: number;
-  cacheMaxEntries: number;
   /** First pause after an upstream failure; it doubles per further failure up to backoffMaxMs. */
   backoffBaseMs?: number;
   backoffMaxMs?: number;
-  now?: () => number;
   fetch?: typeof fetch;
   /** The operator's signed-in X session, read anew for every use; null when there is none. */
   session?: () => Promise<XSession | null>;
@@ -61,13 +55,10 @@ export interface TweetSource {
 export const xWebClientBearerToken =
   "AAAAAAAAAAAAAAAAAAAAANRILgAAAAAAnNwIzUejRCOuH5E6I8xnZz4puTs%3D1Zv7ttfk8LF81IUq16cHjhLTvJu4FA33AGWWjCpTnA";
 
-type Outcome = { ok: true; tweet: TweetRecord } | { ok: false; error: ApiError };
-
 export function createTweetSource(options: TweetSourceOptions): TweetSource {
   const now = options.now ?? Date.now;
   const fetchFn = options.fetch ?? fetch;
-  const cache = createTtlCache<Outcome>({ maxEntries: options.cacheMaxEntries, now });
-  const shared = sharedRuns<Outcome>();
+  const read = cachedPosts<TweetRecord>(options);
   const backoffOptions = { now, baseMs: options.backoffBaseMs ?? 1_000, maxMs: options.backoffMaxMs ?? 30_000 };
   const syndicationBackoff = createBackoff(backoffOptions);
   const graphql = options.graphql && createGraphqlClient(options.graphql, fetchFn, options.timeoutMs, createBackoff(backoffOptions));
@@ -89,40 +80,26 @@ export function createTweetSource(options: TweetSourceOptions): TweetSource {
     }
   }
 
-  async function load(id: string): Promise<Outcome> {
+  async function load(id: string): Promise<TweetRecord> {
+    let answer: { tweet: TweetRecord; path: XSourcePath };
     try {
-      let answer: { tweet: TweetRecord; path: XSourcePath };
-      try {
-        answer = await asGuest(id);
-      } catch (error) {
-        // X hides age-restricted and sensitive posts from guests; a signed-in account sees them.
-        const refused = error instanceof ApiError && error.code === "post_unavailable";
-        const session = refused && graphql ? await options.session?.() : null;
-        if (!session || !graphql) throw error;
-        answer = { tweet: await graphql.getTweet(id, session), path: "cookies" };
-      }
-      options.onAnswer?.(answer.path);
-      return { ok: true, tweet: answer.tweet };
+      answer = await asGuest(id);
     } catch (error) {
-      if (error instanceof ApiError) return { ok: false, error };
-      throw error;
+      // X hides age-restricted and sensitive posts from guests; a signed-in account sees them.
+      const refused = error instanceof ApiError && error.code === "post_unavailable";
+      const session = refused && graphql ? await options.session?.() : null;
+      if (!session || !graphql) throw error;
+      answer = { tweet: await graphql.getTweet(id, session), path: "cookies" };
     }
-  }
-
-  function remember(id: string, outcome: Outcome): Outcome {
-    if (outcome.ok) cache.set(id, outcome, options.cacheTtlMs);
-    else if (outcome.error.status === 404) cache.set(id, outcome, options.notFoundTtlMs ?? options.cacheTtlMs);
-    return outcome;
+    options.onAnswer?.(answer.path);
+    return answer.tweet;
   }
 
   return {
     async getTweet(id, { uncached = false } = {}) {
       // Ids reach upstream URLs, so only digits get that far.
       if (!/^\d{1,19}$/.test(id)) throw new ApiError("invalid_url", `"${id}" is not an X status id; ids are digits.`);
-      let outcome = uncached ? undefined : cache.get(id);
-      outcome ??= await shared(id, () => load(id).then((settled) => remember(id, settled)));
-      if (!outcome.ok) throw outcome.error;
-      return outcome.tweet;
+      return read(id, () => load(id), uncached);
     },
   };
 }

@@ -1,0 +1,138 @@
+// Xiaohongshu (RedNote) notes, read from the note's own page as cobalt reads them: the page's
+// initial state names the note's photos and its video's files on the site's CDN, which are relayed
+// as they are served. A short link is followed to its note first. yt-dlp reads only a note's video
+// and gallery-dl none of the site, so the service reads the page itself, and keeps what it read
+// a while (cached-posts.ts), as for Bluesky.
+import { ApiError, upstreamFailed } from "../../http/problem.ts";
+import { withOriginOverride } from "../../media/direct-hosts.ts";
+import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
+import { noSoundIn, requireItem, requireNoSubtitles } from "../items.ts";
+import type { Link, Plan, Source, Wanted } from "../source.ts";
+import { platformMediaCheck } from "../table.ts";
+import { noteToPost, type XiaohongshuPost } from "./note.ts";
+import { initialStateOf } from "./state.ts";
+import { isShortLink, notANoteLink, noteOf, notePage, type NoteRef } from "./url.ts";
+
+export interface XiaohongshuSourceOptions extends CachedPostsOptions {
+  timeoutMs: number;
+  /** ORIGIN_OVERRIDES: where the site's pages and files are fetched from instead (tests, a local mirror). */
+  originOverrides: ReadonlyMap<string, string>;
+  fetch?: typeof fetch;
+}
+
+const mediaHost = platformMediaCheck("XIAOHONGSHU");
+const onMediaHost = (link: string) => {
+  try {
+    mediaHost(new URL(link));
+    return true;
+  } catch {
+    return false;
+  }
+};
+/** The site's pages are for browsers; cobalt, too, asks as one. */
+const browserHeaders = {
+  "user-agent": "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36",
+  accept: "text/html,application/xhtml+xml",
+};
+/** A note's page is some hundred KB; a bound keeps a page that never ends from filling memory. */
+const maxPageBytes = 8 * 2 ** 20;
+
+export function createXiaohongshuSource(options: XiaohongshuSourceOptions): Source {
+  const fetchFn = options.fetch ?? fetch;
+  const read = cachedPosts<XiaohongshuPost>(options);
+
+  async function exchange(url: URL): Promise<Response> {
+    try {
+      return await fetchFn(withOriginOverride(url, options.originOverrides), { headers: browserHeaders, redirect: "manual", signal: AbortSignal.timeout(options.timeoutMs) });
+    } catch (error) {
+      throw upstreamFailed("Xiaohongshu could not be reached, or did not answer in time; try again later.", { cause: error });
+    }
+  }
+
+  /** The note a short link leads to: its redirect's target, which must be a note link. */
+  async function followShortLink(url: URL): Promise<NoteRef> {
+    const response = await exchange(url);
+    await response.body?.cancel();
+    const target = URL.parse(response.headers.get("location") ?? "", url);
+    const ref = target === null || response.status < 300 || response.status > 399 ? null : noteOf(target);
+    if (ref === null) throw new ApiError("not_found", "This xhslink.com short link leads to no Xiaohongshu note; check the link.");
+    return ref;
+  }
+
+  async function load(ref: NoteRef): Promise<XiaohongshuPost> {
+    const response = await exchange(notePage(ref));
+    if (response.status === 404) {
+      await response.body?.cancel();
+      throw new ApiError("not_found", `Xiaohongshu has no note ${ref.id}; it may have been deleted. Check the link.`);
+    }
+    // A redirect away from the note is the site's sign-in or bot check.
+    if (response.status === 429 || (response.status >= 300 && response.status <= 399)) {
+      await response.body?.cancel();
+      throw new ApiError("upstream_blocked", "Xiaohongshu answered this server with a sign-in, a bot check or its rate limit instead of the note; the operator can send its requests through a proxy with a better address (OUTBOUND_PROXY).");
+    }
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw upstreamFailed(`Xiaohongshu answered with status ${response.status}; try again later.`);
+    }
+    const state = initialStateOf(await boundedText(response));
+    if (state === null) throw upstreamFailed("Xiaohongshu's page held no note data this service can read; try again later.");
+    return noteToPost(state, ref, onMediaHost);
+  }
+
+  async function post(link: Link, uncached = false): Promise<XiaohongshuPost> {
+    const ref = isShortLink(link.url) ? await followShortLink(link.url) : noteOf(link.url);
+    if (ref === null) throw notANoteLink(link.url);
+    return read(ref.id, () => load(ref), uncached);
+  }
+
+  return {
+    tools: () => [],
+    extracts: false,
+    describe: async (link, describeOptions) => (await post(link, describeOptions?.uncached)).record,
+    async plan(link, wanted): Promise<Plan> {
+      const { record, files } = await post(link);
+      requireNoSubtitles(wanted);
+      if (wanted.index !== null) requireItem(wanted.index, record.media.length);
+      const item = record.media[(wanted.index ?? 1) - 1]!;
+      const name = wanted.filename ?? `xiaohongshu_${record.id}${wanted.index === null ? "" : `_${wanted.index}`}`;
+      if (item.type === "photo") return photoPlan(item.url!, wanted, name);
+      return { kind: "relay", url: new URL(videoFile(item.videoVariants, files, wanted.format)), allowed: mediaHost, name };
+    },
+  };
+}
+
+/** The file of the variant `format` names (a format id or a quality label), by default the best. */
+function videoFile(variants: readonly { formatId: string; qualityLabel: string }[], files: ReadonlyMap<string, string>, format: string | null): string {
+  const variant = format === null ? variants[0] : variants.find((each) => each.formatId === format || each.qualityLabel === format);
+  if (variant === undefined) {
+    throw new ApiError("format_not_available", `This video has no variant ${format}; it offers: ${variants.map((each) => each.formatId).join(", ")}.`);
+  }
+  return files.get(variant.formatId)!;
+}
+
+function photoPlan(url: string, wanted: Wanted, name: string): Plan {
+  if (wanted.output !== "mp4") throw noSoundIn("photo", wanted.output);
+  if (wanted.format !== null) throw new ApiError("format_not_available", "This photo is one file as Xiaohongshu serves it; it has no variants to choose from. Leave `format` out.");
+  return { kind: "relay", url: new URL(url), allowed: mediaHost, name };
+}
+
+/** The page's text, up to maxPageBytes; past that the page is no note's. */
+async function boundedText(response: Response): Promise<string> {
+  if (response.body === null) return "";
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  let bytes = 0;
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      bytes += read.value.byteLength;
+      if (bytes > maxPageBytes) throw upstreamFailed("Xiaohongshu's page was larger than any note's; try again later.");
+      parts.push(decoder.decode(read.value, { stream: true }));
+    }
+  } catch (error) {
+    await reader.cancel().catch(() => {});
+    if (error instanceof ApiError) throw error;
+    throw upstreamFailed("Xiaohongshu's page broke off; try again later.", { cause: error });
+  }
+  return parts.join("") + decoder.decode();
+}
