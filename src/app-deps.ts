@@ -202,8 +202,9 @@ function blueskySource({ config, metrics, upstream }: Wiring): Source {
   });
 }
 
-function xiaohongshuSource({ config, metrics, upstream }: Wiring): Source {
+function xiaohongshuSource({ config, metrics, upstream, blocked }: Wiring): Source {
   return createXiaohongshuSource({
+    onBlocked: blocked.emit,
     fetch: countedFetch(config.OUTBOUND_PROXY === undefined ? fetch : fetchOver(upstream), () => "xiaohongshu", metrics),
     timeoutMs: config.XIAOHONGSHU_TIMEOUT_MS,
     cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,

@@ -18,6 +18,8 @@ export interface XiaohongshuSourceOptions extends CachedPostsOptions {
   /** ORIGIN_OVERRIDES: where the site's pages and files are fetched from instead (tests, a local mirror). */
   originOverrides: ReadonlyMap<string, string>;
   fetch?: typeof fetch;
+  /** The site refused this server (502 upstream_blocked): metrics and the platform check listen. */
+  onBlocked?: (page: URL, error: ApiError) => void;
 }
 
 const mediaHost = platformMediaCheck("XIAOHONGSHU");
@@ -60,7 +62,8 @@ export function createXiaohongshuSource(options: XiaohongshuSourceOptions): Sour
   }
 
   async function load(ref: NoteRef): Promise<XiaohongshuPost> {
-    const response = await exchange(notePage(ref));
+    const page = notePage(ref);
+    const response = await exchange(page);
     if (response.status === 404) {
       await response.body?.cancel();
       throw new ApiError("not_found", `Xiaohongshu has no note ${ref.id}; it may have been deleted. Check the link.`);
@@ -68,7 +71,9 @@ export function createXiaohongshuSource(options: XiaohongshuSourceOptions): Sour
     // A redirect away from the note is the site's sign-in or bot check.
     if (response.status === 429 || (response.status >= 300 && response.status <= 399)) {
       await response.body?.cancel();
-      throw new ApiError("upstream_blocked", "Xiaohongshu answered this server with a sign-in, a bot check or its rate limit instead of the note; the operator can send its requests through a proxy with a better address (OUTBOUND_PROXY).");
+      const refused = new ApiError("upstream_blocked", "Xiaohongshu answered this server with a sign-in, a bot check or its rate limit instead of the note; the operator can send its requests through a proxy with a better address (OUTBOUND_PROXY).");
+      options.onBlocked?.(page, refused);
+      throw refused;
     }
     if (!response.ok) {
       await response.body?.cancel();

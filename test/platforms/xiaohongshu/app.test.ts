@@ -102,6 +102,8 @@ describe("Xiaohongshu notes through the app", () => {
     const walled = await call("post", `https://www.xiaohongshu.com/explore/${blockedNote}?xsec_token=t`);
     expect(walled.status).toBe(502);
     expect((await walled.json()).code).toBe("upstream_blocked");
+    // Counted, as a tool's refusal is, for the operator's alert and the platform check.
+    expect(await (await app.get("/metrics")).text()).toContain('media_api_upstream_blocked_total{platform="XIAOHONGSHU"} 1');
     const profile = await call("post", "https://www.xiaohongshu.com/user/profile/5c31698d0000000007018a31");
     expect(profile.status).toBe(400);
     expect((await profile.json()).code).toBe("invalid_url");
