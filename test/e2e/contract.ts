@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeSha256, startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
 import { clipDurationSec, shortClipDurationSec, startMediaSite, type MediaSite } from "../fakes/media-site.ts";
 import { fakeTweetIds, fixturesDir, mixedMediaFiles, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
+import { photoBytes, photoNote, shortCode, startFakeXiaohongshu, videoFileOf, videoNote, type FakeXiaohongshu } from "../fakes/xiaohongshu.ts";
 import { initSegment, probeMedia, runningTools, snapshotFiles } from "../helpers/media.ts";
 import { malformedRequests, rawRequest } from "../helpers/raw-http.ts";
 import { runAdmin, startService, type RunningService } from "../helpers/service.ts";
@@ -41,6 +42,7 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
     let x: FakeXUpstream;
     let cdn: FakeCdn;
     let site: MediaSite;
+    let xiaohongshu: FakeXiaohongshu;
     let tmp: string;
     let instance: Instance;
     let service: RunningService;
@@ -61,7 +63,7 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
             X_SYNDICATION_URL: x.syndicationUrl,
             X_GRAPHQL_URL: "off",
             X_TIMEOUT_MS: "2000",
-            ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin},pbs.twimg.com=${cdn.origin},ton.twimg.com=${site.origin}`,
+            ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin},pbs.twimg.com=${cdn.origin},ton.twimg.com=${site.origin},${xiaohongshu.originOverrides}`,
             EXTRA_PAGE_HOSTS: site.host,
             TRUST_PROXY: "127.0.0.1,::1",
             TMPDIR: tmp,
@@ -87,13 +89,13 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
 
     beforeAll(async () => {
       tmp = mkdtempSync(join(tmpdir(), `contract-tmp-${runtime.name}-`));
-      [x, cdn, site] = await Promise.all([startFakeXUpstream(), startFakeCdn(), startMediaSite()]);
+      [x, cdn, site, xiaohongshu] = await Promise.all([startFakeXUpstream(), startFakeCdn(), startMediaSite(), startFakeXiaohongshu()]);
       instance = await startInstance();
       ({ service, get } = instance);
     });
     afterAll(async () => {
       await instance?.dispose();
-      await Promise.all([x?.close(), cdn?.close(), site?.close()]);
+      await Promise.all([x?.close(), cdn?.close(), site?.close(), xiaohongshu?.close()]);
       rmSync(tmp, { recursive: true, force: true });
     });
 
@@ -543,6 +545,18 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         const past = await download(link, "&index=4");
         expect(past.status).toBe(400);
         expect((await past.json()).detail).toContain("3 items");
+      });
+
+      it("reads a Xiaohongshu note from its page through a short link, relays a photo it names, and a video note's best file", async () => {
+        const short = `https://xhslink.com/a/${shortCode}`;
+        const record = await (await get(`/api/v1/post?url=${encodeURIComponent(short)}`)).json();
+        expect([record.platform, record.id, record.media.length]).toEqual(["XIAOHONGSHU", photoNote.id, 3]);
+        const photo = await download(short, "&index=2");
+        expect(photo.status).toBe(200);
+        expect(Buffer.from(await photo.arrayBuffer()).equals(photoBytes(2))).toBe(true);
+        const video = await download(`https://www.xiaohongshu.com/explore/${videoNote.id}?xsec_token=${encodeURIComponent(videoNote.token)}`);
+        expect(video.status).toBe(200);
+        expect(Buffer.from(await video.arrayBuffer()).equals(await videoFileOf(xiaohongshu, "v1080.mp4"))).toBe(true);
       });
 
       it("relays an X post's best video, and turns it into MP3 with audio=mp3", async () => {
