@@ -36,8 +36,11 @@ const browserHeaders = {
   "user-agent": "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36",
   accept: "text/html,application/xhtml+xml",
 };
-/** A note's page is some hundred KB; a bound keeps a page that never ends from filling memory. */
-const maxPageBytes = 8 * 2 ** 20;
+/**
+ * A note's page is a few hundred KB. The bound keeps a page that never ends from filling memory;
+ * each read holds its page twice (bytes, then text) while it is parsed.
+ */
+const maxPageBytes = 4 * 2 ** 20;
 
 export function createXiaohongshuSource(options: XiaohongshuSourceOptions): Source {
   const fetchFn = options.fetch ?? fetch;
