@@ -37,8 +37,8 @@ const browserHeaders = {
   accept: "text/html,application/xhtml+xml",
 };
 /**
- * A note's page is a few hundred KB. The bound keeps a page that never ends from filling memory;
- * each read holds its page twice (bytes, then text) while it is parsed.
+ * A note's page is a few hundred KB. The bound keeps a page that never ends from filling memory:
+ * a read holds the page's text, and then its state, until the record is made.
  */
 const maxPageBytes = 4 * 2 ** 20;
 
