@@ -2,8 +2,8 @@
 // note is `note.noteDetailMap[<id>].note`, read as yt-dlp's extractor (xiaohongshu.py) and cobalt's
 // read it: `type` "video" or "normal" (photos), `title`, `desc`, `user.nickname`; photos in
 // `imageList` (each `urlDefault`, else the `WB_DFT` entry of its `infoList`, and its size); a
-// video's files in `video.media.stream.<codec>[]` (`masterUrl`, size, bit rate, length in ms),
-// its cover the first photo. The site writes its CDN's links with http:; they are fetched with https:.
+// video's files in `video.media.stream.<codec>[]` (`masterUrl`, size, bit rate, length in ms; the
+// length in seconds also in `video.capa`), its cover the first photo. The site writes its CDN's links with http:; they are fetched with https:.
 import { z } from "zod";
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import type { PostMediaItem, PostRecord, PostVideoVariant } from "../records.ts";
@@ -25,7 +25,11 @@ const Note = z.object({
   desc: text,
   user: z.object({ nickname: text, userId: text }).nullish(),
   imageList: z.array(Image).nullish(),
-  video: z.object({ media: z.object({ stream: z.record(z.string(), z.array(Stream).nullish()).nullish() }).nullish() }).nullish(),
+  video: z.object({
+    media: z.object({ stream: z.record(z.string(), z.array(Stream).nullish()).nullish() }).nullish(),
+    /** The video's length in seconds, where a stream gives none. */
+    capa: z.object({ duration: number }).nullish(),
+  }).nullish(),
 });
 const State = z.object({ note: z.object({ noteDetailMap: z.record(z.string(), z.object({ note: z.unknown() }).nullish()) }) });
 
@@ -85,7 +89,7 @@ export function noteToPost(state: unknown, ref: NoteRef, onMediaHost: (link: str
   const media: PostMediaItem[] = best
     ? [{
         type: "video", url: best.file, posterUrl: photos[0]?.url ?? null, width: whole(best.stream.width), height: whole(best.stream.height),
-        durationSec: whole((best.stream.duration ?? Number.NaN) / 1000), videoVariants: variants.map((each) => each.variant), altText: null,
+        durationSec: whole((best.stream.duration ?? Number.NaN) / 1000) ?? whole(video?.capa?.duration), videoVariants: variants.map((each) => each.variant), altText: null,
       }]
     : photos;
   const words = [named(title), named(desc)].filter((part) => part !== null);

@@ -1,6 +1,7 @@
 // What the service reads of a Xiaohongshu link and page, offline: which links name a note (and what
 // of their query goes on), and the page's state, a JavaScript literal read as data.
 import { describe, expect, test } from "vitest";
+import { noteToPost } from "../../../src/platforms/xiaohongshu/note.ts";
 import { initialStateOf } from "../../../src/platforms/xiaohongshu/state.ts";
 import { isShortLink, noteOf } from "../../../src/platforms/xiaohongshu/url.ts";
 
@@ -36,5 +37,27 @@ describe("initialStateOf()", () => {
     expect(initialStateOf(page("[1,2]"))).toBeNull();
     expect(initialStateOf(page('{"a":1,'))).toBeNull();
     expect(initialStateOf(page('{"a":alert(1)}'))).toBeNull();
+  });
+});
+
+describe("noteToPost()", () => {
+  const ref = { id: "674051740000000007027a15", access: new URLSearchParams() };
+  const stateOf = (note: object) => ({ note: { noteDetailMap: { [ref.id]: { note } } } });
+  const anywhere = () => true;
+
+  test("a video's length comes from its stream, else from video.capa; sizes are whole", () => {
+    const stream = { masterUrl: "http://sns-video-bd.xhscdn.com/a.mp4", width: 607.5, height: 1080 };
+    const note = (duration: number | null) => ({ type: "video", imageList: [], video: { capa: { duration: 7 }, media: { stream: { h264: [{ ...stream, duration }] } } } });
+    expect(noteToPost(stateOf(note(12_345)), ref, anywhere).record.durationSec).toBe(12);
+    const { record } = noteToPost(stateOf(note(null)), ref, anywhere);
+    expect(record.durationSec).toBe(7);
+    expect(record.media[0]).toMatchObject({ width: 608, height: 1080, url: "https://sns-video-bd.xhscdn.com/a.mp4" });
+  });
+
+  test("a photo's link is urlDefault, else the WB_DFT entry of its infoList; a note without a photo on the CDN is not shown", () => {
+    const image = { infoList: [{ imageScene: "WB_PRV", url: "http://sns-webpic-qc.xhscdn.com/p" }, { imageScene: "WB_DFT", url: "http://sns-webpic-qc.xhscdn.com/d" }] };
+    expect(noteToPost(stateOf({ type: "normal", imageList: [image] }), ref, anywhere).record.imageUrls).toEqual(["https://sns-webpic-qc.xhscdn.com/d"]);
+    expect(() => noteToPost(stateOf({ type: "normal", imageList: [image] }), ref, () => false)).toThrow(/did not show note/);
+    expect(() => noteToPost({ note: { noteDetailMap: {} } }, ref, anywhere)).toThrow(/did not show note/);
   });
 });
