@@ -54,9 +54,12 @@ export function createXiaohongshuSource(options: XiaohongshuSourceOptions): Sour
     }
   }
 
-  /** The note a short link leads to: its redirect's target, which must be a note link. */
+  /**
+   * The note a short link leads to: its redirect's target, which must be a note link. Only the
+   * link's path is asked for, of xhslink.com itself: not the port, query or subdomain a caller wrote.
+   */
   async function followShortLink(url: URL): Promise<NoteRef> {
-    const response = await exchange(url);
+    const response = await exchange(new URL(url.pathname, "https://xhslink.com"));
     await response.body?.cancel();
     const target = URL.parse(response.headers.get("location") ?? "", url);
     const ref = target === null || response.status < 300 || response.status > 399 ? null : noteOf(target);
