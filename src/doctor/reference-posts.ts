@@ -1,5 +1,5 @@
 // The post the platform check fetches for each site: by default the reference post of its row of
-// the platform table. The operator replaces or drops any of them, and adds posts on their
+// the platform table (a row may have none). The operator replaces or drops any of them, and adds posts on their
 // EXTRA_PAGE_HOSTS, with PLATFORM_CHECK_POSTS.
 import { ConfigError } from "../config.ts";
 import { platformTable, siteOf } from "../platforms/table.ts";
@@ -22,7 +22,7 @@ export type ReferenceEntry = { platform: string; url: URL | null } | { url: URL 
 export function referencePosts(entries: readonly ReferenceEntry[], extraPageHosts: readonly string[]): ReferencePost[] {
   const replaced = new Map(entries.flatMap((entry) => ("platform" in entry ? [[entry.platform, entry.url] as const] : [])));
   const posts: ReferencePost[] = platformTable.flatMap(({ id, referencePost }) => {
-    const url = replaced.has(id) ? replaced.get(id)! : new URL(referencePost);
+    const url = replaced.has(id) ? replaced.get(id)! : referencePost === null ? null : new URL(referencePost);
     return url === null ? [] : [{ site: id, url }];
   });
   for (const entry of entries) {

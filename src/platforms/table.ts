@@ -22,8 +22,11 @@ export interface PlatformRow {
   reader: ReaderName;
   /** Path shapes of photo posts (which may hold videos too), read by gallery-dl first. */
   photoShape?: RegExp;
-  /** The public post the platform check fetches by default (doctor/reference-posts.ts). */
-  referencePost: string;
+  /**
+   * The public post the platform check fetches by default (doctor/reference-posts.ts); null where
+   * no link stays readable (the operator names one with PLATFORM_CHECK_POSTS).
+   */
+  referencePost: string | null;
 }
 
 const countryDomains = (label: string, suffixes: readonly string[]) => suffixes.map((s) => `${label}.${s}`);
@@ -100,10 +103,12 @@ export const platformTable: readonly PlatformRow[] = [
     id: "VK", name: "VK", hosts: ["vk.com", "vk.ru", "vkvideo.ru"], mediaHosts: ["userapi.com"],
     reader: "yt-dlp+gallery-dl", photoShape: /^\/(?:album|wall)-?\d+_\d+/, referencePost: "https://vk.com/video205387401_165548505",
   },
-  // Read from the note's page by the service itself: yt-dlp reads only a note's video, gallery-dl none.
+  // Read from the note's page by the service itself: yt-dlp reads only a note's video, gallery-dl
+  // none. No default check: a note opens only with a link's xsec_token, which expires, so any
+  // fixed link would soon report the platform broken.
   {
     id: "XIAOHONGSHU", name: "Xiaohongshu (RedNote)", hosts: ["xiaohongshu.com", "xhslink.com"], mediaHosts: ["xhscdn.com", "xhscdn.net"],
-    reader: "xiaohongshu", referencePost: "https://www.xiaohongshu.com/discovery/item/674051740000000007027a15?xsec_token=CBgeL8Dxd1ZWBhwqRd568gAZ_iwG-9JIf9tnApNmteU2E=",
+    reader: "xiaohongshu", referencePost: null,
   },
 ];
 

@@ -218,7 +218,7 @@ describe("X's check", () => {
       X_SYNDICATION_URL: x.syndicationUrl,
       X_GRAPHQL_URL: x.url,
       X_GRAPHQL_QUERY_ID: "fakeQueryId",
-      PLATFORM_CHECK_POSTS: checkPosts({ X: rowOf("X")!.referencePost }),
+      PLATFORM_CHECK_POSTS: checkPosts({ X: rowOf("X")!.referencePost! }),
     };
     await started(env);
     expect(rowsOf((await runAdmin(["doctor"], env)).stdout).X).toMatchObject({ status: "ok" });

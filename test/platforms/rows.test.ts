@@ -44,9 +44,9 @@ afterAll(() => claims.close());
 describe.each(platformTable.map((row) => [row.id, row] as const))("%s", (id, row) => {
   const links = samples[id as keyof typeof samples] ?? [];
 
-  test("has sample links, and its reference post is one of its links", () => {
+  test("has sample links, and its reference post (where it has one) is one of its links", () => {
     expect(links.length).toBeGreaterThan(0);
-    expect(detectPlatform(new URL(row.referencePost), [])).toBe(id);
+    if (row.referencePost !== null) expect(detectPlatform(new URL(row.referencePost), [])).toBe(id);
   });
 
   test.each(links)("%s goes to %s, and its extractor %s claims it", async (url, tool, extractor) => {
