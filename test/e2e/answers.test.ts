@@ -87,11 +87,12 @@ describe.each(runtimes)("the answers of the service under $name", ({ name, comma
   });
 
   it.runIf(ownParser)("gets Deno's own bare 400 for a request line or a request head its parser refuses (docs/runtimes.md), where Node and Bun answer problem+json", async () => {
-    for (const text of [spacedTarget, longTarget]) {
-      const answer = await rawRequest(service.url, text);
-      expect(answer.status).toBe(400);
-      expect(answer.body).toBe("");
-    }
+    const spaced = await rawRequest(service.url, spacedTarget);
+    expect([spaced.status, spaced.body]).toEqual([400, ""]);
+    // Deno answers and closes while most of a 100 kB head is still arriving: the kernel then
+    // resets the connection, which may take the 400 with it. Never a problem+json, never a 2xx.
+    const long = await rawRequest(service.url, longTarget);
+    if (!(long.reset && long.status === null)) expect([long.status, long.body]).toEqual([400, ""]);
   });
 
   it.skipIf(ownParser)("says that the request line is not valid when `url` holds unencoded spaces, and that it must be URL-encoded", async () => {

@@ -7,6 +7,11 @@ export interface RawAnswer {
   status: number | null;
   head: string;
   body: string;
+  /**
+   * The server closed while bytes it had not read were still arriving, so the kernel reset the
+   * connection: what came before the reset is above, and an answer may have been lost with it.
+   */
+  reset: boolean;
 }
 
 export function rawRequest(serverUrl: string, text: string): Promise<RawAnswer> {
@@ -14,14 +19,18 @@ export function rawRequest(serverUrl: string, text: string): Promise<RawAnswer> 
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => socket.end(text));
     let received = "";
+    let reset = false;
     socket.setEncoding("latin1");
     socket.on("data", (chunk: string) => (received += chunk));
-    socket.once("error", reject);
+    socket.once("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "ECONNRESET") reset = true;
+      else reject(error);
+    });
     socket.once("close", () => {
       const split = received.indexOf("\r\n\r\n");
       const head = split < 0 ? received : received.slice(0, split);
       const status = /^HTTP\/1\.[01] (\d{3})/.exec(head);
-      resolve({ status: status ? Number(status[1]) : null, head, body: split < 0 ? "" : received.slice(split + 4) });
+      resolve({ status: status ? Number(status[1]) : null, head, body: split < 0 ? "" : received.slice(split + 4), reset });
     });
     socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer to ${JSON.stringify(text.slice(0, 60))}`)));
   });
