@@ -3,7 +3,7 @@
 import type { CookieFile } from "../platforms/ytdlp/cookie-file.ts";
 import { galleryReads } from "../platforms/post-source.ts";
 import type { PlatformId } from "../platforms/records.ts";
-import { rowOf } from "../platforms/table.ts";
+import { rowOf, type ReaderName } from "../platforms/table.ts";
 import { galleryDlAgeDays, toolVersion, ytdlpAgeDays, type ToolProbe, type Tools } from "../processes/tools.ts";
 import type { FailureContext } from "./classify.ts";
 import { expiredSession } from "./session-cookies.ts";
@@ -18,6 +18,8 @@ export interface ContextSources {
 const toolsUpdate = "update the media tools (bash scripts/setup-debian.sh --update-tools, or point YTDLP_PATH / GALLERY_DL_PATH at current ones)";
 const xUpdate = "X posts are read by this service's own X client: update the service, or set X_GRAPHQL_QUERY_ID to the query id X's web client uses now";
 const ownUpdate = (name: string) => `${name} posts are read by this service itself, not by the media tools: update the service`;
+/** The readers that are the service's own code beside X's client: a failure of theirs is the service's to fix. */
+const ownReaders: ReadonlySet<ReaderName> = new Set(["bluesky", "xiaohongshu"]);
 
 const ageOf = { "yt-dlp": ytdlpAgeDays, "gallery-dl": galleryDlAgeDays } as const;
 
@@ -36,7 +38,7 @@ export function failureContext(sources: ContextSources): (site: string) => Promi
     const expired = cookies === null ? null : expiredSession(new TextDecoder().decode(cookies), site, now);
     if (site === "X") return { extractor: "the X client", update: xUpdate, expiredSession: expired };
     const row = rowOf(site as PlatformId);
-    if (row?.reader === "bluesky" || row?.reader === "xiaohongshu") return { extractor: `the ${row.name} reader`, update: ownUpdate(row.name), expiredSession: expired };
+    if (row !== undefined && ownReaders.has(row.reader)) return { extractor: `the ${row.name} reader`, update: ownUpdate(row.name), expiredSession: expired };
     const tools = await sources.tools.current();
     // A platform gallery-dl reads may have failed in either tool.
     const extractor = galleryReads(site as PlatformId) ? `${named(tools, "yt-dlp", now)} and ${named(tools, "gallery-dl", now)}` : named(tools, "yt-dlp", now);

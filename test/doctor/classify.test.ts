@@ -3,11 +3,14 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../../src/config.ts";
 import { classifyFailure, type FailureContext } from "../../src/doctor/classify.ts";
+import { failureContext } from "../../src/doctor/context.ts";
 import { referencePosts } from "../../src/doctor/reference-posts.ts";
 import { expiredSession } from "../../src/doctor/session-cookies.ts";
 import { ApiError, upstreamFailed } from "../../src/http/problem.ts";
 import { gateVerdict, type GateSession } from "../../src/media/egress-gate.ts";
 import { detectPlatform, platformTable } from "../../src/platforms/table.ts";
+import type { ToolProbe } from "../../src/processes/tools.ts";
+import { happening } from "../../src/util/event.ts";
 import { classifyYtdlpFailure } from "../../src/platforms/ytdlp/errors.ts";
 
 const posts = (value: string, extraHosts = "") => {
@@ -91,5 +94,22 @@ describe("the operator's sign-in cookies", () => {
     expect(expiredSession(line(".instagram.com.evil.example", "sessionid", past), "INSTAGRAM", now)).toBeNull();
     expect(expiredSession(line(".dailymotion.com", "sessionid", past), "DAILYMOTION", now)).toBeNull();
     expect(expiredSession(line(".x.com", "auth_token", past), "127.0.0.1:8123", now)).toBeNull();
+  });
+});
+
+describe("what a failed check names as the reader", () => {
+  const version = (text: string) => ({ path: "/usr/bin/x", version: text, failure: null });
+  const tools: ToolProbe = {
+    current: async () => ({ "yt-dlp": version("2026.10.26"), "gallery-dl": version("1.32.19"), ffmpeg: version("ffmpeg version 5.1") }),
+    changed: happening(),
+  };
+  const contextOf = failureContext({ tools, cookies: undefined, now: () => new Date("2026-11-25T00:00:00Z") });
+
+  it("the media tools with their age for the platforms they read, the service itself for those it reads", async () => {
+    expect(await contextOf("YOUTUBE")).toMatchObject({ extractor: "yt-dlp 2026.10.26 (30 days old)", update: expect.stringContaining("--update-tools") });
+    expect(await contextOf("X")).toMatchObject({ extractor: "the X client" });
+    for (const [site, name] of [["BLUESKY", "Bluesky"], ["XIAOHONGSHU", "Xiaohongshu (RedNote)"]]) {
+      expect(await contextOf(site!)).toMatchObject({ extractor: `the ${name} reader`, update: `${name} posts are read by this service itself, not by the media tools: update the service` });
+    }
   });
 });
