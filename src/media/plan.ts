@@ -9,6 +9,8 @@ import { withOriginOverride } from "./direct-hosts.ts";
 export interface RelayPlan {
   kind: "relay";
   url: URL;
+  /** The same file on other hosts (a CDN's backup nodes), tried in turn when the one before fails before its first byte. */
+  mirrors?: readonly URL[];
   /** Throws 403 unless a URL (the file's, or a redirect's target) is on a host this file may come from. */
   allowed: (url: URL, what?: string) => void;
   /** File name without extension: the caller's `filename`, else the source's own. */

@@ -2,6 +2,7 @@
 // or runs ffmpeg, and gives the slot back when the response is over. Every URL ffmpeg will read is
 // checked first: a page names them, and a page may name an address inside our network.
 import { cutWhenClientStalls } from "../http/client-stall.ts";
+import { ApiError } from "../http/problem.ts";
 import type { ApiContext } from "../http/context.ts";
 import type { SlotHolder, Slots } from "../limits/slots.ts";
 import { downloadResponse } from "../metrics/downloads.ts";
@@ -51,11 +52,27 @@ export async function runPlan(planned: Plan, output: RemuxPlan["output"], caller
   }
 }
 
-function relay(plan: RelayPlan, { request, whenDone }: Caller, release: () => void, deps: RunDeps): Promise<Response> {
+async function relay(plan: RelayPlan, { request, whenDone }: Caller, release: () => void, deps: RunDeps): Promise<Response> {
   // Held until the upstream body is over or the response is (whichever the runtime tells first).
   whenDone(release);
   const method = request.method === "HEAD" ? "HEAD" : "GET";
-  return relayMedia({ url: plan.url, allowed: plan.allowed, method, range: request.headers.get("range"), signal: request.signal, filename: plan.name, onEnd: release }, deps.relay);
+  const urls = [plan.url, ...(plan.mirrors ?? [])];
+  for (let i = 0; ; i++) {
+    try {
+      return await relayMedia({ url: urls[i]!, allowed: plan.allowed, method, range: request.headers.get("range"), signal: request.signal, filename: plan.name, onEnd: release }, deps.relay);
+    } catch (error) {
+      if (i === urls.length - 1 || !mirrorMayServe(error) || request.signal.aborted) throw error;
+    }
+  }
+}
+
+/**
+ * Whether another host of the same file may do better: this one could not be reached, was slow,
+ * failed or had no copy. Not when the caller's Range is past the end, the file is too large, or a
+ * host is not allowed: a mirror changes none of these.
+ */
+function mirrorMayServe(error: unknown): boolean {
+  return error instanceof ApiError && (error.code === "upstream_failed" || error.code === "upstream_timeout" || error.code === "not_found");
 }
 
 async function remux(job: RemuxJob, request: Request, release: () => void, deps: RunDeps): Promise<Response> {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeSha256, startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
 import { clipDurationSec, shortClipDurationSec, startMediaSite, type MediaSite } from "../fakes/media-site.ts";
 import { fakeTweetIds, fixturesDir, mixedMediaFiles, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
-import { photoBytes, photoNote, shortCode, startFakeXiaohongshu, videoFileOf, videoNote, type FakeXiaohongshu } from "../fakes/xiaohongshu.ts";
+import { photoBytes, photoNote, shortCode, startFakeXiaohongshu, videoNote, type FakeXiaohongshu } from "../fakes/xiaohongshu.ts";
 import { initSegment, probeMedia, runningTools, snapshotFiles } from "../helpers/media.ts";
 import { malformedRequests, rawRequest } from "../helpers/raw-http.ts";
 import { runAdmin, startService, type RunningService } from "../helpers/service.ts";
@@ -556,7 +556,7 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         expect(Buffer.from(await photo.arrayBuffer()).equals(photoBytes(2))).toBe(true);
         const video = await download(`https://www.xiaohongshu.com/explore/${videoNote.id}?xsec_token=${encodeURIComponent(videoNote.token)}`);
         expect(video.status).toBe(200);
-        expect(Buffer.from(await video.arrayBuffer()).equals(await videoFileOf(xiaohongshu, "v1080.mp4"))).toBe(true);
+        expect(Buffer.from(await video.arrayBuffer()).equals(xiaohongshu.video("v1080.mp4"))).toBe(true);
       });
 
       it("relays an X post's best video, and turns it into MP3 with audio=mp3", async () => {

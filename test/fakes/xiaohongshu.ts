@@ -19,6 +19,8 @@ export const blockedNote = "65000000000000000000dead";
 export const shortCode = "AbCd12";
 /** Bytes of each photo on the fake CDN: photo i (from 1) is `photoBytes(i)`. */
 export const photoBytes = (i: number) => fakeBytes(i * 100_000, i * 100_000 + 30_000);
+/** The CDN node that fails: the 720p H.264 stream's link answers 503, and its backup serves it. */
+export const failingStream = "/stream/h264-v720.mp4";
 /** The video's streams as the page lists them, each with the height of its file. */
 export const videoStreams = [
   { codec: "h264", height: 720, bitrate: 900_000, file: "v720.mp4" },
@@ -85,6 +87,10 @@ export interface FakeXiaohongshu {
   originOverrides: string;
   /** Note pages asked for so far, as `<path>?<query>`. */
   pages: string[];
+  /** Video files asked for so far, by path. */
+  videoFiles: string[];
+  /** A video file's bytes (`v720.mp4`, `v1080.mp4`), as the CDN serves it. */
+  video(file: string): Buffer;
   close(): Promise<void>;
 }
 
@@ -106,6 +112,7 @@ export async function startFakeXiaohongshu(): Promise<FakeXiaohongshu> {
   const dir = await mkdtemp(path.join(tmpdir(), "fake-xiaohongshu-"));
   const videos = await makeVideos(dir);
   const pages: string[] = [];
+  const videoFiles: string[] = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://fake");
     const note = /^\/(?:explore|discovery\/item)\/([0-9a-f]+)$/.exec(url.pathname)?.[1];
@@ -128,7 +135,9 @@ export async function startFakeXiaohongshu(): Promise<FakeXiaohongshu> {
       const bytes = photoBytes(Number(photo[1]));
       return res.writeHead(200, { "content-type": "image/jpeg", "content-length": bytes.length }).end(bytes);
     }
-    const video = /^\/stream\/h26[45]-(v\d+\.mp4)$/.exec(url.pathname);
+    const video = /^\/(?:stream|backup)\/h26[45]-(v\d+\.mp4)$/.exec(url.pathname);
+    if (video) videoFiles.push(url.pathname);
+    if (url.pathname === failingStream) return res.writeHead(503).end();
     if (video && videos[video[1]!]) {
       const bytes = videos[video[1]!]!;
       return res.writeHead(200, { "content-type": "video/mp4", "content-length": bytes.length, "accept-ranges": "bytes" }).end(bytes);
@@ -141,15 +150,12 @@ export async function startFakeXiaohongshu(): Promise<FakeXiaohongshu> {
     origin,
     originOverrides: hosts.map((host) => `${host}=${origin}`).join(","),
     pages,
+    videoFiles,
+    video: (file) => videos[file]!,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** The video file of a stream, as the fake serves it. */
-export async function videoFileOf(fake: FakeXiaohongshu, file: string): Promise<Buffer> {
-  return Buffer.from(await (await fetch(`${fake.origin}/stream/h264-${file}`)).arrayBuffer());
 }

@@ -2,7 +2,7 @@
 // note is `note.noteDetailMap[<id>].note`, read as yt-dlp's extractor (xiaohongshu.py) and cobalt's
 // read it: `type` "video" or "normal" (photos), `title`, `desc`, `user.nickname`; photos in
 // `imageList` (each `urlDefault`, else the `WB_DFT` entry of its `infoList`, and its size); a
-// video's files in `video.media.stream.<codec>[]` (`masterUrl`, size, bit rate, length in ms; the
+// video's files in `video.media.stream.<codec>[]` (`masterUrl` and its `backupUrls`, size, bit rate, length in ms; the
 // length in seconds also in `video.capa`), its cover the first photo. The site writes its CDN's links with http:; they are fetched with https:.
 import { z } from "zod";
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
@@ -11,7 +11,7 @@ import type { NoteRef } from "./url.ts";
 
 const number = z.number().nullish();
 const text = z.string().nullish();
-const Stream = z.object({ masterUrl: text, width: number, height: number, videoBitrate: number, duration: number });
+const Stream = z.object({ masterUrl: text, backupUrls: z.array(z.string()).nullish(), width: number, height: number, videoBitrate: number, duration: number });
 const Image = z.object({
   urlDefault: text,
   url: text,
@@ -35,10 +35,10 @@ const State = z.object({ note: z.object({ noteDetailMap: z.record(z.string(), z.
 
 type Stream = z.infer<typeof Stream>;
 
-/** The record, and each video variant's file (by format id) for the download. */
+/** The record, and each video variant's file (by format id) for the download: its link first, then its CDN's backups. */
 export interface XiaohongshuPost {
   record: PostRecord;
-  files: Map<string, string>;
+  files: Map<string, string[]>;
 }
 
 /** Codecs in the order a variant of each is offered: H.264 plays everywhere, H.265 and AV1 are smaller. */
@@ -56,14 +56,15 @@ function photoOf(image: z.infer<typeof Image>): PostMediaItem | null {
 }
 
 /** A variant per codec and height, the best bit rate of each, best first; and each one's file. */
-function variantsOf(streams: Partial<Record<string, Stream[] | null>>): { variant: PostVideoVariant; file: string; stream: Stream }[] {
-  const chosen = new Map<string, { variant: PostVideoVariant; file: string; stream: Stream }>();
+function variantsOf(streams: Partial<Record<string, Stream[] | null>>): { variant: PostVideoVariant; files: string[]; stream: Stream }[] {
+  const chosen = new Map<string, { variant: PostVideoVariant; files: string[]; stream: Stream }>();
   for (const codec of codecs) {
     const ranked = (streams[codec] ?? []).filter((stream) => stream.masterUrl).sort((a, b) => (b.height ?? 0) - (a.height ?? 0) || (b.videoBitrate ?? 0) - (a.videoBitrate ?? 0));
     for (const stream of ranked) {
       const qualityLabel = stream.height ? `${whole(stream.height)}p` : "unknown";
       const formatId = `${codec}-${qualityLabel}`;
-      if (!chosen.has(formatId)) chosen.set(formatId, { variant: { qualityLabel, formatId, contentType: "video/mp4" }, file: https(stream.masterUrl!), stream });
+      const files = [stream.masterUrl!, ...(stream.backupUrls ?? [])].map(https);
+      if (!chosen.has(formatId)) chosen.set(formatId, { variant: { qualityLabel, formatId, contentType: "video/mp4" }, files, stream });
     }
   }
   return [...chosen.values()];
@@ -88,7 +89,7 @@ export function noteToPost(state: unknown, ref: NoteRef, onMediaHost: (link: str
   const best = variants[0];
   const media: PostMediaItem[] = best
     ? [{
-        type: "video", url: best.file, posterUrl: photos[0]?.url ?? null, width: whole(best.stream.width), height: whole(best.stream.height),
+        type: "video", url: best.files[0]!, posterUrl: photos[0]?.url ?? null, width: whole(best.stream.width), height: whole(best.stream.height),
         durationSec: whole((best.stream.duration ?? Number.NaN) / 1000) ?? whole(video?.capa?.duration), videoVariants: variants.map((each) => each.variant), altText: null,
       }]
     : photos;
@@ -109,7 +110,7 @@ export function noteToPost(state: unknown, ref: NoteRef, onMediaHost: (link: str
       subtitles: [],
       card: null,
     },
-    files: new Map(variants.map((each) => [each.variant.formatId, each.file])),
+    files: new Map(variants.map((each) => [each.variant.formatId, each.files])),
   };
 }
 

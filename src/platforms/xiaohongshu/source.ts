@@ -107,13 +107,14 @@ export function createXiaohongshuSource(options: XiaohongshuSourceOptions): Sour
       const item = record.media[(wanted.index ?? 1) - 1]!;
       const name = wanted.filename ?? `xiaohongshu_${record.id}${wanted.index === null ? "" : `_${wanted.index}`}`;
       if (item.type === "photo") return photoPlan(item.url!, wanted, name);
-      return { kind: "relay", url: new URL(videoFile(item.videoVariants, files, wanted.format)), allowed: mediaHost, name };
+      const [file, ...backups] = videoFiles(item.videoVariants, files, wanted.format);
+      return { kind: "relay", url: new URL(file!), mirrors: backups.map((backup) => new URL(backup)), allowed: mediaHost, name };
     },
   };
 }
 
-/** The file of the variant `format` names (a format id or a quality label), by default the best. */
-function videoFile(variants: readonly { formatId: string; qualityLabel: string }[], files: ReadonlyMap<string, string>, format: string | null): string {
+/** The files of the variant `format` names (a format id or a quality label), by default the best: its link, then its backups. */
+function videoFiles(variants: readonly { formatId: string; qualityLabel: string }[], files: ReadonlyMap<string, string[]>, format: string | null): string[] {
   const variant = format === null ? variants[0] : variants.find((each) => each.formatId === format || each.qualityLabel === format);
   if (variant === undefined) {
     throw new ApiError("format_not_available", `This video has no variant ${format}; it offers: ${variants.map((each) => each.formatId).join(", ")}.`);

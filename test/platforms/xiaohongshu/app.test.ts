@@ -4,7 +4,7 @@
 // MP3), and the notes the site does not show.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { PostRecord } from "../../../src/platforms/records.ts";
-import { blockedNote, photoBytes, photoNote, shortCode, startFakeXiaohongshu, videoFileOf, videoNote, type FakeXiaohongshu } from "../../fakes/xiaohongshu.ts";
+import { blockedNote, failingStream, photoBytes, photoNote, shortCode, startFakeXiaohongshu, videoNote, type FakeXiaohongshu } from "../../fakes/xiaohongshu.ts";
 import { buildTestApp, makeKey, type TestApp } from "../../helpers/app.ts";
 import { probeMedia } from "../../helpers/media.ts";
 import { openTestStore, type TestStore } from "../../helpers/stores.ts";
@@ -76,8 +76,13 @@ describe("Xiaohongshu notes through the app", () => {
     const best = await call("download", videoLink);
     expect(best.status).toBe(200);
     expect(best.headers.get("content-type")).toBe("video/mp4");
-    expect((await bytesOf(best)).equals(await videoFileOf(fake, "v1080.mp4"))).toBe(true);
-    expect((await bytesOf(await call("download", videoLink, "&format=h264-720p"))).equals(await videoFileOf(fake, "v720.mp4"))).toBe(true);
+    expect((await bytesOf(best)).equals(fake.video("v1080.mp4"))).toBe(true);
+    // The 720p file's CDN node fails: its backup, which the page names beside it, serves it.
+    const asked = fake.videoFiles.length;
+    const fromBackup = await call("download", videoLink, "&format=h264-720p");
+    expect(fromBackup.status).toBe(200);
+    expect((await bytesOf(fromBackup)).equals(fake.video("v720.mp4"))).toBe(true);
+    expect(fake.videoFiles.slice(asked)).toEqual([failingStream, "/backup/h264-v720.mp4"]);
     const unknown = await call("download", videoLink, "&format=av1-480p");
     expect(unknown.status).toBe(400);
     expect((await unknown.json()).detail).toContain("h264-1080p, h264-720p, h265-1080p");
