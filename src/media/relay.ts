@@ -21,7 +21,7 @@ export interface RelayInput {
   signal: AbortSignal;
   /** The caller's suggested name; the default is the URL's last path segment. */
   filename?: string;
-  /** Called once the upstream body is over (read to its end, cut or cancelled), or at once when there is none. */
+  /** Called once the served file's upstream body is over (read to its end, cut or cancelled), or at once when there is none; never when this throws. */
   onEnd?: () => void;
 }
 
@@ -73,8 +73,17 @@ export async function relayMedia(input: RelayInput, options: RelayOptions): Prom
   } finally {
     clearTimeout(timer);
   }
+  let response: Response;
+  try {
+    response = await clientResponse(upstream, input, options);
+  } catch (error) {
+    input.signal.removeEventListener("abort", onClientAbort);
+    throw error;
+  }
+  // Only a file that is served is told at its end: a refused one is over for the caller (who may
+  // try the file's mirror under the same slot) when this throws.
   if (input.onEnd) void upstream.ended.then(input.onEnd);
-  return clientResponse(upstream, input, options);
+  return response;
 }
 
 async function followRedirects(input: RelayInput, options: RelayOptions, signal: AbortSignal): Promise<UpstreamResponse> {

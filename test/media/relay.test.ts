@@ -116,6 +116,20 @@ describe.each([
     expect(error).toMatchObject({ status: 416, code: "range_not_satisfiable", headers: { "content-range": "bytes */1000" } });
   });
 
+  it("tells onEnd of a served file once its body is over, and never of one it refuses (the caller may try a mirror under the same slot)", async () => {
+    let ends = 0;
+    const onEnd = () => void ends++;
+    // With an idle cut each upstream body's end is watched (without one fetchUpstream leaves it to the runtime).
+    const watched = { idleTimeoutMs: 10_000 };
+    for (const refused of ["/status/503", "/status/404"]) await apiErrorOf(relay(refused, { onEnd }, watched));
+    await apiErrorOf(relay("/file/1000/a.mp4", { range: "bytes=5000-", onEnd }, watched));
+    const served = await relay("/file/1000/a.mp4", { onEnd }, watched);
+    await served.arrayBuffer();
+    // The refused bodies were over long before the served one: had they been told, the count would pass 1.
+    await expect.poll(() => ends).toBe(1);
+    expect(ends).toBe(1);
+  });
+
   it("answers HEAD with the headers and no body", async () => {
     const response = await relay("/file/300000/a.mp4", { method: "HEAD" });
     expect(response.status).toBe(200);
