@@ -9,6 +9,7 @@
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import type { FfmpegInput } from "./ffmpeg.ts";
 import type { UpstreamClient } from "./relay-upstream.ts";
+import { boundedText } from "../util/bounded-text.ts";
 
 /** Fetches one playlist through the gate, redirects followed: its final URL and its text. */
 export type FetchPlaylist = (url: URL, headers: Record<string, string>) => Promise<{ url: URL; text: string }>;
@@ -91,6 +92,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 /** Larger than any playlist of a video of hours (a few hundred KB of links). */
 const MAX_PLAYLIST_BYTES = 4 * 1024 * 1024;
+const playlistTooLarge = () => upstreamFailed(`The media's playlist is larger than ${MAX_PLAYLIST_BYTES / 1024 / 1024} MiB.`);
 
 /** FetchPlaylist over `upstream`, a client whose connections go through the gate session. */
 export function playlistFetcher(upstream: UpstreamClient, signal: AbortSignal): FetchPlaylist {
@@ -108,22 +110,8 @@ export function playlistFetcher(upstream: UpstreamClient, signal: AbortSignal): 
         if (response.status === 404) throw new ApiError("not_found", "The media's playlist is gone from the source; fetch the post again for fresh links.");
         throw upstreamFailed(`The media's playlist could not be fetched (status ${response.status}); try again later.`);
       }
-      return { url, text: await textOf(response.body) };
+      return { url, text: await boundedText(response.body, MAX_PLAYLIST_BYTES, playlistTooLarge) };
     }
   };
 }
 
-async function textOf(body: ReadableStream<Uint8Array>): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = body.getReader();
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    size += read.value.byteLength;
-    if (size > MAX_PLAYLIST_BYTES) {
-      void reader.cancel();
-      throw upstreamFailed(`The media's playlist is larger than ${MAX_PLAYLIST_BYTES / 1024 / 1024} MiB.`);
-    }
-    chunks.push(read.value);
-  }
-  return new TextDecoder().decode(await new Blob(chunks as BlobPart[]).arrayBuffer());
-}

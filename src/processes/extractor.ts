@@ -8,6 +8,7 @@ import type { LogMeaning } from "./child-log.ts";
 import { spawnStream } from "./child-stream.ts";
 import { WATCHDOG_NAME } from "./watchdog.ts";
 import type { ProcessHost } from "./process-host.ts";
+import { boundedText } from "../util/bounded-text.ts";
 
 export type ExtractionTool = "yt-dlp" | "gallery-dl";
 
@@ -48,21 +49,6 @@ export interface Extractor {
 export const maxExtractionOutputBytes = 32 * 1024 * 1024;
 export const oversizedOutput = () => upstreamFailed("The media tool returned an oversized description of this link.");
 
-async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const decoder = new TextDecoder();
-  let text = "";
-  let bytes = 0;
-  const reader = stream.getReader();
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    bytes += read.value.byteLength;
-    if (bytes > maxExtractionOutputBytes) {
-      await reader.cancel().catch(() => {});
-      throw oversizedOutput();
-    }
-    text += decoder.decode(read.value, { stream: true });
-  }
-  return text + decoder.decode();
-}
 
 /** How yt-dlp (`ERROR: ...`) and gallery-dl (`[...][error] ...`) begin a line that says why they failed. */
 const errorLine = /^ERROR:|\[error\]/;
@@ -118,7 +104,7 @@ export function createCliExtractor(processes: ProcessHost, paths: Readonly<Recor
         stdin: job.stdin,
       });
       try {
-        return unlessMemoryExceeded({ exitCode: 0, stdout: await readText(child.stdout), stderr: child.stderr() }, memoryLimitBytes);
+        return unlessMemoryExceeded({ exitCode: 0, stdout: await boundedText(child.stdout, maxExtractionOutputBytes, oversizedOutput), stderr: child.stderr() }, memoryLimitBytes);
       } catch (error) {
         if (error === failedExit) return unlessMemoryExceeded({ exitCode, stdout: "", stderr: child.stderr() }, memoryLimitBytes);
         throw error;

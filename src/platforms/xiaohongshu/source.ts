@@ -5,6 +5,7 @@
 // a while (cached-posts.ts), as for Bluesky.
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import { withOriginOverride } from "../../media/direct-hosts.ts";
+import { boundedText } from "../../util/bounded-text.ts";
 import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
 import { noSoundIn, requireItem, requireNoSubtitles } from "../items.ts";
 import type { Link, Plan, Source, Wanted } from "../source.ts";
@@ -41,6 +42,19 @@ const browserHeaders = {
  * a read holds the page's text, and then its state, until the record is made.
  */
 const maxPageBytes = 4 * 2 ** 20;
+
+const pageTooLarge = () => upstreamFailed("Xiaohongshu's page was larger than any note's; try again later.");
+
+/** The page's text, up to maxPageBytes; past that the page is no note's. */
+async function pageText(response: Response): Promise<string> {
+  if (response.body === null) return "";
+  try {
+    return await boundedText(response.body, maxPageBytes, pageTooLarge);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw upstreamFailed("Xiaohongshu's page broke off; try again later.", { cause: error });
+  }
+}
 
 export function createXiaohongshuSource(options: XiaohongshuSourceOptions): Source {
   const fetchFn = options.fetch ?? fetch;
@@ -85,7 +99,7 @@ export function createXiaohongshuSource(options: XiaohongshuSourceOptions): Sour
       await response.body?.cancel();
       throw upstreamFailed(`Xiaohongshu answered with status ${response.status}; try again later.`);
     }
-    const state = initialStateOf(await boundedText(response));
+    const state = initialStateOf(await pageText(response));
     if (state === null) throw upstreamFailed("Xiaohongshu's page held no note data this service can read; try again later.");
     return noteToPost(state, ref, onMediaHost);
   }
@@ -126,25 +140,4 @@ function photoPlan(url: string, wanted: Wanted, name: string): Plan {
   if (wanted.output !== "mp4") throw noSoundIn("photo", wanted.output);
   if (wanted.format !== null) throw new ApiError("format_not_available", "This photo is one file as Xiaohongshu serves it; it has no variants to choose from. Leave `format` out.");
   return { kind: "relay", url: new URL(url), allowed: mediaHost, name };
-}
-
-/** The page's text, up to maxPageBytes; past that the page is no note's. */
-async function boundedText(response: Response): Promise<string> {
-  if (response.body === null) return "";
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  const parts: string[] = [];
-  let bytes = 0;
-  try {
-    for (let read = await reader.read(); !read.done; read = await reader.read()) {
-      bytes += read.value.byteLength;
-      if (bytes > maxPageBytes) throw upstreamFailed("Xiaohongshu's page was larger than any note's; try again later.");
-      parts.push(decoder.decode(read.value, { stream: true }));
-    }
-  } catch (error) {
-    await reader.cancel().catch(() => {});
-    if (error instanceof ApiError) throw error;
-    throw upstreamFailed("Xiaohongshu's page broke off; try again later.", { cause: error });
-  }
-  return parts.join("") + decoder.decode();
 }
