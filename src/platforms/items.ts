@@ -30,6 +30,18 @@ export function upstreamUrl(text: string): URL {
   return url;
 }
 
+/** The file's name: the caller's `filename`, else `<platform>_<id>`, with `_<index>` when an item was asked for. */
+export function itemName(platform: string, id: string, wanted: Wanted): string {
+  return wanted.filename ?? `${platform.toLowerCase()}_${id}${wanted.index === null ? "" : `_${wanted.index}`}`;
+}
+
+/** A photo of a platform the service reads itself, relayed as `host` (its name) serves it: it has no sound and no variants. */
+export function photoPlan(url: string, wanted: Wanted, name: string, allowed: RelayPlan["allowed"], host: string): RelayPlan {
+  if (wanted.output !== "mp4") throw noSoundIn("photo", wanted.output);
+  if (wanted.format !== null) throw new ApiError("format_not_available", `This photo is one file as ${host} serves it; it has no variants to choose from. Leave \`format\` out.`);
+  return { kind: "relay", url: new URL(url), allowed, name };
+}
+
 /** A media link (a file on X's CDN, no page): one item, relayed as its host serves it, named after its URL by default. */
 export function mediaLinkPlan(url: URL, wanted: Wanted): RelayPlan {
   requireNoSubtitles(wanted);

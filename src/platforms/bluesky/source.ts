@@ -5,9 +5,9 @@
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import { withOriginOverride } from "../../media/direct-hosts.ts";
 import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
-import { noSoundIn, requireItem, requireNoSubtitles } from "../items.ts";
+import { itemName, photoPlan, requireItem, requireNoSubtitles } from "../items.ts";
 import type { PostMediaItem } from "../records.ts";
-import type { Link, Plan, Source, Wanted } from "../source.ts";
+import type { Link, Plan, Source } from "../source.ts";
 import { platformMediaCheck } from "../table.ts";
 import { createAppView } from "./appview.ts";
 import { bestVariant } from "./playlist.ts";
@@ -60,9 +60,9 @@ export function createBlueskySource(options: BlueskySourceOptions): Source {
       requireNoSubtitles(wanted);
       const index = itemIndex(record.media, wanted.index);
       const item = record.media[index]!;
-      const name = wanted.filename ?? `bluesky_${record.id}${wanted.index === null ? "" : `_${wanted.index}`}`;
+      const name = itemName("bluesky", record.id, wanted);
       const playlist = playlists[index];
-      if (item.type === "photo" || !playlist) return photoPlan(item, wanted, name);
+      if (item.type === "photo" || !playlist) return photoPlan(item.url!, wanted, name, mediaHost, "Bluesky");
       if (wanted.format !== null && wanted.format !== "hls" && wanted.format !== item.videoVariants[0]?.qualityLabel) {
         throw new ApiError("format_not_available", `This video has no variant ${wanted.format}; it offers: hls (its best stream).`);
       }
@@ -85,10 +85,4 @@ function itemIndex(media: readonly PostMediaItem[], index: number | null): numbe
   if (index === null) return Math.max(0, media.findIndex((item) => item.type === "video"));
   requireItem(index, media.length);
   return index - 1;
-}
-
-function photoPlan(item: PostMediaItem, wanted: Wanted, name: string): Plan {
-  if (wanted.output !== "mp4") throw noSoundIn(item.type, wanted.output);
-  if (wanted.format !== null) throw new ApiError("format_not_available", "This photo is one file as Bluesky serves it; it has no variants to choose from. Leave `format` out.");
-  return { kind: "relay", url: new URL(item.url!), allowed: mediaHost, name };
 }

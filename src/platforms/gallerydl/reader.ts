@@ -3,7 +3,7 @@
 // from the platform's media hosts only.
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import type { RelayPlan } from "../../media/plan.ts";
-import { noSoundIn, requireItem, requireNoSubtitles, upstreamUrl } from "../items.ts";
+import { itemName, noSoundIn, requireItem, requireNoSubtitles, upstreamUrl } from "../items.ts";
 import type { PostRecord } from "../records.ts";
 import type { Link, Source, Wanted } from "../source.ts";
 import { platformMediaCheck } from "../table.ts";
@@ -36,6 +36,5 @@ function itemFile(record: PostRecord, link: Link, wanted: Wanted): RelayPlan {
   }
   if (item.type !== "video" && wanted.output !== "mp4") throw noSoundIn(item.type, wanted.output);
   if (item.url === null) throw upstreamFailed("gallery-dl named no file for this item; try again later.");
-  const name = wanted.filename ?? `${link.platform.toLowerCase()}_${record.id}${wanted.index === null ? "" : `_${wanted.index}`}`;
-  return { kind: "relay", url: upstreamUrl(item.url), allowed: platformMediaCheck(link.platform), name };
+  return { kind: "relay", url: upstreamUrl(item.url), allowed: platformMediaCheck(link.platform), name: itemName(link.platform, record.id, wanted) };
 }

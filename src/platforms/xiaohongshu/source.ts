@@ -7,8 +7,8 @@ import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import { withOriginOverride } from "../../media/direct-hosts.ts";
 import { boundedText } from "../../util/bounded-text.ts";
 import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
-import { noSoundIn, requireItem, requireNoSubtitles } from "../items.ts";
-import type { Link, Plan, Source, Wanted } from "../source.ts";
+import { itemName, photoPlan, requireItem, requireNoSubtitles } from "../items.ts";
+import type { Link, Plan, Source } from "../source.ts";
 import { platformMediaCheck } from "../table.ts";
 import { noteToPost, type XiaohongshuPost } from "./note.ts";
 import { initialStateOf } from "./state.ts";
@@ -119,8 +119,8 @@ export function createXiaohongshuSource(options: XiaohongshuSourceOptions): Sour
       requireNoSubtitles(wanted);
       if (wanted.index !== null) requireItem(wanted.index, record.media.length);
       const item = record.media[(wanted.index ?? 1) - 1]!;
-      const name = wanted.filename ?? `xiaohongshu_${record.id}${wanted.index === null ? "" : `_${wanted.index}`}`;
-      if (item.type === "photo") return photoPlan(item.url!, wanted, name);
+      const name = itemName("xiaohongshu", record.id, wanted);
+      if (item.type === "photo") return photoPlan(item.url!, wanted, name, mediaHost, "Xiaohongshu");
       const [file, ...backups] = videoFiles(item.videoVariants, files, wanted.format);
       return { kind: "relay", url: new URL(file!), mirrors: backups.map((backup) => new URL(backup)), allowed: mediaHost, name };
     },
@@ -134,10 +134,4 @@ function videoFiles(variants: readonly { formatId: string; qualityLabel: string 
     throw new ApiError("format_not_available", `This video has no variant ${format}; it offers: ${variants.map((each) => each.formatId).join(", ")}.`);
   }
   return files.get(variant.formatId)!;
-}
-
-function photoPlan(url: string, wanted: Wanted, name: string): Plan {
-  if (wanted.output !== "mp4") throw noSoundIn("photo", wanted.output);
-  if (wanted.format !== null) throw new ApiError("format_not_available", "This photo is one file as Xiaohongshu serves it; it has no variants to choose from. Leave `format` out.");
-  return { kind: "relay", url: new URL(url), allowed: mediaHost, name };
 }
