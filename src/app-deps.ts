@@ -15,7 +15,7 @@ import { parseOutboundProxy, type OutboundProxy } from "./media/outbound-proxy.t
 import type { RelayOptions } from "./media/relay.ts";
 import { fetchOver, type UpstreamClient } from "./media/relay-upstream.ts";
 import type { RemuxOptions } from "./media/remux.ts";
-import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
+import { createServiceMetrics, type ServiceMetrics, type Upstream } from "./metrics/service-metrics.ts";
 import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
 import { createExtractorClaims, type ExtractorClaims } from "./platforms/claims.ts";
 import { createBlueskySource } from "./platforms/bluesky/source.ts";
@@ -150,8 +150,17 @@ function probedTools({ config, runtime, metrics, now }: Wiring): ToolProbe {
   return tools;
 }
 
+/**
+ * How the service's own readers (X's, Bluesky's, Xiaohongshu's) reach their platform: through
+ * OUTBOUND_PROXY when there is one, each call counted by the upstream it went to.
+ */
+function ownFetch({ config, metrics, upstream }: Wiring, upstreamOf: (url: string) => Upstream): typeof fetch {
+  return countedFetch(config.OUTBOUND_PROXY === undefined ? fetch : fetchOver(upstream), upstreamOf, metrics);
+}
+
 /** X's syndication and GraphQL clients, counting each call by the endpoint it went to. */
-function xClient({ config, metrics, upstream, cookies, now }: Wiring): TweetSource {
+function xClient(wiring: Wiring): TweetSource {
+  const { config, metrics, cookies, now } = wiring;
   const graphqlBase = config.X_GRAPHQL_URL === "off" ? null : config.X_GRAPHQL_URL.replace(/\/+$/, "");
   const graphql = graphqlBase === null ? null : {
     guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
@@ -164,7 +173,7 @@ function xClient({ config, metrics, upstream, cookies, now }: Wiring): TweetSour
     : url.startsWith(graphql.tweetResultUrl) ? "x_graphql"
     : "x_syndication";
   return createTweetSource({
-    fetch: countedFetch(config.OUTBOUND_PROXY === undefined ? fetch : fetchOver(upstream), xUpstreamOf, metrics),
+    fetch: ownFetch(wiring, xUpstreamOf),
     syndicationUrl: config.X_SYNDICATION_URL,
     graphql,
     timeoutMs: config.X_TIMEOUT_MS,
@@ -191,9 +200,10 @@ function extractorClaims({ config, runtime }: Wiring): ExtractorClaims | null {
   });
 }
 
-function blueskySource({ config, metrics, upstream }: Wiring): Source {
+function blueskySource(wiring: Wiring): Source {
+  const { config } = wiring;
   return createBlueskySource({
-    fetch: countedFetch(config.OUTBOUND_PROXY === undefined ? fetch : fetchOver(upstream), () => "bluesky", metrics),
+    fetch: ownFetch(wiring, () => "bluesky"),
     appViewUrl: config.BLUESKY_APPVIEW_URL,
     timeoutMs: config.BLUESKY_TIMEOUT_MS,
     cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
@@ -202,10 +212,11 @@ function blueskySource({ config, metrics, upstream }: Wiring): Source {
   });
 }
 
-function xiaohongshuSource({ config, metrics, upstream, blocked }: Wiring): Source {
+function xiaohongshuSource(wiring: Wiring): Source {
+  const { config, blocked } = wiring;
   return createXiaohongshuSource({
     onBlocked: blocked.emit,
-    fetch: countedFetch(config.OUTBOUND_PROXY === undefined ? fetch : fetchOver(upstream), () => "xiaohongshu", metrics),
+    fetch: ownFetch(wiring, () => "xiaohongshu"),
     timeoutMs: config.XIAOHONGSHU_TIMEOUT_MS,
     cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
     cacheMaxEntries: 500,
