@@ -48,6 +48,14 @@ export function unnamedLocalProxy({ request, peer }: Sender, trusted: TrustedPro
 const forwardedHops = (request: Request) =>
   (request.headers.get("x-forwarded-for") ?? "").split(",").map((hop) => hop.trim()).filter(Boolean);
 
+/** This machine's loopback blocks; a dual-stack socket's ::ffff:127.x is read as 127.x (parseIp). */
+const loopback: TrustedProxies = [{ ip: { v4: parseIPv4("127.0.0.0")! }, bits: 8 }, { ip: { v6: parseIPv6("::1")! }, bits: 128 }];
+
+/** Whether `address` (a client `clientAddress` names) is this machine itself. */
+export function isLoopback(address: string): boolean {
+  return isTrustedProxy(address, loopback);
+}
+
 /** Whether `address` is one of the reverse proxies TRUST_PROXY names. */
 export function isTrustedProxy(address: string, trusted: TrustedProxies): boolean {
   const ip = parseIp(address);

@@ -41,11 +41,3 @@ function isPublicV6(g: number[]): boolean {
   if (g[0] === 0x2001 && g[1]! < 0x200) return false;
   return !(g[0] === 0x2001 && g[1] === 0xdb8);
 }
-
-/** True for an address of this machine's loopback: 127.0.0.0/8, ::1, or 127.x mapped into IPv6. */
-export function isLoopbackAddress(address: string): boolean {
-  const v6 = parseIPv6(address.replace(/%.*$/, ""));
-  const v4 = parseIPv4(address) ?? (v6 === null ? null : mappedIPv4(v6));
-  if (v4 !== null) return inPrefix(v4, parseIPv4("127.0.0.0")!, 8);
-  return v6 !== null && v6.slice(0, 7).every((group) => group === 0) && v6[7] === 1;
-}

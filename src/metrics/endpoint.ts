@@ -4,9 +4,8 @@
 // through timing. Without one they answer only this machine: what they show (tool versions, the
 // operator's extra hosts, why the gate refused a page) helps a stranger aim at the service.
 import { bearerTokenOf } from "../auth/bearer.ts";
-import { clientAddress, unnamedLocalProxy, type Sender, type TrustedProxies } from "../http/client-address.ts";
+import { clientAddress, isLoopback, unnamedLocalProxy, type Sender, type TrustedProxies } from "../http/client-address.ts";
 import { ApiError } from "../http/problem.ts";
-import { isLoopbackAddress } from "../media/address-class.ts";
 import { sha256Hex, timingSafeEqual } from "../util/bytes.ts";
 import type { ServiceMetrics } from "./service-metrics.ts";
 
@@ -48,5 +47,5 @@ export async function requireOperator(sender: Sender, { token, trustProxy }: Ope
 function fromThisMachine(sender: Sender, trustProxy: TrustedProxies): boolean {
   if (sender.peer === undefined) return true;
   if (unnamedLocalProxy(sender, trustProxy) !== null) return false;
-  return isLoopbackAddress(clientAddress(sender, trustProxy));
+  return isLoopback(clientAddress(sender, trustProxy));
 }
