@@ -2,8 +2,9 @@
 // note is `note.noteDetailMap[<id>].note`, read as yt-dlp's extractor (xiaohongshu.py) and cobalt's
 // read it: `type` "video" or "normal" (photos), `title`, `desc`, `user.nickname`; photos in
 // `imageList` (each `urlDefault`, else the `WB_DFT` entry of its `infoList`, and its size); a
-// video's files in `video.media.stream.<codec>[]` (`masterUrl` and its `backupUrls`, size, bit rate, length in ms; the
-// length in seconds also in `video.capa`), its cover the first photo. The site writes its CDN's links with http:; they are fetched with https:.
+// video's files in `video.media.stream.<codec>[]` (`masterUrl` and its `backupUrls`, size, bit
+// rate, length in ms; the length in seconds also in `video.capa`), its cover the first photo. The
+// site writes its CDN's links with http:; they are fetched with https:.
 import { z } from "zod";
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import type { PostMediaItem, PostRecord, PostVideoVariant } from "../records.ts";
@@ -87,10 +88,11 @@ export function noteToPost(state: unknown, ref: NoteRef, onMediaHost: (link: str
   if (type === "video" && variants.length === 0) throw upstreamFailed("Xiaohongshu named no file of the note's video; try again later.");
   if (type !== "video" && photos.length === 0) throw notShown(ref);
   const best = variants[0];
+  const videoVariants = variants.map((each) => each.variant);
   const media: PostMediaItem[] = best
     ? [{
         type: "video", url: best.files[0]!, posterUrl: photos[0]?.url ?? null, width: whole(best.stream.width), height: whole(best.stream.height),
-        durationSec: whole((best.stream.duration ?? Number.NaN) / 1000) ?? whole(video?.capa?.duration), videoVariants: variants.map((each) => each.variant), altText: null,
+        durationSec: whole((best.stream.duration ?? Number.NaN) / 1000) ?? whole(video?.capa?.duration), videoVariants, altText: null,
       }]
     : photos;
   const words = [named(title), named(desc)].filter((part) => part !== null);
@@ -104,7 +106,7 @@ export function noteToPost(state: unknown, ref: NoteRef, onMediaHost: (link: str
       durationSec: media[0]?.durationSec ?? null,
       posterUrl: media[0]?.posterUrl ?? photos[0]?.url ?? null,
       needsServerProcessing: false,
-      videoVariants: best ? variants.map((each) => each.variant) : [],
+      videoVariants,
       imageUrls: best ? [] : photos.map((photo) => photo.url!),
       media,
       subtitles: [],
