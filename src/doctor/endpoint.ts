@@ -1,6 +1,7 @@
 // GET /platformz: the platform check's latest picture, each site with its remedy, for the operator
-// (behind METRICS_TOKEN, or this machine's alone, like /metrics). It shows what is known and starts no check: a check
-// fetches from the platforms, which only the operator's command or interval should cause.
+// (behind METRICS_TOKEN, or this machine's alone, like /metrics). It shows what is known and
+// starts no check: a check fetches from the platforms, which only the operator's command or
+// interval should cause.
 import { json } from "../http/json-response.ts";
 import type { Sender } from "../http/client-address.ts";
 import { requireOperator, type OperatorAccess } from "../metrics/endpoint.ts";

@@ -1,6 +1,6 @@
 // The post the platform check fetches for each site: by default the reference post of its row of
-// the platform table (a row may have none). The operator replaces or drops any of them, and adds posts on their
-// EXTRA_PAGE_HOSTS, with PLATFORM_CHECK_POSTS.
+// the platform table (a row may have none). The operator replaces or drops any of them, and adds
+// posts on their EXTRA_PAGE_HOSTS, with PLATFORM_CHECK_POSTS.
 import { ConfigError } from "../config.ts";
 import { platformTable, siteOf } from "../platforms/table.ts";
 

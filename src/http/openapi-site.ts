@@ -1,6 +1,7 @@
 // The paths of the OpenAPI document outside the keyed API: the probes, the operator's metrics and
 // platform status, the reference page and the document itself. None takes an API key; /metrics and
-// /platformz take the operator's METRICS_TOKEN when one is set, and answer only this machine when not.
+// /platformz take the operator's METRICS_TOKEN when one is set, and answer only this machine when
+// not.
 import { problemResponses, requestIdHeader, withoutBodies, type Responses } from "./openapi-responses.ts";
 
 type Json = Record<string, unknown>;

@@ -48,7 +48,8 @@ interface Probe {
 const probes = new Map<string, { current: Probe; next: Probe | null }>();
 const probeKey = (name: ToolName, path: string) => `${name}\0${path}`;
 const firstLine = (output: string) => output.split("\n")[0]!.trim();
-// Generous: a busy machine (load 60 on 2 cores) took over 10 s to start yt-dlp's Python for `--version`.
+// Generous: a busy machine (load 60 on 2 cores) took over 10 s to start yt-dlp's Python for
+// `--version`.
 const probeTimeoutMs = 60_000;
 
 /** Why a tool could not be run: the spawn error, or its exit and error output. */
