@@ -6,7 +6,16 @@
 // changed since they were made: the bundling alone costs each command most of a second.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -39,7 +48,13 @@ const entries = {
 
 /** Newest change among what goes into a bundle: the sources (the extraction host's too), this file, and the locked dependencies (zod is bundled). */
 function newestInput() {
-  const files = ["build.mjs", "package.json", "package-lock.json", ...["child", "host", "workers"].map((name) => `extraction-host/${name}.py`), ...readdirSync("src", { recursive: true }).map((file) => join("src", file))];
+  const files = [
+    "build.mjs",
+    "package.json",
+    "package-lock.json",
+    ...["child", "host", "workers"].map((name) => `extraction-host/${name}.py`),
+    ...readdirSync("src", { recursive: true }).map((file) => join("src", file)),
+  ];
   return Math.max(...files.map((file) => statSync(file).mtimeMs));
 }
 
@@ -80,7 +95,10 @@ if (!existsSync(template) || !existsSync(stamp) || readFileSync(stamp, "utf8") !
   rmSync(template, { recursive: true, force: true });
   const scratch = mkdtempSync(join(tmpdir(), "pglite-template-"));
   try {
-    execFileSync(process.execPath, ["dist/admin.mjs", "users", "list"], { env: { PATH: process.env.PATH, DATA_DIR: scratch }, stdio: ["ignore", "ignore", "inherit"] });
+    execFileSync(process.execPath, ["dist/admin.mjs", "users", "list"], {
+      env: { PATH: process.env.PATH, DATA_DIR: scratch },
+      stdio: ["ignore", "ignore", "inherit"],
+    });
     renameSync(join(scratch, "pglite"), template);
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -12,8 +12,22 @@ async function measure(store, env) {
     const health = await load(`${service.url}/healthz`);
     const authed = await load(`${service.url}/api/v1/usage`, { headers: { authorization: `Bearer ${key}` } });
     return [
-      { store, path: "/healthz", "req/s": fmt(health.rps, 0), "p50 ms": fmt(health.p50, 2), "p99 ms": fmt(health.p99, 2), statuses: JSON.stringify(health.statuses) },
-      { store, path: "/api/v1/usage", "req/s": fmt(authed.rps, 0), "p50 ms": fmt(authed.p50, 2), "p99 ms": fmt(authed.p99, 2), statuses: JSON.stringify(authed.statuses) },
+      {
+        store,
+        path: "/healthz",
+        "req/s": fmt(health.rps, 0),
+        "p50 ms": fmt(health.p50, 2),
+        "p99 ms": fmt(health.p99, 2),
+        statuses: JSON.stringify(health.statuses),
+      },
+      {
+        store,
+        path: "/api/v1/usage",
+        "req/s": fmt(authed.rps, 0),
+        "p50 ms": fmt(authed.p50, 2),
+        "p99 ms": fmt(authed.p99, 2),
+        statuses: JSON.stringify(authed.statuses),
+      },
     ];
   } finally {
     await service.stop();

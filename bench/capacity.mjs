@@ -10,7 +10,21 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  clipRoutes, cpuWithChildren, createAccountKeys, descendants, extractionHostPid, fmt, getFrom, makeClip, metricValue, printTable, pssMB, startService, startSite, timedRun, untilIdle,
+  clipRoutes,
+  cpuWithChildren,
+  createAccountKeys,
+  descendants,
+  extractionHostPid,
+  fmt,
+  getFrom,
+  makeClip,
+  metricValue,
+  printTable,
+  pssMB,
+  startService,
+  startSite,
+  timedRun,
+  untilIdle,
 } from "./lib.mjs";
 
 const list = (text) => text.split(",").map(Number);
@@ -24,7 +38,10 @@ const ACCOUNTS = 8;
 const TARGET = { postsPerSec: 20, p99Ms: 3000, pssMB: 600, latency: 1, callers: 32, idlePssMB: 200 };
 
 /** Caller `i`'s key and address: the callers are spread over the accounts, each account on its own address. */
-const callerOf = (keys, i) => ({ headers: { authorization: `Bearer ${keys[i % keys.length]}` }, from: `127.0.3.${(i % keys.length) + 1}` });
+const callerOf = (keys, i) => ({
+  headers: { authorization: `Bearer ${keys[i % keys.length]}` },
+  from: `127.0.3.${(i % keys.length) + 1}`,
+});
 
 /** `callers` workers doing `perCaller` jobs each, one after the other; posts per second, p99 and what each job gave. */
 async function burst(callers, perCaller, job) {
@@ -37,7 +54,13 @@ async function burst(callers, perCaller, job) {
   const sorted = results.map((each) => each.ms).sort((a, b) => a - b);
   const statuses = {};
   for (const { status } of results) statuses[status] = (statuses[status] ?? 0) + 1;
-  return { perSec: results.length / seconds, p99: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))], statuses, results, seconds };
+  return {
+    perSec: results.length / seconds,
+    p99: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))],
+    statuses,
+    results,
+    seconds,
+  };
 }
 
 const isChooser = (pid) => {
@@ -55,7 +78,11 @@ function treePss(servicePid, hostPid) {
   const forks = below.filter((pid) => !host.includes(pid));
   const tree = descendants(servicePid);
   const split = { service: pssMB([servicePid]), host: pssMB(host), forks: pssMB(forks), count: forks.length };
-  return { ...split, total: pssMB(tree), others: pssMB(tree.filter((pid) => pid !== servicePid && !host.includes(pid) && !forks.includes(pid))) };
+  return {
+    ...split,
+    total: pssMB(tree),
+    others: pssMB(tree.filter((pid) => pid !== servicePid && !host.includes(pid) && !forks.includes(pid))),
+  };
 }
 
 /** Runs `work` while sampling the service's tree; returns its result with the peak PSS (and its parts then) and the CPU seconds the tree used. */
@@ -78,7 +105,8 @@ async function measured(servicePid, hostPid, work) {
   }
 }
 
-const partsOf = (peak) => `${fmt(peak.service, 0)}, ${fmt(peak.host, 0)}, ${fmt(peak.forks, 0)} (${peak.count}), ${fmt(peak.others, 0)}`;
+const partsOf = (peak) =>
+  `${fmt(peak.service, 0)}, ${fmt(peak.host, 0)}, ${fmt(peak.forks, 0)} (${peak.count}), ${fmt(peak.others, 0)}`;
 const met = (ok) => (ok ? "met" : "NOT met");
 
 export async function benchCapacity() {
@@ -92,24 +120,37 @@ export async function benchCapacity() {
       stoppers.push(site.close);
       sites.set(latency, site);
     }
-    const env = { DATA_DIR: join(temp, "data"), EXTRA_PAGE_HOSTS: [...sites.values()].map((site) => new URL(site.url).host).join(",") };
+    const env = {
+      DATA_DIR: join(temp, "data"),
+      EXTRA_PAGE_HOSTS: [...sites.values()].map((site) => new URL(site.url).host).join(","),
+    };
     const keys = (await createAccountKeys(env, { GOLD: ACCOUNTS })).map(({ key }) => key);
     const service = await startService(env);
     stoppers.push(service.stop);
     const hostPid = await extractionHostPid(service.url);
     let sequence = 0;
     const pageUrl = (latency) => `${sites.get(latency).url}/clip4.html?n=${sequence++}`;
-    const api = (operation, latency) => `${service.url}/api/v1/${operation}?url=${encodeURIComponent(pageUrl(latency))}`;
+    const api = (operation, latency) =>
+      `${service.url}/api/v1/${operation}?url=${encodeURIComponent(pageUrl(latency))}`;
 
     const limits = [];
     for (const kind of ["extractions", "remuxes", "encodes", "directDownloads"]) {
-      limits.push({ kind, "slots of this instance": await metricValue(service.url, `media_api_slots_limit{kind="${kind}"}`) });
+      limits.push({
+        kind,
+        "slots of this instance": await metricValue(service.url, `media_api_slots_limit{kind="${kind}"}`),
+      });
     }
     printTable("Capacity (issue 34): the instance's limits (MEMORY_BUDGET_MB and CPUs of this machine)", limits);
     await untilIdle([service.pid, hostPid]);
     const rest = treePss(service.pid, hostPid);
     printTable(`The tree at rest, the host warm; load average ${fmt(loadavg()[0], 1)}`, [
-      { "service PSS MB": fmt(rest.service, 0), "host (and its chooser) PSS MB": fmt(rest.host, 0), "others MB": fmt(rest.others, 0), "tree MB": fmt(rest.total, 0), target: `<= ${TARGET.idlePssMB}: ${met(rest.total <= TARGET.idlePssMB)}` },
+      {
+        "service PSS MB": fmt(rest.service, 0),
+        "host (and its chooser) PSS MB": fmt(rest.host, 0),
+        "others MB": fmt(rest.others, 0),
+        "tree MB": fmt(rest.total, 0),
+        target: `<= ${TARGET.idlePssMB}: ${met(rest.total <= TARGET.idlePssMB)}`,
+      },
     ]);
 
     for (const latency of LATENCIES) {
@@ -120,14 +161,13 @@ export async function benchCapacity() {
           burst(callers, POSTS_PER_CALLER, (caller) => {
             const { headers, from } = callerOf(keys, caller);
             return getFrom(api("post", latency), headers, from);
-          }),
-        );
+          }));
         const ytdlp = YTDLP_LATENCIES.includes(latency)
           ? await burst(callers, 1, async () => {
-              const started = performance.now();
-              await timedRun("yt-dlp", ["-J", "--no-playlist", "--no-warnings", pageUrl(latency)]);
-              return { status: 200, ms: performance.now() - started };
-            })
+            const started = performance.now();
+            await timedRun("yt-dlp", ["-J", "--no-playlist", "--no-warnings", pageUrl(latency)]);
+            return { status: 200, ms: performance.now() - started };
+          })
           : null;
         const targeted = latency === TARGET.latency && callers === TARGET.callers;
         rows.push({
@@ -142,11 +182,18 @@ export async function benchCapacity() {
           "CPU ms/post": fmt((posts.cpu * 1000) / posts.results.length, 0),
           "yt-dlp -J posts/s, p99 ms": ytdlp ? `${fmt(ytdlp.perSec, 1)}, ${fmt(ytdlp.p99, 0)}` : "",
           target: targeted
-            ? `>= ${TARGET.postsPerSec}/s: ${met(posts.perSec >= TARGET.postsPerSec)}; p99 < ${TARGET.p99Ms}: ${met(posts.p99 < TARGET.p99Ms)}; no 429: ${met(!posts.statuses[429])}; PSS < ${TARGET.pssMB}: ${met(posts.peakPss < TARGET.pssMB)}`
+            ? `>= ${TARGET.postsPerSec}/s: ${met(posts.perSec >= TARGET.postsPerSec)}; p99 < ${TARGET.p99Ms}: ${
+              met(posts.p99 < TARGET.p99Ms)
+            }; no 429: ${met(!posts.statuses[429])}; PSS < ${TARGET.pssMB}: ${met(posts.peakPss < TARGET.pssMB)}`
             : "",
         });
       }
-      printTable(`Posts of distinct links, pages after ${latency} s, ${POSTS_PER_CALLER} per caller, callers on ${ACCOUNTS} GOLD accounts (one address each); load average ${fmt(loadavg()[0], 1)}`, rows);
+      printTable(
+        `Posts of distinct links, pages after ${latency} s, ${POSTS_PER_CALLER} per caller, callers on ${ACCOUNTS} GOLD accounts (one address each); load average ${
+          fmt(loadavg()[0], 1)
+        }`,
+        rows,
+      );
     }
 
     const latency = LATENCIES.includes(TARGET.latency) ? TARGET.latency : LATENCIES[0];
@@ -154,21 +201,23 @@ export async function benchCapacity() {
       burst(DOWNLOADS, 1, (caller) => {
         const { headers, from } = callerOf(keys, caller);
         return getFrom(api("download", latency), headers, from);
-      }),
-    );
+      }));
     const served = downloads.results.filter((each) => each.status === 200);
     const whole = served.filter((each) => each.whole && each.bytes === served[0].bytes);
-    printTable(`Page-mode downloads at once (${DOWNLOADS}, ${DOWNLOADS / ACCOUNTS} per account), pages after ${latency} s`, [
-      {
-        downloads: DOWNLOADS,
-        statuses: JSON.stringify(downloads.statuses),
-        "whole files": `${whole.length} (${served[0]?.bytes ?? 0} bytes each)`,
-        "all done in s": fmt(downloads.seconds, 1),
-        "tree PSS peak MB": fmt(downloads.peakPss, 0),
-        "then: service, host, forks (n), others": partsOf(downloads.peak),
-        target: `all 200 with whole files: ${met(whole.length === DOWNLOADS)}`,
-      },
-    ]);
+    printTable(
+      `Page-mode downloads at once (${DOWNLOADS}, ${DOWNLOADS / ACCOUNTS} per account), pages after ${latency} s`,
+      [
+        {
+          downloads: DOWNLOADS,
+          statuses: JSON.stringify(downloads.statuses),
+          "whole files": `${whole.length} (${served[0]?.bytes ?? 0} bytes each)`,
+          "all done in s": fmt(downloads.seconds, 1),
+          "tree PSS peak MB": fmt(downloads.peakPss, 0),
+          "then: service, host, forks (n), others": partsOf(downloads.peak),
+          target: `all 200 with whole files: ${met(whole.length === DOWNLOADS)}`,
+        },
+      ],
+    );
   } finally {
     for (const stop of stoppers.reverse()) await stop();
     rmSync(temp, { recursive: true, force: true });

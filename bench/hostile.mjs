@@ -9,7 +9,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { clipRoutes, createAccountKeys, descendants, extractionHostPid, fmt, makeClip, printTable, rssMB, startService, startSite } from "./lib.mjs";
+import {
+  clipRoutes,
+  createAccountKeys,
+  descendants,
+  extractionHostPid,
+  fmt,
+  makeClip,
+  printTable,
+  rssMB,
+  startService,
+  startSite,
+} from "./lib.mjs";
 
 const TARGET = { seconds: 90, treeRssMB: 1024 };
 const HUGE_BYTES = 400 * 1024 * 1024;
@@ -22,14 +33,33 @@ function hostileSite() {
     const path = new URL(req.url, "http://site").pathname;
     res.on("error", () => {});
     if (path === "/endless.html") return pour(res, { "content-type": "text/html" }, filler, Infinity);
-    if (path === "/huge.html") return pour(res, { "content-type": "text/html", "content-length": HUGE_BYTES }, filler, HUGE_BYTES / filler.length);
+    if (path === "/huge.html") {
+      return pour(
+        res,
+        { "content-type": "text/html", "content-length": HUGE_BYTES },
+        filler,
+        HUGE_BYTES / filler.length,
+      );
+    }
     if (path === "/many-videos.html") {
-      const videos = Array.from({ length: VIDEOS }, (_, i) => `<video src="/v/${i}.mp4" poster="/p/${i}.jpg"></video>`).join("\n");
+      const videos = Array.from({ length: VIDEOS }, (_, i) => `<video src="/v/${i}.mp4" poster="/p/${i}.jpg"></video>`)
+        .join("\n");
       return res.writeHead(200, { "content-type": "text/html" }).end(`<title>many</title>${videos}`);
     }
     res.writeHead(404).end();
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((done) => server.close(done)), server })));
+  return new Promise((resolve) =>
+    server.listen(
+      0,
+      "127.0.0.1",
+      () =>
+        resolve({
+          url: `http://127.0.0.1:${server.address().port}`,
+          close: () => new Promise((done) => server.close(done)),
+          server,
+        }),
+    )
+  );
 }
 
 /** Writes `chunk` `times` times, as fast as the reader takes it. */
@@ -50,7 +80,9 @@ function pour(res, headers, chunk, times) {
 /** A post of `link`: its status, code and seconds. */
 async function post(serviceUrl, key, link) {
   const started = performance.now();
-  const response = await fetch(`${serviceUrl}/api/v1/post?url=${encodeURIComponent(link)}`, { headers: { authorization: `Bearer ${key}` } });
+  const response = await fetch(`${serviceUrl}/api/v1/post?url=${encodeURIComponent(link)}`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
   const body = await response.json().catch(() => ({}));
   return { status: response.status, code: body.code ?? "", seconds: (performance.now() - started) / 1000 };
 }
@@ -74,13 +106,20 @@ export async function benchHostile() {
     stoppers.push(hostile.close);
     const site = await startSite(clipRoutes(4, await makeClip(temp, 4)));
     stoppers.push(site.close);
-    const env = { DATA_DIR: join(temp, "data"), EXTRA_PAGE_HOSTS: `${new URL(hostile.url).host},${new URL(site.url).host}` };
+    const env = {
+      DATA_DIR: join(temp, "data"),
+      EXTRA_PAGE_HOSTS: `${new URL(hostile.url).host},${new URL(site.url).host}`,
+    };
     const [{ key }] = await createAccountKeys(env, { GOLD: 1 });
     const service = await startService(env);
     stoppers.push(service.stop);
     await extractionHostPid(service.url);
     const idle = rssMB(descendants(service.pid));
-    const pages = { "a page that never ends": "/endless.html", "a 400 MB page": "/huge.html", "a page of 200 000 videos": "/many-videos.html" };
+    const pages = {
+      "a page that never ends": "/endless.html",
+      "a 400 MB page": "/huge.html",
+      "a page of 200 000 videos": "/many-videos.html",
+    };
     const rows = [];
     const row = (what, answers, peak) => {
       const seconds = Math.max(...answers.map((each) => each.seconds));
@@ -88,19 +127,39 @@ export async function benchHostile() {
         what,
         answer: answers.map((each) => `${each.status} ${each.code}`.trim()).join(", "),
         seconds: `${fmt(seconds)} (target ≤ ${TARGET.seconds}: ${seconds <= TARGET.seconds ? "met" : "NOT met"})`,
-        "tree's peak RSS": `${fmt(peak, 0)} MB (target < ${TARGET.treeRssMB}: ${peak < TARGET.treeRssMB ? "met" : "NOT met"})`,
+        "tree's peak RSS": `${fmt(peak, 0)} MB (target < ${TARGET.treeRssMB}: ${
+          peak < TARGET.treeRssMB ? "met" : "NOT met"
+        })`,
       });
     };
     for (const [what, path] of Object.entries(pages)) {
-      const { answer, peak } = await sampled(service.pid, async () => ({ answer: await post(service.url, key, `${hostile.url}${path}`) }));
+      const { answer, peak } = await sampled(
+        service.pid,
+        async () => ({ answer: await post(service.url, key, `${hostile.url}${path}`) }),
+      );
       row(what, [answer], peak);
     }
     // Links of their own, so that no answer comes from the service's cache of the first posts.
-    const all = await sampled(service.pid, async () => ({ answers: await Promise.all(Object.values(pages).map((path) => post(service.url, key, `${hostile.url}${path}?again`))) }));
+    const all = await sampled(
+      service.pid,
+      async () => ({
+        answers: await Promise.all(
+          Object.values(pages).map((path) => post(service.url, key, `${hostile.url}${path}?again`)),
+        ),
+      }),
+    );
     row("all three at once", all.answers, all.peak);
-    const normal = await sampled(service.pid, async () => ({ answer: await post(service.url, key, `${site.url}/clip4.html`) }));
+    const normal = await sampled(
+      service.pid,
+      async () => ({ answer: await post(service.url, key, `${site.url}/clip4.html`) }),
+    );
     row("a normal post afterwards", [normal.answer], normal.peak);
-    printTable(`Hostile pages (issue 32): the tree at rest ${fmt(idle, 0)} MB RSS; load average ${loadavg().map((n) => fmt(n)).join(" ")}`, rows);
+    printTable(
+      `Hostile pages (issue 32): the tree at rest ${fmt(idle, 0)} MB RSS; load average ${
+        loadavg().map((n) => fmt(n)).join(" ")
+      }`,
+      rows,
+    );
   } finally {
     for (const stop of stoppers.reverse()) await stop();
     rmSync(temp, { recursive: true, force: true });

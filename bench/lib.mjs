@@ -3,7 +3,19 @@
 // keep-alive HTTP load generator, timers for one download or one child process, and tables.
 import { execFileSync, spawn } from "node:child_process";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { chmodSync, closeSync, createReadStream, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  createReadStream,
+  existsSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { Agent, createServer, request } from "node:http";
 import { once } from "node:events";
 import net from "node:net";
@@ -56,7 +68,10 @@ export async function extractionHostPid(serviceUrl) {
 }
 
 export async function runAdmin(args, env, stdin = "") {
-  const child = spawn(process.execPath, ["dist/admin.mjs", ...args], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["dist/admin.mjs", ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   let stdout = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));
   child.stdin.end(stdin);
@@ -66,7 +81,8 @@ export async function runAdmin(args, env, stdin = "") {
 }
 
 // A tier with limits no benchmark reaches, so every call takes the admitted path.
-const benchTierSql = "INSERT INTO tiers VALUES ('BENCH', 1000000000, 1000000000) ON CONFLICT DO NOTHING; UPDATE api_keys SET tier = 'BENCH';";
+const benchTierSql =
+  "INSERT INTO tiers VALUES ('BENCH', 1000000000, 1000000000) ON CONFLICT DO NOTHING; UPDATE api_keys SET tier = 'BENCH';";
 
 /** Runs SQL on the PGlite store of `dataDir`; no service may hold it open meanwhile. */
 export async function execPglite(dataDir, sql) {
@@ -169,10 +185,18 @@ function sumOver(pids, read) {
 }
 
 /** Proportional set size (shared pages split among the processes that share them), in MB, summed. */
-export const pssMB = (pids) => sumOver(pids, (pid) => Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? 0) / 1024);
+export const pssMB = (pids) =>
+  sumOver(
+    pids,
+    (pid) => Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? 0) / 1024,
+  );
 
 /** Resident memory in MB, summed (shared pages counted in each process). */
-export const rssMB = (pids) => sumOver(pids, (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024);
+export const rssMB = (pids) =>
+  sumOver(
+    pids,
+    (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024,
+  );
 
 /** Open file descriptors, summed. */
 export const openFds = (pids) => sumOver(pids, (pid) => readdirSync(`/proc/${pid}/fd`).length);
@@ -202,7 +226,9 @@ export async function createAccountKeys(env, counts) {
     for (const [tier, count] of Object.entries(counts)) {
       for (let i = 0; i < count; i++) {
         const email = accounts.length === 0 ? "bench-0@example.com" : `bench-${accounts.length}@example.com`;
-        if (accounts.length > 0) await db.query("INSERT INTO accounts (email, password_hash) VALUES ($1, $2)", [email, rows[0].password_hash]);
+        if (accounts.length > 0) {
+          await db.query("INSERT INTO accounts (email, password_hash) VALUES ($1, $2)", [email, rows[0].password_hash]);
+        }
         const key = `xva_${randomBytes(32).toString("base64url")}`;
         await db.query(
           `INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, tier, expires_at, created_at)
@@ -256,7 +282,9 @@ export const NGINX = "/usr/sbin/nginx";
 export function startNginx(prefix, serverBlock) {
   mkdirSync(prefix, { recursive: true });
   const conf = join(prefix, "nginx.conf");
-  writeFileSync(conf, `worker_processes 1;
+  writeFileSync(
+    conf,
+    `worker_processes 1;
 pid ${prefix}/nginx.pid;
 error_log ${prefix}/error.log warn;
 events { worker_connections 1024; }
@@ -269,7 +297,8 @@ http {
   uwsgi_temp_path ${prefix}/uwsgi; scgi_temp_path ${prefix}/scgi;
   ${serverBlock}
 }
-`);
+`,
+  );
   const child = spawn(NGINX, ["-p", prefix, "-c", conf, "-g", "daemon off;"], { stdio: "inherit" });
   return { pid: child.pid, stop: () => child.kill("SIGTERM") };
 }
@@ -314,7 +343,9 @@ const listen = async (server) => {
 
 /** X's syndication API on loopback: every request gets the recorded NASA video post. */
 export async function startFakeSyndication() {
-  const fixture = readFileSync(new URL("../test/fixtures/upstream/syndication/video_nasa_1491475671058681863.json", import.meta.url));
+  const fixture = readFileSync(
+    new URL("../test/fixtures/upstream/syndication/video_nasa_1491475671058681863.json", import.meta.url),
+  );
   return listen(
     createServer((req, res) => {
       res.writeHead(200, { "content-type": "application/json", "content-length": fixture.length });
@@ -335,7 +366,9 @@ export async function startSite(routes, { pageDelayMs = 0 } = {}) {
       if (!route) return res.writeHead(404).end();
       // A platform takes its time over a page (pageDelayMs); its CDN serves files at once.
       if (route.html !== undefined && pageDelayMs > 0) await sleep(pageDelayMs);
-      if (route.html !== undefined) return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(route.html);
+      if (route.html !== undefined) {
+        return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(route.html);
+      }
       const { size } = statSync(route.file);
       const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
       const start = range?.[1] ? Number(range[1]) : range?.[2] ? Math.max(0, size - Number(range[2])) : 0;
@@ -357,12 +390,41 @@ export async function startSite(routes, { pageDelayMs = 0 } = {}) {
 export async function makeClip(dir, seconds) {
   const file = join(dir, `clip${seconds}.mp4`);
   await timedRun("ffmpeg", [
-    "-nostdin", "-v", "error", "-y",
-    "-f", "lavfi", "-i", "testsrc=size=640x360:rate=25",
-    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
-    "-t", String(seconds),
-    "-c:v", "libx264", "-preset", "veryfast", "-b:v", "1M", "-maxrate", "1M", "-bufsize", "2M", "-g", "50", "-pix_fmt", "yuv420p",
-    "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", file,
+    "-nostdin",
+    "-v",
+    "error",
+    "-y",
+    "-f",
+    "lavfi",
+    "-i",
+    "testsrc=size=640x360:rate=25",
+    "-f",
+    "lavfi",
+    "-i",
+    "sine=frequency=440:sample_rate=44100",
+    "-t",
+    String(seconds),
+    "-c:v",
+    "libx264",
+    "-preset",
+    "veryfast",
+    "-b:v",
+    "1M",
+    "-maxrate",
+    "1M",
+    "-bufsize",
+    "2M",
+    "-g",
+    "50",
+    "-pix_fmt",
+    "yuv420p",
+    "-c:a",
+    "aac",
+    "-b:a",
+    "128k",
+    "-movflags",
+    "+faststart",
+    file,
   ]);
   return file;
 }
@@ -370,7 +432,10 @@ export async function makeClip(dir, seconds) {
 /** startSite routes for a clip made by makeClip: the page `/clip<seconds>.html`, which yt-dlp's generic extractor reads, and its file. */
 export function clipRoutes(seconds, file) {
   return {
-    [`/clip${seconds}.html`]: { html: `<!DOCTYPE html><html><head><title>Clip ${seconds} s</title></head><body><video src="/media/clip${seconds}.mp4"></video></body></html>` },
+    [`/clip${seconds}.html`]: {
+      html:
+        `<!DOCTYPE html><html><head><title>Clip ${seconds} s</title></head><body><video src="/media/clip${seconds}.mp4"></video></body></html>`,
+    },
     [`/media/clip${seconds}.mp4`]: { file, type: "video/mp4" },
   };
 }
@@ -387,7 +452,10 @@ export function timedGet(url, headers = {}) {
         if (!bytes) firstByte = performance.now() - started;
         bytes += chunk.length;
       });
-      res.on("end", () => resolve({ status: res.statusCode, head, firstByte, total: performance.now() - started, bytes }));
+      res.on(
+        "end",
+        () => resolve({ status: res.statusCode, head, firstByte, total: performance.now() - started, bytes }),
+      );
       res.on("error", reject);
     });
     req.on("error", reject);
@@ -428,12 +496,22 @@ export async function timedRun(command, args) {
 /** Downloads with curl into /dev/null: bytes per second, size and the Content-Length header ("" when not sent). */
 export function curl(url, extra = []) {
   return new Promise((resolve, reject) => {
-    const child = spawn("curl", ["-s", "-o", "/dev/null", "-w", "%{speed_download} %{size_download} %header{content-length}", ...extra, url]);
+    const child = spawn("curl", [
+      "-s",
+      "-o",
+      "/dev/null",
+      "-w",
+      "%{speed_download} %{size_download} %header{content-length}",
+      ...extra,
+      url,
+    ]);
     let out = "";
     child.stdout.on("data", (chunk) => (out += chunk));
     child.on("close", () => {
       const [speed, size, contentLength = ""] = out.trim().split(" ");
-      Number(size) > 0 ? resolve({ speed: Number(speed), size: Number(size), contentLength }) : reject(new Error(`curl ${url} got nothing`));
+      Number(size) > 0
+        ? resolve({ speed: Number(speed), size: Number(size), contentLength })
+        : reject(new Error(`curl ${url} got nothing`));
     });
   });
 }
@@ -452,7 +530,13 @@ export async function load(url, { headers = {}, connections = 32, durationMs = 5
     new Promise((resolve, reject) => {
       const target = new URL(urlOf(sequence++));
       const started = performance.now();
-      const req = request({ agent, host: target.hostname, port: target.port, path: target.pathname + target.search, headers }, (res) => {
+      const req = request({
+        agent,
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname + target.search,
+        headers,
+      }, (res) => {
         res.resume();
         res.on("end", () => resolve({ status: res.statusCode, ms: performance.now() - started }));
       });

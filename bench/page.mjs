@@ -9,7 +9,19 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { clipRoutes, createBenchKey, extractionHostPid, fmt, makeClip, median, printTable, startService, startSite, timedGet, timedRun } from "./lib.mjs";
+import {
+  clipRoutes,
+  createBenchKey,
+  extractionHostPid,
+  fmt,
+  makeClip,
+  median,
+  printTable,
+  startService,
+  startSite,
+  timedGet,
+  timedRun,
+} from "./lib.mjs";
 
 const RUNS = Number(process.env.PAGE_BENCH_RUNS ?? 3);
 // yt-dlp's time on the same page varies by 200-400 ms from run to run, more than the cold
@@ -36,8 +48,41 @@ async function paired(what, service, anchor, anchorPart, targetMs) {
 }
 const CLIP_SECONDS = [10, 60];
 
-const ffmpegMp4 = (url) => ["-nostdin", "-loglevel", "error", "-i", url, "-c", "copy", "-movflags", "frag_keyframe+empty_moov+default_base_moof", "-f", "mp4", "pipe:1"];
-const ffmpegMp3 = (url) => ["-nostdin", "-loglevel", "error", "-i", url, "-map", "0:a:0", "-vn", "-c:a", "libmp3lame", "-b:a", "320k", "-f", "mp3", "pipe:1"];
+const ffmpegMp4 = (
+  url,
+) => [
+  "-nostdin",
+  "-loglevel",
+  "error",
+  "-i",
+  url,
+  "-c",
+  "copy",
+  "-movflags",
+  "frag_keyframe+empty_moov+default_base_moof",
+  "-f",
+  "mp4",
+  "pipe:1",
+];
+const ffmpegMp3 = (
+  url,
+) => [
+  "-nostdin",
+  "-loglevel",
+  "error",
+  "-i",
+  url,
+  "-map",
+  "0:a:0",
+  "-vn",
+  "-c:a",
+  "libmp3lame",
+  "-b:a",
+  "320k",
+  "-f",
+  "mp3",
+  "pipe:1",
+];
 
 /** `measure` RUNS times; the row shows medians and the spread of the totals. */
 async function row(what, seconds, measure) {
@@ -56,7 +101,9 @@ async function row(what, seconds, measure) {
 
 async function download(url, headers) {
   const result = await timedGet(url, headers);
-  if (result.status !== 200 || result.bytes === 0) throw new Error(`${url}: status ${result.status}, ${result.bytes} bytes`);
+  if (result.status !== 200 || result.bytes === 0) {
+    throw new Error(`${url}: status ${result.status}, ${result.bytes} bytes`);
+  }
   return result;
 }
 
@@ -79,7 +126,8 @@ export async function benchPage() {
       const service = await startService({ ...env, PAGE_CACHE_TTL_S: cacheTtl });
       try {
         await extractionHostPid(service.url);
-        const downloadOf = (s, query = "") => `${service.url}/api/v1/download?url=${encodeURIComponent(pageOf(s))}${query}`;
+        const downloadOf = (s, query = "") =>
+          `${service.url}/api/v1/download?url=${encodeURIComponent(pageOf(s))}${query}`;
         for (const s of CLIP_SECONDS) {
           // The warm rows start from a kept description; the cold ones start from nothing anyway.
           if (label === "warm") await download(downloadOf(s), headers);
@@ -91,15 +139,29 @@ export async function benchPage() {
         const ffmpegAlone = () => timedRun("ffmpeg", ffmpegMp4(mediaOf(10)));
         targets.push(
           label === "warm"
-            ? await paired("10 s clip, description kept (after post): first byte vs ffmpeg's", () => download(downloadOf(10), headers), ffmpegAlone, "firstByte", 150)
-            : await paired("10 s clip, cold (extraction host): first byte vs ffmpeg's", () => download(downloadOf(10), headers), ffmpegAlone, "firstByte", 250),
+            ? await paired(
+              "10 s clip, description kept (after post): first byte vs ffmpeg's",
+              () => download(downloadOf(10), headers),
+              ffmpegAlone,
+              "firstByte",
+              150,
+            )
+            : await paired(
+              "10 s clip, cold (extraction host): first byte vs ffmpeg's",
+              () => download(downloadOf(10), headers),
+              ffmpegAlone,
+              "firstByte",
+              250,
+            ),
         );
       } finally {
         await service.stop();
       }
     }
     for (const s of CLIP_SECONDS) {
-      rows.push(await row("by hand: ffmpeg -c copy fragmented MP4", s, () => timedRun("ffmpeg", ffmpegMp4(mediaOf(s)))));
+      rows.push(
+        await row("by hand: ffmpeg -c copy fragmented MP4", s, () => timedRun("ffmpeg", ffmpegMp4(mediaOf(s)))),
+      );
       rows.push(await row("by hand: ffmpeg libmp3lame 320k", s, () => timedRun("ffmpeg", ffmpegMp3(mediaOf(s)))));
       rows.push(await row("by hand: yt-dlp -J (extraction only)", s, () => ytdlpJ(s)));
     }

@@ -59,7 +59,8 @@ function relayServer(upstream: UpstreamClient, useNodeBody: boolean): http.Serve
       );
       res.writeHead(response.status, Object.fromEntries(response.headers));
       const nodeBody = useNodeBody ? (nativeBodyOf(response) as Readable | undefined) : undefined;
-      const body = nodeBody ?? (response.body ? Readable.fromWeb(response.body as import("node:stream/web").ReadableStream) : null);
+      const body = nodeBody ??
+        (response.body ? Readable.fromWeb(response.body as import("node:stream/web").ReadableStream) : null);
       if (body) await pipeline(body, res);
       else res.end();
     } catch {

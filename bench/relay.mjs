@@ -16,7 +16,20 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { cpuSeconds, createBenchKey, curl, freePort, median, memoryMB, processTree, startFileOrigin, startNginx, startService, untilIdle, waitForPort } from "./lib.mjs";
+import {
+  cpuSeconds,
+  createBenchKey,
+  curl,
+  freePort,
+  median,
+  memoryMB,
+  processTree,
+  startFileOrigin,
+  startNginx,
+  startService,
+  untilIdle,
+  waitForPort,
+} from "./lib.mjs";
 
 const SIZE = Number(process.env.RELAY_BENCH_MB ?? 1024) * 1024 * 1024;
 const RUNS = Number(process.env.RELAY_BENCH_RUNS ?? 3);
@@ -69,19 +82,24 @@ async function main() {
   const variants = [{ name: "straight from the origin", port: originPort, pid: originPid }];
   if (nginxOrigin && wanted("nginx")) {
     const port = await freePort();
-    const proxy = startNginx(path.join(temp, "proxy"), `server { listen 127.0.0.1:${port};
+    const proxy = startNginx(
+      path.join(temp, "proxy"),
+      `server { listen 127.0.0.1:${port};
     location / { proxy_pass http://127.0.0.1:${originPort}; proxy_http_version 1.1; proxy_set_header Connection "";
-      proxy_buffer_size 64k; proxy_buffers 8 64k; proxy_busy_buffers_size 128k; proxy_max_temp_file_size 0; } }`);
+      proxy_buffer_size 64k; proxy_buffers 8 64k; proxy_busy_buffers_size 128k; proxy_max_temp_file_size 0; } }`,
+    );
     stoppers.push(proxy.stop);
     await waitForPort(port);
     variants.push({ name: "nginx proxy_pass, 64 KiB buffers", port, pid: proxy.pid });
   }
-  for (const [name, variant] of [
-    ["node:http request pipe (10 lines)", "pipe"],
-    ["relayMedia, nodeUpstream, Node-body fast path", "relay"],
-    ["relayMedia, nodeUpstream, Web stream body", "relay-web"],
-    ["relayMedia, fetchUpstream, Web stream body", "relay-fetch"],
-  ].filter(([, variant]) => wanted(variant))) {
+  for (
+    const [name, variant] of [
+      ["node:http request pipe (10 lines)", "pipe"],
+      ["relayMedia, nodeUpstream, Node-body fast path", "relay"],
+      ["relayMedia, nodeUpstream, Web stream body", "relay-web"],
+      ["relayMedia, fetchUpstream, Web stream body", "relay-fetch"],
+    ].filter(([, variant]) => wanted(variant))
+  ) {
     const port = await freePort();
     variants.push({ name, variant, port, pid: await startChild(bundle, variant, port, target) });
   }
@@ -89,7 +107,11 @@ async function main() {
   if (wanted("service")) {
     // The whole service (dist/node.mjs): bearer key, admission, router, relay, Node adapter.
     const dataDir = path.join(temp, "service-data");
-    const env = { DATA_DIR: dataDir, ORIGIN_OVERRIDES: `video.twimg.com=http://127.0.0.1:${originPort}`, MAX_DOWNLOAD_BYTES: String(2 ** 40) };
+    const env = {
+      DATA_DIR: dataDir,
+      ORIGIN_OVERRIDES: `video.twimg.com=http://127.0.0.1:${originPort}`,
+      MAX_DOWNLOAD_BYTES: String(2 ** 40),
+    };
     const key = await createBenchKey(env);
     const service = await startService(env);
     stoppers.push(() => service.stop());
@@ -128,7 +150,9 @@ async function main() {
   for (const v of variants.slice(1)) {
     const pids = processTree(v.pid);
     const samples = [];
-    const slow = curl(v.url, [...v.curlArgs, "--limit-rate", "1M", "--max-time", String(SLOW_SECONDS)]).catch(() => null);
+    const slow = curl(v.url, [...v.curlArgs, "--limit-rate", "1M", "--max-time", String(SLOW_SECONDS)]).catch(() =>
+      null
+    );
     for (let t = 0; t < SLOW_SECONDS * 4; t++) {
       await sleep(250);
       samples.push(memoryMB(pids, "VmRSS"));
@@ -140,14 +164,24 @@ async function main() {
 
   const pipe = variants.find((v) => v.variant === "pipe") ?? variants[0];
   const fmt = (x, digits = 0) => x.toFixed(digits);
-  console.log(`\n${SIZE / 2 ** 20} MiB over loopback, median of ${RUNS} runs, Node ${process.version}, ${os.cpus().length} cores\n`);
-  console.log(`| relay | MB/s | x ${pipe.variant ?? "origin"} | CPU s per GiB | peak RSS MB | RSS at 1 MB/s client: 1 s -> max -> end MB |`);
+  console.log(
+    `\n${
+      SIZE / 2 ** 20
+    } MiB over loopback, median of ${RUNS} runs, Node ${process.version}, ${os.cpus().length} cores\n`,
+  );
+  console.log(
+    `| relay | MB/s | x ${
+      pipe.variant ?? "origin"
+    } | CPU s per GiB | peak RSS MB | RSS at 1 MB/s client: 1 s -> max -> end MB |`,
+  );
   console.log("|---|---|---|---|---|---|");
   for (const v of variants) {
     const speed = median(v.speeds);
     const slow = v.slow ? `${fmt(v.slow.first)} -> ${fmt(v.slow.max)} -> ${fmt(v.slow.last)}` : "";
     console.log(
-      `| ${v.name} | ${fmt(speed)} (${v.speeds.map((s) => fmt(s)).join(", ")}) | ${fmt(speed / median(pipe.speeds), 2)} | ${fmt(median(v.cpus), 2)} | ${v.peak ? fmt(v.peak) : ""} | ${slow} |`,
+      `| ${v.name} | ${fmt(speed)} (${v.speeds.map((s) => fmt(s)).join(", ")}) | ${
+        fmt(speed / median(pipe.speeds), 2)
+      } | ${fmt(median(v.cpus), 2)} | ${v.peak ? fmt(v.peak) : ""} | ${slow} |`,
     );
   }
   const service = variants.find((v) => v.service);

@@ -11,7 +11,18 @@ import { benchStore } from "./store.mjs";
 import { benchTweet } from "./tweet.mjs";
 
 // `npm run bench -- auth tweet` runs only those sections.
-const sections = { store: benchStore, auth: benchAuth, tweet: benchTweet, relay: benchRelay, page: benchPage, extraction: benchExtraction, runtimes: benchRuntimes, capacity: benchCapacity, hostile: benchHostile, soak: benchSoak };
+const sections = {
+  store: benchStore,
+  auth: benchAuth,
+  tweet: benchTweet,
+  relay: benchRelay,
+  page: benchPage,
+  extraction: benchExtraction,
+  runtimes: benchRuntimes,
+  capacity: benchCapacity,
+  hostile: benchHostile,
+  soak: benchSoak,
+};
 const only = process.argv.slice(2);
 for (const [name, run] of Object.entries(sections)) {
   if (only.length && !only.includes(name)) continue;

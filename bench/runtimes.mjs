@@ -13,8 +13,25 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  clipRoutes, cpuSeconds, createBenchKey, curl, fmt, freePort, load, makeClip, median, printTable, processTree, runtimes, sparseFile, startFakeSyndication, startFileOrigin,
-  startService, startSite, timedGet, untilIdle,
+  clipRoutes,
+  cpuSeconds,
+  createBenchKey,
+  curl,
+  fmt,
+  freePort,
+  load,
+  makeClip,
+  median,
+  printTable,
+  processTree,
+  runtimes,
+  sparseFile,
+  startFakeSyndication,
+  startFileOrigin,
+  startService,
+  startSite,
+  timedGet,
+  untilIdle,
 } from "./lib.mjs";
 
 const RELAY_BYTES = 2 ** 30;
@@ -44,7 +61,11 @@ async function startPassthrough(runtime, origin, server = "") {
     child.stdout.on("data", (chunk) => String(chunk).includes("ready") && resolve());
     child.once("exit", (code) => reject(new Error(`${runtime} passthrough exited with ${code}`)));
   });
-  return { url: `http://127.0.0.1:${port}/big.mp4`, pid: child.pid, stop: () => new Promise((resolve) => (child.once("exit", resolve), child.kill("SIGTERM"))) };
+  return {
+    url: `http://127.0.0.1:${port}/big.mp4`,
+    pid: child.pid,
+    stop: () => new Promise((resolve) => (child.once("exit", resolve), child.kill("SIGTERM"))),
+  };
 }
 
 /** One download through the process `pid`, once it is idle: curl's figures and the CPU seconds per GiB it cost. */
@@ -64,14 +85,21 @@ async function measureOnce({ runtime, service, key, passthrough, lengthKeeping }
     tweet: await load(api(service, "tweet", "https://x.com/NASA/status/1491475671058681863"), { ...LOAD, headers }),
   };
   for (const [name, r] of Object.entries(loads)) {
-    if (Object.keys(r.statuses).some((status) => status !== "200")) throw new Error(`${runtime} ${name}: statuses ${JSON.stringify(r.statuses)}`);
+    if (Object.keys(r.statuses).some((status) => status !== "200")) {
+      throw new Error(`${runtime} ${name}: statuses ${JSON.stringify(r.statuses)}`);
+    }
   }
-  const relay = await timedRelay(service.pid, api(service, "download", RELAYED), ["-H", `Authorization: Bearer ${key}`]);
+  const relay = await timedRelay(service.pid, api(service, "download", RELAYED), [
+    "-H",
+    `Authorization: Bearer ${key}`,
+  ]);
   if (relay.size !== RELAY_BYTES) throw new Error(`${runtime}: relay sent ${relay.size} bytes, not ${RELAY_BYTES}`);
   const reference = await timedRelay(passthrough.pid, passthrough.url);
   const keptLength = lengthKeeping ? await timedRelay(lengthKeeping.pid, lengthKeeping.url) : reference;
   const page = await timedGet(api(service, "download", `${site.url}/clip10.html`), headers);
-  if (page.status !== 200 || page.bytes === 0) throw new Error(`${runtime}: page mode answered ${page.status} with ${page.bytes} bytes`);
+  if (page.status !== 200 || page.bytes === 0) {
+    throw new Error(`${runtime}: page mode answered ${page.status} with ${page.bytes} bytes`);
+  }
   return { ...loads, relay, reference, keptLength, page };
 }
 
@@ -83,12 +111,20 @@ function cells(rounds) {
     "GET /healthz, req/s (p50 ms)": rps("health"),
     "GET /api/v1/usage, req/s (p50 ms)": rps("usage"),
     "tweet, warm cache, req/s (p50 ms)": rps("tweet"),
-    "direct relay 1 GiB, MB/s (CPU s per GiB)": `${fmt(at((r) => r.relay.speed) / 1e6, 0)} (${fmt(at((r) => r.relay.cpuPerGiB), 2)})`,
-    "the runtime's own pass-through, MB/s (CPU s per GiB)": `${fmt(at((r) => r.reference.speed) / 1e6, 0)} (${fmt(at((r) => r.reference.cpuPerGiB), 2)})`,
+    "direct relay 1 GiB, MB/s (CPU s per GiB)": `${fmt(at((r) => r.relay.speed) / 1e6, 0)} (${
+      fmt(at((r) => r.relay.cpuPerGiB), 2)
+    })`,
+    "the runtime's own pass-through, MB/s (CPU s per GiB)": `${fmt(at((r) => r.reference.speed) / 1e6, 0)} (${
+      fmt(at((r) => r.reference.cpuPerGiB), 2)
+    })`,
     "relay / own pass-through, MB/s (issue 13: >= 0.9)": fmt(at((r) => r.relay.speed / r.reference.speed), 2),
-    "own pass-through that sends Content-Length, MB/s (CPU s per GiB)": `${fmt(at((r) => r.keptLength.speed) / 1e6, 0)} (${fmt(at((r) => r.keptLength.cpuPerGiB), 2)})`,
+    "own pass-through that sends Content-Length, MB/s (CPU s per GiB)": `${
+      fmt(at((r) => r.keptLength.speed) / 1e6, 0)
+    } (${fmt(at((r) => r.keptLength.cpuPerGiB), 2)})`,
     "relay / that pass-through, MB/s": fmt(at((r) => r.relay.speed / r.keptLength.speed), 2),
-    "direct relay sends Content-Length": rounds.every((r) => r.relay.contentLength === String(RELAY_BYTES)) ? "yes" : "no",
+    "direct relay sends Content-Length": rounds.every((r) => r.relay.contentLength === String(RELAY_BYTES))
+      ? "yes"
+      : "no",
     "page mode 10 s clip, cold, first byte ms": fmt(at((r) => r.page.firstByte), 0),
     "page mode 10 s clip, cold, total ms": fmt(at((r) => r.page.total), 0),
   };
@@ -123,7 +159,9 @@ export async function benchRuntimes() {
       const service = await startService(env, runtime);
       stoppers.push(service.stop);
       // Warms the relay path (JIT, connection pool) before it is timed.
-      await curl(api(service, "download", RELAYED), ["-H", `Authorization: Bearer ${key}`, "--max-time", "0.5"]).catch(() => null);
+      await curl(api(service, "download", RELAYED), ["-H", `Authorization: Bearer ${key}`, "--max-time", "0.5"]).catch(
+        () => null,
+      );
       const passthrough = await startPassthrough(runtime, mediaOrigin);
       stoppers.push(passthrough.stop);
       // Bun.serve's pass-through drops Content-Length; Node's and Deno's keep it.
@@ -137,7 +175,9 @@ export async function benchRuntimes() {
 
     const columns = Object.fromEntries(services.map(({ name, rounds }) => [name, cells(rounds)]));
     printTable(
-      `Runtimes (PGlite store; loads: ${LOAD.connections} connections, ${LOAD.durationMs / 1000} s; relay (from ${nginx ? "nginx" : "a Node server"}) and page mode one at a time; median of ${ROUNDS} rounds)`,
+      `Runtimes (PGlite store; loads: ${LOAD.connections} connections, ${LOAD.durationMs / 1000} s; relay (from ${
+        nginx ? "nginx" : "a Node server"
+      }) and page mode one at a time; median of ${ROUNDS} rounds)`,
       Object.keys(Object.values(columns)[0]).map((operation) => ({
         operation,
         ...Object.fromEntries(Object.entries(columns).map(([runtime, column]) => [runtime, column[operation]])),

@@ -7,7 +7,21 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { clipRoutes, createAccountKeys, descendants, extractionHostPid, fmt, getFrom, makeClip, openFds, printTable, rssMB, startFakeSyndication, startService, startSite } from "./lib.mjs";
+import {
+  clipRoutes,
+  createAccountKeys,
+  descendants,
+  extractionHostPid,
+  fmt,
+  getFrom,
+  makeClip,
+  openFds,
+  printTable,
+  rssMB,
+  startFakeSyndication,
+  startService,
+  startSite,
+} from "./lib.mjs";
 
 const DURATION_S = Number(process.env.SOAK_DURATION_S ?? 600);
 const SAMPLE_S = Number(process.env.SOAK_SAMPLE_S ?? 10);
@@ -23,7 +37,11 @@ function operations(serviceUrl, siteUrl, next) {
     { weight: 3, url: () => `${serviceUrl}/api/v1/usage` },
     { weight: 3, url: () => `${serviceUrl}/api/v1/post?url=${page("")}` },
     { weight: 2, url: () => `${serviceUrl}/api/v1/post?url=${page(`?n=${next()}`)}` },
-    { weight: 2, url: () => `${serviceUrl}/api/v1/tweet?url=${encodeURIComponent(`https://x.com/NASA/status/1491475671058681863`)}` },
+    {
+      weight: 2,
+      url: () =>
+        `${serviceUrl}/api/v1/tweet?url=${encodeURIComponent(`https://x.com/NASA/status/1491475671058681863`)}`,
+    },
     { weight: 1, url: () => `${serviceUrl}/api/v1/download?url=${page("")}` },
     { weight: 1, url: () => `${serviceUrl}/api/v1/download?url=${page("")}&audio=mp3` },
   ];
@@ -63,7 +81,12 @@ export async function benchSoak() {
     stoppers.push(site.close);
     const syndication = await startFakeSyndication();
     stoppers.push(syndication.close);
-    const env = { DATA_DIR: join(temp, "data"), EXTRA_PAGE_HOSTS: new URL(site.url).host, X_SYNDICATION_URL: syndication.url, X_GRAPHQL_URL: "off" };
+    const env = {
+      DATA_DIR: join(temp, "data"),
+      EXTRA_PAGE_HOSTS: new URL(site.url).host,
+      X_SYNDICATION_URL: syndication.url,
+      X_GRAPHQL_URL: "off",
+    };
     const clients = await createAccountKeys(env, CLIENTS);
     const service = await startService(env);
     stoppers.push(service.stop);
@@ -84,7 +107,11 @@ export async function benchSoak() {
     await Promise.all(clients.map(async ({ tier, key }, i) => {
       const headers = { authorization: `Bearer ${key}` };
       while (performance.now() < until) {
-        const { status, whole } = await getFrom(mix[Math.floor(Math.random() * mix.length)].url(), headers, `127.0.4.${i + 1}`);
+        const { status, whole } = await getFrom(
+          mix[Math.floor(Math.random() * mix.length)].url(),
+          headers,
+          `127.0.4.${i + 1}`,
+        );
         statuses[`${tier} ${status}`] = (statuses[`${tier} ${status}`] ?? 0) + 1;
         if (!whole) broken += 1;
       }
@@ -93,12 +120,18 @@ export async function benchSoak() {
     sample();
 
     const calls = Object.values(statuses).reduce((a, b) => a + b, 0);
-    const errors = Object.entries(statuses).filter(([name]) => / 5\d\d$| 0$/.test(name)).reduce((sum, [, n]) => sum + n, 0);
-    printTable(`Soak (issue 32): ${calls} calls in ${DURATION_S} s from ${clients.length} clients (FREE ${CLIENTS.FREE}, PRO ${CLIENTS.PRO}, GOLD ${CLIENTS.GOLD}); ${errors} 5xx or no answer, ${broken} broken bodies; the service's tree every ${SAMPLE_S} s`, [
-      summary("RSS (summed)", samples.map((each) => each.rss), "MB"),
-      summary("open descriptors", samples.map((each) => each.fds), ""),
-      summary("children", samples.map((each) => each.children), ""),
-    ]);
+    const errors = Object.entries(statuses).filter(([name]) => / 5\d\d$| 0$/.test(name)).reduce(
+      (sum, [, n]) => sum + n,
+      0,
+    );
+    printTable(
+      `Soak (issue 32): ${calls} calls in ${DURATION_S} s from ${clients.length} clients (FREE ${CLIENTS.FREE}, PRO ${CLIENTS.PRO}, GOLD ${CLIENTS.GOLD}); ${errors} 5xx or no answer, ${broken} broken bodies; the service's tree every ${SAMPLE_S} s`,
+      [
+        summary("RSS (summed)", samples.map((each) => each.rss), "MB"),
+        summary("open descriptors", samples.map((each) => each.fds), ""),
+        summary("children", samples.map((each) => each.children), ""),
+      ],
+    );
     console.log(`statuses by tier: ${JSON.stringify(statuses)}`);
   } finally {
     for (const stop of stoppers.reverse()) await stop();

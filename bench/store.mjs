@@ -8,7 +8,20 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os, { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { cpuSeconds, createBenchKey, curl, fmt, load, memoryMB, printTable, sparseFile, startService, startSite, timedGet, withBenchDatabase } from "./lib.mjs";
+import {
+  cpuSeconds,
+  createBenchKey,
+  curl,
+  fmt,
+  load,
+  memoryMB,
+  printTable,
+  sparseFile,
+  startService,
+  startSite,
+  timedGet,
+  withBenchDatabase,
+} from "./lib.mjs";
 
 const RELAY_BYTES = 2 ** 30;
 const RELAYED = "https://video.twimg.com/big.mp4";
@@ -37,7 +50,12 @@ async function startHealthy(env) {
     if (status === 200) break;
     await sleep(10);
   }
-  return { service, ms: performance.now() - started, cpu: cpuSeconds([service.pid]), peak: memoryMB([service.pid], "VmHWM") };
+  return {
+    service,
+    ms: performance.now() - started,
+    cpu: cpuSeconds([service.pid]),
+    peak: memoryMB([service.pid], "VmHWM"),
+  };
 }
 
 async function measure(store, env, execSql) {
@@ -50,14 +68,26 @@ async function measure(store, env, execSql) {
     await sleep(3000);
     const idle = memoryMB([service.pid], "VmRSS");
     const headers = { authorization: `Bearer ${key}` };
-    const api = await peakRssDuring(service.pid, () => load(`${service.url}/api/v1/usage`, { headers, connections: 50, durationMs: 3000 }));
-    const relay = await peakRssDuring(service.pid, () =>
-      curl(`${service.url}/api/v1/download?url=${encodeURIComponent(RELAYED)}`, ["-H", `Authorization: Bearer ${key}`]),
+    const api = await peakRssDuring(
+      service.pid,
+      () => load(`${service.url}/api/v1/usage`, { headers, connections: 50, durationMs: 3000 }),
+    );
+    const relay = await peakRssDuring(
+      service.pid,
+      () =>
+        curl(`${service.url}/api/v1/download?url=${encodeURIComponent(RELAYED)}`, [
+          "-H",
+          `Authorization: Bearer ${key}`,
+        ]),
     );
     const target = (figure, limit) => `${fmt(figure, 0)} (${figure <= limit ? "met" : "NOT met"}: <= ${limit})`;
     const pglite = store === "pglite";
     return [
-      { store, what: "first start on an empty store: ms to healthy", figure: pglite ? target(first.ms, 2000) : fmt(first.ms, 0) },
+      {
+        store,
+        what: "first start on an empty store: ms to healthy",
+        figure: pglite ? target(first.ms, 2000) : fmt(first.ms, 0),
+      },
       { store, what: "first start: CPU s of the process by then", figure: fmt(first.cpu, 2) },
       { store, what: "first start: peak RSS MB", figure: pglite ? target(first.peak, 250) : fmt(first.peak, 0) },
       { store, what: "restart: ms to healthy", figure: pglite ? target(again.ms, 1000) : fmt(again.ms, 0) },
@@ -85,7 +115,12 @@ export async function benchStore() {
     await withBenchDatabase(async (DATABASE_URL, execSql) => {
       rows.push(...(await measure("postgres", { ...common, DATABASE_URL }, execSql)));
     });
-    printTable(`Footprint of the service process (Node) on each store; targets are the embedded store's (issue 13); load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`, rows);
+    printTable(
+      `Footprint of the service process (Node) on each store; targets are the embedded store's (issue 13); load average ${
+        os.loadavg()[0].toFixed(1)
+      } on ${os.cpus().length} cores`,
+      rows,
+    );
   } finally {
     for (const stop of stoppers.reverse()) await stop();
     rmSync(temp, { recursive: true, force: true });

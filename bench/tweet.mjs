@@ -20,8 +20,17 @@ export async function benchTweet() {
         ["/healthz (reference)", await load(`${service.url}/healthz`)],
         ["tweet, warm cache", await load(tweet("1491475671058681863"), { headers })],
         ["tweet, cold cache", await load((n) => tweet(String(1_000_000_000_000_000_000n + BigInt(n))), { headers })],
-      ].map(([what, r]) => ({ what, "req/s": fmt(r.rps, 0), "p50 ms": fmt(r.p50, 2), "p99 ms": fmt(r.p99, 2), statuses: JSON.stringify(r.statuses) }));
-      printTable("Tweet operation (PGlite store, 32 connections, 5 s each; fake syndication upstream on loopback)", rows);
+      ].map(([what, r]) => ({
+        what,
+        "req/s": fmt(r.rps, 0),
+        "p50 ms": fmt(r.p50, 2),
+        "p99 ms": fmt(r.p99, 2),
+        statuses: JSON.stringify(r.statuses),
+      }));
+      printTable(
+        "Tweet operation (PGlite store, 32 connections, 5 s each; fake syndication upstream on loopback)",
+        rows,
+      );
     } finally {
       await service.stop();
     }

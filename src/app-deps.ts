@@ -7,11 +7,11 @@ import type { ApiError } from "./http/problem.ts";
 import type { ReadinessCheck } from "./http/readiness.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { operationSlots } from "./limits/slots.ts";
-import { trustedEndpoints, type EgressPolicy, type ResolveHost } from "./media/egress.ts";
+import { type EgressPolicy, type ResolveHost, trustedEndpoints } from "./media/egress.ts";
 import { cookieHeaderFor } from "./media/cookie-header.ts";
 import { createEgressGate, type EgressGate, type ListenLoopback } from "./media/egress-gate.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
-import { parseOutboundProxy, type OutboundProxy } from "./media/outbound-proxy.ts";
+import { type OutboundProxy, parseOutboundProxy } from "./media/outbound-proxy.ts";
 import type { RelayOptions } from "./media/relay.ts";
 import { fetchOver, type UpstreamClient } from "./media/relay-upstream.ts";
 import type { RemuxOptions } from "./media/remux.ts";
@@ -23,22 +23,34 @@ import { createXiaohongshuSource } from "./platforms/xiaohongshu/source.ts";
 import type { Source } from "./platforms/source.ts";
 import { createSources } from "./platforms/sources.ts";
 import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
-import { createTweetSource, xWebClientBearerToken, type TweetSource } from "./platforms/x/source.ts";
-import { cookieFile, type CookieFile, type Files } from "./platforms/ytdlp/cookie-file.ts";
+import { createTweetSource, type TweetSource, xWebClientBearerToken } from "./platforms/x/source.ts";
+import { type CookieFile, cookieFile, type Files } from "./platforms/ytdlp/cookie-file.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { createPageSource, type PageSource } from "./platforms/ytdlp/source.ts";
 import { createGallerySource, type GallerySource } from "./platforms/gallerydl/source.ts";
 import { detectPlatform, siteOf } from "./platforms/table.ts";
 import type { DownloadDeps } from "./handlers/download.ts";
-import { postRecord, type PostDeps } from "./handlers/post.ts";
+import { type PostDeps, postRecord } from "./handlers/post.ts";
 import { createPlatformChecks, type PlatformChecks } from "./doctor/checker.ts";
 import { failureContext } from "./doctor/context.ts";
 import { referencePosts } from "./doctor/reference-posts.ts";
-import { createExtractionHost, findInterpreter, hostReadiness, type ExtractionHost } from "./processes/extraction-host.ts";
+import {
+  createExtractionHost,
+  type ExtractionHost,
+  findInterpreter,
+  hostReadiness,
+} from "./processes/extraction-host.ts";
 import { createCliExtractor } from "./processes/extractor.ts";
 import type { ProcessHost } from "./processes/process-host.ts";
-import { createToolProbe, toolReadinessChecks, toolVersion, type ToolName, type ToolProbe, type ToolRuns } from "./processes/tools.ts";
-import { happening, type Happening } from "./util/event.ts";
+import {
+  createToolProbe,
+  type ToolName,
+  type ToolProbe,
+  toolReadinessChecks,
+  type ToolRuns,
+  toolVersion,
+} from "./processes/tools.ts";
+import { type Happening, happening } from "./util/event.ts";
 
 /** What the app needs from the runtime it runs on; each entry file (src/runtime/) hands it in. */
 export interface Capabilities {
@@ -104,8 +116,27 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
   const tweets = xClient(wiring);
   const { extractor, pages, galleries } = extraction(wiring);
   const slots = operationSlots(config, metrics.slotsHeld);
-  const posts: PostDeps = { sources: createSources({ tweets, bluesky: blueskySource(wiring), xiaohongshu: xiaohongshuSource(wiring), pages, galleries }), tools, extractions: slots.extractions, extraPageHosts: config.EXTRA_PAGE_HOSTS, claims: extractorClaims(wiring) };
-  const runner = { relay: relayOptions(wiring), remux: remuxOptions(wiring), tools, slots, egress, clientStallTimeoutMs: config.CLIENT_STALL_TIMEOUT_S * 1000 };
+  const posts: PostDeps = {
+    sources: createSources({
+      tweets,
+      bluesky: blueskySource(wiring),
+      xiaohongshu: xiaohongshuSource(wiring),
+      pages,
+      galleries,
+    }),
+    tools,
+    extractions: slots.extractions,
+    extraPageHosts: config.EXTRA_PAGE_HOSTS,
+    claims: extractorClaims(wiring),
+  };
+  const runner = {
+    relay: relayOptions(wiring),
+    remux: remuxOptions(wiring),
+    tools,
+    slots,
+    egress,
+    clientStallTimeoutMs: config.CLIENT_STALL_TIMEOUT_S * 1000,
+  };
   return {
     ...posts,
     runner,
@@ -124,16 +155,29 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
   };
 }
 
-function wire({ config, runtime, metrics = createServiceMetrics(), now = () => new Date(), log = createLogger("warn") }: AppDepsOptions): Wiring {
+function wire(
+  { config, runtime, metrics = createServiceMetrics(), now = () => new Date(), log = createLogger("warn") }:
+    AppDepsOptions,
+): Wiring {
   // With OUTBOUND_PROXY every connection leaves through it: the media relay and X's APIs over the
   // runtime's proxied client (fetch cannot be pointed at a proxy on every runtime), yt-dlp and ffmpeg
   // through the egress gate, which chains to it.
   const outbound = config.OUTBOUND_PROXY ?? null;
-  const cookies =
-    config.COOKIES_FILE === undefined ? undefined : cookieFile(runtime.files, config.COOKIES_FILE, (fault) => log.warn(fault, { setting: "COOKIES_FILE" }));
-  const egress = { trusted: trustedEndpoints(config.EXTRA_PAGE_HOSTS, config.ORIGIN_OVERRIDES), resolveHost: runtime.resolveHost };
+  const cookies = config.COOKIES_FILE === undefined
+    ? undefined
+    : cookieFile(runtime.files, config.COOKIES_FILE, (fault) => log.warn(fault, { setting: "COOKIES_FILE" }));
+  const egress = {
+    trusted: trustedEndpoints(config.EXTRA_PAGE_HOSTS, config.ORIGIN_OVERRIDES),
+    resolveHost: runtime.resolveHost,
+  };
   const extractionBudget = { maxBytes: config.EXTRACT_MAX_BYTES, bodyTimeoutMs: config.EXTRACT_BODY_TIMEOUT_S * 1000 };
-  const gate = createEgressGate({ policy: egress, outbound, listen: runtime.listenLoopback, originOverrides: config.ORIGIN_OVERRIDES, extractionBudget });
+  const gate = createEgressGate({
+    policy: egress,
+    outbound,
+    listen: runtime.listenLoopback,
+    originOverrides: config.ORIGIN_OVERRIDES,
+    extractionBudget,
+  });
   const blocked = happening<[page: URL, error: ApiError]>();
   blocked.on((page) => metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER"));
   const upstream = outbound === null ? runtime.upstream : runtime.proxiedUpstream(outbound);
@@ -168,10 +212,13 @@ function xClient(wiring: Wiring): TweetSource {
     bearerToken: xWebClientBearerToken,
   };
   const xUpstreamOf = (url: string) =>
-    graphql === null ? "x_syndication"
-    : url.startsWith(graphql.guestActivateUrl) ? "x_guest_token"
-    : url.startsWith(graphql.tweetResultUrl) ? "x_graphql"
-    : "x_syndication";
+    graphql === null
+      ? "x_syndication"
+      : url.startsWith(graphql.guestActivateUrl)
+      ? "x_guest_token"
+      : url.startsWith(graphql.tweetResultUrl)
+      ? "x_graphql"
+      : "x_syndication";
   return createTweetSource({
     fetch: ownFetch(wiring, xUpstreamOf),
     syndicationUrl: config.X_SYNDICATION_URL,
@@ -225,7 +272,9 @@ function xiaohongshuSource(wiring: Wiring): Source {
 }
 
 /** 0 turns the cut of a quiet source off, for direct and page mode alike. */
-const idleTimeoutMs = (config: Config) => (config.DOWNLOAD_IDLE_TIMEOUT_S === 0 ? undefined : config.DOWNLOAD_IDLE_TIMEOUT_S * 1000);
+const idleTimeoutMs = (
+  config: Config,
+) => (config.DOWNLOAD_IDLE_TIMEOUT_S === 0 ? undefined : config.DOWNLOAD_IDLE_TIMEOUT_S * 1000);
 
 function relayOptions({ config, runtime, metrics, upstream, cookies, now }: Wiring): RelayOptions {
   return {
@@ -261,13 +310,19 @@ function remuxOptions({ config, runtime, metrics, gate }: Wiring): RemuxOptions 
 }
 
 /** The extraction host and the descriptions yt-dlp and gallery-dl read through it. */
-function extraction({ config, runtime, metrics, gate, cookies, blocked }: Wiring): { extractor: ExtractionHost; pages: PageSource; galleries: GallerySource } {
+function extraction(
+  { config, runtime, metrics, gate, cookies, blocked }: Wiring,
+): { extractor: ExtractionHost; pages: PageSource; galleries: GallerySource } {
   const extractor = createExtractionHost({
     processes: runtime.processes,
     toolRuns: runtime.toolRuns,
     ytdlpPath: config.YTDLP_PATH,
     galleryDlPath: config.GALLERY_DL_PATH,
-    cli: createCliExtractor(runtime.processes, { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH }, config.EXTRACT_MEMORY_MB * 2 ** 20),
+    cli: createCliExtractor(
+      runtime.processes,
+      { "yt-dlp": config.YTDLP_PATH, "gallery-dl": config.GALLERY_DL_PATH },
+      config.EXTRACT_MEMORY_MB * 2 ** 20,
+    ),
     enabled: config.EXTRACTION_HOST === "on",
     maxMemoryBytes: config.EXTRACT_MEMORY_MB * 2 ** 20,
     onStatus: metrics.extractionHost,
@@ -290,18 +345,31 @@ function extraction({ config, runtime, metrics, gate, cookies, blocked }: Wiring
     onChild: () => metrics.childStarted("yt-dlp"),
     jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME, runtime.automaticJsRuntime),
   });
-  const galleries = createGallerySource({ ...shared, onChild: () => metrics.childStarted("gallery-dl"), caFile: config.GALLERY_DL_CA_FILE });
+  const galleries = createGallerySource({
+    ...shared,
+    onChild: () => metrics.childStarted("gallery-dl"),
+    caFile: config.GALLERY_DL_CA_FILE,
+  });
   return { extractor, pages, galleries };
 }
 
 /** The platform check: its reference posts read as `post` reads them; a user's blocked request marks its platform too. */
-function platformChecks({ config, metrics, cookies, now, blocked }: Wiring, posts: PostDeps, tools: ToolProbe): PlatformChecks {
+function platformChecks(
+  { config, metrics, cookies, now, blocked }: Wiring,
+  posts: PostDeps,
+  tools: ToolProbe,
+): PlatformChecks {
   const checks = createPlatformChecks({
     posts: referencePosts(config.PLATFORM_CHECK_POSTS, config.EXTRA_PAGE_HOSTS),
     fetchPost: (url) => postRecord(posts, url, { check: true }),
     siteOf: (page) => siteOf(page, config.EXTRA_PAGE_HOSTS),
     context: failureContext({ tools, cookies, now }),
-    onResult: (result) => metrics.platformChecked(result.site, result.status === "ok", result.from === "check" && result.at !== null ? new Date(result.at) : null),
+    onResult: (result) =>
+      metrics.platformChecked(
+        result.site,
+        result.status === "ok",
+        result.from === "check" && result.at !== null ? new Date(result.at) : null,
+      ),
     now,
   });
   blocked.on((page, error) => void checks.noteFailure(page, error));

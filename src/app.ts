@@ -14,7 +14,7 @@ import { responseEnd } from "./http/response-done.ts";
 import type { DownloadDeps } from "./handlers/download.ts";
 import type { PostDeps } from "./handlers/post.ts";
 import type { TweetSource } from "./platforms/x/source.ts";
-import { withFields, type Logger } from "./log.ts";
+import { type Logger, withFields } from "./log.ts";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 import type { Arrival, Reply, Served } from "./runtime/serve.ts";
 import type { Db } from "./store/db.ts";
@@ -26,7 +26,17 @@ import { OPENAPI_PATH, sitePath } from "./app/site.ts";
 /** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createAppDeps). */
 export interface AppDeps extends DownloadDeps, PostDeps {
   tweets: TweetSource;
-  config: Pick<Config, "CORS_ORIGIN" | "HEALTH_TIMEOUT_MS" | "LINK_TTL_S" | "METRICS_TOKEN" | "PUBLIC_URL" | "SIGNUP" | "SIGNUPS_PER_CLIENT" | "TRUST_PROXY">;
+  config: Pick<
+    Config,
+    | "CORS_ORIGIN"
+    | "HEALTH_TIMEOUT_MS"
+    | "LINK_TTL_S"
+    | "METRICS_TOKEN"
+    | "PUBLIC_URL"
+    | "SIGNUP"
+    | "SIGNUPS_PER_CLIENT"
+    | "TRUST_PROXY"
+  >;
   db: Db;
   log: Logger;
   /** Injected so tests can move time without sleeping. */
@@ -60,7 +70,15 @@ export function createApp(deps: AppDeps): App {
     const url = new URL(request.url);
     // Every line about this request carries its id, as its answer does.
     const log = withFields(deps.log, { requestId: arrival.requestId });
-    const exchange: Exchange = { request, url, peer: arrival.peer, clientProgress: arrival.clientProgress, log, end: responseEnd(request.signal), notes: {} };
+    const exchange: Exchange = {
+      request,
+      url,
+      peer: arrival.peer,
+      clientProgress: arrival.clientProgress,
+      log,
+      end: responseEnd(request.signal),
+      notes: {},
+    };
     const isApi = url.pathname.startsWith(API_PREFIX) && url.pathname !== OPENAPI_PATH;
     let response: Response;
     try {
@@ -68,7 +86,7 @@ export function createApp(deps: AppDeps): App {
     } catch (error) {
       response = errorAnswer(error, { as: "api", log });
     }
-    if (isApi || url.pathname === OPENAPI_PATH) for (const [name, value] of cors) response.headers.set(name, value);
+    if (isApi || url.pathname === OPENAPI_PATH) { for (const [name, value] of cors) response.headers.set(name, value); }
     response.headers.set("x-request-id", arrival.requestId);
     const route = logRequest(log, metrics, request, response, exchange.notes, started);
     const done = exchange.end.done;
@@ -80,8 +98,15 @@ export function createApp(deps: AppDeps): App {
   const app: App = {
     answer,
     // What the adapter refuses before there is a request is answered as the API would be.
-    refuse: (error, requestId) => errorAnswer(error, { as: "api", log: withFields(deps.log, { requestId }), requestId, corsOrigin: deps.config.CORS_ORIGIN }),
-    fetch: async (request, peer) => (await answer(request, { peer, requestId: requestIdFrom(request.headers.get("x-request-id")) })).response,
+    refuse: (error, requestId) =>
+      errorAnswer(error, {
+        as: "api",
+        log: withFields(deps.log, { requestId }),
+        requestId,
+        corsOrigin: deps.config.CORS_ORIGIN,
+      }),
+    fetch: async (request, peer) =>
+      (await answer(request, { peer, requestId: requestIdFrom(request.headers.get("x-request-id")) })).response,
   };
   return app;
 }

@@ -4,7 +4,7 @@ import { availableParallelism, totalmem } from "node:os";
 import process from "node:process";
 import { z } from "zod";
 import { parseTrustedProxies } from "./http/client-address.ts";
-import { slotCaps, type SlotCaps } from "./limits/slot-caps.ts";
+import { type SlotCaps, slotCaps } from "./limits/slot-caps.ts";
 import { parseOutboundProxy } from "./media/outbound-proxy.ts";
 import { platformTable } from "./platforms/table.ts";
 
@@ -26,7 +26,10 @@ const hostList = z.string().transform((text, ctx) => {
 const outboundProxy = z.string().transform((text, ctx) => {
   const proxy = parseOutboundProxy(text);
   if (proxy === null) {
-    ctx.addIssue({ code: "custom", message: "is not an http://, https:// or socks5:// URL of a proxy (host and optional port, no path)" });
+    ctx.addIssue({
+      code: "custom",
+      message: "is not an http://, https:// or socks5:// URL of a proxy (host and optional port, no path)",
+    });
     return z.NEVER;
   }
   return proxy;
@@ -36,7 +39,10 @@ const outboundProxy = z.string().transform((text, ctx) => {
 const trustedProxies = z.string().transform((text, ctx) => {
   const parsed = parseTrustedProxies(text);
   if ("proxies" in parsed) return parsed.proxies;
-  ctx.addIssue({ code: "custom", message: `"${parsed.bad}" is not an IP address, a CIDR block (10.0.0.0/8, fd00::/8)` });
+  ctx.addIssue({
+    code: "custom",
+    message: `"${parsed.bad}" is not an IP address, a CIDR block (10.0.0.0/8, fd00::/8)`,
+  });
   return z.NEVER;
 });
 
@@ -64,7 +70,12 @@ const referenceEntries = z.string().transform((text, ctx) => {
     const platformKnown = named === null || platformTable.some(({ id }) => id === named[1]);
     const urlOk = (named !== null && named[2]!.trim() === "off") || (url !== null && /^https?:$/.test(url.protocol));
     if (!platformKnown || !urlOk) {
-      ctx.addIssue({ code: "custom", message: `"${item}" is not PLATFORM=url, PLATFORM=off or an http(s) URL (platforms: ${platformTable.map(({ id }) => id).join(", ")})` });
+      ctx.addIssue({
+        code: "custom",
+        message: `"${item}" is not PLATFORM=url, PLATFORM=off or an http(s) URL (platforms: ${
+          platformTable.map(({ id }) => id).join(", ")
+        })`,
+      });
       return z.NEVER;
     }
     entries.push(named ? { platform: named[1]!, url: named[2]!.trim() === "off" ? null : url } : { url: url! });
@@ -90,47 +101,71 @@ export const ConfigSchema = z.object({
     .describe("postgres://user@host:port/db of a PostgreSQL server; unset uses the embedded PGlite store"),
   DATA_DIR: z.string().min(1).default("./data").describe("Folder of the embedded store and the admin socket"),
   CORS_ORIGIN: z.string().min(1).default("*").describe("Value of Access-Control-Allow-Origin"),
-  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info").describe("Lowest level that is logged"),
-  SIGNUP: z.enum(["open", "closed"]).default("open").describe("Whether anyone may create an account on the owner's page (open or closed)"),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info").describe(
+    "Lowest level that is logged",
+  ),
+  SIGNUP: z.enum(["open", "closed"]).default("open").describe(
+    "Whether anyone may create an account on the owner's page (open or closed)",
+  ),
   SIGNUPS_PER_CLIENT: positiveInt
     .default(5)
-    .describe("Accounts one client (an IPv4 address or an IPv6 /64) may create on the owner's page in 24 hours; more are 429 with Retry-After"),
+    .describe(
+      "Accounts one client (an IPv4 address or an IPv6 /64) may create on the owner's page in 24 hours; more are 429 with Retry-After",
+    ),
   TRUST_PROXY: trustedProxies
     .default([])
-    .describe("Comma list of the reverse proxies (addresses or CIDR blocks) whose X-Forwarded-For names the client; unset believes no such header"),
+    .describe(
+      "Comma list of the reverse proxies (addresses or CIDR blocks) whose X-Forwarded-For names the client; unset believes no such header",
+    ),
   PUBLIC_URL: httpUrl
     .optional()
-    .describe("The address callers reach the service at (https://media.example.com), which signed links start with; unset: each request's own"),
-  LINK_TTL_S: positiveInt.max(7 * 24 * 3600).default(3600).describe("How long a signed link (downloadUrl) works, in seconds"),
+    .describe(
+      "The address callers reach the service at (https://media.example.com), which signed links start with; unset: each request's own",
+    ),
+  LINK_TTL_S: positiveInt.max(7 * 24 * 3600).default(3600).describe(
+    "How long a signed link (downloadUrl) works, in seconds",
+  ),
   REQUEST_HEAD_TIMEOUT_S: positiveInt
     .max(300)
     .default(15)
-    .describe("How long a connection may take to send a complete request head, from its first byte or from being opened; then it gets 408 and is closed (Node and Bun)"),
+    .describe(
+      "How long a connection may take to send a complete request head, from its first byte or from being opened; then it gets 408 and is closed (Node and Bun)",
+    ),
   REQUEST_BODY_GRACE_S: positiveInt
     .max(300)
     .default(20)
-    .describe("How long a request body may take to arrive before REQUEST_BODY_MIN_RATE applies to it, in seconds; then a body slower than that is cut and its connection closed (Node and Bun)"),
+    .describe(
+      "How long a request body may take to arrive before REQUEST_BODY_MIN_RATE applies to it, in seconds; then a body slower than that is cut and its connection closed (Node and Bun)",
+    ),
   REQUEST_BODY_MIN_RATE: positiveInt
     .default(500)
     .describe("Bytes a second a request body must average over the time past REQUEST_BODY_GRACE_S (Node and Bun)"),
   MAX_CONNECTIONS: positiveInt
     .optional()
-    .describe("Client connections this instance holds open at once; at the cap a new one takes the place of one still sending its request from the client holding the most, or is closed at once (Node and Bun); unset: half the process's open-file limit, at most 4096"),
+    .describe(
+      "Client connections this instance holds open at once; at the cap a new one takes the place of one still sending its request from the client holding the most, or is closed at once (Node and Bun); unset: half the process's open-file limit, at most 4096",
+    ),
   MAX_CONNECTIONS_PER_CLIENT: positiveInt
     .default(64)
-    .describe("Client connections one client (an IPv4 address or an IPv6 /64 of the socket's peer; the proxies TRUST_PROXY names are exempt) holds open at once (Node and Bun)"),
+    .describe(
+      "Client connections one client (an IPv4 address or an IPv6 /64 of the socket's peer; the proxies TRUST_PROXY names are exempt) holds open at once (Node and Bun)",
+    ),
   CLIENT_STALL_TIMEOUT_S: z.coerce
     .number()
     .int()
     .min(0)
     .default(60)
-    .describe("How long a download's client may take none of the bytes waiting for it before the download is cut, in seconds; 0 never cuts"),
+    .describe(
+      "How long a download's client may take none of the bytes waiting for it before the download is cut, in seconds; 0 never cuts",
+    ),
   HEALTH_TIMEOUT_MS: positiveInt.default(2000).describe("How long /healthz and each /readyz check wait"),
   METRICS_TOKEN: z
     .string()
     .min(16)
     .optional()
-    .describe("Bearer token that GET /metrics and /platformz require (at least 16 characters); unset, they answer only requests from this machine"),
+    .describe(
+      "Bearer token that GET /metrics and /platformz require (at least 16 characters); unset, they answer only requests from this machine",
+    ),
   SHUTDOWN_GRACE_MS: z.coerce
     .number()
     .int()
@@ -143,87 +178,144 @@ export const ConfigSchema = z.object({
     .union([z.literal("off"), httpUrl])
     .default("https://api.x.com")
     .describe("Base URL of X's API for the GraphQL fallback (guest token), or `off`"),
-  X_GRAPHQL_QUERY_ID: z.string().regex(/^[\w-]+$/).default("2ICDjqPd81tulZcYrtpTuQ").describe("Query id of TweetResultByRestId; X changes it now and then"),
+  X_GRAPHQL_QUERY_ID: z.string().regex(/^[\w-]+$/).default("2ICDjqPd81tulZcYrtpTuQ").describe(
+    "Query id of TweetResultByRestId; X changes it now and then",
+  ),
   X_TIMEOUT_MS: positiveInt.default(8000).describe("Bound on each call to X's APIs, body included"),
   X_CACHE_TTL_S: z.coerce.number().int().min(0).default(60).describe("How long tweet answers are cached, in seconds"),
   X_CACHE_MAX_ENTRIES: positiveInt.default(5000).describe("How many tweet answers the cache holds at most"),
-  BLUESKY_APPVIEW_URL: httpUrl.default("https://public.api.bsky.app").describe("Base URL of Bluesky's public AppView API, which Bluesky posts are read from"),
-  BLUESKY_TIMEOUT_MS: positiveInt.default(8000).describe("Bound on each call to Bluesky's AppView and video host, body included"),
-  XIAOHONGSHU_TIMEOUT_MS: positiveInt.default(8000).describe("Bound on each fetch of a Xiaohongshu note's page or short link, body included"),
+  BLUESKY_APPVIEW_URL: httpUrl.default("https://public.api.bsky.app").describe(
+    "Base URL of Bluesky's public AppView API, which Bluesky posts are read from",
+  ),
+  BLUESKY_TIMEOUT_MS: positiveInt.default(8000).describe(
+    "Bound on each call to Bluesky's AppView and video host, body included",
+  ),
+  XIAOHONGSHU_TIMEOUT_MS: positiveInt.default(8000).describe(
+    "Bound on each fetch of a Xiaohongshu note's page or short link, body included",
+  ),
 
   ORIGIN_OVERRIDES: originOverrides
     .default(new Map())
-    .describe("Comma list of host=origin, e.g. `video.twimg.com=http://127.0.0.1:9000`: fetch that host's media from another origin; the media tools' connections to that host go there too"),
+    .describe(
+      "Comma list of host=origin, e.g. `video.twimg.com=http://127.0.0.1:9000`: fetch that host's media from another origin; the media tools' connections to that host go there too",
+    ),
   MAX_DOWNLOAD_BYTES: positiveInt.default(2 * 1024 ** 3).describe("Largest file a download may send, in bytes"),
   DOWNLOAD_IDLE_TIMEOUT_S: z.coerce
     .number()
     .int()
     .min(0)
     .default(30)
-    .describe("How long a download's source may send nothing before the download is cut, in seconds; 0 never cuts (docs/runtimes.md: Deno's relay at full speed)"),
+    .describe(
+      "How long a download's source may send nothing before the download is cut, in seconds; 0 never cuts (docs/runtimes.md: Deno's relay at full speed)",
+    ),
   MAX_DIRECT_DOWNLOADS: positiveInt.default(256).describe("Direct-mode relays this instance runs at once"),
   OUTBOUND_PROXY: outboundProxy
     .optional()
-    .describe("http://, https:// or socks5:// URL of a proxy every outbound connection goes through (credentials allowed)"),
-  DIRECT_TIMEOUT_MS: positiveInt.default(15_000).describe("How long direct mode waits for the media host's response head"),
+    .describe(
+      "http://, https:// or socks5:// URL of a proxy every outbound connection goes through (credentials allowed)",
+    ),
+  DIRECT_TIMEOUT_MS: positiveInt.default(15_000).describe(
+    "How long direct mode waits for the media host's response head",
+  ),
 
   YTDLP_PATH: z.string().min(1).default("yt-dlp").describe("The yt-dlp program (a name on PATH or a path)"),
-  GALLERY_DL_PATH: z.string().min(1).default("gallery-dl").describe("The gallery-dl program (a name on PATH or a path), which reads photo posts"),
+  GALLERY_DL_PATH: z.string().min(1).default("gallery-dl").describe(
+    "The gallery-dl program (a name on PATH or a path), which reads photo posts",
+  ),
   GALLERY_DL_CA_FILE: z
     .string()
     .min(1)
     .optional()
-    .describe("PEM file of the certificate authorities gallery-dl trusts instead of its own, for an OUTBOUND_PROXY that intercepts TLS or a local mirror of a platform (yt-dlp has no such option)"),
+    .describe(
+      "PEM file of the certificate authorities gallery-dl trusts instead of its own, for an OUTBOUND_PROXY that intercepts TLS or a local mirror of a platform (yt-dlp has no such option)",
+    ),
   FFMPEG_PATH: z.string().min(1).default("ffmpeg").describe("The ffmpeg program (a name on PATH or a path)"),
   YTDLP_JS_RUNTIME: z
     .string()
-    .regex(/^(auto|off|(deno|node|bun|quickjs)(:.+)?)$/, "auto, off, or a runtime yt-dlp knows with an optional path (deno:/usr/bin/deno)")
+    .regex(
+      /^(auto|off|(deno|node|bun|quickjs)(:.+)?)$/,
+      "auto, off, or a runtime yt-dlp knows with an optional path (deno:/usr/bin/deno)",
+    )
     .default("auto")
-    .describe("JavaScript runtime yt-dlp solves YouTube's challenges with: auto (the deno package, else the runtime the service runs on), off, or deno|node|bun|quickjs[:path]"),
-  COOKIES_FILE: z.string().min(1).optional().describe("Netscape-format cookie file (as browser export extensions write it) for yt-dlp, gallery-dl, ffmpeg, the media relay and X; read anew for every use, never modified"),
+    .describe(
+      "JavaScript runtime yt-dlp solves YouTube's challenges with: auto (the deno package, else the runtime the service runs on), off, or deno|node|bun|quickjs[:path]",
+    ),
+  COOKIES_FILE: z.string().min(1).optional().describe(
+    "Netscape-format cookie file (as browser export extensions write it) for yt-dlp, gallery-dl, ffmpeg, the media relay and X; read anew for every use, never modified",
+  ),
   SUPPORTED_SITES: z
     .enum(["listed", "all"])
     .default("listed")
-    .describe("listed: the platforms of the table and EXTRA_PAGE_HOSTS; all: also any link an extractor of the installed yt-dlp or gallery-dl claims (never their generic ones), as the platform named after that extractor"),
-  EXTRA_PAGE_HOSTS: hostList.default([]).describe("Comma list of further hosts (host:port for that port only; a bare host means ports 80 and 443) whose pages yt-dlp may fetch, as platform OTHER"),
+    .describe(
+      "listed: the platforms of the table and EXTRA_PAGE_HOSTS; all: also any link an extractor of the installed yt-dlp or gallery-dl claims (never their generic ones), as the platform named after that extractor",
+    ),
+  EXTRA_PAGE_HOSTS: hostList.default([]).describe(
+    "Comma list of further hosts (host:port for that port only; a bare host means ports 80 and 443) whose pages yt-dlp may fetch, as platform OTHER",
+  ),
   EXTRACTION_HOST: z
     .enum(["on", "off"])
     .default("on")
-    .describe("on: one resident Python process keeps yt-dlp and gallery-dl loaded and runs each extraction in a warm worker or child of its own (tens of ms instead of about a second); off: each extraction starts the tool's program"),
+    .describe(
+      "on: one resident Python process keeps yt-dlp and gallery-dl loaded and runs each extraction in a warm worker or child of its own (tens of ms instead of about a second); off: each extraction starts the tool's program",
+    ),
   EXTRACT_MEMORY_MB: positiveInt
     .min(256)
     .default(defaultExtractMemoryMb())
-    .describe("Heap (RLIMIT_DATA) the kernel lets one yt-dlp or gallery-dl extraction hold, in MB; past it the request fails with 502 memory_exceeded (default a sixteenth of the machine's memory, 640 to 768)"),
+    .describe(
+      "Heap (RLIMIT_DATA) the kernel lets one yt-dlp or gallery-dl extraction hold, in MB; past it the request fails with 502 memory_exceeded (default a sixteenth of the machine's memory, 640 to 768)",
+    ),
   EXTRACT_TIMEOUT_S: positiveInt.default(60).describe("Time cap of one yt-dlp or gallery-dl extraction, in seconds"),
-  EXTRACT_MAX_BYTES: positiveInt.default(16 * 1024 ** 2).describe("Most bytes the sources of one extraction may send it, pages and API answers together (media excluded), in bytes"),
-  EXTRACT_BODY_TIMEOUT_S: positiveInt.default(20).describe("Longest one page or API answer of an extraction may keep arriving, in seconds"),
+  EXTRACT_MAX_BYTES: positiveInt.default(16 * 1024 ** 2).describe(
+    "Most bytes the sources of one extraction may send it, pages and API answers together (media excluded), in bytes",
+  ),
+  EXTRACT_BODY_TIMEOUT_S: positiveInt.default(20).describe(
+    "Longest one page or API answer of an extraction may keep arriving, in seconds",
+  ),
   PAGE_TIMEOUT_S: positiveInt.default(900).describe("Time cap of one page-mode download, in seconds"),
-  PAGE_CACHE_TTL_S: z.coerce.number().int().min(0).default(300).describe("How long post descriptions from yt-dlp, gallery-dl and Bluesky are kept, in seconds"),
-  PLAYLIST_MAX_ITEMS: positiveInt.max(100).default(20).describe("Most items yt-dlp describes of a page with several media (a carousel, a playlist link), 1 to 100"),
+  PAGE_CACHE_TTL_S: z.coerce.number().int().min(0).default(300).describe(
+    "How long post descriptions from yt-dlp, gallery-dl and Bluesky are kept, in seconds",
+  ),
+  PLAYLIST_MAX_ITEMS: positiveInt.max(100).default(20).describe(
+    "Most items yt-dlp describes of a page with several media (a carousel, a playlist link), 1 to 100",
+  ),
   PLATFORM_CHECK_POSTS: referenceEntries
     .default([])
-    .describe("Comma list changing the platform check's reference posts: PLATFORM=url replaces a platform's default post, PLATFORM=off drops its check, a bare URL on one of the EXTRA_PAGE_HOSTS adds a check of that host"),
+    .describe(
+      "Comma list changing the platform check's reference posts: PLATFORM=url replaces a platform's default post, PLATFORM=off drops its check, a bare URL on one of the EXTRA_PAGE_HOSTS adds a check of that host",
+    ),
   PLATFORM_CHECK_INTERVAL_S: z.coerce
     .number()
     .int()
     .min(0)
     .default(0)
-    .describe("Run the platform check in the background about this often (each wait drawn within ±25%, the first within 30 s of start), in seconds; 0 runs it only on demand (`admin doctor`)"),
+    .describe(
+      "Run the platform check in the background about this often (each wait drawn within ±25%, the first within 30 s of start), in seconds; 0 runs it only on demand (`admin doctor`)",
+    ),
   MEMORY_BUDGET_MB: positiveInt
     .default(defaultMemoryBudgetMb())
-    .describe("Memory this instance's processes may use together, in MiB, which sizes the caps on concurrent work; default half the machine's memory (or of the container's limit)"),
+    .describe(
+      "Memory this instance's processes may use together, in MiB, which sizes the caps on concurrent work; default half the machine's memory (or of the container's limit)",
+    ),
   MAX_EXTRACTIONS: positiveInt
     .optional()
-    .describe("Extractions (post look-ups, yt-dlp and gallery-dl) this instance runs at once; unset: half of MEMORY_BUDGET_MB over 20 MiB, what one costs"),
+    .describe(
+      "Extractions (post look-ups, yt-dlp and gallery-dl) this instance runs at once; unset: half of MEMORY_BUDGET_MB over 20 MiB, what one costs",
+    ),
   MAX_REMUXES: positiveInt
     .optional()
-    .describe("Page-mode downloads that copy streams (ffmpeg -c copy) this instance runs at once; unset: MAX_PAGE_DOWNLOADS if set, else 16 per CPU, at most a quarter of MEMORY_BUDGET_MB over 16 MiB"),
+    .describe(
+      "Page-mode downloads that copy streams (ffmpeg -c copy) this instance runs at once; unset: MAX_PAGE_DOWNLOADS if set, else 16 per CPU, at most a quarter of MEMORY_BUDGET_MB over 16 MiB",
+    ),
   MAX_ENCODES: positiveInt
     .optional()
-    .describe("Page-mode downloads that encode (audio=mp3) this instance runs at once; unset: MAX_PAGE_DOWNLOADS if set, else the CPU count"),
+    .describe(
+      "Page-mode downloads that encode (audio=mp3) this instance runs at once; unset: MAX_PAGE_DOWNLOADS if set, else the CPU count",
+    ),
   MAX_PAGE_DOWNLOADS: positiveInt
     .optional()
-    .describe("Earlier versions' single cap on page-mode downloads; when set, the default of MAX_REMUXES and MAX_ENCODES"),
+    .describe(
+      "Earlier versions' single cap on page-mode downloads; when set, the default of MAX_REMUXES and MAX_ENCODES",
+    ),
 });
 
 type Settings = z.infer<typeof ConfigSchema>;
@@ -253,7 +345,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const lines = result.error.issues.map((issue) => {
     const name = String(issue.path[0] ?? "config");
     const given = present[name];
-    const shown = given === undefined ? "" : secretVariables.has(name) ? " (value not shown: it may hold a secret)" : ` (got ${JSON.stringify(given)})`;
+    const shown = given === undefined
+      ? ""
+      : secretVariables.has(name)
+      ? " (value not shown: it may hold a secret)"
+      : ` (got ${JSON.stringify(given)})`;
     return `${name}: ${issue.message}${shown}. ${describeVariable(name)}`;
   });
   throw new ConfigError(`Invalid configuration:\n  ${lines.join("\n  ")}`);

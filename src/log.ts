@@ -10,18 +10,17 @@ export type Logger = Record<Exclude<LogLevel, "silent">, (msg: string, fields?: 
 
 export function createLogger(level: LogLevel, write: (line: string) => void = (line) => console.log(line)): Logger {
   const threshold = logLevels.indexOf(level);
-  const at =
-    (name: Exclude<LogLevel, "silent">) =>
-    (msg: string, fields: LogFields = {}) => {
-      if (logLevels.indexOf(name) < threshold) return;
-      write(JSON.stringify({ time: new Date().toISOString(), level: name, msg, ...fields }));
-    };
+  const at = (name: Exclude<LogLevel, "silent">) => (msg: string, fields: LogFields = {}) => {
+    if (logLevels.indexOf(name) < threshold) return;
+    write(JSON.stringify({ time: new Date().toISOString(), level: name, msg, ...fields }));
+  };
   return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }
 
 /** A logger whose every line also holds `fields`, such as the id of the request it is about. */
 export function withFields(log: Logger, fields: LogFields): Logger {
-  const at = (name: Exclude<LogLevel, "silent">) => (msg: string, more: LogFields = {}) => log[name](msg, { ...fields, ...more });
+  const at = (name: Exclude<LogLevel, "silent">) => (msg: string, more: LogFields = {}) =>
+    log[name](msg, { ...fields, ...more });
   return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createApp } from "./app.ts";
 import { createAppDeps } from "./app-deps.ts";
 import { ADMIN_FOLDER, ADMIN_SOCKET, createAdminChannel } from "./cli/channel.ts";
-import { ConfigError, parseConfig, type Config } from "./config.ts";
+import { type Config, ConfigError, parseConfig } from "./config.ts";
 import { servedFetch } from "./http/error-sink.ts";
 import { createLogger, errorText, type Logger } from "./log.ts";
 import { openStore, privateFolder } from "./store/open.ts";
@@ -27,7 +27,11 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   // Built before the store opens: it starts the tools' probe, which then runs beside the opening.
   // The tools' copies of COOKIES_FILE go to DATA_DIR, where a start removes what a killed service left.
   const copies = config.COOKIES_FILE === undefined ? null : privateCopies(config.DATA_DIR);
-  const deps = createAppDeps({ config, runtime: copies === null ? runtime : { ...runtime, files: nodeFilesIn(copies.path) }, log });
+  const deps = createAppDeps({
+    config,
+    runtime: copies === null ? runtime : { ...runtime, files: nodeFilesIn(copies.path) },
+    log,
+  });
   deps.tools.changed.on((tools, before) => tellAboutTools(tools, before, log));
   // A cookie file that cannot be used is told now (once), not at the first page-mode request.
   void deps.cookies?.read();
@@ -50,7 +54,9 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
     rmSync(socket, { force: true });
     admin = await serve(servedFetch(createAdminChannel(db, deps.platformChecks), log), { path: socket }, log);
   }
-  const stopChecks = config.PLATFORM_CHECK_INTERVAL_S > 0 ? deps.platformChecks.every(config.PLATFORM_CHECK_INTERVAL_S) : () => {};
+  const stopChecks = config.PLATFORM_CHECK_INTERVAL_S > 0
+    ? deps.platformChecks.every(config.PLATFORM_CHECK_INTERVAL_S)
+    : () => {};
   log.info(`listening on ${server.address}`, {
     address: server.address,
     store: db.kind,
@@ -68,7 +74,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
           each.close().catch((error: unknown) => {
             log.error("a server did not close cleanly", { address: each.address, error: errorText(error) });
             throw error;
-          }),
+          })
         ),
       );
       if (!(await settlesWithin(drained, config.SHUTDOWN_GRACE_MS))) {
@@ -91,8 +97,11 @@ const CUT_WAIT_MS = 2_000;
 function tellAboutTools(tools: Tools, before: Tools | null, log: Logger): void {
   for (const [tool, { path, failure, version }] of Object.entries(tools)) {
     const was = before?.[tool as keyof Tools].version;
-    if (failure !== null) log.warn("a media tool cannot be run: page mode answers 503 tool_missing", { tool, path, failure });
-    else if (was !== undefined && was !== version) log.info("a media tool changed on disk", { tool, path, version, was });
+    if (failure !== null) {
+      log.warn("a media tool cannot be run: page mode answers 503 tool_missing", { tool, path, failure });
+    } else if (was !== undefined && was !== version) {
+      log.info("a media tool changed on disk", { tool, path, version, was });
+    }
   }
   for (const name of ["yt-dlp", "gallery-dl"] as const) {
     const stale = ageWarning(name, tools, new Date());
@@ -159,7 +168,13 @@ export async function main(
 }
 
 /** Lets the responses in flight finish (within `graceMs`), closes the store, and exits. */
-function stopService(service: Service, signal: StopSignal, graceMs: number, log: Logger, exit: (code: number) => never): void {
+function stopService(
+  service: Service,
+  signal: StopSignal,
+  graceMs: number,
+  log: Logger,
+  exit: (code: number) => never,
+): void {
   log.info("stopping", { signal, graceMs });
   service.close().then(
     () => {
@@ -178,6 +193,8 @@ function recordStoreKind(config: Config, log: Logger): void {
   try {
     markStoreKind(config.DATA_DIR, config.DATABASE_URL ? "postgres" : "embedded");
   } catch (error) {
-    log.warn("DATA_DIR cannot be marked with the store's kind; the admin command cannot check it", { reason: errorText(error) });
+    log.warn("DATA_DIR cannot be marked with the store's kind; the admin command cannot check it", {
+      reason: errorText(error),
+    });
   }
 }

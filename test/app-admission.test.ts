@@ -12,7 +12,12 @@ const DAY = 24 * 60 * MINUTE;
 async function problem(response: Response) {
   expect(response.headers.get("content-type")).toBe("application/problem+json");
   const body = (await response.json()) as Record<string, unknown>;
-  expect(body).toMatchObject({ type: expect.any(String), title: expect.any(String), status: response.status, detail: expect.any(String) });
+  expect(body).toMatchObject({
+    type: expect.any(String),
+    title: expect.any(String),
+    status: response.status,
+    detail: expect.any(String),
+  });
   return body;
 }
 
@@ -49,7 +54,15 @@ describe.each(storeKinds)("the API gate on %s", (kind) => {
     expect(missing.headers.get("www-authenticate")).toMatch(/^Bearer/);
     expect((await problem(missing)).code).toBe("missing_api_key");
 
-    for (const header of ["Basic abc", "Bearer", "Bearer xva_short", "Bearer nope_" + "a".repeat(43), "Bearer xva_" + "a".repeat(42) + "!"]) {
+    for (
+      const header of [
+        "Basic abc",
+        "Bearer",
+        "Bearer xva_short",
+        "Bearer nope_" + "a".repeat(43),
+        "Bearer xva_" + "a".repeat(42) + "!",
+      ]
+    ) {
       const response = await get("/api/v1/usage", undefined, { headers: { authorization: header } });
       expect(response.status).toBe(401);
       expect(response.headers.get("www-authenticate")).toMatch(/^Bearer/);
@@ -102,7 +115,9 @@ describe.each(storeKinds)("the API gate on %s", (kind) => {
       burstWindowSec: 60,
       windowResetsAt: new Date(clock.current.getTime() + DAY).toISOString(),
     });
-    const last = await store.db.query<{ last_used_at: Date }>("SELECT last_used_at FROM api_keys WHERE id = $1", [key.id]);
+    const last = await store.db.query<{ last_used_at: Date }>("SELECT last_used_at FROM api_keys WHERE id = $1", [
+      key.id,
+    ]);
     expect(last[0]!.last_used_at.toISOString()).toBe(clock.current.toISOString());
   });
 
@@ -194,7 +209,11 @@ describe.each(storeKinds)("the API gate on %s", (kind) => {
     const { get } = buildTestApp(store.db);
     const preflight = await get("/api/v1/download", undefined, {
       method: "OPTIONS",
-      headers: { origin: "https://example.org", "access-control-request-method": "GET", "access-control-request-headers": "authorization" },
+      headers: {
+        origin: "https://example.org",
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "authorization",
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-origin")).toBe("*");

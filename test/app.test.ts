@@ -1,7 +1,7 @@
 // What the app adds around every request: the request id, one log line, and the readiness probe.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashKey } from "../src/auth/api-key.ts";
-import { StoreUnavailableError, type Db } from "../src/store/db.ts";
+import { type Db, StoreUnavailableError } from "../src/store/db.ts";
 import { createApp } from "../src/app.ts";
 import { parseConfig } from "../src/config.ts";
 import { createLogger } from "../src/log.ts";
@@ -23,8 +23,12 @@ describe("the app", () => {
 
   it("echoes a well-formed X-Request-Id and makes one up otherwise", async () => {
     const { get } = buildTestApp(store.db);
-    expect((await get("/healthz", undefined, { headers: { "x-request-id": "abc-123.4:5" } })).headers.get("x-request-id")).toBe("abc-123.4:5");
-    const made = (await get("/healthz", undefined, { headers: { "x-request-id": "has spaces<>" } })).headers.get("x-request-id");
+    expect(
+      (await get("/healthz", undefined, { headers: { "x-request-id": "abc-123.4:5" } })).headers.get("x-request-id"),
+    ).toBe("abc-123.4:5");
+    const made = (await get("/healthz", undefined, { headers: { "x-request-id": "has spaces<>" } })).headers.get(
+      "x-request-id",
+    );
     expect(made).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect((await get("/api/v1/usage")).headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
@@ -35,7 +39,10 @@ describe("the app", () => {
     try {
       const early = [
         { text: "GET /api/v1/usage HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n", status: 400 },
-        { text: `GET /api/v1/usage HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\nConnection: close\r\n\r\n`, status: 431 },
+        {
+          text: `GET /api/v1/usage HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\nConnection: close\r\n\r\n`,
+          status: 431,
+        },
         { text: "TRACE /api/v1/usage HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", status: 405 },
       ];
       for (const { text, status } of early) {
@@ -74,10 +81,16 @@ describe("the app", () => {
         signal,
       });
     const ended = async (id: string) => {
-      for (let i = 0; i < 50 && !logLines.some((line) => line.includes(`"requestId":"${id}"`) && line.includes("body ended")); i++) {
+      for (
+        let i = 0;
+        i < 50 && !logLines.some((line) => line.includes(`"requestId":"${id}"`) && line.includes("body ended"));
+        i++
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      return logLines.map((line) => JSON.parse(line)).find((line) => line.requestId === id && line.msg === "body ended");
+      return logLines.map((line) => JSON.parse(line)).find((line) =>
+        line.requestId === id && line.msg === "body ended"
+      );
     };
     try {
       await (await download("/file/1000/whole.mp4", "whole")).arrayBuffer();
@@ -153,7 +166,16 @@ describe("the app", () => {
       expect(response.headers.get("cache-control")).toBe("no-store");
       expect(await response.json()).toEqual({
         status: "ready",
-        checks: { store: { ok: true }, "yt-dlp": { ok: true }, "gallery-dl": { ok: true }, ffmpeg: { ok: true }, "extraction-host": { ok: true, detail: "not in use (starting: not started yet): every extraction starts the tool's program" } },
+        checks: {
+          store: { ok: true },
+          "yt-dlp": { ok: true },
+          "gallery-dl": { ok: true },
+          ffmpeg: { ok: true },
+          "extraction-host": {
+            ok: true,
+            detail: "not in use (starting: not started yet): every extraction starts the tool's program",
+          },
+        },
       });
     });
 
@@ -165,7 +187,16 @@ describe("the app", () => {
       expect(response.status).toBe(503);
       expect(await response.json()).toEqual({
         status: "unavailable",
-        checks: { store: { ok: false, error: "connection refused" }, "yt-dlp": { ok: true }, "gallery-dl": { ok: true }, ffmpeg: { ok: true }, "extraction-host": { ok: true, detail: "not in use (starting: not started yet): every extraction starts the tool's program" } },
+        checks: {
+          store: { ok: false, error: "connection refused" },
+          "yt-dlp": { ok: true },
+          "gallery-dl": { ok: true },
+          ffmpeg: { ok: true },
+          "extraction-host": {
+            ok: true,
+            detail: "not in use (starting: not started yet): every extraction starts the tool's program",
+          },
+        },
       });
     });
 

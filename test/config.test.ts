@@ -3,7 +3,13 @@ import { ConfigError, parseConfig } from "../src/config.ts";
 
 describe("parseConfig()", () => {
   it("gives the documented defaults", () => {
-    expect(parseConfig({})).toMatchObject({ PORT: 8080, HOST: "0.0.0.0", DATA_DIR: "./data", CORS_ORIGIN: "*", LOG_LEVEL: "info" });
+    expect(parseConfig({})).toMatchObject({
+      PORT: 8080,
+      HOST: "0.0.0.0",
+      DATA_DIR: "./data",
+      CORS_ORIGIN: "*",
+      LOG_LEVEL: "info",
+    });
     expect(parseConfig({}).DATABASE_URL).toBeUndefined();
     expect(parseConfig({}).SIGNUP).toBe("open");
   });
@@ -44,18 +50,32 @@ describe("parseConfig()", () => {
   it("takes TRUST_PROXY addresses and blocks, and names an entry that is neither", () => {
     expect(parseConfig({}).TRUST_PROXY).toEqual([]);
     expect(parseConfig({ TRUST_PROXY: "127.0.0.1, 10.0.0.0/8" }).TRUST_PROXY).toHaveLength(2);
-    expect(() => parseConfig({ TRUST_PROXY: "127.0.0.1,proxy.local" })).toThrow(/TRUST_PROXY: "proxy.local" is not an IP address/);
+    expect(() => parseConfig({ TRUST_PROXY: "127.0.0.1,proxy.local" })).toThrow(
+      /TRUST_PROXY: "proxy.local" is not an IP address/,
+    );
   });
 
   it("refuses an EXTRA_PAGE_HOSTS entry that is no host instead of ignoring it", () => {
-    expect(parseConfig({ EXTRA_PAGE_HOSTS: " Example.org, 127.0.0.1:18306 ,[::1],media.example.net" }).EXTRA_PAGE_HOSTS).toEqual([
-      "example.org",
-      "127.0.0.1:18306",
-      "[::1]",
-      "media.example.net",
-    ]);
-    for (const bad of ["https://example.org", "example.org/videos", "exa mple.org", "user@example.org", "example.org:99999", "[::1"]) {
-      expect(() => parseConfig({ EXTRA_PAGE_HOSTS: `ok.example,${bad}` }), bad).toThrow(/EXTRA_PAGE_HOSTS: .*is not a host/);
+    expect(parseConfig({ EXTRA_PAGE_HOSTS: " Example.org, 127.0.0.1:18306 ,[::1],media.example.net" }).EXTRA_PAGE_HOSTS)
+      .toEqual([
+        "example.org",
+        "127.0.0.1:18306",
+        "[::1]",
+        "media.example.net",
+      ]);
+    for (
+      const bad of [
+        "https://example.org",
+        "example.org/videos",
+        "exa mple.org",
+        "user@example.org",
+        "example.org:99999",
+        "[::1",
+      ]
+    ) {
+      expect(() => parseConfig({ EXTRA_PAGE_HOSTS: `ok.example,${bad}` }), bad).toThrow(
+        /EXTRA_PAGE_HOSTS: .*is not a host/,
+      );
     }
   });
 

@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { ConfigSchema } from "../src/config.ts";
-import { errorTable as codeTable, type ErrorCode } from "../src/http/errors.ts";
+import { type ErrorCode, errorTable as codeTable } from "../src/http/errors.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const read = (file: string) => readFileSync(path.join(root, file), "utf8");
@@ -68,7 +68,9 @@ function brokenLinks(file: string, markdown: string, readFile: (file: string) =>
     const targetFile = target === "" ? file : path.posix.normalize(path.posix.join(path.posix.dirname(file), target));
     const text = target === "" ? markdown : targetFile.endsWith(".md") ? readFile(targetFile) : null;
     const exists = text !== null || existsSync(path.join(root, targetFile));
-    if (!exists || (anchor !== undefined && (text === null || !headingAnchors(text).has(anchor)))) broken.push(`${file}: ${link}`);
+    if (!exists || (anchor !== undefined && (text === null || !headingAnchors(text).has(anchor)))) {
+      broken.push(`${file}: ${link}`);
+    }
   }
   return broken;
 }
@@ -119,7 +121,8 @@ describe("relative links", () => {
   it("are found broken when the file or the heading is missing", () => {
     // The checker itself: a link into nowhere is reported, a good one is not.
     // (No made-up Markdown names here: test/repository.test.ts wants every name it sees to exist.)
-    const markdown = "# Top\n\n[ok](#top) [ok](../README.md#quick-start) [gone](missing.txt) [no heading](../README.md#no-such-heading) [no heading](#bottom) `[code](nowhere.txt)`\n";
+    const markdown =
+      "# Top\n\n[ok](#top) [ok](../README.md#quick-start) [gone](missing.txt) [no heading](../README.md#no-such-heading) [no heading](#bottom) `[code](nowhere.txt)`\n";
     expect(brokenLinks("docs/api.md", markdown, readIfThere)).toEqual([
       "docs/api.md: missing.txt",
       "docs/api.md: ../README.md#no-such-heading",
@@ -135,7 +138,13 @@ describe("relative links", () => {
  * leaves the process, and the answer to a client that has gone.
  */
 function apiErrors(): Set<string> {
-  const notTheApi = ["src/web/", "src/cli/", "src/metrics/endpoint.ts", "src/http/store-refusals.ts", "src/auth/password.ts"];
+  const notTheApi = [
+    "src/web/",
+    "src/cli/",
+    "src/metrics/endpoint.ts",
+    "src/http/store-refusals.ts",
+    "src/auth/password.ts",
+  ];
   const neverAnswered = new Set(["tool_exited", "client_closed"]);
   const pairs = new Set<string>();
   for (const file of readdirSync(path.join(root, "src"), { recursive: true, encoding: "utf8" })) {
@@ -161,7 +170,16 @@ function errorTable(markdown: string): Set<string> {
 describe("the error tables", () => {
   it("find what src/ answers, 431 and 413 among it", () => {
     const answered = apiErrors();
-    for (const pair of ["431 headers_too_large", "413 file_too_large", "408 request_timeout", "500 internal_error", "502 upstream_failed", "400 invalid_parameter"]) {
+    for (
+      const pair of [
+        "431 headers_too_large",
+        "413 file_too_large",
+        "408 request_timeout",
+        "500 internal_error",
+        "502 upstream_failed",
+        "400 invalid_parameter",
+      ]
+    ) {
       expect(answered).toContain(pair);
     }
   });

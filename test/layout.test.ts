@@ -21,7 +21,19 @@ interface SourceFacts {
 const MAX_FUNCTION_LINES = 80;
 
 /** Node's, Bun's and Deno's own globals; the Web platform's (fetch, crypto, URL, streams) are fine. */
-const runtimeGlobals = new Set(["Bun", "Deno", "process", "Buffer", "NodeJS", "require", "module", "__dirname", "__filename", "global", "setImmediate"]);
+const runtimeGlobals = new Set([
+  "Bun",
+  "Deno",
+  "process",
+  "Buffer",
+  "NodeJS",
+  "require",
+  "module",
+  "__dirname",
+  "__filename",
+  "global",
+  "setImmediate",
+]);
 
 function factsOf(file: string): SourceFacts {
   const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
@@ -30,17 +42,33 @@ function factsOf(file: string): SourceFacts {
   const longFunctions: string[] = [];
   const lineOf = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
   const lastLineOf = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getEnd()).line + 1;
-  const addImport = (specifier: string) => imports.push(specifier.startsWith(".") ? path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)) : specifier);
+  const addImport = (specifier: string) =>
+    imports.push(
+      specifier.startsWith(".")
+        ? path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier))
+        : specifier,
+    );
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       addImport(node.moduleSpecifier.text);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteralLike(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] &&
+      ts.isStringLiteralLike(node.arguments[0])
+    ) {
       addImport(node.arguments[0].text);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)
+    ) {
       addImport(node.argument.literal.text);
     } else if (ts.isIdentifier(node) && runtimeGlobals.has(node.text) && !isMemberName(node)) {
       globals.push(`${node.text}:${lineOf(node)}`);
-    } else if (ts.isStringLiteral(node) && runtimeGlobals.has(node.text) && ts.isBinaryExpression(node.parent) && node.parent.operatorToken.kind === ts.SyntaxKind.InKeyword) {
+    } else if (
+      ts.isStringLiteral(node) && runtimeGlobals.has(node.text) && ts.isBinaryExpression(node.parent) &&
+      node.parent.operatorToken.kind === ts.SyntaxKind.InKeyword
+    ) {
       globals.push(`"${node.text}" in:${lineOf(node)}`);
     }
     if (ts.isFunctionLike(node) && "body" in node && node.body) {
@@ -57,7 +85,9 @@ function factsOf(file: string): SourceFacts {
 function functionName(node: ts.SignatureDeclaration): string {
   if (node.name) return node.name.getText();
   const parent = node.parent;
-  if ((ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)) && parent.name) return parent.name.getText();
+  if ((ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)) && parent.name) {
+    return parent.name.getText();
+  }
   return "(anonymous)";
 }
 
@@ -83,23 +113,43 @@ const PROTOCOL = "src/runtime/serve.ts";
 
 const nodeBuiltins = new Set(builtinModules);
 const isRuntimeModule = (specifier: string) =>
-  specifier.startsWith("node:") || nodeBuiltins.has(specifier.split("/")[0]!) || /^(bun|deno)(:|$)/.test(specifier) || specifier.startsWith("npm:") || specifier.startsWith("jsr:");
+  specifier.startsWith("node:") || nodeBuiltins.has(specifier.split("/")[0]!) || /^(bun|deno)(:|$)/.test(specifier) ||
+  specifier.startsWith("npm:") || specifier.startsWith("jsr:");
 
 /** `file -> import` for every import of a file in `from` that `isWrong` accepts. */
 function importsFrom(from: (file: string) => boolean, isWrong: (specifier: string) => boolean): string[] {
-  return sources.filter(({ file }) => from(file)).flatMap(({ file, imports }) => imports.filter(isWrong).map((specifier) => `${file} -> ${specifier}`));
+  return sources.filter(({ file }) => from(file)).flatMap(({ file, imports }) =>
+    imports.filter(isWrong).map((specifier) => `${file} -> ${specifier}`)
+  );
 }
 
 describe("the layout", () => {
   it("checks a request path that holds the app and its rooms", () => {
     const rooms = new Set(onRequestPath.map(({ file }) => file.split("/").slice(0, 2).join("/")));
-    for (const room of ["src/app.ts", "src/http", "src/auth", "src/limits", "src/platforms", "src/media", "src/web", "src/metrics", "src/handlers", "src/processes"]) {
+    for (
+      const room of [
+        "src/app.ts",
+        "src/http",
+        "src/auth",
+        "src/limits",
+        "src/platforms",
+        "src/media",
+        "src/web",
+        "src/metrics",
+        "src/handlers",
+        "src/processes",
+      ]
+    ) {
       expect(rooms).toContain(room);
     }
   });
 
   it("imports no runtime module on the request path", () => {
-    expect(onRequestPath.flatMap(({ file, imports }) => imports.filter(isRuntimeModule).map((specifier) => `${file} -> ${specifier}`))).toEqual([]);
+    expect(
+      onRequestPath.flatMap(({ file, imports }) =>
+        imports.filter(isRuntimeModule).map((specifier) => `${file} -> ${specifier}`)
+      ),
+    ).toEqual([]);
   });
 
   it("names no runtime's global on the request path", () => {
@@ -108,12 +158,20 @@ describe("the layout", () => {
 
   it("reaches the runtime only through the capabilities it is handed and the adapter protocol it declares", () => {
     const beyondProtocol = (specifier: string) => within("src/runtime")(specifier) && specifier !== PROTOCOL;
-    expect(onRequestPath.flatMap(({ file, imports }) => imports.filter(beyondProtocol).map((specifier) => `${file} -> ${specifier}`))).toEqual([]);
+    expect(
+      onRequestPath.flatMap(({ file, imports }) =>
+        imports.filter(beyondProtocol).map((specifier) => `${file} -> ${specifier}`)
+      ),
+    ).toEqual([]);
   });
 
   it("declares the adapter protocol without the runtime: serve.ts imports no runtime module and no adapter", () => {
     const protocol = sources.find(({ file }) => file === PROTOCOL)!;
-    expect(protocol.imports.filter((specifier) => isRuntimeModule(specifier) || (within("src/runtime")(specifier) && specifier !== PROTOCOL))).toEqual([]);
+    expect(
+      protocol.imports.filter((specifier) =>
+        isRuntimeModule(specifier) || (within("src/runtime")(specifier) && specifier !== PROTOCOL)
+      ),
+    ).toEqual([]);
     expect(protocol.globals).toEqual([]);
   });
 

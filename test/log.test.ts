@@ -6,7 +6,9 @@ describe("errorText()", () => {
     expect(errorText(new Error("boom"))).toBe("boom");
     expect(errorText(new Error("boom"), { stack: true })).toMatch(/^Error: boom\n\s+at /);
     // PGlite and Emscripten's file system throw plain objects, for example when the disk is full.
-    expect(errorText({ name: "ErrnoError", errno: 28, code: "ENOSPC" })).toBe('{"name":"ErrnoError","errno":28,"code":"ENOSPC"}');
+    expect(errorText({ name: "ErrnoError", errno: 28, code: "ENOSPC" })).toBe(
+      '{"name":"ErrnoError","errno":28,"code":"ENOSPC"}',
+    );
     expect(errorText({ message: "could not extend file", severity: "ERROR" })).toBe("could not extend file");
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
@@ -18,10 +20,20 @@ describe("errorText()", () => {
 
 describe("causeText()", () => {
   it("says what lies under a bare message, led by the kind of connection failure", () => {
-    const fetchFailed = new TypeError("fetch failed", { cause: Object.assign(new Error("getaddrinfo ENOTFOUND cdn.syndication.twimg.com"), { code: "ENOTFOUND" }) });
-    expect(causeText(fetchFailed)).toBe("host not found: fetch failed: getaddrinfo ENOTFOUND cdn.syndication.twimg.com");
+    const fetchFailed = new TypeError("fetch failed", {
+      cause: Object.assign(new Error("getaddrinfo ENOTFOUND cdn.syndication.twimg.com"), { code: "ENOTFOUND" }),
+    });
+    expect(causeText(fetchFailed)).toBe(
+      "host not found: fetch failed: getaddrinfo ENOTFOUND cdn.syndication.twimg.com",
+    );
     // A cause that already names its kind is not told twice.
-    expect(causeText(new Error("the egress gate could not connect to a.example:443: connection refused (connect ECONNREFUSED 1.2.3.4:443)"))).toBe(
+    expect(
+      causeText(
+        new Error(
+          "the egress gate could not connect to a.example:443: connection refused (connect ECONNREFUSED 1.2.3.4:443)",
+        ),
+      ),
+    ).toBe(
       "the egress gate could not connect to a.example:443: connection refused (connect ECONNREFUSED 1.2.3.4:443)",
     );
     expect(causeText(new Error("Unsupported URL: http://a.example/"))).toBe("Unsupported URL: http://a.example/");

@@ -47,7 +47,8 @@ describe("the repository", () => {
     expect(
       offences(/\]\(([^)\s]+)\)/g, (match, file) => {
         const link = target(match);
-        return file.endsWith(".md") && isLocal(link) && !trackedSet.has(path.posix.normalize(path.posix.join(path.posix.dirname(file), link)));
+        return file.endsWith(".md") && isLocal(link) &&
+          !trackedSet.has(path.posix.normalize(path.posix.join(path.posix.dirname(file), link)));
       }),
     ).toEqual([]);
   });

@@ -19,13 +19,25 @@ describe("startService().close()", () => {
       cut: () => void (cuts += 1),
     };
     try {
-      const config = parseConfig({ DATABASE_URL: database.url, SHUTDOWN_GRACE_MS: "20000", YTDLP_PATH: "/bin/true", FFMPEG_PATH: "/bin/true" });
-      const service = await startService(config, { name: "node", serve: async () => server, upstream: nodeUpstream, ...nodeCapabilities }, createLogger("debug", (line) => lines.push(JSON.parse(line))));
+      const config = parseConfig({
+        DATABASE_URL: database.url,
+        SHUTDOWN_GRACE_MS: "20000",
+        YTDLP_PATH: "/bin/true",
+        FFMPEG_PATH: "/bin/true",
+      });
+      const service = await startService(config, {
+        name: "node",
+        serve: async () => server,
+        upstream: nodeUpstream,
+        ...nodeCapabilities,
+      }, createLogger("debug", (line) => lines.push(JSON.parse(line))));
       const started = Date.now();
       await service.close();
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(cuts).toBe(1);
-      expect(lines).toContainEqual(expect.objectContaining({ level: "error", msg: "a server did not close cleanly", error: "close failed" }));
+      expect(lines).toContainEqual(
+        expect.objectContaining({ level: "error", msg: "a server did not close cleanly", error: "close failed" }),
+      );
     } finally {
       await database.drop();
     }
@@ -39,7 +51,11 @@ describe("startService()", () => {
     const server: RunningServer = { address: "http://fake", close: async () => {}, cut: () => {} };
     try {
       // Each tool's probe takes over a second here; the service must not wait for it to listen.
-      const config = parseConfig({ DATABASE_URL: database.url, YTDLP_PATH: "/nonexistent/yt-dlp", FFMPEG_PATH: "/nonexistent/ffmpeg" });
+      const config = parseConfig({
+        DATABASE_URL: database.url,
+        YTDLP_PATH: "/nonexistent/yt-dlp",
+        FFMPEG_PATH: "/nonexistent/ffmpeg",
+      });
       const slowRuns = {
         async run(path: string, args: readonly string[], timeoutMs: number) {
           await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -47,10 +63,24 @@ describe("startService()", () => {
         },
       };
       const started = Date.now();
-      const service = await startService(config, { name: "node", serve: async () => server, upstream: nodeUpstream, ...nodeCapabilities, toolRuns: slowRuns }, createLogger("debug", (line) => lines.push(JSON.parse(line))));
+      const service = await startService(config, {
+        name: "node",
+        serve: async () => server,
+        upstream: nodeUpstream,
+        ...nodeCapabilities,
+        toolRuns: slowRuns,
+      }, createLogger("debug", (line) => lines.push(JSON.parse(line))));
       expect(Date.now() - started).toBeLessThan(1000);
-      expect(lines.some((line) => line.msg === "a media tool cannot be run: page mode answers 503 tool_missing")).toBe(false);
-      await expect.poll(() => lines.filter((line) => line.msg === "a media tool cannot be run: page mode answers 503 tool_missing").map((line) => line.tool), { timeout: 5_000 }).toEqual(["yt-dlp", "ffmpeg"]);
+      expect(lines.some((line) => line.msg === "a media tool cannot be run: page mode answers 503 tool_missing")).toBe(
+        false,
+      );
+      await expect.poll(
+        () =>
+          lines.filter((line) => line.msg === "a media tool cannot be run: page mode answers 503 tool_missing").map((
+            line,
+          ) => line.tool),
+        { timeout: 5_000 },
+      ).toEqual(["yt-dlp", "ffmpeg"]);
       await service.close();
     } finally {
       await database.drop();

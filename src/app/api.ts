@@ -1,7 +1,7 @@
 // The API path: route -> bearer key -> admission (quota and burst) -> handler. A handler's error
 // becomes its problem answer here, so the key's rate-limit headers go on it too; a cap the handler
 // hit (429) gives the request back to the key's counts.
-import { admitCaller, linkSigner, type LinkSettings } from "../auth/link-caller.ts";
+import { admitCaller, type LinkSettings, linkSigner } from "../auth/link-caller.ts";
 import { withoutLinkTerms } from "../auth/signed-link.ts";
 import { clientAddress, clientGroup, type Sender, type TrustedProxies } from "../http/client-address.ts";
 import type { ApiHandler } from "../http/context.ts";
@@ -13,12 +13,12 @@ import { admissionError, rateLimitHeaders } from "../limits/admission.ts";
 import { usageHandler } from "../limits/usage.ts";
 import type { ServiceMetrics } from "../metrics/service-metrics.ts";
 import { trackDownload } from "../metrics/downloads.ts";
-import { refundRequest, type AdmittedKey } from "../store/api-keys.ts";
+import { type AdmittedKey, refundRequest } from "../store/api-keys.ts";
 import { downloadHandler } from "../handlers/download.ts";
 import { postHandler } from "../handlers/post.ts";
 import { tweetHandler } from "../handlers/tweet.ts";
 import type { AppDeps } from "../app.ts";
-import { methodNotAllowed, type Exchange } from "./exchange.ts";
+import { type Exchange, methodNotAllowed } from "./exchange.ts";
 
 export const API_PREFIX = "/api/v1/";
 
@@ -28,7 +28,11 @@ function clientOf(sender: Sender, trusted: TrustedProxies): string | undefined {
   return address === "unknown" ? undefined : clientGroup(address);
 }
 
-export function apiPath(deps: AppDeps, metrics: ServiceMetrics, now: () => Date): (exchange: Exchange) => Promise<Response> {
+export function apiPath(
+  deps: AppDeps,
+  metrics: ServiceMetrics,
+  now: () => Date,
+): (exchange: Exchange) => Promise<Response> {
   const api = createRouter<ApiHandler>([
     { method: "GET", path: "/api/v1/usage", handler: usageHandler },
     { method: "GET", path: "/api/v1/post", handler: postHandler(deps) },
@@ -63,7 +67,17 @@ export function apiPath(deps: AppDeps, metrics: ServiceMetrics, now: () => Date)
       // A signed link's own terms are the gate's, not the operation's parameters.
       const links = linkSigner(linkSettings, request, admitted.id, at);
       const client = clientOf({ request, peer: exchange.peer }, deps.config.TRUST_PROXY);
-      response = await match.handler({ request, url: withoutLinkTerms(url), key: admitted, client, now: at, peer: exchange.peer, whenDone: exchange.end.whenDone, clientProgress: exchange.clientProgress, links });
+      response = await match.handler({
+        request,
+        url: withoutLinkTerms(url),
+        key: admitted,
+        client,
+        now: at,
+        peer: exchange.peer,
+        whenDone: exchange.end.whenDone,
+        clientProgress: exchange.clientProgress,
+        links,
+      });
     } catch (error) {
       if (error instanceof ApiError && error.status === 429) {
         // A cap the handler hit (concurrent downloads): a 429 is not counted.

@@ -21,5 +21,7 @@ export interface Exchange {
 
 /** 405 for a path that `allow`s other methods. */
 export function methodNotAllowed(allow: string[]): ApiError {
-  return new ApiError("method_not_allowed", `Use ${allow.join(" or ")} here.`, { headers: { allow: allow.join(", ") } });
+  return new ApiError("method_not_allowed", `Use ${allow.join(" or ")} here.`, {
+    headers: { allow: allow.join(", ") },
+  });
 }

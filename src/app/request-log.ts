@@ -14,7 +14,14 @@ export interface RequestNotes {
 }
 
 /** Logs and counts the answer to `request`; returns the route it is counted under. */
-export function logRequest(log: Logger, metrics: ServiceMetrics, request: Request, response: Response, notes: RequestNotes, started: number): string {
+export function logRequest(
+  log: Logger,
+  metrics: ServiceMetrics,
+  request: Request,
+  response: Response,
+  notes: RequestNotes,
+  started: number,
+): string {
   const seconds = (performance.now() - started) / 1000;
   // Only route patterns become labels; an unknown path could hold anything.
   const route = notes.route ?? "unmatched";
@@ -35,5 +42,10 @@ export function logRequest(log: Logger, metrics: ServiceMetrics, request: Reques
 export function logBodyEnd(log: Logger, route: string, end: BodyEnd): void {
   if (end.ended === "complete") log.debug("body ended", { route, ended: end.ended });
   else if (end.ended === "cut by client") log.info("body ended", { route, ended: end.ended });
-  else log.warn("body ended", { route, ended: end.ended, cause: brokenTransferCause(end.error), error: causeText(end.error) });
+  else {log.warn("body ended", {
+      route,
+      ended: end.ended,
+      cause: brokenTransferCause(end.error),
+      error: causeText(end.error),
+    });}
 }

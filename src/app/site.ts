@@ -8,17 +8,22 @@ import { healthResponse } from "../http/health.ts";
 import { json } from "../http/json-response.ts";
 import { buildOpenApiDocument } from "../http/openapi.ts";
 import { ApiError } from "../http/problem.ts";
-import { readinessResponse, type ReadinessCheck } from "../http/readiness.ts";
+import { type ReadinessCheck, readinessResponse } from "../http/readiness.ts";
 import { createRouter, type Route } from "../http/router.ts";
 import { metricsResponse, type OperatorAccess } from "../metrics/endpoint.ts";
 import type { ServiceMetrics } from "../metrics/service-metrics.ts";
-import { webRoutes, type SiteHandler } from "../web/routes.ts";
-import { methodNotAllowed, type Exchange } from "./exchange.ts";
+import { type SiteHandler, webRoutes } from "../web/routes.ts";
+import { type Exchange, methodNotAllowed } from "./exchange.ts";
 
 export const OPENAPI_PATH = "/api/v1/openapi.json";
 
 /** `api` is the app's own API, which the paste page calls as the owner's key. */
-export function sitePath(deps: AppDeps, metrics: ServiceMetrics, now: () => Date, api: (request: Request) => Promise<Response>): (exchange: Exchange) => Promise<Response> {
+export function sitePath(
+  deps: AppDeps,
+  metrics: ServiceMetrics,
+  now: () => Date,
+  api: (request: Request) => Promise<Response>,
+): (exchange: Exchange) => Promise<Response> {
   const openApiDocument = buildOpenApiDocument();
   const readinessChecks: ReadinessCheck[] = [
     {
@@ -33,10 +38,31 @@ export function sitePath(deps: AppDeps, metrics: ServiceMetrics, now: () => Date
   const operator: OperatorAccess = { token: deps.config.METRICS_TOKEN, trustProxy: deps.config.TRUST_PROXY };
   // A site handler may take the request's logger, whose lines carry the request's id, and its peer.
   const site = createRouter<SiteHandler>([
-    { method: "GET", path: "/healthz", handler: (_request, log) => healthResponse(deps.db, deps.config.HEALTH_TIMEOUT_MS, log ?? deps.log) },
-    ...webRoutes({ db: deps.db, now, signup: deps.config.SIGNUP, signupsPerClient: deps.config.SIGNUPS_PER_CLIENT, trustProxy: deps.config.TRUST_PROXY, publicUrl: deps.config.PUBLIC_URL, api, log: deps.log }),
-    { method: "GET", path: "/readyz", handler: () => readinessResponse(readinessChecks, deps.config.HEALTH_TIMEOUT_MS) },
-    { method: "GET", path: "/metrics", handler: (request, _log, peer) => metricsResponse({ request, peer }, metrics, operator) },
+    {
+      method: "GET",
+      path: "/healthz",
+      handler: (_request, log) => healthResponse(deps.db, deps.config.HEALTH_TIMEOUT_MS, log ?? deps.log),
+    },
+    ...webRoutes({
+      db: deps.db,
+      now,
+      signup: deps.config.SIGNUP,
+      signupsPerClient: deps.config.SIGNUPS_PER_CLIENT,
+      trustProxy: deps.config.TRUST_PROXY,
+      publicUrl: deps.config.PUBLIC_URL,
+      api,
+      log: deps.log,
+    }),
+    {
+      method: "GET",
+      path: "/readyz",
+      handler: () => readinessResponse(readinessChecks, deps.config.HEALTH_TIMEOUT_MS),
+    },
+    {
+      method: "GET",
+      path: "/metrics",
+      handler: (request, _log, peer) => metricsResponse({ request, peer }, metrics, operator),
+    },
     ...platformRoutes(deps.platformChecks, operator),
     { method: "GET", path: "/docs", handler: () => docsResponse(openApiDocument) },
     // Public and not counted: a client generator needs it before it has a key.
@@ -53,5 +79,11 @@ export function sitePath(deps: AppDeps, metrics: ServiceMetrics, now: () => Date
 }
 
 function platformRoutes(checks: PlatformChecks | undefined, operator: OperatorAccess): Route<SiteHandler>[] {
-  return checks ? [{ method: "GET", path: "/platformz", handler: (request, _log, peer) => platformsResponse({ request, peer }, checks, operator) }] : [];
+  return checks
+    ? [{
+      method: "GET",
+      path: "/platformz",
+      handler: (request, _log, peer) => platformsResponse({ request, peer }, checks, operator),
+    }]
+    : [];
 }

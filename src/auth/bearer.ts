@@ -10,9 +10,13 @@ export function bearerTokenOf(request: Request): string | null {
 
 /** 401 for a key that is malformed or that no account holds. */
 export function invalidApiKey(): ApiError {
-  return new ApiError("invalid_api_key", "The API key is not valid; send `Authorization: Bearer xva_...` with a key from /profile/api-keys.", {
-    headers: { "www-authenticate": 'Bearer realm="api", error="invalid_token"' },
-  });
+  return new ApiError(
+    "invalid_api_key",
+    "The API key is not valid; send `Authorization: Bearer xva_...` with a key from /profile/api-keys.",
+    {
+      headers: { "www-authenticate": 'Bearer realm="api", error="invalid_token"' },
+    },
+  );
 }
 
 export function readBearerKey(request: Request): string {
@@ -25,9 +29,13 @@ export function readBearerKey(request: Request): string {
   const key = bearerTokenOf(request);
   if (key === null && isWellFormedKey(header.trim())) {
     // The key itself is fine; only the scheme word is missing, a common slip with curl -H.
-    throw new ApiError("missing_api_key", "The Authorization header holds a key without the word `Bearer`: send `Authorization: Bearer xva_...`.", {
-      headers: { "www-authenticate": 'Bearer realm="api", error="invalid_request"' },
-    });
+    throw new ApiError(
+      "missing_api_key",
+      "The Authorization header holds a key without the word `Bearer`: send `Authorization: Bearer xva_...`.",
+      {
+        headers: { "www-authenticate": 'Bearer realm="api", error="invalid_request"' },
+      },
+    );
   }
   if (key === null || !isWellFormedKey(key)) throw invalidApiKey();
   return key;

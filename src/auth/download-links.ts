@@ -24,13 +24,30 @@ interface WithVariants<V> {
  */
 export function withDownloadUrls(record: PostRecord, link: LinkMaker): Promise<LinkedPostRecord>;
 export function withDownloadUrls(record: TweetRecord, link: LinkMaker): Promise<LinkedTweetRecord>;
-export async function withDownloadUrls(record: PostRecord | TweetRecord, link: LinkMaker): Promise<LinkedPostRecord | LinkedTweetRecord> {
+export async function withDownloadUrls(
+  record: PostRecord | TweetRecord,
+  link: LinkMaker,
+): Promise<LinkedPostRecord | LinkedTweetRecord> {
   if ("platform" in record) {
     const page = record.url;
-    return LinkedPostRecord.parse(await linkRecord(record, page, link, (variant: PostVideoVariant, index) => ({ url: page, ...index, format: variant.formatId })));
+    return LinkedPostRecord.parse(
+      await linkRecord(
+        record,
+        page,
+        link,
+        (variant: PostVideoVariant, index) => ({ url: page, ...index, format: variant.formatId }),
+      ),
+    );
   }
   // The tweet record has no link of its own; this one reads the same post.
-  return LinkedTweetRecord.parse(await linkRecord(record, `https://x.com/i/status/${record.id}`, link, (variant: TweetVideoVariant) => ({ url: variant.url })));
+  return LinkedTweetRecord.parse(
+    await linkRecord(
+      record,
+      `https://x.com/i/status/${record.id}`,
+      link,
+      (variant: TweetVideoVariant) => ({ url: variant.url }),
+    ),
+  );
 }
 
 async function linkRecord<V>(
@@ -44,8 +61,17 @@ async function linkRecord<V>(
   const media = await Promise.all(
     record.media.map(async (item, at) => {
       const index = { index: String(at + 1) };
-      return { ...item, downloadUrl: await link({ url: page, ...index }), videoVariants: await variants(item.videoVariants, index) };
+      return {
+        ...item,
+        downloadUrl: await link({ url: page, ...index }),
+        videoVariants: await variants(item.videoVariants, index),
+      };
     }),
   );
-  return { ...record, downloadUrl: await link({ url: page }), videoVariants: await variants(record.videoVariants, {}), media };
+  return {
+    ...record,
+    downloadUrl: await link({ url: page }),
+    videoVariants: await variants(record.videoVariants, {}),
+    media,
+  };
 }

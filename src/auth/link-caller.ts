@@ -5,7 +5,7 @@ import { readBearerKey } from "./bearer.ts";
 import type { LinkMaker } from "./download-links.ts";
 import { isSignedLink, signLink, verifyLink } from "./signed-link.ts";
 import { ApiError } from "../http/problem.ts";
-import { admitKeyById, admitRequest, type Admission } from "../store/api-keys.ts";
+import { type Admission, admitKeyById, admitRequest } from "../store/api-keys.ts";
 import type { Queryable } from "../store/db.ts";
 import { readLinkSecret } from "../store/link-secret.ts";
 
@@ -25,10 +25,17 @@ export interface LinkSettings {
  * are refused by the admission, as for a header).
  */
 export async function admitCaller(settings: LinkSettings, request: Request, url: URL, now: Date): Promise<Admission> {
-  if (request.headers.has("authorization") || !isSignedLink(url)) return admitRequest(settings.db, await hashKey(readBearerKey(request)), now);
+  if (request.headers.has("authorization") || !isSignedLink(url)) {
+    return admitRequest(settings.db, await hashKey(readBearerKey(request)), now);
+  }
   const { keyId } = await verifyLink(await readLinkSecret(settings.db), url, now);
   const admission = await admitKeyById(settings.db, keyId, now);
-  if (admission.outcome === "unknown") throw new ApiError("key_deleted", "The API key this link was made for is deleted; links of a deleted key no longer work.");
+  if (admission.outcome === "unknown") {
+    throw new ApiError(
+      "key_deleted",
+      "The API key this link was made for is deleted; links of a deleted key no longer work.",
+    );
+  }
   return admission;
 }
 
@@ -38,7 +45,13 @@ export function linkBase(settings: Pick<LinkSettings, "publicUrl">, request: Req
 }
 
 /** Signs links to `path` for `keyId`, good for the settings' TTL from `now`; the secret is read once, at the first link. */
-export function linkSigner(settings: LinkSettings, request: Request, keyId: string, now: Date, path = DOWNLOAD_PATH): LinkMaker {
+export function linkSigner(
+  settings: LinkSettings,
+  request: Request,
+  keyId: string,
+  now: Date,
+  path = DOWNLOAD_PATH,
+): LinkMaker {
   let secret: Promise<string> | undefined;
   const terms = { base: linkBase(settings, request), keyId, expiresAt: new Date(now.getTime() + settings.ttlS * 1000) };
   return async (params) => signLink(await (secret ??= readLinkSecret(settings.db)), path, params, terms);

@@ -10,7 +10,14 @@ export const DEFAULT_ITERATIONS = 600_000;
 
 // Each derivation is ~0.3 s of CPU on the pool Node also uses for DNS and files. Two at a time
 // keep a flood of sign-ins (any email, no account needed) from starving everything else.
-const kdf = createSemaphore(2, 32, () => new ApiError("busy", "The server is busy checking passwords; try again in a second.", { headers: { "retry-after": "1" } }));
+const kdf = createSemaphore(
+  2,
+  32,
+  () =>
+    new ApiError("busy", "The server is busy checking passwords; try again in a second.", {
+      headers: { "retry-after": "1" },
+    }),
+);
 
 function derive(password: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {
   return kdf(() => deriveNow(password, salt, iterations));

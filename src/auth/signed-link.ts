@@ -36,7 +36,13 @@ let imported: { secret: string; key: Promise<CryptoKey> } | undefined;
 
 function hmacKey(secret: string): Promise<CryptoKey> {
   if (imported?.secret !== secret) {
-    const key = crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+    const key = crypto.subtle.importKey(
+      "raw",
+      new TextEncoder().encode(secret),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign", "verify"],
+    );
     imported = { secret, key };
   }
   return imported.key;
@@ -50,11 +56,20 @@ export interface LinkTerms {
 }
 
 /** An absolute link to `path` with `params`, good for the key `keyId` until `expiresAt`. */
-export async function signLink(secret: string, path: string, params: Record<string, string>, terms: LinkTerms): Promise<string> {
+export async function signLink(
+  secret: string,
+  path: string,
+  params: Record<string, string>,
+  terms: LinkTerms,
+): Promise<string> {
   const query = new URLSearchParams(params);
   query.set(KEY_ID_PARAM, terms.keyId);
   query.set(EXPIRES_PARAM, String(Math.floor(terms.expiresAt.getTime() / 1000)));
-  const signature = await crypto.subtle.sign("HMAC", await hmacKey(secret), new TextEncoder().encode(signedText(path, query)));
+  const signature = await crypto.subtle.sign(
+    "HMAC",
+    await hmacKey(secret),
+    new TextEncoder().encode(signedText(path, query)),
+  );
   query.set(SIGNATURE_PARAM, toBase64Url(new Uint8Array(signature)));
   return `${terms.base}${path}?${query.toString()}`;
 }
@@ -68,9 +83,17 @@ export async function verifyLink(secret: string, url: URL, now: Date): Promise<{
   const expires = url.searchParams.get(EXPIRES_PARAM);
   const signature = decodeSignature(url.searchParams.get(SIGNATURE_PARAM) ?? "");
   const text = new TextEncoder().encode(signedText(url.pathname, url.searchParams));
-  const valid = keyId !== null && expires !== null && signature !== null && (await crypto.subtle.verify("HMAC", await hmacKey(secret), signature, text));
-  if (!valid) throw new ApiError("link_invalid", "This link is not one the service signed, or it was changed; ask the API for the record again to get a fresh link.");
-  if (Number(expires) * 1000 <= now.getTime()) throw new ApiError("link_expired", "This link has expired; ask the API for the record again to get a fresh link.");
+  const valid = keyId !== null && expires !== null && signature !== null &&
+    (await crypto.subtle.verify("HMAC", await hmacKey(secret), signature, text));
+  if (!valid) {
+    throw new ApiError(
+      "link_invalid",
+      "This link is not one the service signed, or it was changed; ask the API for the record again to get a fresh link.",
+    );
+  }
+  if (Number(expires) * 1000 <= now.getTime()) {
+    throw new ApiError("link_expired", "This link has expired; ask the API for the record again to get a fresh link.");
+  }
   return { keyId };
 }
 

@@ -16,10 +16,14 @@ const CommandRequest = z.object({ argv: z.array(z.string()), stdin: z.string() }
 
 export function createAdminChannel(db: Queryable, checks: PlatformChecks, now: () => Date = () => new Date()) {
   return async (request: Request): Promise<Response> => {
-    if (request.method !== "POST" || new URL(request.url).pathname !== "/run") return new Response(null, { status: 404 });
+    if (request.method !== "POST" || new URL(request.url).pathname !== "/run") {
+      return new Response(null, { status: 404 });
+    }
     // Anything else on the socket (another program, an older command line) is told so, not answered 500.
     const parsed = CommandRequest.safeParse(await request.json().catch(() => undefined));
-    if (!parsed.success) return json({ error: 'the admin socket takes {"argv": [strings], "stdin": string}' }, { status: 400 });
+    if (!parsed.success) {
+      return json({ error: 'the admin socket takes {"argv": [strings], "stdin": string}' }, { status: 400 });
+    }
     const { argv, stdin } = parsed.data;
     if (isDoctorCommand(argv)) return json(await runDoctor(checks, argv));
     return json(await runAdminCommand(db, argv, stdin, now()));

@@ -43,7 +43,8 @@ const tierChoice = `${tiers.slice(0, -1).join(", ")} or ${tiers.at(-1)}`;
 const commands: Record<string, Command> = {
   "users create": {
     synopsis: "--email E",
-    summary: "Makes an account (an owner, who signs in on /profile/api-keys). Its password, at least 10 characters, is read from stdin: `npm run admin -- users create --email E < password.txt`, or typed after the command and ended with Enter and Ctrl-D.",
+    summary:
+      "Makes an account (an owner, who signs in on /profile/api-keys). Its password, at least 10 characters, is read from stdin: `npm run admin -- users create --email E < password.txt`, or typed after the command and ended with Enter and Ctrl-D.",
     async run({ db, flags, stdin }) {
       const email = parse(Email, flags.email, "--email must be an email address");
       const password = passwordFrom(stdin, "users create");
@@ -54,7 +55,8 @@ const commands: Record<string, Command> = {
   },
   "users password": {
     synopsis: "--email E",
-    summary: "Sets a new password for the account E (an owner who lost theirs: there is no reset by email) and ends its sessions. The password, at least 10 characters, is read from stdin as for `users create`.",
+    summary:
+      "Sets a new password for the account E (an owner who lost theirs: there is no reset by email) and ends its sessions. The password, at least 10 characters, is read from stdin as for `users create`.",
     async run({ db, flags, stdin }) {
       const account = await accountOf(db, parse(Email, flags.email, "--email must be an email address"));
       const password = passwordFrom(stdin, "users password");
@@ -74,21 +76,35 @@ const commands: Record<string, Command> = {
   },
   "keys create": {
     synopsis: `--email E --tier ${tierNames} [--name N] [--expires-days D]`,
-    summary: `Makes an API key for the account E and prints only the key: it is shown this once (the store keeps its SHA-256). Tiers, in any case: ${tiers.join(", ")}.`,
+    summary:
+      `Makes an API key for the account E and prints only the key: it is shown this once (the store keeps its SHA-256). Tiers, in any case: ${
+        tiers.join(", ")
+      }.`,
     async run({ db, flags, now }) {
       const email = parse(Email, flags.email, "--email must be an email address");
       const tier = parse(TierName, flags.tier, `--tier must be ${tierChoice} (in any case)`);
-      const expiresInDays = flags["expires-days"] === undefined ? null : parse(ExpiresDays, flags["expires-days"], "--expires-days must be a whole number of days");
+      const expiresInDays = flags["expires-days"] === undefined
+        ? null
+        : parse(ExpiresDays, flags["expires-days"], "--expires-days must be a whole number of days");
       const account = await accountOf(db, email);
-      const { plain } = await createApiKey(db, { accountId: account.id, name: flags.name ?? "default", tier, expiresInDays, now });
+      const { plain } = await createApiKey(db, {
+        accountId: account.id,
+        name: flags.name ?? "default",
+        tier,
+        expiresInDays,
+        now,
+      });
       return `${plain}\n`;
     },
   },
   "keys list": {
     synopsis: "[--email E]",
-    summary: "Lists the keys, of the account E only when given, with their use over the last 24 hours; never a key itself.",
+    summary:
+      "Lists the keys, of the account E only when given, with their use over the last 24 hours; never a key itself.",
     async run({ db, flags, now }) {
-      const email = flags.email === undefined ? undefined : (await accountOf(db, parse(Email, flags.email, "--email must be an email address"))).email;
+      const email = flags.email === undefined
+        ? undefined
+        : (await accountOf(db, parse(Email, flags.email, "--email must be an email address"))).email;
       return table(
         ["id", "prefix", "tier", "condition", "used24h", "email", "name", "expires", "lastUsed"],
         (await listApiKeys(db, { now, email })).map((k) => [
@@ -136,7 +152,8 @@ const commands: Record<string, Command> = {
   },
   "links rotate": {
     synopsis: "",
-    summary: "Replaces the secret that signs download links (downloadUrl): every link signed before is refused (403 link_invalid) on every instance at once; new records carry new links.",
+    summary:
+      "Replaces the secret that signs download links (downloadUrl): every link signed before is refused (403 link_invalid) on every instance at once; new records carry new links.",
     async run({ db, now }) {
       await rotateLinkSecret(db, now);
       return "link secret rotated\n";
@@ -181,13 +198,20 @@ export function helpFor(argv: readonly string[]): CommandResult | null {
   const name = words.slice(0, 2).join(" ");
   const command = commands[name];
   if (command) return { code: 0, stdout: `Usage: ${usageLine(name)}\n${command.summary}\n`, stderr: "" };
-  if (words.length === 0 || (words.length === 1 && isGroup(name))) return { code: 0, stdout: `${usageOf(name)}\n`, stderr: "" };
+  if (words.length === 0 || (words.length === 1 && isGroup(name))) {
+    return { code: 0, stdout: `${usageOf(name)}\n`, stderr: "" };
+  }
   return { code: 2, stdout: "", stderr: `Unknown command: ${name}\n${usage}\n` };
 }
 
 const isGroup = (word: string) => Object.keys(commands).some((name) => name.startsWith(`${word} `));
 
-export async function runAdminCommand(db: Queryable, argv: readonly string[], stdin: string, now: Date): Promise<CommandResult> {
+export async function runAdminCommand(
+  db: Queryable,
+  argv: readonly string[],
+  stdin: string,
+  now: Date,
+): Promise<CommandResult> {
   const help = helpFor(argv);
   if (help) return help;
   try {
@@ -204,7 +228,9 @@ async function dispatch(db: Queryable, argv: readonly string[], stdin: string, n
   const [group, action, ...args] = positional;
   const name = `${group ?? ""} ${action ?? ""}`.trim();
   const command = commands[name];
-  if (!command && action === undefined && isGroup(name)) throw new UsageError(`${name} needs one of its commands.`, usageOf(name));
+  if (!command && action === undefined && isGroup(name)) {
+    throw new UsageError(`${name} needs one of its commands.`, usageOf(name));
+  }
   if (!command?.run) throw new UsageError(name ? `Unknown command: ${name}` : "No command given.");
   try {
     return await command.run({ db, args, flags, stdin, now });
@@ -218,7 +244,11 @@ async function dispatch(db: Queryable, argv: readonly string[], stdin: string, n
 /** The new password on stdin, without its line end; refused when absent or too weak. */
 function passwordFrom(stdin: string, command: string): string {
   const password = stdin.replace(/\r?\n$/, "");
-  if (password === "") throw new UsageError(`No password came on stdin: pipe it in (\`npm run admin -- ${command} --email E < password.txt\`), or type it after the command and end it with Enter and Ctrl-D.`);
+  if (password === "") {
+    throw new UsageError(
+      `No password came on stdin: pipe it in (\`npm run admin -- ${command} --email E < password.txt\`), or type it after the command and end it with Enter and Ctrl-D.`,
+    );
+  }
   checkNewPassword(password);
   return password;
 }
@@ -226,7 +256,9 @@ function passwordFrom(stdin: string, command: string): string {
 /** The account with this email; an error naming it when there is none. */
 async function accountOf(db: Queryable, email: string) {
   const account = await findAccountByEmail(db, email);
-  if (!account) throw new ApiError("account_not_found", `No account with email ${email}; create it with \`users create\`.`);
+  if (!account) {
+    throw new ApiError("account_not_found", `No account with email ${email}; create it with \`users create\`.`);
+  }
   return account;
 }
 

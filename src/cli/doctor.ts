@@ -17,18 +17,35 @@ export function isDoctorCommand(argv: readonly string[]): boolean {
 }
 
 export async function runDoctor(checks: PlatformChecks, argv: readonly string[]): Promise<CommandResult> {
-  const asked = argv.slice(1).map((name) => checks.sites.find((site) => site.toLowerCase() === name.toLowerCase()) ?? name);
+  const asked = argv.slice(1).map((name) =>
+    checks.sites.find((site) => site.toLowerCase() === name.toLowerCase()) ?? name
+  );
   const unknown = asked.filter((name) => !checks.sites.includes(name));
   if (unknown.length > 0) {
-    return { code: 2, stdout: "", stderr: `No check for ${unknown.join(", ")}; the checks are: ${checks.sites.join(", ")}.\n` };
+    return {
+      code: 2,
+      stdout: "",
+      stderr: `No check for ${unknown.join(", ")}; the checks are: ${checks.sites.join(", ")}.\n`,
+    };
   }
   const results = await checks.run(asked);
   const failing = results.filter((result) => result.status !== "ok");
-  const summary = failing.length === 0 ? "" : `${failing.length} of ${results.length} failing: ${failing.map((result) => result.site).join(", ")}\n`;
+  const summary = failing.length === 0
+    ? ""
+    : `${failing.length} of ${results.length} failing: ${failing.map((result) => result.site).join(", ")}\n`;
   return { code: failing.length === 0 ? 0 : 1, stdout: doctorTable(results), stderr: summary };
 }
 
 function doctorTable(results: readonly CheckResult[]): string {
-  const rows = results.map((result) => [result.site, result.status, result.seconds === null ? "-" : result.seconds.toFixed(2), result.detail, result.remedy ?? ""]);
-  return [["platform", "status", "seconds", "detail", "remedy"], ...rows].map((row) => row.join("\t")).join("\n") + "\n";
+  const rows = results.map((
+    result,
+  ) => [
+    result.site,
+    result.status,
+    result.seconds === null ? "-" : result.seconds.toFixed(2),
+    result.detail,
+    result.remedy ?? "",
+  ]);
+  return [["platform", "status", "seconds", "detail", "remedy"], ...rows].map((row) => row.join("\t")).join("\n") +
+    "\n";
 }

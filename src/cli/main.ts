@@ -4,14 +4,14 @@
 import { request } from "node:http";
 import { join } from "node:path";
 import { createAppDeps } from "../app-deps.ts";
-import { parseConfig, type Config } from "../config.ts";
+import { type Config, parseConfig } from "../config.ts";
 import { errorText } from "../log.ts";
 import { nodeCapabilities } from "../runtime/node/capabilities.ts";
 import { nodeUpstream } from "../runtime/node/relay-upstream.ts";
 import { openStore } from "../store/open.ts";
 import { refuseEmbeddedBesidePostgres } from "../store/store-mark.ts";
 import { ADMIN_SOCKET } from "./channel.ts";
-import { helpFor, runAdminCommand, type CommandResult } from "./commands.ts";
+import { type CommandResult, helpFor, runAdminCommand } from "./commands.ts";
 import { isDoctorCommand, runDoctor } from "./doctor.ts";
 
 async function run(argv: string[]): Promise<CommandResult> {
@@ -48,12 +48,20 @@ async function doctorHere(config: Config, argv: string[]): Promise<CommandResult
 /** Null when no service listens on the socket. */
 function callService(socketPath: string, argv: string[], stdin: string): Promise<CommandResult | null> {
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath, path: "/run", method: "POST", headers: { "content-type": "application/json" } }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (body += chunk));
-      res.on("end", () => (res.statusCode === 200 ? resolve(JSON.parse(body) as CommandResult) : reject(new Error(`admin socket answered ${res.statusCode}`))));
-    });
+    const req = request(
+      { socketPath, path: "/run", method: "POST", headers: { "content-type": "application/json" } },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (body += chunk));
+        res.on(
+          "end",
+          () => (res.statusCode === 200
+            ? resolve(JSON.parse(body) as CommandResult)
+            : reject(new Error(`admin socket answered ${res.statusCode}`))),
+        );
+      },
+    );
     req.on("error", (error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT" || error.code === "ECONNREFUSED") resolve(null);
       else reject(error);
@@ -64,7 +72,9 @@ function callService(socketPath: string, argv: string[], stdin: string): Promise
 
 async function readStdin(): Promise<string> {
   // Someone at a terminal would otherwise wait on a command that says nothing.
-  if (process.stdin.isTTY) process.stderr.write("Type the password (it is shown as you type), then Enter and Ctrl-D:\n");
+  if (process.stdin.isTTY) {
+    process.stderr.write("Type the password (it is shown as you type), then Enter and Ctrl-D:\n");
+  }
   let text = "";
   process.stdin.setEncoding("utf8");
   for await (const chunk of process.stdin) text += chunk;

@@ -3,7 +3,7 @@
 // doctor`), at the operator's interval in the background with jitter, and when a user's request
 // is refused (that site only, at most every 10 minutes): only the platform's answer to the
 // reference post marks a site, never one user's link. Never two runs at a time.
-import { classifyFailure, type CheckStatus, type FailureContext } from "./classify.ts";
+import { type CheckStatus, classifyFailure, type FailureContext } from "./classify.ts";
 import type { ReferencePost } from "./reference-posts.ts";
 
 export interface CheckResult {
@@ -67,7 +67,18 @@ const round = (seconds: number) => Math.round(seconds * 100) / 100;
 export function createPlatformChecks(options: PlatformChecksOptions): PlatformChecks {
   const now = options.now ?? (() => new Date());
   const latest = new Map<string, CheckResult>(
-    options.posts.map((post) => [post.site, { site: post.site, url: post.url.href, status: "unchecked", seconds: null, detail: "not checked yet", remedy: null, at: null, from: "check" }]),
+    options.posts.map((
+      post,
+    ) => [post.site, {
+      site: post.site,
+      url: post.url.href,
+      status: "unchecked",
+      seconds: null,
+      detail: "not checked yet",
+      remedy: null,
+      at: null,
+      from: "check",
+    }]),
   );
   const record = (result: CheckResult) => {
     latest.set(result.site, result);
@@ -79,12 +90,20 @@ export function createPlatformChecks(options: PlatformChecksOptions): PlatformCh
   const checkOne = async (post: ReferencePost, from: CheckResult["from"]) => {
     checking = post.url.href;
     try {
-      return record({ site: post.site, url: post.url.href, from, ...(await checkPost(post, options)), at: now().toISOString() });
+      return record({
+        site: post.site,
+        url: post.url.href,
+        from,
+        ...(await checkPost(post, options)),
+        at: now().toISOString(),
+      });
     } finally {
       checking = null;
     }
   };
-  const runs = chainedRuns((wanted: readonly string[], from: CheckResult["from"]) => sequentially(postsOf(options.posts, wanted), (post) => checkOne(post, from)));
+  const runs = chainedRuns((wanted: readonly string[], from: CheckResult["from"]) =>
+    sequentially(postsOf(options.posts, wanted), (post) => checkOne(post, from))
+  );
   const asked = new Map<string, number>();
   return {
     sites: options.posts.map((post) => post.site),
@@ -99,12 +118,20 @@ export function createPlatformChecks(options: PlatformChecksOptions): PlatformCh
       asked.set(site, at);
       await runs.run([site], "requests");
     },
-    every: (intervalS) => runEvery(intervalS, () => (runs.pending() === 0 ? runs.run([], "check") : Promise.resolve([])), options.random ?? Math.random),
+    every: (intervalS) =>
+      runEvery(
+        intervalS,
+        () => (runs.pending() === 0 ? runs.run([], "check") : Promise.resolve([])),
+        options.random ?? Math.random,
+      ),
   };
 }
 
 /** The reference post fetched and classed: its status, detail, remedy and seconds. */
-async function checkPost(post: ReferencePost, options: PlatformChecksOptions): Promise<Pick<CheckResult, "status" | "seconds" | "detail" | "remedy">> {
+async function checkPost(
+  post: ReferencePost,
+  options: PlatformChecksOptions,
+): Promise<Pick<CheckResult, "status" | "seconds" | "detail" | "remedy">> {
   const started = performance.now();
   const seconds = () => round((performance.now() - started) / 1000);
   try {
@@ -128,7 +155,9 @@ async function sequentially<T, R>(items: readonly T[], each: (item: T) => Promis
 }
 
 /** Runs of `body` chained, so one asked for while another is on waits for it. */
-function chainedRuns<A extends unknown[], R>(body: (...args: A) => Promise<R>): { run(...args: A): Promise<R>; pending(): number } {
+function chainedRuns<A extends unknown[], R>(
+  body: (...args: A) => Promise<R>,
+): { run(...args: A): Promise<R>; pending(): number } {
   let tail: Promise<unknown> = Promise.resolve();
   let pending = 0;
   return {

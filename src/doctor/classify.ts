@@ -26,7 +26,8 @@ export interface FailureContext {
 
 const networkRemedy =
   "check this server's DNS and outbound connections (firewall, OUTBOUND_PROXY); if they work, the platform itself may be down";
-const cookiesRemedy = "export the cookies of a browser signed in to the platform again into COOKIES_FILE (it is read anew for every request, no restart)";
+const cookiesRemedy =
+  "export the cookies of a browser signed in to the platform again into COOKIES_FILE (it is read anew for every request, no restart)";
 
 /** What the tool or the network said (the causes' messages), rather than the answer users get. */
 function reasonOf(error: unknown): string {
@@ -42,22 +43,45 @@ export function classifyFailure(error: unknown, context: FailureContext): Verdic
     const said = refusal?.reason ?? reason;
     const kind = refusal?.kind ?? "a refusal";
     if (context.expiredSession !== null) {
-      return { status: "cookies_expired", detail: `${context.expiredSession}; the platform answered with ${kind} (${said})`, remedy: cookiesRemedy };
+      return {
+        status: "cookies_expired",
+        detail: `${context.expiredSession}; the platform answered with ${kind} (${said})`,
+        remedy: cookiesRemedy,
+      };
     }
-    return { status: "blocked", detail: `the platform refused this server with ${kind} (${said})`, remedy: blockedRemedy };
+    return {
+      status: "blocked",
+      detail: `the platform refused this server with ${kind} (${said})`,
+      remedy: blockedRemedy,
+    };
   }
   if (code === "host_not_allowed") {
-    return { status: "unreachable", detail: error instanceof Error ? error.message : reason, remedy: "the reference post leads to an address this server may not fetch; choose another post (PLATFORM_CHECK_POSTS)" };
+    return {
+      status: "unreachable",
+      detail: error instanceof Error ? error.message : reason,
+      remedy:
+        "the reference post leads to an address this server may not fetch; choose another post (PLATFORM_CHECK_POSTS)",
+    };
   }
   // The egress gate's record, yt-dlp's or the HTTP client's words: no connection could be made.
   const failure = connectFailureOf(error);
   if (failure !== null || code === "upstream_timeout") {
-    return { status: "unreachable", detail: failure === null || reason.includes(failure) ? reason : `${failure}: ${reason}`, remedy: networkRemedy };
+    return {
+      status: "unreachable",
+      detail: failure === null || reason.includes(failure) ? reason : `${failure}: ${reason}`,
+      remedy: networkRemedy,
+    };
   }
   if (code === "tool_missing") {
-    return { status: "broken", detail: error instanceof Error ? error.message : reason, remedy: "install the media tool or point its setting (YTDLP_PATH) at it" };
+    return {
+      status: "broken",
+      detail: error instanceof Error ? error.message : reason,
+      remedy: "install the media tool or point its setting (YTDLP_PATH) at it",
+    };
   }
-  const gone = code === "not_found" || code === "post_unavailable" ? "; if the post no longer opens in a browser, choose another (PLATFORM_CHECK_POSTS)" : "";
+  const gone = code === "not_found" || code === "post_unavailable"
+    ? "; if the post no longer opens in a browser, choose another (PLATFORM_CHECK_POSTS)"
+    : "";
   return {
     status: "broken",
     detail: `${context.extractor} could not read the reference post: ${reason}`,

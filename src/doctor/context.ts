@@ -3,8 +3,8 @@
 import type { CookieFile } from "../platforms/ytdlp/cookie-file.ts";
 import { galleryReads } from "../platforms/post-source.ts";
 import type { PlatformId } from "../platforms/records.ts";
-import { rowOf, type ReaderName } from "../platforms/table.ts";
-import { galleryDlAgeDays, toolVersion, ytdlpAgeDays, type ToolProbe, type Tools } from "../processes/tools.ts";
+import { type ReaderName, rowOf } from "../platforms/table.ts";
+import { galleryDlAgeDays, type ToolProbe, type Tools, toolVersion, ytdlpAgeDays } from "../processes/tools.ts";
 import type { FailureContext } from "./classify.ts";
 import { expiredSession } from "./session-cookies.ts";
 
@@ -15,9 +15,12 @@ export interface ContextSources {
   now: () => Date;
 }
 
-const toolsUpdate = "update the media tools (bash scripts/setup-debian.sh --update-tools, or point YTDLP_PATH / GALLERY_DL_PATH at current ones)";
-const xUpdate = "X posts are read by this service's own X client: update the service, or set X_GRAPHQL_QUERY_ID to the query id X's web client uses now";
-const ownUpdate = (name: string) => `${name} posts are read by this service itself, not by the media tools: update the service`;
+const toolsUpdate =
+  "update the media tools (bash scripts/setup-debian.sh --update-tools, or point YTDLP_PATH / GALLERY_DL_PATH at current ones)";
+const xUpdate =
+  "X posts are read by this service's own X client: update the service, or set X_GRAPHQL_QUERY_ID to the query id X's web client uses now";
+const ownUpdate = (name: string) =>
+  `${name} posts are read by this service itself, not by the media tools: update the service`;
 /** The readers that are the service's own code beside X's client: a failure of theirs is the service's to fix. */
 const ownReaders: ReadonlySet<ReaderName> = new Set(["bluesky", "xiaohongshu"]);
 
@@ -28,7 +31,9 @@ function named(tools: Tools, name: keyof typeof ageOf, now: Date): string {
   const version = toolVersion(tools[name]);
   if (version === null) return `${name} (which could not be run)`;
   const age = ageOf[name](version, now);
-  return age === null ? `${name} ${version}` : `${name} ${version} (${name === "gallery-dl" ? "at least " : ""}${age} days old)`;
+  return age === null
+    ? `${name} ${version}`
+    : `${name} ${version} (${name === "gallery-dl" ? "at least " : ""}${age} days old)`;
 }
 
 export function failureContext(sources: ContextSources): (site: string) => Promise<FailureContext> {
@@ -38,10 +43,14 @@ export function failureContext(sources: ContextSources): (site: string) => Promi
     const expired = cookies === null ? null : expiredSession(new TextDecoder().decode(cookies), site, now);
     if (site === "X") return { extractor: "the X client", update: xUpdate, expiredSession: expired };
     const row = rowOf(site as PlatformId);
-    if (row !== undefined && ownReaders.has(row.reader)) return { extractor: `the ${row.name} reader`, update: ownUpdate(row.name), expiredSession: expired };
+    if (row !== undefined && ownReaders.has(row.reader)) {
+      return { extractor: `the ${row.name} reader`, update: ownUpdate(row.name), expiredSession: expired };
+    }
     const tools = await sources.tools.current();
     // A platform gallery-dl reads may have failed in either tool.
-    const extractor = galleryReads(site as PlatformId) ? `${named(tools, "yt-dlp", now)} and ${named(tools, "gallery-dl", now)}` : named(tools, "yt-dlp", now);
+    const extractor = galleryReads(site as PlatformId)
+      ? `${named(tools, "yt-dlp", now)} and ${named(tools, "gallery-dl", now)}`
+      : named(tools, "yt-dlp", now);
     return { extractor, update: toolsUpdate, expiredSession: expired };
   };
 }

@@ -4,12 +4,18 @@
 // interval should cause.
 import { json } from "../http/json-response.ts";
 import type { Sender } from "../http/client-address.ts";
-import { requireOperator, type OperatorAccess } from "../metrics/endpoint.ts";
+import { type OperatorAccess, requireOperator } from "../metrics/endpoint.ts";
 import type { PlatformChecks } from "./checker.ts";
 
-export async function platformsResponse(sender: Sender, checks: PlatformChecks, access: OperatorAccess): Promise<Response> {
+export async function platformsResponse(
+  sender: Sender,
+  checks: PlatformChecks,
+  access: OperatorAccess,
+): Promise<Response> {
   await requireOperator(sender, access);
   const platforms = checks.results();
-  const failing = platforms.filter((result) => result.status !== "ok" && result.status !== "unchecked").map((result) => result.site);
+  const failing = platforms.filter((result) => result.status !== "ok" && result.status !== "unchecked").map((result) =>
+    result.site
+  );
   return json({ failing, platforms }, { headers: { "cache-control": "no-store" } });
 }

@@ -20,7 +20,9 @@ export type ReferenceEntry = { platform: string; url: URL | null } | { url: URL 
  * EXTRA_PAGE_HOSTS, whose entry then names its check.
  */
 export function referencePosts(entries: readonly ReferenceEntry[], extraPageHosts: readonly string[]): ReferencePost[] {
-  const replaced = new Map(entries.flatMap((entry) => ("platform" in entry ? [[entry.platform, entry.url] as const] : [])));
+  const replaced = new Map(
+    entries.flatMap((entry) => ("platform" in entry ? [[entry.platform, entry.url] as const] : [])),
+  );
   const posts: ReferencePost[] = platformTable.flatMap(({ id, referencePost }) => {
     const url = replaced.has(id) ? replaced.get(id)! : referencePost === null ? null : new URL(referencePost);
     return url === null ? [] : [{ site: id, url }];
@@ -33,7 +35,9 @@ export function referencePosts(entries: readonly ReferenceEntry[], extraPageHost
         `PLATFORM_CHECK_POSTS: ${entry.url.href} is not on one of the EXTRA_PAGE_HOSTS; a platform's post is given as PLATFORM=url (YOUTUBE=https://...).`,
       );
     }
-    if (posts.some((post) => post.site === site)) throw new ConfigError(`PLATFORM_CHECK_POSTS: two posts for ${site}; give one per host.`);
+    if (posts.some((post) => post.site === site)) {
+      throw new ConfigError(`PLATFORM_CHECK_POSTS: two posts for ${site}; give one per host.`);
+    }
     posts.push({ site, url: entry.url });
   }
   return posts;

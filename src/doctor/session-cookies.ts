@@ -31,5 +31,7 @@ export function expiredSession(fileText: string, site: string, now: Date): strin
   });
   if (found.length === 0 || found.some((cookie) => !expired(cookie, now))) return null;
   const last = found.reduce((a, b) => (b.expires > a.expires ? b : a));
-  return `the session cookie ${last.name} of ${last.domain} in COOKIES_FILE expired ${new Date(last.expires * 1000).toISOString()}`;
+  return `the session cookie ${last.name} of ${last.domain} in COOKIES_FILE expired ${
+    new Date(last.expires * 1000).toISOString()
+  }`;
 }

@@ -16,7 +16,13 @@ export interface AskDeps {
 }
 
 /** `work` of `source` for `link`, its tools there and, when it extracts, `holder`'s extraction slot held (none for null). */
-export async function asking<T>(deps: AskDeps, source: Source, link: Link, holder: SlotHolder | null, work: () => Promise<T>): Promise<T> {
+export async function asking<T>(
+  deps: AskDeps,
+  source: Source,
+  link: Link,
+  holder: SlotHolder | null,
+  work: () => Promise<T>,
+): Promise<T> {
   await requireTools(deps.tools, source.tools(link));
   const release = source.extracts && holder !== null ? deps.extractions.acquire(holder) : () => {};
   try {
@@ -49,6 +55,11 @@ export async function requirePlatform(url: URL, sites: SupportedSites): Promise<
 
 /** 400 for a link of no supported platform: `post` and `download` say the same of it. */
 export function unsupportedPlatform(url: URL, sites: SupportedSites): ApiError {
-  const more = sites.claims === null ? "" : ", and the sites an extractor of yt-dlp or gallery-dl reads (not a plain web page)";
-  return new ApiError("unsupported_platform", `${url.hostname} is not a supported platform. Supported: ${supportedPlatformsText}${more}.`);
+  const more = sites.claims === null
+    ? ""
+    : ", and the sites an extractor of yt-dlp or gallery-dl reads (not a plain web page)";
+  return new ApiError(
+    "unsupported_platform",
+    `${url.hostname} is not a supported platform. Supported: ${supportedPlatformsText}${more}.`,
+  );
 }

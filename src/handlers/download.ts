@@ -6,12 +6,12 @@ import type { ApiContext, ApiHandler } from "../http/context.ts";
 import { DownloadQuery, parseQuery } from "../http/query.ts";
 import { ApiError } from "../http/problem.ts";
 import { slotHolder } from "../limits/slots.ts";
-import { runPlan, type RunDeps } from "../media/run-plan.ts";
+import { type RunDeps, runPlan } from "../media/run-plan.ts";
 import { mediaLinkPlan } from "../platforms/items.ts";
 import type { SourceOf } from "../platforms/sources.ts";
 import type { Ask, Plan, Wanted } from "../platforms/source.ts";
 import { DIRECT_HOSTS } from "../media/direct-hosts.ts";
-import { asking, platformOf, unsupportedPlatform, type AskDeps, type SupportedSites } from "./ask.ts";
+import { type AskDeps, asking, platformOf, type SupportedSites, unsupportedPlatform } from "./ask.ts";
 
 export interface DownloadDeps extends AskDeps, SupportedSites {
   sources: SourceOf;
@@ -23,16 +23,30 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
   return async (ctx) => {
     const { url, wanted } = readQuery(ctx.url);
     const plan = await planOf(url, wanted, ctx, deps);
-    return runPlan(plan, wanted.output, { request: ctx.request, whenDone: ctx.whenDone, clientProgress: ctx.clientProgress, holder: slotHolder(ctx) }, deps.runner);
+    return runPlan(plan, wanted.output, {
+      request: ctx.request,
+      whenDone: ctx.whenDone,
+      clientProgress: ctx.clientProgress,
+      holder: slotHolder(ctx),
+    }, deps.runner);
   };
 }
 
 /** The link and what the query asks of it; `subtitles` with `audio` is 400 (sound alone holds no track). */
 function readQuery(url: URL): { url: URL; wanted: Wanted } {
   const query = parseQuery(DownloadQuery, url.searchParams);
-  const wanted: Wanted = { output: query.audio ?? "mp4", format: query.format || null, filename: query.filename ?? null, index: query.index ?? null, subtitles: query.subtitles ?? null };
+  const wanted: Wanted = {
+    output: query.audio ?? "mp4",
+    format: query.format || null,
+    filename: query.filename ?? null,
+    index: query.index ?? null,
+    subtitles: query.subtitles ?? null,
+  };
   if (wanted.subtitles !== null && wanted.output !== "mp4") {
-    throw new ApiError("invalid_parameter", `\`subtitles\` embeds a track into MP4; sound alone (\`audio=${wanted.output}\`) cannot hold one. Leave one of them out.`);
+    throw new ApiError(
+      "invalid_parameter",
+      `\`subtitles\` embeds a track into MP4; sound alone (\`audio=${wanted.output}\`) cannot hold one. Leave one of them out.`,
+    );
   }
   return { url: query.url, wanted };
 }
@@ -45,7 +59,8 @@ async function planOf(url: URL, wanted: Wanted, ctx: ApiContext, deps: DownloadD
   const platform = await platformOf(url, deps);
   if (platform === null && !DIRECT_HOSTS.has(url.hostname)) throw unsupportedPlatform(url, deps);
   if (platform === null) return mediaLinkPlan(url, wanted);
-  const ask: Ask = (source, link, what) => asking(deps, source, link, slotHolder(ctx), () => source.plan(link, what, ctx.request.signal, ask));
+  const ask: Ask = (source, link, what) =>
+    asking(deps, source, link, slotHolder(ctx), () => source.plan(link, what, ctx.request.signal, ask));
   const link = { url, platform };
   return ask(deps.sources(link), link, wanted);
 }

@@ -4,10 +4,10 @@ import { withDownloadUrls } from "../auth/download-links.ts";
 import type { ApiHandler } from "../http/context.ts";
 import { json } from "../http/json-response.ts";
 import { parseQuery, PostQuery } from "../http/query.ts";
-import { slotHolder, type SlotHolder } from "../limits/slots.ts";
+import { type SlotHolder, slotHolder } from "../limits/slots.ts";
 import type { PostRecord } from "../platforms/records.ts";
 import type { SourceOf } from "../platforms/sources.ts";
-import { asking, requirePlatform, type AskDeps, type SupportedSites } from "./ask.ts";
+import { type AskDeps, asking, requirePlatform, type SupportedSites } from "./ask.ts";
 
 export interface PostDeps extends AskDeps, SupportedSites {
   sources: SourceOf;
@@ -28,5 +28,11 @@ export async function postRecord(deps: PostDeps, page: URL, asker: PostAsker): P
 }
 
 export function postHandler(deps: PostDeps): ApiHandler {
-  return async (ctx) => json(await withDownloadUrls(await postRecord(deps, parseQuery(PostQuery, ctx.url.searchParams).url, { key: slotHolder(ctx) }), ctx.links));
+  return async (ctx) =>
+    json(
+      await withDownloadUrls(
+        await postRecord(deps, parseQuery(PostQuery, ctx.url.searchParams).url, { key: slotHolder(ctx) }),
+        ctx.links,
+      ),
+    );
 }

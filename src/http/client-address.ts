@@ -49,7 +49,10 @@ const forwardedHops = (request: Request) =>
   (request.headers.get("x-forwarded-for") ?? "").split(",").map((hop) => hop.trim()).filter(Boolean);
 
 /** This machine's loopback blocks; a dual-stack socket's ::ffff:127.x is read as 127.x (parseIp). */
-const loopback: TrustedProxies = [{ ip: { v4: parseIPv4("127.0.0.0")! }, bits: 8 }, { ip: { v6: parseIPv6("::1")! }, bits: 128 }];
+const loopback: TrustedProxies = [{ ip: { v4: parseIPv4("127.0.0.0")! }, bits: 8 }, {
+  ip: { v6: parseIPv6("::1")! },
+  bits: 128,
+}];
 
 /** Whether `address` (a client `clientAddress` names) is this machine itself. */
 export function isLoopback(address: string): boolean {

@@ -35,7 +35,10 @@ export function progressWatch(progress: ClientProgress | undefined): { moved(): 
  * How often a waiting client is looked at: with readings of its progress, twice a timeout, so that
  * two readings a timeout apart tell a stalled client from one a full buffer hides.
  */
-export const stallPeriodMs = (timeoutMs: number, progress: ClientProgress | undefined): number => (progress ? timeoutMs / 2 : timeoutMs);
+export const stallPeriodMs = (
+  timeoutMs: number,
+  progress: ClientProgress | undefined,
+): number => (progress ? timeoutMs / 2 : timeoutMs);
 
 /**
  * `response` with its body watched. A native body (native-body.ts) that the adapter sends without
@@ -55,7 +58,11 @@ export function cutWhenClientStalls(response: Response, timeoutMs: number, progr
  * read ahead of the client. One timer serves the whole body: it wakes once per period and looks at
  * how long the consumer has been away, instead of a timer per chunk.
  */
-export function stallWatched(body: ReadableStream<Uint8Array>, timeoutMs: number, progress?: ClientProgress): ReadableStream<Uint8Array> {
+export function stallWatched(
+  body: ReadableStream<Uint8Array>,
+  timeoutMs: number,
+  progress?: ClientProgress,
+): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const period = stallPeriodMs(timeoutMs, progress);
   const client = progressWatch(progress);

@@ -49,7 +49,8 @@ export async function docsResponse(document: object): Promise<Response> {
     headers: {
       "content-type": "text/html; charset=utf-8",
       "content-length": String(body.byteLength),
-      "content-security-policy": `default-src 'none'; style-src 'sha256-${hash}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+      "content-security-policy":
+        `default-src 'none'; style-src 'sha256-${hash}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
       "x-content-type-options": "nosniff",
       "referrer-policy": "no-referrer",
     },
@@ -72,8 +73,16 @@ export function renderDocs(document: Document): string {
 ${info.description.split("\n\n").map((paragraph) => `<p>${inline(paragraph)}</p>`).join("\n")}
 <p>Machine-readable: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI 3.1).</p>
 <nav><h2>Contents</h2><ul>
-${operations.map((op) => `<li><a href="#${op.operationId}"><code>GET ${escapeHtml(op.path)}</code></a></li>`).join("\n")}
-${Object.keys(components.schemas).map((name) => `<li><a href="#schema-${name}">${escapeHtml(name)}</a></li>`).join("\n")}
+${
+    operations.map((op) => `<li><a href="#${op.operationId}"><code>GET ${escapeHtml(op.path)}</code></a></li>`).join(
+      "\n",
+    )
+  }
+${
+    Object.keys(components.schemas).map((name) => `<li><a href="#schema-${name}">${escapeHtml(name)}</a></li>`).join(
+      "\n",
+    )
+  }
 </ul></nav>
 <h2>Operations</h2>
 ${operations.map(renderOperation).join("\n")}
@@ -88,15 +97,23 @@ function renderOperation(op: Operation & { path: string }): string {
   const parameters = op.parameters ?? [];
   return `<section id="${escapeHtml(op.operationId)}">
 <h3><span class="method">GET</span> <span class="muted">(and HEAD)</span> <code>${escapeHtml(op.path)}</code></h3>
-<p><strong>${inline(op.summary)}</strong>${op.security?.length === 0 ? ' <span class="muted">(no key needed)</span>' : ""}</p>
+<p><strong>${inline(op.summary)}</strong>${
+    op.security?.length === 0 ? ' <span class="muted">(no key needed)</span>' : ""
+  }</p>
 ${op.description === undefined ? "" : `<p>${inline(op.description)}</p>`}
 ${
-  parameters.length === 0
-    ? ""
-    : `<table><tr><th>Query parameter</th><th>Type</th><th>Required</th><th>Meaning</th></tr>
-${parameters.map((p) => `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${typeOf(p.schema)}</td><td>${p.required ? "yes" : "no"}</td><td>${inline(p.description ?? "")}</td></tr>`).join("\n")}
+    parameters.length === 0
+      ? ""
+      : `<table><tr><th>Query parameter</th><th>Type</th><th>Required</th><th>Meaning</th></tr>
+${
+        parameters.map((p) =>
+          `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${typeOf(p.schema)}</td><td>${
+            p.required ? "yes" : "no"
+          }</td><td>${inline(p.description ?? "")}</td></tr>`
+        ).join("\n")
+      }
 </table>`
-}
+  }
 <table><tr><th>Status</th><th>Meaning</th><th>Body</th><th>Headers</th></tr>
 ${Object.entries(op.responses).map(([status, response]) => renderResponse(status, response)).join("\n")}
 </table>
@@ -108,7 +125,9 @@ function renderResponse(status: string, response: ResponseObject): string {
     .map(([type, media]) => `<code>${escapeHtml(type)}</code>${media.schema ? ` ${typeOf(media.schema)}` : ""}`)
     .join("<br>");
   const headers = Object.keys(response.headers ?? {}).map((name) => `<code>${escapeHtml(name)}</code>`).join(", ");
-  return `<tr><td>${escapeHtml(status)}</td><td>${inline(response.description)}</td><td>${body}</td><td>${headers}</td></tr>`;
+  return `<tr><td>${escapeHtml(status)}</td><td>${
+    inline(response.description)
+  }</td><td>${body}</td><td>${headers}</td></tr>`;
 }
 
 function renderSchema(name: string, schema: JsonSchema): string {
@@ -117,9 +136,15 @@ function renderSchema(name: string, schema: JsonSchema): string {
   return `<section id="schema-${escapeHtml(name)}">
 <h3>${escapeHtml(name)}</h3>
 <table><tr><th>Field</th><th>Type</th><th>Always present</th><th>Meaning</th></tr>
-${Object.entries(properties)
-  .map(([field, property]) => `<tr><td><code>${escapeHtml(field)}</code></td><td>${typeOf(property)}</td><td>${requiredNames.has(field) ? "yes" : "no"}</td><td>${inline(String(property.description ?? ""))}</td></tr>`)
-  .join("\n")}
+${
+    Object.entries(properties)
+      .map(([field, property]) =>
+        `<tr><td><code>${escapeHtml(field)}</code></td><td>${typeOf(property)}</td><td>${
+          requiredNames.has(field) ? "yes" : "no"
+        }</td><td>${inline(String(property.description ?? ""))}</td></tr>`
+      )
+      .join("\n")
+  }
 </table>
 </section>`;
 }
@@ -131,11 +156,19 @@ export function typeOf(schema: JsonSchema): string {
     return `<a href="#schema-${escapeHtml(name)}">${escapeHtml(name)}</a>`;
   }
   // allOf narrows a named schema (a problem's status and codes); the name is what a reader needs.
-  if (Array.isArray(schema.allOf)) return (schema.allOf as JsonSchema[]).filter((part) => part.$ref).map(typeOf).join(", ");
+  if (Array.isArray(schema.allOf)) {
+    return (schema.allOf as JsonSchema[]).filter((part) => part.$ref).map(typeOf).join(", ");
+  }
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as JsonSchema[]).map(typeOf).join(" | ");
-  if (Array.isArray(schema.enum)) return `one of ${schema.enum.map((value) => `<code>${escapeHtml(String(value))}</code>`).join(", ")}`;
+  if (Array.isArray(schema.enum)) {
+    return `one of ${schema.enum.map((value) => `<code>${escapeHtml(String(value))}</code>`).join(", ")}`;
+  }
   if ("const" in schema) return `<code>${escapeHtml(JSON.stringify(schema.const))}</code>`;
-  const types = Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === "string" ? [schema.type] : [];
+  const types = Array.isArray(schema.type)
+    ? (schema.type as string[])
+    : typeof schema.type === "string"
+    ? [schema.type]
+    : [];
   if (types.length === 0) return schema.properties ? "object" : "any";
   return types
     .map((type) => {
@@ -150,4 +183,3 @@ export function typeOf(schema: JsonSchema): string {
 function inline(text: string): string {
   return escapeHtml(text).replace(/`([^`]+)`/g, "<code>$1</code>");
 }
-

@@ -21,7 +21,12 @@ export interface Answering {
   corsOrigin?: string;
 }
 
-const pageTitles: Record<number, string> = { 403: "Not allowed", 404: "Not found", 413: "Form too large", 415: "Not a form" };
+const pageTitles: Record<number, string> = {
+  403: "Not allowed",
+  404: "Not found",
+  413: "Form too large",
+  415: "Not a form",
+};
 
 /** The answer to `thrown`, logged as logProblem says. */
 export function errorAnswer(thrown: unknown, answering: Answering): Response {
@@ -36,18 +41,22 @@ export function errorAnswer(thrown: unknown, answering: Answering): Response {
 }
 
 function pageFor(thrown: unknown): Response {
-  const error = thrown instanceof ApiError ? thrown : new ApiError("internal_error", "The server failed to handle this request; try again later.");
+  const error = thrown instanceof ApiError
+    ? thrown
+    : new ApiError("internal_error", "The server failed to handle this request; try again later.");
   const title = pageTitles[error.status] ?? "Something went wrong";
-  const response = htmlResponse(errorPage({ title, detail: error.message }), { status: error.status, headers: error.headers });
+  const response = htmlResponse(errorPage({ title, detail: error.message }), {
+    status: error.status,
+    headers: error.headers,
+  });
   for (const [name, value] of Object.entries(securityHeaders)) response.headers.set(name, value);
   return response;
 }
 
 function storeUnavailable(error: StoreUnavailableError): ApiError {
-  const detail =
-    error instanceof StoreFullError
-      ? "The service cannot write to its database right now; try again later."
-      : "The service cannot reach its database right now; try again shortly.";
+  const detail = error instanceof StoreFullError
+    ? "The service cannot write to its database right now; try again later."
+    : "The service cannot reach its database right now; try again shortly.";
   return new ApiError("store_unavailable", detail, {
     headers: { "retry-after": String(error.retryAfterS) },
     cause: error,

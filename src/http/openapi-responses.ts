@@ -1,7 +1,7 @@
 // The response objects of the OpenAPI document: headers, problem answers whose codes come from the
 // one error table (errors.ts), file bodies, and the HEAD twin of a GET. Pure data builders for
 // openapi.ts.
-import { errorTable, type ErrorCode } from "./errors.ts";
+import { type ErrorCode, errorTable } from "./errors.ts";
 
 type Header = { description: string; required?: boolean; schema: Record<string, unknown> };
 type Headers = Record<string, Header>;
@@ -11,14 +11,19 @@ const text = { type: "string" };
 
 const rateLimitHeaders: Headers = {
   "X-RateLimit-Limit": { description: "Requests per 24 h for the key's tier", schema: integer },
-  "X-RateLimit-Remaining": { description: "Requests left in the current 24 h window", schema: { type: "integer", minimum: 0 } },
+  "X-RateLimit-Remaining": {
+    description: "Requests left in the current 24 h window",
+    schema: { type: "integer", minimum: 0 },
+  },
   "X-RateLimit-Tier": { description: "Tier of the key", schema: { type: "string", enum: ["FREE", "PRO", "GOLD"] } },
   "RateLimit-Policy": {
-    description: 'The key\'s two windows (draft-ietf-httpapi-ratelimit-headers): `"day";q=<limit>;w=86400, "burst";q=<limit>;w=60`',
+    description:
+      'The key\'s two windows (draft-ietf-httpapi-ratelimit-headers): `"day";q=<limit>;w=86400, "burst";q=<limit>;w=60`',
     schema: text,
   },
   RateLimit: {
-    description: 'What is left in each window and the seconds until a unit frees: `"day";r=<left>;t=<s>, "burst";r=<left>;t=<s>`. A 429 shows the window that refused with `r=0`',
+    description:
+      'What is left in each window and the seconds until a unit frees: `"day";r=<left>;t=<s>, "burst";r=<left>;t=<s>`. A 429 shows the window that refused with `r=0`',
     schema: text,
   },
 };
@@ -29,7 +34,10 @@ export const requestIdHeader: Headers = {
     schema: text,
   },
 };
-const retryAfter: Header = { description: "Seconds until a request can succeed", schema: { type: "integer", minimum: 1 } };
+const retryAfter: Header = {
+  description: "Seconds until a request can succeed",
+  schema: { type: "integer", minimum: 1 },
+};
 const wwwAuthenticate: Header = { description: "`Bearer` challenge", required: true, schema: text };
 
 /** Codes answered before the key is admitted: their answers carry no rate-limit headers. */
@@ -48,7 +56,9 @@ const beforeAdmission: ReadonlySet<ErrorCode> = new Set([
 ]);
 
 export function required(headers: Headers, isRequired = true): Headers {
-  return Object.fromEntries(Object.entries(headers).map(([name, header]) => [name, { ...header, required: isRequired }]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, header]) => [name, { ...header, required: isRequired }]),
+  );
 }
 
 /** The rate-limit headers of an answer made after admission: required, or optional where some codes come before it. */
@@ -66,11 +76,13 @@ const statusText: Record<number, string> = {
   405: "The method is not one this path takes",
   413: "The file is larger than this server relays",
   416: "The Range asks for bytes beyond the end of the file",
-  429: "A limit is reached: the daily quota, the burst allowance or the concurrent work; Retry-After says when to try again",
+  429:
+    "A limit is reached: the daily quota, the burst allowance or the concurrent work; Retry-After says when to try again",
   431: "The request line or headers are larger than this server reads",
   500: "The server failed",
   502: "The platform, its media host or a media tool failed",
-  503: "This server cannot serve the request right now: its database cannot be reached (Retry-After says when), or a media tool is missing",
+  503:
+    "This server cannot serve the request right now: its database cannot be reached (Retry-After says when), or a media tool is missing",
   504: "The platform or its media host did not answer in time, or sent nothing of the file",
 };
 
@@ -86,7 +98,12 @@ function problemResponse(status: number, codes: readonly ErrorCode[]) {
     headers,
     content: {
       "application/problem+json": {
-        schema: { allOf: [{ $ref: "#/components/schemas/Problem" }, { type: "object", properties: { status: { const: status }, code: { enum: [...codes] } } }] },
+        schema: {
+          allOf: [{ $ref: "#/components/schemas/Problem" }, {
+            type: "object",
+            properties: { status: { const: status }, code: { enum: [...codes] } },
+          }],
+        },
       },
     },
   };
@@ -99,7 +116,9 @@ export function problemResponses(codes: readonly ErrorCode[]): Record<string, Re
     const { status } = errorTable[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  return Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([status, each]) => [String(status), problemResponse(status, each)]));
+  return Object.fromEntries(
+    [...byStatus].sort(([a], [b]) => a - b).map(([status, each]) => [String(status), problemResponse(status, each)]),
+  );
 }
 
 /** The binary body of a file, per content type: what the platform's host serves, or what ffmpeg writes. */

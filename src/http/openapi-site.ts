@@ -2,7 +2,7 @@
 // platform status, the reference page and the document itself. None takes an API key; /metrics and
 // /platformz take the operator's METRICS_TOKEN when one is set, and answer only this machine when
 // not.
-import { problemResponses, requestIdHeader, withoutBodies, type Responses } from "./openapi-responses.ts";
+import { problemResponses, requestIdHeader, type Responses, withoutBodies } from "./openapi-responses.ts";
 
 type Json = Record<string, unknown>;
 
@@ -28,7 +28,12 @@ export const siteSchemas: Record<string, Json> = {
         additionalProperties: {
           type: "object",
           required: ["ok"],
-          properties: { ok: { type: "boolean" }, error: { type: "string" }, warning: { type: "string" }, detail: { type: "string" } },
+          properties: {
+            ok: { type: "boolean" },
+            error: { type: "string" },
+            warning: { type: "string" },
+            detail: { type: "string" },
+          },
         },
       },
     },
@@ -43,7 +48,13 @@ export const siteSchemas: Record<string, Json> = {
         items: {
           type: "object",
           required: ["site", "status"],
-          properties: { site: { type: "string" }, url: { type: ["string", "null"] }, status: { type: "string" }, detail: { type: "string" }, remedy: { type: ["string", "null"] } },
+          properties: {
+            site: { type: "string" },
+            url: { type: ["string", "null"] },
+            status: { type: "string" },
+            detail: { type: "string" },
+            remedy: { type: ["string", "null"] },
+          },
         },
       },
     },
@@ -51,12 +62,21 @@ export const siteSchemas: Record<string, Json> = {
   OpenApiDocument: {
     type: "object",
     required: ["openapi", "info", "paths", "components"],
-    properties: { openapi: { type: "string" }, info: { type: "object" }, paths: { type: "object" }, components: { type: "object" } },
+    properties: {
+      openapi: { type: "string" },
+      info: { type: "object" },
+      paths: { type: "object" },
+      components: { type: "object" },
+    },
   },
 };
 
 function jsonAnswer(schema: string, description: string) {
-  return { description, headers: { ...requestIdHeader, ...noStore }, content: { "application/json": { schema: { $ref: `#/components/schemas/${schema}` } } } };
+  return {
+    description,
+    headers: { ...requestIdHeader, ...noStore },
+    content: { "application/json": { schema: { $ref: `#/components/schemas/${schema}` } } },
+  };
 }
 
 function textAnswer(mediaType: string, description: string) {
@@ -87,13 +107,25 @@ export function sitePaths(): Record<string, Json> {
       200: textAnswer("text/plain", "The Prometheus text format, version 0.0.4"),
       ...tokenRefused,
     }),
-    "/platformz": sitePath("getPlatformStatus", "The platform check's latest picture, each site with its remedy", operatorOnly, {
-      200: jsonAnswer("PlatformStatus", "The latest result of every site"),
-      ...tokenRefused,
+    "/platformz": sitePath(
+      "getPlatformStatus",
+      "The platform check's latest picture, each site with its remedy",
+      operatorOnly,
+      {
+        200: jsonAnswer("PlatformStatus", "The latest result of every site"),
+        ...tokenRefused,
+      },
+    ),
+    "/docs": sitePath("getReference", "This document as a page to read", open, {
+      200: textAnswer("text/html", "The API reference"),
     }),
-    "/docs": sitePath("getReference", "This document as a page to read", open, { 200: textAnswer("text/html", "The API reference") }),
-    "/api/v1/openapi.json": sitePath("getOpenApiDocument", "This document (served without a key and not counted)", open, {
-      200: jsonAnswer("OpenApiDocument", "The OpenAPI document"),
-    }),
+    "/api/v1/openapi.json": sitePath(
+      "getOpenApiDocument",
+      "This document (served without a key and not counted)",
+      open,
+      {
+        200: jsonAnswer("OpenApiDocument", "The OpenAPI document"),
+      },
+    ),
   };
 }

@@ -13,8 +13,16 @@ import {
   PostSubtitle,
 } from "../platforms/records.ts";
 import type { ErrorCode } from "./errors.ts";
-import { fileContent, problemResponses, rateLimitHeadersFor, required, requestIdHeader, withoutBodies, type Responses } from "./openapi-responses.ts";
-import { siteSchemas, sitePaths } from "./openapi-site.ts";
+import {
+  fileContent,
+  problemResponses,
+  rateLimitHeadersFor,
+  requestIdHeader,
+  required,
+  type Responses,
+  withoutBodies,
+} from "./openapi-responses.ts";
+import { sitePaths, siteSchemas } from "./openapi-site.ts";
 import { DownloadQuery, PostQuery, TweetQuery } from "./query.ts";
 
 export const API_VERSION = "1.0.0";
@@ -26,7 +34,9 @@ export const ProblemSchema = z.object({
   title: z.string().describe("The HTTP status text"),
   status: z.number().int(),
   detail: z.string().describe("What went wrong and what the caller can change"),
-  code: z.string().describe("Stable snake_case word to branch on; new codes may be added, so treat an unknown one by its status"),
+  code: z.string().describe(
+    "Stable snake_case word to branch on; new codes may be added, so treat an unknown one by its status",
+  ),
 });
 
 /** What every API operation may answer besides its own: the request's form, the key, the limits, the store. */
@@ -71,9 +81,18 @@ function jsonSuccess(schema: string, description: string) {
 }
 
 const fileHeaders = {
-  "Content-Disposition": { description: "`attachment` with `filename=` (ASCII fallback) and `filename*=UTF-8''...` (RFC 6266)", schema: { type: "string" } },
-  "Content-Length": { description: "Body size in bytes; sent whenever the size is known before the first byte (always in direct mode)", schema: { type: "integer" } },
-  "Accept-Ranges": { description: "`bytes` when the media host supports ranges (direct mode)", schema: { type: "string" } },
+  "Content-Disposition": {
+    description: "`attachment` with `filename=` (ASCII fallback) and `filename*=UTF-8''...` (RFC 6266)",
+    schema: { type: "string" },
+  },
+  "Content-Length": {
+    description: "Body size in bytes; sent whenever the size is known before the first byte (always in direct mode)",
+    schema: { type: "integer" },
+  },
+  "Accept-Ranges": {
+    description: "`bytes` when the media host supports ranges (direct mode)",
+    schema: { type: "string" },
+  },
 };
 const estimatedLengthHeader = {
   "Estimated-Content-Length": {
@@ -92,7 +111,20 @@ const operations: OperationSpec[] = [
       "Returns the platform-independent record of a post or video. Every field is present; an unknown value is null and lists are always arrays. When `needsServerProcessing` is true, fetch the media with /api/v1/download in page mode, passing a variant's `formatId` as `format`. `media` lists every item of the post in the platform's order (a carousel of photos and videos, a gallery, a slideshow, several videos on one page, X's photos and videos); download one with `index`. Photo posts are read with gallery-dl (Bluesky's and Xiaohongshu's by the service itself): their items carry the file's `url`, width and height. A Xiaohongshu link needs the `xsec_token` its app's Share gives; without it, or with a stale one, the answer is 404 `post_unavailable`.",
     query: PostQuery,
     success: jsonSuccess("PostRecord", "The post record"),
-    errors: ["invalid_url", "unsupported_platform", "unsupported_url", "not_found", "post_unavailable", "too_many_extractions", "upstream_failed", "upstream_blocked", "source_too_large", "memory_exceeded", "tool_missing", "upstream_timeout"],
+    errors: [
+      "invalid_url",
+      "unsupported_platform",
+      "unsupported_url",
+      "not_found",
+      "post_unavailable",
+      "too_many_extractions",
+      "upstream_failed",
+      "upstream_blocked",
+      "source_too_large",
+      "memory_exceeded",
+      "tool_missing",
+      "upstream_timeout",
+    ],
   },
   {
     path: "/api/v1/tweet",
@@ -130,7 +162,11 @@ const operations: OperationSpec[] = [
           ...rateLimitHeadersFor("admitted"),
           ...requestIdHeader,
           ...required(fileHeaders),
-          "Content-Range": { description: "`bytes start-end/size` of the part sent", required: true, schema: { type: "string" } },
+          "Content-Range": {
+            description: "`bytes start-end/size` of the part sent",
+            required: true,
+            schema: { type: "string" },
+          },
         },
         content: fileContent(),
       },
@@ -191,7 +227,12 @@ function operationObject(spec: OperationSpec) {
   const common = { summary: spec.summary, description: spec.description, parameters: parametersOf(spec.query) };
   return {
     get: { operationId: spec.operationId, ...common, responses },
-    head: { operationId: headIdOf(spec.operationId), ...common, summary: `${spec.summary} (headers only)`, responses: withoutBodies(responses) },
+    head: {
+      operationId: headIdOf(spec.operationId),
+      ...common,
+      summary: `${spec.summary} (headers only)`,
+      responses: withoutBodies(responses),
+    },
   };
 }
 
@@ -221,7 +262,9 @@ function componentSchemas(): Record<string, JsonSchema> {
   for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
   const { schemas } = z.toJSONSchema(registry, { target: "draft-2020-12", uri: (id) => `#/components/schemas/${id}` });
   return Object.fromEntries(
-    Object.entries(schemas).map(([id, { $schema: _dialect, $id: _id, ...rest }]) => [id, openToNewFields(rest as JsonSchema)]),
+    Object.entries(schemas).map((
+      [id, { $schema: _dialect, $id: _id, ...rest }],
+    ) => [id, openToNewFields(rest as JsonSchema)]),
   );
 }
 
@@ -231,9 +274,13 @@ function componentSchemas(): Record<string, JsonSchema> {
  */
 function openToNewFields(schema: JsonSchema): JsonSchema {
   const open = (value: unknown): unknown =>
-    Array.isArray(value) ? value.map(open)
-    : typeof value === "object" && value !== null ? Object.fromEntries(Object.entries(value).filter(([name, inner]) => !(name === "additionalProperties" && inner === false)).map(([name, inner]) => [name, open(inner)]))
-    : value;
+    Array.isArray(value) ? value.map(open) : typeof value === "object" && value !== null
+      ? Object.fromEntries(
+        Object.entries(value).filter(([name, inner]) => !(name === "additionalProperties" && inner === false)).map((
+          [name, inner],
+        ) => [name, open(inner)]),
+      )
+      : value;
   return open(schema) as JsonSchema;
 }
 
@@ -266,7 +313,12 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     components: {
       schemas: { ...componentSchemas(), ...siteSchemas },
       securitySchemes: {
-        bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "xva_<43 base64url characters>", description: "An API key of the service" },
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "xva_<43 base64url characters>",
+          description: "An API key of the service",
+        },
         metricsToken: { type: "http", scheme: "bearer", description: "The operator's METRICS_TOKEN, when one is set" },
       },
     },

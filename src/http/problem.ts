@@ -1,7 +1,7 @@
 // The one error type of the service. Anything thrown below a handler that is not an ApiError
 // becomes a 500 in problemResponse, so callers never see a stack trace.
 import { causeText, errorText, type Logger } from "../log.ts";
-import { errorTable, type ErrorCode } from "./errors.ts";
+import { type ErrorCode, errorTable } from "./errors.ts";
 
 const titles: Record<number, string> = {
   400: "Bad Request",
@@ -43,7 +43,10 @@ export class ApiError extends Error {
 }
 
 /** 502 upstream_failed: the platform, media host or media tool failed, not the caller. */
-export function upstreamFailed(detail: string, options: { headers?: Record<string, string>; cause?: unknown } = {}): ApiError {
+export function upstreamFailed(
+  detail: string,
+  options: { headers?: Record<string, string>; cause?: unknown } = {},
+): ApiError {
   return new ApiError("upstream_failed", detail, options);
 }
 
@@ -72,17 +75,17 @@ export function toProblem(error: ApiError): Problem {
  */
 export function logProblem(error: unknown, log: Logger): void {
   if (!(error instanceof ApiError)) log.error("unhandled error", { error: errorText(error, { stack: true }) });
-  else if (error.status >= 500 && error.cause !== undefined) log.warn("upstream failure", { code: error.code, cause: causeText(error.cause) });
-  // What yt-dlp said behind a 400 or 404, which the answer puts in our own words.
+  else if (error.status >= 500 && error.cause !== undefined) {
+    log.warn("upstream failure", { code: error.code, cause: causeText(error.cause) });
+  } // What yt-dlp said behind a 400 or 404, which the answer puts in our own words.
   else if (error.cause !== undefined) log.info("refused", { code: error.code, cause: causeText(error.cause) });
 }
 
 /** Turns any thrown value into an RFC 9457 problem+json response. */
 export function problemResponse(thrown: unknown): Response {
-  const error =
-    thrown instanceof ApiError
-      ? thrown
-      : new ApiError("internal_error", "The server failed to handle this request; try again later.");
+  const error = thrown instanceof ApiError
+    ? thrown
+    : new ApiError("internal_error", "The server failed to handle this request; try again later.");
   return new Response(JSON.stringify(toProblem(error)), {
     status: error.status,
     headers: { "content-type": "application/problem+json", ...error.headers },

@@ -11,7 +11,8 @@ import { ApiError } from "./problem.ts";
 
 export const MAX_URL_LENGTH = 4096;
 const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f]*$/;
-const indexIsAWholeNumber = "`index` must be a whole number from 1, in digits only: the number of an item in the record's `media` list, such as `index=2`.";
+const indexIsAWholeNumber =
+  "`index` must be a whole number from 1, in digits only: the number of an item in the record's `media` list, such as `index=2`.";
 
 /** An absolute http(s) link, handed to the handler as a URL. */
 function urlParam(description: string) {
@@ -20,7 +21,12 @@ function urlParam(description: string) {
     .trim()
     .max(MAX_URL_LENGTH, `The \`url\` parameter is longer than ${MAX_URL_LENGTH} characters.`)
     .regex(NO_CONTROL_CHARACTERS, "The `url` parameter holds control characters; percent-encode the link.")
-    .pipe(z.url({ protocol: /^https?$/, error: "The `url` parameter must be an absolute http:// or https:// link; pass a full https:// link." }))
+    .pipe(
+      z.url({
+        protocol: /^https?$/,
+        error: "The `url` parameter must be an absolute http:// or https:// link; pass a full https:// link.",
+      }),
+    )
     .transform((value) => new URL(value))
     .meta({ format: "uri" })
     .describe(`${description}. Absolute http(s) URL, percent-encoded, at most ${MAX_URL_LENGTH} characters`);
@@ -37,7 +43,9 @@ function textParam(name: string, max: number, pattern = NO_CONTROL_CHARACTERS, w
 }
 
 export const PostQuery = z.object({
-  url: urlParam("Post or video URL of a supported platform (X, Instagram, YouTube, TikTok, Reddit, Facebook, Pinterest, Amazon, Vimeo, Dailymotion)"),
+  url: urlParam(
+    "Post or video URL of a supported platform (X, Instagram, YouTube, TikTok, Reddit, Facebook, Pinterest, Amazon, Vimeo, Dailymotion)",
+  ),
 });
 
 export const TweetQuery = z.object({
@@ -46,7 +54,9 @@ export const TweetQuery = z.object({
 
 export const DownloadQuery = z.object({
   url: urlParam(
-    `A direct media URL on ${[...DIRECT_HOSTS].join(", ")} (direct mode: relayed as is, Range passed through), or a page link of a supported platform (page mode: fetched with yt-dlp and remuxed; a photo post's item is its file as the platform serves it)`,
+    `A direct media URL on ${
+      [...DIRECT_HOSTS].join(", ")
+    } (direct mode: relayed as is, Range passed through), or a page link of a supported platform (page mode: fetched with yt-dlp and remuxed; a photo post's item is its file as the platform serves it)`,
   ),
   format: textParam("format", 200, /^[\x20-\x7e]*$/, "anything but printable ASCII")
     .trim()
@@ -55,14 +65,21 @@ export const DownloadQuery = z.object({
       "A yt-dlp format selector, for example a `formatId` of the post record or `bestvideo[height<=720]+bestaudio`; for X post links a variant's `qualityLabel` or `formatId`",
     ),
   audio: z
-    .enum(["mp3", "m4a"], "`audio` takes `mp3` (MP3 at 320 kbps) or `m4a` (the source's AAC sound, not re-encoded); leave it out for MP4.")
+    .enum(
+      ["mp3", "m4a"],
+      "`audio` takes `mp3` (MP3 at 320 kbps) or `m4a` (the source's AAC sound, not re-encoded); leave it out for MP4.",
+    )
     .optional()
-    .describe("`mp3` sends the audio alone as MP3 at 320 kbps CBR; `m4a` sends the source's AAC sound as it is, in an M4A (fragmented MP4) file, and is 400 `format_not_available` when the sound is not AAC; any other value is 400"),
+    .describe(
+      "`mp3` sends the audio alone as MP3 at 320 kbps CBR; `m4a` sends the source's AAC sound as it is, in an M4A (fragmented MP4) file, and is 400 `format_not_available` when the sound is not AAC; any other value is 400",
+    ),
   index: z
     // Digits only, no sign, no leading zero: `0x1`, `+1`, `01`, ` 1` and `1\n` are refused, not read as 1.
     .preprocess(
       (value) => (typeof value === "string" && /^[1-9][0-9]*$/.test(value) ? Number(value) : value),
-      z.number(indexIsAWholeNumber).min(1, indexIsAWholeNumber).max(1000, "`index` is at most 1000.").int(indexIsAWholeNumber),
+      z.number(indexIsAWholeNumber).min(1, indexIsAWholeNumber).max(1000, "`index` is at most 1000.").int(
+        indexIsAWholeNumber,
+      ),
     )
     .optional()
     .describe(
@@ -90,7 +107,12 @@ function refuseUnknown(names: Iterable<string>, known: readonly string[]): void 
     if (known.includes(name)) continue;
     const nearest = nearestName(name, known);
     const hint = nearest === null ? "" : ` Did you mean \`${nearest}\`?`;
-    throw new ApiError("unknown_parameter", `This operation takes no \`${name.slice(0, 64)}\` parameter.${hint} It takes: ${known.map((each) => `\`${each}\``).join(", ")}.`);
+    throw new ApiError(
+      "unknown_parameter",
+      `This operation takes no \`${name.slice(0, 64)}\` parameter.${hint} It takes: ${
+        known.map((each) => `\`${each}\``).join(", ")
+      }.`,
+    );
   }
 }
 
@@ -108,9 +130,14 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: URLSearchPar
   const issue = parsed.error.issues[0]!;
   const name = String(issue.path[0]);
   if (name === "url") {
-    const detail = issue.code === "invalid_type" ? "Pass the page or media link in the `url` query parameter." : issue.message;
+    const detail = issue.code === "invalid_type"
+      ? "Pass the page or media link in the `url` query parameter."
+      : issue.message;
     throw new ApiError("invalid_url", detail);
   }
   // A parameter given in a form the schema cannot read is also an invalid_type: only an absent one is missing.
-  throw new ApiError("invalid_parameter", issue.code === "invalid_type" && !(name in given) ? `The \`${name}\` parameter is required.` : issue.message);
+  throw new ApiError(
+    "invalid_parameter",
+    issue.code === "invalid_type" && !(name in given) ? `The \`${name}\` parameter is required.` : issue.message,
+  );
 }

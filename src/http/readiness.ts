@@ -27,12 +27,17 @@ export interface CheckResult {
 }
 
 /** Runs every check at once, each bounded by timeoutMs. */
-export async function runReadinessChecks(checks: readonly ReadinessCheck[], timeoutMs: number): Promise<Record<string, CheckResult>> {
+export async function runReadinessChecks(
+  checks: readonly ReadinessCheck[],
+  timeoutMs: number,
+): Promise<Record<string, CheckResult>> {
   const results = await Promise.all(
     checks.map(async ({ name, check }): Promise<[string, CheckResult]> => {
       try {
         const found = await withTimeout(check(), timeoutMs, `no answer within ${timeoutMs} ms`);
-        const { warning, detail } = typeof found === "object" && found !== null ? found : { warning: found ?? undefined, detail: undefined };
+        const { warning, detail } = typeof found === "object" && found !== null
+          ? found
+          : { warning: found ?? undefined, detail: undefined };
         return [name, { ok: true, ...(warning ? { warning } : {}), ...(detail ? { detail } : {}) }];
       } catch (error) {
         return [name, { ok: false, error: errorText(error) }];
@@ -45,5 +50,8 @@ export async function runReadinessChecks(checks: readonly ReadinessCheck[], time
 export async function readinessResponse(checks: readonly ReadinessCheck[], timeoutMs: number): Promise<Response> {
   const results = await runReadinessChecks(checks, timeoutMs);
   const ready = Object.values(results).every((result) => result.ok);
-  return json({ status: ready ? "ready" : "unavailable", checks: results }, { status: ready ? 200 : 503, headers: { "cache-control": "no-store" } });
+  return json({ status: ready ? "ready" : "unavailable", checks: results }, {
+    status: ready ? 200 : 503,
+    headers: { "cache-control": "no-store" },
+  });
 }

@@ -15,9 +15,13 @@ const HOST = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 /** 405 for a method no route answers and fetch cannot carry (or the server's parser does not know). */
 export function methodNotServed(method: string): ApiError {
-  return new ApiError("method_not_allowed", `This server does not answer ${method.slice(0, 16)}; use ${KNOWN_METHODS}.`, {
-    headers: { allow: KNOWN_METHODS },
-  });
+  return new ApiError(
+    "method_not_allowed",
+    `This server does not answer ${method.slice(0, 16)}; use ${KNOWN_METHODS}.`,
+    {
+      headers: { allow: KNOWN_METHODS },
+    },
+  );
 }
 
 export function malformedRequest(): ApiError {
@@ -31,7 +35,9 @@ export function malformedRequest(): ApiError {
 export function parserRefusal(code: string | undefined): ApiError {
   switch (code) {
     case "HPE_HEADER_OVERFLOW":
-      return new ApiError("headers_too_large", `The request line and headers are larger than this server reads. The \`url\` parameter may hold at most ${MAX_URL_LENGTH} characters.`,
+      return new ApiError(
+        "headers_too_large",
+        `The request line and headers are larger than this server reads. The \`url\` parameter may hold at most ${MAX_URL_LENGTH} characters.`,
       );
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return new ApiError("request_timeout", "The request did not arrive in time.");
@@ -41,10 +47,15 @@ export function parserRefusal(code: string | undefined): ApiError {
     case "HPE_INVALID_CONSTANT":
     case "HPE_INVALID_VERSION":
     case "HPE_INVALID_URL":
-      return new ApiError("invalid_request", "The request line is not valid HTTP: its target holds a space or a control character. URL-encode each query parameter's value, the `url` above all (encodeURIComponent, or `curl -G --data-urlencode url=...`).",
+      return new ApiError(
+        "invalid_request",
+        "The request line is not valid HTTP: its target holds a space or a control character. URL-encode each query parameter's value, the `url` above all (encodeURIComponent, or `curl -G --data-urlencode url=...`).",
       );
     default:
-      return new ApiError("invalid_request", "The request is not valid HTTP/1.1: a header or the framing of its body could not be read.");
+      return new ApiError(
+        "invalid_request",
+        "The request is not valid HTTP/1.1: a header or the framing of its body could not be read.",
+      );
   }
 }
 

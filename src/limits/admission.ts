@@ -4,7 +4,6 @@ import { ApiError } from "../http/problem.ts";
 import { invalidApiKey } from "../auth/bearer.ts";
 import type { Admission, AdmittedKey } from "../store/api-keys.ts";
 
-
 /** Requests left in the key's 24 h window. */
 export function remainingOf(key: AdmittedKey): number {
   return Math.max(0, key.dailyLimit - key.dayCount);
@@ -28,7 +27,9 @@ export function rateLimitHeaders(key: AdmittedKey, now: Date): Record<string, st
     "x-ratelimit-remaining": String(remainingOf(key)),
     "x-ratelimit-tier": key.tier,
     "ratelimit-policy": `"day";q=${key.dailyLimit};w=${DAY_WINDOW_S}, "burst";q=${key.burstLimit};w=${BURST_WINDOW_S}`,
-    ratelimit: `"day";r=${remainingOf(key)};t=${resetIn(key.dayFreesAt)}, "burst";r=${burstRemaining};t=${resetIn(key.burstFreesAt)}`,
+    ratelimit: `"day";r=${remainingOf(key)};t=${resetIn(key.dayFreesAt)}, "burst";r=${burstRemaining};t=${
+      resetIn(key.burstFreesAt)
+    }`,
   };
 }
 
@@ -46,18 +47,28 @@ export function admissionError(admission: Admission, now: Date): ApiError | null
   const headers = rateLimitHeaders(key, now);
   switch (admission.outcome) {
     case "passive":
-      return new ApiError("key_passive", "This API key is passive. Its owner can make it usable again at /profile/api-keys.", { headers });
+      return new ApiError(
+        "key_passive",
+        "This API key is passive. Its owner can make it usable again at /profile/api-keys.",
+        { headers },
+      );
     case "expired":
-      return new ApiError("key_expired", "This API key has expired. Create a new key at /profile/api-keys.", { headers });
+      return new ApiError("key_expired", "This API key has expired. Create a new key at /profile/api-keys.", {
+        headers,
+      });
     case "quota": {
       const retryAfter = secondsUntil(key.dayFreesAt, now);
-      return new ApiError("quota_exceeded", `The daily limit of ${key.dailyLimit} requests for the ${key.tier} tier is used up; the next request is possible in ${retryAfter} s.`,
+      return new ApiError(
+        "quota_exceeded",
+        `The daily limit of ${key.dailyLimit} requests for the ${key.tier} tier is used up; the next request is possible in ${retryAfter} s.`,
         { headers: { ...headers, "retry-after": String(retryAfter) } },
       );
     }
     default: {
       const retryAfter = secondsUntil(key.burstFreesAt, now);
-      return new ApiError("burst_exceeded", `More than ${key.burstLimit} requests in 60 s for the ${key.tier} tier; slow down and retry in ${retryAfter} s.`,
+      return new ApiError(
+        "burst_exceeded",
+        `More than ${key.burstLimit} requests in 60 s for the ${key.tier} tier; slow down and retry in ${retryAfter} s.`,
         { headers: { ...headers, "retry-after": String(retryAfter) } },
       );
     }

@@ -39,7 +39,8 @@ export function slotCaps(settings: SlotSettings, cpus: number): SlotCaps {
   const budgetMb = settings.MEMORY_BUDGET_MB;
   return {
     MAX_EXTRACTIONS: settings.MAX_EXTRACTIONS ?? Math.max(2, Math.floor(budgetMb / 2 / EXTRACTION_PSS_MB)),
-    MAX_REMUXES: settings.MAX_REMUXES ?? settings.MAX_PAGE_DOWNLOADS ?? Math.max(2, Math.min(REMUXES_PER_CPU * cpus, Math.floor(budgetMb / 4 / REMUX_PSS_MB))),
+    MAX_REMUXES: settings.MAX_REMUXES ?? settings.MAX_PAGE_DOWNLOADS ??
+      Math.max(2, Math.min(REMUXES_PER_CPU * cpus, Math.floor(budgetMb / 4 / REMUX_PSS_MB))),
     MAX_ENCODES: settings.MAX_ENCODES ?? settings.MAX_PAGE_DOWNLOADS ?? cpus,
   };
 }

@@ -69,7 +69,10 @@ const tierParts: readonly (readonly [tier: string, part: number])[] = [
 export function tierShare(tier: string, server: number): { most: number; tiers: string[] } {
   const index = tierParts.findIndex(([name]) => name === tier);
   if (index === -1) return { most: server, tiers: [] };
-  return { most: Math.max(1, Math.floor(server * tierParts[index]![1])), tiers: tierParts.slice(0, index + 1).map(([name]) => name) };
+  return {
+    most: Math.max(1, Math.floor(server * tierParts[index]![1])),
+    tiers: tierParts.slice(0, index + 1).map(([name]) => name),
+  };
 }
 
 export function createSlots(options: SlotOptions): Slots {
@@ -90,8 +93,12 @@ export function createSlots(options: SlotOptions): Slots {
     if (clientHolds >= cap) return `${cap} at a time for the accounts of one client address using a ${holder.tier} key`;
     if (total >= options.server) return "this server's limit";
     const share = tierShare(holder.tier, options.server);
-    if (share.tiers.reduce((sum, tier) => sum + byTier.of(tier), 0) >= share.most) return `this server's part for ${share.tiers.join(" and ")} keys is taken`;
-    if ((accountHolds > 0 || clientHolds > 0) && options.server - total <= reserve) return "this server's last slots are kept for other accounts";
+    if (share.tiers.reduce((sum, tier) => sum + byTier.of(tier), 0) >= share.most) {
+      return `this server's part for ${share.tiers.join(" and ")} keys is taken`;
+    }
+    if ((accountHolds > 0 || clientHolds > 0) && options.server - total <= reserve) {
+      return "this server's last slots are kept for other accounts";
+    }
     return null;
   };
   const count = (holder: SlotHolder, change: 1 | -1) => {
@@ -106,9 +113,13 @@ export function createSlots(options: SlotOptions): Slots {
     acquire(holder) {
       const reason = refusal(holder);
       if (reason !== null) {
-        throw new ApiError(options.code, `Too many ${options.what} at once (${reason}); retry in ${RETRY_AFTER_SEC} s.`, {
-          headers: { "retry-after": String(RETRY_AFTER_SEC) },
-        });
+        throw new ApiError(
+          options.code,
+          `Too many ${options.what} at once (${reason}); retry in ${RETRY_AFTER_SEC} s.`,
+          {
+            headers: { "retry-after": String(RETRY_AFTER_SEC) },
+          },
+        );
       }
       count(holder, 1);
       let released = false;
@@ -134,8 +145,17 @@ export const directSlotsPerTier = { FREE: 2, PRO: 6, GOLD: 20 } as const;
 type SlotCaps = Pick<Config, "MAX_EXTRACTIONS" | "MAX_REMUXES" | "MAX_ENCODES" | "MAX_DIRECT_DOWNLOADS">;
 
 /** The caps on concurrent operations, from the configuration; `onHeld` is told each kind's count as it moves, and once at the start. */
-export function operationSlots(config: SlotCaps, onHeld?: (kind: SlotKind, held: number, limit: number) => void): Record<SlotKind, Slots> {
-  const slots = (kind: SlotKind, server: number, perTier: Readonly<Record<string, number>>, code: SlotOptions["code"], what: string) => {
+export function operationSlots(
+  config: SlotCaps,
+  onHeld?: (kind: SlotKind, held: number, limit: number) => void,
+): Record<SlotKind, Slots> {
+  const slots = (
+    kind: SlotKind,
+    server: number,
+    perTier: Readonly<Record<string, number>>,
+    code: SlotOptions["code"],
+    what: string,
+  ) => {
     onHeld?.(kind, 0, server);
     return createSlots({ perTier, server, code, what, onHeld: onHeld && ((held) => onHeld(kind, held, server)) });
   };
@@ -145,6 +165,12 @@ export function operationSlots(config: SlotCaps, onHeld?: (kind: SlotKind, held:
     remuxes: slots("remuxes", config.MAX_REMUXES, slotsPerTier, "too_many_downloads", "page-mode downloads"),
     /** Page-mode downloads that encode (MP3, or a codec MP4 cannot hold): real CPU. */
     encodes: slots("encodes", config.MAX_ENCODES, slotsPerTier, "too_many_downloads", "page-mode conversions (MP3)"),
-    directDownloads: slots("directDownloads", config.MAX_DIRECT_DOWNLOADS, directSlotsPerTier, "too_many_downloads", "direct downloads"),
+    directDownloads: slots(
+      "directDownloads",
+      config.MAX_DIRECT_DOWNLOADS,
+      directSlotsPerTier,
+      "too_many_downloads",
+      "direct downloads",
+    ),
   };
 }

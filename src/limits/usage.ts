@@ -22,12 +22,14 @@ export const UsageRecord = z.object({
 export type UsageRecord = z.infer<typeof UsageRecord>;
 
 export const usageHandler: ApiHandler = async ({ key }) =>
-  json({
-    apiKeyId: key.id,
-    tier: key.tier,
-    dailyLimit: key.dailyLimit,
-    remaining: remainingOf(key),
-    burstLimit: key.burstLimit,
-    burstWindowSec: BURST_WINDOW_SEC,
-    windowResetsAt: key.dayFreesAt?.toISOString() ?? null,
-  } satisfies UsageRecord);
+  json(
+    {
+      apiKeyId: key.id,
+      tier: key.tier,
+      dailyLimit: key.dailyLimit,
+      remaining: remainingOf(key),
+      burstLimit: key.burstLimit,
+      burstWindowSec: BURST_WINDOW_SEC,
+      windowResetsAt: key.dayFreesAt?.toISOString() ?? null,
+    } satisfies UsageRecord,
+  );

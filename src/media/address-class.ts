@@ -4,9 +4,21 @@ import { mappedIPv4, parseIPv4, parseIPv6 } from "../util/ip-address.ts";
 
 // IPv4 ranges that are not globally routable (IANA special-purpose registry).
 const PRIVATE_V4: ReadonlyArray<readonly [string, number]> = [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16],
-  ["172.16.0.0", 12], ["192.0.0.0", 24], ["192.0.2.0", 24], ["192.88.99.0", 24], ["192.168.0.0", 16],
-  ["198.18.0.0", 15], ["198.51.100.0", 24], ["203.0.113.0", 24], ["224.0.0.0", 4], ["240.0.0.0", 4],
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.88.99.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
 ];
 
 /** True only for a well-formed, globally routable unicast IPv4 or IPv6 address. */
@@ -27,7 +39,7 @@ function inPrefix(ip: number, base: number, bits: number): boolean {
 }
 
 function isPublicV6(g: number[]): boolean {
-  const embeddedV4 = (((g[6]! << 16) | g[7]!) >>> 0);
+  const embeddedV4 = ((g[6]! << 16) | g[7]!) >>> 0;
   const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
   // ::ffff:a.b.c.d (mapped) and 64:ff9b::a.b.c.d (NAT64) reach the IPv4 address inside.
   const mapped = mappedIPv4(g);

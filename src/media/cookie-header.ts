@@ -23,7 +23,15 @@ export function parseCookieFile(text: string): FileCookie[] {
     if (line.startsWith("#") || !line.trim()) return [];
     const [domain, subdomains, path, secure, expires, name, value] = line.split("\t");
     if (!domain || !name || value === undefined) return [];
-    return [{ domain, subdomains: subdomains === "TRUE", path: path || "/", secure: secure === "TRUE", expires: Number(expires) || 0, name, value: value.trim() }];
+    return [{
+      domain,
+      subdomains: subdomains === "TRUE",
+      path: path || "/",
+      secure: secure === "TRUE",
+      expires: Number(expires) || 0,
+      name,
+      value: value.trim(),
+    }];
   });
 }
 
@@ -37,8 +45,10 @@ export function cookieHeaderFor(fileText: string, url: URL, now: Date): string |
   const host = url.hostname.toLowerCase();
   const pairs = parseCookieFile(fileText).flatMap((cookie) => {
     const domain = cookie.domain.toLowerCase().replace(/^\./, "");
-    const domainMatches = host === domain || ((cookie.subdomains || cookie.domain.startsWith(".")) && host.endsWith(`.${domain}`));
-    const applies = domainMatches && url.pathname.startsWith(cookie.path) && !expired(cookie, now) && (!cookie.secure || url.protocol === "https:");
+    const domainMatches = host === domain ||
+      ((cookie.subdomains || cookie.domain.startsWith(".")) && host.endsWith(`.${domain}`));
+    const applies = domainMatches && url.pathname.startsWith(cookie.path) && !expired(cookie, now) &&
+      (!cookie.secure || url.protocol === "https:");
     return applies ? [`${cookie.name}=${cookie.value}`] : [];
   });
   return pairs.length === 0 ? null : pairs.join("; ");

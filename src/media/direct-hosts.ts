@@ -20,7 +20,11 @@ export function isDirectUrl(url: URL): boolean {
 /** Throws 403 host_not_allowed unless direct mode may fetch this URL. */
 export function assertDirectUrl(url: URL, what = "The url"): void {
   if (isDirectUrl(url)) return;
-  throw new ApiError("host_not_allowed", `${what} must be an https link without user, password or port on one of ${[...DIRECT_HOSTS].join(", ")}, or a page link of a supported platform.`,
+  throw new ApiError(
+    "host_not_allowed",
+    `${what} must be an https link without user, password or port on one of ${
+      [...DIRECT_HOSTS].join(", ")
+    }, or a page link of a supported platform.`,
   );
 }
 

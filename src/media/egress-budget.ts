@@ -31,7 +31,11 @@ export interface BudgetMeter {
 }
 
 /** A meter that calls `onSpent` once, when the session passes `budget`; with no budget it only counts nothing. */
-export function budgetMeter(budget: ExtractionBudget | null, onSpent: () => void, now: () => number = Date.now): BudgetMeter {
+export function budgetMeter(
+  budget: ExtractionBudget | null,
+  onSpent: () => void,
+  now: () => number = Date.now,
+): BudgetMeter {
   let received = 0;
   let spent: ApiError | null = null;
   const spend = (detail: string) => {
@@ -57,11 +61,15 @@ export function budgetMeter(budget: ExtractionBudget | null, onSpent: () => void
 }
 
 function tooLarge(endpoint: string, maxBytes: number): string {
-  return `The post's pages are larger than this server reads for one post (${sizeText(maxBytes)} in all); ${endpoint} was still sending when it stopped reading.`;
+  return `The post's pages are larger than this server reads for one post (${
+    sizeText(maxBytes)
+  } in all); ${endpoint} was still sending when it stopped reading.`;
 }
 
 function tooSlow(endpoint: string, bodyTimeoutMs: number): string {
-  return `The post's pages are larger than this server reads for one post: ${endpoint} kept sending one answer for more than ${bodyTimeoutMs / 1000} s.`;
+  return `The post's pages are larger than this server reads for one post: ${endpoint} kept sending one answer for more than ${
+    bodyTimeoutMs / 1000
+  } s.`;
 }
 
 /** "32 MiB", "512 KiB", "100 bytes". */

@@ -12,9 +12,16 @@ import { ApiError } from "../http/problem.ts";
 import { errorText } from "../log.ts";
 import { connectFailureOf } from "../util/connect-failure.ts";
 import type { ExtractionBudget, Traffic } from "./egress-budget.ts";
-import { headersOf, readGateRequest, routeOf, type GateRequest, type GateRoute, type Opening } from "./egress-request.ts";
+import {
+  type GateRequest,
+  type GateRoute,
+  headersOf,
+  type Opening,
+  readGateRequest,
+  routeOf,
+} from "./egress-request.ts";
 import { gateSessions, type SessionState } from "./egress-sessions.ts";
-import { egressAddress, portOf, type EgressPolicy } from "./egress.ts";
+import { egressAddress, type EgressPolicy, portOf } from "./egress.ts";
 import { authority, bareHost, type OutboundProxy } from "./outbound-proxy.ts";
 
 export interface GateSession {
@@ -113,7 +120,9 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     if (session.meter.spent() !== null) return answer(client, "502 Bad Gateway");
     const request = readGateRequest(head);
     if (request === null) return answer(client, "400 Bad Request");
-    if (!request.tunnel && request.url.hostname === PLAYLIST_HOST) return servePlaylist(client, session.playlists.get(request.url.pathname));
+    if (!request.tunnel && request.url.hostname === PLAYLIST_HOST) {
+      return servePlaylist(client, session.playlists.get(request.url.pathname));
+    }
     const endpoint = authority(request.named.host, request.named.port);
     const target = await checkedTarget(request, options, session, client);
     if (target === null) return;
@@ -156,7 +165,12 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
  * names it), else the name the client gave, at an address the policy checked (no second DNS
  * answer). Null after answering the client 403 or 502, which the session records.
  */
-async function checkedTarget(request: GateRequest, options: EgressGateOptions, session: SessionState, client: GateConnection): Promise<{ host: string; port: number } | null> {
+async function checkedTarget(
+  request: GateRequest,
+  options: EgressGateOptions,
+  session: SessionState,
+  client: GateConnection,
+): Promise<{ host: string; port: number } | null> {
   const { named } = request;
   const override = URL.parse(options.originOverrides?.get(named.host) ?? "");
   const { host, port } = override === null ? named : { host: bareHost(override.hostname), port: portOf(override) };
@@ -165,7 +179,11 @@ async function checkedTarget(request: GateRequest, options: EgressGateOptions, s
   } catch (error) {
     const endpoint = authority(named.host, named.port);
     if (error instanceof ApiError && error.status === 403) {
-      session.refused ??= new ApiError("host_not_allowed", `The source led to ${endpoint}, which this server may not fetch from (not a public address).`, { cause: error.cause });
+      session.refused ??= new ApiError(
+        "host_not_allowed",
+        `The source led to ${endpoint}, which this server may not fetch from (not a public address).`,
+        { cause: error.cause },
+      );
       answer(client, "403 Forbidden");
     } else {
       session.failed ??= failureText(endpoint, error);
@@ -178,7 +196,11 @@ async function checkedTarget(request: GateRequest, options: EgressGateOptions, s
 function servePlaylist(client: GateConnection, playlist: string | undefined): void {
   if (playlist === undefined) return answer(client, "404 Not Found");
   const type = "Content-Type: application/vnd.apple.mpegurl\r\nCache-Control: no-store\r\n";
-  client.end(`HTTP/1.1 200 OK\r\n${type}Content-Length: ${new TextEncoder().encode(playlist).length}\r\nConnection: close\r\n\r\n${playlist}`);
+  client.end(
+    `HTTP/1.1 200 OK\r\n${type}Content-Length: ${
+      new TextEncoder().encode(playlist).length
+    }\r\nConnection: close\r\n\r\n${playlist}`,
+  );
 }
 
 /** "host:port: connection refused (connect ECONNREFUSED 127.0.0.1:9)". */
@@ -197,7 +219,11 @@ export function gateVerdict<E>(session: GateSession | undefined, error: E): E | 
   if (refused) return refused;
   const failure = session?.failure();
   if (!failure || !(error instanceof ApiError)) return error;
-  const cause = new Error(`the egress gate could not connect to ${failure} and answered the tool 502; the tool said: ${errorText(error.cause)}`);
+  const cause = new Error(
+    `the egress gate could not connect to ${failure} and answered the tool 502; the tool said: ${
+      errorText(error.cause)
+    }`,
+  );
   return new ApiError(error.code, error.message, { headers: error.headers, cause });
 }
 

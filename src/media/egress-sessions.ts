@@ -3,7 +3,7 @@
 // for it, when its source last sent a byte, and its budget (egress-budget.ts).
 import { ApiError } from "../http/problem.ts";
 import { fromBase64Url, randomBytes, timingSafeEqual, toHex } from "../util/bytes.ts";
-import { budgetMeter, type BudgetMeter, type ExtractionBudget, type Traffic } from "./egress-budget.ts";
+import { type BudgetMeter, budgetMeter, type ExtractionBudget, type Traffic } from "./egress-budget.ts";
 
 /** What the gate needs of a client's connection to end it. */
 export interface Closable {
@@ -44,7 +44,14 @@ export function gateSessions(): GateSessions {
       const connections = new Set<Closable>();
       // Past its budget, nothing of the session may go on reading.
       const meter = budgetMeter(budget, () => cut(connections));
-      const state: SessionState = { refused: null, failed: null, lastSourceByte: Date.now(), connections, playlists: new Map(), meter };
+      const state: SessionState = {
+        refused: null,
+        failed: null,
+        lastSourceByte: Date.now(),
+        connections,
+        playlists: new Map(),
+        meter,
+      };
       sessions.set(id, state);
       return { id, secret, state };
     },

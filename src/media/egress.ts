@@ -44,7 +44,10 @@ export function extraHostEndpoint(entry: string): { host: string; ports: number[
 }
 
 /** The operator's endpoints: each extra page host on its port (80 and 443 when it names none), each override origin. */
-export function trustedEndpoints(extraPageHosts: readonly string[], originOverrides: ReadonlyMap<string, string>): Set<string> {
+export function trustedEndpoints(
+  extraPageHosts: readonly string[],
+  originOverrides: ReadonlyMap<string, string>,
+): Set<string> {
   const endpoints = extraPageHosts.flatMap((entry) => {
     const { host, ports } = extraHostEndpoint(entry);
     return ports.map((port) => endpointKey(host, port));
@@ -70,7 +73,11 @@ export async function egressAddress(host: string, port: number, policy: EgressPo
     throw hostNotFound(host, error);
   }
   if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
-    const cause = new Error(`refused by the egress rules: ${host} resolves to ${addresses.join(", ") || "no address"}, and only public addresses may be reached`);
+    const cause = new Error(
+      `refused by the egress rules: ${host} resolves to ${
+        addresses.join(", ") || "no address"
+      }, and only public addresses may be reached`,
+    );
     throw new ApiError("host_not_allowed", `The host ${host} does not resolve to a public address.`, { cause });
   }
   return addresses[0]!;

@@ -72,7 +72,9 @@ const protocolWhitelist = "http,https,tls,tcp,crypto,httpproxy";
 // themselves: a "media file" answered with a playlist would otherwise be read as one, unchecked.
 // An HLS input is the gate's checked copy of its playlist (hls-playlists.ts), read as HLS.
 const mediaDemuxers = "mov,matroska,mp3,aac,ogg,flv,mpegts,wav,flac,webvtt,srt,ass";
-const inputKindArgs = (input: FfmpegInput) => (input.hls ? ["-format_whitelist", `hls,${mediaDemuxers}`, "-f", "hls"] : ["-format_whitelist", mediaDemuxers]);
+const inputKindArgs = (
+  input: FfmpegInput,
+) => (input.hls ? ["-format_whitelist", `hls,${mediaDemuxers}`, "-f", "hls"] : ["-format_whitelist", mediaDemuxers]);
 
 function headerLines(headers: Record<string, string>): string {
   return Object.entries(headers)
@@ -85,18 +87,27 @@ function inputArgs(input: FfmpegInput, limits: FfmpegLimits, proxy: string | und
   const userAgent = Object.entries(input.headers).find(([name]) => name.toLowerCase() === "user-agent")?.[1];
   const headers = headerLines(input.headers);
   return [
-    "-protocol_whitelist", protocolWhitelist,
+    "-protocol_whitelist",
+    protocolWhitelist,
     ...inputKindArgs(input),
     // A dropped connection otherwise ends the input early with exit 0: a short file that looks complete.
-    "-reconnect", "1", "-reconnect_streamed", "1", "-reconnect_on_network_error", "1",
-    "-reconnect_delay_max", String(limits.reconnectDelayMaxSec),
-    "-rw_timeout", String(limits.readTimeoutMs * 1000),
+    "-reconnect",
+    "1",
+    "-reconnect_streamed",
+    "1",
+    "-reconnect_on_network_error",
+    "1",
+    "-reconnect_delay_max",
+    String(limits.reconnectDelayMaxSec),
+    "-rw_timeout",
+    String(limits.readTimeoutMs * 1000),
     ...(userAgent ? ["-user_agent", userAgent.replace(/[\r\n]+/g, " ")] : []),
     ...(headers ? ["-headers", headers] : []),
     // The egress gate: https goes through it by CONNECT, and HLS segments and redirects inherit it.
     ...(proxy ? ["-http_proxy", proxy] : []),
     ...(input.cookies?.length ? ["-cookies", input.cookies.join("\n")] : []),
-    "-i", input.url,
+    "-i",
+    input.url,
   ];
 }
 
@@ -112,8 +123,10 @@ function mp4OutputArgs(plan: RemuxPlan): string[] {
     ...(plan.adtsAudio && !plan.transcodeAudio ? ["-bsf:a", "aac_adtstoasc"] : []),
     ...(plan.subtitles ? subtitleOutputArgs(plan.inputs.length, plan.subtitles.lang) : []),
     // Fragmented MP4 can be written to a pipe without seeking back to the start.
-    "-movflags", "frag_keyframe+empty_moov+default_base_moof",
-    "-f", "mp4",
+    "-movflags",
+    "frag_keyframe+empty_moov+default_base_moof",
+    "-f",
+    "mp4",
   ];
 }
 
@@ -128,12 +141,20 @@ function mp3OutputArgs(plan: RemuxPlan): string[] {
 
 function m4aOutputArgs(plan: RemuxPlan): string[] {
   return [
-    "-map", `${plan.audioInput ?? 0}:a:0`, "-vn", "-c:a", "copy",
+    "-map",
+    `${plan.audioInput ?? 0}:a:0`,
+    "-vn",
+    "-c:a",
+    "copy",
     ...(plan.adtsAudio ? ["-bsf:a", "aac_adtstoasc"] : []),
     // Every audio packet is a keyframe, and frag_keyframe then holds the whole file back as one
     // fragment (measured): a fragment a second instead.
-    "-movflags", "empty_moov+default_base_moof", "-frag_duration", "1000000",
-    "-f", "mp4",
+    "-movflags",
+    "empty_moov+default_base_moof",
+    "-frag_duration",
+    "1000000",
+    "-f",
+    "mp4",
   ];
 }
 
@@ -152,7 +173,11 @@ const outputArgs = { mp4: mp4OutputArgs, mp3: mp3OutputArgs, m4a: m4aOutputArgs 
 export function ffmpegArgs(plan: RemuxPlan, limits: FfmpegLimits, proxy?: string): string[] {
   const hls = plan.inputs.some((input) => input.hls);
   return [
-    "-nostdin", "-hide_banner", "-loglevel", "repeat+warning", "-stats",
+    "-nostdin",
+    "-hide_banner",
+    "-loglevel",
+    "repeat+warning",
+    "-stats",
     ...(hls ? [] : ["-xerror"]),
     ...plan.inputs.flatMap((input) => inputArgs(input, limits, proxy)),
     ...(plan.subtitles && plan.output === "mp4" ? inputArgs(plan.subtitles.input, limits, proxy) : []),
@@ -203,14 +228,23 @@ const durationSlackSec = (durationSec: number) => Math.max(2, durationSec * 0.05
 
 /** 502 source_not_streamable: the whole file exists, but not as a stream; retrying cannot help. */
 function notStreamable(cause?: Error): ApiError {
-  return new ApiError("source_not_streamable", "This file cannot be streamed from its source: its index is at its end and the source's server does not serve parts of files (Range requests), so it can only be read whole, to disk. Retrying will not help.",
+  return new ApiError(
+    "source_not_streamable",
+    "This file cannot be streamed from its source: its index is at its end and the source's server does not serve parts of files (Range requests), so it can only be read whole, to disk. Retrying will not help.",
     { cause },
   );
 }
 
-const damaged = (cause: Error) => upstreamFailed("The source sent damaged media (bytes that are not the file it announced); try again later.", { cause });
+const damaged = (cause: Error) =>
+  upstreamFailed("The source sent damaged media (bytes that are not the file it announced); try again later.", {
+    cause,
+  });
 const lengthDiffers = (outputSec: number, durationSec: number) =>
-  upstreamFailed(`The file came out ${outputSec > durationSec ? "longer" : "shorter"} than its source (${outputSec.toFixed(1)} s of ${durationSec} s): the source did not send it whole and once; try again later.`);
+  upstreamFailed(
+    `The file came out ${outputSec > durationSec ? "longer" : "shorter"} than its source (${
+      outputSec.toFixed(1)
+    } s of ${durationSec} s): the source did not send it whole and once; try again later.`,
+  );
 
 /** Seconds of a `-stats` line's `time=`; null when it has none yet. */
 function progressSec(match: RegExpExecArray): number | null {
@@ -235,15 +269,20 @@ export function readFfmpegLog(
   let sourceError = false;
   let lost = false;
   let outputSec: number | null = null;
-  const tooShort = () => durationSec !== null && outputSec !== null && outputSec < durationSec - durationSlackSec(durationSec);
+  const tooShort = () =>
+    durationSec !== null && outputSec !== null && outputSec < durationSec - durationSlackSec(durationSec);
   return {
-    classify: (code, stderr) => (code === 0 && tooShort() ? lengthDiffers(outputSec!, durationSec!) : classifyFfmpegFailure(code, stderr)),
+    classify: (
+      code,
+      stderr,
+    ) => (code === 0 && tooShort() ? lengthDiffers(outputSec!, durationSec!) : classifyFfmpegFailure(code, stderr)),
     failedDespiteExit0: () => lost || tooShort(),
     readLog(line) {
       const progress = logSigns.progress.exec(line);
       if (progress) {
         outputSec = progressSec(progress) ?? outputSec;
-        const tooLong = durationSec !== null && outputSec !== null && outputSec > durationSec + durationSlackSec(durationSec);
+        const tooLong = durationSec !== null && outputSec !== null &&
+          outputSec > durationSec + durationSlackSec(durationSec);
         // Progress lines stay out of the log's excerpt: they would push ffmpeg's last words out of it.
         return tooLong ? lengthDiffers(outputSec!, durationSec!) : "omit";
       }
@@ -251,14 +290,19 @@ export function readFfmpegLog(
       if (logSigns.reconnect.test(line)) {
         reconnects += 1;
         if (reconnects <= limits.maxReconnects) return "keep";
-        return upstreamFailed(`The source broke off ${reconnects} times without delivering the file; try again later.`, { cause });
+        return upstreamFailed(
+          `The source broke off ${reconnects} times without delivering the file; try again later.`,
+          { cause },
+        );
       }
       if (logSigns.sourceError.test(line)) {
         sourceError = true;
         return "keep";
       }
       if (logSigns.partialFile.test(line)) {
-        return sourceError ? upstreamFailed("The source broke off before the whole file was read; try again later.", { cause }) : notStreamable(cause);
+        return sourceError
+          ? upstreamFailed("The source broke off before the whole file was read; try again later.", { cause })
+          : notStreamable(cause);
       }
       if (logSigns.corrupt.test(line)) return damaged(cause);
       if (logSigns.corruptPacket.test(line)) return hls && reconnects === 0 ? undefined : damaged(cause);
@@ -278,7 +322,12 @@ export function classifyFfmpegFailure(exitCode: number | null, stderr: string): 
     return new ApiError("not_found", "The media file is gone from the source; fetch the post again for fresh links.");
   }
   // As for yt-dlp (see classifyYtdlpFailure): ffmpeg's words go to the log, not to the caller.
-  return upstreamFailed(`Fetching or converting the media failed (ffmpeg ${exitCode === null ? "was killed" : `exit ${exitCode}`}); try again later.`, {
-    cause: new Error(reason),
-  });
+  return upstreamFailed(
+    `Fetching or converting the media failed (ffmpeg ${
+      exitCode === null ? "was killed" : `exit ${exitCode}`
+    }); try again later.`,
+    {
+      cause: new Error(reason),
+    },
+  );
 }

@@ -7,8 +7,27 @@ const FALLBACK_STEM = "download";
 // Extensions we recognise at the end of a suggested name, so "clip.mov" sent as MP4 becomes
 // "clip.mp4" rather than "clip.mov.mp4".
 const MEDIA_EXTENSIONS = new Set([
-  "mp4", "m4v", "mov", "webm", "mkv", "ts", "m3u8", "mp3", "m4a", "aac", "ogg", "opus", "wav",
-  "jpg", "jpeg", "png", "gif", "webp", "avif", "heic", "bin",
+  "mp4",
+  "m4v",
+  "mov",
+  "webm",
+  "mkv",
+  "ts",
+  "m3u8",
+  "mp3",
+  "m4a",
+  "aac",
+  "ogg",
+  "opus",
+  "wav",
+  "jpg",
+  "jpeg",
+  "png",
+  "gif",
+  "webp",
+  "avif",
+  "heic",
+  "bin",
 ]);
 
 const EXTENSION_BY_TYPE: Record<string, string> = {
@@ -36,7 +55,8 @@ const UNSAFE_CHARS = /[\/\\<>:"|?*\u0000-\u001f\u007f-\u009f]/g;
 // Format characters (Unicode Cf: zero-width spaces and joiners, bidirectional overrides that let
 // "gpj.exe" pose as "exe.jpg", soft hyphens, tags) and noncharacters: invisible in a file manager.
 // A joiner between two emoji stays, as it makes one picture of them (a family, a profession).
-const INVISIBLE_CHARS = /(?!(?<=\p{Extended_Pictographic}\uFE0F?)\u200D(?=\p{Extended_Pictographic}))[\p{Cf}\p{Noncharacter_Code_Point}]/gu;
+const INVISIBLE_CHARS =
+  /(?!(?<=\p{Extended_Pictographic}\uFE0F?)\u200D(?=\p{Extended_Pictographic}))[\p{Cf}\p{Noncharacter_Code_Point}]/gu;
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
 
 const utf8 = new TextEncoder();

@@ -42,7 +42,7 @@ function must<T>(value: T | null | undefined, what: string): T {
 /** The boxes that exactly fill the content of `parent`. */
 function childrenOf(bytes: Uint8Array, parent: Box): Box[] {
   const boxes: Box[] = [];
-  for (let at = parent.content; at < parent.end; ) {
+  for (let at = parent.content; at < parent.end;) {
     const box = readBox(bytes, at);
     if (box === null || box.end > parent.end) throw new NotUnderstood(`the children of ${parent.type}`);
     boxes.push(box);
@@ -59,11 +59,13 @@ type MoovSearch = { moov: Box } | { moov: null; wait: boolean };
  * an MP4 file, and for media before any moov).
  */
 function findMoov(bytes: Uint8Array): MoovSearch {
-  for (let at = 0; ; ) {
+  for (let at = 0;;) {
     const box = readBox(bytes, at);
     // A header cut off may yet arrive; a whole one with an impossible size stays impossible.
     if (box === null) return { moov: null, wait: at + 16 > bytes.byteLength };
-    if ((at === 0 && box.type !== "ftyp") || box.type === "moof" || box.type === "mdat") return { moov: null, wait: false };
+    if ((at === 0 && box.type !== "ftyp") || box.type === "moof" || box.type === "mdat") {
+      return { moov: null, wait: false };
+    }
     if (box.type === "moov") return box.end <= bytes.byteLength ? { moov: box } : { moov: null, wait: true };
     at = box.end;
   }
@@ -156,7 +158,12 @@ function unitsOf(durationSec: number, timescale: number, where: string): number 
  * A copy of `parent` with each child replaced by what `edit` gives for it (undefined keeps it
  * as it is, null drops it), after the children `first`.
  */
-function rebuilt(bytes: Uint8Array, parent: Box, edit: (child: Box) => Uint8Array | null | undefined, first: Uint8Array[] = []): Uint8Array {
+function rebuilt(
+  bytes: Uint8Array,
+  parent: Box,
+  edit: (child: Box) => Uint8Array | null | undefined,
+  first: Uint8Array[] = [],
+): Uint8Array {
   const children = childrenOf(bytes, parent).flatMap((child) => {
     const edited = edit(child);
     return edited === null ? [] : [edited ?? bytes.subarray(child.start, child.end)];
@@ -177,16 +184,27 @@ function patchedMoov(bytes: Uint8Array, moov: Box, durationSec: number): Uint8Ar
       return mdhd.withDuration(unitsOf(durationSec, mdhd.timescale(), "media"));
     });
   const trak = (parent: Box) =>
-    rebuilt(bytes, parent, (child) =>
-      child.type === "tkhd" ? new TimedBox(bytes, child, 8).withDuration(movieUnits) : child.type === "mdia" ? mdia(child) : undefined,
+    rebuilt(
+      bytes,
+      parent,
+      (child) =>
+        child.type === "tkhd"
+          ? new TimedBox(bytes, child, 8).withDuration(movieUnits)
+          : child.type === "mdia"
+          ? mdia(child)
+          : undefined,
     );
   return rebuilt(bytes, moov, (child) => {
     switch (child.type) {
-      case "mvhd": return mvhd.withDuration(movieUnits);
-      case "trak": return trak(child);
+      case "mvhd":
+        return mvhd.withDuration(movieUnits);
+      case "trak":
+        return trak(child);
       // A mehd already there is replaced; the new one goes first, as the standard orders it.
-      case "mvex": return rebuilt(bytes, child, (c) => (c.type === "mehd" ? null : undefined), [mehd(movieUnits)]);
-      default: return undefined;
+      case "mvex":
+        return rebuilt(bytes, child, (c) => (c.type === "mehd" ? null : undefined), [mehd(movieUnits)]);
+      default:
+        return undefined;
     }
   });
 }

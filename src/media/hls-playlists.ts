@@ -26,7 +26,11 @@ const URI_ATTRIBUTE = /(\bURI=")([^"]*)(")/g;
  * and passed through `place`, which says what to write instead. A link that is not http(s)
  * after resolving is refused: no platform needs one, and ffmpeg would open it itself.
  */
-export async function rewritePlaylist(text: string, base: URL, place: (link: URL, isPlaylist: boolean) => Promise<string>): Promise<string> {
+export async function rewritePlaylist(
+  text: string,
+  base: URL,
+  place: (link: URL, isPlaylist: boolean) => Promise<string>,
+): Promise<string> {
   const lines = text.split(/\r?\n/);
   const isMaster = lines.some((line) => line.startsWith("#EXT-X-STREAM-INF"));
   const out: string[] = [];
@@ -62,27 +66,47 @@ function checkedLink(text: string, base: URL): URL {
  * The inputs with each HLS one's playlist fetched, checked and handed to `serve`, which keeps it
  * and says the URL ffmpeg reads it at; other inputs pass as they are.
  */
-export async function checkPlaylists(inputs: readonly FfmpegInput[], fetchPlaylist: FetchPlaylist, serve: (playlist: string) => string): Promise<FfmpegInput[]> {
+export async function checkPlaylists(
+  inputs: readonly FfmpegInput[],
+  fetchPlaylist: FetchPlaylist,
+  serve: (playlist: string) => string,
+): Promise<FfmpegInput[]> {
   let count = 0;
   const check = async (url: URL, headers: Record<string, string>, depth: number): Promise<string> => {
-    if (++count > MAX_PLAYLISTS) throw upstreamFailed(`The media's playlists name more than ${MAX_PLAYLISTS} playlists.`);
+    if (++count > MAX_PLAYLISTS) {
+      throw upstreamFailed(`The media's playlists name more than ${MAX_PLAYLISTS} playlists.`);
+    }
     const fetched = await fetchPlaylist(url, headers);
-    if (!fetched.text.trimStart().startsWith("#EXTM3U")) throw upstreamFailed("The media's playlist is not an HLS playlist.");
+    if (!fetched.text.trimStart().startsWith("#EXTM3U")) {
+      throw upstreamFailed("The media's playlist is not an HLS playlist.");
+    }
     const text = await rewritePlaylist(fetched.text, fetched.url, async (link, isPlaylist) => {
       if (!isPlaylist) return link.href;
-      if (depth >= MAX_DEPTH) throw upstreamFailed("The media's playlists nest deeper than a master and its media playlists.");
+      if (depth >= MAX_DEPTH) {
+        throw upstreamFailed("The media's playlists nest deeper than a master and its media playlists.");
+      }
       return check(link, headers, depth + 1);
     });
     return serve(text);
   };
-  return Promise.all(inputs.map(async (input) => (input.hls ? { ...input, url: await check(new URL(input.url), { ...input.headers, ...cookieHeader(input) }, 1) } : input)));
+  return Promise.all(
+    inputs.map(async (
+      input,
+    ) => (input.hls
+      ? { ...input, url: await check(new URL(input.url), { ...input.headers, ...cookieHeader(input) }, 1) }
+      : input)
+    ),
+  );
 }
 
 /** The input's cookies (ffmpeg's `-cookies` lines, `name=value; domain=D; path=P`) whose domain is its host's, as a Cookie header. */
 function cookieHeader(input: FfmpegInput): Record<string, string> {
   const host = new URL(input.url).host;
   const pairs = (input.cookies ?? [])
-    .map((line) => ({ pair: line.split(";")[0]!, domain: /;\s*domain=([^;]*)/i.exec(line)?.[1]?.replace(/^\./, "") ?? "" }))
+    .map((line) => ({
+      pair: line.split(";")[0]!,
+      domain: /;\s*domain=([^;]*)/i.exec(line)?.[1]?.replace(/^\./, "") ?? "",
+    }))
     .filter(({ domain }) => domain !== "" && (host === domain || host.endsWith(`.${domain}`)))
     .map(({ pair }) => pair);
   return pairs.length === 0 ? {} : { cookie: pairs.join("; ") };
@@ -92,13 +116,19 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 /** Larger than any playlist of a video of hours (a few hundred KB of links). */
 const MAX_PLAYLIST_BYTES = 4 * 1024 * 1024;
-const playlistTooLarge = () => upstreamFailed(`The media's playlist is larger than ${MAX_PLAYLIST_BYTES / 1024 / 1024} MiB.`);
+const playlistTooLarge = () =>
+  upstreamFailed(`The media's playlist is larger than ${MAX_PLAYLIST_BYTES / 1024 / 1024} MiB.`);
 
 /** FetchPlaylist over `upstream`, a client whose connections go through the gate session. */
 export function playlistFetcher(upstream: UpstreamClient, signal: AbortSignal): FetchPlaylist {
   return async (start, headers) => {
-    for (let url = start, hops = 0; ; hops++) {
-      const response = await upstream({ url, method: "GET", headers: { "accept-encoding": "identity", ...headers }, signal });
+    for (let url = start, hops = 0;; hops++) {
+      const response = await upstream({
+        url,
+        method: "GET",
+        headers: { "accept-encoding": "identity", ...headers },
+        signal,
+      });
       const location = response.headers.get("location");
       if (REDIRECT_STATUSES.has(response.status) && location !== null && hops < MAX_REDIRECTS) {
         await response.body?.cancel();
@@ -107,11 +137,15 @@ export function playlistFetcher(upstream: UpstreamClient, signal: AbortSignal): 
       }
       if (response.status !== 200 || response.body === null) {
         await response.body?.cancel();
-        if (response.status === 404) throw new ApiError("not_found", "The media's playlist is gone from the source; fetch the post again for fresh links.");
+        if (response.status === 404) {
+          throw new ApiError(
+            "not_found",
+            "The media's playlist is gone from the source; fetch the post again for fresh links.",
+          );
+        }
         throw upstreamFailed(`The media's playlist could not be fetched (status ${response.status}); try again later.`);
       }
       return { url, text: await boundedText(response.body, MAX_PLAYLIST_BYTES, playlistTooLarge) };
     }
   };
 }
-

@@ -3,8 +3,7 @@
 // Platforms name subtitle languages the BCP 47 way (`en`, `pt-BR`, `en-orig`, `zh-Hans`).
 
 // ISO 639-1 to ISO 639-2/T, two letters then three, from Debian's iso-codes (iso_639-2.json).
-const iso639_1to2 =
-  "aaaar ababk aeave afafr akaka amamh anarg arara asasm avava ayaym azaze babak bebel bgbul bhbih " +
+const iso639_1to2 = "aaaar ababk aeave afafr akaka amamh anarg arara asasm avava ayaym azaze babak bebel bgbul bhbih " +
   "bibis bmbam bnben bobod brbre bsbos cacat ceche chcha cocos crcre csces cuchu cvchv cycym dadan " +
   "dedeu dvdiv dzdzo eeewe elell eneng eoepo esspa etest eueus fafas ffful fifin fjfij fofao frfra " +
   "fyfry gagle gdgla glglg gngrn guguj gvglv hahau heheb hihin hohmo hrhrv hthat huhun hyhye hzher " +

@@ -20,7 +20,10 @@ const defaultPorts = { "http:": 80, "https:": 443, "socks5:": 1080 } as const;
 /** Parses an http://, https:// or socks5:// proxy URL; null when it is none of those. */
 export function parseOutboundProxy(text: string): OutboundProxy | null {
   const url = URL.parse(text.trim());
-  if (url === null || !(url.protocol in defaultPorts) || url.hostname === "" || (url.pathname !== "" && url.pathname !== "/")) return null;
+  if (
+    url === null || !(url.protocol in defaultPorts) || url.hostname === "" ||
+    (url.pathname !== "" && url.pathname !== "/")
+  ) return null;
   const protocol = url.protocol as OutboundProxy["protocol"];
   return {
     protocol,
@@ -78,7 +81,9 @@ const withCredentials = (proxy: OutboundProxy) => proxy.username !== "" || proxy
 export const socks5 = {
   greeting: (proxy: OutboundProxy) => Uint8Array.from(withCredentials(proxy) ? [5, 1, 2] : [5, 1, 0]),
   checkGreetingAnswer(proxy: OutboundProxy, [version, method]: Uint8Array): void {
-    if (version !== 5 || method !== (withCredentials(proxy) ? 2 : 0)) throw new Error("The SOCKS5 proxy accepts none of our authentication methods.");
+    if (version !== 5 || method !== (withCredentials(proxy) ? 2 : 0)) {
+      throw new Error("The SOCKS5 proxy accepts none of our authentication methods.");
+    }
   },
   /** Null when the proxy takes no credentials. */
   credentials(proxy: OutboundProxy): Uint8Array | null {

@@ -42,11 +42,27 @@ export function slotOf(plan: Plan): RunSlot {
  * A relay asked for as sound (MP3, or M4A: its AAC copied): ffmpeg reads the file the relay would
  * have sent (from the operator's override origin, when there is one) and writes its sound.
  */
-export function relayAsSound(relay: RelayPlan, output: Exclude<RemuxPlan["output"], "mp4">, originOverrides: ReadonlyMap<string, string>): RemuxJob {
-  const input = { url: withOriginOverride(relay.url, originOverrides).href, headers: {}, hls: relay.url.pathname.endsWith(".m3u8") };
+export function relayAsSound(
+  relay: RelayPlan,
+  output: Exclude<RemuxPlan["output"], "mp4">,
+  originOverrides: ReadonlyMap<string, string>,
+): RemuxJob {
+  const input = {
+    url: withOriginOverride(relay.url, originOverrides).href,
+    headers: {},
+    hls: relay.url.pathname.endsWith(".m3u8"),
+  };
   return {
     kind: "remux",
-    plan: { output, inputs: [input], videoInput: null, audioInput: 0, transcodeVideo: false, transcodeAudio: false, adtsAudio: false },
+    plan: {
+      output,
+      inputs: [input],
+      videoInput: null,
+      audioInput: 0,
+      transcodeVideo: false,
+      transcodeAudio: false,
+      adtsAudio: false,
+    },
     name: relay.name,
     durationSec: null,
   };

@@ -41,7 +41,9 @@ export const fetchUpstream: UpstreamClient = async ({ url, method, headers, sign
     await response.body?.cancel();
     return { status: response.status, headers: response.headers, body: null, ended: Promise.resolve() };
   }
-  if (idleTimeoutMs === undefined) return { status: response.status, headers: response.headers, body: response.body, ended: new Promise(() => {}) };
+  if (idleTimeoutMs === undefined) {
+    return { status: response.status, headers: response.headers, body: response.body, ended: new Promise(() => {}) };
+  }
   return { status: response.status, headers: response.headers, ...watchedBody(response.body, idleTimeoutMs) };
 };
 
@@ -53,7 +55,10 @@ export const fetchUpstream: UpstreamClient = async ({ url, method, headers, sign
  * the whole body: it wakes once per idle period and looks at how long the pending read has waited,
  * which costs far less per chunk than a timer and a race for every read.
  */
-function watchedBody(body: ReadableStream<Uint8Array>, idleTimeoutMs: number): { body: ReadableStream<Uint8Array>; ended: Promise<void> } {
+function watchedBody(
+  body: ReadableStream<Uint8Array>,
+  idleTimeoutMs: number,
+): { body: ReadableStream<Uint8Array>; ended: Promise<void> } {
   let end!: () => void;
   const ended = new Promise<void>((resolve) => (end = resolve));
   const reader = body.getReader();

@@ -46,7 +46,6 @@ const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const PASSED_HEADERS = ["content-length", "accept-ranges", "etag", "last-modified"];
 
-
 /** Resolves to the client's Response, or throws ApiError before any byte is sent. */
 export async function relayMedia(input: RelayInput, options: RelayOptions): Promise<Response> {
   (input.allowed ?? assertDirectUrl)(input.url);
@@ -66,7 +65,9 @@ export async function relayMedia(input: RelayInput, options: RelayOptions): Prom
   } catch (error) {
     input.signal.removeEventListener("abort", onClientAbort);
     if (timedOut) {
-      throw new ApiError("upstream_timeout", "The media host did not answer in time; try again later.", { cause: error });
+      throw new ApiError("upstream_timeout", "The media host did not answer in time; try again later.", {
+        cause: error,
+      });
     }
     if (error instanceof ApiError) throw error;
     throw upstreamFailed("The media host could not be reached; try again later.", { cause: error });
@@ -86,15 +87,25 @@ export async function relayMedia(input: RelayInput, options: RelayOptions): Prom
   return response;
 }
 
-async function followRedirects(input: RelayInput, options: RelayOptions, signal: AbortSignal): Promise<UpstreamResponse> {
+async function followRedirects(
+  input: RelayInput,
+  options: RelayOptions,
+  signal: AbortSignal,
+): Promise<UpstreamResponse> {
   const headers: Record<string, string> = { "accept-encoding": "identity", "user-agent": "media-api" };
   if (input.range !== null) headers.range = input.range;
   const seen = new Set<string>();
-  for (let url = input.url; ; ) {
+  for (let url = input.url;;) {
     seen.add(url.href);
     const target = await connectionTarget(url, options);
     const cookie = (await options.cookies?.(url)) ?? null;
-    const response = await options.upstream({ ...target, method: input.method, headers: cookie === null ? headers : { ...headers, cookie }, signal, idleTimeoutMs: options.idleTimeoutMs });
+    const response = await options.upstream({
+      ...target,
+      method: input.method,
+      headers: cookie === null ? headers : { ...headers, cookie },
+      signal,
+      idleTimeoutMs: options.idleTimeoutMs,
+    });
     if (!REDIRECT_STATUSES.has(response.status)) return response;
     void response.ended.catch(() => {});
     await response.body?.cancel();
@@ -111,7 +122,10 @@ async function followRedirects(input: RelayInput, options: RelayOptions, signal:
 async function connectionTarget(url: URL, options: RelayOptions): Promise<{ url: URL; address?: string }> {
   const overridden = withOriginOverride(url, options.originOverrides);
   if (overridden !== url) return { url: overridden };
-  const address = await egressAddress(url.hostname, portOf(url), { trusted: noEndpoints, resolveHost: options.resolveHost });
+  const address = await egressAddress(url.hostname, portOf(url), {
+    trusted: noEndpoints,
+    resolveHost: options.resolveHost,
+  });
   return { url, address: address! };
 }
 
@@ -160,7 +174,9 @@ async function clientResponse(upstream: UpstreamResponse, input: RelayInput, opt
   }
   // A known length is already within the cap and the upstream client stops there, so the bytes pass
   // untouched (and the Node adapter may take the raw Readable); an unknown length is counted.
-  if (contentLength === null) return new Response(capped(upstream.body, maxBytes, options.onUndeclaredBytes), { status, headers });
+  if (contentLength === null) {
+    return new Response(capped(upstream.body, maxBytes, options.onUndeclaredBytes), { status, headers });
+  }
   const response = new Response(upstream.body, { status, headers });
   return upstream.native === undefined ? response : withNativeBody(response, upstream.native);
 }
@@ -179,7 +195,11 @@ function statusError(status: number, headers: Headers): ApiError {
 }
 
 // Errors the stream once more than maxBytes arrived, which also cancels the upstream request.
-function capped(body: ReadableStream<Uint8Array>, maxBytes: number, onBytes?: (count: number) => void): ReadableStream<Uint8Array> {
+function capped(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  onBytes?: (count: number) => void,
+): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let total = 0;
   return new ReadableStream<Uint8Array>(

@@ -2,8 +2,8 @@
 // or MP3, never on disk. Headers go out with the first byte; a failure before it is a
 // problem+json answer, a failure after it aborts the body (see processes/child-stream.ts).
 import { ApiError } from "../http/problem.ts";
-import { ffmpegArgs, readFfmpegLog, outputTypes, type FfmpegLimits, type RemuxPlan } from "./ffmpeg.ts";
-import { gateVerdict, type EgressGate, type GateSession } from "./egress-gate.ts";
+import { ffmpegArgs, type FfmpegLimits, outputTypes, readFfmpegLog, type RemuxPlan } from "./ffmpeg.ts";
+import { type EgressGate, type GateSession, gateVerdict } from "./egress-gate.ts";
 import { checkPlaylists, playlistFetcher } from "./hls-playlists.ts";
 import type { UpstreamClient } from "./relay-upstream.ts";
 import { contentDisposition, sanitizeFilename } from "./filename.ts";
@@ -50,7 +50,9 @@ const mp3BytesPerSec = 40_000;
  * Null when a part is unknown.
  */
 export function estimatedBytes(plan: RemuxPlan, durationSec: number | null): number | null {
-  if (plan.output === "mp3") return durationSec !== null && durationSec > 0 ? Math.round(durationSec * mp3BytesPerSec) : null;
+  if (plan.output === "mp3") {
+    return durationSec !== null && durationSec > 0 ? Math.round(durationSec * mp3BytesPerSec) : null;
+  }
   let total = 0;
   for (const { sizeBytes } of plan.inputs) {
     if (sizeBytes === undefined || !(sizeBytes > 0)) return null;
@@ -83,21 +85,31 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
     throw gateVerdict(session, error);
   }
   const ended = options.onChild?.();
-  const log = readFfmpegLog(options.limits, { durationSec: request.durationSec, hls: plan.inputs.some((input) => input.hls) });
-  const child = spawnStream(options.processes, options.ffmpegPath, ffmpegArgs(plan, options.limits, session?.proxyUrl), {
-    // A source that led ffmpeg to an address the gate refused is 403, not a failed fetch.
-    classify: (code, stderr) => gateVerdict(session, log.classify(code, stderr)),
-    failedDespiteExit0: (stderr) => session?.refusal() != null || log.failedDespiteExit0(stderr),
-    readLog: (line) => {
-      const meaning = log.readLog(line);
-      return meaning instanceof ApiError ? gateVerdict(session, meaning) : meaning;
-    },
-    signal: request.signal,
-    timeoutMs: options.timeoutMs,
-    maxBytes: options.maxBytes,
-    onBytes: options.onBytes,
-    ...(session && options.idleTimeoutMs ? { idle: { timeoutMs: options.idleTimeoutMs, lastSourceByte: session.lastSourceByte } } : {}),
+  const log = readFfmpegLog(options.limits, {
+    durationSec: request.durationSec,
+    hls: plan.inputs.some((input) => input.hls),
   });
+  const child = spawnStream(
+    options.processes,
+    options.ffmpegPath,
+    ffmpegArgs(plan, options.limits, session?.proxyUrl),
+    {
+      // A source that led ffmpeg to an address the gate refused is 403, not a failed fetch.
+      classify: (code, stderr) => gateVerdict(session, log.classify(code, stderr)),
+      failedDespiteExit0: (stderr) => session?.refusal() != null || log.failedDespiteExit0(stderr),
+      readLog: (line) => {
+        const meaning = log.readLog(line);
+        return meaning instanceof ApiError ? gateVerdict(session, meaning) : meaning;
+      },
+      signal: request.signal,
+      timeoutMs: options.timeoutMs,
+      maxBytes: options.maxBytes,
+      onBytes: options.onBytes,
+      ...(session && options.idleTimeoutMs
+        ? { idle: { timeoutMs: options.idleTimeoutMs, lastSourceByte: session.lastSourceByte } }
+        : {}),
+    },
+  );
   void child.exited.finally(() => {
     session?.close();
     ended?.();
@@ -112,16 +124,24 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
   // Fragmented MP4 (video, or M4A sound) says no length until told; MP3 needs no help: players
   // estimate its length from the constant bit rate.
   const fragmented = request.plan.output !== "mp3";
-  const body = fragmented && request.durationSec !== null ? withMovieDurationStream(child.stdout, request.durationSec) : child.stdout;
+  const body = fragmented && request.durationSec !== null
+    ? withMovieDurationStream(child.stdout, request.durationSec)
+    : child.stdout;
   return new Response(body, { headers });
 }
 
 /** The plan with each HLS input read from the gate's checked copy of its playlists (hls-playlists.ts). */
-async function withCheckedPlaylists(request: RemuxRequest, options: RemuxOptions, session: GateSession | undefined): Promise<RemuxPlan> {
+async function withCheckedPlaylists(
+  request: RemuxRequest,
+  options: RemuxOptions,
+  session: GateSession | undefined,
+): Promise<RemuxPlan> {
   const { plan } = request;
   const all = [...plan.inputs, ...(plan.subtitles ? [plan.subtitles.input] : [])];
   if (!all.some((input) => input.hls)) return plan;
-  if (!options.playlistClient || !session) throw new ApiError("internal_error", "HLS needs the egress gate and its playlist client.");
+  if (!options.playlistClient || !session) {
+    throw new ApiError("internal_error", "HLS needs the egress gate and its playlist client.");
+  }
   const fetchPlaylist = playlistFetcher(options.playlistClient(session.proxyUrl), request.signal);
   const inputs = await checkPlaylists(all, fetchPlaylist, (playlist) => session.servePlaylist(playlist));
   const subtitles = plan.subtitles ? { ...plan.subtitles, input: inputs[plan.inputs.length]! } : undefined;

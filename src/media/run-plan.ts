@@ -10,9 +10,9 @@ import type { DownloadMode } from "../metrics/service-metrics.ts";
 import { requireTools, type ToolProbe } from "../processes/tools.ts";
 import { assertFetchable, type EgressPolicy } from "./egress.ts";
 import type { RemuxPlan } from "./ffmpeg.ts";
-import { relayAsSound, slotOf, type Plan, type RelayPlan, type RemuxJob, type RunSlot } from "./plan.ts";
+import { type Plan, relayAsSound, type RelayPlan, type RemuxJob, type RunSlot, slotOf } from "./plan.ts";
 import { relayMedia, type RelayOptions } from "./relay.ts";
-import { remuxResponse, type RemuxOptions } from "./remux.ts";
+import { type RemuxOptions, remuxResponse } from "./remux.ts";
 
 export interface RunDeps {
   relay: RelayOptions;
@@ -35,7 +35,12 @@ export interface Caller {
 }
 
 /** The response for `planned` sent as `output`: a relay asked for as sound (MP3, M4A) is ffmpeg's remux of the same file. */
-export async function runPlan(planned: Plan, output: RemuxPlan["output"], caller: Caller, deps: RunDeps): Promise<Response> {
+export async function runPlan(
+  planned: Plan,
+  output: RemuxPlan["output"],
+  caller: Caller,
+  deps: RunDeps,
+): Promise<Response> {
   let plan = planned;
   if (plan.kind === "relay" && output !== "mp4") {
     plan.allowed(plan.url);
@@ -44,7 +49,9 @@ export async function runPlan(planned: Plan, output: RemuxPlan["output"], caller
   if (plan.kind === "remux") await requireTools(deps.tools, ["ffmpeg"]);
   const release = deps.slots[slotOf(plan)].acquire(caller.holder);
   try {
-    const response = plan.kind === "relay" ? await relay(plan, caller, release, deps) : await remux(plan, caller.request, release, deps);
+    const response = plan.kind === "relay"
+      ? await relay(plan, caller, release, deps)
+      : await remux(plan, caller.request, release, deps);
     return served(response, plan.kind === "relay" ? "direct" : "page", caller, deps);
   } catch (error) {
     release();
@@ -52,14 +59,27 @@ export async function runPlan(planned: Plan, output: RemuxPlan["output"], caller
   }
 }
 
-async function relay(plan: RelayPlan, { request, whenDone }: Caller, release: () => void, deps: RunDeps): Promise<Response> {
+async function relay(
+  plan: RelayPlan,
+  { request, whenDone }: Caller,
+  release: () => void,
+  deps: RunDeps,
+): Promise<Response> {
   // Held until the upstream body is over or the response is (whichever the runtime tells first).
   whenDone(release);
   const method = request.method === "HEAD" ? "HEAD" : "GET";
   const urls = [plan.url, ...(plan.mirrors ?? [])];
-  for (let i = 0; ; i++) {
+  for (let i = 0;; i++) {
     try {
-      return await relayMedia({ url: urls[i]!, allowed: plan.allowed, method, range: request.headers.get("range"), signal: request.signal, filename: plan.name, onEnd: release }, deps.relay);
+      return await relayMedia({
+        url: urls[i]!,
+        allowed: plan.allowed,
+        method,
+        range: request.headers.get("range"),
+        signal: request.signal,
+        filename: plan.name,
+        onEnd: release,
+      }, deps.relay);
     } catch (error) {
       if (i === urls.length - 1 || !mirrorMayServe(error) || request.signal.aborted) throw error;
     }
@@ -72,14 +92,18 @@ async function relay(plan: RelayPlan, { request, whenDone }: Caller, release: ()
  * host is not allowed: a mirror changes none of these.
  */
 function mirrorMayServe(error: unknown): boolean {
-  return error instanceof ApiError && (error.code === "upstream_failed" || error.code === "upstream_timeout" || error.code === "not_found");
+  return error instanceof ApiError &&
+    (error.code === "upstream_failed" || error.code === "upstream_timeout" || error.code === "not_found");
 }
 
 async function remux(job: RemuxJob, request: Request, release: () => void, deps: RunDeps): Promise<Response> {
   const inputs = [...job.plan.inputs, ...(job.plan.subtitles ? [job.plan.subtitles.input] : [])];
   await Promise.all(inputs.map((input) => assertFetchable(new URL(input.url), deps.egress)));
   const { plan, name, durationSec } = job;
-  return remuxResponse({ plan, name, durationSec, method: request.method, signal: request.signal, onEnd: release }, deps.remux);
+  return remuxResponse(
+    { plan, name, durationSec, method: request.method, signal: request.signal, onEnd: release },
+    deps.remux,
+  );
 }
 
 /** A download's response as it goes out: counted in its mode (what ffmpeg writes is page mode's, whatever it reads), and cut when its client takes nothing. */

@@ -16,7 +16,12 @@ export function downloadResponse(response: Response, mode: DownloadMode): Respon
 }
 
 /** Counts `response` when a handler marked it as a download, until `whenDone` says it is over; anything else passes by. */
-export function trackDownload(metrics: ServiceMetrics, request: Request, response: Response, whenDone: (callback: (end: BodyEnd) => void) => void): void {
+export function trackDownload(
+  metrics: ServiceMetrics,
+  request: Request,
+  response: Response,
+  whenDone: (callback: (end: BodyEnd) => void) => void,
+): void {
   const mode = modes.get(response);
   if (mode === undefined || !response.ok || response.body === null || request.method === "HEAD") return;
   const done = metrics.downloadStarted(mode);

@@ -4,7 +4,13 @@
 // through timing. Without one they answer only this machine: what they show (tool versions, the
 // operator's extra hosts, why the gate refused a page) helps a stranger aim at the service.
 import { bearerTokenOf } from "../auth/bearer.ts";
-import { clientAddress, isLoopback, unnamedLocalProxy, type Sender, type TrustedProxies } from "../http/client-address.ts";
+import {
+  clientAddress,
+  isLoopback,
+  type Sender,
+  type TrustedProxies,
+  unnamedLocalProxy,
+} from "../http/client-address.ts";
 import { ApiError } from "../http/problem.ts";
 import { sha256Hex, timingSafeEqual } from "../util/bytes.ts";
 import type { ServiceMetrics } from "./service-metrics.ts";
@@ -17,11 +23,19 @@ export interface OperatorAccess {
   trustProxy: TrustedProxies;
 }
 
-export async function metricsResponse(sender: Sender, metrics: ServiceMetrics, access: OperatorAccess): Promise<Response> {
+export async function metricsResponse(
+  sender: Sender,
+  metrics: ServiceMetrics,
+  access: OperatorAccess,
+): Promise<Response> {
   await requireOperator(sender, access);
   const body = new TextEncoder().encode(metrics.render());
   return new Response(body, {
-    headers: { "content-type": PROMETHEUS_CONTENT_TYPE, "content-length": String(body.byteLength), "cache-control": "no-store" },
+    headers: {
+      "content-type": PROMETHEUS_CONTENT_TYPE,
+      "content-length": String(body.byteLength),
+      "cache-control": "no-store",
+    },
   });
 }
 
@@ -31,12 +45,22 @@ const challenge = { headers: { "www-authenticate": 'Bearer realm="metrics"' } };
 export async function requireOperator(sender: Sender, { token, trustProxy }: OperatorAccess): Promise<void> {
   if (token === undefined) {
     if (fromThisMachine(sender, trustProxy)) return;
-    throw new ApiError("invalid_metrics_token", "This instance has no METRICS_TOKEN, so this page answers only requests from its own machine; the operator sets METRICS_TOKEN to read it from elsewhere.", challenge);
+    throw new ApiError(
+      "invalid_metrics_token",
+      "This instance has no METRICS_TOKEN, so this page answers only requests from its own machine; the operator sets METRICS_TOKEN to read it from elsewhere.",
+      challenge,
+    );
   }
   const given = bearerTokenOf(sender.request);
   const encoder = new TextEncoder();
-  if (given !== null && timingSafeEqual(encoder.encode(await sha256Hex(given)), encoder.encode(await sha256Hex(token)))) return;
-  throw new ApiError("invalid_metrics_token", "Send the operator's METRICS_TOKEN as `Authorization: Bearer <token>`.", challenge);
+  if (
+    given !== null && timingSafeEqual(encoder.encode(await sha256Hex(given)), encoder.encode(await sha256Hex(token)))
+  ) return;
+  throw new ApiError(
+    "invalid_metrics_token",
+    "Send the operator's METRICS_TOKEN as `Authorization: Bearer <token>`.",
+    challenge,
+  );
 }
 
 /**

@@ -43,7 +43,12 @@ export class Registry {
 
   gauge<L extends string>(definition: Definition<L>): Gauge<L> {
     const values = this.add(definition, "gauge");
-    return { inc: values.add, dec: (labels, by = 1) => values.add(labels, -by), set: (labels, value) => values.add(labels, value - values.get(labels)), get: values.get };
+    return {
+      inc: values.add,
+      dec: (labels, by = 1) => values.add(labels, -by),
+      set: (labels, value) => values.add(labels, value - values.get(labels)),
+      get: values.get,
+    };
   }
 
   histogram<L extends string>(definition: Definition<L> & { buckets: readonly number[] }): Histogram<L> {
@@ -84,7 +89,10 @@ export class Registry {
   private add<L extends string>({ name, help, labels }: Definition<L>, type: "counter" | "gauge") {
     const series = new Map<string, number>();
     this.metrics.push({
-      render: () => [...header(name, help, type), ...[...series].map(([key, value]) => `${name}${labelText(key)} ${value}`)],
+      render: () => [
+        ...header(name, help, type),
+        ...[...series].map(([key, value]) => `${name}${labelText(key)} ${value}`),
+      ],
     });
     return {
       add(values: Labels<L>, by = 1) {

@@ -3,7 +3,7 @@
 import type { XSourcePath } from "../platforms/x/source.ts";
 import type { SlotKind } from "../limits/slots.ts";
 import type { HostStatus } from "../processes/extraction-host.ts";
-import { Registry } from "./registry.ts";
+import { type Counter, type Gauge, Registry } from "./registry.ts";
 
 export type DownloadMode = "direct" | "page";
 /** Who the service called: X's two tweet APIs, X's guest-token endpoint, a media host. */
@@ -47,39 +47,105 @@ export interface ServiceMetrics {
 
 /** Every series /metrics shows, with its help text: the names are the operators' contract. */
 function defineSeries(registry: Registry) {
-  const counter = <L extends string>(name: string, help: string, labels: readonly L[]) => registry.counter({ name, help, labels });
-  const gauge = <L extends string>(name: string, help: string, labels: readonly L[]) => registry.gauge({ name, help, labels });
+  const define: Define = {
+    counter: (name, help, labels) => registry.counter({ name, help, labels }),
+    gauge: (name, help, labels) => registry.gauge({ name, help, labels }),
+  };
+  return { ...trafficSeries(registry, define), ...workSeries(define), ...platformSeries(define) };
+}
+
+type Define = {
+  counter: <L extends string>(name: string, help: string, labels: readonly L[]) => Counter<L>;
+  gauge: <L extends string>(name: string, help: string, labels: readonly L[]) => Gauge<L>;
+};
+
+/** Requests, their latency and the downloads' bytes. */
+function trafficSeries(registry: Registry, { counter, gauge }: Define) {
   return {
-    requests: counter("media_api_requests_total", "Requests answered, by route pattern and status.", ["route", "status"]),
+    requests: counter("media_api_requests_total", "Requests answered, by route pattern and status.", [
+      "route",
+      "status",
+    ]),
     latency: registry.histogram({
       name: "media_api_request_duration_seconds",
       help: "Time from request to response head, by route pattern (a streamed body's transfer is not included).",
       labels: ["route"],
       buckets: latencyBuckets,
     }),
-    bytes: counter("media_api_relayed_bytes_total", "Body bytes of successful downloads, by mode (the declared Content-Length, or the bytes counted when none is declared).", ["mode"]),
+    bytes: counter(
+      "media_api_relayed_bytes_total",
+      "Body bytes of successful downloads, by mode (the declared Content-Length, or the bytes counted when none is declared).",
+      ["mode"],
+    ),
     activeDownloads: gauge("media_api_downloads_active", "Downloads in progress, by mode.", ["mode"]),
-    broken: counter("media_api_broken_transfers_total", "Downloads cut after their head was sent (the client sees a broken transfer), by mode and cause (the problem code).", ["mode", "cause"]),
+    broken: counter(
+      "media_api_broken_transfers_total",
+      "Downloads cut after their head was sent (the client sees a broken transfer), by mode and cause (the problem code).",
+      ["mode", "cause"],
+    ),
+  };
+}
+
+/** Upstream calls, refusals, slots, children and the media tools. */
+function workSeries({ counter, gauge }: Define) {
+  return {
     upstreamCalls: counter("media_api_upstream_calls_total", "Calls to upstream services, by upstream.", ["upstream"]),
-    upstreamFailures: counter("media_api_upstream_failures_total", "Upstream calls that failed (no answer, or an answer that means the upstream is in trouble), by upstream.", ["upstream"]),
-    refusals: counter("media_api_quota_refusals_total", "Requests refused with 429, by key tier and problem code.", ["tier", "code"]),
-    slotsHeld: gauge("media_api_slots_held", "Slots held now, by kind of work (extractions, remuxes, encodes, directDownloads).", ["kind"]),
-    slotsLimit: gauge("media_api_slots_limit", "Slots this instance has, by kind of work (MAX_EXTRACTIONS, MAX_REMUXES, MAX_ENCODES, MAX_DIRECT_DOWNLOADS).", ["kind"]),
+    upstreamFailures: counter(
+      "media_api_upstream_failures_total",
+      "Upstream calls that failed (no answer, or an answer that means the upstream is in trouble), by upstream.",
+      ["upstream"],
+    ),
+    refusals: counter("media_api_quota_refusals_total", "Requests refused with 429, by key tier and problem code.", [
+      "tier",
+      "code",
+    ]),
+    slotsHeld: gauge(
+      "media_api_slots_held",
+      "Slots held now, by kind of work (extractions, remuxes, encodes, directDownloads).",
+      ["kind"],
+    ),
+    slotsLimit: gauge(
+      "media_api_slots_limit",
+      "Slots this instance has, by kind of work (MAX_EXTRACTIONS, MAX_REMUXES, MAX_ENCODES, MAX_DIRECT_DOWNLOADS).",
+      ["kind"],
+    ),
     children: gauge("media_api_child_processes", "Child processes running, by tool.", ["tool"]),
-    tools: gauge("media_api_tool_info", "1 for the version of each media tool this instance runs now; 0 for one it ran before.", ["tool", "version"]),
+    tools: gauge(
+      "media_api_tool_info",
+      "1 for the version of each media tool this instance runs now; 0 for one it ran before.",
+      ["tool", "version"],
+    ),
     host: gauge(
       "media_api_extraction_host_info",
       "1 for the extraction host's present state (ready: in use; starting, unavailable, off: each extraction starts the tool's program) and the yt-dlp version it loaded; 0 for earlier ones.",
       ["state", "ytdlp_version"],
     ),
-    hostRss: gauge("media_api_extraction_host_rss_bytes", "Resident memory of the extraction host (without its children), as of its last job or its last idle minute.", []),
-    blocked: counter("media_api_upstream_blocked_total", "Requests a platform refused to this server (bot check, sign-in or age wall, rate limit), by platform.", ["platform"]),
+    hostRss: gauge(
+      "media_api_extraction_host_rss_bytes",
+      "Resident memory of the extraction host (without its children), as of its last job or its last idle minute.",
+      [],
+    ),
+  };
+}
+
+/** What the platforms did: refusals, the platform check, X's paths. */
+function platformSeries({ counter, gauge }: Define) {
+  return {
+    blocked: counter(
+      "media_api_upstream_blocked_total",
+      "Requests a platform refused to this server (bot check, sign-in or age wall, rate limit), by platform.",
+      ["platform"],
+    ),
     platformUp: gauge(
       "media_api_platform_up",
       "1 when the platform's reference post came through at the last check, 0 when it failed or users' requests have been refused since (admin doctor, GET /platformz).",
       ["platform"],
     ),
-    platformChecked: gauge("media_api_platform_checked_timestamp_seconds", "When the platform's reference post was last checked, in seconds since the epoch.", ["platform"]),
+    platformChecked: gauge(
+      "media_api_platform_checked_timestamp_seconds",
+      "When the platform's reference post was last checked, in seconds since the epoch.",
+      ["platform"],
+    ),
     xSources: counter(
       "media_api_x_source_total",
       "X posts fetched, by the path that answered: syndication, guest (GraphQL with a guest token), cookies (GraphQL as the operator's account).",
@@ -120,7 +186,10 @@ export function createServiceMetrics(): ServiceMetrics {
       series.tools.set({ tool, version }, 1);
     },
     extractionHost(status) {
-      const now = { state: status.state, ytdlp_version: status.state === "ready" ? (status.versions["yt-dlp"] ?? "") : "" };
+      const now = {
+        state: status.state,
+        ytdlp_version: status.state === "ready" ? (status.versions["yt-dlp"] ?? "") : "",
+      };
       if (hostSeries) series.host.set(hostSeries, 0);
       series.host.set(now, 1);
       hostSeries = now;
@@ -136,7 +205,10 @@ export function createServiceMetrics(): ServiceMetrics {
   };
 }
 
-function holdGauge<L extends string>(gauge: { inc(labels: Record<L, string>): void; dec(labels: Record<L, string>): void }, labels: Record<L, string>): () => void {
+function holdGauge<L extends string>(
+  gauge: { inc(labels: Record<L, string>): void; dec(labels: Record<L, string>): void },
+  labels: Record<L, string>,
+): () => void {
   gauge.inc(labels);
   let released = false;
   return () => {

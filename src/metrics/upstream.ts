@@ -9,7 +9,11 @@ export function isHealthyStatus(status: number): boolean {
   return status < 400 || status === 404 || status === 410 || status === 416;
 }
 
-export function countedFetch(fetchFn: typeof fetch, upstreamOf: (url: string) => Upstream, metrics: ServiceMetrics): typeof fetch {
+export function countedFetch(
+  fetchFn: typeof fetch,
+  upstreamOf: (url: string) => Upstream,
+  metrics: ServiceMetrics,
+): typeof fetch {
   const counted = async (input: RequestInfo | URL, init?: RequestInit) => {
     const upstream = upstreamOf(input instanceof Request ? input.url : String(input));
     try {

@@ -7,10 +7,14 @@ import { ApiError } from "../http/problem.ts";
 
 const blockedKinds: { pattern: RegExp; kind: string }[] = [
   { pattern: /confirm you.?re not a bot|redirect to challenge page|ChallengeError/i, kind: "a bot check" },
-  { pattern: /Sign in to confirm your age|age.?restricted|inappropriate for some users/i, kind: "an age check that needs a signed-in account" },
+  {
+    pattern: /Sign in to confirm your age|age.?restricted|inappropriate for some users/i,
+    kind: "an age check that needs a signed-in account",
+  },
   { pattern: /rate.?limit|HTTP Error 429|Too Many Requests/i, kind: "its rate limit" },
   {
-    pattern: /login required|log ?in required|requires? (a )?log ?in|account authentication is required|redirect to login page|AuthorizationError|AuthenticationError/i,
+    pattern:
+      /login required|log ?in required|requires? (a )?log ?in|account authentication is required|redirect to login page|AuthorizationError|AuthenticationError/i,
     kind: "a sign-in",
   },
 ];
@@ -49,10 +53,16 @@ function lineWords(line: string): string {
     return status === null ? "" : statusWords(status[1]!, status[2]!);
   }
   // yt-dlp's "[instagram] <id>: <message>": the id is the link's; a platform's ids hold no space.
-  let words = text.replace(/^(\s*(?:ERROR:|WARNING:)?\s*\[[^\]\s]+\]\s+)\S*?:\s/, "$1").replace(/\bhttps?:\/\/\S+/gi, "");
+  let words = text.replace(/^(\s*(?:ERROR:|WARNING:)?\s*\[[^\]\s]+\]\s+)\S*?:\s/, "$1").replace(
+    /\bhttps?:\/\/\S+/gi,
+    "",
+  );
   // gallery-dl quotes what it was given ("[instagram][error] ... 'rate-limit'"); yt-dlp's words have apostrophes.
   if (/^\s*(\[[\w-]+\]){2}|^\s*[A-Z]\w*Error: /.test(text)) words = words.replace(/'[^'\n]*'/g, "");
-  return words.replace(/HTTP ?Error:? (\d{3}):? ([^\n(>]*)/g, (_, status: string, reason: string) => statusWords(status, reason));
+  return words.replace(
+    /HTTP ?Error:? (\d{3}):? ([^\n(>]*)/g,
+    (_, status: string, reason: string) => statusWords(status, reason),
+  );
 }
 
 /** "HTTP Error 429: Too Many Requests"; the reason phrase of a status that is no refusal left out. */
@@ -70,7 +80,9 @@ export function blockedKindOf(log: string): string | null {
 export function blockedError(log: string, tool: "yt-dlp" | "gallery-dl", reason: string): ApiError | null {
   const kind = blockedKindOf(log);
   if (kind === null) return null;
-  return new ApiError("upstream_blocked", `The platform refused this server with ${kind}, not because of your request. The operator of this service can act on it; try again later.`,
+  return new ApiError(
+    "upstream_blocked",
+    `The platform refused this server with ${kind}, not because of your request. The operator of this service can act on it; try again later.`,
     { cause: new RefusalCause(tool, reason, kind) },
   );
 }

@@ -17,7 +17,9 @@ export interface CachedPostsOptions {
 type Outcome<T> = { ok: true; post: T } | { ok: false; error: ApiError };
 
 /** `read(key, load, uncached)`: the post kept under `key`, else what `load` gives (and keeps). */
-export function cachedPosts<T>(options: CachedPostsOptions): (key: string, load: () => Promise<T>, uncached?: boolean) => Promise<T> {
+export function cachedPosts<T>(
+  options: CachedPostsOptions,
+): (key: string, load: () => Promise<T>, uncached?: boolean) => Promise<T> {
   const cache = createTtlCache<Outcome<T>>({ maxEntries: options.cacheMaxEntries, now: options.now ?? Date.now });
   const shared = sharedRuns<Outcome<T>>();
   const settle = (load: () => Promise<T>): Promise<Outcome<T>> =>

@@ -39,7 +39,8 @@ interface Running {
   waiting: Waiting[];
 }
 
-const stopped = () => new ApiError("tool_exited", "The look-up of the link's extractor stopped unexpectedly; try again.");
+const stopped = () =>
+  new ApiError("tool_exited", "The look-up of the link's extractor stopped unexpectedly; try again.");
 
 export function createExtractorClaims(options: ExtractorClaimsOptions): ExtractorClaims {
   let running: Promise<Running> | null = null;
@@ -48,7 +49,10 @@ export function createExtractorClaims(options: ExtractorClaimsOptions): Extracto
   async function start(): Promise<Running> {
     const interpreter = await options.interpreter();
     if (interpreter === null) {
-      throw new ApiError("tool_missing", "SUPPORTED_SITES=all needs yt-dlp as a Python program, to ask its extractors which one claims a link; this yt-dlp is not one.");
+      throw new ApiError(
+        "tool_missing",
+        "SUPPORTED_SITES=all needs yt-dlp as a Python program, to ask its extractors which one claims a link; this yt-dlp is not one.",
+      );
     }
     const [command, ...args] = interpreter;
     const child = spawnWatched(options.processes, command!, [...args, "-c", claimsProgram], true);

@@ -18,7 +18,12 @@ export interface JsonExchange {
   readErrors?: readonly number[];
 }
 
-export async function fetchJson(fetchFn: typeof fetch, url: string, init: RequestInit, exchange: JsonExchange): Promise<JsonAnswer> {
+export async function fetchJson(
+  fetchFn: typeof fetch,
+  url: string,
+  init: RequestInit,
+  exchange: JsonExchange,
+): Promise<JsonAnswer> {
   const { upstream, timeoutMs } = exchange;
   const signal = AbortSignal.timeout(timeoutMs);
   let text: string;

@@ -10,7 +10,10 @@ import { missingSubtitles } from "./ytdlp/subtitles.ts";
 export function requireItem(index: number, count: number): void {
   if (index <= count) return;
   const items = count === 1 ? "1 item" : `${count} items`;
-  throw new ApiError("invalid_parameter", `\`index=${index}\` is past the last item: this post has ${items}; \`index\` counts from 1.`);
+  throw new ApiError(
+    "invalid_parameter",
+    `\`index=${index}\` is past the last item: this post has ${items}; \`index\` counts from 1.`,
+  );
 }
 
 /** 400 for `audio` (MP3, M4A) of an item that has no sound to give. */
@@ -36,9 +39,20 @@ export function itemName(platform: string, id: string, wanted: Wanted): string {
 }
 
 /** A photo of a platform the service reads itself, relayed as `host` (its name) serves it: it has no sound and no variants. */
-export function photoPlan(url: string, wanted: Wanted, name: string, allowed: RelayPlan["allowed"], host: string): RelayPlan {
+export function photoPlan(
+  url: string,
+  wanted: Wanted,
+  name: string,
+  allowed: RelayPlan["allowed"],
+  host: string,
+): RelayPlan {
   if (wanted.output !== "mp4") throw noSoundIn("photo", wanted.output);
-  if (wanted.format !== null) throw new ApiError("format_not_available", `This photo is one file as ${host} serves it; it has no variants to choose from. Leave \`format\` out.`);
+  if (wanted.format !== null) {
+    throw new ApiError(
+      "format_not_available",
+      `This photo is one file as ${host} serves it; it has no variants to choose from. Leave \`format\` out.`,
+    );
+  }
   return { kind: "relay", url: new URL(url), allowed, name };
 }
 

@@ -3,7 +3,11 @@
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 
 export function noMediaFound(cause: Error): ApiError {
-  return new ApiError("unsupported_url", "No downloadable media was found at this link; pass the link of a single post or video.", { cause });
+  return new ApiError(
+    "unsupported_url",
+    "No downloadable media was found at this link; pass the link of a single post or video.",
+    { cause },
+  );
 }
 
 export function postNotFound(cause: Error): ApiError {
@@ -12,7 +16,12 @@ export function postNotFound(cause: Error): ApiError {
 
 /** The tool failed in a way that says nothing about the request: it only reads the post, for `post` and `download` alike. */
 export function postUnreadable(tool: "yt-dlp" | "gallery-dl", exitCode: number | null, cause: Error): ApiError {
-  return upstreamFailed(`The post could not be read from the source site (${tool} ${exitCode === null ? "was killed" : `exit ${exitCode}`}); try again later.`, { cause });
+  return upstreamFailed(
+    `The post could not be read from the source site (${tool} ${
+      exitCode === null ? "was killed" : `exit ${exitCode}`
+    }); try again later.`,
+    { cause },
+  );
 }
 
 /** The tool said it succeeded but printed what is not its JSON. */

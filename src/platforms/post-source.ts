@@ -52,7 +52,9 @@ export function isPhotoShaped(page: URL, platform: PlatformId): boolean {
 
 /** A record of nothing but sound: every item a video whose variants are audio only (or none). */
 export function soundOnlyRecord(record: PostRecord): boolean {
-  return record.media.every((item) => item.type === "video" && item.videoVariants.every((variant) => variant.qualityLabel === "audio"));
+  return record.media.every((item) =>
+    item.type === "video" && item.videoVariants.every((variant) => variant.qualityLabel === "audio")
+  );
 }
 
 /** A plan of nothing but sound where a picture could be the answer: a slideshow's music is what `audio=mp3` asks for. */
@@ -69,7 +71,12 @@ const settle = <T>(promise: Promise<T>): Promise<Outcome<T>> =>
   );
 
 /** The second's record when the rule makes it the answer to the first's outcome; null when the first's stands. Throws the second's failure when that is told. */
-async function secondOpinion<T>(rule: FallbackRule, first: Outcome<T>, soundOnly: (value: T) => boolean, askSecond: () => Promise<PostRecord>): Promise<PostRecord | null> {
+async function secondOpinion<T>(
+  rule: FallbackRule,
+  first: Outcome<T>,
+  soundOnly: (value: T) => boolean,
+  askSecond: () => Promise<PostRecord>,
+): Promise<PostRecord | null> {
   if (first.ok) {
     if (!soundOnly(first.value)) return null;
     const second = await settle(askSecond());
@@ -97,7 +104,8 @@ export function fallbackSource(first: Source, second: RecordSource, rule: Fallba
     extracts: first.extracts || second.extracts,
     async describe(link, options) {
       const outcome = await settle(first.describe(link, options));
-      return (await secondOpinion(rule, outcome, soundOnlyRecord, () => second.describe(link, options))) ?? answer(outcome);
+      return (await secondOpinion(rule, outcome, soundOnlyRecord, () => second.describe(link, options))) ??
+        answer(outcome);
     },
     async plan(link, wanted, signal, ask) {
       const outcome = await settle(first.plan(link, wanted, signal, ask));

@@ -36,7 +36,9 @@ export type ListedPlatformId = z.infer<typeof ListedPlatformId>;
 export type ClaimedPlatformId = string & { readonly claimedBy: "extractor" };
 export const PlatformId = z
   .union([ListedPlatformId, z.string().regex(/^[A-Z0-9_]+$/)])
-  .describe("A platform of docs/api.md's table, OTHER for a host the operator added, or (SUPPORTED_SITES=all) the upper-case name of the yt-dlp or gallery-dl extractor that reads the link");
+  .describe(
+    "A platform of docs/api.md's table, OTHER for a host the operator added, or (SUPPORTED_SITES=all) the upper-case name of the yt-dlp or gallery-dl extractor that reads the link",
+  );
 export type PlatformId = ListedPlatformId | ClaimedPlatformId;
 
 export const PostVideoVariant = z.object({
@@ -53,7 +55,9 @@ function mediaItem<V extends z.ZodType>(variant: V) {
     url: z
       .string()
       .nullable()
-      .describe("The photo at full size, or the video's best file that /api/v1/download relays as it is; null when the item needs page mode (download with `index`)"),
+      .describe(
+        "The photo at full size, or the video's best file that /api/v1/download relays as it is; null when the item needs page mode (download with `index`)",
+      ),
     posterUrl: z.string().nullable().describe("Still image of a video; null for a photo"),
     width: z.number().int().nullable(),
     height: z.number().int().nullable(),
@@ -63,14 +67,18 @@ function mediaItem<V extends z.ZodType>(variant: V) {
 }
 
 export const PostSubtitle = z.object({
-  lang: z.string().describe("Language code as the platform gives it (`en`, `pt-BR`); pass it as `subtitles` to /api/v1/download"),
+  lang: z.string().describe(
+    "Language code as the platform gives it (`en`, `pt-BR`); pass it as `subtitles` to /api/v1/download",
+  ),
   name: z.string().nullable().describe("The track's name, when the platform gives one"),
   auto: z.boolean().describe("True for captions the platform made automatically"),
 });
 export type PostSubtitle = z.infer<typeof PostSubtitle>;
 
 export const PostMediaItem = mediaItem(PostVideoVariant).extend({
-  altText: z.string().nullable().describe("The item's description for those who cannot see it, as its author wrote it (Bluesky); null when there is none"),
+  altText: z.string().nullable().describe(
+    "The item's description for those who cannot see it, as its author wrote it (Bluesky); null when there is none",
+  ),
 });
 export type PostMediaItem = z.infer<typeof PostMediaItem>;
 
@@ -95,9 +103,15 @@ export const PostRecord = z.object({
     .describe("True when the media can only be had through page mode of /api/v1/download"),
   videoVariants: z.array(PostVideoVariant),
   imageUrls: z.array(z.string()),
-  media: z.array(PostMediaItem).describe("Every item of the post in the platform's order; `index` of /api/v1/download counts from 1 in this list"),
-  subtitles: z.array(PostSubtitle).describe("Subtitle tracks of the post's first item that /api/v1/download can embed (`subtitles=<lang>`)"),
-  card: LinkCard.nullable().describe("The link preview the post carries (Bluesky's external card); null when there is none"),
+  media: z.array(PostMediaItem).describe(
+    "Every item of the post in the platform's order; `index` of /api/v1/download counts from 1 in this list",
+  ),
+  subtitles: z.array(PostSubtitle).describe(
+    "Subtitle tracks of the post's first item that /api/v1/download can embed (`subtitles=<lang>`)",
+  ),
+  card: LinkCard.nullable().describe(
+    "The link preview the post carries (Bluesky's external card); null when there is none",
+  ),
 });
 export type PostRecord = z.infer<typeof PostRecord>;
 
@@ -126,7 +140,9 @@ export const TweetRecord = z.object({
   videoVariants: z.array(TweetVideoVariant),
   imageUrls: z.array(z.string()),
   isAnimatedGif: z.boolean(),
-  media: z.array(TweetMediaItem).describe("Every photo, video and GIF of the post in X's order; `index` of /api/v1/download counts from 1 in this list"),
+  media: z.array(TweetMediaItem).describe(
+    "Every photo, video and GIF of the post in X's order; `index` of /api/v1/download counts from 1 in this list",
+  ),
 });
 export type TweetRecord = z.infer<typeof TweetRecord>;
 
@@ -135,16 +151,29 @@ export type TweetRecord = z.infer<typeof TweetRecord>;
 const linked = {
   downloadUrl: z
     .string()
-    .describe("Absolute signed link to /api/v1/download for this, usable without any header (in `<video src>`, `<a download>`, curl) until it expires (LINK_TTL_S); counted against the key that asked"),
+    .describe(
+      "Absolute signed link to /api/v1/download for this, usable without any header (in `<video src>`, `<a download>`, curl) until it expires (LINK_TTL_S); counted against the key that asked",
+    ),
 };
 
 export const LinkedPostVideoVariant = PostVideoVariant.extend(linked);
 export const LinkedPostMediaItem = PostMediaItem.extend({ ...linked, videoVariants: z.array(LinkedPostVideoVariant) });
 export type LinkedPostMediaItem = z.infer<typeof LinkedPostMediaItem>;
-export const LinkedPostRecord = PostRecord.extend({ ...linked, videoVariants: z.array(LinkedPostVideoVariant), media: z.array(LinkedPostMediaItem) });
+export const LinkedPostRecord = PostRecord.extend({
+  ...linked,
+  videoVariants: z.array(LinkedPostVideoVariant),
+  media: z.array(LinkedPostMediaItem),
+});
 export type LinkedPostRecord = z.infer<typeof LinkedPostRecord>;
 
 export const LinkedTweetVideoVariant = TweetVideoVariant.extend(linked);
-export const LinkedTweetMediaItem = TweetMediaItem.extend({ ...linked, videoVariants: z.array(LinkedTweetVideoVariant) });
-export const LinkedTweetRecord = TweetRecord.extend({ ...linked, videoVariants: z.array(LinkedTweetVideoVariant), media: z.array(LinkedTweetMediaItem) });
+export const LinkedTweetMediaItem = TweetMediaItem.extend({
+  ...linked,
+  videoVariants: z.array(LinkedTweetVideoVariant),
+});
+export const LinkedTweetRecord = TweetRecord.extend({
+  ...linked,
+  videoVariants: z.array(LinkedTweetVideoVariant),
+  media: z.array(LinkedTweetMediaItem),
+});
 export type LinkedTweetRecord = z.infer<typeof LinkedTweetRecord>;

@@ -4,7 +4,7 @@ import { galleryReader } from "./gallerydl/reader.ts";
 import type { GallerySource } from "./gallerydl/source.ts";
 import { fallbackSource, isPhotoShaped, ytdlpThenGallery } from "./post-source.ts";
 import type { Link, Source } from "./source.ts";
-import { rowOf, type ReaderName } from "./table.ts";
+import { type ReaderName, rowOf } from "./table.ts";
 import { xReader } from "./x/reader.ts";
 import type { TweetSource } from "./x/source.ts";
 import { ytdlpReader } from "./ytdlp/reader.ts";

@@ -2,8 +2,8 @@
 // gate session (its proxy URL), with a private copy of the operator's cookie file, counted while
 // it runs; a refusal by the gate or by the platform is told the way every tool's is.
 import { ApiError } from "../http/problem.ts";
-import { gateVerdict, type EgressGate } from "../media/egress-gate.ts";
-import { withCookieCopy, type CookieFile, type Files } from "./ytdlp/cookie-file.ts";
+import { type EgressGate, gateVerdict } from "../media/egress-gate.ts";
+import { type CookieFile, type Files, withCookieCopy } from "./ytdlp/cookie-file.ts";
 
 export interface ToolAccess {
   /** For the private copies of the cookie file. */
@@ -28,12 +28,21 @@ export interface RunAccess {
  * Runs `use` for `page` with the access a tool needs; `networked: false` (a load of a kept
  * description) gets neither gate session nor cookies.
  */
-export async function withToolAccess<T>(access: ToolAccess, page: URL, networked: boolean, use: (run: RunAccess) => Promise<T>): Promise<T> {
+export async function withToolAccess<T>(
+  access: ToolAccess,
+  page: URL,
+  networked: boolean,
+  use: (run: RunAccess) => Promise<T>,
+): Promise<T> {
   const session = networked ? await access.gate?.session("extraction") : undefined;
   const done = access.onChild?.();
   try {
     const cookies = networked ? ((await access.cookies?.read()) ?? null) : null;
-    const result = await withCookieCopy(access.files, cookies, (cookiesFile) => use({ proxy: session?.proxyUrl, cookiesFile }));
+    const result = await withCookieCopy(
+      access.files,
+      cookies,
+      (cookiesFile) => use({ proxy: session?.proxyUrl, cookiesFile }),
+    );
     // A tool that made do with a page cut for its budget read a part of it: no answer to give.
     const overBudget = session?.overBudget();
     if (overBudget) throw overBudget;

@@ -42,7 +42,9 @@ export function childOutput(
     sent += chunk.byteLength;
     lastOutput = Date.now();
     if (options.maxBytes !== undefined && sent > options.maxBytes) {
-      return events.stop(new ApiError("file_too_large", `The file is larger than the ${options.maxBytes} bytes this server sends.`));
+      return events.stop(
+        new ApiError("file_too_large", `The file is larger than the ${options.maxBytes} bytes this server sends.`),
+      );
     }
     options.onBytes?.(chunk.byteLength);
     // The head goes out at the first byte; a sign in the log written just before it (a tool logs

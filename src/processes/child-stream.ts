@@ -61,14 +61,23 @@ export interface ChildStream {
 const killGraceMs = 1000;
 
 export const timedOut = (timeoutMs: number) =>
-  new ApiError("upstream_timeout", `The source took longer than ${Math.round(timeoutMs / 1000)} s; try again later or pick a smaller format.`);
+  new ApiError(
+    "upstream_timeout",
+    `The source took longer than ${Math.round(timeoutMs / 1000)} s; try again later or pick a smaller format.`,
+  );
 
 // 499 as nginx uses it: nobody is left to read the answer, so its status hardly matters.
 export const cancelled = () => new ApiError("client_closed", "The download was cancelled.");
 
-const sourceSilent = (timeoutMs: number) => new ApiError("upstream_timeout", `The source sent nothing for ${Math.round(timeoutMs / 1000)} s; try again later.`);
+const sourceSilent = (timeoutMs: number) =>
+  new ApiError("upstream_timeout", `The source sent nothing for ${Math.round(timeoutMs / 1000)} s; try again later.`);
 
-export function spawnStream(processes: ProcessHost, command: string, args: readonly string[], options: SpawnStreamOptions): ChildStream {
+export function spawnStream(
+  processes: ProcessHost,
+  command: string,
+  args: readonly string[],
+  options: SpawnStreamOptions,
+): ChildStream {
   const child = spawnWatched(processes, command, args, options.stdin !== undefined);
   if (options.stdin !== undefined) child.endStdin(options.stdin);
   const first = settleOnce();
@@ -110,12 +119,26 @@ export function spawnStream(processes: ProcessHost, command: string, args: reado
     child.onError((error) => finish(null, error));
   });
 
-  return { pid: child.pid ?? -1, stdout: output.stream, firstChunk: first.promise, exited, stderr: log.text, kill: () => stop(cancelled()) };
+  return {
+    pid: child.pid ?? -1,
+    stdout: output.stream,
+    firstChunk: first.promise,
+    exited,
+    stderr: log.text,
+    kill: () => stop(cancelled()),
+  };
 }
 
 /** The error a run ended with by itself, or null for a clean run. */
-function verdict(code: number | null, spawnError: Error | undefined, stderr: string, options: SpawnStreamOptions): ApiError | null {
-  if (spawnError) return upstreamFailed(`The media tool could not be started (${spawnError.message}).`, { cause: spawnError });
+function verdict(
+  code: number | null,
+  spawnError: Error | undefined,
+  stderr: string,
+  options: SpawnStreamOptions,
+): ApiError | null {
+  if (spawnError) {
+    return upstreamFailed(`The media tool could not be started (${spawnError.message}).`, { cause: spawnError });
+  }
   if (code === 0 && !options.failedDespiteExit0?.(stderr)) return null;
   return options.classify(code, stderr);
 }
@@ -153,8 +176,10 @@ function watch(options: SpawnStreamOptions, lastMoved: () => number, stop: (reas
   const timer = timeoutMs ? setTimeout(() => stop(timedOut(timeoutMs)), timeoutMs) : undefined;
   const idleTimer = idle
     ? setInterval(() => {
-        if (Date.now() - Math.max(lastMoved(), idle.lastSourceByte()) >= idle.timeoutMs) stop(sourceSilent(idle.timeoutMs));
-      }, Math.min(1000, idle.timeoutMs / 4))
+      if (Date.now() - Math.max(lastMoved(), idle.lastSourceByte()) >= idle.timeoutMs) {
+        stop(sourceSilent(idle.timeoutMs));
+      }
+    }, Math.min(1000, idle.timeoutMs / 4))
     : undefined;
   const onAbort = () => stop(cancelled());
   signal?.addEventListener("abort", onAbort, { once: true });

@@ -10,7 +10,7 @@
 // (502) and is started again; one whose tools changed on disk is replaced by a new one.
 import type { Logger } from "../log.ts";
 import type { ExtractionTool, Extractor } from "./extractor.ts";
-import { startHostProcess, type HostCommand, type HostProcess } from "./host-process.ts";
+import { type HostCommand, type HostProcess, startHostProcess } from "./host-process.ts";
 import type { ProcessHost } from "./process-host.ts";
 import type { ToolRuns } from "./tools.ts";
 
@@ -59,15 +59,22 @@ export function interpreterOf(header: string): string[] | null {
 const READ_HEADER = 'p=$(command -v -- "$1") && printf "%s\\n" "$p" && head -c 256 -- "$p"';
 
 /** The program's path and the interpreter its `#!` line names, or why there is none. */
-export async function findInterpreter(toolRuns: ToolRuns, path: string): Promise<{ program: string; interpreter: string[] } | { reason: string }> {
+export async function findInterpreter(
+  toolRuns: ToolRuns,
+  path: string,
+): Promise<{ program: string; interpreter: string[] } | { reason: string }> {
   const run = await toolRuns.run("/bin/sh", ["-c", READ_HEADER, "sh", path], 5_000);
   if (!("stdout" in run)) return { reason: `${path} was not found` };
   const newline = run.stdout.indexOf("\n");
   const program = run.stdout.slice(0, newline);
   const interpreter = interpreterOf(run.stdout.slice(newline + 1));
-  if (interpreter === null) return { reason: `${program} is not a Python script (a standalone build?), so its yt-dlp cannot be imported` };
+  if (interpreter === null) {
+    return { reason: `${program} is not a Python script (a standalone build?), so its yt-dlp cannot be imported` };
+  }
   // A shell script (a wrapper) names no Python that could import yt-dlp: starting it would fail for ever.
-  if (!interpreter.some((part) => /(^|\/|\s)python[\d.]*(\s|$)/.test(part))) return { reason: `${program} runs ${interpreter.join(" ")}, not Python, so its yt-dlp cannot be imported` };
+  if (!interpreter.some((part) => /(^|\/|\s)python[\d.]*(\s|$)/.test(part))) {
+    return { reason: `${program} runs ${interpreter.join(" ")}, not Python, so its yt-dlp cannot be imported` };
+  }
   return { program, interpreter };
 }
 
@@ -75,6 +82,18 @@ export async function findInterpreter(toolRuns: ToolRuns, path: string): Promise
 const maxRestartDelayMs = 5 * 60_000;
 /** A host that could not start this many times in a row is given up: the programs run every job. */
 const maxFailedStarts = 3;
+
+function logReady(
+  log: Logger | undefined,
+  ready: { pid: number; versions: unknown; warmMs: number; rssBytes: number },
+) {
+  log?.info("extraction host ready: extractions run in its warm workers and forks", {
+    pid: ready.pid,
+    versions: ready.versions,
+    warmMs: ready.warmMs,
+    rssMB: Math.round(ready.rssBytes / 2 ** 20),
+  });
+}
 
 /** The host processes: starts one, replaces it when it dies or its tools change, and ends them all. */
 function createSupervisor(setStatus: (status: HostStatus) => void, onRss: (rssBytes: number) => void) {
@@ -94,7 +113,7 @@ function createSupervisor(setStatus: (status: HostStatus) => void, onRss: (rssBy
       onReady(ready) {
         failedStarts = 0;
         setStatus({ state: "ready", pid: ready.pid, versions: ready.versions, rssBytes: ready.rssBytes });
-        log?.info("extraction host ready: extractions run in its warm workers and forks", { pid: ready.pid, versions: ready.versions, warmMs: ready.warmMs, rssMB: Math.round(ready.rssBytes / 2 ** 20) });
+        logReady(log, ready);
       },
       onStale() {
         if (host !== current) return;
@@ -119,13 +138,23 @@ function createSupervisor(setStatus: (status: HostStatus) => void, onRss: (rssBy
     const what = host.ready ? "stopped" : "could not start";
     failedStarts = host.ready ? 0 : failedStarts + 1;
     if (failedStarts >= maxFailedStarts) {
-      setStatus({ state: "unavailable", reason: `the extraction host could not start ${failedStarts} times (${reason}); given up until the service restarts` });
-      log?.error("extraction host given up: every extraction starts the tool's program", { stderr: end.stderr.slice(-1000) });
+      setStatus({
+        state: "unavailable",
+        reason:
+          `the extraction host could not start ${failedStarts} times (${reason}); given up until the service restarts`,
+      });
+      log?.error("extraction host given up: every extraction starts the tool's program", {
+        stderr: end.stderr.slice(-1000),
+      });
       return;
     }
     restartDelayMs = host.ready && livedMs > 60_000 ? 1_000 : Math.min(restartDelayMs * 2, maxRestartDelayMs);
     setStatus({ state: "unavailable", reason: `the extraction host ${what} (${reason}); starting it again` });
-    log?.warn(`extraction host ${what}: extractions start the tool's program until it runs again`, { code: end.code, stderr: end.stderr.slice(-1000), retryInMs: restartDelayMs });
+    log?.warn(`extraction host ${what}: extractions start the tool's program until it runs again`, {
+      code: end.code,
+      stderr: end.stderr.slice(-1000),
+      retryInMs: restartDelayMs,
+    });
     restartTimer = setTimeout(launch, restartDelayMs);
   }
 
@@ -148,12 +177,17 @@ function createSupervisor(setStatus: (status: HostStatus) => void, onRss: (rssBy
 }
 
 export function createExtractionHost(options: ExtractionHostOptions): ExtractionHost {
-  let status: HostStatus = options.enabled ? { state: "starting", reason: "not started yet" } : { state: "off", reason: "EXTRACTION_HOST=off" };
+  let status: HostStatus = options.enabled
+    ? { state: "starting", reason: "not started yet" }
+    : { state: "off", reason: "EXTRACTION_HOST=off" };
   const setStatus = (next: HostStatus) => {
     status = next;
     options.onStatus?.(next);
   };
-  const supervisor = createSupervisor(setStatus, (rssBytes) => status.state === "ready" && setStatus({ ...status, rssBytes }));
+  const supervisor = createSupervisor(
+    setStatus,
+    (rssBytes) => status.state === "ready" && setStatus({ ...status, rssBytes }),
+  );
 
   options.onStatus?.(status);
   return {
@@ -168,7 +202,10 @@ export function createExtractionHost(options: ExtractionHostOptions): Extraction
         logger.info("extraction host off (EXTRACTION_HOST=off): every extraction starts the tool's program");
         return;
       }
-      void Promise.all([findInterpreter(options.toolRuns, options.ytdlpPath), findInterpreter(options.toolRuns, options.galleryDlPath)]).then(([found, gallery]) => {
+      void Promise.all([
+        findInterpreter(options.toolRuns, options.ytdlpPath),
+        findInterpreter(options.toolRuns, options.galleryDlPath),
+      ]).then(([found, gallery]) => {
         if (supervisor.closing()) return;
         if ("reason" in found) {
           setStatus({ state: "unavailable", reason: found.reason });
@@ -187,17 +224,25 @@ export function createExtractionHost(options: ExtractionHostOptions): Extraction
 }
 
 /** What /readyz says of the host: never a failure, since the CLI stands in for it. */
-export function hostReadiness(host: ExtractionHost): { name: string; check: () => Promise<{ detail: string; warning?: string }> } {
+export function hostReadiness(
+  host: ExtractionHost,
+): { name: string; check: () => Promise<{ detail: string; warning?: string }> } {
   return {
     name: "extraction-host",
     check: async () => {
       const status = host.status();
       if (status.state === "ready") {
-        const versions = Object.entries(status.versions).filter(([, version]) => version !== null).map(([tool, version]) => `${tool} ${version}`);
-        return { detail: `in use: pid ${status.pid}, ${versions.join(", ")}, RSS ${Math.round(status.rssBytes / 2 ** 20)} MB` };
+        const versions = Object.entries(status.versions).filter(([, version]) => version !== null).map((
+          [tool, version],
+        ) => `${tool} ${version}`);
+        return {
+          detail: `in use: pid ${status.pid}, ${versions.join(", ")}, RSS ${Math.round(status.rssBytes / 2 ** 20)} MB`,
+        };
       }
       const detail = `not in use (${status.state}: ${status.reason}): every extraction starts the tool's program`;
-      return status.state === "unavailable" ? { detail, warning: "extractions take about a second each without the extraction host" } : { detail };
+      return status.state === "unavailable"
+        ? { detail, warning: "extractions take about a second each without the extraction host" }
+        : { detail };
     },
   };
 }

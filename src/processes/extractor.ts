@@ -49,7 +49,6 @@ export interface Extractor {
 export const maxExtractionOutputBytes = 32 * 1024 * 1024;
 export const oversizedOutput = () => upstreamFailed("The media tool returned an oversized description of this link.");
 
-
 /** How yt-dlp (`ERROR: ...`) and gallery-dl (`[...][error] ...`) begin a line that says why they failed. */
 const errorLine = /^ERROR:|\[error\]/;
 
@@ -66,9 +65,16 @@ const memorySigns = { log: /^(ERROR: ?|MemoryError\b.*)$/m, galleryOutput: /\[\s
 
 /** The output as it is, or 502 `memory_exceeded` when the tool ran out of its memory ceiling. */
 export function unlessMemoryExceeded(output: ExtractionOutput, limitBytes: number | undefined): ExtractionOutput {
-  const exceeded = output.exitCode === 0 ? memorySigns.galleryOutput.test(output.stdout) : memorySigns.log.test(output.stderr);
+  const exceeded = output.exitCode === 0
+    ? memorySigns.galleryOutput.test(output.stdout)
+    : memorySigns.log.test(output.stderr);
   if (!exceeded || limitBytes === undefined) return output;
-  throw new ApiError("memory_exceeded", `Reading this link took more than the ${Math.round(limitBytes / 2 ** 20)} MB of memory this server gives one extraction.`);
+  throw new ApiError(
+    "memory_exceeded",
+    `Reading this link took more than the ${
+      Math.round(limitBytes / 2 ** 20)
+    } MB of memory this server gives one extraction.`,
+  );
 }
 
 // Sets the tool's RLIMIT_DATA (`ulimit -d`, in KiB) and becomes the tool; named as the watchdog,
@@ -85,7 +91,11 @@ function cappedCommand(program: string, args: readonly string[], limitBytes: num
  * The extractor that starts the tool's program for every job (under the watchdog of
  * child-stream.ts), with the kernel's ceiling of `memoryLimitBytes` on its heap.
  */
-export function createCliExtractor(processes: ProcessHost, paths: Readonly<Record<ExtractionTool, string>>, memoryLimitBytes?: number): Extractor {
+export function createCliExtractor(
+  processes: ProcessHost,
+  paths: Readonly<Record<ExtractionTool, string>>,
+  memoryLimitBytes?: number,
+): Extractor {
   return {
     async run(job) {
       // child-stream errors the stream with what `classify` makes of a failed exit; here that is
@@ -104,9 +114,15 @@ export function createCliExtractor(processes: ProcessHost, paths: Readonly<Recor
         stdin: job.stdin,
       });
       try {
-        return unlessMemoryExceeded({ exitCode: 0, stdout: await boundedText(child.stdout, maxExtractionOutputBytes, oversizedOutput), stderr: child.stderr() }, memoryLimitBytes);
+        return unlessMemoryExceeded({
+          exitCode: 0,
+          stdout: await boundedText(child.stdout, maxExtractionOutputBytes, oversizedOutput),
+          stderr: child.stderr(),
+        }, memoryLimitBytes);
       } catch (error) {
-        if (error === failedExit) return unlessMemoryExceeded({ exitCode, stdout: "", stderr: child.stderr() }, memoryLimitBytes);
+        if (error === failedExit) {
+          return unlessMemoryExceeded({ exitCode, stdout: "", stderr: child.stderr() }, memoryLimitBytes);
+        }
         throw error;
       }
     },

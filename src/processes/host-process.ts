@@ -7,7 +7,15 @@ import workersModule from "../../extraction-host/workers.py?raw";
 import { upstreamFailed } from "../http/problem.ts";
 import type { Logger } from "../log.ts";
 import { cancelled, spawnWatched, timedOut } from "./child-stream.ts";
-import { readExtractionLog, maxExtractionOutputBytes, oversizedOutput, unlessMemoryExceeded, type ExtractionJob, type ExtractionOutput, type ExtractionTool } from "./extractor.ts";
+import {
+  type ExtractionJob,
+  type ExtractionOutput,
+  type ExtractionTool,
+  maxExtractionOutputBytes,
+  oversizedOutput,
+  readExtractionLog,
+  unlessMemoryExceeded,
+} from "./extractor.ts";
 import { createJsonLinesReader, type MalformedLine } from "./json-lines.ts";
 import { childLog } from "./child-log.ts";
 import type { ProcessHost } from "./process-host.ts";
@@ -96,7 +104,15 @@ function hostArgs(command: HostCommand): string[] {
   const [, ...interpreterArgs] = command.interpreter;
   return [
     ...interpreterArgs,
-    ...["-c", LOADER, String(hostBytes.byteLength), "--program", command.program, "--max-stdout", String(maxExtractionOutputBytes)],
+    ...[
+      "-c",
+      LOADER,
+      String(hostBytes.byteLength),
+      "--program",
+      command.program,
+      "--max-stdout",
+      String(maxExtractionOutputBytes),
+    ],
     ...(command.maxMemoryBytes === undefined ? [] : ["--max-memory", String(command.maxMemoryBytes)]),
     ...(command.galleryDl ? [] : ["--without-gallery-dl"]),
   ];
@@ -105,7 +121,12 @@ function hostArgs(command: HostCommand): string[] {
 /** The id a line that is no JSON begins with, when it does (the host writes `{"id": n, ...}`). */
 const idOfMalformed = (line: string) => Number(/^\{"id": (\d+)[,}]/.exec(line)?.[1] ?? Number.NaN);
 
-export function startHostProcess(processes: ProcessHost, command: HostCommand, events: HostProcessEvents, log: Logger | undefined): HostProcess {
+export function startHostProcess(
+  processes: ProcessHost,
+  command: HostCommand,
+  events: HostProcessEvents,
+  log: Logger | undefined,
+): HostProcess {
   const child = spawnWatched(processes, command.interpreter[0]!, hostArgs(command), true);
   let stderr = "";
   let resolveExited!: () => void;
@@ -131,7 +152,10 @@ export function startHostProcess(processes: ProcessHost, command: HostCommand, e
 
   // A message that cannot be read fails the job it names, never the host.
   const onMalformed = ({ line, error }: MalformedLine) => {
-    log?.error("the extraction host wrote a message that cannot be read", { line: line.slice(0, 200), error: String(error) });
+    log?.error("the extraction host wrote a message that cannot be read", {
+      line: line.slice(0, 200),
+      error: String(error),
+    });
     jobs.fail(idOfMalformed(line), upstreamFailed("The media tool's answer could not be read; try again."));
   };
   const onMessage = (value: unknown) => {
@@ -218,10 +242,16 @@ function createJobTable(options: { send(message: object): void; maxMemoryBytes: 
 }
 
 /** What a job's answer means: its output, "stale", or the failure it says (thrown). */
-function answerOf(message: HostMessage, stderr: string, maxMemoryBytes: number | undefined): ExtractionOutput | "stale" {
+function answerOf(
+  message: HostMessage,
+  stderr: string,
+  maxMemoryBytes: number | undefined,
+): ExtractionOutput | "stale" {
   if (message.stale) return "stale";
   if (message.oversized) throw oversizedOutput();
-  if (typeof message.error === "string") throw upstreamFailed(`The media tool could not be started (${message.error}); try again.`);
+  if (typeof message.error === "string") {
+    throw upstreamFailed(`The media tool could not be started (${message.error}); try again.`);
+  }
   if (message.exitCode === undefined || (message.exitCode === 0 && typeof message.stdout !== "string")) {
     throw upstreamFailed("The media tool's answer could not be read; try again.");
   }

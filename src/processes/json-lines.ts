@@ -7,7 +7,10 @@ export interface MalformedLine {
   error: unknown;
 }
 
-export function createJsonLinesReader(onMessage: (message: unknown) => void, onMalformed: (malformed: MalformedLine) => void): (chunk: Uint8Array) => void {
+export function createJsonLinesReader(
+  onMessage: (message: unknown) => void,
+  onMalformed: (malformed: MalformedLine) => void,
+): (chunk: Uint8Array) => void {
   const decoder = new TextDecoder();
   let parts: string[] = [];
   return (chunk) => {

@@ -27,7 +27,11 @@ export interface SpawnedChild {
 
 export interface ProcessHost {
   /** Starts `command` as the leader of a process group of its own, with exactly `env`. */
-  spawn(command: string, args: readonly string[], options: { stdin: boolean; env: Record<string, string> }): SpawnedChild;
+  spawn(
+    command: string,
+    args: readonly string[],
+    options: { stdin: boolean; env: Record<string, string> },
+  ): SpawnedChild;
   /** This service's process id. */
   pid: number;
   /** This service's environment, of which a child gets a few variables. */

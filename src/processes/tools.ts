@@ -6,7 +6,7 @@
 // one's version read again after ten.
 import { ApiError } from "../http/problem.ts";
 import type { ReadinessCheck } from "../http/readiness.ts";
-import { happening, type Happening } from "../util/event.ts";
+import { type Happening, happening } from "../util/event.ts";
 
 export type ToolName = "yt-dlp" | "gallery-dl" | "ffmpeg";
 export const toolNames: readonly ToolName[] = ["yt-dlp", "gallery-dl", "ffmpeg"];
@@ -29,10 +29,18 @@ export interface ToolRuns {
   run(path: string, args: readonly string[], timeoutMs: number): Promise<ToolRun>;
 }
 
-const versionArgs: Record<ToolName, string[]> = { "yt-dlp": ["--version"], "gallery-dl": ["--version"], ffmpeg: ["-version"] };
+const versionArgs: Record<ToolName, string[]> = {
+  "yt-dlp": ["--version"],
+  "gallery-dl": ["--version"],
+  ffmpeg: ["-version"],
+};
 
 /** The setting that names each tool's program. */
-export const toolPathSettings: Record<ToolName, string> = { "yt-dlp": "YTDLP_PATH", "gallery-dl": "GALLERY_DL_PATH", ffmpeg: "FFMPEG_PATH" };
+export const toolPathSettings: Record<ToolName, string> = {
+  "yt-dlp": "YTDLP_PATH",
+  "gallery-dl": "GALLERY_DL_PATH",
+  ffmpeg: "FFMPEG_PATH",
+};
 
 /** How long a probe's answer stands: a missing tool is soon looked for again, a found one seldom. */
 export const probeStandsMs = { missing: 30_000, found: 10 * 60_000 };
@@ -60,7 +68,10 @@ function statusOf(path: string, run: ToolRun): ToolStatus {
 }
 
 function startProbe(runs: ToolRuns, name: ToolName, path: string, now: () => number): Probe {
-  const probe: Probe = { status: runs.run(path, versionArgs[name], probeTimeoutMs).then((run) => statusOf(path, run)), settled: null };
+  const probe: Probe = {
+    status: runs.run(path, versionArgs[name], probeTimeoutMs).then((run) => statusOf(path, run)),
+    settled: null,
+  };
   void probe.status.then((status) => (probe.settled = { at: now(), status }));
   return probe;
 }
@@ -87,7 +98,11 @@ function probeTool(runs: ToolRuns, name: ToolName, path: string, now: () => numb
 }
 
 /** Every tool, probed at once (or found probed lately): what each is, or why it cannot be run. */
-export async function probeTools(runs: ToolRuns, paths: Record<ToolName, string>, now: () => number = Date.now): Promise<Tools> {
+export async function probeTools(
+  runs: ToolRuns,
+  paths: Record<ToolName, string>,
+  now: () => number = Date.now,
+): Promise<Tools> {
   const statuses = await Promise.all(toolNames.map((name) => probeTool(runs, name, paths[name], now)));
   return Object.fromEntries(toolNames.map((name, i) => [name, statuses[i]!])) as Tools;
 }
@@ -123,7 +138,13 @@ export async function requireTools(probe: ToolProbe, names: readonly ToolName[])
   const tools = await probe.current();
   const missing = names.filter((name) => tools[name].version === null);
   if (missing.length === 0) return;
-  throw new ApiError("tool_missing", `This server cannot fetch media from pages: ${missing.map((name) => `${name} (${tools[name].path})`).join(" and ")} could not be run. Direct media links still work; the operator should install it (bash scripts/setup-debian.sh) or set ${missing.map((name) => toolPathSettings[name]).join(" / ")}.`,
+  throw new ApiError(
+    "tool_missing",
+    `This server cannot fetch media from pages: ${
+      missing.map((name) => `${name} (${tools[name].path})`).join(" and ")
+    } could not be run. Direct media links still work; the operator should install it (bash scripts/setup-debian.sh) or set ${
+      missing.map((name) => toolPathSettings[name]).join(" / ")
+    }.`,
   );
 }
 
@@ -163,8 +184,14 @@ export function ytdlpAgeDays(version: string, now: Date): number | null {
  * is at least that old. A newer version than the table knows gets no warning.
  */
 const galleryDlMinorReleases: readonly [minor: string, released: string][] = [
-  ["1.24", "2022-11-22"], ["1.25", "2023-03-13"], ["1.26", "2023-10-03"], ["1.27", "2024-06-06"],
-  ["1.28", "2024-12-02"], ["1.29", "2025-03-01"], ["1.30", "2025-07-31"], ["1.31", "2025-12-20"],
+  ["1.24", "2022-11-22"],
+  ["1.25", "2023-03-13"],
+  ["1.26", "2023-10-03"],
+  ["1.27", "2024-06-06"],
+  ["1.28", "2024-12-02"],
+  ["1.29", "2025-03-01"],
+  ["1.30", "2025-07-31"],
+  ["1.31", "2025-12-20"],
   ["1.32", "2026-04-26"],
 ];
 
@@ -179,7 +206,10 @@ export function galleryDlAgeDays(version: string, now: Date): number | null {
   return newer === undefined ? null : Math.floor((now.getTime() - Date.parse(`${newer[1]}T00:00:00Z`)) / 86_400_000);
 }
 
-const ageOf: Record<"yt-dlp" | "gallery-dl", (version: string, now: Date) => number | null> = { "yt-dlp": ytdlpAgeDays, "gallery-dl": galleryDlAgeDays };
+const ageOf: Record<"yt-dlp" | "gallery-dl", (version: string, now: Date) => number | null> = {
+  "yt-dlp": ytdlpAgeDays,
+  "gallery-dl": galleryDlAgeDays,
+};
 
 /** A warning naming the tool's age when it is older than toolMaxAgeDays; null when it is fresh or unknown. */
 export function ageWarning(name: "yt-dlp" | "gallery-dl", tools: Tools, now: Date): string | null {
@@ -187,5 +217,7 @@ export function ageWarning(name: "yt-dlp" | "gallery-dl", tools: Tools, now: Dat
   const age = version === null ? null : ageOf[name](version, now);
   if (age === null || age <= toolMaxAgeDays) return null;
   const known = name === "gallery-dl" ? "at least " : "";
-  return `${name} ${version} is ${known}${age} days old: platforms change often and an old ${name} fails on them; update it (bash scripts/setup-debian.sh --update-tools) or point ${toolPathSettings[name]} at a current one`;
+  return `${name} ${version} is ${known}${age} days old: platforms change often and an old ${name} fails on them; update it (bash scripts/setup-debian.sh --update-tools) or point ${
+    toolPathSettings[name]
+  } at a current one`;
 }

@@ -21,8 +21,16 @@ function childEnv(env: ProcessHost["env"]): Record<string, string> {
 }
 
 /** Starts `command` under the watchdog, with the children's environment. */
-export function spawnWatched(processes: ProcessHost, command: string, args: readonly string[], stdin: boolean): SpawnedChild {
-  return processes.spawn("/bin/sh", ["-c", watchdogScript, WATCHDOG_NAME, String(processes.pid), command, ...args], { stdin, env: childEnv(processes.env) });
+export function spawnWatched(
+  processes: ProcessHost,
+  command: string,
+  args: readonly string[],
+  stdin: boolean,
+): SpawnedChild {
+  return processes.spawn("/bin/sh", ["-c", watchdogScript, WATCHDOG_NAME, String(processes.pid), command, ...args], {
+    stdin,
+    env: childEnv(processes.env),
+  });
 }
 
 /**

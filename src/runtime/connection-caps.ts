@@ -18,10 +18,19 @@ const MOST_CONNECTIONS = 4096;
 
 /** The limits from the configuration; MAX_CONNECTIONS unset is half the open-file limit, at most 4096. */
 export function connectionLimits(
-  config: Pick<Config, "REQUEST_HEAD_TIMEOUT_S" | "REQUEST_BODY_GRACE_S" | "REQUEST_BODY_MIN_RATE" | "MAX_CONNECTIONS" | "MAX_CONNECTIONS_PER_CLIENT" | "TRUST_PROXY">,
+  config: Pick<
+    Config,
+    | "REQUEST_HEAD_TIMEOUT_S"
+    | "REQUEST_BODY_GRACE_S"
+    | "REQUEST_BODY_MIN_RATE"
+    | "MAX_CONNECTIONS"
+    | "MAX_CONNECTIONS_PER_CLIENT"
+    | "TRUST_PROXY"
+  >,
   fileLimit: number | null = openFileLimit(),
 ): ConnectionLimits {
-  const maxConnections = config.MAX_CONNECTIONS ?? Math.min(MOST_CONNECTIONS, Math.floor((fileLimit ?? ASSUMED_FILE_LIMIT) / 2));
+  const maxConnections = config.MAX_CONNECTIONS ??
+    Math.min(MOST_CONNECTIONS, Math.floor((fileLimit ?? ASSUMED_FILE_LIMIT) / 2));
   return {
     headTimeoutMs: config.REQUEST_HEAD_TIMEOUT_S * 1000,
     maxConnections,
@@ -74,7 +83,11 @@ export interface ConnectionCounter {
  * mod_reqtimeout's rule: a body may take `bodyGraceMs`, and after that must have come at
  * `bodyMinRate` bytes a second on average over the time past the grace.
  */
-export function bodyTooSlow(body: { startedAt: number; received: number }, now: number, limits: Pick<ConnectionLimits, "bodyGraceMs" | "bodyMinRate">): boolean {
+export function bodyTooSlow(
+  body: { startedAt: number; received: number },
+  now: number,
+  limits: Pick<ConnectionLimits, "bodyGraceMs" | "bodyMinRate">,
+): boolean {
   const late = now - body.startedAt - limits.bodyGraceMs;
   return late > 0 && body.received < (limits.bodyMinRate * late) / 1000;
 }
@@ -90,7 +103,11 @@ interface Entry {
  * Counts open connections against the caps. Refusals, sheddings and slow bodies are each logged at
  * most once a minute, with how many there were.
  */
-export function connectionCounter(limits: ConnectionLimits, log: Logger, now: () => number = Date.now): ConnectionCounter {
+export function connectionCounter(
+  limits: ConnectionLimits,
+  log: Logger,
+  now: () => number = Date.now,
+): ConnectionCounter {
   const byClient = new Map<string, Set<Entry>>();
   const entries = new Set<Entry>();
   const heldBy = (client: string | null) => (client === null ? 0 : (byClient.get(client)?.size ?? 0));
@@ -117,7 +134,11 @@ export function connectionCounter(limits: ConnectionLimits, log: Logger, now: ()
     return undefined;
   };
   const refuse = (client: string | null) => {
-    const context = { open, maxConnections: limits.maxConnections, ...(client === null ? {} : { client, maxPerClient: limits.maxPerClient }) };
+    const context = {
+      open,
+      maxConnections: limits.maxConnections,
+      ...(client === null ? {} : { client, maxPerClient: limits.maxPerClient }),
+    };
     report("refused", "connections refused: a connection cap is reached", context);
     return null;
   };
@@ -129,7 +150,11 @@ export function connectionCounter(limits: ConnectionLimits, log: Logger, now: ()
       if (open >= limits.maxConnections) {
         const victim = sheddable(heldBy(client) + 2);
         if (victim === undefined) return refuse(null);
-        report("shed", "connections shed at the cap: the oldest still sending its request, of the client holding the most", { client: victim.client, maxConnections: limits.maxConnections });
+        report(
+          "shed",
+          "connections shed at the cap: the oldest still sending its request, of the client holding the most",
+          { client: victim.client, maxConnections: limits.maxConnections },
+        );
         drop(victim);
       }
       const entry: Entry = { client, held, closed: false };
@@ -142,7 +167,11 @@ export function connectionCounter(limits: ConnectionLimits, log: Logger, now: ()
       for (const entry of entries) {
         const body = entry.held?.bodyArriving() ?? null;
         if (body === null || !bodyTooSlow(body, now(), limits)) continue;
-        report("closed", "connections closed: a request body arrived too slowly", { client: entry.client, bodyGraceMs: limits.bodyGraceMs, bodyMinRate: limits.bodyMinRate });
+        report("closed", "connections closed: a request body arrived too slowly", {
+          client: entry.client,
+          bodyGraceMs: limits.bodyGraceMs,
+          bodyMinRate: limits.bodyMinRate,
+        });
         drop(entry);
       }
     },
@@ -153,7 +182,10 @@ export function connectionCounter(limits: ConnectionLimits, log: Logger, now: ()
 }
 
 /** A warning per message at most once a minute, saying how many times it happened since the last. */
-function throttledReport(log: Logger, now: () => number): (counted: string, message: string, context: Record<string, unknown>) => void {
+function throttledReport(
+  log: Logger,
+  now: () => number,
+): (counted: string, message: string, context: Record<string, unknown>) => void {
   const pending = new Map<string, { count: number; reportedAt: number }>();
   return (counted, message, context) => {
     const seen = pending.get(message) ?? { count: 0, reportedAt: -Infinity };

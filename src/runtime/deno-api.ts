@@ -16,7 +16,10 @@ export interface DenoHttpServer {
 export interface DenoApi {
   serve(
     options: DenoServeOptions & ({ port: number; hostname: string } | { path: string; transport: "unix" }),
-    handler: (request: Request, info: { completed: Promise<void>; remoteAddr: { hostname?: string } }) => Promise<Response>,
+    handler: (
+      request: Request,
+      info: { completed: Promise<void>; remoteAddr: { hostname?: string } },
+    ) => Promise<Response>,
   ): DenoHttpServer;
   env: { toObject(): Record<string, string> };
   addSignalListener(signal: DenoSignal, handler: () => void): void;

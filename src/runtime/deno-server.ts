@@ -10,11 +10,14 @@ export const serveDeno: Serve = async (served, on, log = createLogger("warn"), l
   // Deno.serve (2.9) tells nothing of a connection before its request and has no head or read
   // timeout: an idle connection is held for as long as the client likes (denoland/deno#3515).
   if (limits) {
-    log.warn("Deno's server cannot bound connections: no head timeout, no connection caps; put a reverse proxy in front (docs/runtimes.md, Connections)", {
-      headTimeoutMs: limits.headTimeoutMs,
-      maxConnections: limits.maxConnections,
-      maxConnectionsPerClient: limits.maxPerClient,
-    });
+    log.warn(
+      "Deno's server cannot bound connections: no head timeout, no connection caps; put a reverse proxy in front (docs/runtimes.md, Connections)",
+      {
+        headTimeoutMs: limits.headTimeoutMs,
+        maxConnections: limits.maxConnections,
+        maxConnectionsPerClient: limits.maxPerClient,
+      },
+    );
   }
   // Once shutdown() has begun, Deno offers no way to close the remaining connections (aborting the
   // server's own signal then throws BadResource, Deno 2.9), and a body it streams natively, such as
@@ -22,7 +25,9 @@ export const serveDeno: Serve = async (served, on, log = createLogger("warn"), l
   // signal, which ends what is still waiting or streamed in JavaScript, and stops waiting for the
   // rest: those connections close when the process exits.
   const cutAll = new AbortController();
-  const cutDone = new Promise<void>((resolve) => cutAll.signal.addEventListener("abort", () => resolve(), { once: true }));
+  const cutDone = new Promise<void>((resolve) =>
+    cutAll.signal.addEventListener("abort", () => resolve(), { once: true })
+  );
   let server!: ReturnType<typeof Deno.serve>;
   await new Promise<void>((resolve) => {
     server = Deno.serve(
@@ -45,7 +50,8 @@ export const serveDeno: Serve = async (served, on, log = createLogger("warn"), l
           // `completed` settles once the response went out in full (resolves) or was abandoned.
           void info.completed.then(
             () => reply.done({ ended: "complete" }),
-            (error: unknown) => reply.done(request.signal.aborted ? { ended: "cut by client" } : { ended: "cut by error", error }),
+            (error: unknown) =>
+              reply.done(request.signal.aborted ? { ended: "cut by client" } : { ended: "cut by error", error }),
           );
           // Deno sends `response.body`: a native body is Node's, and the stall cut watches the stream.
           return reply.response;

@@ -4,12 +4,12 @@
 // rather than a short file that looks complete. Bun runs this adapter too (see bun.ts).
 // With `limits`, a connection has REQUEST_HEAD_TIMEOUT_S to send its request head, and the
 // connections held open are capped in all and per client (connection-caps.ts).
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { Readable } from "node:stream";
 import { finished, pipeline } from "node:stream/promises";
-import { progressWatch, stallPeriodMs, type ClientProgress } from "../http/client-stall.ts";
+import { type ClientProgress, progressWatch, stallPeriodMs } from "../http/client-stall.ts";
 import { requestIdFrom } from "../http/request-id.ts";
 import { methodNotServed, parserRefusal, requestUrl, unservable } from "../http/unservable.ts";
 import { createLogger, errorText, type Logger } from "../log.ts";
@@ -40,7 +40,10 @@ export const serveNode: Serve = async (served, on, log = createLogger("warn"), l
     // After handle() made the Request, whose body stream then has its listener on `req` before ours.
     noteRequest(req, res);
   });
-  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(served, error, socket, log));
+  server.on(
+    "clientError",
+    (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(served, error, socket, log),
+  );
   // Without a listener node:http drops a CONNECT without a word; it is a method we do not serve.
   server.on("connect", (req: IncomingMessage, socket: Duplex) => {
     const requestId = requestIdFrom(null);
@@ -77,12 +80,19 @@ export const serveNode: Serve = async (served, on, log = createLogger("warn"), l
  * and the bound on slow request bodies (connection-caps.ts). Returns what the request handler
  * tells of each request, so the caps know which connections are being answered.
  */
-function limitConnections(server: Server, limits: ConnectionLimits, log: Logger): (req: IncomingMessage, res: ServerResponse) => void {
+function limitConnections(
+  server: Server,
+  limits: ConnectionLimits,
+  log: Logger,
+): (req: IncomingMessage, res: ServerResponse) => void {
   server.headersTimeout = limits.headTimeoutMs;
   // node:http refuses a whole-request timeout shorter than the head's.
   server.requestTimeout = Math.max(server.requestTimeout, limits.headTimeoutMs);
   const counter = connectionCounter(limits, log);
-  const current = new WeakMap<Socket, { req: IncomingMessage; res: ServerResponse; startedAt: number; readBefore: number; bodyBytes: number }>();
+  const current = new WeakMap<
+    Socket,
+    { req: IncomingMessage; res: ServerResponse; startedAt: number; readBefore: number; bodyBytes: number }
+  >();
   server.on("connection", (socket: Socket) => {
     const closed = counter.admit(socket.remoteAddress, {
       answering: () => {
@@ -94,7 +104,10 @@ function limitConnections(server: Server, limits: ConnectionLimits, log: Logger)
       bodyArriving: () => {
         const exchange = current.get(socket);
         if (exchange === undefined || exchange.req.complete) return null;
-        return { startedAt: exchange.startedAt, received: Math.max(socket.bytesRead - exchange.readBefore, exchange.bodyBytes) };
+        return {
+          startedAt: exchange.startedAt,
+          received: Math.max(socket.bytesRead - exchange.readBefore, exchange.bodyBytes),
+        };
       },
       close: () => socket.destroy(),
     });
@@ -129,7 +142,13 @@ async function handle(served: Served, req: IncomingMessage, res: ServerResponse,
   res.once("close", () => {
     // Told before the signal aborts, so what waits on the response learns how its body ended. A
     // client gone before the reply is told by the signal alone.
-    reply?.done(res.writableFinished ? { ended: "complete" } : !failure ? { ended: "cut by client" } : { ended: "cut by error", error: failure.error });
+    reply?.done(
+      res.writableFinished
+        ? { ended: "complete" }
+        : !failure
+        ? { ended: "cut by client" }
+        : { ended: "cut by error", error: failure.error },
+    );
     if (!res.writableFinished) controller.abort();
   });
   try {
@@ -139,7 +158,13 @@ async function handle(served: Served, req: IncomingMessage, res: ServerResponse,
     return send(res, served.refuse(error, requestId));
   }
   const onFailure = (error: unknown) => (failure ??= { error });
-  await send(res, reply.response, { headOnly: req.method === "HEAD", signal: controller.signal, onFailure, native: reply.nativeBody, clientProgress });
+  await send(res, reply.response, {
+    headOnly: req.method === "HEAD",
+    signal: controller.signal,
+    onFailure,
+    native: reply.nativeBody,
+    clientProgress,
+  });
 }
 
 /** How a response is sent: `onFailure` learns the error that cut its body, before the socket is destroyed. */
@@ -152,7 +177,11 @@ interface Sending {
 }
 
 /** Writes the response. */
-async function send(res: ServerResponse, response: Response, { headOnly = false, signal, onFailure = () => {}, native, clientProgress }: Sending = {}): Promise<void> {
+async function send(
+  res: ServerResponse,
+  response: Response,
+  { headOnly = false, signal, onFailure = () => {}, native, clientProgress }: Sending = {},
+): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     headers[name] = name === "set-cookie" ? response.headers.getSetCookie() : value;
@@ -203,7 +232,13 @@ async function answerAndClose(socket: Duplex, response: Response): Promise<void>
   headers.set("content-length", String(body.byteLength));
   headers.set("connection", "close");
   const head = [...headers].map(([name, value]) => `${name}: ${value}\r\n`).join("");
-  socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ""}\r\n${head}\r\n`, "latin1"), body]), () => socket.destroy());
+  socket.end(
+    Buffer.concat([
+      Buffer.from(`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ""}\r\n${head}\r\n`, "latin1"),
+      body,
+    ]),
+    () => socket.destroy(),
+  );
 }
 
 /**
@@ -213,7 +248,12 @@ async function answerAndClose(socket: Duplex, response: Response): Promise<void>
  * past the buffers) tell a slow reader a full buffer hides, so neither is cut; the timer also
  * fires when the source is silent, which is the upstream's own timer to judge.
  */
-function cutWhenClientStalls(res: ServerResponse, timeoutMs: number | undefined, onFailure: (error: unknown) => void, progress?: ClientProgress): void {
+function cutWhenClientStalls(
+  res: ServerResponse,
+  timeoutMs: number | undefined,
+  onFailure: (error: unknown) => void,
+  progress?: ClientProgress,
+): void {
   if (timeoutMs === undefined) return;
   const period = stallPeriodMs(timeoutMs, progress);
   const client = progressWatch(progress);
@@ -262,7 +302,12 @@ function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
   });
 }
 
-async function writeBody(body: ReadableStream<Uint8Array>, res: ServerResponse, signal: AbortSignal | undefined, onFailure: (error: unknown) => void): Promise<void> {
+async function writeBody(
+  body: ReadableStream<Uint8Array>,
+  res: ServerResponse,
+  signal: AbortSignal | undefined,
+  onFailure: (error: unknown) => void,
+): Promise<void> {
   const reader = body.getReader();
   // A body that errors while we wait for the client to drain (the client-stall cut of
   // client-stall.ts) ends the response now: the loop would not read again before the client does.

@@ -54,7 +54,10 @@ export async function listAccounts(db: Queryable): Promise<(Account & { keyCount
 
 /** Sets the account's password hash; whether there was such an account. */
 export async function setPasswordHash(db: Queryable, email: string, passwordHash: string): Promise<boolean> {
-  const rows = await db.query("UPDATE accounts SET password_hash = $2 WHERE email = $1 RETURNING id", [normalizeEmail(email), passwordHash]);
+  const rows = await db.query("UPDATE accounts SET password_hash = $2 WHERE email = $1 RETURNING id", [
+    normalizeEmail(email),
+    passwordHash,
+  ]);
   return rows.length > 0;
 }
 

@@ -71,7 +71,9 @@ export interface CreateKeyInput {
 /** Creates a key and returns its record with the plain key, which is never available again. */
 export async function createApiKey(db: Queryable, input: CreateKeyInput): Promise<{ key: ApiKeyInfo; plain: string }> {
   const { plain, hash, displayPrefix } = await generateKey();
-  const expiresAt = input.expiresInDays === null ? null : new Date(input.now.getTime() + input.expiresInDays * 86_400_000);
+  const expiresAt = input.expiresInDays === null
+    ? null
+    : new Date(input.now.getTime() + input.expiresInDays * 86_400_000);
   const id = crypto.randomUUID();
   await db.query(
     `INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, tier, expires_at, created_at)
@@ -142,10 +144,12 @@ export async function keysHeld(db: Queryable, accountId: number, now: Date): Pro
                          WHERE u.api_key_id = k.id AND u.minute > date_trunc('minute', $2::timestamptz) - interval '24 hours')`,
     [accountId, now],
   );
-  const [row] = await db.query<{ held: number }>("SELECT count(*)::integer AS held FROM api_keys WHERE account_id = $1", [accountId]);
+  const [row] = await db.query<{ held: number }>(
+    "SELECT count(*)::integer AS held FROM api_keys WHERE account_id = $1",
+    [accountId],
+  );
   return row!.held;
 }
-
 
 export type AdmitOutcome = "unknown" | "passive" | "expired" | "quota" | "burst" | "admitted";
 
@@ -192,7 +196,11 @@ export function admitKeyById(db: Queryable, keyId: string, now: Date): Promise<A
   return admit(db, { keyHash: null, keyId }, now);
 }
 
-async function admit(db: Queryable, by: { keyHash: string | null; keyId: string | null }, now: Date): Promise<Admission> {
+async function admit(
+  db: Queryable,
+  by: { keyHash: string | null; keyId: string | null },
+  now: Date,
+): Promise<Admission> {
   // The account is read beside the function's answer, in the same round trip: a key never changes account.
   const [row] = await db.query<AdmitRow>(
     `SELECT r.*, k.account_id

@@ -42,7 +42,9 @@ export function reportingFullDisk(db: Db): Db {
       return await call();
     } catch (error) {
       if (!isDiskFull(error)) throw error;
-      throw new StoreFullError(`The store cannot write, its disk is full: ${(error as Error).message}`, { cause: error });
+      throw new StoreFullError(`The store cannot write, its disk is full: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   };
   return {
@@ -67,9 +69,22 @@ const ANSWER_DEADLINE_MS = CONNECT_TIMEOUT_S * 1000;
 const RETRY_AFTER_MS = 2_000;
 // Errors that say the server is not there (or went away), as opposed to a failed statement.
 const CONNECTION_ERRORS = new Set([
-  "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE",
-  "CONNECT_TIMEOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "NO_ANSWER",
-  "57P01", "57P02", "57P03", // admin_shutdown, crash_shutdown, cannot_connect_now
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EPIPE",
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "NO_ANSWER",
+  "57P01",
+  "57P02",
+  "57P03", // admin_shutdown, crash_shutdown, cannot_connect_now
 ]);
 
 /**
@@ -96,7 +111,9 @@ function connectionGuard(onDown: () => void, now: () => number = Date.now) {
         downUntil = now() + RETRY_AFTER_MS;
         onDown();
       }
-      throw new StoreUnavailableError(`The database server cannot be reached: ${(error as Error).message}`, { cause: error });
+      throw new StoreUnavailableError(`The database server cannot be reached: ${(error as Error).message}`, {
+        cause: error,
+      });
     } finally {
       clearTimeout(deadline);
     }
@@ -120,7 +137,8 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Db {
     });
   let sql = connect();
   const over = (handle: postgres.Sql | postgres.TransactionSql): Queryable => ({
-    query: async (text, params = []) => (await handle.unsafe(text, params as postgres.ParameterOrJSON<never>[])) as never,
+    query: async (text, params = []) =>
+      (await handle.unsafe(text, params as postgres.ParameterOrJSON<never>[])) as never,
     exec: async (script) => {
       await handle.unsafe(script).simple();
     },
@@ -139,7 +157,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Db {
         sql.begin((tx) => {
           begun();
           return work(over(tx));
-        }) as Promise<never>,
+        }) as Promise<never>
       ),
     close: () => sql.end({ timeout: 5 }),
   };

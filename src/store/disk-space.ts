@@ -21,7 +21,9 @@ export function freeBytes(folder: string): number | null {
 export function noSpaceIn(dataDir: string): string | null {
   const free = freeBytes(dataDir);
   if (free === null || free >= MIN_FREE_BYTES) return null;
-  return `no space left in DATA_DIR (${dataDir}): ${Math.floor(free / 1024)} KiB free; free some space there or move DATA_DIR to a larger disk`;
+  return `no space left in DATA_DIR (${dataDir}): ${
+    Math.floor(free / 1024)
+  } KiB free; free some space there or move DATA_DIR to a larger disk`;
 }
 
 /** Whether an error is the disk's being full: the system's ENOSPC, or Postgres's disk_full (53100). */

@@ -2,7 +2,7 @@
 import { chmodSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { lockDataDir } from "./data-dir-lock.ts";
-import { openPglite, openPostgres, reportingFullDisk, type Db } from "./db.ts";
+import { type Db, openPglite, openPostgres, reportingFullDisk } from "./db.ts";
 import { isDiskFull, noSpaceIn } from "./disk-space.ts";
 import { migrate } from "./migrate.ts";
 import { bundledTemplate, seedFromTemplate } from "./pglite-template.ts";
@@ -14,14 +14,18 @@ export interface EmbeddedStoreOptions {
   openPgliteIn?: (folder: string) => Promise<Db>;
 }
 
-export async function openStore(config: { DATABASE_URL?: string | undefined; DATA_DIR: string }, embedded: EmbeddedStoreOptions = {}): Promise<Db> {
+export async function openStore(
+  config: { DATABASE_URL?: string | undefined; DATA_DIR: string },
+  embedded: EmbeddedStoreOptions = {},
+): Promise<Db> {
   if (config.DATABASE_URL) return migrated(reportingFullDisk(openPostgres(config.DATABASE_URL)));
   try {
     return await migrated(await openEmbedded(config.DATA_DIR, embedded));
   } catch (error) {
     // A full disk fails in many words (ENOSPC from a file, "could not extend file", "PGlite failed
     // to initialize properly", "Aborted()"); the operator is told the cause instead.
-    const noSpace = noSpaceIn(config.DATA_DIR) ?? (isDiskFull(error) ? `no space left in DATA_DIR (${config.DATA_DIR})` : null);
+    const noSpace = noSpaceIn(config.DATA_DIR) ??
+      (isDiskFull(error) ? `no space left in DATA_DIR (${config.DATA_DIR})` : null);
     if (noSpace === null) throw error;
     throw new Error(`The embedded store cannot start: ${noSpace}.`, { cause: error });
   }
@@ -43,7 +47,10 @@ export function privateFolder(folder: string): void {
   chmodSync(folder, 0o700);
 }
 
-async function openEmbedded(dataDir: string, { template = bundledTemplate, openPgliteIn = openPglite }: EmbeddedStoreOptions): Promise<Db> {
+async function openEmbedded(
+  dataDir: string,
+  { template = bundledTemplate, openPgliteIn = openPglite }: EmbeddedStoreOptions,
+): Promise<Db> {
   privateFolder(dataDir);
   const lock = lockDataDir(dataDir);
   try {

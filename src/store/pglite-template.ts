@@ -2,7 +2,7 @@
 // initdb (dist/pglite-template) instead of running initdb: initdb takes 4-6 s and holds 800 MB
 // resident for the rest of the process's life, a copy of its ~40 MB result takes a fraction of a
 // second and the process never grows past what a restart holds.
-import { cpSync, existsSync, readdirSync, renameSync, rmSync, rmdirSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /** Beside the bundle in dist/. Run from source there is none, and PGlite runs initdb itself. */

@@ -2,9 +2,9 @@
 // have): the Db interface as messages, `serveDb` on the store's thread and `openPgliteThread` on
 // the service's. Why: on Bun, PGlite in the same heap as the relay doubled the CPU each relayed
 // GiB costs (docs/runtimes.md); on a thread of its own its heap is collected apart.
-import { Worker, type MessagePort } from "node:worker_threads";
+import { type MessagePort, Worker } from "node:worker_threads";
 import { fileURLToPath } from "node:url";
-import { StoreUnavailableError, type Db, type Queryable } from "./db.ts";
+import { type Db, type Queryable, StoreUnavailableError } from "./db.ts";
 
 type Call =
   | { id: number; op: "query"; text: string; params: unknown[]; tx?: number }
@@ -74,9 +74,11 @@ export function serveDb(opening: Promise<Db>, port: MessagePort): void {
         () => post({ id: endCall!, value: null }),
         (error: unknown) =>
           // Before the transaction began, the begin call fails; after, the end call does.
-          endCall === undefined ? post({ id, error: sendable(error) })
-          : error === rolledBack ? post({ id: endCall, value: null })
-          : post({ id: endCall, error: sendable(error) }),
+          endCall === undefined
+            ? post({ id, error: sendable(error) })
+            : error === rolledBack
+            ? post({ id: endCall, value: null })
+            : post({ id: endCall, error: sendable(error) }),
       )
       .finally(() => transactions.delete(id));
   };
@@ -122,8 +124,15 @@ export async function openPgliteThread(folder: string, workerFile = bundledWorke
     if (error === undefined) call?.resolve(value);
     else call?.reject(revived(error));
   });
-  worker.on("error", (error) => stop(new StoreUnavailableError(`The embedded store's thread failed: ${error.message}`, { cause: error })));
-  worker.on("exit", (code) => stop(new StoreUnavailableError(`The embedded store's thread stopped (exit code ${code}).`)));
+  worker.on(
+    "error",
+    (error) =>
+      stop(new StoreUnavailableError(`The embedded store's thread failed: ${error.message}`, { cause: error })),
+  );
+  worker.on(
+    "exit",
+    (code) => stop(new StoreUnavailableError(`The embedded store's thread stopped (exit code ${code}).`)),
+  );
 
   const wait = (id: number) =>
     new Promise<unknown>((resolve, reject) => {

@@ -12,7 +12,11 @@ export interface Session {
 }
 
 /** Starts a session and returns the token for the cookie; also drops sessions that have ended. */
-export async function createSession(db: Queryable, accountId: number, now: Date): Promise<{ token: string; expiresAt: Date }> {
+export async function createSession(
+  db: Queryable,
+  accountId: number,
+  now: Date,
+): Promise<{ token: string; expiresAt: Date }> {
   const token = toBase64Url(randomBytes(32));
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
   await db.query("DELETE FROM sessions WHERE expires_at <= $1", [now]);

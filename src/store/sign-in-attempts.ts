@@ -16,7 +16,11 @@ export interface SignInLimits {
   windowMs: number;
 }
 
-export type AttemptVerdict = { allowed: true } | { allowed: false; retryAt: Date; limit: "client" | "client and account" | "account" };
+export type AttemptVerdict = { allowed: true } | {
+  allowed: false;
+  retryAt: Date;
+  limit: "client" | "client and account" | "account";
+};
 
 interface Counts {
   client_count: number;
@@ -81,14 +85,34 @@ export async function takeSignInAttempt(
  * are not counted, so a full count is at its limit and the entry that frees it is its oldest.
  */
 function judge(counts: Counts, limits: SignInLimits): { refusal?: AttemptVerdict; pastCeiling: boolean } {
-  const pair: Window = { limit: "client and account", count: counts.pair_count, oldest: counts.pair_oldest, max: limits.perClientAndAccount };
-  const client: Window = { limit: "client", count: counts.client_count, oldest: counts.client_oldest, max: limits.perClient };
-  const account: Window = { limit: "account", count: counts.account_count, oldest: counts.account_oldest, max: limits.perAccount };
+  const pair: Window = {
+    limit: "client and account",
+    count: counts.pair_count,
+    oldest: counts.pair_oldest,
+    max: limits.perClientAndAccount,
+  };
+  const client: Window = {
+    limit: "client",
+    count: counts.client_count,
+    oldest: counts.client_oldest,
+    max: limits.perClient,
+  };
+  const account: Window = {
+    limit: "account",
+    count: counts.account_count,
+    oldest: counts.account_oldest,
+    max: limits.perAccount,
+  };
   const full = [pair, client].filter(isFull);
   const pastCeiling = isFull(account);
   if (pastCeiling) {
     const triedHere = counts.pair_count > 0;
-    const network: Window = { limit: "account", count: counts.past_ceiling_count, oldest: counts.past_ceiling_oldest, max: 1 };
+    const network: Window = {
+      limit: "account",
+      count: counts.past_ceiling_count,
+      oldest: counts.past_ceiling_oldest,
+      max: 1,
+    };
     // A client that has tried waits for the ceiling; a fresh one only when its network had its
     // attempt past it, and then until either frees.
     if (triedHere) full.push(account);
@@ -97,12 +121,18 @@ function judge(counts: Counts, limits: SignInLimits): { refusal?: AttemptVerdict
   if (full.length === 0) return { pastCeiling };
   // Every full window must free, so the one that frees last says when to come back.
   const last = full.reduce((a, b) => (b.oldest!.getTime() > a.oldest!.getTime() ? b : a));
-  return { pastCeiling, refusal: { allowed: false, limit: last.limit, retryAt: new Date(last.oldest!.getTime() + limits.windowMs) } };
+  return {
+    pastCeiling,
+    refusal: { allowed: false, limit: last.limit, retryAt: new Date(last.oldest!.getTime() + limits.windowMs) },
+  };
 }
 
 const isFull = (window: Window) => window.count >= window.max;
 
 /** After a successful sign-in, forgets that client's attempts on that account; the other counts stand. */
 export async function clearSignInAttempts(db: Db, attempt: { email: string; client: string }): Promise<void> {
-  await db.query("DELETE FROM sign_in_attempts WHERE client = $1 AND email = $2", [attempt.client, normalizeEmail(attempt.email)]);
+  await db.query("DELETE FROM sign_in_attempts WHERE client = $1 AND email = $2", [
+    attempt.client,
+    normalizeEmail(attempt.email),
+  ]);
 }

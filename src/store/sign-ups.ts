@@ -22,7 +22,9 @@ export async function takeSignUp(db: Db, client: string, now: Date, limit: SignU
       [client],
     );
     // Refused sign-ups are not counted, so a full count is at the limit and its oldest frees one.
-    if (counted!.count >= limit.perClient) return { allowed: false, retryAt: new Date(counted!.oldest!.getTime() + limit.windowMs) };
+    if (counted!.count >= limit.perClient) {
+      return { allowed: false, retryAt: new Date(counted!.oldest!.getTime() + limit.windowMs) };
+    }
     await tx.query("INSERT INTO sign_ups (client, at) VALUES ($1, $2)", [client, now]);
     return { allowed: true };
   });

@@ -1,6 +1,10 @@
 // A stream's text, read up to a bound: past it the stream is cancelled and the caller's error is
 // thrown, so an answer that never ends cannot fill memory. A failed read is thrown as it came.
-export async function boundedText(stream: ReadableStream<Uint8Array>, maxBytes: number, tooLarge: () => Error): Promise<string> {
+export async function boundedText(
+  stream: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  tooLarge: () => Error,
+): Promise<string> {
   const decoder = new TextDecoder();
   const parts: string[] = [];
   let bytes = 0;

@@ -5,7 +5,11 @@
 
 const kinds: { pattern: RegExp; name: string }[] = [
   { pattern: /\bhost_not_allowed\b/, name: "refused by the egress rules" },
-  { pattern: /ENOTFOUND|EAI_AGAIN|EAI_NONAME|EAI_NODATA|dns error|Name or service not known|Temporary failure in name resolution|Failed to resolve|nodename nor servname|No address associated/i, name: "host not found" },
+  {
+    pattern:
+      /ENOTFOUND|EAI_AGAIN|EAI_NONAME|EAI_NODATA|dns error|Name or service not known|Temporary failure in name resolution|Failed to resolve|nodename nor servname|No address associated/i,
+    name: "host not found",
+  },
   { pattern: /ECONNREFUSED|Connection refused|ConnectionRefused/i, name: "connection refused" },
   { pattern: /ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT|TimeoutError|timed? ?out/i, name: "timed out" },
   { pattern: /ECONNRESET|Connection reset/i, name: "connection reset" },
@@ -31,7 +35,11 @@ export function connectFailureOf(error: unknown): string | null {
 /** `error`, then what caused it, and so on (at most 8 deep: a cause may point back). */
 export function causeChain(error: unknown): unknown[] {
   const chain: unknown[] = [];
-  for (let at = error; at !== undefined && at !== null && chain.length < 8 && !chain.includes(at); at = (at as { cause?: unknown }).cause) {
+  for (
+    let at = error;
+    at !== undefined && at !== null && chain.length < 8 && !chain.includes(at);
+    at = (at as { cause?: unknown }).cause
+  ) {
     chain.push(at);
     if (typeof at !== "object") break;
   }

@@ -9,7 +9,9 @@ export function editDistance(a: string, b: string): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      }
       rows[i]![j] = best;
     }
   }
@@ -24,8 +26,12 @@ export function editDistance(a: string, b: string): number {
 export function nearestName(given: string, known: readonly string[]): string | null {
   const word = given.toLowerCase();
   const held = known.filter((name) => word.includes(name));
-  if (held.length > 0) return held.find((name) => word.startsWith(name)) ?? held.find((name) => word.endsWith(name)) ?? held[0]!;
-  const scored = known.map((name) => ({ name, distance: editDistance(word, name) })).sort((x, y) => x.distance - y.distance);
+  if (held.length > 0) {
+    return held.find((name) => word.startsWith(name)) ?? held.find((name) => word.endsWith(name)) ?? held[0]!;
+  }
+  const scored = known.map((name) => ({ name, distance: editDistance(word, name) })).sort((x, y) =>
+    x.distance - y.distance
+  );
   const best = scored[0];
   return best !== undefined && best.distance <= Math.max(2, Math.floor(word.length / 3)) ? best.name : null;
 }

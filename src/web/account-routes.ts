@@ -9,7 +9,7 @@ import { htmlResponse } from "./html.ts";
 import * as pages from "./pages.ts";
 import { clearedCookie, SESSION_COOKIE } from "./session.ts";
 import { passwordMatches } from "./sign-in-routes.ts";
-import { KEYS_PAGE, redirect, type OwnerRequest, type Site, type SiteHandler } from "./site.ts";
+import { KEYS_PAGE, type OwnerRequest, redirect, type Site, type SiteHandler } from "./site.ts";
 
 export const ACCOUNT_PAGE = "/profile/account";
 
@@ -26,7 +26,9 @@ export function accountRoutes(site: Site): Route<SiteHandler>[] {
   const changePassword = site.signedIn(async (ctx) => {
     const password = ctx.form.get("password") ?? "";
     if (!(await currentPasswordOk(ctx))) return render(ctx, { passwordError: "The current password is wrong." }, 403);
-    if (password !== ctx.form.get("repeat")) return render(ctx, { passwordError: "The two new passwords differ; type the same password twice." }, 400);
+    if (password !== ctx.form.get("repeat")) {
+      return render(ctx, { passwordError: "The two new passwords differ; type the same password twice." }, 400);
+    }
     try {
       checkNewPassword(password);
     } catch (error) {
@@ -39,7 +41,9 @@ export function accountRoutes(site: Site): Route<SiteHandler>[] {
   });
 
   const removeAccount = site.signedIn(async (ctx) => {
-    if (!(await currentPasswordOk(ctx))) return render(ctx, { deleteError: "The password is wrong; the account is kept." }, 403);
+    if (!(await currentPasswordOk(ctx))) {
+      return render(ctx, { deleteError: "The password is wrong; the account is kept." }, 403);
+    }
     await deleteAccount(db, ctx.session.accountId);
     return redirect("/sign-in?notice=account-deleted", [clearedCookie(ctx.request, SESSION_COOKIE)]);
   });

@@ -47,34 +47,42 @@ export interface Layout {
 }
 
 export function documentOf(layout: Layout, main: Html): Html {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${layout.title} · media-api</title>
-<link rel="stylesheet" href="/assets/site.css">
-<script src="/assets/copy.js" defer></script>
-</head>
-<body>
-<a class="skip" href="#main">Skip to content</a>
-<header class="bar">
-  <a class="brand" href="/profile/api-keys">media-api</a>
-  ${layout.account
-    ? html`<nav class="nav" aria-label="Pages"><a href="/profile/api-keys">API keys</a> <a href="/paste">Paste a link</a> <a href="/profile/account">Account</a> <a href="/docs">API reference</a></nav>
-  <form class="signout" method="post" action="/sign-out">
-    <span class="who">${layout.account.email}</span>
-    <input type="hidden" name="csrf" value="${layout.account.csrf}">
-    <button type="submit" class="link">Sign out</button>
-  </form>`
-    : ""}
-</header>
-<main id="main"${layout.narrow ? html` class="narrow"` : ""}>
-${main}
-</main>
-</body>
-</html>
-`;
+  return html`
+    <!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>${layout.title} · media-api</title>
+        <link rel="stylesheet" href="/assets/site.css">
+        <script src="/assets/copy.js" defer></script>
+      </head>
+      <body>
+        <a class="skip" href="#main">Skip to content</a>
+        <header class="bar">
+      <a class="brand" href="/profile/api-keys">media-api</a>
+      ${layout.account
+        ? html`
+          <nav class="nav"
+            aria-label="Pages"><a href="/profile/api-keys">API keys</a> <a href="/paste">Paste a link</a> <a href="/profile/account">Account</a> <a href="/docs">API reference</a></nav>
+          <form class="signout" method="post" action="/sign-out">
+            <span class="who">${layout.account.email}</span>
+            <input type="hidden" name="csrf" value="${layout.account.csrf}">
+            <button type="submit" class="link">Sign out</button>
+          </form>
+        `
+        : ""}
+        </header>
+        <main id="main" ${layout.narrow
+          ? html`
+            class="narrow"
+          `
+          : ""}>
+    ${main}
+        </main>
+      </body>
+    </html>
+  `;
 }
 
 export function htmlResponse(page: Html, init: { status?: number; headers?: HeadersInit } = {}): Response {

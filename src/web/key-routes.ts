@@ -12,7 +12,7 @@ import { createApiKey, deleteApiKey, keysHeld, listApiKeys, updateApiKey } from 
 import { htmlResponse } from "./html.ts";
 import * as pages from "./pages.ts";
 import { cookie, readCookie } from "./session.ts";
-import { KEYS_PAGE, noticeOf, redirect, type OwnerRequest, type Site, type SiteHandler } from "./site.ts";
+import { KEYS_PAGE, noticeOf, type OwnerRequest, redirect, type Site, type SiteHandler } from "./site.ts";
 
 /** Enough for an owner's machines and jobs; more keys would only multiply the free quota. */
 export const MAX_KEYS_PER_ACCOUNT = 10;
@@ -26,12 +26,24 @@ const CreateKey = z.object({
   expires: z.enum(pages.expiryChoices, "Choose when the key expires."),
 });
 
+const keysFullMessage = `Your account holds ${MAX_KEYS_PER_ACCOUNT} keys, the most it may; delete one first. ` +
+  "A deleted key keeps its place until its requests of the last 24 hours have left that window.";
+
 export function keyRoutes(site: Site): Route<SiteHandler>[] {
   const { db, now, deps } = site;
 
   const renderKeys = (ctx: OwnerRequest, view: { notice?: string; error?: string }, status = 200) =>
     listApiKeys(db, { now: now(), accountId: ctx.session.accountId }).then((keys) =>
-      htmlResponse(pages.keysPage({ owner: ctx.owner, keys, maxKeys: MAX_KEYS_PER_ACCOUNT, apiBase: linkBase(deps, ctx.request), ...view }), { status }),
+      htmlResponse(
+        pages.keysPage({
+          owner: ctx.owner,
+          keys,
+          maxKeys: MAX_KEYS_PER_ACCOUNT,
+          apiBase: linkBase(deps, ctx.request),
+          ...view,
+        }),
+        { status },
+      )
     );
 
   const showKeys = site.signedIn((ctx) => renderKeys(ctx, { notice: noticeOf(ctx.url) }));
@@ -40,11 +52,7 @@ export function keyRoutes(site: Site): Route<SiteHandler>[] {
     const input = CreateKey.safeParse(Object.fromEntries(ctx.form));
     if (!input.success) return renderKeys(ctx, { error: input.error.issues[0]!.message }, 400);
     if ((await keysHeld(db, ctx.session.accountId, now())) >= MAX_KEYS_PER_ACCOUNT) {
-      return renderKeys(
-        ctx,
-        { error: `Your account holds ${MAX_KEYS_PER_ACCOUNT} keys, the most it may; delete one first. A deleted key keeps its place until its requests of the last 24 hours have left that window.` },
-        409,
-      );
+      return renderKeys(ctx, { error: keysFullMessage }, 409);
     }
     const { key, plain } = await createApiKey(db, {
       accountId: ctx.session.accountId,
@@ -53,15 +61,21 @@ export function keyRoutes(site: Site): Route<SiteHandler>[] {
       expiresInDays: input.data.expires === "never" ? null : Number(input.data.expires),
       now: now(),
     });
-    return redirect(NEW_KEY_PAGE, [cookie(ctx.request, NEW_KEY_COOKIE, `${key.id}~${plain}`, NEW_KEY_COOKIE_MS, NEW_KEY_PAGE)]);
+    return redirect(NEW_KEY_PAGE, [
+      cookie(ctx.request, NEW_KEY_COOKIE, `${key.id}~${plain}`, NEW_KEY_COOKIE_MS, NEW_KEY_PAGE),
+    ]);
   });
 
   const showNewKey = site.signedIn(async (ctx) => {
     const [id = "", plain = ""] = (readCookie(ctx.request, NEW_KEY_COOKIE) ?? "").split("~");
     const [key] = id ? await listApiKeys(db, { now: now(), accountId: ctx.session.accountId, id }) : [];
     const cleared = cookie(ctx.request, NEW_KEY_COOKIE, "", 0, NEW_KEY_PAGE);
-    if (!key || key.displayPrefix !== displayPrefix(plain)) return redirect(`${KEYS_PAGE}?notice=shown-once`, [cleared]);
-    return htmlResponse(pages.keyCreatedPage({ owner: ctx.owner, key, plain, apiBase: linkBase(deps, ctx.request) }), { headers: { "set-cookie": cleared } });
+    if (!key || key.displayPrefix !== displayPrefix(plain)) {
+      return redirect(`${KEYS_PAGE}?notice=shown-once`, [cleared]);
+    }
+    return htmlResponse(pages.keyCreatedPage({ owner: ctx.owner, key, plain, apiBase: linkBase(deps, ctx.request) }), {
+      headers: { "set-cookie": cleared },
+    });
   });
 
   const setCondition = site.signedIn(async (ctx) => {

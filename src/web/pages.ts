@@ -1,6 +1,6 @@
 // The pages of the owner's site, as functions of what they show. No I/O here.
 import type { ApiKeyInfo, KeyCondition } from "../store/api-keys.ts";
-import { documentOf, html, type Html } from "./html.ts";
+import { documentOf, type Html, html } from "./html.ts";
 import { MIN_PASSWORD_LENGTH } from "../auth/password.ts";
 
 export interface Owner {
@@ -13,7 +13,9 @@ export const expiryChoices = ["never", "30", "90", "365"] as const;
 const message = (text: string | undefined, kind: "notice" | "error") =>
   text ? html`<p class="${kind}" role="${kind === "error" ? "alert" : "status"}">${text}</p>` : "";
 
-export function signInPage(view: { csrf: string; email?: string; error?: string; notice?: string; signupOpen: boolean }): Html {
+export function signInPage(
+  view: { csrf: string; email?: string; error?: string; notice?: string; signupOpen: boolean },
+): Html {
   return documentOf(
     { title: "Sign in", narrow: true },
     html`<h1>Sign in</h1>
@@ -70,66 +72,93 @@ export function formatTime(date: Date | null, none: string): Html | string {
 
 function keyRow(key: ApiKeyInfo, csrf: string): Html {
   const makePassive = key.condition !== "passive";
-  return html`<tr>
-  <td data-label="Name">${key.name}</td>
-  <td data-label="Key"><code>${key.displayPrefix}…</code></td>
-  <td data-label="Tier">${key.tier}</td>
-  <td data-label="Condition"><span class="badge ${key.condition}">${conditionLabel[key.condition]}</span></td>
-  <td data-label="Created">${formatTime(key.createdAt, "")}</td>
-  <td data-label="Expires">${formatTime(key.expiresAt, "Never")}</td>
-  <td data-label="Last used">${formatTime(key.lastUsedAt, "Never")}</td>
-  <td data-label="Last 24 h" class="num">${key.used24h} of ${key.dailyLimit}</td>
-  <td data-label="Actions"><div class="actions">
-    <form method="post" action="/profile/api-keys/condition">
-      <input type="hidden" name="csrf" value="${csrf}">
-      <input type="hidden" name="id" value="${key.id}">
-      <input type="hidden" name="passive" value="${makePassive ? "true" : "false"}">
-      <button type="submit" class="secondary small" aria-label="${makePassive ? "Turn passive" : "Make usable"}: ${key.name}">${makePassive ? "Turn passive" : "Make usable"}</button>
-    </form>
-    <a class="button secondary small" href="/profile/api-keys/delete?id=${encodeURIComponent(key.id)}" aria-label="Delete: ${key.name}">Delete</a>
-  </div></td>
-</tr>`;
+  return html`
+    <tr>
+      <td data-label="Name">${key.name}</td>
+      <td data-label="Key"><code>${key.displayPrefix}…</code></td>
+      <td data-label="Tier">${key.tier}</td>
+      <td data-label="Condition"><span class="badge ${key.condition}">${conditionLabel[key.condition]}</span></td>
+      <td data-label="Created">${formatTime(key.createdAt, "")}</td>
+      <td data-label="Expires">${formatTime(key.expiresAt, "Never")}</td>
+      <td data-label="Last used">${formatTime(key.lastUsedAt, "Never")}</td>
+      <td data-label="Last 24 h" class="num">${key.used24h} of ${key.dailyLimit}</td>
+      <td data-label="Actions">
+        <div class="actions">
+          <form method="post" action="/profile/api-keys/condition">
+            <input type="hidden" name="csrf" value="${csrf}">
+            <input type="hidden" name="id" value="${key.id}">
+            <input type="hidden" name="passive" value="${makePassive ? "true" : "false"}">
+            <button type="submit" class="secondary small" aria-label="${makePassive
+              ? "Turn passive"
+              : "Make usable"}: ${key.name}">${makePassive ? "Turn passive" : "Make usable"}</button>
+          </form>
+          <a class="button secondary small" href="/profile/api-keys/delete?id=${encodeURIComponent(key.id)}"
+            aria-label="Delete: ${key.name}">Delete</a>
+        </div>
+      </td>
+    </tr>
+  `;
 }
 
 /** A call anyone can paste into a terminal, against this server. */
 function exampleCall(apiBase: string, key = "$MEDIA_API_KEY"): Html {
-  return html`<pre class="secret" id="example-call" aria-label="Example call">curl -H "Authorization: Bearer ${key}" "${apiBase}/api/v1/post?url=https%3A%2F%2Fx.com%2FNASA%2Fstatus%2F1841206275088290279"</pre>`;
+  return html`
+    <pre class="secret" id="example-call"
+      aria-label="Example call">curl -H "Authorization: Bearer ${key}" "${apiBase}/api/v1/post?url=https%3A%2F%2Fx.com%2FNASA%2Fstatus%2F1841206275088290279"</pre>
+  `;
 }
 
-export function keysPage(view: { owner: Owner; keys: ApiKeyInfo[]; notice?: string; error?: string; maxKeys: number; apiBase: string }): Html {
+export function keysPage(
+  view: { owner: Owner; keys: ApiKeyInfo[]; notice?: string; error?: string; maxKeys: number; apiBase: string },
+): Html {
   const { owner, keys } = view;
   return documentOf(
     { title: "API keys", account: owner },
-    html`<h1>API keys</h1>
-<p class="muted">Send a key as <code>Authorization: Bearer &lt;key&gt;</code>. A passive key is refused until you make it usable again. Every operation is in the <a href="/docs">API reference</a>; or <a href="/paste">paste a link</a> to see a post and download it here.</p>
-${message(view.notice, "notice")}${message(view.error, "error")}
-${keys.length === 0
-  ? html`<p>You have no keys yet.</p>`
-  : html`<table>
-<caption class="muted">Your keys (${keys.length} of at most ${view.maxKeys})</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Tier</th><th scope="col">Condition</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Last 24 h</th><th scope="col"><span class="muted">Actions</span></th></tr></thead>
-<tbody>
-${keys.map((key) => keyRow(key, owner.csrf))}
-</tbody>
-</table>`}
-<h2 id="create">Create a key</h2>
-<form class="card" method="post" action="/profile/api-keys" aria-labelledby="create">
-  <input type="hidden" name="csrf" value="${owner.csrf}">
-  <div class="row">
-    <div class="field"><label for="name">Name</label>
-      <span class="hint" id="name-hint">What the key is for, such as “laptop” or “backup job”.</span>
-      <input id="name" name="name" type="text" required maxlength="100" autocomplete="off" aria-describedby="name-hint"></div>
-    <div class="field short"><label for="expires">Expires after</label>
-      <select id="expires" name="expires">
-        <option value="never">Never</option><option value="30">30 days</option><option value="90">90 days</option><option value="365">365 days</option>
-      </select></div>
-    <div class="field"><button type="submit">Create key</button></div>
-  </div>
-  <p class="muted">New keys are on the FREE tier (100 requests a day); the operator can change a key's tier.</p>
-</form>
-<h2 id="example">An example call</h2>
-<p>The record of a post, from this server (see the <a href="/docs">API reference</a> for the rest):</p>
-${exampleCall(view.apiBase)}`,
+    html`
+      <h1>API keys</h1>
+      <p
+        class="muted">Send a key as <code>Authorization: Bearer &lt;key&gt;</code>. A passive key is refused until you make it usable again. Every operation is in the <a href="/docs">API reference</a>; or <a href="/paste">paste a link</a> to see a post and download it here.</p>
+      ${message(view.notice, "notice")}${message(view.error, "error")}
+      ${keys.length === 0 ? html`<p>You have no keys yet.</p>` : html`
+        <table>
+          <caption class="muted">Your keys (${keys.length} of at most ${view.maxKeys})</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key</th>
+              <th scope="col">Tier</th>
+              <th scope="col">Condition</th>
+              <th scope="col">Created</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Last 24 h</th>
+              <th scope="col"><span class="muted">Actions</span></th>
+            </tr>
+          </thead>
+          <tbody>
+        ${keys.map((key) => keyRow(key, owner.csrf))}
+          </tbody>
+        </table>
+      `}
+      <h2 id="create">Create a key</h2>
+      <form class="card" method="post" action="/profile/api-keys" aria-labelledby="create">
+        <input type="hidden" name="csrf" value="${owner.csrf}">
+        <div class="row">
+          <div class="field"><label for="name">Name</label>
+            <span class="hint" id="name-hint">What the key is for, such as “laptop” or “backup job”.</span>
+            <input id="name" name="name" type="text" required maxlength="100" autocomplete="off" aria-describedby="name-hint"></div>
+          <div class="field short"><label for="expires">Expires after</label>
+            <select id="expires" name="expires">
+              <option value="never">Never</option><option value="30">30 days</option><option value="90">90 days</option><option value="365">365 days</option>
+            </select></div>
+          <div class="field"><button type="submit">Create key</button></div>
+        </div>
+        <p class="muted">New keys are on the FREE tier (100 requests a day); the operator can change a key's tier.</p>
+      </form>
+      <h2 id="example">An example call</h2>
+      <p>The record of a post, from this server (see the <a href="/docs">API reference</a> for the rest):</p>
+      ${exampleCall(view.apiBase)}
+    `,
   );
 }
 
@@ -139,7 +168,9 @@ export function keyCreatedPage(view: { owner: Owner; key: ApiKeyInfo; plain: str
     html`<h1>Your new API key</h1>
 <div class="card">
   <p><strong>Copy this key now. It is shown only this once</strong>: we keep only a hash of it, so nobody, not even the operator, can show it to you again. If you lose it, delete it and create another.</p>
-  <p class="muted" id="new-key-label">Key “${view.key.name}”, ${view.key.tier} tier, expires: ${formatTime(view.key.expiresAt, "never")}</p>
+  <p class="muted" id="new-key-label">Key “${view.key.name}”, ${view.key.tier} tier, expires: ${
+      formatTime(view.key.expiresAt, "never")
+    }</p>
   <code class="secret" id="new-key" aria-labelledby="new-key-label">${view.plain}</code>
   <div class="actions">
     <button type="button" data-copy="new-key" data-status="copy-status" hidden>Copy key</button>

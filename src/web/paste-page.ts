@@ -2,7 +2,7 @@
 // it, with a download link per item and quality. No I/O here.
 import type { LinkedPostMediaItem, LinkedPostRecord } from "../platforms/records.ts";
 import type { ApiKeyInfo } from "../store/api-keys.ts";
-import { documentOf, html, type Html } from "./html.ts";
+import { documentOf, type Html, html } from "./html.ts";
 import type { Owner } from "./pages.ts";
 
 export interface PasteView {
@@ -25,9 +25,24 @@ export function formatDuration(seconds: number): string {
 }
 
 function keyChoice(view: PasteView): Html {
-  if (view.keys.length === 0) return html`<p class="error" role="alert">You have no usable key. <a href="/profile/api-keys">Create a key</a> first: the page calls the API as one of your keys.</p>`;
+  if (view.keys.length === 0) {
+    return html`
+      <p class="error"
+        role="alert">You have no usable key. <a href="/profile/api-keys">Create a key</a> first: the page calls the API as one of your keys.</p>
+    `;
+  }
   return html`<div class="field short"><label for="key">Count against the key</label>
-    <select id="key" name="key">${view.keys.map((key) => html`<option value="${key.id}"${key.id === view.keyId ? html` selected` : ""}>${key.name} (${key.displayPrefix}…)</option>`)}</select></div>`;
+    <select id="key" name="key">${
+    view.keys.map((key) =>
+      html`
+        <option value="${key.id}" ${key.id === view.keyId
+          ? html`
+            selected
+          `
+          : ""}>${key.name} (${key.displayPrefix}…)</option>
+      `
+    )
+  }</select></div>`;
 }
 
 function itemView(item: LinkedPostMediaItem, number: number, fallbackDuration: number | null): Html {
@@ -35,11 +50,31 @@ function itemView(item: LinkedPostMediaItem, number: number, fallbackDuration: n
   const duration = item.durationSec ?? fallbackDuration;
   const picture = item.type === "photo" ? item.url : item.posterUrl;
   const downloads = item.videoVariants.length > 0
-    ? item.videoVariants.map((variant) => html`<a class="button" href="${variant.downloadUrl}" download>Download ${what.toLowerCase()} ${number}, ${variant.qualityLabel}</a>`)
+    ? item.videoVariants.map((variant) =>
+      html`<a class="button" href="${variant.downloadUrl}" download>Download ${what.toLowerCase()} ${number}, ${variant.qualityLabel}</a>`
+    )
     : html`<a class="button" href="${item.downloadUrl}" download>Download ${what.toLowerCase()} ${number}</a>`;
   return html`<section class="item" aria-label="${what} ${number}">
-  <h3>${what} ${number}${duration !== null && item.type !== "photo" ? html` <span class="muted">· ${formatDuration(duration)}</span>` : ""}${item.width && item.height ? html` <span class="muted">· ${item.width}×${item.height}</span>` : ""}</h3>
-  ${picture ? html`<img src="${picture}" alt="${item.type === "photo" ? `${what} ${number}` : `Poster of ${what.toLowerCase()} ${number}`}" loading="lazy">` : ""}
+  <h3>${what} ${number}${
+    duration !== null && item.type !== "photo"
+      ? html`
+        <span class="muted">· ${formatDuration(duration)}</span>
+      `
+      : ""
+  }${
+    item.width && item.height
+      ? html`
+        <span class="muted">· ${item.width}×${item.height}</span>
+      `
+      : ""
+  }</h3>
+  ${
+    picture
+      ? html`<img src="${picture}" alt="${
+        item.type === "photo" ? `${what} ${number}` : `Poster of ${what.toLowerCase()} ${number}`
+      }" loading="lazy">`
+      : ""
+  }
   <div class="actions">${downloads}</div>
 </section>`;
 }
@@ -48,11 +83,15 @@ function postView(post: LinkedPostRecord, view: PasteView): Html {
   const [title, ...rest] = (post.text ?? "").split("\n");
   const curl = [
     `curl -H "Authorization: Bearer $MEDIA_API_KEY" "${view.apiBase}/api/v1/post?url=${encodeURIComponent(view.link)}"`,
-    `curl -OJ -H "Authorization: Bearer $MEDIA_API_KEY" "${view.apiBase}/api/v1/download?url=${encodeURIComponent(view.link)}"`,
+    `curl -OJ -H "Authorization: Bearer $MEDIA_API_KEY" "${view.apiBase}/api/v1/download?url=${
+      encodeURIComponent(view.link)
+    }"`,
   ].join("\n");
   return html`<article class="card post" aria-labelledby="post-title">
   <h2 id="post-title">${title || `${post.platform} post ${post.id}`}</h2>
-  <p class="muted">${post.authorName ? `By ${post.authorName} · ` : ""}${post.platform} · <a href="${post.url}" rel="noreferrer noopener">${post.url}</a></p>
+  <p class="muted">${
+    post.authorName ? `By ${post.authorName} · ` : ""
+  }${post.platform} · <a href="${post.url}" rel="noreferrer noopener">${post.url}</a></p>
   ${rest.join("\n").trim() ? html`<p class="text">${rest.join("\n").trim()}</p>` : ""}
   ${post.media.map((item, at) => itemView(item, at + 1, post.durationSec))}
   <h3 id="curl-label">The same with the API</h3>
@@ -66,17 +105,25 @@ function postView(post: LinkedPostRecord, view: PasteView): Html {
 export function pastePage(view: PasteView): Html {
   return documentOf(
     { title: "Paste a link", account: view.owner },
-    html`<h1>Paste a link</h1>
-<p class="muted">Paste the link of a post to see it and download its photos and videos. Each look and each download counts as one call of the key you choose.</p>
-<form class="card" method="get" action="/paste">
-  <div class="row">
-    <div class="field"><label for="url">Link to a post</label>
-      <input id="url" name="url" type="url" inputmode="url" required placeholder="https://…" value="${view.link}" autocomplete="off"></div>
-    ${keyChoice(view)}
-    <div class="field"><button type="submit"${view.keys.length === 0 ? html` disabled` : ""}>Show the post</button></div>
-  </div>
-</form>
-${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ""}
-${view.post ? postView(view.post, view) : ""}`,
+    html`
+      <h1>Paste a link</h1>
+      <p
+        class="muted">Paste the link of a post to see it and download its photos and videos. Each look and each download counts as one call of the key you choose.</p>
+      <form class="card" method="get" action="/paste">
+        <div class="row">
+          <div class="field"><label for="url">Link to a post</label>
+            <input id="url" name="url" type="url" inputmode="url" required placeholder="https://…" value="${view
+              .link}" autocomplete="off"></div>
+          ${keyChoice(view)}
+          <div class="field"><button type="submit"${view.keys.length === 0
+            ? html`
+              disabled
+            `
+            : ""}>Show the post</button></div>
+        </div>
+      </form>
+      ${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ""}
+      ${view.post ? postView(view.post, view) : ""}
+    `,
   );
 }

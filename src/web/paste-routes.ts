@@ -15,13 +15,18 @@ export const PASTE_PAGE = "/paste";
 const CALL_LINK_TTL_S = 60;
 
 // The post's pictures come from the platform's servers: the one page that shows images of other origins.
-const picturePolicy = securityHeaders["content-security-policy"]!.replace("img-src 'self'", "img-src 'self' https: http:");
+const picturePolicy = securityHeaders["content-security-policy"]!.replace(
+  "img-src 'self'",
+  "img-src 'self' https: http:",
+);
 
 export function pasteRoutes(site: Site): Route<SiteHandler>[] {
   const { db, now, deps } = site;
 
   const show = site.signedIn(async (ctx) => {
-    const keys = (await listApiKeys(db, { now: now(), accountId: ctx.session.accountId })).filter((key) => key.condition === "usable");
+    const keys = (await listApiKeys(db, { now: now(), accountId: ctx.session.accountId })).filter((key) =>
+      key.condition === "usable"
+    );
     const link = (ctx.url.searchParams.get("url") ?? "").trim();
     const keyId = ctx.url.searchParams.get("key") ?? keys[0]?.id;
     const view: PasteView = { owner: ctx.owner, keys, link, keyId, apiBase: linkBase(deps, ctx.request) };
@@ -31,7 +36,9 @@ export function pasteRoutes(site: Site): Route<SiteHandler>[] {
     const key = keys.find((candidate) => candidate.id === keyId);
     if (!key) return render({ error: "Choose one of your usable keys." }, 400);
     // At the request's own address, whatever PUBLIC_URL says: this call never leaves the process.
-    const callLink = await linkSigner({ db, ttlS: CALL_LINK_TTL_S }, ctx.request, key.id, now(), "/api/v1/post")({ url: link });
+    const callLink = await linkSigner({ db, ttlS: CALL_LINK_TTL_S }, ctx.request, key.id, now(), "/api/v1/post")({
+      url: link,
+    });
     const answer = await deps.api(new Request(callLink));
     const body = await answer.json();
     if (!answer.ok) return render({ error: String(body.detail ?? body.title) }, answer.status);

@@ -8,7 +8,7 @@ import { assetResponse, assets } from "./assets.ts";
 import { keyRoutes } from "./key-routes.ts";
 import { pasteRoutes } from "./paste-routes.ts";
 import { signInRoutes } from "./sign-in-routes.ts";
-import { KEYS_PAGE, redirect, siteOf, type SiteHandler, type WebDeps } from "./site.ts";
+import { KEYS_PAGE, redirect, type SiteHandler, siteOf, type WebDeps } from "./site.ts";
 
 export { MAX_KEYS_PER_ACCOUNT } from "./key-routes.ts";
 export { SIGN_IN_LIMITS, SIGN_UP_WINDOW_MS } from "./sign-in-routes.ts";
@@ -22,6 +22,10 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
     ...keyRoutes(site),
     ...accountRoutes(site),
     ...pasteRoutes(site),
-    ...Object.keys(assets).map((path) => ({ method: "GET" as const, path, handler: site.page(async () => assetResponse(path)) })),
+    ...Object.keys(assets).map((path) => ({
+      method: "GET" as const,
+      path,
+      handler: site.page(async () => assetResponse(path)),
+    })),
   ];
 }

@@ -3,7 +3,7 @@
 // HttpOnly and SameSite=Lax, and Secure whenever the browser talks to us over https.
 import { randomBytes, toBase64Url } from "../util/bytes.ts";
 import type { Db } from "../store/db.ts";
-import { findSession, SESSION_TTL_MS, type Session } from "../store/sessions.ts";
+import { findSession, type Session, SESSION_TTL_MS } from "../store/sessions.ts";
 
 export const SESSION_COOKIE = "sid";
 export const PRE_SESSION_COOKIE = "pre";
@@ -30,14 +30,17 @@ export function cookie(request: Request, name: string, value: string, maxAgeMs?:
   return parts.join("; ");
 }
 
-export const sessionCookie = (request: Request, token: string) => cookie(request, SESSION_COOKIE, token, SESSION_TTL_MS);
+export const sessionCookie = (request: Request, token: string) =>
+  cookie(request, SESSION_COOKIE, token, SESSION_TTL_MS);
 export const clearedCookie = (request: Request, name: string) => cookie(request, name, "", 0);
 
 export function newSecret(): string {
   return toBase64Url(randomBytes(32));
 }
 
-export type SessionState = { kind: "signed-in"; token: string; session: Session } | { kind: "ended" } | { kind: "none" };
+export type SessionState = { kind: "signed-in"; token: string; session: Session } | { kind: "ended" } | {
+  kind: "none";
+};
 
 /** Whether the request is signed in; "ended" when it carries a cookie that no longer works. */
 export async function readSession(db: Db, request: Request, now: Date): Promise<SessionState> {

@@ -1,13 +1,20 @@
 // Signing up, in and out, with the limits per client that keep guessing and mass sign-ups slow.
 import { z } from "zod";
 import { checkNewPassword, hashPassword, verifyPassword } from "../auth/password.ts";
-import { clientAddress, clientGroup, clientNetwork, unnamedLocalProxy, type Sender, type TrustedProxies } from "../http/client-address.ts";
+import {
+  clientAddress,
+  clientGroup,
+  clientNetwork,
+  type Sender,
+  type TrustedProxies,
+  unnamedLocalProxy,
+} from "../http/client-address.ts";
 import { ApiError } from "../http/problem.ts";
 import { emailTaken } from "../http/store-refusals.ts";
 import type { Route } from "../http/router.ts";
 import { createAccount, findAccountByEmail } from "../store/accounts.ts";
 import { deleteSession } from "../store/sessions.ts";
-import { clearSignInAttempts, takeSignInAttempt, type AttemptVerdict } from "../store/sign-in-attempts.ts";
+import { type AttemptVerdict, clearSignInAttempts, takeSignInAttempt } from "../store/sign-in-attempts.ts";
 import { takeSignUp } from "../store/sign-ups.ts";
 import { htmlResponse } from "./html.ts";
 import * as pages from "./pages.ts";
@@ -44,7 +51,10 @@ let dummyHash: Promise<string> | undefined;
 
 /** Whether `password` is the account's, in the same time whether or not there is such an account. */
 export async function passwordMatches(account: { passwordHash: string } | null, password: string): Promise<boolean> {
-  const matches = await verifyPassword(password, account?.passwordHash ?? (await (dummyHash ??= hashPassword(newSecret()))));
+  const matches = await verifyPassword(
+    password,
+    account?.passwordHash ?? (await (dummyHash ??= hashPassword(newSecret()))),
+  );
   return account !== null && matches;
 }
 
@@ -58,7 +68,10 @@ function unnamedProxyWarning(deps: Pick<WebDeps, "trustProxy" | "log">): (sender
     const proxy = warned ? null : unnamedLocalProxy(sender, deps.trustProxy);
     if (proxy === null) return;
     warned = true;
-    deps.log.warn("sign-ins arrive through a proxy that TRUST_PROXY does not name: every client behind it shares one set of sign-in limits; if the proxy is yours, add it to TRUST_PROXY", { proxy });
+    deps.log.warn(
+      "sign-ins arrive through a proxy that TRUST_PROXY does not name: every client behind it shares one set of sign-in limits; if the proxy is yours, add it to TRUST_PROXY",
+      { proxy },
+    );
   };
 }
 
@@ -68,11 +81,25 @@ function clientOf(sender: Sender, trustProxy: TrustedProxies) {
   return { client: clientGroup(address), network: clientNetwork(address) };
 }
 
+function signOut({ db, now, page }: Site): SiteHandler {
+  return page(async (request) => {
+    const state = await readSession(db, request, now());
+    if (state.kind === "signed-in") {
+      await checkedForm(request, state.token);
+      await deleteSession(db, state.token);
+    }
+    return redirect("/sign-in?notice=signed-out", [clearedCookie(request, SESSION_COOKIE)]);
+  });
+}
+
 export function signInRoutes(site: Site): Route<SiteHandler>[] {
   const { db, now, deps } = site;
   const warnOfUnnamedProxy = unnamedProxyWarning(deps);
-  const signInForm = (csrf: string, view: { email?: string; error?: string; notice?: string }, init: ResponseInit = {}) =>
-    htmlResponse(pages.signInPage({ csrf, signupOpen: deps.signup === "open", ...view }), init);
+  const signInForm = (
+    csrf: string,
+    view: { email?: string; error?: string; notice?: string },
+    init: ResponseInit = {},
+  ) => htmlResponse(pages.signInPage({ csrf, signupOpen: deps.signup === "open", ...view }), init);
 
   const signIn = site.signedOut(async (request, form, csrf, peer) => {
     if (request.method === "GET") return signInForm(csrf, { notice: noticeOf(new URL(request.url)) });
@@ -82,7 +109,10 @@ export function signInRoutes(site: Site): Route<SiteHandler>[] {
     const verdict = await takeSignInAttempt(db, attempt, now(), SIGN_IN_LIMITS);
     if (!verdict.allowed) {
       const wait = waitFor(verdict.retryAt, now());
-      return signInForm(csrf, { email, error: `${tooManyAttempts[verdict.limit]} Wait ${wait.words} and try again.` }, { status: 429, headers: wait.headers });
+      return signInForm(csrf, { email, error: `${tooManyAttempts[verdict.limit]} Wait ${wait.words} and try again.` }, {
+        status: 429,
+        headers: wait.headers,
+      });
     }
     const account = await findAccountByEmail(db, email);
     const matches = await passwordMatches(account, form.get("password") ?? "");
@@ -96,33 +126,35 @@ export function signInRoutes(site: Site): Route<SiteHandler>[] {
     if (request.method === "GET") return htmlResponse(pages.signUpPage({ csrf }));
     const email = (form.get("email") ?? "").trim();
     const password = form.get("password") ?? "";
-    const refuse = (error: string, init: ResponseInit = { status: 400 }) => htmlResponse(pages.signUpPage({ csrf, email, error }), init);
+    const refuse = (error: string, init: ResponseInit = { status: 400 }) =>
+      htmlResponse(pages.signUpPage({ csrf, email, error }), init);
     if (!Email.safeParse(email).success) return refuse("Enter an email address, such as you@example.com.");
     if (password !== form.get("repeat")) return refuse("The two passwords differ; type the same password twice.");
     try {
       checkNewPassword(password);
       // Counted once the form is right, before the costly hash: a typo is not a sign-up.
-      const verdict = await takeSignUp(db, clientOf({ request, peer }, deps.trustProxy).client, now(), { perClient: deps.signupsPerClient, windowMs: SIGN_UP_WINDOW_MS });
+      const verdict = await takeSignUp(db, clientOf({ request, peer }, deps.trustProxy).client, now(), {
+        perClient: deps.signupsPerClient,
+        windowMs: SIGN_UP_WINDOW_MS,
+      });
       if (!verdict.allowed) {
         const wait = waitFor(verdict.retryAt, now());
-        return refuse(`Too many accounts were made from your address today. Wait ${wait.words} and try again.`, { status: 429, headers: wait.headers });
+        return refuse(`Too many accounts were made from your address today. Wait ${wait.words} and try again.`, {
+          status: 429,
+          headers: wait.headers,
+        });
       }
       const account = await createAccount(db, email, await hashPassword(password));
       if (account === null) throw emailTaken();
       return site.startSession(request, account.id, `${KEYS_PAGE}?notice=welcome`);
     } catch (error) {
-      if (error instanceof ApiError && error.status < 500) return refuse(`${error.message}${error.code === "email_taken" ? " Sign in instead." : ""}`, { status: error.status });
+      if (error instanceof ApiError && error.status < 500) {
+        return refuse(`${error.message}${error.code === "email_taken" ? " Sign in instead." : ""}`, {
+          status: error.status,
+        });
+      }
       throw error;
     }
-  });
-
-  const signOut = site.page(async (request) => {
-    const state = await readSession(db, request, now());
-    if (state.kind === "signed-in") {
-      await checkedForm(request, state.token);
-      await deleteSession(db, state.token);
-    }
-    return redirect("/sign-in?notice=signed-out", [clearedCookie(request, SESSION_COOKIE)]);
   });
 
   return [
@@ -130,6 +162,6 @@ export function signInRoutes(site: Site): Route<SiteHandler>[] {
     { method: "POST", path: "/sign-in", handler: signIn },
     { method: "GET", path: "/sign-up", handler: signUp },
     { method: "POST", path: "/sign-up", handler: signUp },
-    { method: "POST", path: "/sign-out", handler: signOut },
+    { method: "POST", path: "/sign-out", handler: signOut(site) },
   ];
 }

@@ -10,7 +10,16 @@ import { checkCsrf, csrfToken } from "./csrf.ts";
 import { readForm } from "./form.ts";
 import { securityHeaders } from "./html.ts";
 import type * as pages from "./pages.ts";
-import { clearedCookie, cookie, newSecret, PRE_SESSION_COOKIE, readCookie, readSession, SESSION_COOKIE, sessionCookie } from "./session.ts";
+import {
+  clearedCookie,
+  cookie,
+  newSecret,
+  PRE_SESSION_COOKIE,
+  readCookie,
+  readSession,
+  SESSION_COOKIE,
+  sessionCookie,
+} from "./session.ts";
 
 export interface WebDeps {
   db: Db;
@@ -62,18 +71,18 @@ export function siteOf(deps: WebDeps) {
   const { db, now } = deps;
 
   /** Security headers on every answer (a page may set its own policy), and an error as a page in the error sink rather than JSON. */
-  const page =
-    (handler: SiteHandler): SiteHandler =>
-    async (request, log = deps.log, peer) => {
-      let response: Response;
-      try {
-        response = await handler(request, log, peer);
-      } catch (error) {
-        response = errorAnswer(error, { as: "page", log });
-      }
-      for (const [name, value] of Object.entries(securityHeaders)) if (!response.headers.has(name)) response.headers.set(name, value);
-      return response;
-    };
+  const page = (handler: SiteHandler): SiteHandler => async (request, log = deps.log, peer) => {
+    let response: Response;
+    try {
+      response = await handler(request, log, peer);
+    } catch (error) {
+      response = errorAnswer(error, { as: "page", log });
+    }
+    for (const [name, value] of Object.entries(securityHeaders)) {
+      if (!response.headers.has(name)) response.headers.set(name, value);
+    }
+    return response;
+  };
 
   const signedIn = (handler: (ctx: OwnerRequest) => Promise<Response>): SiteHandler =>
     page(async (request) => {
@@ -88,11 +97,15 @@ export function siteOf(deps: WebDeps) {
     });
 
   /** Sign-in and sign-up: their CSRF secret lives in a cookie of its own until there is a session. */
-  const signedOut = (handler: (request: Request, form: URLSearchParams, csrf: string, peer: string | undefined) => Promise<Response>): SiteHandler =>
+  const signedOut = (
+    handler: (request: Request, form: URLSearchParams, csrf: string, peer: string | undefined) => Promise<Response>,
+  ): SiteHandler =>
     page(async (request, _log, peer) => {
       const given = readCookie(request, PRE_SESSION_COOKIE);
       const form = await checkedForm(request, given);
-      if (request.method !== "POST" && (await readSession(db, request, now())).kind === "signed-in") return redirect(KEYS_PAGE);
+      if (request.method !== "POST" && (await readSession(db, request, now())).kind === "signed-in") {
+        return redirect(KEYS_PAGE);
+      }
       const secret = given ?? newSecret();
       const cookies = given ? [] : [cookie(request, PRE_SESSION_COOKIE, secret)];
       const response = await handler(request, form, await csrfToken(secret), peer);
@@ -116,7 +129,8 @@ const notices: Record<string, string> = {
   passive: "The key is passive now: the API refuses it until you make it usable again.",
   usable: "The key is usable again.",
   deleted: "The key is deleted.",
-  "shown-once": "A new key is shown only once, and it was. It is in your list below; if you did not copy it, delete it and create another.",
+  "shown-once":
+    "A new key is shown only once, and it was. It is in your list below; if you did not copy it, delete it and create another.",
   "password-changed": "Your password is changed. Your other sessions have ended.",
   "account-deleted": "Your account and its keys are deleted.",
 };

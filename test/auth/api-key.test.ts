@@ -20,7 +20,16 @@ describe("API keys", () => {
 
   it("isWellFormedKey() accepts only the exact shape", () => {
     expect(isWellFormedKey("xva_" + "a".repeat(43))).toBe(true);
-    for (const bad of ["", "xva_", "xva_" + "a".repeat(42), "xva_" + "a".repeat(44), "XVA_" + "a".repeat(43), "xva_" + "a".repeat(42) + "="]) {
+    for (
+      const bad of [
+        "",
+        "xva_",
+        "xva_" + "a".repeat(42),
+        "xva_" + "a".repeat(44),
+        "XVA_" + "a".repeat(43),
+        "xva_" + "a".repeat(42) + "=",
+      ]
+    ) {
       expect(isWellFormedKey(bad)).toBe(false);
     }
   });

@@ -6,12 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LinkedPostRecord, LinkedTweetRecord } from "../../src/platforms/records.ts";
 import { deleteApiKey, listApiKeys, updateApiKey } from "../../src/store/api-keys.ts";
 import { rotateLinkSecret } from "../../src/store/link-secret.ts";
-import { fakeSha256, startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
-import { fakeTweetIds, mixedMediaFiles, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
+import { type FakeCdn, fakeSha256, startFakeCdn } from "../fakes/cdn.ts";
+import { fakeTweetIds, type FakeXUpstream, mixedMediaFiles, startFakeXUpstream } from "../fakes/x-upstream.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
 
-const sha256 = async (response: Response) => Buffer.from(await crypto.subtle.digest("SHA-256", await response.arrayBuffer())).toString("hex");
+const sha256 = async (response: Response) =>
+  Buffer.from(await crypto.subtle.digest("SHA-256", await response.arrayBuffer())).toString("hex");
 const link = `https://x.com/someone/status/${fakeTweetIds.mixedMedia}`;
 const [photo, video] = mixedMediaFiles;
 
@@ -24,7 +25,11 @@ describe.each(storeKinds)("signed links (%s)", (kind) => {
 
   beforeAll(async () => {
     [store, x, cdn] = await Promise.all([openTestStore(kind), startFakeXUpstream(), startFakeCdn()]);
-    env = { X_SYNDICATION_URL: x.syndicationUrl, ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin},pbs.twimg.com=${cdn.origin}`, LINK_TTL_S: "600" };
+    env = {
+      X_SYNDICATION_URL: x.syndicationUrl,
+      ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin},pbs.twimg.com=${cdn.origin}`,
+      LINK_TTL_S: "600",
+    };
     app = buildTestApp(store.db, { env });
   });
   afterAll(async () => {
@@ -81,7 +86,10 @@ describe.each(storeKinds)("signed links (%s)", (kind) => {
     const changed = [
       href.replace(/sig=(.)/, (_, c: string) => `sig=${c === "A" ? "B" : "A"}`),
       href.slice(0, -1) + (href.endsWith("A") ? "B" : "A"),
-      href.replace(`expires=${url.searchParams.get("expires")}`, `expires=${Number(url.searchParams.get("expires")) + 1}`),
+      href.replace(
+        `expires=${url.searchParams.get("expires")}`,
+        `expires=${Number(url.searchParams.get("expires")) + 1}`,
+      ),
       href.replace("status", "statuz"),
       `${href}&format=720p`,
       href.replace(/&sig=[^&]+/, ""),
@@ -117,7 +125,9 @@ describe.each(storeKinds)("signed links (%s)", (kind) => {
     expect(await codeOf(await open(deleted.record.downloadUrl))).toEqual([403, "key_deleted"]);
 
     const key = await makeKey(store.db, "GOLD", { now: app.clock.now(), expiresInDays: 1 });
-    const record = LinkedPostRecord.parse(await (await app.get(`/api/v1/post?url=${encodeURIComponent(link)}`, key.plain)).json());
+    const record = LinkedPostRecord.parse(
+      await (await app.get(`/api/v1/post?url=${encodeURIComponent(link)}`, key.plain)).json(),
+    );
     await store.db.query("UPDATE api_keys SET expires_at = $2 WHERE id = $1", [key.id, app.clock.now()]);
     expect(await codeOf(await open(record.downloadUrl))).toEqual([403, "key_expired"]);
   });
@@ -129,11 +139,18 @@ describe.each(storeKinds)("signed links (%s)", (kind) => {
   });
 
   it("gives the tweet record its links too, and starts links with PUBLIC_URL when set", async () => {
-    const behindProxy = buildTestApp(store.db, { env: { ...env, PUBLIC_URL: "https://media.example.com/api-base/" }, clock: app.clock });
+    const behindProxy = buildTestApp(store.db, {
+      env: { ...env, PUBLIC_URL: "https://media.example.com/api-base/" },
+      clock: app.clock,
+    });
     const key = await makeKey(store.db, "GOLD", { now: app.clock.now() });
     const response = await behindProxy.get(`/api/v1/tweet?url=${encodeURIComponent(link)}`, key.plain);
     const tweet = LinkedTweetRecord.parse(await response.json());
-    expect(tweet.downloadUrl.startsWith("https://media.example.com/api-base/api/v1/download?url=https%3A%2F%2Fx.com%2Fi%2Fstatus%2F")).toBe(true);
+    expect(
+      tweet.downloadUrl.startsWith(
+        "https://media.example.com/api-base/api/v1/download?url=https%3A%2F%2Fx.com%2Fi%2Fstatus%2F",
+      ),
+    ).toBe(true);
     const variant = new URL(tweet.media[1]!.videoVariants[0]!.downloadUrl);
     expect(variant.searchParams.get("url")).toBe(video.url);
     // The proxy hands the path on as it is; the signature is over the service's own path.

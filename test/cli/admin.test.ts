@@ -7,9 +7,10 @@ import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { hashKey } from "../../src/auth/api-key.ts";
 import { createTestDatabase } from "../helpers/stores.ts";
-import { runAdmin, startService, type RunningService } from "../helpers/service.ts";
+import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
 
-const usage = (url: string, key: string) => fetch(`${url}/api/v1/usage`, { headers: { authorization: `Bearer ${key}` } });
+const usage = (url: string, key: string) =>
+  fetch(`${url}/api/v1/usage`, { headers: { authorization: `Bearer ${key}` } });
 
 async function walkThrough(env: Record<string, string>, service: RunningService) {
   const email = "Operator@Example.com";
@@ -20,7 +21,18 @@ async function walkThrough(env: Record<string, string>, service: RunningService)
   expect(duplicate.code).toBe(1);
   expect(duplicate.stderr).toContain("already exists");
 
-  const made = await runAdmin(["keys", "create", "--email", email, "--tier", "PRO", "--name", "ci", "--expires-days", "30"], env);
+  const made = await runAdmin([
+    "keys",
+    "create",
+    "--email",
+    email,
+    "--tier",
+    "PRO",
+    "--name",
+    "ci",
+    "--expires-days",
+    "30",
+  ], env);
   expect(made.code).toBe(0);
   const key = made.stdout.trim();
   expect(key).toMatch(/^xva_[A-Za-z0-9_-]{43}$/);
@@ -62,7 +74,9 @@ async function walkThrough(env: Record<string, string>, service: RunningService)
   expect(wrong.code).toBe(2);
   expect(wrong.stderr).toContain("--tier must be FREE, PRO or GOLD");
   expect((await runAdmin(["frobnicate"], env)).code).toBe(2);
-  expect((await runAdmin(["users", "create", "--email", "x@example.com"], env, "short\n")).stderr).toContain("at least");
+  expect((await runAdmin(["users", "create", "--email", "x@example.com"], env, "short\n")).stderr).toContain(
+    "at least",
+  );
 }
 
 // Each test runs the command line a dozen or more times, one process after another (about a second
@@ -118,14 +132,33 @@ describe("the admin command line", { timeout: 180_000 }, () => {
       const help = await runAdmin(args, env);
       expect(help, args.join(" ")).toMatchObject({ code: 0, stderr: "" });
       expect(help.stdout, args.join(" ")).toMatch(/^Usage/);
-      for (const command of ["users create --email E", "users list", "keys create --email E --tier FREE|PRO|GOLD", "keys list [--email E]", "keys tier <apiKeyId>", "keys delete <apiKeyId>"]) {
+      for (
+        const command of [
+          "users create --email E",
+          "users list",
+          "keys create --email E --tier FREE|PRO|GOLD",
+          "keys list [--email E]",
+          "keys tier <apiKeyId>",
+          "keys delete <apiKeyId>",
+        ]
+      ) {
         expect(help.stdout, args.join(" ")).toContain(`admin ${command}`);
       }
     }
-    for (const args of [["keys", "create", "--help"], ["keys", "create", "-h"], ["help", "keys", "create"], ["keys", "create", "--email", "a@example.com", "--help"]]) {
+    for (
+      const args of [["keys", "create", "--help"], ["keys", "create", "-h"], ["help", "keys", "create"], [
+        "keys",
+        "create",
+        "--email",
+        "a@example.com",
+        "--help",
+      ]]
+    ) {
       const help = await runAdmin(args, env);
       expect(help, args.join(" ")).toMatchObject({ code: 0, stderr: "" });
-      expect(help.stdout, args.join(" ")).toMatch(/^Usage: admin keys create --email E --tier FREE\|PRO\|GOLD \[--name N\] \[--expires-days D\]\n.*prints only the key/);
+      expect(help.stdout, args.join(" ")).toMatch(
+        /^Usage: admin keys create --email E --tier FREE\|PRO\|GOLD \[--name N\] \[--expires-days D\]\n.*prints only the key/,
+      );
     }
     const users = await runAdmin(["users", "create", "--help"], env);
     expect(users).toMatchObject({ code: 0, stderr: "" });
@@ -142,7 +175,8 @@ describe("the admin command line", { timeout: 180_000 }, () => {
     const dataDir = mkdtempSync(join(tmpdir(), "media-api-"));
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     const env = { DATA_DIR: dataDir };
-    expect((await runAdmin(["users", "create", "--email", "casual@example.com"], env, "a long enough password\n")).code).toBe(0);
+    expect((await runAdmin(["users", "create", "--email", "casual@example.com"], env, "a long enough password\n")).code)
+      .toBe(0);
     const free = await runAdmin(["keys", "create", "--email", "casual@example.com", "--tier", "free"], env);
     expect(free.code).toBe(0);
     const id = (await runAdmin(["keys", "list"], env)).stdout.split("\n")[1]!.split("\t")[0]!;
@@ -157,7 +191,9 @@ describe("the admin command line", { timeout: 180_000 }, () => {
     for (const stdin of ["", "\n"]) {
       const silent = await runAdmin(["users", "create", "--email", "quiet@example.com"], env, stdin);
       expect(silent.code, JSON.stringify(stdin)).not.toBe(0);
-      expect(silent.stderr, JSON.stringify(stdin)).toMatch(/^No password came on stdin: pipe it in \(`npm run admin -- users create --email E < password\.txt`\)/);
+      expect(silent.stderr, JSON.stringify(stdin)).toMatch(
+        /^No password came on stdin: pipe it in \(`npm run admin -- users create --email E < password\.txt`\)/,
+      );
       expect(silent.stderr).not.toContain("at least");
     }
     expect((await runAdmin(["users", "list"], env)).stdout).not.toContain("quiet@example.com");
@@ -173,9 +209,12 @@ describe("the admin command line", { timeout: 180_000 }, () => {
     cpSync("dist/pglite-template", join(copy, "dist/pglite-template"), { recursive: true });
     cpSync("dist/pglite-template.version", join(copy, "dist/pglite-template.version"));
     symlinkSync(resolve("node_modules"), join(copy, "node_modules"));
-    const build = () => execFileSync(process.execPath, ["build.mjs", "--quiet", "--if-stale"], { cwd: copy, stdio: "pipe" });
+    const build = () =>
+      execFileSync(process.execPath, ["build.mjs", "--quiet", "--if-stale"], { cwd: copy, stdio: "pipe" });
     const builtAt = () => statSync(join(copy, "dist/admin.mjs")).mtimeMs;
-    expect(JSON.parse(readFileSync("package.json", "utf8")).scripts.admin).toBe("node build.mjs --quiet --if-stale && node dist/admin.mjs");
+    expect(JSON.parse(readFileSync("package.json", "utf8")).scripts.admin).toBe(
+      "node build.mjs --quiet --if-stale && node dist/admin.mjs",
+    );
 
     build();
     const first = builtAt();

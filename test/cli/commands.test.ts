@@ -22,22 +22,41 @@ describe("admin users password and links rotate", () => {
   it("sets a new password from stdin and ends the account's sessions", async () => {
     const account = (await createAccount(store.db, "lost@example.com", await hashPassword("the old password", 1000)))!;
     const { token } = await createSession(store.db, account.id, now);
-    const result = await runAdminCommand(store.db, ["users", "password", "--email", "Lost@Example.com"], "the new password\n", now);
+    const result = await runAdminCommand(
+      store.db,
+      ["users", "password", "--email", "Lost@Example.com"],
+      "the new password\n",
+      now,
+    );
     expect(result).toEqual({ code: 0, stdout: `${account.id}\tlost@example.com\tpassword set\n`, stderr: "" });
     const stored = (await findAccountByEmail(store.db, "lost@example.com"))!.passwordHash;
     expect(await verifyPassword("the new password", stored)).toBe(true);
     expect(await verifyPassword("the old password", stored)).toBe(false);
     expect(await findSession(store.db, token, now)).toBeNull();
 
-    expect((await runAdminCommand(store.db, ["users", "password", "--email", "lost@example.com"], "short\n", now)).stderr).toContain("at least 10");
-    expect((await runAdminCommand(store.db, ["users", "password", "--email", "lost@example.com"], "", now)).stderr).toContain("users password --email E < password.txt");
-    expect((await runAdminCommand(store.db, ["users", "password", "--email", "nobody@example.com"], "long enough pass\n", now)).stderr).toContain("No account with email nobody@example.com");
+    expect(
+      (await runAdminCommand(store.db, ["users", "password", "--email", "lost@example.com"], "short\n", now)).stderr,
+    ).toContain("at least 10");
+    expect((await runAdminCommand(store.db, ["users", "password", "--email", "lost@example.com"], "", now)).stderr)
+      .toContain("users password --email E < password.txt");
+    expect(
+      (await runAdminCommand(
+        store.db,
+        ["users", "password", "--email", "nobody@example.com"],
+        "long enough pass\n",
+        now,
+      )).stderr,
+    ).toContain("No account with email nobody@example.com");
   });
 
   it("replaces the link secret", async () => {
     const before = await readLinkSecret(store.db);
     expect(before).toMatch(/^[0-9a-f]{64}$/);
-    expect(await runAdminCommand(store.db, ["links", "rotate"], "", now)).toEqual({ code: 0, stdout: "link secret rotated\n", stderr: "" });
+    expect(await runAdminCommand(store.db, ["links", "rotate"], "", now)).toEqual({
+      code: 0,
+      stdout: "link secret rotated\n",
+      stderr: "",
+    });
     const after = await readLinkSecret(store.db);
     expect(after).not.toBe(before);
     expect(after).toMatch(/^[A-Za-z0-9_-]{43}$/);

@@ -65,7 +65,11 @@ export function apiClient(baseUrl: string, key: string) {
   return {
     async usage(): Promise<Called & { remaining: number | null }> {
       const { data, response } = await client.GET("/api/v1/usage");
-      return { status: response.status, action: action(usageAnswers, response.status), remaining: data?.remaining ?? null };
+      return {
+        status: response.status,
+        action: action(usageAnswers, response.status),
+        remaining: data?.remaining ?? null,
+      };
     },
     async usageHead(): Promise<Called> {
       const { response } = await client.HEAD("/api/v1/usage");
@@ -73,11 +77,23 @@ export function apiClient(baseUrl: string, key: string) {
     },
     async post(url: string): Promise<Called & { id: string | null; code: string | null }> {
       const { data, error, response } = await client.GET("/api/v1/post", { params: { query: { url } } });
-      return { status: response.status, action: action(postAnswers, response.status), id: data?.id ?? null, code: error?.code ?? null };
+      return {
+        status: response.status,
+        action: action(postAnswers, response.status),
+        id: data?.id ?? null,
+        code: error?.code ?? null,
+      };
     },
     async download(url: string): Promise<Called & { bytes: Uint8Array | null }> {
-      const { data, response } = await client.GET("/api/v1/download", { params: { query: { url } }, parseAs: "arrayBuffer" });
-      return { status: response.status, action: action(downloadAnswers, response.status), bytes: data === undefined ? null : new Uint8Array(data) };
+      const { data, response } = await client.GET("/api/v1/download", {
+        params: { query: { url } },
+        parseAs: "arrayBuffer",
+      });
+      return {
+        status: response.status,
+        action: action(downloadAnswers, response.status),
+        bytes: data === undefined ? null : new Uint8Array(data),
+      };
     },
   };
 }

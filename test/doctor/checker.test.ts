@@ -12,7 +12,10 @@ function controlled() {
   let active = 0;
   let most = 0;
   const checks = createPlatformChecks({
-    posts: [{ site: "VIMEO", url: new URL("https://vimeo.com/76979871") }, { site: "REDDIT", url: new URL("https://www.reddit.com/comments/1") }],
+    posts: [{ site: "VIMEO", url: new URL("https://vimeo.com/76979871") }, {
+      site: "REDDIT",
+      url: new URL("https://www.reddit.com/comments/1"),
+    }],
     fetchPost: (url) => {
       started.push(url.hostname);
       active += 1;

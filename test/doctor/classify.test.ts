@@ -7,7 +7,7 @@ import { failureContext } from "../../src/doctor/context.ts";
 import { referencePosts } from "../../src/doctor/reference-posts.ts";
 import { expiredSession } from "../../src/doctor/session-cookies.ts";
 import { ApiError, upstreamFailed } from "../../src/http/problem.ts";
-import { gateVerdict, type GateSession } from "../../src/media/egress-gate.ts";
+import { type GateSession, gateVerdict } from "../../src/media/egress-gate.ts";
 import { detectPlatform, platformTable } from "../../src/platforms/table.ts";
 import type { ToolProbe } from "../../src/processes/tools.ts";
 import { happening } from "../../src/util/event.ts";
@@ -20,15 +20,23 @@ const posts = (value: string, extraHosts = "") => {
 
 describe("the reference posts", () => {
   it("are one public post of each platform of the table that has one by default, each detected as that platform", () => {
-    expect(posts("").map(([site]) => site)).toEqual(platformTable.filter((row) => row.referencePost !== null).map(({ id }) => id));
-    for (const { id, referencePost } of platformTable) if (referencePost !== null) expect(detectPlatform(new URL(referencePost), [])).toBe(id);
+    expect(posts("").map(([site]) => site)).toEqual(
+      platformTable.filter((row) => row.referencePost !== null).map(({ id }) => id),
+    );
+    for (const { id, referencePost } of platformTable) {
+      if (referencePost !== null) expect(detectPlatform(new URL(referencePost), [])).toBe(id);
+    }
     // Xiaohongshu's links expire with their token: its check is the operator's to name.
     expect(posts("").map(([site]) => site)).not.toContain("XIAOHONGSHU");
-    expect(posts("XIAOHONGSHU=https://www.xiaohongshu.com/explore/674051740000000007027a15?xsec_token=t")).toContainEqual(["XIAOHONGSHU", "https://www.xiaohongshu.com/explore/674051740000000007027a15?xsec_token=t"]);
+    expect(posts("XIAOHONGSHU=https://www.xiaohongshu.com/explore/674051740000000007027a15?xsec_token=t"))
+      .toContainEqual(["XIAOHONGSHU", "https://www.xiaohongshu.com/explore/674051740000000007027a15?xsec_token=t"]);
   });
 
   it("are replaced or dropped per platform, and extended by posts on the extra page hosts, named by their entry", () => {
-    const checked = posts("YOUTUBE=http://127.0.0.1:8123/bot.html, VIMEO=off ,X=off,http://mirror.example/p/1", "127.0.0.1:8123,mirror.example");
+    const checked = posts(
+      "YOUTUBE=http://127.0.0.1:8123/bot.html, VIMEO=off ,X=off,http://mirror.example/p/1",
+      "127.0.0.1:8123,mirror.example",
+    );
     expect(checked.find(([site]) => site === "YOUTUBE")).toEqual(["YOUTUBE", "http://127.0.0.1:8123/bot.html"]);
     expect(checked.map(([site]) => site)).not.toContain("VIMEO");
     expect(checked.map(([site]) => site)).not.toContain("X");
@@ -36,7 +44,9 @@ describe("the reference posts", () => {
   });
 
   it("stop start-up when an entry is not understood or a bare URL is on no extra page host", () => {
-    expect(() => parseConfig({ PLATFORM_CHECK_POSTS: "MYSPACE=https://myspace.com/x" })).toThrow(/PLATFORM_CHECK_POSTS: .*MYSPACE=/);
+    expect(() => parseConfig({ PLATFORM_CHECK_POSTS: "MYSPACE=https://myspace.com/x" })).toThrow(
+      /PLATFORM_CHECK_POSTS: .*MYSPACE=/,
+    );
     expect(() => parseConfig({ PLATFORM_CHECK_POSTS: "YOUTUBE=ftp://x" })).toThrow(/PLATFORM_CHECK_POSTS/);
     expect(() => posts("https://elsewhere.example/v/1", "mirror.example")).toThrow(ConfigError);
     expect(() => posts("https://www.youtube.com/watch?v=x")).toThrow(/PLATFORM=url/);
@@ -44,22 +54,51 @@ describe("the reference posts", () => {
 });
 
 describe("a failed check", () => {
-  const ytdlp: FailureContext = { extractor: "yt-dlp 2026.10.26 (30 days old)", update: "update the media tools", expiredSession: null };
+  const ytdlp: FailureContext = {
+    extractor: "yt-dlp 2026.10.26 (30 days old)",
+    update: "update the media tools",
+    expiredSession: null,
+  };
 
   it("is blocked with the remedy when yt-dlp met a bot check, or cookies_expired when the operator's sign-in has expired", () => {
     const bot = classifyYtdlpFailure(1, "ERROR: [youtube] x: Sign in to confirm you’re not a bot. Use --cookies\n");
-    expect(classifyFailure(bot, ytdlp)).toMatchObject({ status: "blocked", detail: expect.stringContaining("with a bot check"), remedy: expect.stringMatching(/COOKIES_FILE.*OUTBOUND_PROXY/) });
-    const expired = classifyFailure(bot, { ...ytdlp, expiredSession: "the session cookie SID of .youtube.com in COOKIES_FILE expired 2021-01-01T00:00:00.000Z" });
-    expect(expired).toMatchObject({ status: "cookies_expired", detail: expect.stringMatching(/^the session cookie SID .*; the platform answered with a bot check/) });
+    expect(classifyFailure(bot, ytdlp)).toMatchObject({
+      status: "blocked",
+      detail: expect.stringContaining("with a bot check"),
+      remedy: expect.stringMatching(/COOKIES_FILE.*OUTBOUND_PROXY/),
+    });
+    const expired = classifyFailure(bot, {
+      ...ytdlp,
+      expiredSession: "the session cookie SID of .youtube.com in COOKIES_FILE expired 2021-01-01T00:00:00.000Z",
+    });
+    expect(expired).toMatchObject({
+      status: "cookies_expired",
+      detail: expect.stringMatching(/^the session cookie SID .*; the platform answered with a bot check/),
+    });
   });
 
   it("is unreachable when the network failed: the gate's words, X's fetch, a time cap", () => {
-    const session = { refusal: () => null, overBudget: () => null, failure: () => "www.youtube.com:443: host not found (getaddrinfo ENOTFOUND www.youtube.com)" } as unknown as GateSession;
-    const gate = gateVerdict(session, classifyYtdlpFailure(1, "ERROR: [youtube] x: Unable to download webpage: HTTP Error 502: Bad Gateway\n"));
-    expect(classifyFailure(gate, ytdlp)).toMatchObject({ status: "unreachable", detail: expect.stringMatching(/^the egress gate could not connect to www\.youtube\.com:443: host not found .*HTTP Error 502/) });
+    const session = {
+      refusal: () => null,
+      overBudget: () => null,
+      failure: () => "www.youtube.com:443: host not found (getaddrinfo ENOTFOUND www.youtube.com)",
+    } as unknown as GateSession;
+    const gate = gateVerdict(
+      session,
+      classifyYtdlpFailure(1, "ERROR: [youtube] x: Unable to download webpage: HTTP Error 502: Bad Gateway\n"),
+    );
+    expect(classifyFailure(gate, ytdlp)).toMatchObject({
+      status: "unreachable",
+      detail: expect.stringMatching(
+        /^the egress gate could not connect to www\.youtube\.com:443: host not found .*HTTP Error 502/,
+      ),
+    });
     const dns = Object.assign(new Error("getaddrinfo ENOTFOUND cdn.syndication.twimg.com"), { code: "ENOTFOUND" });
     const xFetch = upstreamFailed("X could not be reached", { cause: new TypeError("fetch failed", { cause: dns }) });
-    expect(classifyFailure(xFetch, ytdlp)).toMatchObject({ status: "unreachable", detail: expect.stringMatching(/^host not found: .*ENOTFOUND/) });
+    expect(classifyFailure(xFetch, ytdlp)).toMatchObject({
+      status: "unreachable",
+      detail: expect.stringMatching(/^host not found: .*ENOTFOUND/),
+    });
     expect(classifyFailure(new ApiError("upstream_timeout", "no answer"), ytdlp).status).toBe("unreachable");
   });
 
@@ -67,7 +106,8 @@ describe("a failed check", () => {
     const unsupported = classifyYtdlpFailure(1, "ERROR: Unsupported URL: https://www.dailymotion.com/video/x2iuewm\n");
     expect(classifyFailure(unsupported, ytdlp)).toEqual({
       status: "broken",
-      detail: "yt-dlp 2026.10.26 (30 days old) could not read the reference post: Unsupported URL: https://www.dailymotion.com/video/x2iuewm",
+      detail:
+        "yt-dlp 2026.10.26 (30 days old) could not read the reference post: Unsupported URL: https://www.dailymotion.com/video/x2iuewm",
       remedy: "platforms change and their extractors follow: update the media tools",
     });
     const gone = classifyYtdlpFailure(1, "ERROR: [vimeo] 1: HTTP Error 404: Not Found\n");
@@ -77,19 +117,32 @@ describe("a failed check", () => {
 
 describe("the operator's sign-in cookies", () => {
   const now = new Date("2026-11-25T00:00:00Z");
-  const line = (domain: string, name: string, expiry: number) => `${domain}\tTRUE\t/\tTRUE\t${expiry}\t${name}\tsecret-value`;
+  const line = (domain: string, name: string, expiry: number) =>
+    `${domain}\tTRUE\t/\tTRUE\t${expiry}\t${name}\tsecret-value`;
   const past = Date.parse("2026-01-01T00:00:00Z") / 1000;
   const future = Date.parse("2027-01-01T00:00:00Z") / 1000;
 
   it("are expired when every session cookie of the platform is past its own expiry, naming it and not its value", () => {
-    const text = ["# Netscape HTTP Cookie File", `#HttpOnly_${line(".instagram.com", "sessionid", past)}`, line(".instagram.com", "csrftoken", future)].join("\n");
+    const text = [
+      "# Netscape HTTP Cookie File",
+      `#HttpOnly_${line(".instagram.com", "sessionid", past)}`,
+      line(".instagram.com", "csrftoken", future),
+    ].join("\n");
     const said = expiredSession(text, "INSTAGRAM", now);
-    expect(said).toBe("the session cookie sessionid of .instagram.com in COOKIES_FILE expired 2026-01-01T00:00:00.000Z");
+    expect(said).toBe(
+      "the session cookie sessionid of .instagram.com in COOKIES_FILE expired 2026-01-01T00:00:00.000Z",
+    );
     expect(said).not.toContain("secret-value");
   });
 
   it("say nothing when a session cookie is live, has no expiry, belongs to another site, or the platform's sign-in cookie is unknown", () => {
-    expect(expiredSession([line(".youtube.com", "SID", past), line(".youtube.com", "__Secure-3PSID", future)].join("\n"), "YOUTUBE", now)).toBeNull();
+    expect(
+      expiredSession(
+        [line(".youtube.com", "SID", past), line(".youtube.com", "__Secure-3PSID", future)].join("\n"),
+        "YOUTUBE",
+        now,
+      ),
+    ).toBeNull();
     expect(expiredSession(line(".tiktok.com", "sessionid", 0), "TIKTOK", now)).toBeNull();
     expect(expiredSession(line(".instagram.com.evil.example", "sessionid", past), "INSTAGRAM", now)).toBeNull();
     expect(expiredSession(line(".dailymotion.com", "sessionid", past), "DAILYMOTION", now)).toBeNull();
@@ -100,16 +153,26 @@ describe("the operator's sign-in cookies", () => {
 describe("what a failed check names as the reader", () => {
   const version = (text: string) => ({ path: "/usr/bin/x", version: text, failure: null });
   const tools: ToolProbe = {
-    current: async () => ({ "yt-dlp": version("2026.10.26"), "gallery-dl": version("1.32.19"), ffmpeg: version("ffmpeg version 5.1") }),
+    current: async () => ({
+      "yt-dlp": version("2026.10.26"),
+      "gallery-dl": version("1.32.19"),
+      ffmpeg: version("ffmpeg version 5.1"),
+    }),
     changed: happening(),
   };
   const contextOf = failureContext({ tools, cookies: undefined, now: () => new Date("2026-11-25T00:00:00Z") });
 
   it("the media tools with their age for the platforms they read, the service itself for those it reads", async () => {
-    expect(await contextOf("YOUTUBE")).toMatchObject({ extractor: "yt-dlp 2026.10.26 (30 days old)", update: expect.stringContaining("--update-tools") });
+    expect(await contextOf("YOUTUBE")).toMatchObject({
+      extractor: "yt-dlp 2026.10.26 (30 days old)",
+      update: expect.stringContaining("--update-tools"),
+    });
     expect(await contextOf("X")).toMatchObject({ extractor: "the X client" });
     for (const [site, name] of [["BLUESKY", "Bluesky"], ["XIAOHONGSHU", "Xiaohongshu (RedNote)"]]) {
-      expect(await contextOf(site!)).toMatchObject({ extractor: `the ${name} reader`, update: `${name} posts are read by this service itself, not by the media tools: update the service` });
+      expect(await contextOf(site!)).toMatchObject({
+        extractor: `the ${name} reader`,
+        update: `${name} posts are read by this service itself, not by the media tools: update the service`,
+      });
     }
   });
 });

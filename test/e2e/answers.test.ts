@@ -1,13 +1,13 @@
 // What a newcomer meets first, through the built service over HTTP: answers that name the real
 // mistake, and log lines an operator can follow from a request's X-Request-Id to its cause.
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startMediaSite, type MediaSite } from "../fakes/media-site.ts";
+import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { rawRequest } from "../helpers/raw-http.ts";
-import { runAdmin, startService, nodeCommand, type RunningService } from "../helpers/service.ts";
+import { nodeCommand, runAdmin, type RunningService, startService } from "../helpers/service.ts";
 import { until } from "../helpers/until.ts";
 
 /** A port on 127.0.0.1 that nothing listens on. */
@@ -30,11 +30,18 @@ interface LogLine {
 const runtimes = [
   { name: "node", command: nodeCommand, ownParser: false },
   { name: "bun", command: [resolve("node_modules/.bin/bun"), "dist/bun.mjs"], ownParser: false },
-  { name: "deno", command: [resolve("node_modules/.bin/deno"), "run", "--allow-all", "--unstable-no-legacy-abort", "dist/deno.mjs"], ownParser: true },
+  {
+    name: "deno",
+    command: [resolve("node_modules/.bin/deno"), "run", "--allow-all", "--unstable-no-legacy-abort", "dist/deno.mjs"],
+    ownParser: true,
+  },
 ];
 
-const spacedTarget = "GET /api/v1/post?url=https://example.com/a b c HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-const longTarget = `GET /api/v1/post?url=https%3A%2F%2Fexample.com%2F${"a".repeat(100_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`;
+const spacedTarget =
+  "GET /api/v1/post?url=https://example.com/a b c HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+const longTarget = `GET /api/v1/post?url=https%3A%2F%2Fexample.com%2F${
+  "a".repeat(100_000)
+} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`;
 
 describe.each(runtimes)("the answers of the service under $name", ({ name, command, ownParser }) => {
   let service: RunningService;
@@ -42,8 +49,10 @@ describe.each(runtimes)("the answers of the service under $name", ({ name, comma
   let key: string;
   let nowhere: number;
   let site: MediaSite;
-  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${key}`, ...headers } });
-  const logLines = (): LogLine[] => service.output.filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as LogLine);
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${key}`, ...headers } });
+  const logLines = (): LogLine[] =>
+    service.output.filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as LogLine);
 
   beforeAll(async () => {
     [nowhere, site] = await Promise.all([closedPort(), startMediaSite()]);
@@ -59,12 +68,24 @@ describe.each(runtimes)("the answers of the service under $name", ({ name, comma
       },
       command,
     );
-    await runAdmin(["users", "create", "--email", "newcomer@example.com"], { DATA_DIR: dataDir }, "a long enough password\n");
-    key = (await runAdmin(["keys", "create", "--email", "newcomer@example.com", "--tier", "GOLD"], { DATA_DIR: dataDir })).stdout.trim();
+    await runAdmin(
+      ["users", "create", "--email", "newcomer@example.com"],
+      { DATA_DIR: dataDir },
+      "a long enough password\n",
+    );
+    key =
+      (await runAdmin(["keys", "create", "--email", "newcomer@example.com", "--tier", "GOLD"], { DATA_DIR: dataDir }))
+        .stdout.trim();
     // The tools' probe runs in the background and may log once it is done: from here on the log is the requests'.
-    for (let i = 0; i < 100 && (await fetch(`${service.url}/readyz`)).status !== 200; i++) await new Promise((wait) => setTimeout(wait, 100));
+    for (let i = 0; i < 100 && (await fetch(`${service.url}/readyz`)).status !== 200; i++) {
+      await new Promise((wait) => setTimeout(wait, 100));
+    }
     // So does the extraction host once it is warm (seconds on a busy machine): wait for its line too.
-    await until("the extraction host's ready line", () => logLines().some((line) => line.msg.startsWith("extraction host ready")) || undefined, 120_000);
+    await until(
+      "the extraction host's ready line",
+      () => logLines().some((line) => line.msg.startsWith("extraction host ready")) || undefined,
+      120_000,
+    );
   }, 180_000);
   afterAll(async () => {
     await service?.stop();
@@ -79,51 +100,66 @@ describe.each(runtimes)("the answers of the service under $name", ({ name, comma
       expect(response.status, index).toBe(400);
       const problem = await response.json();
       expect(problem.code, index).toBe("invalid_parameter");
-      expect(problem.detail, index).toBe("`index` must be a whole number from 1, in digits only: the number of an item in the record's `media` list, such as `index=2`.");
+      expect(problem.detail, index).toBe(
+        "`index` must be a whole number from 1, in digits only: the number of an item in the record's `media` list, such as `index=2`.",
+      );
     }
     // A good index is read, and the request goes on to its next check.
     const good = await get(`/api/v1/download?url=${encodeURIComponent("https://example.com/a.mp4")}&index=1`);
     expect((await good.json()).code).toBe("unsupported_platform");
   });
 
-  it.runIf(ownParser)("gets Deno's own bare 400 for a request line or a request head its parser refuses (docs/runtimes.md), where Node and Bun answer problem+json", async () => {
-    const spaced = await rawRequest(service.url, spacedTarget);
-    expect([spaced.status, spaced.body]).toEqual([400, ""]);
-    // Deno answers and closes while most of a 100 kB head is still arriving: the kernel then
-    // resets the connection, which may take the 400 with it. Never a problem+json, never a 2xx.
-    const long = await rawRequest(service.url, longTarget);
-    if (!(long.reset && long.status === null)) expect([long.status, long.body]).toEqual([400, ""]);
-  });
+  it.runIf(ownParser)(
+    "gets Deno's own bare 400 for a request line or a request head its parser refuses (docs/runtimes.md), where Node and Bun answer problem+json",
+    async () => {
+      const spaced = await rawRequest(service.url, spacedTarget);
+      expect([spaced.status, spaced.body]).toEqual([400, ""]);
+      // Deno answers and closes while most of a 100 kB head is still arriving: the kernel then
+      // resets the connection, which may take the 400 with it. Never a problem+json, never a 2xx.
+      const long = await rawRequest(service.url, longTarget);
+      if (!(long.reset && long.status === null)) expect([long.status, long.body]).toEqual([400, ""]);
+    },
+  );
 
-  it.skipIf(ownParser)("says that the request line is not valid when `url` holds unencoded spaces, and that it must be URL-encoded", async () => {
-    const answer = await rawRequest(service.url, spacedTarget);
-    expect(answer.status).toBe(400);
-    const problem = JSON.parse(answer.body);
-    expect(problem).toMatchObject({ title: "Bad Request", status: 400, code: "invalid_request" });
-    expect(problem.detail).toMatch(/^The request line is not valid HTTP.*URL-encode .*the `url`/);
-    expect(problem.detail).not.toContain("Host header");
-    // Its answer has an id like every other, and the log line about it names the id.
-    const requestId = /\r\nx-request-id: ([\w-]+)/i.exec(answer.head)?.[1];
-    expect(requestId).toBeDefined();
-    expect(logLines().find((line) => line.requestId === requestId)).toMatchObject({ msg: "unservable request" });
-  });
+  it.skipIf(ownParser)(
+    "says that the request line is not valid when `url` holds unencoded spaces, and that it must be URL-encoded",
+    async () => {
+      const answer = await rawRequest(service.url, spacedTarget);
+      expect(answer.status).toBe(400);
+      const problem = JSON.parse(answer.body);
+      expect(problem).toMatchObject({ title: "Bad Request", status: 400, code: "invalid_request" });
+      expect(problem.detail).toMatch(/^The request line is not valid HTTP.*URL-encode .*the `url`/);
+      expect(problem.detail).not.toContain("Host header");
+      // Its answer has an id like every other, and the log line about it names the id.
+      const requestId = /\r\nx-request-id: ([\w-]+)/i.exec(answer.head)?.[1];
+      expect(requestId).toBeDefined();
+      expect(logLines().find((line) => line.requestId === requestId)).toMatchObject({ msg: "unservable request" });
+    },
+  );
 
-  it.skipIf(ownParser)("answers a 100 kB `url` with 431 under its standard title, saying how long a `url` may be", async () => {
-    const answer = await rawRequest(service.url, longTarget);
-    expect(answer.status).toBe(431);
-    expect(JSON.parse(answer.body)).toEqual({
-      type: "about:blank",
-      title: "Request Header Fields Too Large",
-      status: 431,
-      detail: "The request line and headers are larger than this server reads. The `url` parameter may hold at most 4096 characters.",
-      code: "headers_too_large",
-    });
-  });
+  it.skipIf(ownParser)(
+    "answers a 100 kB `url` with 431 under its standard title, saying how long a `url` may be",
+    async () => {
+      const answer = await rawRequest(service.url, longTarget);
+      expect(answer.status).toBe(431);
+      expect(JSON.parse(answer.body)).toEqual({
+        type: "about:blank",
+        title: "Request Header Fields Too Large",
+        status: 431,
+        detail:
+          "The request line and headers are larger than this server reads. The `url` parameter may hold at most 4096 characters.",
+        code: "headers_too_large",
+      });
+    },
+  );
 
   it("says of a `post` whose page could not be read that the post could not be read, not that media were not delivered", async () => {
     const response = await get(`/api/v1/post?url=${encodeURIComponent(`http://127.0.0.1:${nowhere}/watch`)}`);
     expect(response.status).toBe(502);
-    expect(await response.json()).toMatchObject({ code: "upstream_failed", detail: "The post could not be read from the source site (yt-dlp exit 1); try again later." });
+    expect(await response.json()).toMatchObject({
+      code: "upstream_failed",
+      detail: "The post could not be read from the source site (yt-dlp exit 1); try again later.",
+    });
   });
 
   it("logs a failed `post` with its X-Request-Id on every line about it, and the cause the egress gate met, whole", async () => {
@@ -135,7 +171,9 @@ describe.each(runtimes)("the answers of the service under $name", ({ name, comma
     const requestId = response.headers.get("x-request-id")!;
     await response.arrayBuffer();
     // The request's line, written at the body's end, may follow the answer: wait for it, not for a clock.
-    await expect.poll(() => logLines().some((line) => line.requestId === requestId && line.msg === "request"), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => logLines().some((line) => line.requestId === requestId && line.msg === "request"), {
+      timeout: 30_000,
+    }).toBe(true);
     const lines = logLines()
       .slice(before)
       .filter((line) => line.requestId === undefined || !earlier.has(line.requestId));
@@ -150,22 +188,28 @@ describe.each(runtimes)("the answers of the service under $name", ({ name, comma
     const causeOf = async (path: string, requestId: string) => {
       const response = await get(path, { "x-request-id": requestId });
       await response.arrayBuffer();
-      const line = logLines().find((each) => each.requestId === requestId && (each.msg === "upstream failure" || each.msg === "refused"));
+      const line = logLines().find((each) =>
+        each.requestId === requestId && (each.msg === "upstream failure" || each.msg === "refused")
+      );
       return { status: response.status, cause: String(line?.cause) };
     };
-    expect(await causeOf(`/api/v1/post?url=${encodeURIComponent("http://nothing.invalid/watch")}`, `${name}-unknown-host`)).toMatchObject({
+    expect(
+      await causeOf(`/api/v1/post?url=${encodeURIComponent("http://nothing.invalid/watch")}`, `${name}-unknown-host`),
+    ).toMatchObject({
       status: 502,
       cause: expect.stringMatching(/^the egress gate could not connect to nothing\.invalid:80: host not found/),
     });
     // X's API over the runtime's HTTP client, whose error says only "fetch failed" on its face.
-    expect(await causeOf(`/api/v1/post?url=${encodeURIComponent("https://x.com/jack/status/20")}`, `${name}-x-refused`)).toMatchObject({
-      status: 502,
-      cause: expect.stringMatching(/^connection refused: /),
-    });
+    expect(await causeOf(`/api/v1/post?url=${encodeURIComponent("https://x.com/jack/status/20")}`, `${name}-x-refused`))
+      .toMatchObject({
+        status: 502,
+        cause: expect.stringMatching(/^connection refused: /),
+      });
     // A page whose video lies on a private address: ffmpeg is refused by the gate.
-    expect(await causeOf(`/api/v1/download?url=${encodeURIComponent(site.pages.privateMedia)}`, `${name}-private`)).toMatchObject({
-      status: 403,
-      cause: "refused by the egress rules: 127.0.0.2 resolves to 127.0.0.2, and only public addresses may be reached",
-    });
+    expect(await causeOf(`/api/v1/download?url=${encodeURIComponent(site.pages.privateMedia)}`, `${name}-private`))
+      .toMatchObject({
+        status: 403,
+        cause: "refused by the egress rules: 127.0.0.2 resolves to 127.0.0.2, and only public addresses may be reached",
+      });
   });
 });

@@ -3,7 +3,7 @@
 // must type-check against them (test/client/client.ts), and Stoplight's Prism validation proxy
 // in front of the built service, which with --errors turns any request or response the
 // document does not describe into an error answer instead of passing it on.
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -13,9 +13,9 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import openapiTS, { astToString } from "openapi-typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeSha256, startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
-import { fakeTweetIds, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
-import { runAdmin, startService, type RunningService } from "../helpers/service.ts";
+import { type FakeCdn, fakeSha256, startFakeCdn } from "../fakes/cdn.ts";
+import { fakeTweetIds, type FakeXUpstream, startFakeXUpstream } from "../fakes/x-upstream.ts";
+import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
 
 const run = promisify(execFile);
 
@@ -40,9 +40,21 @@ async function freePort(): Promise<number> {
 }
 
 /** Prism's validation proxy in front of `upstream`; resolves once Prism says it listens. */
-async function startPrism(documentPath: string, upstream: string): Promise<{ url: string; child: ChildProcess; log: string[] }> {
+async function startPrism(
+  documentPath: string,
+  upstream: string,
+): Promise<{ url: string; child: ChildProcess; log: string[] }> {
   const port = await freePort();
-  const child = spawn("node_modules/.bin/prism", ["proxy", documentPath, upstream, "--errors", "--host", "127.0.0.1", "--port", String(port)], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("node_modules/.bin/prism", [
+    "proxy",
+    documentPath,
+    upstream,
+    "--errors",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(port),
+  ], { stdio: ["ignore", "pipe", "pipe"] });
   const log: string[] = [];
   await new Promise<void>((resolve, reject) => {
     const read = (chunk: Buffer) => {
@@ -68,7 +80,13 @@ describe("a generated client and Prism's validation proxy against the built serv
   beforeAll(async () => {
     [x, cdn] = await Promise.all([startFakeXUpstream(), startFakeCdn()]);
     const dataDir = join(tmp, "data");
-    service = await startService({ DATA_DIR: dataDir, X_SYNDICATION_URL: x.syndicationUrl, X_GRAPHQL_URL: "off", ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}`, HEALTH_TIMEOUT_MS: "30000" });
+    service = await startService({
+      DATA_DIR: dataDir,
+      X_SYNDICATION_URL: x.syndicationUrl,
+      X_GRAPHQL_URL: "off",
+      ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}`,
+      HEALTH_TIMEOUT_MS: "30000",
+    });
     const admin = { DATA_DIR: dataDir };
     await runAdmin(["users", "create", "--email", "client@example.com"], admin, "client password\n");
     gold = (await runAdmin(["keys", "create", "--email", "client@example.com", "--tier", "GOLD"], admin)).stdout.trim();
@@ -90,7 +108,8 @@ describe("a generated client and Prism's validation proxy against the built serv
 
   it("type-checks a client that branches on every status the document declares", async () => {
     // Rejects with tsc's diagnostics when the client and the generated types disagree.
-    await expect(run(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "test/client/tsconfig.json"])).resolves.toBeDefined();
+    await expect(run(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "test/client/tsconfig.json"])).resolves
+      .toBeDefined();
   }, prismTimeoutMs);
 
   it("calls usage (GET and HEAD), post and download through Prism, which finds nothing undocumented", async () => {
@@ -111,7 +130,10 @@ describe("a generated client and Prism's validation proxy against the built serv
 
   it("passes the documented errors through unchanged: 400 unknown_parameter, 401, 404, 429", async () => {
     const client = apiClient(prism.url, gold);
-    const unknown = await fetch(`${prism.url}/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/file/10/a.mp4")}&fromat=worst`, { headers: { authorization: `Bearer ${gold}` } });
+    const unknown = await fetch(
+      `${prism.url}/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/file/10/a.mp4")}&fromat=worst`,
+      { headers: { authorization: `Bearer ${gold}` } },
+    );
     expect(unknown.status).toBe(400);
     expect(await unknown.json()).toMatchObject({ code: "unknown_parameter" });
     expect((await client.post(`https://x.com/a/status/${fakeTweetIds.unknown}`)).status).toBe(404);

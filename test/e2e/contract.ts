@@ -7,13 +7,26 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeSha256, startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
-import { clipDurationSec, shortClipDurationSec, startMediaSite, type MediaSite } from "../fakes/media-site.ts";
-import { fakeTweetIds, fixturesDir, mixedMediaFiles, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
-import { photoBytes, photoNote, shortCode, startFakeXiaohongshu, videoNote, type FakeXiaohongshu } from "../fakes/xiaohongshu.ts";
+import { type FakeCdn, fakeSha256, startFakeCdn } from "../fakes/cdn.ts";
+import { clipDurationSec, type MediaSite, shortClipDurationSec, startMediaSite } from "../fakes/media-site.ts";
+import {
+  fakeTweetIds,
+  type FakeXUpstream,
+  fixturesDir,
+  mixedMediaFiles,
+  startFakeXUpstream,
+} from "../fakes/x-upstream.ts";
+import {
+  type FakeXiaohongshu,
+  photoBytes,
+  photoNote,
+  shortCode,
+  startFakeXiaohongshu,
+  videoNote,
+} from "../fakes/xiaohongshu.ts";
 import { initSegment, probeMedia, runningTools, snapshotFiles } from "../helpers/media.ts";
 import { malformedRequests, rawRequest } from "../helpers/raw-http.ts";
-import { runAdmin, startService, type RunningService } from "../helpers/service.ts";
+import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
 
 export interface RuntimeUnderTest {
   name: string;
@@ -63,7 +76,8 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
             X_SYNDICATION_URL: x.syndicationUrl,
             X_GRAPHQL_URL: "off",
             X_TIMEOUT_MS: "2000",
-            ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin},pbs.twimg.com=${cdn.origin},ton.twimg.com=${site.origin},${xiaohongshu.originOverrides}`,
+            ORIGIN_OVERRIDES:
+              `video.twimg.com=${cdn.origin},pbs.twimg.com=${cdn.origin},ton.twimg.com=${site.origin},${xiaohongshu.originOverrides}`,
             EXTRA_PAGE_HOSTS: site.host,
             TRUST_PROXY: "127.0.0.1,::1",
             TMPDIR: tmp,
@@ -73,7 +87,8 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         );
         const adminEnv = { DATA_DIR: dataDir };
         await runAdmin(["users", "create", "--email", "contract@example.com"], adminEnv, "contract password\n");
-        const key = (await runAdmin(["keys", "create", "--email", "contract@example.com", "--tier", "GOLD"], adminEnv)).stdout.trim();
+        const key = (await runAdmin(["keys", "create", "--email", "contract@example.com", "--tier", "GOLD"], adminEnv))
+          .stdout.trim();
         return { service: started, dataDir, key, get: keyedGet(started.url, key), dispose };
       } catch (error) {
         await dispose();
@@ -82,14 +97,17 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
     }
 
     /** fetch with `key` as the bearer. */
-    const keyedGet =
-      (url: string, key: string): Instance["get"] =>
-      (path, init = {}) =>
-        fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, ...init.headers } });
+    const keyedGet = (url: string, key: string): Instance["get"] => (path, init = {}) =>
+      fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, ...init.headers } });
 
     beforeAll(async () => {
       tmp = mkdtempSync(join(tmpdir(), `contract-tmp-${runtime.name}-`));
-      [x, cdn, site, xiaohongshu] = await Promise.all([startFakeXUpstream(), startFakeCdn(), startMediaSite(), startFakeXiaohongshu()]);
+      [x, cdn, site, xiaohongshu] = await Promise.all([
+        startFakeXUpstream(),
+        startFakeCdn(),
+        startMediaSite(),
+        startFakeXiaohongshu(),
+      ]);
       instance = await startInstance();
       ({ service, get } = instance);
     });
@@ -123,7 +141,8 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
       expect(first.status).toBe(200);
       expect(first.headers.get("x-ratelimit-limit")).toBe("100000");
       expect(first.headers.get("x-ratelimit-tier")).toBe("GOLD");
-      expect(Number(first.headers.get("x-ratelimit-remaining")) - Number(second.headers.get("x-ratelimit-remaining"))).toBe(1);
+      expect(Number(first.headers.get("x-ratelimit-remaining")) - Number(second.headers.get("x-ratelimit-remaining")))
+        .toBe(1);
       expect((await second.json()).tier).toBe("GOLD");
     });
 
@@ -145,7 +164,12 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
 
     describe("tweet", () => {
       it("returns the full record of a video post from either domain", async () => {
-        for (const url of ["https://x.com/NASA/status/1491475671058681863", "https://mobile.twitter.com/NASA/statuses/1491475671058681863/video/1?s=20"]) {
+        for (
+          const url of [
+            "https://x.com/NASA/status/1491475671058681863",
+            "https://mobile.twitter.com/NASA/statuses/1491475671058681863/video/1?s=20",
+          ]
+        ) {
           const response = await get(`/api/v1/tweet?url=${encodeURIComponent(url)}`);
           expect(response.status).toBe(200);
           expect(response.headers.get("content-type")).toMatch(/^application\/json/);
@@ -162,18 +186,21 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
             imageUrls: [],
             isAnimatedGif: false,
           });
-          expect(tweet.videoVariants.map((v: { qualityLabel: string; bitrate: number }) => [v.qualityLabel, v.bitrate])).toEqual([
-            ["720p", 2176000],
-            ["360p", 832000],
-            ["270p", 288000],
-          ]);
+          expect(tweet.videoVariants.map((v: { qualityLabel: string; bitrate: number }) => [v.qualityLabel, v.bitrate]))
+            .toEqual([
+              ["720p", 2176000],
+              ["360p", 832000],
+              ["270p", 288000],
+            ]);
         }
         // The second call came from the cache.
         expect(x.calls("/tweet-result")).toBe(1);
       });
 
       it("answers 404 for a deleted post and 400 for a link that is not a post", async () => {
-        const deleted = await get(`/api/v1/tweet?url=${encodeURIComponent(`https://x.com/a/status/${fakeTweetIds.deleted}`)}`);
+        const deleted = await get(
+          `/api/v1/tweet?url=${encodeURIComponent(`https://x.com/a/status/${fakeTweetIds.deleted}`)}`,
+        );
         expect(deleted.status).toBe(404);
         expect(deleted.headers.get("content-type")).toBe("application/problem+json");
         const wrong = await get(`/api/v1/tweet?url=${encodeURIComponent("https://example.com/a/status/1")}`);
@@ -198,11 +225,17 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
 
       it("relays the bytes with our file name, the upstream length and the rate-limit headers", async () => {
         const size = 3 * 1024 * 1024 + 17;
-        const response = await get(`/api/v1/download?url=${encodeURIComponent(media(`/file/${size}/clip.mp4`))}&filename=${encodeURIComponent("My clip/é.mp4")}`);
+        const response = await get(
+          `/api/v1/download?url=${encodeURIComponent(media(`/file/${size}/clip.mp4`))}&filename=${
+            encodeURIComponent("My clip/é.mp4")
+          }`,
+        );
         expect(response.status).toBe(200);
         expect(response.headers.get("content-type")).toBe("video/mp4");
         expect(response.headers.get("content-length")).toBe(String(size));
-        expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="[^"/]+\.mp4"; filename\*=UTF-8''[^/]+\.mp4$/);
+        expect(response.headers.get("content-disposition")).toMatch(
+          /^attachment; filename="[^"/]+\.mp4"; filename\*=UTF-8''[^/]+\.mp4$/,
+        );
         expect(response.headers.get("x-ratelimit-tier")).toBe("GOLD");
         const bytes = new Uint8Array(await response.arrayBuffer());
         const digest = Buffer.from(await crypto.subtle.digest("SHA-256", bytes)).toString("hex");
@@ -213,7 +246,9 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         const quick = await startInstance({ DOWNLOAD_IDLE_TIMEOUT_S: "1", ...relayOnly });
         try {
           const before = cdn.requests.length;
-          const response = await quick.get(`/api/v1/download?url=${encodeURIComponent(media("/stall/65536/file/1048576"))}`);
+          const response = await quick.get(
+            `/api/v1/download?url=${encodeURIComponent(media("/stall/65536/file/1048576"))}`,
+          );
           expect(response.status).toBe(200);
           expect(response.headers.get("content-length")).toBe("1048576");
           const started = Date.now();
@@ -229,14 +264,21 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         const unwatched = await startInstance({ DOWNLOAD_IDLE_TIMEOUT_S: "0", ...relayOnly });
         try {
           const size = 2 * 1024 * 1024 + 5;
-          const response = await unwatched.get(`/api/v1/download?url=${encodeURIComponent(media(`/file/${size}/clip.mp4`))}`);
+          const response = await unwatched.get(
+            `/api/v1/download?url=${encodeURIComponent(media(`/file/${size}/clip.mp4`))}`,
+          );
           expect(response.headers.get("content-length")).toBe(String(size));
-          const digest = Buffer.from(await crypto.subtle.digest("SHA-256", await response.arrayBuffer())).toString("hex");
+          const digest = Buffer.from(await crypto.subtle.digest("SHA-256", await response.arrayBuffer())).toString(
+            "hex",
+          );
           expect(digest).toBe(fakeSha256(0, size));
 
           const before = cdn.requests.length;
           const controller = new AbortController();
-          const big = await unwatched.get(`/api/v1/download?url=${encodeURIComponent(media("/file/1073741824/big.mp4"))}`, { signal: controller.signal });
+          const big = await unwatched.get(
+            `/api/v1/download?url=${encodeURIComponent(media("/file/1073741824/big.mp4"))}`,
+            { signal: controller.signal },
+          );
           const reader = big.body!.getReader();
           await reader.read();
           controller.abort();
@@ -248,13 +290,17 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
 
       it("relays a body the media host sends in chunks, without a length, in full; cuts one whose host hangs up before its length", async () => {
         const size = 1024 * 1024 + 3;
-        const chunked = await get(`/api/v1/download?url=${encodeURIComponent(media(`/file/${size}/clip.mp4?chunked=1`))}`);
+        const chunked = await get(
+          `/api/v1/download?url=${encodeURIComponent(media(`/file/${size}/clip.mp4?chunked=1`))}`,
+        );
         expect(chunked.status).toBe(200);
         expect(chunked.headers.get("content-length")).toBeNull();
         const digest = Buffer.from(await crypto.subtle.digest("SHA-256", await chunked.arrayBuffer())).toString("hex");
         expect(digest).toBe(fakeSha256(0, size));
 
-        const cut = await get(`/api/v1/download?url=${encodeURIComponent(media("/reset/65536/file/1048576/clip.mp4"))}`);
+        const cut = await get(
+          `/api/v1/download?url=${encodeURIComponent(media("/reset/65536/file/1048576/clip.mp4"))}`,
+        );
         expect(cut.status).toBe(200);
         expect(cut.headers.get("content-length")).toBe("1048576");
         await expect(cut.arrayBuffer()).rejects.toThrow();
@@ -288,7 +334,9 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
       it("cancels the upstream request when the client goes away", async () => {
         const before = cdn.requests.length;
         const controller = new AbortController();
-        const response = await get(`/api/v1/download?url=${encodeURIComponent(media("/file/1073741824/big.mp4"))}`, { signal: controller.signal });
+        const response = await get(`/api/v1/download?url=${encodeURIComponent(media("/file/1073741824/big.mp4"))}`, {
+          signal: controller.signal,
+        });
         const reader = response.body!.getReader();
         await reader.read();
         controller.abort();
@@ -304,11 +352,22 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         const response = await post(site.pages.progressive);
         expect(response.status).toBe(200);
         const record = await response.json();
-        expect(record).toMatchObject({ platform: "OTHER", id: "progressive-1", url: site.pages.progressive, needsServerProcessing: true, imageUrls: [] });
+        expect(record).toMatchObject({
+          platform: "OTHER",
+          id: "progressive-1",
+          url: site.pages.progressive,
+          needsServerProcessing: true,
+          imageUrls: [],
+        });
         expect(record.text).toBe("Progressive test clip (1)");
         expect(record.videoVariants.length).toBeGreaterThan(0);
         for (const variant of record.videoVariants) {
-          expect(variant).toEqual({ qualityLabel: expect.any(String), formatId: expect.any(String), contentType: expect.any(String), downloadUrl: expect.stringContaining("/api/v1/download?") });
+          expect(variant).toEqual({
+            qualityLabel: expect.any(String),
+            formatId: expect.any(String),
+            contentType: expect.any(String),
+            downloadUrl: expect.stringContaining("/api/v1/download?"),
+          });
         }
       });
 
@@ -352,7 +411,9 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         const response = await download(site.pages.progressive);
         expect(response.status).toBe(200);
         expect(response.headers.get("content-type")).toBe("video/mp4");
-        expect(response.headers.get("content-disposition")).toBe(`attachment; filename="other_progressive-1.mp4"; filename*=UTF-8''other_progressive-1.mp4`);
+        expect(response.headers.get("content-disposition")).toBe(
+          `attachment; filename="other_progressive-1.mp4"; filename*=UTF-8''other_progressive-1.mp4`,
+        );
         expect(response.headers.get("x-ratelimit-tier")).toBe("GOLD");
         const media = await probeMedia(new Uint8Array(await response.arrayBuffer()));
         expect(media.streams.sort()).toEqual(["aac", "h264"]);
@@ -385,10 +446,17 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
       it("embeds the subtitles=en track as a mov_text stream, and sends the second video for index=2", async () => {
         const subtitled = await download(site.pages.subtitled, "&subtitles=en");
         expect(subtitled.status).toBe(200);
-        expect((await probeMedia(new Uint8Array(await subtitled.arrayBuffer()))).streams.sort()).toEqual(["aac", "h264", "mov_text"]);
+        expect((await probeMedia(new Uint8Array(await subtitled.arrayBuffer()))).streams.sort()).toEqual([
+          "aac",
+          "h264",
+          "mov_text",
+        ]);
         const second = await download(site.pages.twoVideos, "&index=2");
         expect(second.status).toBe(200);
-        expect((await probeMedia(new Uint8Array(await second.arrayBuffer()))).duration).toBeCloseTo(shortClipDurationSec, 0);
+        expect((await probeMedia(new Uint8Array(await second.arrayBuffer()))).duration).toBeCloseTo(
+          shortClipDurationSec,
+          0,
+        );
       });
 
       it("extracts MP3 at 320 kbps with audio=mp3", async () => {
@@ -406,7 +474,10 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         const formatId: string = record.videoVariants[0].formatId;
         const response = await download(site.pages.split, `&format=${encodeURIComponent(formatId)}`);
         expect(response.status).toBe(200);
-        expect((await probeMedia(new Uint8Array(await response.arrayBuffer()))).streams.sort()).toEqual(["aac", "h264"]);
+        expect((await probeMedia(new Uint8Array(await response.arrayBuffer()))).streams.sort()).toEqual([
+          "aac",
+          "h264",
+        ]);
         for (const format of ["nosuchformat", "b%5Bfoo"]) {
           const wrong = await download(site.pages.progressive, `&format=${format}`);
           expect(wrong.status).toBe(400);
@@ -421,7 +492,9 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         const audio = await download(site.pages.progressive, "&audio=wav");
         expect(audio.status).toBe(400);
         expect((await audio.json()).detail).toContain("mp3");
-        for (const bad of ["&format=b%00", "&format=b%0a", `&format=${"b".repeat(201)}`, `&filename=${"b".repeat(256)}`]) {
+        for (
+          const bad of ["&format=b%00", "&format=b%0a", `&format=${"b".repeat(201)}`, `&filename=${"b".repeat(256)}`]
+        ) {
           const refused = await download(site.pages.progressive, bad);
           expect(refused.status, bad).toBe(400);
           expect((await refused.json()).code, bad).toBe("invalid_parameter");
@@ -462,13 +535,19 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         try {
           // The extraction host says its pid on /readyz once it is ready.
           let hostPid: number | undefined;
-          for (const until = Date.now() + 60_000; hostPid === undefined && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+          for (
+            const until = Date.now() + 60_000;
+            hostPid === undefined && Date.now() < until;
+            await new Promise((r) => setTimeout(r, 100))
+          ) {
             const detail: string = (await (await doomed.get("/readyz")).json()).checks["extraction-host"].detail;
             hostPid = Number(/^in use: pid (\d+)/.exec(detail)?.[1]) || undefined;
           }
           expect(hostPid).toBeDefined();
           const controller = new AbortController();
-          const response = await doomed.get(`/api/v1/download?url=${encodeURIComponent(site.pages.stalledMedia)}`, { signal: controller.signal });
+          const response = await doomed.get(`/api/v1/download?url=${encodeURIComponent(site.pages.stalledMedia)}`, {
+            signal: controller.signal,
+          });
           expect(response.status).toBe(200);
           await response.body!.getReader().read();
           expect(runningTools(site.host).some((line) => line.includes("ffmpeg"))).toBe(true);
@@ -476,8 +555,11 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
           doomed.service.child.kill("SIGKILL");
           await exited;
           const until = Date.now() + 4_000;
-          const hostRuns = () => existsSync(`/proc/${hostPid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${hostPid}/stat`, "utf8"));
-          while ((runningTools(site.host).length > 0 || hostRuns()) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+          const hostRuns = () =>
+            existsSync(`/proc/${hostPid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${hostPid}/stat`, "utf8"));
+          while ((runningTools(site.host).length > 0 || hostRuns()) && Date.now() < until) {
+            await new Promise((r) => setTimeout(r, 100));
+          }
           expect(runningTools(site.host)).toEqual([]);
           expect(hostRuns()).toBe(false);
           controller.abort();
@@ -489,12 +571,16 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
       it("caps concurrent page-mode downloads per key with 429 too_many_downloads", async () => {
         // A fresh FREE key of the same service: the cap and the counts are the key's own, so the
         // service needs no start of its own for it.
-        const freeKey = await runAdmin(["keys", "create", "--email", "contract@example.com", "--tier", "FREE"], { DATA_DIR: instance.dataDir });
+        const freeKey = await runAdmin(["keys", "create", "--email", "contract@example.com", "--tier", "FREE"], {
+          DATA_DIR: instance.dataDir,
+        });
         expect(freeKey).toMatchObject({ code: 0, stderr: "" });
         const free = { get: keyedGet(service.url, freeKey.stdout.trim()) };
         const controller = new AbortController();
         try {
-          const first = await free.get(`/api/v1/download?url=${encodeURIComponent(site.pages.stalledMedia)}`, { signal: controller.signal });
+          const first = await free.get(`/api/v1/download?url=${encodeURIComponent(site.pages.stalledMedia)}`, {
+            signal: controller.signal,
+          });
           expect(first.status).toBe(200);
           const second = await free.get(`/api/v1/download?url=${encodeURIComponent(site.pages.progressive)}`);
           expect(second.status).toBe(429);
@@ -507,15 +593,21 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         } finally {
           controller.abort();
           // The service goes on serving the tests after this one: let the stalled download's tools end first.
-          for (const until = Date.now() + 30_000; runningTools(site.host).length > 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
+          for (const until = Date.now() + 30_000; runningTools(site.host).length > 0 && Date.now() < until;) {
+            await new Promise((r) => setTimeout(r, 50));
+          }
         }
       });
 
       it("gives an X photo post's first image at full size", async () => {
-        const recorded = JSON.parse(readFileSync(join(fixturesDir, "syndication/photo_single_obama_266031293945503744.json"), "utf8"));
+        const recorded = JSON.parse(
+          readFileSync(join(fixturesDir, "syndication/photo_single_obama_266031293945503744.json"), "utf8"),
+        );
         const id = "266031293945503999";
         recorded.id_str = id;
-        for (const media of recorded.mediaDetails) media.media_url_https = "https://pbs.twimg.com/file/5000/photo.jpg?type=image/jpeg";
+        for (const media of recorded.mediaDetails) {
+          media.media_url_https = "https://pbs.twimg.com/file/5000/photo.jpg?type=image/jpeg";
+        }
         x.setMode("syndication", { kind: "json", body: recorded });
         try {
           const before = cdn.requests.length;
@@ -523,7 +615,9 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
           expect(response.status).toBe(200);
           expect(response.headers.get("content-type")).toBe("image/jpeg");
           expect(response.headers.get("content-disposition")).toContain(`filename="x_${id}.jpg"`);
-          expect(Buffer.from(await crypto.subtle.digest("SHA-256", await response.arrayBuffer())).toString("hex")).toBe(fakeSha256(0, 5000));
+          expect(Buffer.from(await crypto.subtle.digest("SHA-256", await response.arrayBuffer())).toString("hex")).toBe(
+            fakeSha256(0, 5000),
+          );
           expect(cdn.requests[before]!.path).toContain("name=orig");
         } finally {
           x.setMode("syndication", { kind: "normal" });
@@ -533,14 +627,24 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
       it("lists an X post's photo, video and photo, and relays the one index names", async () => {
         const link = `https://x.com/someone/status/${fakeTweetIds.mixedMedia}`;
         const types = (record: { media: { type: string }[] }) => record.media.map((item) => item.type);
-        expect(types(await (await get(`/api/v1/tweet?url=${encodeURIComponent(link)}`)).json())).toEqual(["photo", "video", "photo"]);
-        expect(types(await (await get(`/api/v1/post?url=${encodeURIComponent(link)}`)).json())).toEqual(["photo", "video", "photo"]);
+        expect(types(await (await get(`/api/v1/tweet?url=${encodeURIComponent(link)}`)).json())).toEqual([
+          "photo",
+          "video",
+          "photo",
+        ]);
+        expect(types(await (await get(`/api/v1/post?url=${encodeURIComponent(link)}`)).json())).toEqual([
+          "photo",
+          "video",
+          "photo",
+        ]);
         for (const index of [2, 3]) {
           const response = await download(link, `&index=${index}`);
           expect(response.status).toBe(200);
           const { size } = mixedMediaFiles[index - 1]!;
           expect(response.headers.get("content-length")).toBe(String(size));
-          expect(Buffer.from(await crypto.subtle.digest("SHA-256", await response.arrayBuffer())).toString("hex")).toBe(fakeSha256(0, size));
+          expect(Buffer.from(await crypto.subtle.digest("SHA-256", await response.arrayBuffer())).toString("hex")).toBe(
+            fakeSha256(0, size),
+          );
         }
         const past = await download(link, "&index=4");
         expect(past.status).toBe(400);
@@ -554,17 +658,23 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         const photo = await download(short, "&index=2");
         expect(photo.status).toBe(200);
         expect(Buffer.from(await photo.arrayBuffer()).equals(photoBytes(2))).toBe(true);
-        const video = await download(`https://www.xiaohongshu.com/explore/${videoNote.id}?xsec_token=${encodeURIComponent(videoNote.token)}`);
+        const video = await download(
+          `https://www.xiaohongshu.com/explore/${videoNote.id}?xsec_token=${encodeURIComponent(videoNote.token)}`,
+        );
         expect(video.status).toBe(200);
         expect(Buffer.from(await video.arrayBuffer()).equals(xiaohongshu.video("v1080.mp4"))).toBe(true);
       });
 
       it("relays an X post's best video, and turns it into MP3 with audio=mp3", async () => {
-        const recorded = JSON.parse(readFileSync(join(fixturesDir, "syndication/video_nasa_1491475671058681863.json"), "utf8"));
+        const recorded = JSON.parse(
+          readFileSync(join(fixturesDir, "syndication/video_nasa_1491475671058681863.json"), "utf8"),
+        );
         // A post id of its own, so that the recorded NASA post cached by other tests is not used.
         const id = "1491475671058681999";
         recorded.id_str = id;
-        for (const variant of recorded.mediaDetails[0].video_info.variants) variant.url = "https://ton.twimg.com/media/clip.mp4";
+        for (const variant of recorded.mediaDetails[0].video_info.variants) {
+          variant.url = "https://ton.twimg.com/media/clip.mp4";
+        }
         x.setMode("syndication", { kind: "json", body: recorded });
         try {
           const link = `https://x.com/NASA/status/${id}`;
@@ -647,13 +757,16 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
 
 /** Whether the promise settles within `ms`. */
 function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
+  return Promise.race([
+    promise.then(() => true),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms)),
+  ]);
 }
 
 /** Whether a fresh TCP connection to the service's port is refused, trying for up to 5 s. */
 async function connectionRefused(serviceUrl: string): Promise<boolean> {
   const { hostname, port } = new URL(serviceUrl);
-  for (const until = Date.now() + 5_000; Date.now() < until; ) {
+  for (const until = Date.now() + 5_000; Date.now() < until;) {
     const outcome = await new Promise<string>((resolve) => {
       const socket = connect(Number(port), hostname);
       socket.once("connect", () => {

@@ -1,4 +1,7 @@
 import { resolve } from "node:path";
 import { contractSuite } from "./contract.ts";
 
-contractSuite({ name: "deno", command: [resolve("node_modules/.bin/deno"), "run", "--allow-all", "--unstable-no-legacy-abort", "dist/deno.mjs"] });
+contractSuite({
+  name: "deno",
+  command: [resolve("node_modules/.bin/deno"), "run", "--allow-all", "--unstable-no-legacy-abort", "dist/deno.mjs"],
+});

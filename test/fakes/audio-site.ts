@@ -28,23 +28,53 @@ export interface AudioSite {
   close(): Promise<void>;
 }
 
-const page = (title: string, body: string) => `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;
+const page = (title: string, body: string) =>
+  `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;
 // yt-dlp takes only absolute URLs from JSON-LD, so the pages are made once the port is known.
 const pagesAt = (origin: string): Record<string, string> => ({
-  "/track.html": page("A track", '<audio controls><source src="/track.m4a" type="audio/mp4"><source src="/track.mp3" type="audio/mpeg"></audio>'),
+  "/track.html": page(
+    "A track",
+    '<audio controls><source src="/track.m4a" type="audio/mp4"><source src="/track.mp3" type="audio/mpeg"></audio>',
+  ),
   "/mp3-only.html": page("An MP3 track", '<audio controls src="/track.mp3"></audio>'),
-  "/described.html": page("A described track", `<script type="application/ld+json">${JSON.stringify({
-    "@context": "https://schema.org", "@type": "AudioObject", name: "A described track",
-    duration: `PT${trackDurationSec}S`, contentUrl: `${origin}/track.m4a`, encodingFormat: "audio/mp4",
-  })}</script>`),
+  "/described.html": page(
+    "A described track",
+    `<script type="application/ld+json">${
+      JSON.stringify({
+        "@context": "https://schema.org",
+        "@type": "AudioObject",
+        name: "A described track",
+        duration: `PT${trackDurationSec}S`,
+        contentUrl: `${origin}/track.m4a`,
+        encodingFormat: "audio/mp4",
+      })
+    }</script>`,
+  ),
 });
 const types: Record<string, string> = { ".m4a": "audio/mp4", ".mp3": "audio/mpeg" };
 
 export async function startAudioSite(): Promise<AudioSite> {
   const dir = await mkdtemp(path.join(tmpdir(), "audio-site-"));
-  const ff = (...args: string[]) => promisify(execFile)("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", `sine=frequency=440:sample_rate=44100:duration=${trackDurationSec}`, ...args], { cwd: dir });
-  await Promise.all([ff("-c:a", "aac", "-b:a", String(aacBitRate), "-movflags", "+faststart", "track.m4a"), ff("-c:a", "libmp3lame", "-b:a", "128k", "track.mp3")]);
-  const files = { "/track.m4a": await readFile(path.join(dir, "track.m4a")), "/track.mp3": await readFile(path.join(dir, "track.mp3")) } as Record<string, Buffer>;
+  const ff = (...args: string[]) =>
+    promisify(execFile)("ffmpeg", [
+      "-nostdin",
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      "-i",
+      `sine=frequency=440:sample_rate=44100:duration=${trackDurationSec}`,
+      ...args,
+    ], { cwd: dir });
+  await Promise.all([
+    ff("-c:a", "aac", "-b:a", String(aacBitRate), "-movflags", "+faststart", "track.m4a"),
+    ff("-c:a", "libmp3lame", "-b:a", "128k", "track.mp3"),
+  ]);
+  const files = {
+    "/track.m4a": await readFile(path.join(dir, "track.m4a")),
+    "/track.mp3": await readFile(path.join(dir, "track.mp3")),
+  } as Record<string, Buffer>;
   let pages: Record<string, string> = {};
   const server = http.createServer((req, res) => {
     const urlPath = new URL(req.url ?? "/", "http://site").pathname;
@@ -56,7 +86,9 @@ export async function startAudioSite(): Promise<AudioSite> {
     const start = range ? Number(range[1]) : 0;
     const end = range?.[2] ? Math.min(Number(range[2]), file.length - 1) : file.length - 1;
     res.writeHead(range ? 206 : 200, {
-      "content-type": types[path.extname(urlPath)]!, "content-length": String(end - start + 1), "accept-ranges": "bytes",
+      "content-type": types[path.extname(urlPath)]!,
+      "content-length": String(end - start + 1),
+      "accept-ranges": "bytes",
       ...(range ? { "content-range": `bytes ${start}-${end}/${file.length}` } : {}),
     });
     res.end(req.method === "HEAD" ? undefined : file.subarray(start, end + 1));
@@ -66,7 +98,11 @@ export async function startAudioSite(): Promise<AudioSite> {
   pages = pagesAt(`http://${host}`);
   return {
     host,
-    pages: { track: `http://${host}/track.html`, mp3Only: `http://${host}/mp3-only.html`, described: `http://${host}/described.html` },
+    pages: {
+      track: `http://${host}/track.html`,
+      mp3Only: `http://${host}/mp3-only.html`,
+      described: `http://${host}/described.html`,
+    },
     m4a: files["/track.m4a"]!,
     async close() {
       server.closeAllConnections();

@@ -24,26 +24,47 @@ const fixtures = path.join(import.meta.dirname, "../fixtures/upstream/bluesky");
 type PostView = Record<string, any> & { uri: string; author: { did: string; handle: string } };
 const fixture = (name: string): Record<string, any> => JSON.parse(readFileSync(path.join(fixtures, name), "utf8"));
 
-export const feed = fixture("getAuthorFeed__quoted-video_recordWithMedia_external_notFoundPost__bskyr__chriskenny.json").feed as { post: PostView }[];
-export const imagesThread: { thread: { post: PostView } } = <never>fixture("getPostThread__images__bskyr__soubhikbarari_3k7qmjev5lr2s.json");
-export const cardThread: { thread: { post: PostView } } = <never>fixture("getPostThread__external-card_root_with_replies__atrrr__jbgruber_3kbi55xm6u62v.json");
-export const quotes = fixture("getQuotes__recordWithMedia-external_quote__bskyr__bskyr_3lc5c5qv72r2w.json").posts as PostView[];
+export const feed = fixture("getAuthorFeed__quoted-video_recordWithMedia_external_notFoundPost__bskyr__chriskenny.json")
+  .feed as { post: PostView }[];
+export const imagesThread: { thread: { post: PostView } } = <never> fixture(
+  "getPostThread__images__bskyr__soubhikbarari_3k7qmjev5lr2s.json",
+);
+export const cardThread: { thread: { post: PostView } } = <never> fixture(
+  "getPostThread__external-card_root_with_replies__atrrr__jbgruber_3kbi55xm6u62v.json",
+);
+export const quotes = fixture("getQuotes__recordWithMedia-external_quote__bskyr__bskyr_3lc5c5qv72r2w.json")
+  .posts as PostView[];
 
 /** A post view in the thread shape of getPostThread. */
-export const asThread = (post: PostView) => ({ thread: { $type: "app.bsky.feed.defs#threadViewPost", post, replies: [] } });
+export const asThread = (post: PostView) => ({
+  thread: { $type: "app.bsky.feed.defs#threadViewPost", post, replies: [] },
+});
 
 /** Feed item 29: a post quoting a video post. */
 export const quoteOfVideo = feed[28]!.post;
 const quotedVideo = quoteOfVideo.embed.record;
 /** The quoted video post, as getPostThread shows it. */
-export const videoPost: PostView = { uri: quotedVideo.uri, cid: quotedVideo.cid, author: quotedVideo.author, record: quotedVideo.value, embed: quotedVideo.embeds[0], indexedAt: quotedVideo.indexedAt };
+export const videoPost: PostView = {
+  uri: quotedVideo.uri,
+  cid: quotedVideo.cid,
+  author: quotedVideo.author,
+  record: quotedVideo.value,
+  embed: quotedVideo.embeds[0],
+  indexedAt: quotedVideo.indexedAt,
+};
 
 /** The link of a post view on bsky.app. */
-export const linkOf = (post: { uri: string; author: { handle: string } }) => `https://bsky.app/profile/${post.author.handle}/post/${post.uri.split("/").pop()}`;
+export const linkOf = (post: { uri: string; author: { handle: string } }) =>
+  `https://bsky.app/profile/${post.author.handle}/post/${post.uri.split("/").pop()}`;
 
 export const blockedRkey = "3lblockedpost2";
 /** Picture sizes of the two streams of every video, smallest first as the master lists them. */
-export const streams = [{ name: "360p", width: 160, height: 90, bandwidth: 300_000 }, { name: "720p", width: 480, height: 270, bandwidth: 1_500_000 }];
+export const streams = [{ name: "360p", width: 160, height: 90, bandwidth: 300_000 }, {
+  name: "720p",
+  width: 480,
+  height: 270,
+  bandwidth: 1_500_000,
+}];
 /** Bytes of every image file on the fake CDN (the same for each). */
 export const imageBytes = fakeBytes(0, 20_000);
 
@@ -59,13 +80,44 @@ export interface FakeBluesky {
 async function makeStreams(dir: string): Promise<void> {
   await Promise.all(streams.map(({ name, width, height }) =>
     promisify(execFile)("ffmpeg", [
-      "-v", "error", "-f", "lavfi", "-i", `testsrc2=duration=4:size=${width}x${height}:rate=25`, "-f", "lavfi", "-i", "sine=duration=4",
-      "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
-      "-hls_segment_filename", path.join(dir, `${name}-%d.ts`), path.join(dir, `${name}.m3u8`),
-    ])));
+      "-v",
+      "error",
+      "-f",
+      "lavfi",
+      "-i",
+      `testsrc2=duration=4:size=${width}x${height}:rate=25`,
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=duration=4",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-pix_fmt",
+      "yuv420p",
+      "-c:a",
+      "aac",
+      "-f",
+      "hls",
+      "-hls_time",
+      "2",
+      "-hls_playlist_type",
+      "vod",
+      "-hls_segment_filename",
+      path.join(dir, `${name}-%d.ts`),
+      path.join(dir, `${name}.m3u8`),
+    ])
+  ));
 }
 
-const master = ["#EXTM3U", "#EXT-X-VERSION:3", ...streams.flatMap((s) => [`#EXT-X-STREAM-INF:BANDWIDTH=${s.bandwidth},RESOLUTION=${s.width}x${s.height}`, `${s.name}/video.m3u8`])].join("\n");
+const master = [
+  "#EXTM3U",
+  "#EXT-X-VERSION:3",
+  ...streams.flatMap((
+    s,
+  ) => [`#EXT-X-STREAM-INF:BANDWIDTH=${s.bandwidth},RESOLUTION=${s.width}x${s.height}`, `${s.name}/video.m3u8`]),
+].join("\n");
 
 function postsByUri(): Map<string, object> {
   const answers = new Map<string, object>();
@@ -91,7 +143,8 @@ export async function startFakeBluesky(): Promise<FakeBluesky> {
   const threads = postsByUri();
   const dids = handles(threads);
   const calls: string[] = [];
-  const json = (res: http.ServerResponse, status: number, body: object) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+  const json = (res: http.ServerResponse, status: number, body: object) =>
+    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://fake");
@@ -99,18 +152,31 @@ export async function startFakeBluesky(): Promise<FakeBluesky> {
     if (url.pathname.startsWith("/xrpc/")) calls.push(`${url.pathname.slice(6)}?${query}`);
     if (url.pathname === "/xrpc/com.atproto.identity.resolveHandle") {
       const did = dids.get(query.get("handle") ?? "");
-      return did ? json(res, 200, { did }) : json(res, 400, { error: "InvalidRequest", message: "Unable to resolve handle" });
+      return did
+        ? json(res, 200, { did })
+        : json(res, 400, { error: "InvalidRequest", message: "Unable to resolve handle" });
     }
     if (url.pathname === "/xrpc/app.bsky.feed.getPostThread") {
       const uri = query.get("uri") ?? "";
       if (uri.endsWith(`/${blockedRkey}`)) {
-        return json(res, 200, { thread: { $type: "app.bsky.feed.defs#blockedPost", uri, blocked: true, author: { did: uri.split("/")[2], viewer: { blockedBy: true } } } });
+        return json(res, 200, {
+          thread: {
+            $type: "app.bsky.feed.defs#blockedPost",
+            uri,
+            blocked: true,
+            author: { did: uri.split("/")[2], viewer: { blockedBy: true } },
+          },
+        });
       }
       const answer = threads.get(uri);
       return answer ? json(res, 200, answer) : json(res, 400, { error: "NotFound", message: `Post not found: ${uri}` });
     }
-    if (url.pathname.startsWith("/img/")) return res.writeHead(200, { "content-type": "image/jpeg", "content-length": imageBytes.length }).end(imageBytes);
-    if (url.pathname.endsWith("/playlist.m3u8")) return res.writeHead(200, { "content-type": "application/vnd.apple.mpegurl" }).end(master);
+    if (url.pathname.startsWith("/img/")) {
+      return res.writeHead(200, { "content-type": "image/jpeg", "content-length": imageBytes.length }).end(imageBytes);
+    }
+    if (url.pathname.endsWith("/playlist.m3u8")) {
+      return res.writeHead(200, { "content-type": "application/vnd.apple.mpegurl" }).end(master);
+    }
     const stream = /\/(\d+p)\/(video\.m3u8|\1-\d+\.ts)$/.exec(url.pathname);
     if (stream) {
       const file = stream[2] === "video.m3u8" ? `${stream[1]}.m3u8` : stream[2]!;

@@ -71,11 +71,18 @@ export async function startFakeCdn(options: FakeCdnOptions = {}): Promise<FakeCd
   const requests: CdnRequest[] = [];
   const server = http.createServer((req, res) => {
     const outcome = new Promise<"finished" | "closed">((resolve) =>
-      res.on("close", () => resolve(res.writableFinished ? "finished" : "closed")),
+      res.on("close", () => resolve(res.writableFinished ? "finished" : "closed"))
     );
     requests.push({ method: req.method ?? "GET", path: req.url ?? "/", headers: req.headers, outcome });
     const url = new URL(req.url ?? "/", "http://fake");
-    void route(url.pathname.split("/").slice(1), url, req, res, { delayMs: 0, cutAfter: null, cut: "reset" }, publicHost);
+    void route(
+      url.pathname.split("/").slice(1),
+      url,
+      req,
+      res,
+      { delayMs: 0, cutAfter: null, cut: "reset" },
+      publicHost,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -113,7 +120,9 @@ async function route(
     case "loop":
       return send(res, plan, 302, { location: `https://${publicHost}/loop` });
     case "redirect":
-      return send(res, plan, Number(url.searchParams.get("status") ?? 302), { location: url.searchParams.get("to") ?? "/" });
+      return send(res, plan, Number(url.searchParams.get("status") ?? 302), {
+        location: url.searchParams.get("to") ?? "/",
+      });
     case "hangup":
       await sleep(plan.delayMs);
       return void req.socket.destroy();
@@ -153,16 +162,28 @@ async function streamBytes(res: http.ServerResponse, start: number, end: number)
   for (let at = start; at < end && !res.destroyed; at += CHUNK) {
     const chunk = fakeBytes(at, Math.min(end, at + CHUNK));
     const flushed = new Promise<void>((resolve) => res.write(chunk, () => resolve()));
-    if (res.writableNeedDrain) await new Promise<void>((resolve) => {
-      const done = () => { res.off("drain", done); res.off("close", done); resolve(); };
-      res.on("drain", done);
-      res.on("close", done);
-    });
+    if (res.writableNeedDrain) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off("drain", done);
+          res.off("close", done);
+          resolve();
+        };
+        res.on("drain", done);
+        res.on("close", done);
+      });
+    }
     if (at + CHUNK >= end) await flushed;
   }
 }
 
-async function send(res: http.ServerResponse, plan: Plan, status: number, headers: http.OutgoingHttpHeaders, body?: Buffer) {
+async function send(
+  res: http.ServerResponse,
+  plan: Plan,
+  status: number,
+  headers: http.OutgoingHttpHeaders,
+  body?: Buffer,
+) {
   await sleep(plan.delayMs);
   res.writeHead(status, { ...headers, "content-length": body?.length ?? 0 });
   res.end(body);

@@ -4,7 +4,7 @@
 // by one (their MPEG-TS continuity counters restart). Pages are ones yt-dlp's generic extractor
 // reads; add the site's `host` to the extra page hosts.
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -42,23 +42,89 @@ export interface HostileSite {
 
 async function makeMedia(dir: string): Promise<void> {
   const ff = (...args: string[]) => run("ffmpeg", ["-nostdin", "-v", "error", "-y", ...args], { cwd: dir });
-  const sources = ["-f", "lavfi", "-i", "testsrc=size=160x120:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100", "-t", String(hostileDurationSec)];
+  const sources = [
+    "-f",
+    "lavfi",
+    "-i",
+    "testsrc=size=160x120:rate=25",
+    "-f",
+    "lavfi",
+    "-i",
+    "sine=frequency=440:sample_rate=44100",
+    "-t",
+    String(hostileDurationSec),
+  ];
   // The discontinuity flag on each stream's first packet: a player that joins the file from its
   // start again (as after a retry that ignored Range) reads on without a broken counter, as the
   // source of the report did; what it appends is then only told by its timestamps.
-  await ff(...sources, "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "64k",
-    "-mpegts_flags", "+initial_discontinuity", "-f", "mpegts", "clip.ts");
+  await ff(
+    ...sources,
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-g",
+    "25",
+    "-pix_fmt",
+    "yuv420p",
+    "-c:a",
+    "aac",
+    "-b:a",
+    "64k",
+    "-mpegts_flags",
+    "+initial_discontinuity",
+    "-f",
+    "mpegts",
+    "clip.ts",
+  );
   await Promise.all([
-    ff(...sources, "-c:v", "libx264", "-preset", "ultrafast", "-g", String(25 * slowKeyframeSec), "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "64k",
-      "-movflags", "+faststart", "slow.mp4"),
-    ff("-i", "clip.ts", "-c", "copy", "-f", "segment", "-segment_time", "2", "-segment_list", "segments.m3u8", "-segment_list_type", "m3u8", "segment-%d.ts"),
+    ff(
+      ...sources,
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-g",
+      String(25 * slowKeyframeSec),
+      "-pix_fmt",
+      "yuv420p",
+      "-c:a",
+      "aac",
+      "-b:a",
+      "64k",
+      "-movflags",
+      "+faststart",
+      "slow.mp4",
+    ),
+    ff(
+      "-i",
+      "clip.ts",
+      "-c",
+      "copy",
+      "-f",
+      "segment",
+      "-segment_time",
+      "2",
+      "-segment_list",
+      "segments.m3u8",
+      "-segment_list_type",
+      "m3u8",
+      "segment-%d.ts",
+    ),
   ]);
 }
 
-const page = (title: string, body: string) => `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;
+const page = (title: string, body: string) =>
+  `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;
 
 function pagesFor(origin: string): Record<string, string> {
-  const ld = JSON.stringify({ "@context": "https://schema.org", "@type": "VideoObject", name: "Hang-up once", duration: `PT${hostileDurationSec}S`, contentUrl: `${origin}/media/hangup-once.ts` });
+  const ld = JSON.stringify({
+    "@context": "https://schema.org",
+    "@type": "VideoObject",
+    name: "Hang-up once",
+    duration: `PT${hostileDurationSec}S`,
+    contentUrl: `${origin}/media/hangup-once.ts`,
+  });
   return {
     "/hangup-once.html": page("Hang-up once", `<script type="application/ld+json">${ld}</script>`),
     "/loop.html": page("Loop", '<video src="/media/loop.ts"></video>'),
@@ -90,7 +156,9 @@ function ranged(header: string | undefined, size: number): { start: number; end:
 export async function startHostileSite(): Promise<HostileSite> {
   const dir = await mkdtemp(path.join(tmpdir(), "hostile-media-"));
   await makeMedia(dir);
-  const files = Object.fromEntries(await Promise.all((await readdir(dir)).map(async (name) => [name, await readFile(path.join(dir, name))] as const)));
+  const files = Object.fromEntries(
+    await Promise.all((await readdir(dir)).map(async (name) => [name, await readFile(path.join(dir, name))] as const)),
+  );
   const counts = new Map<string, number>();
   let armed = false;
   const server = createServer((req, res) => {
@@ -128,7 +196,10 @@ export async function startHostileSite(): Promise<HostileSite> {
     const segment = /^\/seg\/(segments\.m3u8|segment-\d+\.ts)$/.exec(urlPath);
     const file = segment ? files[segment[1]!] : undefined;
     if (file === undefined) return void res.writeHead(404).end();
-    res.writeHead(200, { "content-type": urlPath.endsWith(".m3u8") ? "application/vnd.apple.mpegurl" : "video/mp2t", "content-length": String(file.byteLength) }).end(file);
+    res.writeHead(200, {
+      "content-type": urlPath.endsWith(".m3u8") ? "application/vnd.apple.mpegurl" : "video/mp2t",
+      "content-length": String(file.byteLength),
+    }).end(file);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -137,7 +208,12 @@ export async function startHostileSite(): Promise<HostileSite> {
   return {
     origin,
     host: `127.0.0.1:${port}`,
-    pages: { hangupOnce: `${origin}/hangup-once.html`, loop: `${origin}/loop.html`, slow: `${origin}/slow.html`, segments: `${origin}/segments.html` },
+    pages: {
+      hangupOnce: `${origin}/hangup-once.html`,
+      loop: `${origin}/loop.html`,
+      slow: `${origin}/slow.html`,
+      segments: `${origin}/segments.html`,
+    },
     armHangup: () => void (armed = true),
     requests: (mediaPath) => counts.get(mediaPath) ?? 0,
     async close() {

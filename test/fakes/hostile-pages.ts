@@ -78,7 +78,9 @@ export async function startHostilePages(): Promise<HostilePages> {
       }, 100);
       return void res.once("close", () => clearInterval(timer));
     }
-    res.writeHead(404, html).end("<!DOCTYPE html><html><head><title>Not Found</title></head><body>nothing here</body></html>");
+    res.writeHead(404, html).end(
+      "<!DOCTYPE html><html><head><title>Not Found</title></head><body>nothing here</body></html>",
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -86,7 +88,12 @@ export async function startHostilePages(): Promise<HostilePages> {
   return {
     host: `127.0.0.1:${port}`,
     origin,
-    pages: { endless: `${origin}/endless.html`, huge: `${origin}/huge.html`, manyVideos: `${origin}/many-videos.html`, trickle: `${origin}/trickle.html` },
+    pages: {
+      endless: `${origin}/endless.html`,
+      huge: `${origin}/huge.html`,
+      manyVideos: `${origin}/many-videos.html`,
+      trickle: `${origin}/trickle.html`,
+    },
     sent: (path) => sent.get(path) ?? 0,
     async close() {
       server.closeAllConnections();

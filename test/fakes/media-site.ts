@@ -100,8 +100,14 @@ const page = (title: string, body: string) =>
   `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;
 
 const pages: Record<string, string> = {
-  "/progressive.html": page("Progressive test clip", '<video src="/media/clip.mp4" poster="/media/poster.jpg"></video>'),
-  "/split.html": page("Split test clip", '<video><source src="/split/master.m3u8" type="application/x-mpegURL"></video>'),
+  "/progressive.html": page(
+    "Progressive test clip",
+    '<video src="/media/clip.mp4" poster="/media/poster.jpg"></video>',
+  ),
+  "/split.html": page(
+    "Split test clip",
+    '<video><source src="/split/master.m3u8" type="application/x-mpegURL"></video>',
+  ),
   "/hls.html": page("HLS test clip", '<video><source src="/hls/index.m3u8" type="application/x-mpegURL"></video>'),
   "/no-media.html": page("Nothing to see", "<p>Only text here.</p>"),
   "/gone-media.html": page("Gone clip", '<video src="/media/gone.mp4"></video>'),
@@ -110,7 +116,10 @@ const pages: Record<string, string> = {
   // 127.0.0.2 is loopback too, but not the host the tests trust: the service must not fetch it.
   "/private-media.html": page("Private clip", '<video src="http://127.0.0.2:9/clip.mp4"></video>'),
   "/members.html": page("Members clip", '<video src="/members/clip.mp4"></video>'),
-  "/two-videos.html": page("Two clips", '<video src="/media/clip.mp4"></video><p>and</p><video src="/media/short.mp4"></video>'),
+  "/two-videos.html": page(
+    "Two clips",
+    '<video src="/media/clip.mp4"></video><p>and</p><video src="/media/short.mp4"></video>',
+  ),
   "/tail-index.html": page("Index at the end", '<video src="/media/tail.mp4"></video>'),
   "/tail-index-norange.html": page("Index at the end, no Range", '<video src="/norange/tail.mp4"></video>'),
   "/hangup-norange.html": page("Hang-up, no Range", '<video src="/norange/hangup.mp4"></video>'),
@@ -125,7 +134,8 @@ const pages: Record<string, string> = {
 // yt-dlp's YouTube extractor says this when YouTube wants a signed-in browser (with a plain
 // apostrophe: a reason phrase is Latin-1). yt-dlp prints an HTTP error's reason phrase, so a page
 // answered with it makes the real yt-dlp report the bot check from any site.
-const botCheckMessage = "Sign in to confirm you're not a bot. Use --cookies-from-browser or --cookies for the authentication";
+const botCheckMessage =
+  "Sign in to confirm you're not a bot. Use --cookies-from-browser or --cookies for the authentication";
 
 const membersOnly = (urlPath: string) => urlPath === "/members.html" || urlPath.startsWith("/members/");
 
@@ -147,15 +157,17 @@ ${subtitleCues[1]}
 const jsonLdPage = (origin: string, contentSize: number) =>
   page(
     "JSON-LD test clip",
-    `<script type="application/ld+json">${JSON.stringify({
-      "@context": "https://schema.org",
-      "@type": "VideoObject",
-      name: "JSON-LD test clip",
-      duration: `PT${clipDurationSec}S`,
-      contentUrl: `${origin}/media/clip.mp4`,
-      contentSize: String(contentSize),
-      thumbnailUrl: `${origin}/media/poster.jpg`,
-    })}</script>`,
+    `<script type="application/ld+json">${
+      JSON.stringify({
+        "@context": "https://schema.org",
+        "@type": "VideoObject",
+        name: "JSON-LD test clip",
+        duration: `PT${clipDurationSec}S`,
+        contentUrl: `${origin}/media/clip.mp4`,
+        contentSize: String(contentSize),
+        thumbnailUrl: `${origin}/media/poster.jpg`,
+      })
+    }</script>`,
   );
 
 // Written by hand (not by ffmpeg) so that CODECS is present: yt-dlp then knows the video
@@ -170,11 +182,31 @@ v.m3u8
 async function makeMedia(dir: string, ffmpeg: string): Promise<void> {
   const ff = (...args: string[]) => run(ffmpeg, ["-nostdin", "-v", "error", "-y", ...args], { cwd: dir });
   await ff(
-    "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25",
-    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
-    "-t", String(clipDurationSec),
-    "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p",
-    "-c:a", "aac", "-b:a", "64k", "-movflags", "+faststart", "clip.mp4",
+    "-f",
+    "lavfi",
+    "-i",
+    "testsrc=size=160x120:rate=25",
+    "-f",
+    "lavfi",
+    "-i",
+    "sine=frequency=440:sample_rate=44100",
+    "-t",
+    String(clipDurationSec),
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-g",
+    "25",
+    "-pix_fmt",
+    "yuv420p",
+    "-c:a",
+    "aac",
+    "-b:a",
+    "64k",
+    "-movflags",
+    "+faststart",
+    "clip.mp4",
   );
   const hls = ["-c", "copy", "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod"];
   await Promise.all([
@@ -199,16 +231,37 @@ async function makeMedia(dir: string, ffmpeg: string): Promise<void> {
  *   /crafted.m3u8?segment=<url>      an HLS playlist of one segment, <url>
  *   /crafted-master.m3u8?variant=<url>  an HLS master playlist of one variant playlist, <url>
  */
-function craftedAnswer(urlPath: string, query: URLSearchParams): { status: number; headers: Record<string, string>; body: string } | null {
-  const link = query.get("to") ?? query.get("video") ?? query.get("content") ?? query.get("segment") ?? query.get("variant") ?? "";
-  const html = (body: string) => ({ status: 200, headers: { "content-type": contentTypes[".html"]! }, body: page("Crafted clip", body) });
+function craftedAnswer(
+  urlPath: string,
+  query: URLSearchParams,
+): { status: number; headers: Record<string, string>; body: string } | null {
+  const link = query.get("to") ?? query.get("video") ?? query.get("content") ?? query.get("segment") ??
+    query.get("variant") ?? "";
+  const html = (body: string) => ({
+    status: 200,
+    headers: { "content-type": contentTypes[".html"]! },
+    body: page("Crafted clip", body),
+  });
   switch (urlPath) {
     case "/redirect":
       return { status: 302, headers: { location: link }, body: "" };
     case "/crafted.html":
-      return html(`<video><source src="${link.replace(/"/g, "&quot;")}" type="${link.includes(".m3u8") ? "application/x-mpegURL" : "video/mp4"}"></video>`);
+      return html(
+        `<video><source src="${link.replace(/"/g, "&quot;")}" type="${
+          link.includes(".m3u8") ? "application/x-mpegURL" : "video/mp4"
+        }"></video>`,
+      );
     case "/crafted-ld.html":
-      return html(`<script type="application/ld+json">${JSON.stringify({ "@context": "https://schema.org", "@type": "VideoObject", name: "Crafted clip", contentUrl: link })}</script>`);
+      return html(
+        `<script type="application/ld+json">${
+          JSON.stringify({
+            "@context": "https://schema.org",
+            "@type": "VideoObject",
+            name: "Crafted clip",
+            contentUrl: link,
+          })
+        }</script>`,
+      );
     case "/crafted.m3u8":
       return {
         status: 200,
@@ -216,7 +269,11 @@ function craftedAnswer(urlPath: string, query: URLSearchParams): { status: numbe
         body: `#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.0,\n${link}\n#EXT-X-ENDLIST\n`,
       };
     case "/crafted-master.m3u8":
-      return { status: 200, headers: { "content-type": contentTypes[".m3u8"]! }, body: `#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=100000\n${link}\n` };
+      return {
+        status: 200,
+        headers: { "content-type": contentTypes[".m3u8"]! },
+        body: `#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=100000\n${link}\n`,
+      };
     default:
       return null;
   }
@@ -269,7 +326,13 @@ function noise(start: number, end: number): Buffer {
 }
 
 /** `ranges: false` plays a server that ignores Range: always 200 and the whole file, no Accept-Ranges. */
-async function serveFile(req: IncomingMessage, res: ServerResponse, file: string, breakage: Breakage, ranges = true): Promise<void> {
+async function serveFile(
+  req: IncomingMessage,
+  res: ServerResponse,
+  file: string,
+  breakage: Breakage,
+  ranges = true,
+): Promise<void> {
   const { size } = await stat(file);
   const range = ranges ? parseRange(req.headers.range, size) : null;
   if (range && range.start >= size) {

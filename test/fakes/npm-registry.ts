@@ -28,7 +28,14 @@ export interface FakeNpmRegistry {
 async function packInstalled(name: string): Promise<{ version: string; tarball: Buffer }> {
   const folder = path.resolve("node_modules", name);
   const { version } = JSON.parse(readFileSync(path.join(folder, "package.json"), "utf8")) as { version: string };
-  const { stdout } = await run("tar", ["-czf", "-", "-C", path.dirname(folder), `--transform=s,^${path.basename(folder)},package,`, path.basename(folder)], {
+  const { stdout } = await run("tar", [
+    "-czf",
+    "-",
+    "-C",
+    path.dirname(folder),
+    `--transform=s,^${path.basename(folder)},package,`,
+    path.basename(folder),
+  ], {
     encoding: "buffer",
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -39,13 +46,58 @@ export async function startFakeNpmRegistry(names: readonly string[]): Promise<Fa
   const packages = new Map(await Promise.all(names.map(async (name) => [name, await packInstalled(name)] as const)));
   const requests: string[] = [];
   const certDir = mkdtempSync(path.join(tmpdir(), "npm-registry-"));
-  const [caFile, certFile, keyFile] = ["ca.pem", "cert.pem", "key.pem"].map((name) => path.join(certDir, name)) as [string, string, string];
+  const [caFile, certFile, keyFile] = ["ca.pem", "cert.pem", "key.pem"].map((name) => path.join(certDir, name)) as [
+    string,
+    string,
+    string,
+  ];
   // Deno (rustls) refuses a self-signed certificate as the server's own: a CA signs it.
   const openssl = (...args: string[]) => run("openssl", args, { cwd: certDir });
-  await openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", caFile, "-days", "1", "-subj", "/CN=fake npm registry CA");
-  await openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", keyFile, "-out", "cert.csr", "-subj", "/CN=127.0.0.1");
+  await openssl(
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    "ca.key",
+    "-out",
+    caFile,
+    "-days",
+    "1",
+    "-subj",
+    "/CN=fake npm registry CA",
+  );
+  await openssl(
+    "req",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    keyFile,
+    "-out",
+    "cert.csr",
+    "-subj",
+    "/CN=127.0.0.1",
+  );
   writeFileSync(path.join(certDir, "cert.ext"), "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n");
-  await openssl("x509", "-req", "-in", "cert.csr", "-CA", caFile, "-CAkey", "ca.key", "-CAcreateserial", "-out", certFile, "-days", "1", "-extfile", "cert.ext");
+  await openssl(
+    "x509",
+    "-req",
+    "-in",
+    "cert.csr",
+    "-CA",
+    caFile,
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    certFile,
+    "-days",
+    "1",
+    "-extfile",
+    "cert.ext",
+  );
   const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (req, res) => {
     const urlPath = decodeURIComponent(new URL(req.url ?? "/", "http://registry").pathname);
     requests.push(urlPath);
@@ -58,9 +110,15 @@ export async function startFakeNpmRegistry(names: readonly string[]): Promise<Fa
     const manifest = {
       name,
       version: pkg.version,
-      dist: { tarball: `${origin}/${name}/-/${path.basename(name)}-${pkg.version}.tgz`, integrity, shasum: createHash("sha1").update(pkg.tarball).digest("hex") },
+      dist: {
+        tarball: `${origin}/${name}/-/${path.basename(name)}-${pkg.version}.tgz`,
+        integrity,
+        shasum: createHash("sha1").update(pkg.tarball).digest("hex"),
+      },
     };
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ name, "dist-tags": { latest: pkg.version }, versions: { [pkg.version]: manifest } }));
+    res.writeHead(200, { "content-type": "application/json" }).end(
+      JSON.stringify({ name, "dist-tags": { latest: pkg.version }, versions: { [pkg.version]: manifest } }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;

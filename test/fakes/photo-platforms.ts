@@ -6,7 +6,7 @@
 // The service reaches them through ORIGIN_OVERRIDES (the egress gate routes the tools' CONNECTs,
 // the relay its fetches) and gallery-dl trusts the authority through GALLERY_DL_CA_FILE.
 import { execFile } from "node:child_process";
-import { readFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -61,7 +61,8 @@ export interface PhotoPlatforms {
 
 const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 /** Instagram's media id of a shortcode (base 64 in its own alphabet), as its API paths use it. */
-const mediaId = (shortcode: string) => [...shortcode].reduce((id, c) => id * 64n + BigInt(alphabet.indexOf(c)), 0n).toString();
+const mediaId = (shortcode: string) =>
+  [...shortcode].reduce((id, c) => id * 64n + BigInt(alphabet.indexOf(c)), 0n).toString();
 const shortcodeOf = (link: string) => /\/p\/([^/]+)/.exec(link)![1]!;
 
 async function loadJson(name: string): Promise<unknown> {
@@ -73,8 +74,18 @@ type Json = Record<string, any>;
 function instagramFiles(info: Json): CdnFile[] {
   return (info.items[0].carousel_media as Json[]).map((item) =>
     item.video_versions
-      ? { url: item.video_versions.at(-1).url, width: item.video_versions.at(-1).width, height: item.video_versions.at(-1).height, kind: "video" as const }
-      : { url: item.image_versions2.candidates[0].url, width: item.image_versions2.candidates[0].width, height: item.image_versions2.candidates[0].height, kind: "photo" as const },
+      ? {
+        url: item.video_versions.at(-1).url,
+        width: item.video_versions.at(-1).width,
+        height: item.video_versions.at(-1).height,
+        kind: "video" as const,
+      }
+      : {
+        url: item.image_versions2.candidates[0].url,
+        width: item.image_versions2.candidates[0].width,
+        height: item.image_versions2.candidates[0].height,
+        kind: "photo" as const,
+      }
   );
 }
 
@@ -83,29 +94,77 @@ function redditFiles(listing: Json[]): CdnFile[] {
   return (post.gallery_data.items as Json[]).map(({ media_id }) => {
     const source = post.media_metadata[media_id].s;
     // gallery-dl's own rewrite: the preview host's file is the same name on i.redd.it, without the query.
-    return { url: source.u.split("?")[0].replace("/preview.", "/i."), width: source.x, height: source.y, kind: "photo" as const };
+    return {
+      url: source.u.split("?")[0].replace("/preview.", "/i."),
+      width: source.x,
+      height: source.y,
+      kind: "photo" as const,
+    };
   });
 }
 
 function tiktokFiles(scope: Json): CdnFile[] {
   const images = scope.__DEFAULT_SCOPE__["webapp.video-detail"].itemInfo.itemStruct.imagePost.images as Json[];
-  return images.map((image) => ({ url: image.imageURL.urlList[0], width: image.imageWidth, height: image.imageHeight, kind: "photo" as const }));
+  return images.map((image) => ({
+    url: image.imageURL.urlList[0],
+    width: image.imageWidth,
+    height: image.imageHeight,
+    kind: "photo" as const,
+  }));
 }
 
 /** A CA and a certificate for the platforms' hosts signed by it, made with openssl. */
 async function makeCertificates(dir: string): Promise<{ caFile: string; key: Buffer; cert: Buffer }> {
   const openssl = (...args: string[]) => run("openssl", args, { cwd: dir });
-  await writeFile(path.join(dir, "ca.ext"), "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\nsubjectKeyIdentifier=hash\n");
+  await writeFile(
+    path.join(dir, "ca.ext"),
+    "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\nsubjectKeyIdentifier=hash\n",
+  );
   await writeFile(
     path.join(dir, "leaf.ext"),
-    `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nauthorityKeyIdentifier=keyid\nsubjectAltName=${platformHosts.map((h) => `DNS:${h}`).join(",")}\n`,
+    `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nauthorityKeyIdentifier=keyid\nsubjectAltName=${
+      platformHosts.map((h) => `DNS:${h}`).join(",")
+    }\n`,
   );
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
   await openssl("req", ...ec, "-keyout", "ca.key", "-out", "ca.csr", "-subj", "/CN=media-api test authority");
-  await openssl("x509", "-req", "-in", "ca.csr", "-signkey", "ca.key", "-out", "ca.pem", "-days", "2", "-extfile", "ca.ext");
+  await openssl(
+    "x509",
+    "-req",
+    "-in",
+    "ca.csr",
+    "-signkey",
+    "ca.key",
+    "-out",
+    "ca.pem",
+    "-days",
+    "2",
+    "-extfile",
+    "ca.ext",
+  );
   await openssl("req", ...ec, "-keyout", "leaf.key", "-out", "leaf.csr", "-subj", "/CN=photo platforms");
-  await openssl("x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "leaf.pem", "-days", "2", "-extfile", "leaf.ext");
-  return { caFile: path.join(dir, "ca.pem"), key: await readFile(path.join(dir, "leaf.key")), cert: await readFile(path.join(dir, "leaf.pem")) };
+  await openssl(
+    "x509",
+    "-req",
+    "-in",
+    "leaf.csr",
+    "-CA",
+    "ca.pem",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    "leaf.pem",
+    "-days",
+    "2",
+    "-extfile",
+    "leaf.ext",
+  );
+  return {
+    caFile: path.join(dir, "ca.pem"),
+    key: await readFile(path.join(dir, "leaf.key")),
+    cert: await readFile(path.join(dir, "leaf.pem")),
+  };
 }
 
 /** One picture (a JPEG of its own colour) or clip (H.264 + AAC MP4) per file, in the file's size. */
@@ -118,7 +177,26 @@ async function makeMedia(dir: string, files: CdnFile[]): Promise<Map<string, str
       const colour = `0x${((i * 0x3b5f17 + 0x224466) & 0xffffff).toString(16).padStart(6, "0")}`;
       const args = file.kind === "photo"
         ? ["-f", "lavfi", "-i", `color=c=${colour}:s=${size}`, "-frames:v", "1", name]
-        : ["-f", "lavfi", "-i", `testsrc=s=${size}:d=2`, "-f", "lavfi", "-i", "sine=d=2", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", "-movflags", "+faststart", name];
+        : [
+          "-f",
+          "lavfi",
+          "-i",
+          `testsrc=s=${size}:d=2`,
+          "-f",
+          "lavfi",
+          "-i",
+          "sine=d=2",
+          "-c:v",
+          "libx264",
+          "-pix_fmt",
+          "yuv420p",
+          "-c:a",
+          "aac",
+          "-shortest",
+          "-movflags",
+          "+faststart",
+          name,
+        ];
       await run("ffmpeg", ["-nostdin", "-v", "error", "-y", ...args]);
       made.set(new URL(file.url).pathname, name);
     }),
@@ -132,7 +210,11 @@ function serveBytes(req: IncomingMessage, res: ServerResponse, bytes: Buffer, ty
   if (range) {
     const start = Number(range[1]);
     const end = Math.min(range[2] ? Number(range[2]) : bytes.length - 1, bytes.length - 1);
-    res.writeHead(206, { ...headers, "content-length": end - start + 1, "content-range": `bytes ${start}-${end}/${bytes.length}` });
+    res.writeHead(206, {
+      ...headers,
+      "content-length": end - start + 1,
+      "content-range": `bytes ${start}-${end}/${bytes.length}`,
+    });
     return void res.end(bytes.subarray(start, end + 1));
   }
   res.writeHead(200, { ...headers, "content-length": bytes.length });
@@ -157,9 +239,13 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
     redditGallery: redditFiles(reddit),
     tiktokSlideshow: tiktokFiles(tiktok),
   };
-  const [{ caFile, key, cert }, media] = await Promise.all([makeCertificates(dir), makeMedia(dir, Object.values(files).flat())]);
+  const [{ caFile, key, cert }, media] = await Promise.all([
+    makeCertificates(dir),
+    makeMedia(dir, Object.values(files).flat()),
+  ]);
   const requestLog: PhotoPlatforms["requestLog"] = [];
-  const log = (req: IncomingMessage, url: URL) => requestLog.push({ host: url.hostname, path: url.pathname, cookie: req.headers.cookie ?? null });
+  const log = (req: IncomingMessage, url: URL) =>
+    requestLog.push({ host: url.hostname, path: url.pathname, cookie: req.headers.cookie ?? null });
 
   const instagramMedia = new Map<string, Json>([
     [mediaId(shortcodeOf(photoPosts.instagramThreePhotos)), three],
@@ -182,7 +268,9 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
       if (id === endlessId) return endlessJson(res);
       if (id === loginWallId) {
         // What Instagram does to a logged-out client it will not serve: off to the login page.
-        res.writeHead(302, { location: `https://www.instagram.com/accounts/login/?next=${encodeURIComponent(url.pathname)}` });
+        res.writeHead(302, {
+          location: `https://www.instagram.com/accounts/login/?next=${encodeURIComponent(url.pathname)}`,
+        });
         return void res.end();
       }
       if (url.pathname === "/accounts/login/") {
@@ -198,7 +286,9 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
       return void res.end(
         `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Bread Lab on TikTok</title></head><body>` +
-          `<script id="__UNIVERSAL_DATA_FOR_REHYDRATION__" type="application/json">${JSON.stringify(tiktok)}</script></body></html>`,
+          `<script id="__UNIVERSAL_DATA_FOR_REHYDRATION__" type="application/json">${
+            JSON.stringify(tiktok)
+          }</script></body></html>`,
       );
     }
     json(res, 404, { error: 404, message: "Not Found" });
@@ -216,7 +306,9 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
   });
 
   const listen = (server: typeof cdn | typeof platforms) =>
-    new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+    new Promise<number>((resolve) =>
+      server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port))
+    );
   const [platformPort, cdnPort] = await Promise.all([listen(platforms), listen(cdn)]);
   const overrides = [
     ...platformHosts.map((host) => `${host}=https://127.0.0.1:${platformPort}`),
@@ -234,7 +326,10 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
     async close() {
       platforms.closeAllConnections();
       cdn.closeAllConnections();
-      await Promise.all([new Promise((resolve) => platforms.close(resolve)), new Promise((resolve) => cdn.close(resolve))]);
+      await Promise.all([
+        new Promise((resolve) => platforms.close(resolve)),
+        new Promise((resolve) => cdn.close(resolve)),
+      ]);
       await rm(dir, { recursive: true, force: true });
     },
   };

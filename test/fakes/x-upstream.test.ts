@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeTweetIds, fixturesDir, startFakeXUpstream, type FakeXUpstream } from "./x-upstream.ts";
+import { fakeTweetIds, type FakeXUpstream, fixturesDir, startFakeXUpstream } from "./x-upstream.ts";
 
 let upstream: FakeXUpstream;
 beforeAll(async () => {
@@ -13,7 +13,9 @@ describe("startFakeXUpstream()", () => {
   it("serves the recorded syndication body byte for byte and counts requests per path", async () => {
     const response = await fetch(`${upstream.syndicationUrl}/tweet-result?id=746487912313688067&token=x`);
     expect(response.status).toBe(200);
-    expect(await response.text()).toBe(readFileSync(path.join(fixturesDir, "syndication/animated_gif_746487912313688067.json"), "utf8"));
+    expect(await response.text()).toBe(
+      readFileSync(path.join(fixturesDir, "syndication/animated_gif_746487912313688067.json"), "utf8"),
+    );
     expect((await fetch(`${upstream.url}/tweet-result?id=${fakeTweetIds.empty}`)).status).toBe(200);
     expect((await fetch(`${upstream.url}/tweet-result?id=${fakeTweetIds.unknown}`)).status).toBe(404);
     expect(upstream.calls("/tweet-result")).toBe(3);
@@ -24,8 +26,13 @@ describe("startFakeXUpstream()", () => {
     expect((await fetch(`${upstream.graphql.tweetResultUrl}${query}`)).status).toBe(403);
     const activation = await fetch(upstream.graphql.guestActivateUrl, { method: "POST" });
     const { guest_token } = (await activation.json()) as { guest_token: string };
-    const answer = await fetch(`${upstream.graphql.tweetResultUrl}${query}`, { headers: { "x-guest-token": guest_token } });
-    expect(((await answer.json()) as { data: { tweetResult: { result: { rest_id: string } } } }).data.tweetResult.result.rest_id).toBe("20");
+    const answer = await fetch(`${upstream.graphql.tweetResultUrl}${query}`, {
+      headers: { "x-guest-token": guest_token },
+    });
+    expect(
+      ((await answer.json()) as { data: { tweetResult: { result: { rest_id: string } } } }).data.tweetResult.result
+        .rest_id,
+    ).toBe("20");
   });
 
   it("switches a route to a failure mode and back", async () => {

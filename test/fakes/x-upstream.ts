@@ -39,7 +39,8 @@ const ageRestrictedTombstone = {
   __typename: "TweetTombstone",
   tombstone: {
     text: {
-      text: "Age-restricted adult content. This content might not be appropriate for people under 18 years old. To view this media, you\u2019ll need to log in to X. Learn more",
+      text:
+        "Age-restricted adult content. This content might not be appropriate for people under 18 years old. To view this media, you\u2019ll need to log in to X. Learn more",
       entities: [],
     },
   },
@@ -47,7 +48,8 @@ const ageRestrictedTombstone = {
 
 function signedIn(req: IncomingMessage): boolean {
   const cookies = String(req.headers.cookie ?? "").split(/;\s*/);
-  return cookies.includes(`auth_token=${xSession.authToken}`) && cookies.includes(`ct0=${xSession.ct0}`) && req.headers["x-csrf-token"] === xSession.ct0;
+  return cookies.includes(`auth_token=${xSession.authToken}`) && cookies.includes(`ct0=${xSession.ct0}`) &&
+    req.headers["x-csrf-token"] === xSession.ct0;
 }
 
 /** Sizes of the fake CDN files the mixed-media post names, in X's order; the hosts are X's. */
@@ -70,7 +72,11 @@ function mixedMediaPost(nasaVideoPost: string): string {
     { content_type: "application/x-mpegURL", url: "https://video.twimg.com/file/10/pl/playlist.m3u8" },
     { bitrate: 2176000, content_type: "video/mp4", url: video.url },
   ];
-  return JSON.stringify({ ...post, id_str: fakeTweetIds.mixedMedia, mediaDetails: [photo(photo1.url), nasaVideo, photo(photo2.url)] });
+  return JSON.stringify({
+    ...post,
+    id_str: fakeTweetIds.mixedMedia,
+    mediaDetails: [photo(photo1.url), nasaVideo, photo(photo2.url)],
+  });
 }
 
 export type FakeRoute = "syndication" | "activate" | "graphql";
@@ -158,9 +164,9 @@ export async function startFakeXUpstream(): Promise<FakeXUpstream> {
         }
         const variables = JSON.parse(url.searchParams.get("variables") ?? "{}") as { tweetId?: string };
         if (variables.tweetId === fakeTweetIds.ageRestricted) {
-          const body = session
-            ? graphqlBodies.get("1841206275088290279")!
-            : JSON.stringify({ data: { tweetResult: { result: { __typename: "TweetUnavailable", reason: "NsfwLoggedOut" } } } });
+          const body = session ? graphqlBodies.get("1841206275088290279")! : JSON.stringify({
+            data: { tweetResult: { result: { __typename: "TweetUnavailable", reason: "NsfwLoggedOut" } } },
+          });
           return { status: 200, body };
         }
         const body = graphqlBodies.get(variables.tweetId ?? "") ?? JSON.stringify({ data: { tweetResult: {} } });

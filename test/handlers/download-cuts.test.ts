@@ -11,10 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultFfmpegLimits } from "../../src/media/ffmpeg.ts";
 import { serveNode } from "../../src/runtime/node-server.ts";
 import type { RunningServer } from "../../src/runtime/serve.ts";
-import { hostileDurationSec, startHostileSite, type HostileSite } from "../fakes/hostile-media.ts";
+import { hostileDurationSec, type HostileSite, startHostileSite } from "../fakes/hostile-media.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
-import { transfer, type Transfer } from "../helpers/transfer.ts";
+import { type Transfer, transfer } from "../helpers/transfer.ts";
 
 const run = promisify(execFile);
 
@@ -30,7 +30,9 @@ describe("page mode's cuts against hostile sources", () => {
     [store, site] = await Promise.all([openTestStore("pglite"), startHostileSite()]);
     // A short idle cut, so that a cut of the slow source would come long before its fragments do;
     // a size cap that ends a looping download in seconds, should nothing else.
-    testApp = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: site.host, DOWNLOAD_IDLE_TIMEOUT_S: "2", MAX_DOWNLOAD_BYTES: String(30 * 1024 * 1024) } });
+    testApp = buildTestApp(store.db, {
+      env: { EXTRA_PAGE_HOSTS: site.host, DOWNLOAD_IDLE_TIMEOUT_S: "2", MAX_DOWNLOAD_BYTES: String(30 * 1024 * 1024) },
+    });
     server = await serveNode(testApp.app, { port: 0, hostname: "127.0.0.1" });
     key = (await makeKey(store.db, "GOLD")).plain;
     dir = await mkdtemp(path.join(tmpdir(), "cuts-"));
@@ -43,7 +45,10 @@ describe("page mode's cuts against hostile sources", () => {
   });
 
   async function download(page: string, output: "mp4" | "mp3"): Promise<Transfer> {
-    return transfer(`${server.address}/api/v1/download?url=${encodeURIComponent(page)}${output === "mp3" ? "&audio=mp3" : ""}`, key);
+    return transfer(
+      `${server.address}/api/v1/download?url=${encodeURIComponent(page)}${output === "mp3" ? "&audio=mp3" : ""}`,
+      key,
+    );
   }
 
   /** A 200 whose body ended properly, of the source's length (by ffprobe), that decodes without an error. */

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveNode } from "../../src/runtime/node-server.ts";
 import type { RunningServer } from "../../src/runtime/serve.ts";
 import { createApiKey, type Tier } from "../../src/store/api-keys.ts";
-import { startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
-import { startMediaSite, type MediaSite } from "../fakes/media-site.ts";
+import { type FakeCdn, startFakeCdn } from "../fakes/cdn.ts";
+import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { buildTestApp, makeKey } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 
@@ -43,7 +43,10 @@ function startGet(url: string, key: string, from: string, slowly = false): Promi
         response.on("error", () => {});
         if (!slowly) response.resume();
         else {
-          const reader = setInterval(() => (response.destroyed ? clearInterval(reader) : response.read(25_000 / 5)), 200);
+          const reader = setInterval(
+            () => (response.destroyed ? clearInterval(reader) : response.read(25_000 / 5)),
+            200,
+          );
           response.on("close", () => clearInterval(reader));
         }
         return resolve({ status: response.statusCode!, code: null, detail: null, stop });
@@ -95,7 +98,15 @@ describe("page-mode slots shared between accounts, and clients that read nothing
     const first = await makeKey(store.db, tier);
     const more = [];
     for (let i = 1; i < count; i += 1) {
-      more.push((await createApiKey(store.db, { accountId: first.accountId, name: `key ${i}`, tier, expiresInDays: null, now: new Date("2026-01-01T00:00:00.000Z") })).plain);
+      more.push(
+        (await createApiKey(store.db, {
+          accountId: first.accountId,
+          name: `key ${i}`,
+          tier,
+          expiresInDays: null,
+          now: new Date("2026-01-01T00:00:00.000Z"),
+        })).plain,
+      );
     }
     return [first.plain, ...more];
   }
@@ -104,7 +115,10 @@ describe("page-mode slots shared between accounts, and clients that read nothing
   function wholeDownload(key: string): Promise<{ status: number; bytes: number }> {
     return new Promise((resolve, reject) => {
       http
-        .get(downloadUrl(site.pages.progressive), { headers: { authorization: `Bearer ${key}` }, localAddress: freshAddress() }, (response) => {
+        .get(downloadUrl(site.pages.progressive), {
+          headers: { authorization: `Bearer ${key}` },
+          localAddress: freshAddress(),
+        }, (response) => {
           let bytes = 0;
           response.on("data", (chunk: Buffer) => (bytes += chunk.length));
           // "end" only after the last chunk: a cut body is an error instead.
@@ -176,45 +190,62 @@ describe("page-mode slots shared between accounts, and clients that read nothing
     await release();
   }, 60_000);
 
-  it("serves a GOLD key's page download while 12 FREE accounts from 12 addresses hold theirs with slow readers", async () => {
-    const statuses: number[] = [];
-    for (let i = 0; i < 12; i += 1) {
-      const started = await startGet(downloadUrl(site.pages.stalledMedia), (await accountKeys("FREE", 1))[0]!, freshAddress(), true);
-      held.push(started);
-      statuses.push(started.status);
-      if (started.status !== 200) expect(started.detail).toMatch(/part for FREE keys is taken/);
-    }
-    // FREE keys hold half of the instance's 4 slots; the rest waits for paying keys.
-    expect(statuses.filter((status) => status === 200)).toHaveLength(2);
-    expect(await remuxesHeld()).toBe(2);
-    const [gold] = await accountKeys("GOLD", 1);
-    const served = await wholeDownload(gold!);
-    expect(served.status).toBe(200);
-    expect(served.bytes).toBeGreaterThan(1000);
-    await release();
-  }, 120_000);
+  it(
+    "serves a GOLD key's page download while 12 FREE accounts from 12 addresses hold theirs with slow readers",
+    async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i += 1) {
+        const started = await startGet(
+          downloadUrl(site.pages.stalledMedia),
+          (await accountKeys("FREE", 1))[0]!,
+          freshAddress(),
+          true,
+        );
+        held.push(started);
+        statuses.push(started.status);
+        if (started.status !== 200) expect(started.detail).toMatch(/part for FREE keys is taken/);
+      }
+      // FREE keys hold half of the instance's 4 slots; the rest waits for paying keys.
+      expect(statuses.filter((status) => status === 200)).toHaveLength(2);
+      expect(await remuxesHeld()).toBe(2);
+      const [gold] = await accountKeys("GOLD", 1);
+      const served = await wholeDownload(gold!);
+      expect(served.status).toBe(200);
+      expect(served.bytes).toBeGreaterThan(1000);
+      await release();
+    },
+    120_000,
+  );
 
-  it("counts a stream copy and an MP3 conversion apart: a FREE key copying one page can convert another, not copy a second", async () => {
-    const [key] = await accountKeys("FREE", 1);
-    const from = freshAddress();
-    const copying = await startGet(downloadUrl(site.pages.stalledMedia), key!, from, true);
-    held.push(copying);
-    expect(copying.status).toBe(200);
-    const converted = await fetch(`${downloadUrl(site.pages.progressive)}&audio=mp3`, { headers: { authorization: `Bearer ${key}` } });
-    expect(converted.status).toBe(200);
-    expect(converted.headers.get("content-type")).toBe("audio/mpeg");
-    expect((await converted.arrayBuffer()).byteLength).toBeGreaterThan(1000);
-    const second = await startGet(downloadUrl(site.pages.progressive), key!, from);
-    expect(second.status).toBe(429);
-    expect(second.code).toBe("too_many_downloads");
-    expect(second.detail).toMatch(/for a FREE key/);
-    await release();
-  }, 60_000);
+  it(
+    "counts a stream copy and an MP3 conversion apart: a FREE key copying one page can convert another, not copy a second",
+    async () => {
+      const [key] = await accountKeys("FREE", 1);
+      const from = freshAddress();
+      const copying = await startGet(downloadUrl(site.pages.stalledMedia), key!, from, true);
+      held.push(copying);
+      expect(copying.status).toBe(200);
+      const converted = await fetch(`${downloadUrl(site.pages.progressive)}&audio=mp3`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(converted.status).toBe(200);
+      expect(converted.headers.get("content-type")).toBe("audio/mpeg");
+      expect((await converted.arrayBuffer()).byteLength).toBeGreaterThan(1000);
+      const second = await startGet(downloadUrl(site.pages.progressive), key!, from);
+      expect(second.status).toBe(429);
+      expect(second.code).toBe("too_many_downloads");
+      expect(second.detail).toMatch(/for a FREE key/);
+      await release();
+    },
+    60_000,
+  );
 
-  for (const { name, path } of [
-    { name: "with a length (sent natively)", path: "/file/67108864" },
-    { name: "without a length (a Web stream)", path: "/file/67108864?chunked=1" },
-  ]) {
+  for (
+    const { name, path } of [
+      { name: "with a length (sent natively)", path: "/file/67108864" },
+      { name: "without a length (a Web stream)", path: "/file/67108864?chunked=1" },
+    ]
+  ) {
     it(`cuts a direct download ${name} whose client reads nothing after the head, and ends the upstream`, async () => {
       const [key] = await accountKeys("FREE", 1);
       const before = cdn.requests.length;
@@ -222,12 +253,17 @@ describe("page-mode slots shared between accounts, and clients that read nothing
       const socket = connect(Number(port), "127.0.0.1");
       const target = `/api/v1/download?url=${encodeURIComponent(`https://video.twimg.com${path}`)}`;
       socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`);
-      const head = await new Promise<string>((resolve) => socket.once("data", (chunk: Buffer) => resolve(chunk.toString("latin1"))));
+      const head = await new Promise<string>((resolve) =>
+        socket.once("data", (chunk: Buffer) => resolve(chunk.toString("latin1")))
+      );
       // The client stops reading: from here the kernel's buffers fill, then nothing is taken.
       socket.pause();
       const paused = Date.now();
       expect(head).toMatch(/^HTTP\/1\.1 200 /);
-      const outcome = await Promise.race([cdn.requests[before]!.outcome, new Promise((r) => setTimeout(() => r("still open"), 10_000))]);
+      const outcome = await Promise.race([
+        cdn.requests[before]!.outcome,
+        new Promise((r) => setTimeout(() => r("still open"), 10_000)),
+      ]);
       expect(outcome).toBe("closed");
       const seconds = (Date.now() - paused) / 1000;
       expect(seconds).toBeGreaterThanOrEqual(1.5);

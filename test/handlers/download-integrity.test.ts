@@ -10,11 +10,11 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveNode } from "../../src/runtime/node-server.ts";
 import type { RunningServer } from "../../src/runtime/serve.ts";
-import { startMediaSite, type MediaSite } from "../fakes/media-site.ts";
+import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { runningTools } from "../helpers/media.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
-import { transfer, type Transfer } from "../helpers/transfer.ts";
+import { type Transfer, transfer } from "../helpers/transfer.ts";
 
 const run = promisify(execFile);
 const idleCutS = 2;
@@ -39,7 +39,9 @@ describe("page mode with sources that break", () => {
 
   beforeAll(async () => {
     [store, site] = await Promise.all([openTestStore("pglite"), startMediaSite()]);
-    testApp = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: site.host, DOWNLOAD_IDLE_TIMEOUT_S: String(idleCutS) } });
+    testApp = buildTestApp(store.db, {
+      env: { EXTRA_PAGE_HOSTS: site.host, DOWNLOAD_IDLE_TIMEOUT_S: String(idleCutS) },
+    });
     server = await serveNode(testApp.app, { port: 0, hostname: "127.0.0.1" });
     key = (await makeKey(store.db, "GOLD")).plain;
     dir = await mkdtemp(path.join(tmpdir(), "integrity-"));
@@ -57,7 +59,10 @@ describe("page mode with sources that break", () => {
    */
   async function download(page: string, output: string): Promise<Transfer> {
     expect((await testApp.get(`/api/v1/post?url=${encodeURIComponent(page)}`, key)).status).toBe(200);
-    return transfer(`${server.address}/api/v1/download?url=${encodeURIComponent(page)}${output === "mp3" ? "&audio=mp3" : ""}`, key);
+    return transfer(
+      `${server.address}/api/v1/download?url=${encodeURIComponent(page)}${output === "mp3" ? "&audio=mp3" : ""}`,
+      key,
+    );
   }
 
   /** Whatever else is true of the case: a whole clean file, a 502 before the head, or a broken transfer; in time; no tool left. */
@@ -117,7 +122,9 @@ describe("page mode with sources that break", () => {
     const requestId = result.headers["x-request-id"];
     // The adapter says the body ended once the socket is closed: give it a moment.
     await new Promise((r) => setTimeout(r, 200));
-    const ended = testApp.logLines.map((line) => JSON.parse(line)).find((line) => line.msg === "body ended" && line.requestId === requestId);
+    const ended = testApp.logLines.map((line) => JSON.parse(line)).find((line) =>
+      line.msg === "body ended" && line.requestId === requestId
+    );
     expect(ended).toMatchObject({ level: "warn", ended: "cut by error", cause: "upstream_timeout" });
     const metrics = await (await fetch(`${server.address}/metrics`)).text();
     expect(metrics).toMatch(/^media_api_broken_transfers_total\{mode="page",cause="upstream_timeout"\} [1-9]\d*$/m);
@@ -127,7 +134,9 @@ describe("page mode with sources that break", () => {
     const result = await download(site.pages.tailIndexNoRange, "mp4");
     expect(result.status).toBe(502);
     const requestId = result.headers["x-request-id"];
-    const failure = testApp.logLines.map((line) => JSON.parse(line)).find((line) => line.msg === "upstream failure" && line.requestId === requestId);
+    const failure = testApp.logLines.map((line) => JSON.parse(line)).find((line) =>
+      line.msg === "upstream failure" && line.requestId === requestId
+    );
     expect(failure).toMatchObject({ code: "source_not_streamable" });
     expect(failure.cause).toContain("partial file");
   });

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveNode } from "../../src/runtime/node-server.ts";
 import type { RunningServer } from "../../src/runtime/serve.ts";
-import { startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
-import { startMediaSite, type MediaSite } from "../fakes/media-site.ts";
+import { type FakeCdn, startFakeCdn } from "../fakes/cdn.ts";
+import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { buildTestApp, makeKey } from "../helpers/app.ts";
 import { runningTools } from "../helpers/media.ts";
 import { transfer } from "../helpers/transfer.ts";
@@ -21,7 +21,11 @@ describe("downloads with stalled sources, and the direct-mode cap", () => {
   beforeAll(async () => {
     [store, cdn, site] = await Promise.all([openTestStore("pglite"), startFakeCdn(), startMediaSite()]);
     const { app } = buildTestApp(store.db, {
-      env: { EXTRA_PAGE_HOSTS: site.host, ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}`, DOWNLOAD_IDLE_TIMEOUT_S: "1" },
+      env: {
+        EXTRA_PAGE_HOSTS: site.host,
+        ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}`,
+        DOWNLOAD_IDLE_TIMEOUT_S: "1",
+      },
     });
     server = await serveNode(app, { port: 0, hostname: "127.0.0.1" });
     key = (await makeKey(store.db, "GOLD")).plain;
@@ -59,7 +63,8 @@ describe("downloads with stalled sources, and the direct-mode cap", () => {
   it("caps direct downloads per key (FREE 2) with 429 too_many_downloads, not counted, and frees the slot at the end", async () => {
     const free = (await makeKey(store.db, "FREE")).plain;
     const held = [new AbortController(), new AbortController()];
-    const get = (url: string, signal?: AbortSignal) => fetch(downloadUrl(url), { headers: { authorization: `Bearer ${free}` }, signal });
+    const get = (url: string, signal?: AbortSignal) =>
+      fetch(downloadUrl(url), { headers: { authorization: `Bearer ${free}` }, signal });
     const stalled = "https://video.twimg.com/delay/5000/file/1000";
     const pending = held.map((controller) => get(stalled, controller.signal).catch(() => null));
     await new Promise((r) => setTimeout(r, 500));
@@ -75,6 +80,8 @@ describe("downloads with stalled sources, and the direct-mode cap", () => {
     expect(again.status).toBe(200);
     expect((await again.arrayBuffer()).byteLength).toBe(1000);
     // Sequential downloads read to their end never hold a slot.
-    for (let i = 0; i < 3; i += 1) expect((await (await get("https://video.twimg.com/file/1000")).arrayBuffer()).byteLength).toBe(1000);
+    for (let i = 0; i < 3; i += 1) {
+      expect((await (await get("https://video.twimg.com/file/1000")).arrayBuffer()).byteLength).toBe(1000);
+    }
   });
 });

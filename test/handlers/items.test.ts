@@ -8,9 +8,15 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostRecord, TweetRecord } from "../../src/platforms/records.ts";
 import { fullSizeImageUrl } from "../../src/platforms/x/tweet-parts.ts";
-import { fakeSha256, startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
-import { clipDurationSec, shortClipDurationSec, startMediaSite, subtitleCues, type MediaSite } from "../fakes/media-site.ts";
-import { fakeTweetIds, mixedMediaFiles, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
+import { type FakeCdn, fakeSha256, startFakeCdn } from "../fakes/cdn.ts";
+import {
+  clipDurationSec,
+  type MediaSite,
+  shortClipDurationSec,
+  startMediaSite,
+  subtitleCues,
+} from "../fakes/media-site.ts";
+import { fakeTweetIds, type FakeXUpstream, mixedMediaFiles, startFakeXUpstream } from "../fakes/x-upstream.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { initSegment, probeMedia } from "../helpers/media.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
@@ -28,17 +34,28 @@ function probeStreams(bytes: Uint8Array): { streams: ProbedStream[]; subtitleTex
   try {
     const file = join(dir, "media.mp4");
     writeFileSync(file, bytes);
-    const out = execFileSync("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,codec_type,width:stream_tags=language", "-of", "json", file]);
+    const out = execFileSync("ffprobe", [
+      "-v",
+      "error",
+      "-show_entries",
+      "stream=codec_name,codec_type,width:stream_tags=language",
+      "-of",
+      "json",
+      file,
+    ]);
     const { streams } = JSON.parse(out.toString()) as { streams: ProbedStream[] };
     const hasText = streams.some((stream) => stream.codec_type === "subtitle");
-    const subtitleText = hasText ? execFileSync("ffmpeg", ["-v", "error", "-i", file, "-map", "0:s:0", "-f", "srt", "pipe:1"]).toString() : "";
+    const subtitleText = hasText
+      ? execFileSync("ffmpeg", ["-v", "error", "-i", file, "-map", "0:s:0", "-f", "srt", "pipe:1"]).toString()
+      : "";
     return { streams, subtitleText };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const sha256 = async (response: Response) => Buffer.from(await crypto.subtle.digest("SHA-256", await response.arrayBuffer())).toString("hex");
+const sha256 = async (response: Response) =>
+  Buffer.from(await crypto.subtle.digest("SHA-256", await response.arrayBuffer())).toString("hex");
 
 describe("media items, index and subtitles", () => {
   let store: TestStore;
@@ -49,7 +66,12 @@ describe("media items, index and subtitles", () => {
   let key: string;
 
   beforeAll(async () => {
-    [store, x, cdn, site] = await Promise.all([openTestStore("pglite"), startFakeXUpstream(), startFakeCdn(), startMediaSite()]);
+    [store, x, cdn, site] = await Promise.all([
+      openTestStore("pglite"),
+      startFakeXUpstream(),
+      startFakeCdn(),
+      startMediaSite(),
+    ]);
     app = buildTestApp(store.db, {
       env: {
         X_SYNDICATION_URL: x.syndicationUrl,
@@ -82,7 +104,11 @@ describe("media items, index and subtitles", () => {
       const post = PostRecord.parse(await (await call("post", link)).json());
       expect(post.media.map((item) => item.type)).toEqual(["photo", "video", "photo"]);
       expect(post.media[1]).toMatchObject({ url: mixedMediaFiles[1].url, width: 1280, height: 720, durationSec: 205 });
-      expect(post.media[1]!.videoVariants).toEqual([{ qualityLabel: "720p", formatId: "http-2176", contentType: "video/mp4" }]);
+      expect(post.media[1]!.videoVariants).toEqual([{
+        qualityLabel: "720p",
+        formatId: "http-2176",
+        contentType: "video/mp4",
+      }]);
       expect(post.subtitles).toEqual([]);
     });
 
@@ -92,7 +118,9 @@ describe("media items, index and subtitles", () => {
         expect(response.status).toBe(200);
         expect(response.headers.get("content-type")).toBe(file.type === "photo" ? "image/jpeg" : "video/mp4");
         expect(response.headers.get("content-length")).toBe(String(file.size));
-        expect(response.headers.get("content-disposition")).toContain(`filename="x_${fakeTweetIds.mixedMedia}_${index + 1}.${file.type === "photo" ? "jpg" : "mp4"}"`);
+        expect(response.headers.get("content-disposition")).toContain(
+          `filename="x_${fakeTweetIds.mixedMedia}_${index + 1}.${file.type === "photo" ? "jpg" : "mp4"}"`,
+        );
         expect(await sha256(response)).toBe(fakeSha256(0, file.size));
       }
       // Without index: the video, as before.

@@ -1,5 +1,5 @@
 // Builds the app in-process over a test store, with a clock the test moves and a log it reads.
-import { createApp, type App } from "../../src/app.ts";
+import { type App, createApp } from "../../src/app.ts";
 import { hashPassword } from "../../src/auth/password.ts";
 import { parseConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
@@ -38,10 +38,18 @@ export interface TestApp {
  * Extractions run yt-dlp's program each time unless `extractionHost` starts the extraction host
  * (the caller closes it: `extractor.close()`).
  */
-export function buildTestApp(db: Db, options: { clock?: TestClock; env?: Record<string, string>; extractionHost?: boolean } = {}): TestApp {
+export function buildTestApp(
+  db: Db,
+  options: { clock?: TestClock; env?: Record<string, string>; extractionHost?: boolean } = {},
+): TestApp {
   const clock = options.clock ?? new TestClock();
   const logLines: string[] = [];
-  const config = parseConfig({ HEALTH_TIMEOUT_MS: "500", X_SYNDICATION_URL: "http://127.0.0.1:9", X_GRAPHQL_URL: "off", ...options.env });
+  const config = parseConfig({
+    HEALTH_TIMEOUT_MS: "500",
+    X_SYNDICATION_URL: "http://127.0.0.1:9",
+    X_GRAPHQL_URL: "off",
+    ...options.env,
+  });
   const log = createLogger("debug", (line) => logLines.push(line));
   const deps = createAppDeps({ config, runtime: { upstream: nodeUpstream, ...nodeCapabilities }, now: clock.now, log });
   if (options.extractionHost) deps.extractor.start(log);
@@ -70,7 +78,11 @@ export async function makeKey(
 ): Promise<{ plain: string; id: string; accountId: number }> {
   accounts += 1;
   // A cheap iteration count: these tests are about keys, not passwords.
-  const account = (await createAccount(db, `owner${accounts}-${crypto.randomUUID()}@example.com`, await hashPassword("x".repeat(12), 1000)))!;
+  const account = (await createAccount(
+    db,
+    `owner${accounts}-${crypto.randomUUID()}@example.com`,
+    await hashPassword("x".repeat(12), 1000),
+  ))!;
   const { key, plain } = await createApiKey(db, {
     accountId: account.id,
     name: "test",

@@ -18,8 +18,19 @@ export async function probeMedia(bytes: Uint8Array): Promise<ProbedMedia> {
   try {
     const file = join(dir, "media");
     writeFileSync(file, bytes);
-    const out = execFileSync("ffprobe", ["-v", "error", "-show_entries", "format=duration:stream=codec_name,bit_rate", "-of", "json", file]).toString();
-    const parsed = JSON.parse(out) as { format: { duration?: string }; streams: { codec_name: string; bit_rate?: string }[] };
+    const out = execFileSync("ffprobe", [
+      "-v",
+      "error",
+      "-show_entries",
+      "format=duration:stream=codec_name,bit_rate",
+      "-of",
+      "json",
+      file,
+    ]).toString();
+    const parsed = JSON.parse(out) as {
+      format: { duration?: string };
+      streams: { codec_name: string; bit_rate?: string }[];
+    };
     return {
       duration: Number(parsed.format.duration),
       streams: parsed.streams.map((stream) => stream.codec_name),

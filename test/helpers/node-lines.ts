@@ -16,7 +16,9 @@ const binary = (line: NodeLine) => path.join(linesDir, "node_modules", line, "bi
 
 function installedVersion(line: NodeLine): string | undefined {
   const manifest = path.join(linesDir, "node_modules", line, "package.json");
-  return existsSync(manifest) && existsSync(binary(line)) ? JSON.parse(readFileSync(manifest, "utf8")).version : undefined;
+  return existsSync(manifest) && existsSync(binary(line))
+    ? JSON.parse(readFileSync(manifest, "utf8")).version
+    : undefined;
 }
 
 /** Installs the pinned binaries unless they are there already, and checks each is the line it is named for. */
@@ -28,7 +30,9 @@ export function installNodeLines(): void {
   }
   for (const line of lines) {
     const version = execFileSync(binary(line), ["--version"], { encoding: "utf8" }).trim();
-    if (!version.startsWith(`v${line.slice(4)}.`)) throw new Error(`${binary(line)} is ${version}, not Node ${line.slice(4)}`);
+    if (!version.startsWith(`v${line.slice(4)}.`)) {
+      throw new Error(`${binary(line)} is ${version}, not Node ${line.slice(4)}`);
+    }
   }
 }
 

@@ -30,7 +30,12 @@ export function rawRequest(serverUrl: string, text: string): Promise<RawAnswer> 
       const split = received.indexOf("\r\n\r\n");
       const head = split < 0 ? received : received.slice(0, split);
       const status = /^HTTP\/1\.[01] (\d{3})/.exec(head);
-      resolve({ status: status ? Number(status[1]) : null, head, body: split < 0 ? "" : received.slice(split + 4), reset });
+      resolve({
+        status: status ? Number(status[1]) : null,
+        head,
+        body: split < 0 ? "" : received.slice(split + 4),
+        reset,
+      });
     });
     socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer to ${JSON.stringify(text.slice(0, 60))}`)));
   });
@@ -43,8 +48,16 @@ export const malformedRequests: { name: string; text: string; status: number }[]
     text: `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
     status: 400,
   })),
-  { name: "absolute target with user:pass@", text: "GET http://user:pass@x/healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", status: 400 },
-  { name: "absolute target with user@", text: "GET http://u@127.0.0.1/api/v1/usage HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", status: 400 },
+  {
+    name: "absolute target with user:pass@",
+    text: "GET http://user:pass@x/healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    status: 400,
+  },
+  {
+    name: "absolute target with user@",
+    text: "GET http://u@127.0.0.1/api/v1/usage HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    status: 400,
+  },
   { name: "TRACE", text: "TRACE /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", status: 405 },
   { name: "TRACK", text: "TRACK /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", status: 405 },
   { name: "CONNECT", text: "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", status: 405 },

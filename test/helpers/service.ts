@@ -1,5 +1,5 @@
 // Runs the built service (dist/) as a child process, as an operator would, and the admin CLI.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 
 export interface RunningService {
@@ -11,12 +11,19 @@ export interface RunningService {
 }
 
 /** What every process of the service the tests start gets of the environment. */
-export const baseEnv = () => ({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", no_proxy: "127.0.0.1,localhost" });
+export const baseEnv = () => ({
+  PATH: process.env.PATH ?? "",
+  HOME: process.env.HOME ?? "/tmp",
+  no_proxy: "127.0.0.1,localhost",
+});
 
 /** How the built service is started under Node; each runtime has its own (test/e2e/*.test.ts). */
 export const nodeCommand = [process.execPath, "dist/node.mjs"];
 
-export async function startService(env: Record<string, string>, command: string[] = nodeCommand): Promise<RunningService> {
+export async function startService(
+  env: Record<string, string>,
+  command: string[] = nodeCommand,
+): Promise<RunningService> {
   const [executable, ...args] = command;
   const child = spawn(executable!, args, {
     env: { ...baseEnv(), PORT: "0", HOST: "127.0.0.1", ...env },
@@ -45,7 +52,11 @@ export async function startService(env: Record<string, string>, command: string[
     child.stderr!.on("data", onLine);
     child.once("exit", (code) => {
       clearTimeout(timer);
-      reject(new Error(`${timedOut ? "service did not start within 30 s" : `service exited with ${code}`}:\n${output.join("\n")}`));
+      reject(
+        new Error(
+          `${timedOut ? "service did not start within 30 s" : `service exited with ${code}`}:\n${output.join("\n")}`,
+        ),
+      );
     });
   });
   return {
@@ -68,7 +79,10 @@ export interface CliResult {
 }
 
 export async function runAdmin(args: string[], env: Record<string, string>, stdin = ""): Promise<CliResult> {
-  const child = spawn(process.execPath, ["dist/admin.mjs", ...args], { env: { ...baseEnv(), ...env }, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["dist/admin.mjs", ...args], {
+    env: { ...baseEnv(), ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));

@@ -1,7 +1,7 @@
 // Both stores for tests: an in-memory PGlite, and the PostgreSQL server of this machine with a
 // schema (or database) of the test's own, so test files can run side by side.
 import postgres from "postgres";
-import { openPglite, openPostgres, type Db } from "../../src/store/db.ts";
+import { type Db, openPglite, openPostgres } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrate.ts";
 
 export const storeKinds = ["pglite", "postgres"] as const;

@@ -21,7 +21,13 @@ export function transfer(url: string, key: string): Promise<Transfer> {
       const done = (complete: boolean) => {
         if (settled) return;
         settled = true;
-        resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks), complete, seconds: (Date.now() - started) / 1000 });
+        resolve({
+          status: response.statusCode!,
+          headers: response.headers,
+          body: Buffer.concat(chunks),
+          complete,
+          seconds: (Date.now() - started) / 1000,
+        });
       };
       response.on("end", () => done(response.complete));
       response.on("error", () => done(false));

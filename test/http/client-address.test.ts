@@ -1,6 +1,14 @@
 // Who sent a request: the socket's peer, or behind a trusted proxy the last hop it did not add.
 import { describe, expect, it } from "vitest";
-import { clientAddress, clientGroup, clientNetwork, parseTrustedProxies, unnamedLocalProxy, type Sender, type TrustedProxies } from "../../src/http/client-address.ts";
+import {
+  clientAddress,
+  clientGroup,
+  clientNetwork,
+  parseTrustedProxies,
+  type Sender,
+  type TrustedProxies,
+  unnamedLocalProxy,
+} from "../../src/http/client-address.ts";
 
 const trust = (text: string): TrustedProxies => {
   const parsed = parseTrustedProxies(text);
@@ -9,7 +17,9 @@ const trust = (text: string): TrustedProxies => {
 };
 
 function requestFrom(peer: string | undefined, forwardedFor?: string): Sender {
-  const request = new Request("http://api.test/sign-in", { headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor } });
+  const request = new Request("http://api.test/sign-in", {
+    headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor },
+  });
   return { request, peer };
 }
 

@@ -69,7 +69,7 @@ describe("stallWatched with readings of the client's progress", () => {
 
   it("lets a consumer whose progress keeps moving hold its chunk for many timeouts", async () => {
     let taken = 0;
-    const { reader, seen } = await heldWith(() => String((taken += 1)));
+    const { reader, seen } = await heldWith(() => String(taken += 1));
     await sleep(TIMEOUT_MS * 5);
     expect(seen.cancelledAt).toBeUndefined();
     await reader.cancel();

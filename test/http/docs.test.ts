@@ -47,15 +47,23 @@ describe("GET /docs", () => {
       expect(html).toContain(`<code>${path}</code>`);
     }
     expect(html).toContain("<td><code>audio</code></td><td>one of <code>mp3</code>, <code>m4a</code></td><td>no</td>");
-    expect(html).toMatch(/<td>413<\/td><td>The file is larger than this server relays\. Codes: <code>file_too_large<\/code>\.<\/td>/);
+    expect(html).toMatch(
+      /<td>413<\/td><td>The file is larger than this server relays\. Codes: <code>file_too_large<\/code>\.<\/td>/,
+    );
     expect(html).toContain('<section id="schema-TweetRecord">');
-    expect(html).toContain('<td><code>videoVariants</code></td><td>array of <a href="#schema-TweetVideoVariant">TweetVideoVariant</a></td><td>yes</td>');
+    expect(html).toContain(
+      '<td><code>videoVariants</code></td><td>array of <a href="#schema-TweetVideoVariant">TweetVideoVariant</a></td><td>yes</td>',
+    );
     expect(html).toContain("<td><code>authorName</code></td><td>string | null</td><td>yes</td>");
   });
 
   it("shows every media item, index, subtitles and the size estimate", () => {
-    expect(html).toContain('<td><code>media</code></td><td>array of <a href="#schema-PostMediaItem">PostMediaItem</a></td><td>yes</td>');
-    expect(html).toContain('<td><code>subtitles</code></td><td>array of <a href="#schema-PostSubtitle">PostSubtitle</a></td><td>yes</td>');
+    expect(html).toContain(
+      '<td><code>media</code></td><td>array of <a href="#schema-PostMediaItem">PostMediaItem</a></td><td>yes</td>',
+    );
+    expect(html).toContain(
+      '<td><code>subtitles</code></td><td>array of <a href="#schema-PostSubtitle">PostSubtitle</a></td><td>yes</td>',
+    );
     expect(html).toContain('<section id="schema-TweetMediaItem">');
     expect(html).toMatch(/<td><code>index<\/code><\/td><td>integer[^<]*<\/td><td>no<\/td>/);
     expect(html).toContain("<td><code>subtitles</code></td><td>string</td><td>no</td>");
@@ -69,7 +77,9 @@ describe("typeOf", () => {
     expect(typeOf({ anyOf: [{ type: "integer" }, { type: "null" }] })).toBe("integer | null");
     expect(typeOf({ type: "string", format: "uri" })).toBe("string (URL)");
     expect(typeOf({ type: "array", items: { type: "string" } })).toBe("array of string");
-    expect(typeOf({ allOf: [{ $ref: "#/components/schemas/Problem" }, { type: "object" }] })).toBe('<a href="#schema-Problem">Problem</a>');
+    expect(typeOf({ allOf: [{ $ref: "#/components/schemas/Problem" }, { type: "object" }] })).toBe(
+      '<a href="#schema-Problem">Problem</a>',
+    );
     expect(typeOf({ enum: ["<b>"] })).toBe("one of <code>&lt;b&gt;</code>");
   });
 });

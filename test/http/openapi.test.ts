@@ -9,8 +9,8 @@ import { errorTable } from "../../src/http/errors.ts";
 import { buildOpenApiDocument } from "../../src/http/openapi.ts";
 import { LinkedTweetRecord } from "../../src/platforms/records.ts";
 import { UsageRecord } from "../../src/limits/usage.ts";
-import { startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
-import { fakeTweetIds, fixturesDir, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
+import { type FakeCdn, startFakeCdn } from "../fakes/cdn.ts";
+import { fakeTweetIds, type FakeXUpstream, fixturesDir, startFakeXUpstream } from "../fakes/x-upstream.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 
@@ -18,7 +18,8 @@ type Json = Record<string, any>;
 const DOC_ID = "https://media-api.test/openapi.json";
 
 /** JSON pointer to a response's schema in the document, for ajv to resolve against DOC_ID. */
-const pointer = (...parts: string[]) => `${DOC_ID}#/${parts.map((part) => part.replace(/~/g, "~0").replace(/\//g, "~1")).join("/")}`;
+const pointer = (...parts: string[]) =>
+  `${DOC_ID}#/${parts.map((part) => part.replace(/~/g, "~0").replace(/\//g, "~1")).join("/")}`;
 
 describe("the OpenAPI document", () => {
   const document = buildOpenApiDocument() as Json;
@@ -54,7 +55,9 @@ describe("the OpenAPI document", () => {
     ]);
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
     expect(document.security).toEqual([{ bearerAuth: [] }]);
-    for (const path of ["/api/v1/openapi.json", "/healthz", "/readyz", "/docs"]) expect(document.paths[path].get.security, path).toEqual([]);
+    for (const path of ["/api/v1/openapi.json", "/healthz", "/readyz", "/docs"]) {
+      expect(document.paths[path].get.security, path).toEqual([]);
+    }
     expect(document.paths["/metrics"].get.security).toEqual([{}, { metricsToken: [] }]);
     for (const [path, item] of Object.entries(document.paths) as [string, Json][]) {
       expect(Object.keys(item).sort(), path).toEqual(["get", "head"]);
@@ -62,7 +65,9 @@ describe("the OpenAPI document", () => {
       for (const answer of Object.values(item.head.responses) as Json[]) expect(answer.content, path).toBeUndefined();
     }
     expect(document.paths["/api/v1/usage"].head.operationId).toBe("headGetUsage");
-    expect(document.paths["/api/v1/openapi.json"].get.responses[200].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/OpenApiDocument" });
+    expect(document.paths["/api/v1/openapi.json"].get.responses[200].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/OpenApiDocument",
+    });
   });
 
   it("keeps records open to fields a later version adds", () => {
@@ -71,15 +76,23 @@ describe("the OpenAPI document", () => {
 
   it("declares the download body binary per content type, never JSON", () => {
     const content = document.paths["/api/v1/download"].get.responses[200].content as Json;
-    expect(Object.keys(content)).toEqual(expect.arrayContaining(["video/mp4", "audio/mpeg", "image/*", "application/octet-stream"]));
-    for (const [mediaType, { schema }] of Object.entries(content) as [string, Json][]) expect(schema).toEqual({ type: "string", contentMediaType: mediaType });
+    expect(Object.keys(content)).toEqual(
+      expect.arrayContaining(["video/mp4", "audio/mpeg", "image/*", "application/octet-stream"]),
+    );
+    for (const [mediaType, { schema }] of Object.entries(content) as [string, Json][]) {
+      expect(schema).toEqual({ type: "string", contentMediaType: mediaType });
+    }
   });
 
   it("describes each operation's parameters", () => {
     const noControlCharacters = "^[^\\u0000-\\u001f\\u007f]*$";
     const urlSchema = { type: "string", format: "uri", maxLength: 4096, pattern: noControlCharacters };
     const parameters = (path: string) =>
-      Object.fromEntries((document.paths[path].get.parameters as Json[]).map((p) => [p.name, { in: p.in, required: p.required, schema: p.schema }]));
+      Object.fromEntries(
+        (document.paths[path].get.parameters as Json[]).map((
+          p,
+        ) => [p.name, { in: p.in, required: p.required, schema: p.schema }]),
+      );
     for (const path of ["/api/v1/post", "/api/v1/tweet"]) {
       expect(parameters(path)).toEqual({ url: { in: "query", required: true, schema: urlSchema } });
     }
@@ -88,7 +101,11 @@ describe("the OpenAPI document", () => {
       format: { in: "query", required: false, schema: { type: "string", maxLength: 200, pattern: "^[\\x20-\\x7e]*$" } },
       audio: { in: "query", required: false, schema: { type: "string", enum: ["mp3", "m4a"] } },
       index: { in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: 1000 } },
-      subtitles: { in: "query", required: false, schema: { type: "string", minLength: 1, maxLength: 35, pattern: "^[A-Za-z0-9_-]*$" } },
+      subtitles: {
+        in: "query",
+        required: false,
+        schema: { type: "string", minLength: 1, maxLength: 35, pattern: "^[A-Za-z0-9_-]*$" },
+      },
       filename: { in: "query", required: false, schema: { type: "string", maxLength: 255 } },
     });
     expect(document.paths["/api/v1/usage"].get.parameters).toEqual([]);
@@ -101,7 +118,10 @@ describe("the OpenAPI document", () => {
     expect(tweet.properties.authorName.type).toEqual(["string", "null"]);
     expect(tweet.properties.text.type).toBe("string");
     expect(tweet.properties.durationSec.anyOf).toContainEqual({ type: "null" });
-    expect(tweet.properties.videoVariants).toEqual({ type: "array", items: { $ref: "#/components/schemas/TweetVideoVariant" } });
+    expect(tweet.properties.videoVariants).toEqual({
+      type: "array",
+      items: { $ref: "#/components/schemas/TweetVideoVariant" },
+    });
     const post = document.components.schemas.PostRecord;
     // The table's ids, or (SUPPORTED_SITES=all) an extractor's name in upper case.
     expect(post.properties.platform.anyOf[0].enum).toContain("YOUTUBE");
@@ -115,8 +135,12 @@ describe("the OpenAPI document", () => {
     expect(item.properties.type.enum).toEqual(["photo", "video", "gif"]);
     expect(item.properties.url.type).toEqual(["string", "null"]);
     expect(item.properties.videoVariants.items).toEqual({ $ref: "#/components/schemas/TweetVideoVariant" });
-    expect(document.components.schemas.PostMediaItem.properties.videoVariants.items).toEqual({ $ref: "#/components/schemas/PostVideoVariant" });
-    expect(document.paths["/api/v1/download"].get.responses[200].headers["Estimated-Content-Length"]).toMatchObject({ schema: { type: "integer" } });
+    expect(document.components.schemas.PostMediaItem.properties.videoVariants.items).toEqual({
+      $ref: "#/components/schemas/PostVideoVariant",
+    });
+    expect(document.paths["/api/v1/download"].get.responses[200].headers["Estimated-Content-Length"]).toMatchObject({
+      schema: { type: "integer" },
+    });
   });
 
   it("gives every operation its error statuses as problem+json with codes from the error table, and rate-limit headers wherever they are sent", () => {
@@ -144,13 +168,27 @@ describe("the OpenAPI document", () => {
         // A signed link refused (403 link_invalid) is refused before a key is admitted; a passive key's 403 carries them.
         if (status === 403) expect(rateLimited.required, `${path} ${status}`).toBe(false);
       }
-      expect(responses[400].content["application/problem+json"].schema.allOf[1].properties.code.enum).toEqual(expect.arrayContaining(["invalid_request", "unknown_parameter"]));
+      expect(responses[400].content["application/problem+json"].schema.allOf[1].properties.code.enum).toEqual(
+        expect.arrayContaining(["invalid_request", "unknown_parameter"]),
+      );
       const ok = responses[200];
-      for (const header of ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Tier", "RateLimit-Policy", "RateLimit", "X-Request-Id"]) {
+      for (
+        const header of [
+          "X-RateLimit-Limit",
+          "X-RateLimit-Remaining",
+          "X-RateLimit-Tier",
+          "RateLimit-Policy",
+          "RateLimit",
+          "X-Request-Id",
+        ]
+      ) {
         expect(ok.headers[header].required, `${path} ${header}`).toBe(true);
       }
     }
-    expect(document.paths["/api/v1/download"].get.responses[429].content["application/problem+json"].schema.allOf[1].properties.code.enum).toEqual([
+    expect(
+      document.paths["/api/v1/download"].get.responses[429].content["application/problem+json"].schema.allOf[1]
+        .properties.code.enum,
+    ).toEqual([
       "quota_exceeded",
       "burst_exceeded",
       "too_many_downloads",
@@ -191,9 +229,13 @@ describe("responses of the running app", () => {
     if (!mediaType!.includes("json")) return undefined;
     expect(response.headers.get("content-type")).toMatch(new RegExp(`^${mediaType!.replace("+", "\\+")}`));
     const body = await response.json();
-    const validate = ajv.getSchema(pointer("paths", path, "get", "responses", String(response.status), "content", mediaType!, "schema"))!;
+    const validate = ajv.getSchema(
+      pointer("paths", path, "get", "responses", String(response.status), "content", mediaType!, "schema"),
+    )!;
     expect(validate(body) ? [] : validate.errors).toEqual([]);
-    if (response.status >= 400) expect(documented.content[mediaType!].schema.allOf[1].properties.code.enum).toContain(body.code);
+    if (response.status >= 400) {
+      expect(documented.content[mediaType!].schema.allOf[1].properties.code.enum).toContain(body.code);
+    }
     return body;
   }
 
@@ -233,7 +275,10 @@ describe("responses of the running app", () => {
     expect(part.status).toBe(206);
     await conforms("/api/v1/download", part);
     await part.arrayBuffer();
-    await conforms("/api/v1/download", await test.get(`/api/v1/download?url=${encodeURIComponent("https://example.com/a.mp4")}`, key));
+    await conforms(
+      "/api/v1/download",
+      await test.get(`/api/v1/download?url=${encodeURIComponent("https://example.com/a.mp4")}`, key),
+    );
     await conforms("/api/v1/download", await test.get(media("/status/404"), key));
   });
 

@@ -4,7 +4,8 @@ import { DownloadQuery, parseQuery, PostQuery } from "../../src/http/query.ts";
 import { buildOpenApiDocument } from "../../src/http/openapi.ts";
 
 const query = (params: Record<string, string>) => new URLSearchParams(params);
-const parseUrlParam = (raw: string | null | undefined) => parseQuery(PostQuery, query(raw === null || raw === undefined ? {} : { url: raw })).url;
+const parseUrlParam = (raw: string | null | undefined) =>
+  parseQuery(PostQuery, query(raw === null || raw === undefined ? {} : { url: raw })).url;
 
 function thrown(run: () => unknown): unknown {
   try {
@@ -21,7 +22,19 @@ describe("parseQuery(): the url parameter", () => {
     expect(parseUrlParam("http://127.0.0.1:8080/a").port).toBe("8080");
   });
 
-  test.each([null, undefined, "", "   ", "youtu.be/abc", "not a url", "ftp://example.com/a", "file:///etc/passwd", "javascript:alert(1)", `https://a.com/${"x".repeat(5000)}`, "https://a.com/\u0000x"])(
+  test.each([
+    null,
+    undefined,
+    "",
+    "   ",
+    "youtu.be/abc",
+    "not a url",
+    "ftp://example.com/a",
+    "file:///etc/passwd",
+    "javascript:alert(1)",
+    `https://a.com/${"x".repeat(5000)}`,
+    "https://a.com/\u0000x",
+  ])(
     "%s is a 400 invalid_url",
     (raw) => {
       const error = thrown(() => parseUrlParam(raw));
@@ -35,17 +48,20 @@ describe("parseQuery(): the download parameters", () => {
   const url = "https://www.youtube.com/watch?v=abc";
 
   test("parses each one; an empty one counts as absent, a repeated one by its first value", () => {
-    expect(parseQuery(DownloadQuery, query({ url, format: " 137+140 ", audio: "mp3", filename: "Mon fichier" }))).toMatchObject({
-      format: "137+140",
-      audio: "mp3",
-      filename: "Mon fichier",
-    });
+    expect(parseQuery(DownloadQuery, query({ url, format: " 137+140 ", audio: "mp3", filename: "Mon fichier" })))
+      .toMatchObject({
+        format: "137+140",
+        audio: "mp3",
+        filename: "Mon fichier",
+      });
     expect(parseQuery(DownloadQuery, query({ url, audio: "", format: "" }))).toEqual({ url: new URL(url) });
     expect(parseQuery(DownloadQuery, new URLSearchParams(`url=${url}&format=18&format=22`)).format).toBe("18");
   });
 
   test("takes a filename with line breaks and control characters as given, for sanitizing later", () => {
-    expect(parseQuery(DownloadQuery, query({ url, filename: "Title\r\nline two\u0000" })).filename).toBe("Title\r\nline two\u0000");
+    expect(parseQuery(DownloadQuery, query({ url, filename: "Title\r\nline two\u0000" })).filename).toBe(
+      "Title\r\nline two\u0000",
+    );
   });
 
   test.each([
@@ -67,15 +83,25 @@ describe("parseQuery(): the download parameters", () => {
     for (const index of ["abc", "0x1", "+1", "01", " 1", "1 ", "1\n", "1\u0000", "1.0", "1e2", "0", "-1"]) {
       const error = thrown(() => parseQuery(DownloadQuery, query({ url, index })));
       expect(error, JSON.stringify(index)).toMatchObject({ status: 400, code: "invalid_parameter" });
-      expect((error as Error).message, JSON.stringify(index)).toMatch(/`index` must be a whole number from 1, in digits only/);
+      expect((error as Error).message, JSON.stringify(index)).toMatch(
+        /`index` must be a whole number from 1, in digits only/,
+      );
     }
-    expect((thrown(() => parseQuery(DownloadQuery, query({ url, index: "1001" }))) as Error).message).toBe("`index` is at most 1000.");
-    expect((thrown(() => parseQuery(DownloadQuery, query({ url, index: "9".repeat(30) }))) as Error).message).toBe("`index` is at most 1000.");
+    expect((thrown(() => parseQuery(DownloadQuery, query({ url, index: "1001" }))) as Error).message).toBe(
+      "`index` is at most 1000.",
+    );
+    expect((thrown(() => parseQuery(DownloadQuery, query({ url, index: "9".repeat(30) }))) as Error).message).toBe(
+      "`index` is at most 1000.",
+    );
   });
 
   test("the OpenAPI document shows each bound and pattern the parser checks", () => {
-    const document = buildOpenApiDocument() as { paths: Record<string, { get: { parameters: { name: string; schema: Record<string, unknown> }[] } }> };
-    const schemas = Object.fromEntries(document.paths["/api/v1/download"]!.get.parameters.map((p) => [p.name, p.schema]));
+    const document = buildOpenApiDocument() as {
+      paths: Record<string, { get: { parameters: { name: string; schema: Record<string, unknown> }[] } }>;
+    };
+    const schemas = Object.fromEntries(
+      document.paths["/api/v1/download"]!.get.parameters.map((p) => [p.name, p.schema]),
+    );
     expect(schemas.url).toMatchObject({ type: "string", maxLength: 4096, pattern: expect.any(String) });
     expect(schemas.format).toMatchObject({ type: "string", maxLength: 200, pattern: "^[\\x20-\\x7e]*$" });
     expect(schemas.filename).toMatchObject({ type: "string", maxLength: 255 });
@@ -83,7 +109,9 @@ describe("parseQuery(): the download parameters", () => {
     expect(schemas.index).toMatchObject({ type: "integer", minimum: 1, maximum: 1000 });
     for (const [name, schema] of Object.entries(schemas)) {
       // `filename` takes control characters: the name is sanitized where it is used.
-      if (name !== "audio" && name !== "index" && name !== "filename") expect(new RegExp(schema.pattern as string).test("a\u0000"), name).toBe(false);
+      if (name !== "audio" && name !== "index" && name !== "filename") {
+        expect(new RegExp(schema.pattern as string).test("a\u0000"), name).toBe(false);
+      }
     }
   });
 });

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveNode } from "../../src/runtime/node-server.ts";
 import type { RunningServer } from "../../src/runtime/serve.ts";
-import { startMediaSite, type MediaSite } from "../fakes/media-site.ts";
+import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 
@@ -18,7 +18,9 @@ async function startSlowPages(mp4Url: string): Promise<{ origin: string; host: s
   const server = http.createServer((req, res) => {
     setTimeout(() => {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-      res.end(`<!DOCTYPE html><html><head><title>Clip ${req.url}</title></head><body><video src="${mp4Url}"></video></body></html>`);
+      res.end(
+        `<!DOCTYPE html><html><head><title>Clip ${req.url}</title></head><body><video src="${mp4Url}"></video></body></html>`,
+      );
     }, PAGE_LATENCY_MS);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -31,7 +33,11 @@ async function startSlowPages(mp4Url: string): Promise<{ origin: string; host: s
 }
 
 /** A GET from `localAddress`, read to its end: status, bytes, and whether the body came whole. */
-function get(url: string, key: string, localAddress: string): Promise<{ status: number; bytes: number; whole: boolean }> {
+function get(
+  url: string,
+  key: string,
+  localAddress: string,
+): Promise<{ status: number; bytes: number; whole: boolean }> {
   return new Promise((resolve, reject) => {
     http
       .get(url, { headers: { authorization: `Bearer ${key}` }, localAddress, agent: false }, (response) => {
@@ -57,9 +63,14 @@ describe("capacity at a platform's latency", () => {
     [store, site] = await Promise.all([openTestStore("pglite"), startMediaSite()]);
     pages = await startSlowPages(site.mp4Url);
     // The caps from their defaults, for a machine with 4 GB (half of it the budget) and this one's CPUs.
-    test = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: `${pages.host},${site.host}`, MEMORY_BUDGET_MB: "2048" }, extractionHost: true });
+    test = buildTestApp(store.db, {
+      env: { EXTRA_PAGE_HOSTS: `${pages.host},${site.host}`, MEMORY_BUDGET_MB: "2048" },
+      extractionHost: true,
+    });
     server = await serveNode(test.app, { port: 0, hostname: "127.0.0.1" });
-    for (let i = 0; i < 8; i += 1) customers.push({ key: (await makeKey(store.db, "GOLD")).plain, from: `127.0.5.${i + 1}` });
+    for (let i = 0; i < 8; i += 1) {
+      customers.push({ key: (await makeKey(store.db, "GOLD")).plain, from: `127.0.5.${i + 1}` });
+    }
   }, 180_000);
   afterAll(async () => {
     server?.cut();
@@ -68,7 +79,8 @@ describe("capacity at a platform's latency", () => {
     await Promise.all([store?.close(), site?.close(), pages?.close()]);
   });
 
-  const api = (operation: string, link: string) => `${server.address}/api/v1/${operation}?url=${encodeURIComponent(link)}`;
+  const api = (operation: string, link: string) =>
+    `${server.address}/api/v1/${operation}?url=${encodeURIComponent(link)}`;
 
   it("answers 32 callers on 8 GOLD accounts posting 96 distinct links without a 429", async () => {
     let link = 0;
@@ -76,7 +88,9 @@ describe("capacity at a platform's latency", () => {
     await Promise.all(
       Array.from({ length: 32 }, async (_, caller) => {
         const { key, from } = customers[caller % 8]!;
-        for (let n = 0; n < 3; n += 1) statuses.push((await get(api("post", `${pages.origin}/watch?v=${link++}`), key, from)).status);
+        for (let n = 0; n < 3; n += 1) {
+          statuses.push((await get(api("post", `${pages.origin}/watch?v=${link++}`), key, from)).status);
+        }
       }),
     );
     expect(statuses).toHaveLength(96);

@@ -17,7 +17,7 @@ describe("two instances on one PostgreSQL", () => {
         serveNode(buildTestApp(db).app, {
           port: 0,
           hostname: "127.0.0.1",
-        }),
+        })
       ),
     );
   });
@@ -27,22 +27,32 @@ describe("two instances on one PostgreSQL", () => {
   });
 
   async function burst(key: string, count: number): Promise<number[]> {
-    const calls = Array.from({ length: count }, (_, i) =>
-      fetch(`${servers[i % 2]!.address}/api/v1/usage`, { headers: { authorization: `Bearer ${key}` } }).then(async (r) => {
-        await r.arrayBuffer();
-        return r.status;
-      }),
+    const calls = Array.from(
+      { length: count },
+      (_, i) =>
+        fetch(`${servers[i % 2]!.address}/api/v1/usage`, { headers: { authorization: `Bearer ${key}` } }).then(
+          async (r) => {
+            await r.arrayBuffer();
+            return r.status;
+          },
+        ),
     );
     return Promise.all(calls);
   }
 
   const counted = async (id: string) =>
-    (await store.db.query<{ n: number }>("SELECT coalesce(sum(count), 0)::integer AS n FROM usage_minutes WHERE api_key_id = $1", [id]))[0]!.n;
+    (await store.db.query<{ n: number }>(
+      "SELECT coalesce(sum(count), 0)::integer AS n FROM usage_minutes WHERE api_key_id = $1",
+      [id],
+    ))[0]!.n;
 
   it("admits exactly the daily limit when a burst crosses it", async () => {
     const key = await makeKey(store.db, "PRO");
     // 9 995 requests made earlier today, outside the burst window: five remain.
-    await store.db.query("INSERT INTO usage_minutes (api_key_id, minute, count) VALUES ($1, date_trunc('minute', now()) - interval '2 hours', 9995)", [key.id]);
+    await store.db.query(
+      "INSERT INTO usage_minutes (api_key_id, minute, count) VALUES ($1, date_trunc('minute', now()) - interval '2 hours', 9995)",
+      [key.id],
+    );
     const statuses = await burst(key.plain, 40);
     expect(statuses.filter((s) => s === 200)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429)).toHaveLength(35);

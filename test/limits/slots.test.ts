@@ -1,7 +1,7 @@
 // The fair shares of concurrent work (docs/security.md, Connections and fair shares), rule by
 // rule, on the slots themselves; test/handlers/download-fairness.test.ts holds them over HTTP.
 import { describe, expect, it } from "vitest";
-import { createSlots, operationSlots, slotsPerTier, type SlotHolder } from "../../src/limits/slots.ts";
+import { createSlots, operationSlots, type SlotHolder, slotsPerTier } from "../../src/limits/slots.ts";
 import { slotCaps } from "../../src/limits/slot-caps.ts";
 import { ApiError } from "../../src/http/problem.ts";
 
@@ -24,13 +24,18 @@ function tryTake(slots: ReturnType<typeof createSlots>, who: SlotHolder): string
   }
 }
 
-const pageSlots = (server: number) => createSlots({ perTier: slotsPerTier, server, code: "too_many_downloads", what: "page-mode downloads" });
+const pageSlots = (server: number) =>
+  createSlots({ perTier: slotsPerTier, server, code: "too_many_downloads", what: "page-mode downloads" });
 
 describe("slots", () => {
   it("give the accounts of one client address one fair share between them", () => {
     const slots = pageSlots(40);
     expect(tryTake(slots, holder("FREE", "10.0.0.1"))).toBe("taken");
-    for (let i = 0; i < 3; i += 1) expect(tryTake(slots, holder("FREE", "10.0.0.1"))).toMatch(/1 at a time for the accounts of one client address using a FREE key/);
+    for (let i = 0; i < 3; i += 1) {
+      expect(tryTake(slots, holder("FREE", "10.0.0.1"))).toMatch(
+        /1 at a time for the accounts of one client address using a FREE key/,
+      );
+    }
     // A GOLD account at that address is inside its own share, which counts the FREE slot too.
     const gold = holder("GOLD", "10.0.0.1");
     for (let i = 0; i < 9; i += 1) expect(tryTake(slots, { ...gold })).toBe("taken");
@@ -62,13 +67,20 @@ describe("slots", () => {
 
   it("give a slot back once, however often its release is called, and count each kind apart", () => {
     const held: [string, number, number][] = [];
-    const slots = operationSlots({ MAX_EXTRACTIONS: 2, MAX_REMUXES: 2, MAX_ENCODES: 1, MAX_DIRECT_DOWNLOADS: 2 }, (kind, count, limit) => held.push([kind, count, limit]));
+    const slots = operationSlots(
+      { MAX_EXTRACTIONS: 2, MAX_REMUXES: 2, MAX_ENCODES: 1, MAX_DIRECT_DOWNLOADS: 2 },
+      (kind, count, limit) => held.push([kind, count, limit]),
+    );
     const who = holder("PRO", "10.0.5.1");
     const release = slots.remuxes.acquire(who);
     expect(tryTake(slots.encodes, who)).toBe("taken");
     release();
     release();
-    expect(held.filter(([kind]) => kind === "remuxes")).toEqual([["remuxes", 0, 2], ["remuxes", 1, 2], ["remuxes", 0, 2]]);
+    expect(held.filter(([kind]) => kind === "remuxes")).toEqual([["remuxes", 0, 2], ["remuxes", 1, 2], [
+      "remuxes",
+      0,
+      2,
+    ]]);
     expect(tryTake(slots.encodes, holder("GOLD", "10.0.5.2"))).toMatch(/this server's limit/);
   });
 });
@@ -76,11 +88,23 @@ describe("slots", () => {
 describe("the caps' defaults", () => {
   it("size extractions by memory, copies by CPUs and memory, encodes by CPUs", () => {
     expect(slotCaps({ MEMORY_BUDGET_MB: 1024 }, 2)).toEqual({ MAX_EXTRACTIONS: 25, MAX_REMUXES: 16, MAX_ENCODES: 2 });
-    expect(slotCaps({ MEMORY_BUDGET_MB: 12_000 }, 2)).toEqual({ MAX_EXTRACTIONS: 300, MAX_REMUXES: 32, MAX_ENCODES: 2 });
+    expect(slotCaps({ MEMORY_BUDGET_MB: 12_000 }, 2)).toEqual({
+      MAX_EXTRACTIONS: 300,
+      MAX_REMUXES: 32,
+      MAX_ENCODES: 2,
+    });
   });
 
   it("keep an install's MAX_PAGE_DOWNLOADS as the download caps, and let each be set", () => {
-    expect(slotCaps({ MEMORY_BUDGET_MB: 1024, MAX_PAGE_DOWNLOADS: 6 }, 2)).toEqual({ MAX_EXTRACTIONS: 25, MAX_REMUXES: 6, MAX_ENCODES: 6 });
-    expect(slotCaps({ MEMORY_BUDGET_MB: 1024, MAX_PAGE_DOWNLOADS: 6, MAX_REMUXES: 9, MAX_EXTRACTIONS: 3 }, 2)).toEqual({ MAX_EXTRACTIONS: 3, MAX_REMUXES: 9, MAX_ENCODES: 6 });
+    expect(slotCaps({ MEMORY_BUDGET_MB: 1024, MAX_PAGE_DOWNLOADS: 6 }, 2)).toEqual({
+      MAX_EXTRACTIONS: 25,
+      MAX_REMUXES: 6,
+      MAX_ENCODES: 6,
+    });
+    expect(slotCaps({ MEMORY_BUDGET_MB: 1024, MAX_PAGE_DOWNLOADS: 6, MAX_REMUXES: 9, MAX_EXTRACTIONS: 3 }, 2)).toEqual({
+      MAX_EXTRACTIONS: 3,
+      MAX_REMUXES: 9,
+      MAX_ENCODES: 6,
+    });
   });
 });

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { isPublicAddress } from "../../src/media/address-class.ts";
 
 describe("isPublicAddress()", () => {
-  it.each(["8.8.8.8", "151.101.1.1", "1.1.1.1", "2606:4700::1111", "2a03:2880:f10c:83:face:b00c:0:25de", "::ffff:8.8.8.8"])(
+  it.each([
+    "8.8.8.8",
+    "151.101.1.1",
+    "1.1.1.1",
+    "2606:4700::1111",
+    "2a03:2880:f10c:83:face:b00c:0:25de",
+    "::ffff:8.8.8.8",
+  ])(
     "accepts the public address %s",
     (address) => expect(isPublicAddress(address)).toBe(true),
   );

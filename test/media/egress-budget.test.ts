@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createEgressGate } from "../../src/media/egress-gate.ts";
 import { resolveWithDns } from "../../src/runtime/node/dns.ts";
 import { listenLoopback } from "../../src/runtime/node/gate-listener.ts";
-import { startHostilePages, type HostilePages } from "../fakes/hostile-pages.ts";
-import { startMediaSite, type MediaSite } from "../fakes/media-site.ts";
-import { photoPosts, startPhotoPlatforms, type PhotoPlatforms } from "../fakes/photo-platforms.ts";
+import { type HostilePages, startHostilePages } from "../fakes/hostile-pages.ts";
+import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
+import { type PhotoPlatforms, photoPosts, startPhotoPlatforms } from "../fakes/photo-platforms.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 import { endpointKey } from "../../src/media/egress.ts";
@@ -20,7 +20,12 @@ let hostile: HostilePages;
 let site: MediaSite;
 let platforms: PhotoPlatforms;
 beforeAll(async () => {
-  [store, hostile, site, platforms] = await Promise.all([openTestStore("pglite"), startHostilePages(), startMediaSite(), startPhotoPlatforms()]);
+  [store, hostile, site, platforms] = await Promise.all([
+    openTestStore("pglite"),
+    startHostilePages(),
+    startMediaSite(),
+    startPhotoPlatforms(),
+  ]);
 }, 180_000);
 afterAll(async () => {
   await Promise.all([store?.close(), hostile?.close(), site?.close(), platforms?.close()]);
@@ -28,7 +33,13 @@ afterAll(async () => {
 
 function appWith(env: Record<string, string> = {}): TestApp {
   return buildTestApp(store.db, {
-    env: { EXTRA_PAGE_HOSTS: `${hostile.host},${site.host}`, ORIGIN_OVERRIDES: platforms.originOverrides, GALLERY_DL_CA_FILE: platforms.caFile, PAGE_CACHE_TTL_S: "0", ...env },
+    env: {
+      EXTRA_PAGE_HOSTS: `${hostile.host},${site.host}`,
+      ORIGIN_OVERRIDES: platforms.originOverrides,
+      GALLERY_DL_CA_FILE: platforms.caFile,
+      PAGE_CACHE_TTL_S: "0",
+      ...env,
+    },
   });
 }
 
@@ -47,11 +58,15 @@ describe("an extraction's byte budget (EXTRACT_MAX_BYTES, 16 MiB by default)", (
     small = appWith({ EXTRACT_MAX_BYTES: "256" });
   });
 
-  test.each([
-    ["a page that never ends", "endless", "/endless.html"],
-    ["a 400 MB page", "huge", "/huge.html"],
-    ["a page listing 200 000 videos", "manyVideos", "/many-videos.html"],
-  ] as const)("%s is 502 source_too_large, read no further than the budget, and a normal post answers afterwards", { timeout: 120_000 }, async (_, page, path) => {
+  test.each(
+    [
+      ["a page that never ends", "endless", "/endless.html"],
+      ["a 400 MB page", "huge", "/huge.html"],
+      ["a page listing 200 000 videos", "manyVideos", "/many-videos.html"],
+    ] as const,
+  )("%s is 502 source_too_large, read no further than the budget, and a normal post answers afterwards", {
+    timeout: 120_000,
+  }, async (_, page, path) => {
     const answer = await post(app, hostile.pages[page]);
     expect(answer).toMatchObject({ status: 502, code: "source_too_large" });
     expect(answer.detail).toContain("16 MiB");
@@ -63,22 +78,30 @@ describe("an extraction's byte budget (EXTRACT_MAX_BYTES, 16 MiB by default)", (
     expect(normal.status).toBe(200);
   });
 
-  test("gallery-dl reading an API answer without end, over TLS through a CONNECT tunnel, is 502 source_too_large", { timeout: 120_000 }, async () => {
+  test("gallery-dl reading an API answer without end, over TLS through a CONNECT tunnel, is 502 source_too_large", {
+    timeout: 120_000,
+  }, async () => {
     const answer = await post(app, photoPosts.instagramEndless);
     expect(answer).toMatchObject({ status: 502, code: "source_too_large" });
     expect(answer.detail).toContain("www.instagram.com:443");
     expect((await post(app, photoPosts.instagramThreePhotos)).status).toBe(200);
   });
 
-  test("a smaller EXTRACT_MAX_BYTES cuts a page the default lets through; the answer names it", { timeout: 60_000 }, async () => {
-    const answer = await post(small, site.pages.progressive);
-    expect(answer).toMatchObject({ status: 502, code: "source_too_large" });
-    expect(answer.detail).toContain("256 bytes");
-  });
+  test(
+    "a smaller EXTRACT_MAX_BYTES cuts a page the default lets through; the answer names it",
+    { timeout: 60_000 },
+    async () => {
+      const answer = await post(small, site.pages.progressive);
+      expect(answer).toMatchObject({ status: 502, code: "source_too_large" });
+      expect(answer.detail).toContain("256 bytes");
+    },
+  );
 });
 
 describe("an extraction's time budget for one answer (EXTRACT_BODY_TIMEOUT_S)", () => {
-  test("a page that trickles forever is 502 source_too_large after the budget, before the extraction's time cap", { timeout: 120_000 }, async () => {
+  test("a page that trickles forever is 502 source_too_large after the budget, before the extraction's time cap", {
+    timeout: 120_000,
+  }, async () => {
     const app = appWith({ EXTRACT_BODY_TIMEOUT_S: "2", EXTRACT_TIMEOUT_S: "90" });
     const answer = await post(app, hostile.pages.trickle);
     expect(answer).toMatchObject({ status: 502, code: "source_too_large" });
@@ -92,7 +115,9 @@ async function readThrough(proxyUrl: string, url: string): Promise<number> {
   const proxy = new URL(proxyUrl);
   const credentials = Buffer.from(`${proxy.username}:${proxy.password}`).toString("base64");
   const socket = net.connect(Number(proxy.port), "127.0.0.1");
-  socket.write(`GET ${url} HTTP/1.1\r\nHost: ${new URL(url).host}\r\nProxy-Authorization: Basic ${credentials}\r\n\r\n`);
+  socket.write(
+    `GET ${url} HTTP/1.1\r\nHost: ${new URL(url).host}\r\nProxy-Authorization: Basic ${credentials}\r\n\r\n`,
+  );
   let bytes = 0;
   for await (const chunk of socket) bytes += (chunk as Buffer).length;
   return bytes;
@@ -101,7 +126,12 @@ async function readThrough(proxyUrl: string, url: string): Promise<number> {
 describe("the gate's sessions", () => {
   test("a media session (ffmpeg's) is not held to the extraction budget; an extraction's is, and reads nothing more once past it", async () => {
     const trusted = new Set([endpointKey("127.0.0.1", Number(new URL(site.origin).port))]);
-    const gate = createEgressGate({ policy: { trusted, resolveHost: resolveWithDns }, listen: listenLoopback, outbound: null, extractionBudget: { maxBytes: 16 * 1024, bodyTimeoutMs: 60_000 } });
+    const gate = createEgressGate({
+      policy: { trusted, resolveHost: resolveWithDns },
+      listen: listenLoopback,
+      outbound: null,
+      extractionBudget: { maxBytes: 16 * 1024, bodyTimeoutMs: 60_000 },
+    });
     try {
       const clip = `${site.origin}/media/clip.mp4`;
       const media = await gate.session("media");

@@ -11,20 +11,33 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError, upstreamFailed } from "../../src/http/problem.ts";
 import { causeText } from "../../src/log.ts";
-import { createEgressGate, gateVerdict, type EgressGate, type GateSession } from "../../src/media/egress-gate.ts";
+import { createEgressGate, type EgressGate, type GateSession, gateVerdict } from "../../src/media/egress-gate.ts";
 import { endpointKey } from "../../src/media/egress.ts";
 import { parseOutboundProxy } from "../../src/media/outbound-proxy.ts";
 import { resolveWithDns } from "../../src/runtime/node/dns.ts";
 import { listenLoopback } from "../../src/runtime/node/gate-listener.ts";
-import { startCanary, type Canary } from "../fakes/canary.ts";
-import { startMediaSite, type MediaSite } from "../fakes/media-site.ts";
+import { type Canary, startCanary } from "../fakes/canary.ts";
+import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { startHttpProxy, startSocks5Proxy } from "../fakes/proxies.ts";
 
 const run = promisify(execFile);
 
 /** ffmpeg reading `url` through `proxy` to nowhere; resolves with its exit code. */
 async function ffmpegReads(url: string, proxy: string): Promise<number> {
-  const args = ["-nostdin", "-v", "error", "-protocol_whitelist", "http,https,tls,tcp,crypto,httpproxy", "-http_proxy", proxy, "-i", url, "-f", "null", "-"];
+  const args = [
+    "-nostdin",
+    "-v",
+    "error",
+    "-protocol_whitelist",
+    "http,https,tls,tcp,crypto,httpproxy",
+    "-http_proxy",
+    proxy,
+    "-i",
+    url,
+    "-f",
+    "null",
+    "-",
+  ];
   return run("ffmpeg", args, { env: { PATH: process.env.PATH } }).then(
     () => 0,
     (error: { code?: number }) => error.code ?? -1,
@@ -47,8 +60,16 @@ describe("the egress gate", () => {
   const gates: EgressGate[] = [];
 
   const gateFor = (outbound: string | null = null, originOverrides?: ReadonlyMap<string, string>) => {
-    const trusted = new Set([endpointKey("127.0.0.1", Number(new URL(site.origin).port)), endpointKey("127.0.0.1", Number(new URL(tls.origin).port))]);
-    const gate = createEgressGate({ policy: { trusted, resolveHost: resolveWithDns }, listen: listenLoopback, outbound: outbound === null ? null : parseOutboundProxy(outbound), originOverrides });
+    const trusted = new Set([
+      endpointKey("127.0.0.1", Number(new URL(site.origin).port)),
+      endpointKey("127.0.0.1", Number(new URL(tls.origin).port)),
+    ]);
+    const gate = createEgressGate({
+      policy: { trusted, resolveHost: resolveWithDns },
+      listen: listenLoopback,
+      outbound: outbound === null ? null : parseOutboundProxy(outbound),
+      originOverrides,
+    });
     gates.push(gate);
     return gate;
   };
@@ -57,13 +78,33 @@ describe("the egress gate", () => {
     [site, canary] = await Promise.all([startMediaSite(), startCanary()]);
     // An https source with a self-signed certificate (ffmpeg does not verify by default).
     const dir = mkdtempSync(join(tmpdir(), "gate-tls-"));
-    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-days", "1", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")], { stdio: "ignore" });
+    execFileSync("openssl", [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-days",
+      "1",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+    ], { stdio: "ignore" });
     const paths: string[] = [];
-    const server = https.createServer({ key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) }, (req, res) => {
+    const server = https.createServer({
+      key: readFileSync(join(dir, "key.pem")),
+      cert: readFileSync(join(dir, "cert.pem")),
+    }, (req, res) => {
       paths.push(req.url ?? "");
       if (req.url === "/away") return void res.writeHead(302, { location: `${canary.origin}/clip.mp4` }).end();
       void fetch(site.mp4Url).then(async (answer) => {
-        res.writeHead(200, { "content-type": "video/mp4", "content-length": answer.headers.get("content-length") ?? "" });
+        res.writeHead(200, {
+          "content-type": "video/mp4",
+          "content-length": answer.headers.get("content-length") ?? "",
+        });
         res.end(Buffer.from(await answer.arrayBuffer()));
       });
     });
@@ -84,7 +125,9 @@ describe("the egress gate", () => {
     const session = await gate.session("media");
     const { port, username, password } = new URL(session.proxyUrl);
     const head = (auth: string | null) =>
-      `GET ${site.mp4Url} HTTP/1.1\r\nHost: ${site.host}\r\n${auth === null ? "" : `Proxy-Authorization: Basic ${Buffer.from(auth).toString("base64")}\r\n`}\r\n`;
+      `GET ${site.mp4Url} HTTP/1.1\r\nHost: ${site.host}\r\n${
+        auth === null ? "" : `Proxy-Authorization: Basic ${Buffer.from(auth).toString("base64")}\r\n`
+      }\r\n`;
     expect(await rawAnswer(Number(port), head(null))).toMatch(/^HTTP\/1\.1 407 /);
     expect(await rawAnswer(Number(port), head(`${username}:${password.slice(1)}x`))).toMatch(/^HTTP\/1\.1 407 /);
     expect(await rawAnswer(Number(port), head(`${username}:${password}`))).toMatch(/^HTTP\/1\.1 200 /);
@@ -100,7 +143,14 @@ describe("the egress gate", () => {
     // The tunnel reaches the TLS origin: ffmpeg (which does not check the name) reads through it.
     expect(await ffmpegReads("https://media.example.test/overridden.mp4", session.proxyUrl)).toBe(0);
     expect(tls.paths).toContain("/overridden.mp4");
-    expect(await rawAnswer(Number(port), `GET http://page.example.test${new URL(site.mp4Url).pathname} HTTP/1.1\r\nHost: page.example.test\r\n${auth}\r\n`)).toMatch(/^HTTP\/1\.1 200 /);
+    expect(
+      await rawAnswer(
+        Number(port),
+        `GET http://page.example.test${
+          new URL(site.mp4Url).pathname
+        } HTTP/1.1\r\nHost: page.example.test\r\n${auth}\r\n`,
+      ),
+    ).toMatch(/^HTTP\/1\.1 200 /);
     // A name nobody overrode still goes by the policy: the canary's address is refused.
     expect(await rawAnswer(Number(port), `CONNECT ${canary.host} HTTP/1.1\r\n${auth}\r\n`)).toMatch(/^HTTP\/1\.1 403 /);
     expect(session.refusal()?.message).toContain(canary.host);
@@ -114,7 +164,8 @@ describe("the egress gate", () => {
     expect(session.refusal()?.code).toBe("host_not_allowed");
     expect(session.refusal()?.message).toContain(canary.host);
     // A trusted host on a port nobody named is refused the same way.
-    expect(await rawAnswer(Number(port), `GET http://127.0.0.1:9/ HTTP/1.1\r\nHost: 127.0.0.1:9\r\n${auth}\r\n`)).toMatch(/^HTTP\/1\.1 403 /);
+    expect(await rawAnswer(Number(port), `GET http://127.0.0.1:9/ HTTP/1.1\r\nHost: 127.0.0.1:9\r\n${auth}\r\n`))
+      .toMatch(/^HTTP\/1\.1 403 /);
   });
 
   it("says why it could not connect, which the child only hears as 502, and the verdict on the child's failure carries it", async () => {
@@ -123,19 +174,32 @@ describe("the egress gate", () => {
     const closedPort = (closed.address() as net.AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     const trusted = new Set([endpointKey("127.0.0.1", closedPort), endpointKey("nothing.invalid", 80)]);
-    const gate = createEgressGate({ policy: { trusted, resolveHost: resolveWithDns }, listen: listenLoopback, outbound: null });
+    const gate = createEgressGate({
+      policy: { trusted, resolveHost: resolveWithDns },
+      listen: listenLoopback,
+      outbound: null,
+    });
     gates.push(gate);
     const ask = async (session: GateSession, head: string) => {
       const { port, username, password } = new URL(session.proxyUrl);
-      return rawAnswer(Number(port), `${head}\r\nProxy-Authorization: Basic ${Buffer.from(`${username}:${password}`).toString("base64")}\r\n\r\n`);
+      return rawAnswer(
+        Number(port),
+        `${head}\r\nProxy-Authorization: Basic ${Buffer.from(`${username}:${password}`).toString("base64")}\r\n\r\n`,
+      );
     };
-    const childFailed = upstreamFailed("The post could not be read from the source site (yt-dlp exit 1); try again later.", { cause: new Error("Unable to download webpage: HTTP Error 502: Bad Gateway") });
+    const childFailed = upstreamFailed(
+      "The post could not be read from the source site (yt-dlp exit 1); try again later.",
+      { cause: new Error("Unable to download webpage: HTTP Error 502: Bad Gateway") },
+    );
 
     const refused = await gate.session("media");
     expect(refused.failure()).toBeNull();
     expect(gateVerdict(refused, childFailed)).toBe(childFailed);
-    expect(await ask(refused, `GET http://127.0.0.1:${closedPort}/page HTTP/1.1\r\nHost: 127.0.0.1:${closedPort}`)).toMatch(/^HTTP\/1\.1 502 /);
-    expect(refused.failure()).toBe(`127.0.0.1:${closedPort}: connection refused (connect ECONNREFUSED 127.0.0.1:${closedPort})`);
+    expect(await ask(refused, `GET http://127.0.0.1:${closedPort}/page HTTP/1.1\r\nHost: 127.0.0.1:${closedPort}`))
+      .toMatch(/^HTTP\/1\.1 502 /);
+    expect(refused.failure()).toBe(
+      `127.0.0.1:${closedPort}: connection refused (connect ECONNREFUSED 127.0.0.1:${closedPort})`,
+    );
     const verdict = gateVerdict(refused, childFailed);
     expect(verdict).toMatchObject({ status: 502, code: "upstream_failed", message: childFailed.message });
     expect(String((verdict as ApiError).cause)).toBe(
@@ -143,14 +207,20 @@ describe("the egress gate", () => {
     );
 
     const unknown = await gate.session("media");
-    expect(await ask(unknown, "CONNECT nothing.invalid:80 HTTP/1.1\r\nHost: nothing.invalid:80")).toMatch(/^HTTP\/1\.1 502 /);
-    expect(unknown.failure()).toMatch(/^nothing\.invalid:80: host not found \(getaddrinfo (ENOTFOUND|EAI_AGAIN) nothing\.invalid\)$/);
+    expect(await ask(unknown, "CONNECT nothing.invalid:80 HTTP/1.1\r\nHost: nothing.invalid:80")).toMatch(
+      /^HTTP\/1\.1 502 /,
+    );
+    expect(unknown.failure()).toMatch(
+      /^nothing\.invalid:80: host not found \(getaddrinfo (ENOTFOUND|EAI_AGAIN) nothing\.invalid\)$/,
+    );
 
     // A refusal by the policy is the answer itself, and says in its cause that the egress rules refused it.
     const policy = await gateFor().session("media");
     expect(await ask(policy, `CONNECT ${canary.host} HTTP/1.1\r\nHost: ${canary.host}`)).toMatch(/^HTTP\/1\.1 403 /);
     expect(gateVerdict(policy, childFailed)).toBe(policy.refusal());
-    expect(causeText((policy.refusal() as ApiError).cause)).toMatch(/^refused by the egress rules: 127\.0\.0\.\d+ resolves to 127\.0\.0\.\d+, and only public addresses may be reached$/);
+    expect(causeText((policy.refusal() as ApiError).cause)).toMatch(
+      /^refused by the egress rules: 127\.0\.0\.\d+ resolves to 127\.0\.0\.\d+, and only public addresses may be reached$/,
+    );
   });
 
   it("carries ffmpeg's https through CONNECT and checks where an https redirect leads", async () => {
@@ -171,7 +241,9 @@ describe("the egress gate", () => {
       expect(await ffmpegReads(`${tls.origin}/clip.mp4`, session.proxyUrl)).toBe(0);
       expect(proxy.log).toContain(`GET ${site.mp4Url}`);
       expect(proxy.log).toContain(`CONNECT ${new URL(tls.origin).host}`);
-      expect(new Set(proxy.credentials)).toEqual(new Set([`Basic ${Buffer.from("op@erator:s3cret").toString("base64")}`]));
+      expect(new Set(proxy.credentials)).toEqual(
+        new Set([`Basic ${Buffer.from("op@erator:s3cret").toString("base64")}`]),
+      );
     } finally {
       await proxy.close();
     }

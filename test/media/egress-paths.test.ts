@@ -3,9 +3,9 @@
 // service at a canary (on 127.0.0.2, or on another port of the trusted 127.0.0.1) that must see
 // no connection at all, and the caller gets a problem answer, never the canary's bytes.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startCanary, type Canary } from "../fakes/canary.ts";
-import { startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
-import { startMediaSite, type MediaSite } from "../fakes/media-site.ts";
+import { type Canary, startCanary } from "../fakes/canary.ts";
+import { type FakeCdn, startFakeCdn } from "../fakes/cdn.ts";
+import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 
@@ -30,19 +30,32 @@ describe.each([
       startCanary("127.0.0.2"),
       startCanary("127.0.0.1"),
     ]);
-    test = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: site.host, ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}` }, extractionHost });
+    test = buildTestApp(store.db, {
+      env: { EXTRA_PAGE_HOSTS: site.host, ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}` },
+      extractionHost,
+    });
     key = (await makeKey(store.db, "GOLD")).plain;
-    while (extractionHost && test.extractor.status().state !== "ready") await new Promise((resolve) => setTimeout(resolve, 50));
+    while (extractionHost && test.extractor.status().state !== "ready") {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }, 60_000);
   afterAll(async () => {
-    await Promise.all([test?.extractor.close(), store?.close(), site?.close(), cdn?.close(), canary?.close(), sameHostCanary?.close()]);
+    await Promise.all([
+      test?.extractor.close(),
+      store?.close(),
+      site?.close(),
+      cdn?.close(),
+      canary?.close(),
+      sameHostCanary?.close(),
+    ]);
   });
   afterEach(() => {
     expect(canary.connections()).toBe(0);
     expect(sameHostCanary.connections()).toBe(0);
   });
 
-  const download = (url: string, extra = "") => test.get(`/api/v1/download?url=${encodeURIComponent(url)}${extra}`, key);
+  const download = (url: string, extra = "") =>
+    test.get(`/api/v1/download?url=${encodeURIComponent(url)}${extra}`, key);
   const crafted = (video: string) => `${site.origin}/crafted.html?video=${encodeURIComponent(video)}`;
   const redirectTo = (target: string) => `${site.origin}/redirect?to=${encodeURIComponent(target)}`;
 
@@ -73,9 +86,15 @@ describe.each([
   it("refuses a master playlist whose variant is tcp://, and a media file answered with such a playlist", async () => {
     const master = `${site.origin}/crafted-master.m3u8?variant=${encodeURIComponent(`tcp://${canary.host}/v.m3u8`)}`;
     // Direct mode with audio=mp3 hands ffmpeg the CDN's link, which leads to the master.
-    await expectRefused(await download(`https://video.twimg.com/redirect/v.m3u8?to=${encodeURIComponent(master)}`, "&audio=mp3"), canary.host);
+    await expectRefused(
+      await download(`https://video.twimg.com/redirect/v.m3u8?to=${encodeURIComponent(master)}`, "&audio=mp3"),
+      canary.host,
+    );
     // Named as an MP4, ffmpeg would read the playlist as HLS and open the variant: it may read media only.
-    const response = await download(`https://video.twimg.com/redirect/clip.mp4?to=${encodeURIComponent(master)}`, "&audio=mp3");
+    const response = await download(
+      `https://video.twimg.com/redirect/clip.mp4?to=${encodeURIComponent(master)}`,
+      "&audio=mp3",
+    );
     expect(response.status).toBe(502);
   });
 

@@ -1,54 +1,136 @@
 import { describe, expect, test } from "vitest";
-import { classifyFfmpegFailure, ffmpegArgs, readFfmpegLog, type FfmpegSource, type RemuxPlan } from "../../src/media/ffmpeg.ts";
+import {
+  classifyFfmpegFailure,
+  ffmpegArgs,
+  type FfmpegSource,
+  readFfmpegLog,
+  type RemuxPlan,
+} from "../../src/media/ffmpeg.ts";
 
 const limits = { readTimeoutMs: 5000, reconnectDelayMaxSec: 2, maxReconnects: 3 };
 const file = (url: string, headers: Record<string, string> = {}) => ({ url, headers, hls: false });
 const single: RemuxPlan = {
-  output: "mp4", inputs: [file("https://cdn/v.mp4", { "User-Agent": "UA/1", Referer: "https://site/page" })],
-  videoInput: 0, audioInput: 0, transcodeVideo: false, transcodeAudio: false, adtsAudio: false,
+  output: "mp4",
+  inputs: [file("https://cdn/v.mp4", { "User-Agent": "UA/1", Referer: "https://site/page" })],
+  videoInput: 0,
+  audioInput: 0,
+  transcodeVideo: false,
+  transcodeAudio: false,
+  adtsAudio: false,
 };
 const mediaDemuxers = "mov,matroska,mp3,aac,ogg,flv,mpegts,wav,flac,webvtt,srt,ass";
-const inputPrefix = ["-protocol_whitelist", "http,https,tls,tcp,crypto,httpproxy", "-format_whitelist", mediaDemuxers, "-reconnect", "1", "-reconnect_streamed", "1",
-  "-reconnect_on_network_error", "1", "-reconnect_delay_max", "2", "-rw_timeout", "5000000"];
+const inputPrefix = [
+  "-protocol_whitelist",
+  "http,https,tls,tcp,crypto,httpproxy",
+  "-format_whitelist",
+  mediaDemuxers,
+  "-reconnect",
+  "1",
+  "-reconnect_streamed",
+  "1",
+  "-reconnect_on_network_error",
+  "1",
+  "-reconnect_delay_max",
+  "2",
+  "-rw_timeout",
+  "5000000",
+];
 
 /** Feeds `lines` to a fresh reader: what the first line that ended the run said, and whether a clean exit still failed. */
 const judge = (lines: string[], source?: FfmpegSource) => {
   const log = readFfmpegLog(limits, source);
   const verdicts = lines.map((line) => log.readLog(line));
-  return { ended: verdicts.find((v) => typeof v === "object") ?? null, kept: verdicts.filter((v) => v === "keep").length, failed: log.failedDespiteExit0("") };
+  return {
+    ended: verdicts.find((v) => typeof v === "object") ?? null,
+    kept: verdicts.filter((v) => v === "keep").length,
+    failed: log.failedDespiteExit0(""),
+  };
 };
 
 describe("ffmpegArgs()", () => {
   test("one file to fragmented MP4: copy, optional streams, headers sent exactly", () => {
     expect(ffmpegArgs(single, limits)).toEqual([
-      "-nostdin", "-hide_banner", "-loglevel", "repeat+warning", "-stats", "-xerror",
-      ...inputPrefix, "-user_agent", "UA/1", "-headers", "Referer: https://site/page\r\n", "-i", "https://cdn/v.mp4",
-      "-map", "0:v:0?", "-map", "0:a:0?", "-c:v", "copy", "-c:a", "copy",
-      "-movflags", "frag_keyframe+empty_moov+default_base_moof", "-f", "mp4", "pipe:1",
+      "-nostdin",
+      "-hide_banner",
+      "-loglevel",
+      "repeat+warning",
+      "-stats",
+      "-xerror",
+      ...inputPrefix,
+      "-user_agent",
+      "UA/1",
+      "-headers",
+      "Referer: https://site/page\r\n",
+      "-i",
+      "https://cdn/v.mp4",
+      "-map",
+      "0:v:0?",
+      "-map",
+      "0:a:0?",
+      "-c:v",
+      "copy",
+      "-c:a",
+      "copy",
+      "-movflags",
+      "frag_keyframe+empty_moov+default_base_moof",
+      "-f",
+      "mp4",
+      "pipe:1",
     ]);
   });
 
   test("two HLS inputs merged: required maps, ADTS filter, warnings logged and no -xerror", () => {
     const args = ffmpegArgs({
-      ...single, inputs: [{ ...file("https://cdn/v.m3u8"), hls: true }, { ...file("https://cdn/a.m3u8"), hls: true }],
-      audioInput: 1, adtsAudio: true,
+      ...single,
+      inputs: [{ ...file("https://cdn/v.m3u8"), hls: true }, { ...file("https://cdn/a.m3u8"), hls: true }],
+      audioInput: 1,
+      adtsAudio: true,
     }, limits);
     expect(args.slice(0, 5)).toEqual(["-nostdin", "-hide_banner", "-loglevel", "repeat+warning", "-stats"]);
     expect(args).not.toContain("-xerror");
     expect(args.filter((a) => a === "-i")).toHaveLength(2);
     // Each reads the gate's checked copy of its playlist (hls-playlists.ts) as HLS, and what it links to as media only.
     expect(args.slice(args.indexOf("-protocol_whitelist"), args.indexOf("-protocol_whitelist") + 6)).toEqual([
-      "-protocol_whitelist", "http,https,tls,tcp,crypto,httpproxy", "-format_whitelist", `hls,${mediaDemuxers}`, "-f", "hls",
+      "-protocol_whitelist",
+      "http,https,tls,tcp,crypto,httpproxy",
+      "-format_whitelist",
+      `hls,${mediaDemuxers}`,
+      "-f",
+      "hls",
     ]);
     expect(args.slice(args.indexOf("-map"))).toEqual([
-      "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy", "-c:a", "copy", "-bsf:a", "aac_adtstoasc",
-      "-movflags", "frag_keyframe+empty_moov+default_base_moof", "-f", "mp4", "pipe:1",
+      "-map",
+      "0:v:0",
+      "-map",
+      "1:a:0",
+      "-c:v",
+      "copy",
+      "-c:a",
+      "copy",
+      "-bsf:a",
+      "aac_adtstoasc",
+      "-movflags",
+      "frag_keyframe+empty_moov+default_base_moof",
+      "-f",
+      "mp4",
+      "pipe:1",
     ]);
   });
 
   test("MP3 at 320 kb/s", () => {
     const args = ffmpegArgs({ ...single, output: "mp3", videoInput: null }, limits);
-    expect(args.slice(args.indexOf("-map"))).toEqual(["-map", "0:a:0", "-vn", "-c:a", "libmp3lame", "-b:a", "320k", "-f", "mp3", "pipe:1"]);
+    expect(args.slice(args.indexOf("-map"))).toEqual([
+      "-map",
+      "0:a:0",
+      "-vn",
+      "-c:a",
+      "libmp3lame",
+      "-b:a",
+      "320k",
+      "-f",
+      "mp3",
+      "pipe:1",
+    ]);
   });
 
   test("re-encodes what MP4 cannot hold; no ADTS filter after re-encoding", () => {
@@ -58,14 +140,33 @@ describe("ffmpegArgs()", () => {
   });
 
   test("a subtitle file is read after the media and written as mov_text with its ISO 639-2 language", () => {
-    const args = ffmpegArgs({ ...single, subtitles: { lang: "pt-BR", input: file("https://cdn/pt.vtt", { Referer: "https://site/page" }) } }, limits);
+    const args = ffmpegArgs({
+      ...single,
+      subtitles: { lang: "pt-BR", input: file("https://cdn/pt.vtt", { Referer: "https://site/page" }) },
+    }, limits);
     expect(args.filter((a) => a === "-i").length).toBe(2);
     expect(args.slice(args.lastIndexOf("-i"), args.lastIndexOf("-i") + 2)).toEqual(["-i", "https://cdn/pt.vtt"]);
     expect(args.slice(args.indexOf("-map"))).toEqual([
       // The media input alone still has optional streams: the subtitle file is not a second source.
-      "-map", "0:v:0?", "-map", "0:a:0?", "-c:v", "copy", "-c:a", "copy",
-      "-map", "1:s:0", "-c:s", "mov_text", "-metadata:s:s:0", "language=por",
-      "-movflags", "frag_keyframe+empty_moov+default_base_moof", "-f", "mp4", "pipe:1",
+      "-map",
+      "0:v:0?",
+      "-map",
+      "0:a:0?",
+      "-c:v",
+      "copy",
+      "-c:a",
+      "copy",
+      "-map",
+      "1:s:0",
+      "-c:s",
+      "mov_text",
+      "-metadata:s:s:0",
+      "language=por",
+      "-movflags",
+      "frag_keyframe+empty_moov+default_base_moof",
+      "-f",
+      "mp4",
+      "pipe:1",
     ]);
   });
 
@@ -76,7 +177,6 @@ describe("ffmpegArgs()", () => {
 });
 
 describe("readFfmpegLog()", () => {
-
   test.each([
     ["[hls @ 0x1] Failed to open segment 3 of playlist 0", true],
     ["http://a/v.mp4: Input/output error", true],
@@ -89,13 +189,19 @@ describe("readFfmpegLog()", () => {
   });
 
   test("a part out of reach with no error from the source: source_not_streamable, retrying will not help", () => {
-    const { ended } = judge(["[mov,mp4,m4a,3gp,3g2,mj2 @ 0x1] stream 1, offset 0x30: partial file", "[http @ 0x2] Stream ends prematurely at 48, should be 92809"]);
+    const { ended } = judge([
+      "[mov,mp4,m4a,3gp,3g2,mj2 @ 0x1] stream 1, offset 0x30: partial file",
+      "[http @ 0x2] Stream ends prematurely at 48, should be 92809",
+    ]);
     expect(ended).toMatchObject({ status: 502, code: "source_not_streamable" });
     expect((ended as Error).message).toContain("Retrying will not help");
   });
 
   test("a part out of reach after the source failed is a temporary failure", () => {
-    const { ended } = judge(["[http @ 0x1] HTTP error 503 Service Unavailable", "[mov,mp4 @ 0x2] stream 0, offset 0xb5e2: partial file"]);
+    const { ended } = judge([
+      "[http @ 0x1] HTTP error 503 Service Unavailable",
+      "[mov,mp4 @ 0x2] stream 0, offset 0xb5e2: partial file",
+    ]);
     expect(ended).toMatchObject({ status: 502, code: "upstream_failed" });
   });
 
@@ -108,32 +214,48 @@ describe("readFfmpegLog()", () => {
   test("reconnects past the bound end the run; up to it they are kept for the log", () => {
     const reconnect = "[http @ 0x1] Will reconnect at 46404 in 0 second(s), error=Input/output error.";
     expect(judge(Array(3).fill(reconnect))).toEqual({ ended: null, kept: 3, failed: false });
-    expect(judge(Array(4).fill(reconnect)).ended).toMatchObject({ status: 502, code: "upstream_failed", message: expect.stringContaining("4 times") });
+    expect(judge(Array(4).fill(reconnect)).ended).toMatchObject({
+      status: 502,
+      code: "upstream_failed",
+      message: expect.stringContaining("4 times"),
+    });
   });
 });
 
 describe("readFfmpegLog() and the source's length", () => {
-  const progress = (time: string) => `frame=  250 fps=0.0 q=-1.0 size=     512kB time=${time} bitrate= 400.0kbits/s speed=10x    `;
+  const progress = (time: string) =>
+    `frame=  250 fps=0.0 q=-1.0 size=     512kB time=${time} bitrate= 400.0kbits/s speed=10x    `;
   const twentySeconds: FfmpegSource = { durationSec: 20, hls: false };
 
   test("progress lines stay out of the log's excerpt", () => {
     const log = readFfmpegLog(limits, twentySeconds);
     expect(log.readLog(progress("00:00:05.00"))).toBe("omit");
     expect(log.readLog("size=       0kB time=N/A bitrate=N/A speed=N/A    ")).toBe("omit");
-    expect(log.readLog("frame=    0 fps=0.0 q=0.0 size=       0kB time=-577014:32:22.77 bitrate=  -0.0kbits/s speed=N/A    ")).toBe("omit");
+    expect(
+      log.readLog(
+        "frame=    0 fps=0.0 q=0.0 size=       0kB time=-577014:32:22.77 bitrate=  -0.0kbits/s speed=N/A    ",
+      ),
+    ).toBe("omit");
   });
 
   test("output longer than the source's length ends the run at once", () => {
     const log = readFfmpegLog(limits, twentySeconds);
     expect(log.readLog(progress("00:00:21.50"))).toBe("omit");
-    expect(log.readLog(progress("00:00:31.08"))).toMatchObject({ status: 502, code: "upstream_failed", message: expect.stringContaining("longer than its source (31.1 s of 20 s)") });
+    expect(log.readLog(progress("00:00:31.08"))).toMatchObject({
+      status: 502,
+      code: "upstream_failed",
+      message: expect.stringContaining("longer than its source (31.1 s of 20 s)"),
+    });
   });
 
   test("output shorter than the source's length fails a clean exit; the right length passes", () => {
     const short = readFfmpegLog(limits, twentySeconds);
     short.readLog(progress("00:00:11.00"));
     expect(short.failedDespiteExit0("")).toBe(true);
-    expect(short.classify(0, "")).toMatchObject({ status: 502, message: expect.stringContaining("shorter than its source") });
+    expect(short.classify(0, "")).toMatchObject({
+      status: 502,
+      message: expect.stringContaining("shorter than its source"),
+    });
     const whole = readFfmpegLog(limits, twentySeconds);
     whole.readLog(progress("00:00:20.06"));
     expect(whole.failedDespiteExit0("")).toBe(false);
@@ -153,15 +275,24 @@ describe("readFfmpegLog() and the source's length", () => {
     const corrupt = "[mpegts @ 0x1] Packet corrupt (stream = 0, dts = 304490).";
     const reconnect = "[http @ 0x1] Will reconnect at 0 in 0 second(s), error=End of file.";
     expect(judge([corrupt]).ended).toMatchObject({ code: "upstream_failed" });
-    expect(judge([corrupt, "http://gate/p.m3u8: corrupt input packet in stream 0"], { durationSec: null, hls: true })).toEqual({ ended: null, kept: 0, failed: false });
-    expect(judge([reconnect, corrupt], { durationSec: null, hls: true }).ended).toMatchObject({ code: "upstream_failed" });
+    expect(judge([corrupt, "http://gate/p.m3u8: corrupt input packet in stream 0"], { durationSec: null, hls: true }))
+      .toEqual({ ended: null, kept: 0, failed: false });
+    expect(judge([reconnect, corrupt], { durationSec: null, hls: true }).ended).toMatchObject({
+      code: "upstream_failed",
+    });
   });
 });
 
 describe("classifyFfmpegFailure()", () => {
   test("404 from the media host is 404, anything else 502", () => {
-    expect(classifyFfmpegFailure(1, "http://a/gone.mp4: Server returned 404 Not Found\n")).toMatchObject({ status: 404, code: "not_found" });
-    expect(classifyFfmpegFailure(1, "http://a/x.mp4: Server returned 403 Forbidden")).toMatchObject({ status: 502, code: "upstream_failed" });
+    expect(classifyFfmpegFailure(1, "http://a/gone.mp4: Server returned 404 Not Found\n")).toMatchObject({
+      status: 404,
+      code: "not_found",
+    });
+    expect(classifyFfmpegFailure(1, "http://a/x.mp4: Server returned 403 Forbidden")).toMatchObject({
+      status: 502,
+      code: "upstream_failed",
+    });
     const refused = classifyFfmpegFailure(1, "http://127.0.0.1:1/x.mp4: Connection refused");
     expect(refused).toMatchObject({ status: 502 });
     expect(refused.message).not.toContain("refused");

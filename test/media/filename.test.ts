@@ -19,11 +19,15 @@ describe("sanitizeFilename()", () => {
   });
 
   it("replaces control characters and Windows-reserved punctuation", () => {
-    expect(sanitizeFilename('a\u0000b\u0007c\u001bd\u007fe\u009ff<g>h:i"j|k?l*m', "mp4")).toBe("a_b_c_d_e_f_g_h_i_j_k_l_m.mp4");
+    expect(sanitizeFilename('a\u0000b\u0007c\u001bd\u007fe\u009ff<g>h:i"j|k?l*m', "mp4")).toBe(
+      "a_b_c_d_e_f_g_h_i_j_k_l_m.mp4",
+    );
   });
 
   it("makes line breaks and tabs spaces, as in a post's title", () => {
-    expect(sanitizeFilename("First line\r\nsecond\n\nthird\tfourth\u0085fifth\u2028sixth\u2029", "mp4")).toBe("First line second third fourth fifth sixth.mp4");
+    expect(sanitizeFilename("First line\r\nsecond\n\nthird\tfourth\u0085fifth\u2028sixth\u2029", "mp4")).toBe(
+      "First line second third fourth fifth sixth.mp4",
+    );
   });
 
   it("removes bidirectional overrides that would disguise the extension", () => {
@@ -33,7 +37,9 @@ describe("sanitizeFilename()", () => {
   it("removes format characters (Cf) and noncharacters, but not the joiner inside an emoji", () => {
     const hidden = "a\u200bb\u200cc\u200dd\u2060e\ufefff\u00adg\u061ch\u{e0041}i\ufdd0j\ufffek\u{1ffff}l\u{10fffe}m";
     expect(sanitizeFilename(hidden, "mp4")).toBe("abcdefghijklm.mp4");
-    expect(sanitizeFilename("cook \u{1f9d1}\u200d\u{1f373} \u2764\ufe0f\u200d\u{1f525}", "mp4")).toBe("cook \u{1f9d1}\u200d\u{1f373} \u2764\ufe0f\u200d\u{1f525}.mp4");
+    expect(sanitizeFilename("cook \u{1f9d1}\u200d\u{1f373} \u2764\ufe0f\u200d\u{1f525}", "mp4")).toBe(
+      "cook \u{1f9d1}\u200d\u{1f373} \u2764\ufe0f\u200d\u{1f525}.mp4",
+    );
   });
 
   it("drops leading dots and trailing dots or spaces", () => {

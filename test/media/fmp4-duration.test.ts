@@ -20,9 +20,25 @@ let init: Uint8Array;
 
 beforeAll(async () => {
   const { stdout } = await run("ffmpeg", [
-    "-nostdin", "-v", "error",
-    "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
-    "-t", "2", ...videoArgs, "-c:a", "aac", "-b:a", "64k", ...fragmentedArgs,
+    "-nostdin",
+    "-v",
+    "error",
+    "-f",
+    "lavfi",
+    "-i",
+    "testsrc=size=160x120:rate=25",
+    "-f",
+    "lavfi",
+    "-i",
+    "sine=frequency=440:sample_rate=44100",
+    "-t",
+    "2",
+    ...videoArgs,
+    "-c:a",
+    "aac",
+    "-b:a",
+    "64k",
+    ...fragmentedArgs,
   ], { encoding: "buffer", maxBuffer: 16 * 1024 * 1024 });
   file = new Uint8Array(stdout);
   init = initSegment(file);
@@ -38,9 +54,14 @@ interface TestBox {
 
 function boxesIn(bytes: Uint8Array, from = 0, to = bytes.byteLength): TestBox[] {
   const boxes: TestBox[] = [];
-  for (let at = from; at < to; ) {
+  for (let at = from; at < to;) {
     const size = new DataView(bytes.buffer, bytes.byteOffset).getUint32(at);
-    boxes.push({ type: String.fromCharCode(...bytes.subarray(at + 4, at + 8)), start: at, end: at + size, body: bytes.subarray(at + 8, at + size) });
+    boxes.push({
+      type: String.fromCharCode(...bytes.subarray(at + 4, at + 8)),
+      start: at,
+      end: at + size,
+      body: bytes.subarray(at + 8, at + size),
+    });
     at += size;
   }
   return boxes;
@@ -63,7 +84,8 @@ function durationField(box: TestBox, durationAfter: number): { version: number; 
   return { version, duration: version === 1 ? Number(view.getBigUint64(at)) : view.getUint32(at) };
 }
 
-const timescaleOf = (box: TestBox) => new DataView(box.body.buffer, box.body.byteOffset).getUint32(box.body[0] === 1 ? 20 : 12);
+const timescaleOf = (box: TestBox) =>
+  new DataView(box.body.buffer, box.body.byteOffset).getUint32(box.body[0] === 1 ? 20 : 12);
 
 function streamOf(chunks: Uint8Array[], cancelled?: (reason: unknown) => void): ReadableStream<Uint8Array> {
   let next = 0;
@@ -116,11 +138,18 @@ describe("withMovieDuration()", () => {
     expect(moov!.end - moov!.start).toBe(oldMoov!.end - oldMoov!.start + 16);
 
     expect(durationField(find(patched, ["moov", "mvhd"])[0]!, 4)).toEqual({ version: 0, duration: 2500 });
-    const mvex = boxesIn(patched, find(patched, ["moov", "mvex"])[0]!.start + 8, find(patched, ["moov", "mvex"])[0]!.end);
+    const mvex = boxesIn(
+      patched,
+      find(patched, ["moov", "mvex"])[0]!.start + 8,
+      find(patched, ["moov", "mvex"])[0]!.end,
+    );
     expect(mvex.map((b) => b.type)).toEqual(["mehd", "trex", "trex"]);
     expect(durationField(mvex[0]!, 0)).toEqual({ version: 0, duration: 2500 });
     expect(mvex.slice(1).map((b) => b.body)).toEqual(find(file, ["moov", "mvex", "trex"]).map((b) => b.body));
-    expect(find(patched, ["moov", "trak", "tkhd"]).map((b) => durationField(b, 8))).toEqual([{ version: 0, duration: 2500 }, { version: 0, duration: 2500 }]);
+    expect(find(patched, ["moov", "trak", "tkhd"]).map((b) => durationField(b, 8))).toEqual([{
+      version: 0,
+      duration: 2500,
+    }, { version: 0, duration: 2500 }]);
     const mdhds = find(patched, ["moov", "trak", "mdia", "mdhd"]);
     expect(mdhds.map((b) => durationField(b, 4).duration)).toEqual(mdhds.map((b) => 2.5 * timescaleOf(b)));
 
@@ -135,9 +164,35 @@ describe("withMovieDuration()", () => {
     try {
       await writeFile(path.join(dir, "en.vtt"), "WEBVTT\n\n00:00:00.000 --> 00:00:01.000\nHello\n");
       const { stdout } = await run("ffmpeg", [
-        "-nostdin", "-v", "error",
-        "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100", "-i", path.join(dir, "en.vtt"),
-        "-map", "0:v", "-map", "1:a", "-map", "2:s", "-t", "2", ...videoArgs, "-c:a", "aac", "-c:s", "mov_text", "-metadata:s:s:0", "language=eng", ...fragmentedArgs,
+        "-nostdin",
+        "-v",
+        "error",
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc=size=160x120:rate=25",
+        "-f",
+        "lavfi",
+        "-i",
+        "sine=frequency=440:sample_rate=44100",
+        "-i",
+        path.join(dir, "en.vtt"),
+        "-map",
+        "0:v",
+        "-map",
+        "1:a",
+        "-map",
+        "2:s",
+        "-t",
+        "2",
+        ...videoArgs,
+        "-c:a",
+        "aac",
+        "-c:s",
+        "mov_text",
+        "-metadata:s:s:0",
+        "language=eng",
+        ...fragmentedArgs,
       ], { encoding: "buffer", maxBuffer: 16 * 1024 * 1024 });
       const subtitled = initSegment(new Uint8Array(stdout));
       const patched = withMovieDuration(subtitled, 2.5);
@@ -145,7 +200,11 @@ describe("withMovieDuration()", () => {
       const mdhds = find(patched, ["moov", "trak", "mdia", "mdhd"]);
       expect(mdhds).toHaveLength(3);
       expect(mdhds.map((b) => durationField(b, 4).duration)).toEqual(mdhds.map((b) => 2.5 * timescaleOf(b)));
-      expect(find(patched, ["moov", "trak", "tkhd"]).map((b) => durationField(b, 8).duration)).toEqual([2500, 2500, 2500]);
+      expect(find(patched, ["moov", "trak", "tkhd"]).map((b) => durationField(b, 8).duration)).toEqual([
+        2500,
+        2500,
+        2500,
+      ]);
       const probed = await probeMedia(patched);
       expect(probed.duration).toBeCloseTo(2.5, 3);
       expect(probed.streams.sort()).toEqual(["aac", "h264", "mov_text"]);
@@ -162,12 +221,18 @@ describe("withMovieDuration()", () => {
     expect(durationField(mvhd!, 4)).toEqual({ version: 1, duration: days60 * 1000 });
     expect(timescaleOf(mvhd!)).toBe(1000);
     expect(mvhd!.body.subarray(32)).toEqual(oldMvhd!.body.subarray(20)); // rate, volume, matrix, next track id
-    expect(durationField(find(patched, ["moov", "mvex", "mehd"])[0]!, 0)).toEqual({ version: 1, duration: days60 * 1000 });
+    expect(durationField(find(patched, ["moov", "mvex", "mehd"])[0]!, 0)).toEqual({
+      version: 1,
+      duration: days60 * 1000,
+    });
     expect(find(patched, ["moov", "trak", "tkhd"]).map((b) => durationField(b, 8))).toEqual([
-      { version: 1, duration: days60 * 1000 }, { version: 1, duration: days60 * 1000 },
+      { version: 1, duration: days60 * 1000 },
+      { version: 1, duration: days60 * 1000 },
     ]);
     const mdhds = find(patched, ["moov", "trak", "mdia", "mdhd"]);
-    expect(mdhds.map((b) => durationField(b, 4))).toEqual(mdhds.map((b) => ({ version: 1, duration: days60 * timescaleOf(b) })));
+    expect(mdhds.map((b) => durationField(b, 4))).toEqual(
+      mdhds.map((b) => ({ version: 1, duration: days60 * timescaleOf(b) })),
+    );
     expect((await probeMedia(patched)).duration).toBe(days60);
   });
 
@@ -176,7 +241,10 @@ describe("withMovieDuration()", () => {
     const patched = withMovieDuration(wide, 3);
     expect(patched.byteLength).toBe(wide.byteLength - 4); // mehd back to version 0
     expect(durationField(find(patched, ["moov", "mvhd"])[0]!, 4)).toEqual({ version: 1, duration: 3000 });
-    expect(find(patched, ["moov", "mvex", "mehd"]).map((b) => durationField(b, 0))).toEqual([{ version: 0, duration: 3000 }]);
+    expect(find(patched, ["moov", "mvex", "mehd"]).map((b) => durationField(b, 0))).toEqual([{
+      version: 0,
+      duration: 3000,
+    }]);
     expect((await probeMedia(patched)).duration).toBeCloseTo(3, 3);
   });
 
@@ -202,7 +270,9 @@ describe("withMovieDuration()", () => {
       trakTooLong,
     ];
     for (const bytes of cases) expect(withMovieDuration(bytes, 2)).toBe(bytes);
-    for (const duration of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) expect(withMovieDuration(init, duration)).toBe(init);
+    for (const duration of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(withMovieDuration(init, duration)).toBe(init);
+    }
   });
 });
 
@@ -263,12 +333,24 @@ describe("withMovieDurationStream()", () => {
 
   test("on a live ffmpeg: its first chunk gets the duration, and cancelling ends ffmpeg", async () => {
     const child = spawnStream(nodeProcesses, "ffmpeg", [
-      "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25", ...videoArgs, ...fragmentedArgs,
+      "-nostdin",
+      "-v",
+      "error",
+      "-re",
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc=size=160x120:rate=25",
+      ...videoArgs,
+      ...fragmentedArgs,
     ], { classify: classifyFfmpegFailure });
     const reader = withMovieDurationStream(child.stdout, 12.5).getReader();
     const first = (await reader.read()).value!;
     expect((await probeMedia(initSegment(first))).duration).toBeCloseTo(12.5, 3);
-    const ended = Promise.race([child.exited.then(() => "exited"), new Promise((resolve) => setTimeout(resolve, 3000, "still running"))]);
+    const ended = Promise.race([
+      child.exited.then(() => "exited"),
+      new Promise((resolve) => setTimeout(resolve, 3000, "still running")),
+    ]);
     await reader.cancel();
     expect(await ended).toBe("exited");
   });

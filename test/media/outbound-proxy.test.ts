@@ -3,11 +3,11 @@
 // page fetch and ffmpeg's media fetch. The gate's address rules still apply first.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config.ts";
-import { startCanary, type Canary } from "../fakes/canary.ts";
-import { startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
-import { startMediaSite, type MediaSite } from "../fakes/media-site.ts";
-import { startHttpProxy, startSocks5Proxy, type LoggingProxy } from "../fakes/proxies.ts";
-import { startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
+import { type Canary, startCanary } from "../fakes/canary.ts";
+import { type FakeCdn, startFakeCdn } from "../fakes/cdn.ts";
+import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
+import { type LoggingProxy, startHttpProxy, startSocks5Proxy } from "../fakes/proxies.ts";
+import { type FakeXUpstream, startFakeXUpstream } from "../fakes/x-upstream.ts";
 import { buildTestApp, makeKey } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 
@@ -20,7 +20,13 @@ describe("OUTBOUND_PROXY", () => {
   let key: string;
 
   beforeAll(async () => {
-    [store, site, cdn, x, canary] = await Promise.all([openTestStore("pglite"), startMediaSite(), startFakeCdn(), startFakeXUpstream(), startCanary()]);
+    [store, site, cdn, x, canary] = await Promise.all([
+      openTestStore("pglite"),
+      startMediaSite(),
+      startFakeCdn(),
+      startFakeXUpstream(),
+      startCanary(),
+    ]);
     key = (await makeKey(store.db, "GOLD")).plain;
   }, 60_000);
   afterAll(async () => {
@@ -41,7 +47,10 @@ describe("OUTBOUND_PROXY", () => {
     const proxy = await startHttpProxy("op:secret");
     try {
       const { get } = appThrough(proxy);
-      const tweet = await get(`/api/v1/tweet?url=${encodeURIComponent("https://x.com/NASA/status/1491475671058681863")}`, key);
+      const tweet = await get(
+        `/api/v1/tweet?url=${encodeURIComponent("https://x.com/NASA/status/1491475671058681863")}`,
+        key,
+      );
       expect(tweet.status).toBe(200);
       expect(proxy.log).toContain(`CONNECT ${new URL(x.syndicationUrl).host}`);
 
@@ -58,7 +67,16 @@ describe("OUTBOUND_PROXY", () => {
       expect(new Set(proxy.credentials)).toEqual(new Set([`Basic ${Buffer.from("op:secret").toString("base64")}`]));
 
       // The gate still decides first: the proxy is never asked for a private address.
-      const refused = await get(`/api/v1/download?url=${encodeURIComponent(`${site.origin}/crafted.html?video=${encodeURIComponent(`${site.origin}/redirect?to=${encodeURIComponent(`${canary.origin}/a.mp4`)}`)}`)}`, key);
+      const refused = await get(
+        `/api/v1/download?url=${
+          encodeURIComponent(
+            `${site.origin}/crafted.html?video=${
+              encodeURIComponent(`${site.origin}/redirect?to=${encodeURIComponent(`${canary.origin}/a.mp4`)}`)
+            }`,
+          )
+        }`,
+        key,
+      );
       expect(refused.status).toBe(403);
       expect(proxy.log.some((line) => line.includes(canary.host))).toBe(false);
       expect(canary.connections()).toBe(0);
@@ -71,7 +89,10 @@ describe("OUTBOUND_PROXY", () => {
     const proxy = await startSocks5Proxy("op", "secret");
     try {
       const { get } = appThrough(proxy);
-      const tweet = await get(`/api/v1/tweet?url=${encodeURIComponent("https://x.com/NASA/status/1491475671058681863")}`, key);
+      const tweet = await get(
+        `/api/v1/tweet?url=${encodeURIComponent("https://x.com/NASA/status/1491475671058681863")}`,
+        key,
+      );
       expect(tweet.status).toBe(200);
       expect(proxy.log).toContain(new URL(x.syndicationUrl).host);
       const page = await get(`/api/v1/download?url=${encodeURIComponent(site.pages.hls)}`, key);
@@ -85,8 +106,17 @@ describe("OUTBOUND_PROXY", () => {
   });
 
   it("accepts http, https and socks5 URLs and never shows the credentials in an error", () => {
-    expect(parseConfig({ OUTBOUND_PROXY: "socks5://u:p@127.0.0.1:1080" }).OUTBOUND_PROXY).toMatchObject({ protocol: "socks5:", host: "127.0.0.1", port: 1080, username: "u", password: "p" });
-    expect(parseConfig({ OUTBOUND_PROXY: "https://proxy.example" }).OUTBOUND_PROXY).toMatchObject({ protocol: "https:", port: 443 });
+    expect(parseConfig({ OUTBOUND_PROXY: "socks5://u:p@127.0.0.1:1080" }).OUTBOUND_PROXY).toMatchObject({
+      protocol: "socks5:",
+      host: "127.0.0.1",
+      port: 1080,
+      username: "u",
+      password: "p",
+    });
+    expect(parseConfig({ OUTBOUND_PROXY: "https://proxy.example" }).OUTBOUND_PROXY).toMatchObject({
+      protocol: "https:",
+      port: 443,
+    });
     expect(() => parseConfig({ OUTBOUND_PROXY: "ftp://user:hunter2@proxy.example" })).toThrow(/OUTBOUND_PROXY/);
     expect(() => parseConfig({ OUTBOUND_PROXY: "ftp://user:hunter2@proxy.example" })).not.toThrow(/hunter2/);
   });

@@ -2,10 +2,23 @@
 import { describe, expect, test } from "vitest";
 import { assertDirectUrl } from "../../src/media/direct-hosts.ts";
 import type { RemuxPlan } from "../../src/media/ffmpeg.ts";
-import { relayAsSound, slotOf, type RelayPlan, type RemuxJob } from "../../src/media/plan.ts";
+import { relayAsSound, type RelayPlan, type RemuxJob, slotOf } from "../../src/media/plan.ts";
 
-const relay: RelayPlan = { kind: "relay", url: new URL("https://video.twimg.com/ext_tw_video/1/pu/vid/1280x720/a.mp4?tag=12"), allowed: assertDirectUrl, name: "x_20" };
-const copy: RemuxPlan = { output: "mp4", inputs: [{ url: "https://cdn.example/v.mp4", headers: {}, hls: false }], videoInput: 0, audioInput: 0, transcodeVideo: false, transcodeAudio: false, adtsAudio: false };
+const relay: RelayPlan = {
+  kind: "relay",
+  url: new URL("https://video.twimg.com/ext_tw_video/1/pu/vid/1280x720/a.mp4?tag=12"),
+  allowed: assertDirectUrl,
+  name: "x_20",
+};
+const copy: RemuxPlan = {
+  output: "mp4",
+  inputs: [{ url: "https://cdn.example/v.mp4", headers: {}, hls: false }],
+  videoInput: 0,
+  audioInput: 0,
+  transcodeVideo: false,
+  transcodeAudio: false,
+  adtsAudio: false,
+};
 const job = (plan: RemuxPlan): RemuxJob => ({ kind: "remux", plan, name: "page_1", durationSec: 12.5 });
 
 describe("slotOf()", () => {
@@ -23,7 +36,15 @@ describe("relayAsSound()", () => {
     const overrides = new Map([["video.twimg.com", "http://127.0.0.1:9000"]]);
     expect(relayAsSound(relay, "mp3", overrides)).toEqual({
       kind: "remux",
-      plan: { output: "mp3", inputs: [{ url: "http://127.0.0.1:9000/ext_tw_video/1/pu/vid/1280x720/a.mp4?tag=12", headers: {}, hls: false }], videoInput: null, audioInput: 0, transcodeVideo: false, transcodeAudio: false, adtsAudio: false },
+      plan: {
+        output: "mp3",
+        inputs: [{ url: "http://127.0.0.1:9000/ext_tw_video/1/pu/vid/1280x720/a.mp4?tag=12", headers: {}, hls: false }],
+        videoInput: null,
+        audioInput: 0,
+        transcodeVideo: false,
+        transcodeAudio: false,
+        adtsAudio: false,
+      },
       name: "x_20",
       durationSec: null,
     });
@@ -31,6 +52,10 @@ describe("relayAsSound()", () => {
 
   test("reads an HLS playlist as HLS, and the file itself without an override", () => {
     const playlist: RelayPlan = { ...relay, url: new URL("https://video.twimg.com/pl/a.m3u8") };
-    expect(relayAsSound(playlist, "mp3", new Map()).plan.inputs).toEqual([{ url: "https://video.twimg.com/pl/a.m3u8", headers: {}, hls: true }]);
+    expect(relayAsSound(playlist, "mp3", new Map()).plan.inputs).toEqual([{
+      url: "https://video.twimg.com/pl/a.m3u8",
+      headers: {},
+      hls: true,
+    }]);
   });
 });

@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
-import { Writable, type Readable } from "node:stream";
+import { type Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nativeBodyOf } from "../../src/http/native-body.ts";
 import { ApiError } from "../../src/http/problem.ts";
-import { relayMedia, type RelayInput, type RelayOptions } from "../../src/media/relay.ts";
+import { type RelayInput, relayMedia, type RelayOptions } from "../../src/media/relay.ts";
 import { fetchUpstream, type UpstreamClient, type UpstreamRequest } from "../../src/media/relay-upstream.ts";
 import { nodeUpstream } from "../../src/runtime/node/relay-upstream.ts";
-import { fakeSha256, startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
+import { type FakeCdn, fakeSha256, startFakeCdn } from "../fakes/cdn.ts";
 
 const MiB = 1024 * 1024;
 
@@ -35,10 +35,12 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | "timed out"> {
   return Promise.race([promise, new Promise<"timed out">((resolve) => setTimeout(() => resolve("timed out"), ms))]);
 }
 
-describe.each([
-  ["nodeUpstream", nodeUpstream],
-  ["fetchUpstream", fetchUpstream],
-] as const)("relayMedia() with %s", (_name, upstream) => {
+describe.each(
+  [
+    ["nodeUpstream", nodeUpstream],
+    ["fetchUpstream", fetchUpstream],
+  ] as const,
+)("relayMedia() with %s", (_name, upstream) => {
   let cdn: FakeCdn;
   let options: RelayOptions;
 
@@ -58,7 +60,13 @@ describe.each([
 
   const relay = (url: string, input: Partial<RelayInput> = {}, extra: Partial<RelayOptions> = {}) =>
     relayMedia(
-      { url: new URL(url, "https://video.twimg.com"), method: "GET", range: null, signal: new AbortController().signal, ...input },
+      {
+        url: new URL(url, "https://video.twimg.com"),
+        method: "GET",
+        range: null,
+        signal: new AbortController().signal,
+        ...input,
+      },
       { ...options, ...extra },
     );
   const lastRequest = () => cdn.requests.at(-1)!;
@@ -113,7 +121,11 @@ describe.each([
 
   it("answers 416 with the file size for a range beyond the end", async () => {
     const error = await apiErrorOf(relay("/file/1000/a.mp4", { range: "bytes=5000-" }));
-    expect(error).toMatchObject({ status: 416, code: "range_not_satisfiable", headers: { "content-range": "bytes */1000" } });
+    expect(error).toMatchObject({
+      status: 416,
+      code: "range_not_satisfiable",
+      headers: { "content-range": "bytes */1000" },
+    });
   });
 
   it("tells onEnd of a served file once its body is over, and never of one it refuses (the caller may try a mirror under the same slot)", async () => {
@@ -192,10 +204,15 @@ describe.each([
         return ["93.184.216.34", "10.0.0.7"];
       };
       const overrides = new Map([["video.twimg.com", cdn.origin]]);
-      const direct = await apiErrorOf(relay("https://pbs.twimg.com/media/X?format=jpg", {}, { resolveHost, originOverrides: overrides }));
+      const direct = await apiErrorOf(
+        relay("https://pbs.twimg.com/media/X?format=jpg", {}, { resolveHost, originOverrides: overrides }),
+      );
       expect(direct).toMatchObject({ status: 403, code: "host_not_allowed" });
       const redirected = await apiErrorOf(
-        relay(`/redirect?to=${encodeURIComponent("https://ton.twimg.com/file/10")}`, {}, { resolveHost, originOverrides: overrides }),
+        relay(`/redirect?to=${encodeURIComponent("https://ton.twimg.com/file/10")}`, {}, {
+          resolveHost,
+          originOverrides: overrides,
+        }),
       );
       expect(redirected).toMatchObject({ status: 403, code: "host_not_allowed" });
       expect(resolved).toEqual(["pbs.twimg.com", "ton.twimg.com"]);
@@ -352,7 +369,15 @@ describe.each([
         return void (await known.body?.cancel());
       }
       const hash = createHash("sha256");
-      await pipeline(nodeBody!, new Writable({ write: (chunk, _enc, done) => { hash.update(chunk); done(); } }));
+      await pipeline(
+        nodeBody!,
+        new Writable({
+          write: (chunk, _enc, done) => {
+            hash.update(chunk);
+            done();
+          },
+        }),
+      );
       expect(hash.digest("hex")).toBe(fakeSha256(0, 300000));
     },
   );
@@ -363,11 +388,27 @@ describe("relayMedia() connection target", () => {
     const seen: UpstreamRequest[] = [];
     const upstream: UpstreamClient = async (request) => {
       seen.push(request);
-      return { status: 200, headers: new Headers({ "content-type": "video/mp4", "content-length": "0" }), body: null, ended: Promise.resolve() };
+      return {
+        status: 200,
+        headers: new Headers({ "content-type": "video/mp4", "content-length": "0" }),
+        body: null,
+        ended: Promise.resolve(),
+      };
     };
     const response = await relayMedia(
-      { url: new URL("https://ton.twimg.com/i/a.mp4"), method: "HEAD", range: null, signal: new AbortController().signal },
-      { upstream, originOverrides: new Map(), maxBytes: 100, firstByteTimeoutMs: 1000, resolveHost: async () => ["93.184.216.34"] },
+      {
+        url: new URL("https://ton.twimg.com/i/a.mp4"),
+        method: "HEAD",
+        range: null,
+        signal: new AbortController().signal,
+      },
+      {
+        upstream,
+        originOverrides: new Map(),
+        maxBytes: 100,
+        firstByteTimeoutMs: 1000,
+        resolveHost: async () => ["93.184.216.34"],
+      },
     );
     expect(response.status).toBe(200);
     expect(seen).toHaveLength(1);

@@ -4,7 +4,13 @@ import { estimatedBytes } from "../../src/media/remux.ts";
 
 const input = (sizeBytes?: number) => ({ url: "https://cdn/f", headers: {}, hls: false, sizeBytes });
 const plan = (output: "mp4" | "mp3", sizes: (number | undefined)[]): RemuxPlan => ({
-  output, inputs: sizes.map(input), videoInput: 0, audioInput: sizes.length - 1, transcodeVideo: false, transcodeAudio: false, adtsAudio: false,
+  output,
+  inputs: sizes.map(input),
+  videoInput: 0,
+  audioInput: sizes.length - 1,
+  transcodeVideo: false,
+  transcodeAudio: false,
+  adtsAudio: false,
 });
 
 describe("estimatedBytes()", () => {

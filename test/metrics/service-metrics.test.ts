@@ -7,8 +7,8 @@ import { hashKey } from "../../src/auth/api-key.ts";
 import { createServiceMetrics } from "../../src/metrics/service-metrics.ts";
 import { serveNode } from "../../src/runtime/node-server.ts";
 import type { Reply } from "../../src/runtime/serve.ts";
-import { startFakeCdn, type FakeCdn } from "../fakes/cdn.ts";
-import { fakeTweetIds, fixturesDir, startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
+import { type FakeCdn, startFakeCdn } from "../fakes/cdn.ts";
+import { fakeTweetIds, type FakeXUpstream, fixturesDir, startFakeXUpstream } from "../fakes/x-upstream.ts";
 import { buildTestApp, makeKey } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 
@@ -63,11 +63,17 @@ describe("GET /metrics", () => {
       };
     };
     const direct = from({});
-    for (const peer of ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"]) expect(await direct("/metrics", peer)).toBe(200);
-    for (const peer of ["203.0.113.9", "10.0.0.5", "::ffff:192.168.1.2", "2001:db8::1"]) expect(await direct("/metrics", peer)).toBe(401);
+    for (const peer of ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"]) {
+      expect(await direct("/metrics", peer)).toBe(200);
+    }
+    for (const peer of ["203.0.113.9", "10.0.0.5", "::ffff:192.168.1.2", "2001:db8::1"]) {
+      expect(await direct("/metrics", peer)).toBe(401);
+    }
     const refused = await buildTestApp(store.db).app.fetch(new Request("http://test.local/platformz"), "203.0.113.9");
     expect(refused.status).toBe(401);
-    expect((await refused.json()).detail).toMatch(/no METRICS_TOKEN.*only requests from its own machine.*sets METRICS_TOKEN/);
+    expect((await refused.json()).detail).toMatch(
+      /no METRICS_TOKEN.*only requests from its own machine.*sets METRICS_TOKEN/,
+    );
     expect(await direct("/platformz", "127.0.0.1")).toBe(200);
     // A proxy on this machine forwards strangers: unnamed, its requests are refused whoever sent them.
     expect(await direct("/metrics", "127.0.0.1", "203.0.113.9")).toBe(401);
@@ -112,7 +118,8 @@ describe("GET /metrics", () => {
   it("counts upstream calls and failures by upstream", async () => {
     const key = await makeKey(store.db, "GOLD");
     const { get } = buildTestApp(store.db, { env: env() });
-    const tweet = (id: string) => get(`/api/v1/tweet?url=${encodeURIComponent(`https://x.com/a/status/${id}`)}`, key.plain);
+    const tweet = (id: string) =>
+      get(`/api/v1/tweet?url=${encodeURIComponent(`https://x.com/a/status/${id}`)}`, key.plain);
     expect((await tweet("1491475671058681863")).status).toBe(200);
     expect((await tweet(fakeTweetIds.unknown)).status).toBe(404);
     x.setMode("syndication", { kind: "status", status: 503 });
@@ -156,8 +163,12 @@ describe("GET /metrics", () => {
     await chunkedReply.response.arrayBuffer();
     chunkedReply.done({ ended: "complete" });
     // A refused download never becomes active, and a missing file is a healthy media host.
-    expect((await get(`/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/status/404")}`, key.plain)).status).toBe(404);
-    expect((await get(`/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/status/503")}`, key.plain)).status).toBe(502);
+    expect(
+      (await get(`/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/status/404")}`, key.plain)).status,
+    ).toBe(404);
+    expect(
+      (await get(`/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/status/503")}`, key.plain)).status,
+    ).toBe(502);
     text = await scrape();
     expect(sample(text, 'media_api_relayed_bytes_total{mode="direct"}')).toBe(73000);
     expect(sample(text, 'media_api_downloads_active{mode="direct"}')).toBe(0);
@@ -168,12 +179,19 @@ describe("GET /metrics", () => {
   it("counts an X post link relayed from the CDN as a direct download, by what the handler did", async () => {
     const key = await makeKey(store.db, "GOLD");
     const { app, get } = buildTestApp(store.db, { env: env() });
-    const recorded = JSON.parse(readFileSync(join(fixturesDir, "syndication/video_nasa_1491475671058681863.json"), "utf8"));
-    for (const variant of recorded.mediaDetails[0].video_info.variants) variant.url = "https://video.twimg.com/file/5000/clip.mp4";
+    const recorded = JSON.parse(
+      readFileSync(join(fixturesDir, "syndication/video_nasa_1491475671058681863.json"), "utf8"),
+    );
+    for (const variant of recorded.mediaDetails[0].video_info.variants) {
+      variant.url = "https://video.twimg.com/file/5000/clip.mp4";
+    }
     x.setMode("syndication", { kind: "json", body: recorded });
-    const request = new Request(`http://test.local/api/v1/download?url=${encodeURIComponent("https://x.com/NASA/status/1491475671058681863")}`, {
-      headers: { authorization: `Bearer ${key.plain}` },
-    });
+    const request = new Request(
+      `http://test.local/api/v1/download?url=${encodeURIComponent("https://x.com/NASA/status/1491475671058681863")}`,
+      {
+        headers: { authorization: `Bearer ${key.plain}` },
+      },
+    );
     let reply: Reply;
     try {
       reply = await app.answer(request, { peer: "127.0.0.1", requestId: "c" });
@@ -204,7 +222,10 @@ describe("GET /metrics", () => {
         signal,
       });
     const active = async () =>
-      sample(await (await fetch(`${server.address}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text(), 'media_api_downloads_active{mode="direct"}');
+      sample(
+        await (await fetch(`${server.address}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text(),
+        'media_api_downloads_active{mode="direct"}',
+      );
     try {
       expect((await (await download("/file/300000/whole.mp4")).arrayBuffer()).byteLength).toBe(300000);
       await settle();

@@ -3,7 +3,7 @@
 // `audio=m4a` the source's AAC sound copied as it is, or 400 where the sound is not AAC.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PostRecord } from "../../src/platforms/records.ts";
-import { aacBitRate, startAudioSite, trackDurationSec, type AudioSite } from "../fakes/audio-site.ts";
+import { aacBitRate, type AudioSite, startAudioSite, trackDurationSec } from "../fakes/audio-site.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { initSegment, probeMedia } from "../helpers/media.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
@@ -23,7 +23,8 @@ describe("audio outputs of an audio-first page", () => {
     await Promise.all([store?.close(), site?.close()]);
   });
 
-  const call = (operation: string, url: string, query = "") => app.get(`/api/v1/${operation}?url=${encodeURIComponent(url)}${query}`, key);
+  const call = (operation: string, url: string, query = "") =>
+    app.get(`/api/v1/${operation}?url=${encodeURIComponent(url)}${query}`, key);
   const bytesOf = async (response: Response) => new Uint8Array(await response.arrayBuffer());
 
   test("the record lists both audio variants, each with its codec's content type", async () => {

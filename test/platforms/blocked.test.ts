@@ -5,8 +5,8 @@
 // up, because the check of its reference post, which that refusal asked for, came through. Real
 // yt-dlp and gallery-dl against local sources.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startHostilePages, type HostilePages } from "../fakes/hostile-pages.ts";
-import { photoPosts, startPhotoPlatforms, type PhotoPlatforms } from "../fakes/photo-platforms.ts";
+import { type HostilePages, startHostilePages } from "../fakes/hostile-pages.ts";
+import { type PhotoPlatforms, photoPosts, startPhotoPlatforms } from "../fakes/photo-platforms.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 import { platformTable } from "../../src/platforms/table.ts";
@@ -17,9 +17,14 @@ let hostile: HostilePages;
 let platforms: PhotoPlatforms;
 let app: TestApp;
 beforeAll(async () => {
-  [store, hostile, platforms] = await Promise.all([openTestStore("pglite"), startHostilePages(), startPhotoPlatforms()]);
+  [store, hostile, platforms] = await Promise.all([
+    openTestStore("pglite"),
+    startHostilePages(),
+    startPhotoPlatforms(),
+  ]);
   // INSTAGRAM's reference post is a public carousel of the local Instagram; every other check is off.
-  const checks = platformTable.map(({ id }) => `${id}=${id === "INSTAGRAM" ? photoPosts.instagramThreePhotos : "off"}`).join(",");
+  const checks = platformTable.map(({ id }) => `${id}=${id === "INSTAGRAM" ? photoPosts.instagramThreePhotos : "off"}`)
+    .join(",");
   app = buildTestApp(store.db, {
     env: {
       EXTRA_PAGE_HOSTS: hostile.host,
@@ -43,7 +48,9 @@ async function post(link: string): Promise<{ status: number; code: string }> {
 
 async function platformUp(): Promise<Record<string, number>> {
   const text = await (await app.get("/metrics", undefined, { headers: { authorization: `Bearer ${token}` } })).text();
-  return Object.fromEntries([...text.matchAll(/^media_api_platform_up\{platform="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
+  return Object.fromEntries(
+    [...text.matchAll(/^media_api_platform_up\{platform="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]),
+  );
 }
 
 async function instagramRow(): Promise<{ status: string; from: string }> {
@@ -52,17 +59,25 @@ async function instagramRow(): Promise<{ status: string; from: string }> {
 }
 
 describe("links that read like a refusal", () => {
-  test.each(["/rate-limit", "/age-restricted.html", "/x?q=Too%20Many%20Requests"])("a 404 page at %s is 404 not_found, not upstream_blocked", { timeout: 60_000 }, async (path) => {
-    expect(await post(`${hostile.origin}${path}`)).toEqual({ status: 404, code: "not_found" });
-    expect((await platformUp())[hostile.host]).toBeUndefined();
-  });
+  test.each(["/rate-limit", "/age-restricted.html", "/x?q=Too%20Many%20Requests"])(
+    "a 404 page at %s is 404 not_found, not upstream_blocked",
+    { timeout: 60_000 },
+    async (path) => {
+      expect(await post(`${hostile.origin}${path}`)).toEqual({ status: 404, code: "not_found" });
+      expect((await platformUp())[hostile.host]).toBeUndefined();
+    },
+  );
 });
 
 describe("one user's private post", () => {
-  test("is upstream_blocked for that user; INSTAGRAM stays up, by the check of its reference post the refusal asked for", { timeout: 120_000 }, async () => {
-    expect(await post(photoPosts.instagramLoginWall)).toEqual({ status: 502, code: "upstream_blocked" });
-    await expect.poll(async () => (await instagramRow()).from, { timeout: 60_000 }).toBe("requests");
-    expect(await instagramRow()).toMatchObject({ status: "ok" });
-    expect((await platformUp()).INSTAGRAM).toBe(1);
-  });
+  test(
+    "is upstream_blocked for that user; INSTAGRAM stays up, by the check of its reference post the refusal asked for",
+    { timeout: 120_000 },
+    async () => {
+      expect(await post(photoPosts.instagramLoginWall)).toEqual({ status: 502, code: "upstream_blocked" });
+      await expect.poll(async () => (await instagramRow()).from, { timeout: 60_000 }).toBe("requests");
+      expect(await instagramRow()).toMatchObject({ status: "ok" });
+      expect((await platformUp()).INSTAGRAM).toBe(1);
+    },
+  );
 });

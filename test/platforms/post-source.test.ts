@@ -15,28 +15,59 @@ import type { PageSource } from "../../src/platforms/ytdlp/source.ts";
 const noTweets: TweetSource = { getTweet: () => Promise.reject(new Error("X is not asked here")) };
 /** A source of the service's own that these tests never reach. */
 const notAsked = (name: string): Source => ({
-  tools: () => [], extracts: false,
-  describe: () => Promise.reject(new Error(`${name} is not asked here`)), plan: () => Promise.reject(new Error(`${name} is not asked here`)),
+  tools: () => [],
+  extracts: false,
+  describe: () => Promise.reject(new Error(`${name} is not asked here`)),
+  plan: () => Promise.reject(new Error(`${name} is not asked here`)),
 });
 const ownSources = { tweets: noTweets, bluesky: notAsked("Bluesky"), xiaohongshu: notAsked("Xiaohongshu") };
 
 /** The post's record from the source the link's platform row names, as `post` asks it. */
-function describePost(tools: { pages: PageSource; galleries: GallerySource }, url: URL, platform: PlatformId): Promise<PostRecord> {
+function describePost(
+  tools: { pages: PageSource; galleries: GallerySource },
+  url: URL,
+  platform: PlatformId,
+): Promise<PostRecord> {
   const link = { url, platform };
   return createSources({ ...ownSources, ...tools })(link).describe(link);
 }
 
 const noVideo = () => new ApiError("unsupported_url", "No downloadable media was found at this link.");
 const photoRecord = (media: number): PostRecord => ({
-  platform: "REDDIT", id: "a", url: "u", text: null, authorName: null, durationSec: null, posterUrl: null, needsServerProcessing: false,
-  videoVariants: [], imageUrls: [], subtitles: [], card: null,
-  media: Array.from({ length: media }, () => ({ type: "photo" as const, url: "https://i.redd.it/a.jpg", posterUrl: null, width: 1, height: 1, durationSec: null, videoVariants: [], altText: null })),
+  platform: "REDDIT",
+  id: "a",
+  url: "u",
+  text: null,
+  authorName: null,
+  durationSec: null,
+  posterUrl: null,
+  needsServerProcessing: false,
+  videoVariants: [],
+  imageUrls: [],
+  subtitles: [],
+  card: null,
+  media: Array.from(
+    { length: media },
+    () => ({
+      type: "photo" as const,
+      url: "https://i.redd.it/a.jpg",
+      posterUrl: null,
+      width: 1,
+      height: 1,
+      durationSec: null,
+      videoVariants: [],
+      altText: null,
+    }),
+  ),
 });
 
 /** Sources that answer as told and count their runs. */
 function sources(ytdlp: () => Promise<never> | Promise<object>, gallery: () => Promise<PostRecord>) {
   const runs = { ytdlp: 0, gallery: 0 };
-  const pages = { info: () => (runs.ytdlp++, ytdlp()), select: () => Promise.reject(new Error("unused")) } as unknown as PageSource;
+  const pages = {
+    info: () => (runs.ytdlp++, ytdlp()),
+    select: () => Promise.reject(new Error("unused")),
+  } as unknown as PageSource;
   const galleries: GallerySource = { post: () => (runs.gallery++, gallery()) };
   return { pages, galleries, runs };
 }
@@ -51,36 +82,54 @@ describe("describePost()", () => {
 
   test("a post yt-dlp finds no video in is read by gallery-dl on a platform it knows", async () => {
     const s = sources(() => Promise.reject(noVideo()), async () => photoRecord(2));
-    expect((await describePost(s, new URL("https://www.reddit.com/r/pics/comments/abc/x/"), "REDDIT")).media).toHaveLength(2);
+    expect((await describePost(s, new URL("https://www.reddit.com/r/pics/comments/abc/x/"), "REDDIT")).media)
+      .toHaveLength(2);
     expect(s.runs).toEqual({ ytdlp: 1, gallery: 1 });
   });
 
   test("yt-dlp's answer stands when gallery-dl finds nothing, cannot read the link, or the platform is not one of its", async () => {
     const link = new URL("https://www.reddit.com/r/pics/comments/abc/x/");
-    await expect(describePost(sources(() => Promise.reject(noVideo()), async () => photoRecord(0)), link, "REDDIT")).rejects.toMatchObject({ code: "unsupported_url" });
-    await expect(describePost(sources(() => Promise.reject(noVideo()), () => Promise.reject(noVideo())), link, "REDDIT")).rejects.toMatchObject({ code: "unsupported_url" });
+    await expect(describePost(sources(() => Promise.reject(noVideo()), async () => photoRecord(0)), link, "REDDIT"))
+      .rejects.toMatchObject({ code: "unsupported_url" });
+    await expect(
+      describePost(sources(() => Promise.reject(noVideo()), () => Promise.reject(noVideo())), link, "REDDIT"),
+    ).rejects.toMatchObject({ code: "unsupported_url" });
     const youtube = sources(() => Promise.reject(noVideo()), async () => photoRecord(1));
-    await expect(describePost(youtube, new URL("https://www.youtube.com/watch?v=a"), "YOUTUBE")).rejects.toMatchObject({ code: "unsupported_url" });
+    await expect(describePost(youtube, new URL("https://www.youtube.com/watch?v=a"), "YOUTUBE")).rejects.toMatchObject({
+      code: "unsupported_url",
+    });
     expect(youtube.runs.gallery).toBe(0);
   });
 
   test("after no video gallery-dl's own refusal is told; after yt-dlp's own failure, yt-dlp's", async () => {
     const link = new URL("https://www.tiktok.com/@a/video/1");
     const blocked = new ApiError("upstream_blocked", "refused");
-    await expect(describePost(sources(() => Promise.reject(noVideo()), () => Promise.reject(blocked)), link, "TIKTOK")).rejects.toBe(blocked);
+    await expect(describePost(sources(() => Promise.reject(noVideo()), () => Promise.reject(blocked)), link, "TIKTOK"))
+      .rejects.toBe(blocked);
     const broken = upstreamFailed("yt-dlp's extractor is out of date");
-    await expect(describePost(sources(() => Promise.reject(broken), () => Promise.reject(blocked)), link, "TIKTOK")).rejects.toBe(broken);
+    await expect(describePost(sources(() => Promise.reject(broken), () => Promise.reject(blocked)), link, "TIKTOK"))
+      .rejects.toBe(broken);
   });
 
   test("a post yt-dlp fails on is read by gallery-dl when it can", async () => {
-    const s = sources(() => Promise.reject(upstreamFailed("Instagram sent an empty media response")), async () => photoRecord(1));
-    expect((await describePost(s, new URL("https://www.instagram.com/reel/C9kQ2mXoR3a/"), "INSTAGRAM")).media).toHaveLength(1);
+    const s = sources(
+      () => Promise.reject(upstreamFailed("Instagram sent an empty media response")),
+      async () => photoRecord(1),
+    );
+    expect((await describePost(s, new URL("https://www.instagram.com/reel/C9kQ2mXoR3a/"), "INSTAGRAM")).media)
+      .toHaveLength(1);
     expect(s.runs).toEqual({ ytdlp: 1, gallery: 1 });
   });
 
   test("a platform's refusal, a missing post and the time cap stand without asking gallery-dl", async () => {
     const link = new URL("https://www.tiktok.com/@a/video/1");
-    for (const error of [new ApiError("upstream_blocked", "refused"), new ApiError("not_found", "gone"), new ApiError("upstream_timeout", "slow")]) {
+    for (
+      const error of [
+        new ApiError("upstream_blocked", "refused"),
+        new ApiError("not_found", "gone"),
+        new ApiError("upstream_timeout", "slow"),
+      ]
+    ) {
       const s = sources(() => Promise.reject(error), async () => photoRecord(1));
       await expect(describePost(s, link, "TIKTOK")).rejects.toBe(error);
       expect(s.runs.gallery).toBe(0);
@@ -91,15 +140,37 @@ describe("describePost()", () => {
 describe("a post yt-dlp reads only sound in", () => {
   const music: PostRecord = {
     ...photoRecord(0),
-    media: [{ type: "video", url: null, posterUrl: null, width: null, height: null, durationSec: 24, videoVariants: [{ qualityLabel: "audio", formatId: "audio", contentType: "audio/mpeg" }], altText: null }],
+    media: [{
+      type: "video",
+      url: null,
+      posterUrl: null,
+      width: null,
+      height: null,
+      durationSec: 24,
+      videoVariants: [{ qualityLabel: "audio", formatId: "audio", contentType: "audio/mpeg" }],
+      altText: null,
+    }],
   };
   const link = new URL("https://www.tiktok.com/@breadlab/video/7436185392745209118");
   // How yt-dlp's TikTok extractor describes a slideshow: its music as the one format.
-  const slideshowMusic = { id: "7436185392745209118", formats: [{ format_id: "audio", url: "https://sf16-ies-music-va.tiktokcdn.com/obj/a.mp3", ext: "mp3", vcodec: "none", acodec: "mp3" }] };
+  const slideshowMusic = {
+    id: "7436185392745209118",
+    formats: [{
+      format_id: "audio",
+      url: "https://sf16-ies-music-va.tiktokcdn.com/obj/a.mp3",
+      ext: "mp3",
+      vcodec: "none",
+      acodec: "mp3",
+    }],
+  };
   const ytdlpMusic = { info: async () => slideshowMusic } as unknown as PageSource;
 
   test("is gallery-dl's pictures when it finds some (a TikTok slideshow behind a /video/ link)", async () => {
-    const record = await describePost({ pages: ytdlpMusic, galleries: { post: async () => photoRecord(4) } }, link, "TIKTOK");
+    const record = await describePost(
+      { pages: ytdlpMusic, galleries: { post: async () => photoRecord(4) } },
+      link,
+      "TIKTOK",
+    );
     expect(record.media).toHaveLength(4);
   });
 
@@ -114,10 +185,25 @@ describe("a post yt-dlp reads only sound in", () => {
 });
 
 describe("a download's plan by the same rule", () => {
-  const slideshowMusic = { id: "7436185392745209118", formats: [{ format_id: "audio", url: "https://sf16-ies-music-va.tiktokcdn.com/obj/a.mp3", ext: "mp3", vcodec: "none", acodec: "mp3" }] };
+  const slideshowMusic = {
+    id: "7436185392745209118",
+    formats: [{
+      format_id: "audio",
+      url: "https://sf16-ies-music-va.tiktokcdn.com/obj/a.mp3",
+      ext: "mp3",
+      vcodec: "none",
+      acodec: "mp3",
+    }],
+  };
 
   /** The plan the link's source makes, asked as the download handler asks; yt-dlp's description and choice scripted. */
-  function planDownload(ytdlp: () => Promise<typeof slideshowMusic>, gallery: () => Promise<PostRecord>, url: URL, platform: PlatformId, wanted: Partial<Wanted> = {}) {
+  function planDownload(
+    ytdlp: () => Promise<typeof slideshowMusic>,
+    gallery: () => Promise<PostRecord>,
+    url: URL,
+    platform: PlatformId,
+    wanted: Partial<Wanted> = {},
+  ) {
     const runs = { ytdlp: 0, gallery: 0 };
     const pages = {
       info: () => (runs.ytdlp++, ytdlp()),
@@ -134,14 +220,25 @@ describe("a download's plan by the same rule", () => {
   const relayOf = (plan: Plan) => (plan.kind === "relay" ? { url: plan.url.href, name: plan.name } : plan.kind);
 
   test("a post yt-dlp finds no video in relays gallery-dl's item, from gallery-dl's one run", async () => {
-    const { runs, plan } = planDownload(() => Promise.reject(noVideo()), async () => photoRecord(2), reddit, "REDDIT", { index: 2 });
+    const { runs, plan } = planDownload(() => Promise.reject(noVideo()), async () => photoRecord(2), reddit, "REDDIT", {
+      index: 2,
+    });
     expect(relayOf(await plan)).toEqual({ url: "https://i.redd.it/a.jpg", name: "reddit_a_2" });
     expect(runs).toEqual({ ytdlp: 1, gallery: 1 });
   });
 
   test("after yt-dlp's own failure gallery-dl's record answers, and an index past its last item is 400", async () => {
-    const { plan } = planDownload(() => Promise.reject(upstreamFailed("extractor out of date")), async () => photoRecord(1), reddit, "REDDIT", { index: 3 });
-    await expect(plan).rejects.toMatchObject({ code: "invalid_parameter", message: expect.stringContaining("1 item;") });
+    const { plan } = planDownload(
+      () => Promise.reject(upstreamFailed("extractor out of date")),
+      async () => photoRecord(1),
+      reddit,
+      "REDDIT",
+      { index: 3 },
+    );
+    await expect(plan).rejects.toMatchObject({
+      code: "invalid_parameter",
+      message: expect.stringContaining("1 item;"),
+    });
   });
 
   test("yt-dlp's failure stands when gallery-dl finds nothing", async () => {
@@ -152,9 +249,13 @@ describe("a download's plan by the same rule", () => {
   test("sound alone: as MP4 gallery-dl's pictures win; as MP3 yt-dlp's sound is the answer and gallery-dl is not asked", async () => {
     const pictures = planDownload(async () => slideshowMusic, async () => photoRecord(4), tiktok, "TIKTOK");
     expect(relayOf(await pictures.plan)).toEqual({ url: "https://i.redd.it/a.jpg", name: "tiktok_a" });
-    const sound = planDownload(async () => slideshowMusic, async () => photoRecord(4), tiktok, "TIKTOK", { output: "mp3" });
+    const sound = planDownload(async () => slideshowMusic, async () => photoRecord(4), tiktok, "TIKTOK", {
+      output: "mp3",
+    });
     const plan = await sound.plan;
-    expect(plan.kind === "remux" && plan.plan.inputs.map((input) => input.url)).toEqual(["https://sf16-ies-music-va.tiktokcdn.com/obj/a.mp3"]);
+    expect(plan.kind === "remux" && plan.plan.inputs.map((input) => input.url)).toEqual([
+      "https://sf16-ies-music-va.tiktokcdn.com/obj/a.mp3",
+    ]);
     expect(plan.kind === "remux" && plan.name).toBe("tiktok_7436185392745209118");
     expect(sound.runs.gallery).toBe(0);
   });

@@ -10,31 +10,111 @@ import { detectPlatform, platformTable } from "../../src/platforms/table.ts";
 type Tool = "yt-dlp" | "gallery-dl";
 /** Per platform: sample links and the tool that reads each first, with the extractor of it that must claim the link. */
 const samples: Record<Exclude<ListedPlatformId, "OTHER">, [url: string, tool: Tool, extractor: string][]> = {
-  X: [["https://x.com/jack/status/20", "yt-dlp", "Twitter"], ["https://twitter.com/i/web/status/20", "yt-dlp", "Twitter"]],
-  INSTAGRAM: [["https://www.instagram.com/p/aye83DjauH/", "gallery-dl", "instagram"], ["https://www.instagram.com/reel/Chunk8-jurw/", "yt-dlp", "Instagram"]],
-  YOUTUBE: [["https://www.youtube.com/watch?v=jNQXAC9IVRw", "yt-dlp", "Youtube"], ["https://youtu.be/jNQXAC9IVRw", "yt-dlp", "Youtube"], ["https://www.youtube.com/shorts/BGQWPY4IigY", "yt-dlp", "Youtube"]],
-  TIKTOK: [["https://www.tiktok.com/@leenabhushan/video/6748451240264420610", "yt-dlp", "TikTok"], ["https://www.tiktok.com/@user/photo/7296335380254706949", "gallery-dl", "tiktok"]],
-  REDDIT: [["https://www.reddit.com/r/videos/comments/6rrwyj/that_small_heart_attack/", "yt-dlp", "Reddit"], ["https://www.reddit.com/gallery/hrrh23", "gallery-dl", "reddit"]],
-  FACEBOOK: [["https://www.facebook.com/radiokicksfm/videos/3676516585958356/", "yt-dlp", "Facebook"], ["https://www.facebook.com/photo/?fbid=10160523227373829", "gallery-dl", "facebook"]],
-  PINTEREST: [["https://www.pinterest.com/pin/664281013778109217/", "yt-dlp", "Pinterest"], ["https://de.pinterest.com/pin/664281013778109217/", "yt-dlp", "Pinterest"]],
-  AMAZON: [["https://www.amazon.co.uk/dp/B098XNCHLD/", "yt-dlp", "AmazonStore"], ["https://www.amazon.de/dp/B0BYLRNHK6", "yt-dlp", "AmazonStore"]],
-  VIMEO: [["https://vimeo.com/76979871", "yt-dlp", "Vimeo"], ["https://player.vimeo.com/video/76979871", "yt-dlp", "Vimeo"]],
-  DAILYMOTION: [["https://www.dailymotion.com/video/x2iuewm", "yt-dlp", "Dailymotion"], ["https://dai.ly/x2iuewm", "yt-dlp", "Dailymotion"]],
-  BLUESKY: [["https://bsky.app/profile/bsky.app/post/3l3vgf77uco2g", "yt-dlp", "Bluesky"], ["https://bsky.app/profile/did:plc:z72i7hdynmk6r22z27h6tvur/post/3l3vgf77uco2g", "yt-dlp", "Bluesky"]],
-  BILIBILI: [["https://www.bilibili.com/video/BV13x41117TL", "yt-dlp", "BiliBili"], ["https://www.bilibili.com/opus/12345", "gallery-dl", "bilibili"]],
+  X: [["https://x.com/jack/status/20", "yt-dlp", "Twitter"], [
+    "https://twitter.com/i/web/status/20",
+    "yt-dlp",
+    "Twitter",
+  ]],
+  INSTAGRAM: [["https://www.instagram.com/p/aye83DjauH/", "gallery-dl", "instagram"], [
+    "https://www.instagram.com/reel/Chunk8-jurw/",
+    "yt-dlp",
+    "Instagram",
+  ]],
+  YOUTUBE: [["https://www.youtube.com/watch?v=jNQXAC9IVRw", "yt-dlp", "Youtube"], [
+    "https://youtu.be/jNQXAC9IVRw",
+    "yt-dlp",
+    "Youtube",
+  ], ["https://www.youtube.com/shorts/BGQWPY4IigY", "yt-dlp", "Youtube"]],
+  TIKTOK: [["https://www.tiktok.com/@leenabhushan/video/6748451240264420610", "yt-dlp", "TikTok"], [
+    "https://www.tiktok.com/@user/photo/7296335380254706949",
+    "gallery-dl",
+    "tiktok",
+  ]],
+  REDDIT: [["https://www.reddit.com/r/videos/comments/6rrwyj/that_small_heart_attack/", "yt-dlp", "Reddit"], [
+    "https://www.reddit.com/gallery/hrrh23",
+    "gallery-dl",
+    "reddit",
+  ]],
+  FACEBOOK: [["https://www.facebook.com/radiokicksfm/videos/3676516585958356/", "yt-dlp", "Facebook"], [
+    "https://www.facebook.com/photo/?fbid=10160523227373829",
+    "gallery-dl",
+    "facebook",
+  ]],
+  PINTEREST: [["https://www.pinterest.com/pin/664281013778109217/", "yt-dlp", "Pinterest"], [
+    "https://de.pinterest.com/pin/664281013778109217/",
+    "yt-dlp",
+    "Pinterest",
+  ]],
+  AMAZON: [["https://www.amazon.co.uk/dp/B098XNCHLD/", "yt-dlp", "AmazonStore"], [
+    "https://www.amazon.de/dp/B0BYLRNHK6",
+    "yt-dlp",
+    "AmazonStore",
+  ]],
+  VIMEO: [["https://vimeo.com/76979871", "yt-dlp", "Vimeo"], [
+    "https://player.vimeo.com/video/76979871",
+    "yt-dlp",
+    "Vimeo",
+  ]],
+  DAILYMOTION: [["https://www.dailymotion.com/video/x2iuewm", "yt-dlp", "Dailymotion"], [
+    "https://dai.ly/x2iuewm",
+    "yt-dlp",
+    "Dailymotion",
+  ]],
+  BLUESKY: [["https://bsky.app/profile/bsky.app/post/3l3vgf77uco2g", "yt-dlp", "Bluesky"], [
+    "https://bsky.app/profile/did:plc:z72i7hdynmk6r22z27h6tvur/post/3l3vgf77uco2g",
+    "yt-dlp",
+    "Bluesky",
+  ]],
+  BILIBILI: [["https://www.bilibili.com/video/BV13x41117TL", "yt-dlp", "BiliBili"], [
+    "https://www.bilibili.com/opus/12345",
+    "gallery-dl",
+    "bilibili",
+  ]],
   LOOM: [["https://www.loom.com/share/43d05f362f734614a2e81b4694a3a523", "yt-dlp", "Loom"]],
-  NEWGROUNDS: [["https://www.newgrounds.com/portal/view/297383", "yt-dlp", "Newgrounds"], ["https://www.newgrounds.com/audio/listen/549479", "yt-dlp", "Newgrounds"], ["https://www.newgrounds.com/art/view/tomfulp/ryu-is-hawt", "gallery-dl", "newgrounds"]],
-  OKRU: [["https://ok.ru/video/1484130554189", "yt-dlp", "Odnoklassniki"], ["https://odnoklassniki.ru/video/20079905452", "yt-dlp", "Odnoklassniki"]],
+  NEWGROUNDS: [["https://www.newgrounds.com/portal/view/297383", "yt-dlp", "Newgrounds"], [
+    "https://www.newgrounds.com/audio/listen/549479",
+    "yt-dlp",
+    "Newgrounds",
+  ], ["https://www.newgrounds.com/art/view/tomfulp/ryu-is-hawt", "gallery-dl", "newgrounds"]],
+  OKRU: [["https://ok.ru/video/1484130554189", "yt-dlp", "Odnoklassniki"], [
+    "https://odnoklassniki.ru/video/20079905452",
+    "yt-dlp",
+    "Odnoklassniki",
+  ]],
   RUTUBE: [["https://rutube.ru/video/3eac3b4561676c17df9132a9a1e62e3e/", "yt-dlp", "Rutube"]],
-  SNAPCHAT: [["https://www.snapchat.com/spotlight/W7_EDlXWTBiXAEEniNoMPwAAYYWtidGhudGZpAX1TKn0JAX1TKnXJAAAAAA", "yt-dlp", "SnapchatSpotlight"]],
-  SOUNDCLOUD: [["https://soundcloud.com/ethmusic/lostin-powers-she-so-heavy", "yt-dlp", "Soundcloud"], ["https://m.soundcloud.com/ethmusic/lostin-powers-she-so-heavy", "yt-dlp", "Soundcloud"]],
+  SNAPCHAT: [[
+    "https://www.snapchat.com/spotlight/W7_EDlXWTBiXAEEniNoMPwAAYYWtidGhudGZpAX1TKn0JAX1TKnXJAAAAAA",
+    "yt-dlp",
+    "SnapchatSpotlight",
+  ]],
+  SOUNDCLOUD: [["https://soundcloud.com/ethmusic/lostin-powers-she-so-heavy", "yt-dlp", "Soundcloud"], [
+    "https://m.soundcloud.com/ethmusic/lostin-powers-she-so-heavy",
+    "yt-dlp",
+    "Soundcloud",
+  ]],
   STREAMABLE: [["https://streamable.com/dnd1", "yt-dlp", "Streamable"]],
-  TUMBLR: [["https://tatianamaslanydaily.tumblr.com/post/54196191430/orphan-black-dvd-extra-behind-the-scenes", "yt-dlp", "Tumblr"], ["https://www.tumblr.com/shieldfoss/675519763813908480", "yt-dlp", "Tumblr"]],
-  TWITCH: [["https://clips.twitch.tv/FaintLightGullWholeWheat", "yt-dlp", "TwitchClips"], ["https://www.twitch.tv/xqc/clip/CulturedAmazingKuduDatSheffy-TiZ_-ixAGYR3y2Uy", "yt-dlp", "TwitchClips"]],
-  VK: [["https://vk.com/video205387401_165548505", "yt-dlp", "VK"], ["https://vk.com/wall-23538238_35", "gallery-dl", "vk"], ["https://vk.com/album-165740836_281339889", "gallery-dl", "vk"]],
+  TUMBLR: [[
+    "https://tatianamaslanydaily.tumblr.com/post/54196191430/orphan-black-dvd-extra-behind-the-scenes",
+    "yt-dlp",
+    "Tumblr",
+  ], ["https://www.tumblr.com/shieldfoss/675519763813908480", "yt-dlp", "Tumblr"]],
+  TWITCH: [["https://clips.twitch.tv/FaintLightGullWholeWheat", "yt-dlp", "TwitchClips"], [
+    "https://www.twitch.tv/xqc/clip/CulturedAmazingKuduDatSheffy-TiZ_-ixAGYR3y2Uy",
+    "yt-dlp",
+    "TwitchClips",
+  ]],
+  VK: [["https://vk.com/video205387401_165548505", "yt-dlp", "VK"], [
+    "https://vk.com/wall-23538238_35",
+    "gallery-dl",
+    "vk",
+  ], ["https://vk.com/album-165740836_281339889", "gallery-dl", "vk"]],
   XIAOHONGSHU: [
     ["https://www.xiaohongshu.com/explore/6411cf99000000001300b6d9", "yt-dlp", "XiaoHongShu"],
-    ["https://www.xiaohongshu.com/discovery/item/674051740000000007027a15?xsec_token=CBgeL8Dxd1ZWBhwqRd568gAZ_iwG-9JIf9tnApNmteU2E=", "yt-dlp", "XiaoHongShu"],
+    [
+      "https://www.xiaohongshu.com/discovery/item/674051740000000007027a15?xsec_token=CBgeL8Dxd1ZWBhwqRd568gAZ_iwG-9JIf9tnApNmteU2E=",
+      "yt-dlp",
+      "XiaoHongShu",
+    ],
   ],
 };
 

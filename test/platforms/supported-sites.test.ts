@@ -22,22 +22,60 @@ const nobelLink = "http://www.nobelprize.org/mediaplayer/?id=2636";
 /** mediaplayer.nobelprize.org as yt-dlp's extractor reads it: a page with a JSON-LD VideoObject, and its clip. */
 async function startNobelPlayer(): Promise<{ origin: string; close(): Promise<void> }> {
   const dir = await mkdtemp(path.join(tmpdir(), "nobel-"));
-  await promisify(execFile)("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=2", "-f", "lavfi", "-i", "sine=duration=2",
-    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart", path.join(dir, "clip.mp4")]);
+  await promisify(execFile)("ffmpeg", [
+    "-nostdin",
+    "-v",
+    "error",
+    "-f",
+    "lavfi",
+    "-i",
+    "testsrc=size=160x120:rate=25:duration=2",
+    "-f",
+    "lavfi",
+    "-i",
+    "sine=duration=2",
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-pix_fmt",
+    "yuv420p",
+    "-c:a",
+    "aac",
+    "-movflags",
+    "+faststart",
+    path.join(dir, "clip.mp4"),
+  ]);
   const clip = await readFile(path.join(dir, "clip.mp4"));
   let origin = "";
   const server = http.createServer((req, res) => {
     if (req.url?.startsWith("/mediaplayer/")) {
-      const ld = { "@context": "https://schema.org", "@type": "VideoObject", name: "A lecture", contentUrl: `${origin}/clip.mp4`, uploadDate: "2017-09-08" };
-      const body = `<html><head><meta name="caption" content="A lecture"><script type="application/ld+json">${JSON.stringify(ld)}</script></head><body></body></html>`;
+      const ld = {
+        "@context": "https://schema.org",
+        "@type": "VideoObject",
+        name: "A lecture",
+        contentUrl: `${origin}/clip.mp4`,
+        uploadDate: "2017-09-08",
+      };
+      const body = `<html><head><meta name="caption" content="A lecture"><script type="application/ld+json">${
+        JSON.stringify(ld)
+      }</script></head><body></body></html>`;
       return res.writeHead(200, { "content-type": "text/html" }).end(body);
     }
-    if (req.url === "/clip.mp4") return res.writeHead(200, { "content-type": "video/mp4", "content-length": clip.length }).end(clip);
+    if (req.url === "/clip.mp4") {
+      return res.writeHead(200, { "content-type": "video/mp4", "content-length": clip.length }).end(clip);
+    }
     res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { origin, close: async () => (server.closeAllConnections(), await new Promise((r) => server.close(r)), await rm(dir, { recursive: true, force: true })) };
+  return {
+    origin,
+    close:
+      async () => (server.closeAllConnections(),
+        await new Promise((r) => server.close(r)),
+        await rm(dir, { recursive: true, force: true })),
+  };
 }
 
 describe("which links are supported", () => {
@@ -58,7 +96,9 @@ describe("which links are supported", () => {
   test("with all, a plain web page and a bare image are still unsupported; the table's rows stay theirs", async () => {
     expect(await platformOf(new URL("https://example.org/page"), all)).toBeNull();
     expect(await platformOf(new URL("https://example.org/a.jpg"), all)).toBeNull();
-    expect(await platformOf(new URL("https://soundcloud.com/ethmusic/lostin-powers-she-so-heavy"), all)).toBe("SOUNDCLOUD");
+    expect(await platformOf(new URL("https://soundcloud.com/ethmusic/lostin-powers-she-so-heavy"), all)).toBe(
+      "SOUNDCLOUD",
+    );
   }, 60_000);
 });
 
@@ -80,7 +120,8 @@ describe("SUPPORTED_SITES=all through the app", () => {
     await Promise.all([store?.close(), player?.close()]);
   });
 
-  const call = (on: TestApp, operation: string, url: string) => on.get(`/api/v1/${operation}?url=${encodeURIComponent(url)}`, key);
+  const call = (on: TestApp, operation: string, url: string) =>
+    on.get(`/api/v1/${operation}?url=${encodeURIComponent(url)}`, key);
 
   test("a site outside the table: its record as the extractor's platform, and its video as MP4", async () => {
     const response = await call(app, "post", nobelLink);

@@ -9,7 +9,7 @@ import { ApiError } from "../../src/http/problem.ts";
 import { ffmpegArgs, readFfmpegLog, type RemuxPlan } from "../../src/media/ffmpeg.ts";
 import { spawnStream, type SpawnStreamOptions } from "../../src/processes/child-stream.ts";
 import { nodeProcesses } from "../../src/runtime/node/processes.ts";
-import { clipDurationSec, startMediaSite, type MediaSite } from "../fakes/media-site.ts";
+import { clipDurationSec, type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 
 const run = promisify(execFile);
 let site: MediaSite;
@@ -28,8 +28,13 @@ const limits = { readTimeoutMs: 2000, reconnectDelayMaxSec: 1, maxReconnects: 3 
 /** A fresh reader of ffmpeg's log for every run. */
 const ffmpegOptions = (): SpawnStreamOptions => readFfmpegLog(limits);
 const filePlan = (url: string, output: RemuxPlan["output"] = "mp4"): RemuxPlan => ({
-  output, inputs: [{ url, headers: { "User-Agent": "test-agent" } }].map((i) => ({ ...i, hls: false })),
-  videoInput: output === "mp3" ? null : 0, audioInput: 0, transcodeVideo: false, transcodeAudio: false, adtsAudio: false,
+  output,
+  inputs: [{ url, headers: { "User-Agent": "test-agent" } }].map((i) => ({ ...i, hls: false })),
+  videoInput: output === "mp3" ? null : 0,
+  audioInput: 0,
+  transcodeVideo: false,
+  transcodeAudio: false,
+  adtsAudio: false,
 });
 
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<Buffer> {
@@ -54,8 +59,19 @@ async function readUntilError(stream: ReadableStream<Uint8Array>): Promise<{ byt
 async function probe(data: Buffer, name: string) {
   const file = path.join(outDir, name);
   await writeFile(file, data);
-  const { stdout } = await run("ffprobe", ["-v", "error", "-show_entries", "format=duration,bit_rate:stream=codec_name,bit_rate", "-of", "json", file]);
-  return JSON.parse(stdout) as { format: { duration: string; bit_rate: string }; streams: { codec_name: string; bit_rate?: string }[] };
+  const { stdout } = await run("ffprobe", [
+    "-v",
+    "error",
+    "-show_entries",
+    "format=duration,bit_rate:stream=codec_name,bit_rate",
+    "-of",
+    "json",
+    file,
+  ]);
+  return JSON.parse(stdout) as {
+    format: { duration: string; bit_rate: string };
+    streams: { codec_name: string; bit_rate?: string }[];
+  };
 }
 
 /** A zombie counts as gone: in containers nobody may reap an orphaned grandchild. */
@@ -90,7 +106,12 @@ describe("spawnStream(nodeProcesses, ) with real ffmpeg", () => {
   });
 
   test("extracts MP3 at 320 kb/s", async () => {
-    const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(filePlan(site.mp4Url, "mp3"), limits), ffmpegOptions());
+    const child = spawnStream(
+      nodeProcesses,
+      "ffmpeg",
+      ffmpegArgs(filePlan(site.mp4Url, "mp3"), limits),
+      ffmpegOptions(),
+    );
     const data = await readAll(child.stdout);
     expect(await child.exited).toBe(0);
     const info = await probe(data, "audio.mp3");
@@ -99,7 +120,12 @@ describe("spawnStream(nodeProcesses, ) with real ffmpeg", () => {
   });
 
   test("a source that fails before the first byte rejects firstChunk with the classified error", async () => {
-    const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(filePlan(`${site.origin}/media/gone.mp4`), limits), ffmpegOptions());
+    const child = spawnStream(
+      nodeProcesses,
+      "ffmpeg",
+      ffmpegArgs(filePlan(`${site.origin}/media/gone.mp4`), limits),
+      ffmpegOptions(),
+    );
     await expect(child.firstChunk).rejects.toMatchObject({ status: 404, code: "not_found" });
     const { bytes, error } = await readUntilError(child.stdout);
     expect(bytes).toBe(0);
@@ -107,7 +133,12 @@ describe("spawnStream(nodeProcesses, ) with real ffmpeg", () => {
   });
 
   test("a source that breaks off after output started errors the stream, never a clean end", async () => {
-    const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(filePlan(`${site.origin}/media/truncated.mp4`), limits), ffmpegOptions());
+    const child = spawnStream(
+      nodeProcesses,
+      "ffmpeg",
+      ffmpegArgs(filePlan(`${site.origin}/media/truncated.mp4`), limits),
+      ffmpegOptions(),
+    );
     await expect(child.firstChunk).resolves.toBeUndefined();
     const { bytes, error } = await readUntilError(child.stdout);
     expect(bytes).toBeGreaterThan(1000);
@@ -117,7 +148,12 @@ describe("spawnStream(nodeProcesses, ) with real ffmpeg", () => {
   });
 
   test("cancelling the stream ends ffmpeg within a second", async () => {
-    const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(filePlan(`${site.origin}/media/stalled.mp4`), { ...limits, readTimeoutMs: 60_000 }), ffmpegOptions());
+    const child = spawnStream(
+      nodeProcesses,
+      "ffmpeg",
+      ffmpegArgs(filePlan(`${site.origin}/media/stalled.mp4`), { ...limits, readTimeoutMs: 60_000 }),
+      ffmpegOptions(),
+    );
     await child.firstChunk;
     expect(isAlive(child.pid)).toBe(true);
     await child.stdout.cancel();
@@ -127,10 +163,14 @@ describe("spawnStream(nodeProcesses, ) with real ffmpeg", () => {
 });
 
 describe("spawnStream(nodeProcesses, ) mechanics", () => {
-  const fail = (code: number | null, stderr: string) => new ApiError("upstream_failed", `exit ${code}: ${stderr.slice(-20)}`);
+  const fail = (code: number | null, stderr: string) =>
+    new ApiError("upstream_failed", `exit ${code}: ${stderr.slice(-20)}`);
 
   test("holds the child back while nobody reads (backpressure), then delivers every byte", async () => {
-    const child = spawnStream(nodeProcesses, "dd", ["if=/dev/zero", "bs=65536", "count=1000", "status=none"], { classify: fail, highWaterMark: 64 * 1024 });
+    const child = spawnStream(nodeProcesses, "dd", ["if=/dev/zero", "bs=65536", "count=1000", "status=none"], {
+      classify: fail,
+      highWaterMark: 64 * 1024,
+    });
     await child.firstChunk;
     await new Promise((r) => setTimeout(r, 300));
     // 64 MB would be written in well under 300 ms if nothing held dd back.
@@ -146,7 +186,10 @@ describe("spawnStream(nodeProcesses, ) mechanics", () => {
   });
 
   test("a child whose output stops is not cut while its source keeps sending (an honest slow source)", async () => {
-    const child = spawnStream(nodeProcesses, "sh", ["-c", "echo start; sleep 2; echo done"], { classify: fail, idle: { timeoutMs: 300, lastSourceByte: () => Date.now() } });
+    const child = spawnStream(nodeProcesses, "sh", ["-c", "echo start; sleep 2; echo done"], {
+      classify: fail,
+      idle: { timeoutMs: 300, lastSourceByte: () => Date.now() },
+    });
     expect((await readAll(child.stdout)).toString()).toBe("start\ndone\n");
     expect(await child.exited).toBe(0);
   });
@@ -154,7 +197,10 @@ describe("spawnStream(nodeProcesses, ) mechanics", () => {
   test("a child whose output and source both stop is cut after the idle time as upstream_timeout", async () => {
     const started = Date.now();
     const sourceSentAt = Date.now();
-    const child = spawnStream(nodeProcesses, "sh", ["-c", "echo start; sleep 30"], { classify: fail, idle: { timeoutMs: 600, lastSourceByte: () => sourceSentAt } });
+    const child = spawnStream(nodeProcesses, "sh", ["-c", "echo start; sleep 30"], {
+      classify: fail,
+      idle: { timeoutMs: 600, lastSourceByte: () => sourceSentAt },
+    });
     const reader = child.stdout.getReader();
     expect((await reader.read()).value?.byteLength).toBe(6);
     await expect(reader.read()).rejects.toMatchObject({ status: 504, code: "upstream_timeout" });
@@ -163,13 +209,19 @@ describe("spawnStream(nodeProcesses, ) mechanics", () => {
   });
 
   test("a child whose source went silent is cut as upstream_timeout", async () => {
-    const child = spawnStream(nodeProcesses, "sleep", ["30"], { classify: fail, idle: { timeoutMs: 600, lastSourceByte: () => 0 } });
+    const child = spawnStream(nodeProcesses, "sleep", ["30"], {
+      classify: fail,
+      idle: { timeoutMs: 600, lastSourceByte: () => 0 },
+    });
     await expect(child.firstChunk).rejects.toMatchObject({ status: 504, code: "upstream_timeout" });
   });
 
   test("an AbortSignal kills the child and its process group", async () => {
     const controller = new AbortController();
-    const child = spawnStream(nodeProcesses, "sh", ["-c", "sleep 30 & echo $!; wait"], { classify: fail, signal: controller.signal });
+    const child = spawnStream(nodeProcesses, "sh", ["-c", "sleep 30 & echo $!; wait"], {
+      classify: fail,
+      signal: controller.signal,
+    });
     const reader = child.stdout.getReader();
     const grandchild = Number(new TextDecoder().decode((await reader.read()).value).trim());
     expect(isAlive(grandchild)).toBe(true);
@@ -180,8 +232,12 @@ describe("spawnStream(nodeProcesses, ) mechanics", () => {
   });
 
   test("keeps an excerpt of a long stderr (its start, the lines readLog kept, its end) and passes it to classify", async () => {
-    const script = "head -c 20000 /dev/zero | tr '\\0' x >&2; echo >&2; echo SIGN in the middle >&2; head -c 20000 /dev/zero | tr '\\0' y >&2; echo END >&2; exit 3";
-    const child = spawnStream(nodeProcesses, "sh", ["-c", script], { classify: fail, readLog: (line) => (line.startsWith("SIGN") ? "keep" : undefined) });
+    const script =
+      "head -c 20000 /dev/zero | tr '\\0' x >&2; echo >&2; echo SIGN in the middle >&2; head -c 20000 /dev/zero | tr '\\0' y >&2; echo END >&2; exit 3";
+    const child = spawnStream(nodeProcesses, "sh", ["-c", script], {
+      classify: fail,
+      readLog: (line) => (line.startsWith("SIGN") ? "keep" : undefined),
+    });
     await expect(child.firstChunk).rejects.toThrow("exit 3: yyyyyyyyyyyyyyyyEND\n");
     const excerpt = child.stderr();
     expect(excerpt.length).toBeLessThanOrEqual(8192);
@@ -193,9 +249,13 @@ describe("spawnStream(nodeProcesses, ) mechanics", () => {
 
   test("a line readLog reads as a failure ends the tool at once with its error, wherever it is in the log", async () => {
     const started = Date.now();
-    const script = "echo data; head -c 50000 /dev/zero | tr '\\0' x >&2; echo >&2; echo 'the input is lost' >&2; sleep 30";
+    const script =
+      "echo data; head -c 50000 /dev/zero | tr '\\0' x >&2; echo >&2; echo 'the input is lost' >&2; sleep 30";
     const lost = new ApiError("upstream_failed", "lost");
-    const child = spawnStream(nodeProcesses, "sh", ["-c", script], { classify: fail, readLog: (line) => (line.includes("input is lost") ? lost : undefined) });
+    const child = spawnStream(nodeProcesses, "sh", ["-c", script], {
+      classify: fail,
+      readLog: (line) => (line.includes("input is lost") ? lost : undefined),
+    });
     const { bytes, error } = await readUntilError(child.stdout);
     expect(bytes).toBe(5);
     expect(error).toBe(lost);
@@ -228,7 +288,10 @@ describe("spawnStream(nodeProcesses, ) mechanics", () => {
 test("spawnStream(nodeProcesses, ) with an already aborted signal never lets the child run", async () => {
   const controller = new AbortController();
   controller.abort();
-  const child = spawnStream(nodeProcesses, "sleep", ["10"], { classify: (code) => new ApiError("upstream_failed", `exit ${code}`), signal: controller.signal });
+  const child = spawnStream(nodeProcesses, "sleep", ["10"], {
+    classify: (code) => new ApiError("upstream_failed", `exit ${code}`),
+    signal: controller.signal,
+  });
   await expect(child.firstChunk).rejects.toMatchObject({ code: "client_closed" });
   expect(await child.exited).toBeNull();
 });

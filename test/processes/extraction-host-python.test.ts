@@ -5,7 +5,9 @@ import { promisify } from "node:util";
 import { expect, test } from "vitest";
 
 test("the extraction host's Python tests pass", async () => {
-  const run = await promisify(execFile)("python3", ["-m", "unittest", "discover", "-v", "-s", "extraction-host"], { timeout: 120_000 }).catch(
+  const run = await promisify(execFile)("python3", ["-m", "unittest", "discover", "-v", "-s", "extraction-host"], {
+    timeout: 120_000,
+  }).catch(
     (error: { stderr?: string; message: string }) => ({ stderr: `${error.message}\n${error.stderr ?? ""}` }),
   );
   // unittest reports on stderr; on failure the assertion shows which case failed and why.

@@ -8,11 +8,11 @@ import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { toProblem, ApiError } from "../../src/http/problem.ts";
+import { ApiError, toProblem } from "../../src/http/problem.ts";
 import { createLogger } from "../../src/log.ts";
 import { createPageSource } from "../../src/platforms/ytdlp/source.ts";
 import { cookieFile as cookieFileOf } from "../../src/platforms/ytdlp/cookie-file.ts";
-import { createExtractionHost, interpreterOf, type ExtractionHost } from "../../src/processes/extraction-host.ts";
+import { createExtractionHost, type ExtractionHost, interpreterOf } from "../../src/processes/extraction-host.ts";
 import { createCliExtractor } from "../../src/processes/extractor.ts";
 import { nodeFiles } from "../../src/runtime/node/files.ts";
 import { nodeProcesses } from "../../src/runtime/node/processes.ts";
@@ -25,7 +25,8 @@ import { until } from "../helpers/until.ts";
 async function startSite() {
   const sockets = new Set<Socket>();
   let hanging = 0;
-  const video = (title: string) => `<!DOCTYPE html><html><head><title>${title}</title></head><body><video src="/clip.mp4"></video></body></html>`;
+  const video = (title: string) =>
+    `<!DOCTYPE html><html><head><title>${title}</title></head><body><video src="/clip.mp4"></video></body></html>`;
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url!, "http://site");
     if (url.pathname === "/hang.html") {
@@ -35,7 +36,10 @@ async function startSite() {
     if (url.pathname === "/blocked.html") return void res.writeHead(403, "Sign in to confirm you're not a bot").end();
     // The page's title is the Cookie header it got; it also sets a cookie of its own, which no other job may send back.
     if (url.pathname === "/echo.html") {
-      res.writeHead(200, { "content-type": "text/html", "set-cookie": `from-site-${url.searchParams.get("n")}=1; Path=/` });
+      res.writeHead(200, {
+        "content-type": "text/html",
+        "set-cookie": `from-site-${url.searchParams.get("n")}=1; Path=/`,
+      });
       return void res.end(video(`cookie ${req.headers.cookie ?? "none"}`));
     }
     res.writeHead(200, { "content-type": "text/html" }).end(video(`page ${url.search}`));
@@ -51,7 +55,8 @@ async function startSite() {
     host: new URL(origin).host,
     /** Requests for the page that never answers now open: a job is reading it. */
     hanging: () => hanging,
-    close: () => new Promise<void>((resolve) => (sockets.forEach((socket) => socket.destroy()), server.close(() => resolve()))),
+    close: () =>
+      new Promise<void>((resolve) => (sockets.forEach((socket) => socket.destroy()), server.close(() => resolve()))),
   };
 }
 
@@ -70,7 +75,8 @@ async function childrenOf(pid: number): Promise<number[]> {
   return children.filter((_, i) => names[i] !== "host-chooser");
 }
 
-const namesOf = (pids: number[]) => Promise.all(pids.map((pid) => readFile(`/proc/${pid}/comm`, "utf8").then((name) => name.trim(), () => "")));
+const namesOf = (pids: number[]) =>
+  Promise.all(pids.map((pid) => readFile(`/proc/${pid}/comm`, "utf8").then((name) => name.trim(), () => "")));
 
 /** Whether `pid` runs (a zombie does not). */
 async function running(pid: number): Promise<boolean> {
@@ -107,7 +113,16 @@ afterAll(async () => {
 });
 
 const pagesOf = (options: { timeoutMs?: number; cookiesFile?: string } = {}) =>
-  createPageSource({ extractor: host, files: nodeFiles, timeoutMs: options.timeoutMs ?? 30_000, socketTimeoutSec: 20, cacheTtlMs: 0, cacheMaxEntries: 1, maxItems: 1, cookies: options.cookiesFile === undefined ? undefined : cookieFileOf(nodeFiles, options.cookiesFile, () => {}) });
+  createPageSource({
+    extractor: host,
+    files: nodeFiles,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    socketTimeoutSec: 20,
+    cacheTtlMs: 0,
+    cacheMaxEntries: 1,
+    maxItems: 1,
+    cookies: options.cookiesFile === undefined ? undefined : cookieFileOf(nodeFiles, options.cookiesFile, () => {}),
+  });
 
 describe("the extraction host", () => {
   test("reads the interpreter from the program's first line as the kernel does", () => {
@@ -126,17 +141,31 @@ describe("the extraction host", () => {
     expect(readyPid(host)).toBe(pid);
     expect(await namesOf(await childrenOf(pid))).toEqual(["host-worker"]);
     // The program's own run of the same job prints the same description (its random User-Agent aside).
-    const job = { tool: "yt-dlp" as const, args: ["-J", "--no-warnings", "--", `${site.origin}/page.html?first`], timeoutMs: 30_000 };
+    const job = {
+      tool: "yt-dlp" as const,
+      args: ["-J", "--no-warnings", "--", `${site.origin}/page.html?first`],
+      timeoutMs: 30_000,
+    };
     const [viaHost, viaProgram] = await Promise.all([host.run(job), cli.run(job)]);
     expect(viaHost.exitCode).toBe(0);
     // Each run picks a random User-Agent and notes its time.
-    const strip = (text: string) => ({ ...JSON.parse(text.replace(/"User-Agent": "[^"]*"/g, '"User-Agent": ""')), epoch: 0 }) as unknown;
+    const strip = (text: string) =>
+      ({ ...JSON.parse(text.replace(/"User-Agent": "[^"]*"/g, '"User-Agent": ""')), epoch: 0 }) as unknown;
     expect(strip(viaHost.stdout)).toEqual(strip(viaProgram.stdout));
   });
 
   test("passes a job's stdin and the tool's exit code and log as the program would", async () => {
-    const info = await host.run({ tool: "yt-dlp", args: ["-J", "--no-warnings", "--", `${site.origin}/page.html`], timeoutMs: 30_000 });
-    const loaded = await host.run({ tool: "yt-dlp", args: ["-J", "-f", "0", "--load-info-json", "-"], stdin: info.stdout, timeoutMs: 30_000 });
+    const info = await host.run({
+      tool: "yt-dlp",
+      args: ["-J", "--no-warnings", "--", `${site.origin}/page.html`],
+      timeoutMs: 30_000,
+    });
+    const loaded = await host.run({
+      tool: "yt-dlp",
+      args: ["-J", "-f", "0", "--load-info-json", "-"],
+      stdin: info.stdout,
+      timeoutMs: 30_000,
+    });
     expect(loaded.exitCode).toBe(0);
     expect(JSON.parse(loaded.stdout).format_id).toBe("0");
     const badOption = await host.run({ tool: "yt-dlp", args: ["--no-such-option"], timeoutMs: 30_000 });
@@ -178,13 +207,22 @@ describe("the extraction host", () => {
   ])("a client that goes away ends the job's process at once (499): %s", async (_process, options) => {
     const pid = readyPid(host)!;
     const controller = new AbortController();
-    const job = host.run({ tool: "yt-dlp", args: ["-J", ...options, "--", `${site.origin}/hang.html`], timeoutMs: 30_000, signal: controller.signal });
+    const job = host.run({
+      tool: "yt-dlp",
+      args: ["-J", ...options, "--", `${site.origin}/hang.html`],
+      timeoutMs: 30_000,
+      signal: controller.signal,
+    });
     await until("the job reading its page", () => site.hanging() > 0 || undefined, 10_000);
     const processes = await childrenOf(pid);
     controller.abort();
     await expect(job).rejects.toMatchObject({ status: 499 });
     // A worker with no other job ends at once, like a child; an idle worker may stay.
-    await until("the process's end", async () => (await childrenOf(pid)).length === processes.length - 1 || undefined, 2_000);
+    await until(
+      "the process's end",
+      async () => (await childrenOf(pid)).length === processes.length - 1 || undefined,
+      2_000,
+    );
     await until("the page closed", () => site.hanging() === 0 || undefined, 2_000);
   });
 
@@ -232,42 +270,55 @@ describe("the extraction host in the app", () => {
     await store?.close();
   });
 
-  test("a host killed with SIGKILL fails its request in flight with problem+json at once, and is started again", async () => {
-    const test = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: site.host, PAGE_CACHE_TTL_S: "0" }, extractionHost: true });
-    try {
-      const key = (await makeKey(store.db, "GOLD")).plain;
-      const pid = await until("the host", () => readyPid(test.extractor));
-      const post = (page: string) => test.get(`/api/v1/post?url=${encodeURIComponent(`${site.origin}${page}`)}`, key);
+  test(
+    "a host killed with SIGKILL fails its request in flight with problem+json at once, and is started again",
+    async () => {
+      const test = buildTestApp(store.db, {
+        env: { EXTRA_PAGE_HOSTS: site.host, PAGE_CACHE_TTL_S: "0" },
+        extractionHost: true,
+      });
+      try {
+        const key = (await makeKey(store.db, "GOLD")).plain;
+        const pid = await until("the host", () => readyPid(test.extractor));
+        const post = (page: string) => test.get(`/api/v1/post?url=${encodeURIComponent(`${site.origin}${page}`)}`, key);
 
-      expect((await post("/page.html?via-app")).status).toBe(200);
-      const inFlight = post("/hang.html");
-      await until("the job's child", async () => (await childrenOf(pid)).length > 0 || undefined, 10_000);
-      const [child] = await childrenOf(pid);
-      expect(await running(child!)).toBe(true);
-      process.kill(pid, "SIGKILL");
-      const killedAt = Date.now();
-      const response = await inFlight;
-      expect(Date.now() - killedAt).toBeLessThan(1_000);
-      expect(response.status).toBe(502);
-      expect(response.headers.get("content-type")).toBe("application/problem+json");
-      expect(await response.json()).toMatchObject({ status: 502, code: "upstream_failed" });
-      // The job's child died with its host.
-      await until("the orphaned child's end", async () => !(await running(child!)) || undefined, 3_000);
+        expect((await post("/page.html?via-app")).status).toBe(200);
+        const inFlight = post("/hang.html");
+        await until("the job's child", async () => (await childrenOf(pid)).length > 0 || undefined, 10_000);
+        const [child] = await childrenOf(pid);
+        expect(await running(child!)).toBe(true);
+        process.kill(pid, "SIGKILL");
+        const killedAt = Date.now();
+        const response = await inFlight;
+        expect(Date.now() - killedAt).toBeLessThan(1_000);
+        expect(response.status).toBe(502);
+        expect(response.headers.get("content-type")).toBe("application/problem+json");
+        expect(await response.json()).toMatchObject({ status: 502, code: "upstream_failed" });
+        // The job's child died with its host.
+        await until("the orphaned child's end", async () => !(await running(child!)) || undefined, 3_000);
 
-      // While the host starts again the program stands in; then the new host answers.
-      expect((await post("/page.html?while-restarting")).status).toBe(200);
-      const again = await until("the new host", () => readyPid(test.extractor, pid));
-      expect((await post("/page.html?new-host")).status).toBe(200);
-      const ready = await (await test.get("/readyz")).json();
-      expect(ready.checks["extraction-host"].detail).toMatch(new RegExp(`^in use: pid ${again}, yt-dlp \\d{4}\\.\\d{2}\\.\\d{2}`));
-      expect(await (await test.get("/metrics")).text()).toMatch(/media_api_extraction_host_info\{state="ready",ytdlp_version="\d{4}\.\d\d\.\d\d[^"]*"\} 1/);
-      expect(test.logLines.join("\n")).toMatch(/extraction host stopped: extractions start the tool's program until it runs again/);
-    } finally {
-      const status = test.extractor.status();
-      await test.extractor.close();
-      if (status.state === "ready") expect(await running(status.pid)).toBe(false);
-    }
-  }, 120_000);
+        // While the host starts again the program stands in; then the new host answers.
+        expect((await post("/page.html?while-restarting")).status).toBe(200);
+        const again = await until("the new host", () => readyPid(test.extractor, pid));
+        expect((await post("/page.html?new-host")).status).toBe(200);
+        const ready = await (await test.get("/readyz")).json();
+        expect(ready.checks["extraction-host"].detail).toMatch(
+          new RegExp(`^in use: pid ${again}, yt-dlp \\d{4}\\.\\d{2}\\.\\d{2}`),
+        );
+        expect(await (await test.get("/metrics")).text()).toMatch(
+          /media_api_extraction_host_info\{state="ready",ytdlp_version="\d{4}\.\d\d\.\d\d[^"]*"\} 1/,
+        );
+        expect(test.logLines.join("\n")).toMatch(
+          /extraction host stopped: extractions start the tool's program until it runs again/,
+        );
+      } finally {
+        const status = test.extractor.status();
+        await test.extractor.close();
+        if (status.state === "ready") expect(await running(status.pid)).toBe(false);
+      }
+    },
+    120_000,
+  );
 });
 
 describe("a yt-dlp updated on disk", () => {
@@ -276,12 +327,27 @@ describe("a yt-dlp updated on disk", () => {
     const root = await mkdtemp(path.join(tmpdir(), "extraction-host-update-"));
     const program = path.join(root, "yt-dlp");
     const ownCli = createCliExtractor(nodeProcesses, { "yt-dlp": program, "gallery-dl": "gallery-dl" });
-    const updating = createExtractionHost({ processes: nodeProcesses, toolRuns: nodeToolRuns, ytdlpPath: program, galleryDlPath: "gallery-dl", cli: ownCli, enabled: true });
+    const updating = createExtractionHost({
+      processes: nodeProcesses,
+      toolRuns: nodeToolRuns,
+      ytdlpPath: program,
+      galleryDlPath: "gallery-dl",
+      cli: ownCli,
+      enabled: true,
+    });
     try {
-      const installed = path.dirname(JSON.parse(execFileSync("/usr/bin/python3", ["-c", "import json, yt_dlp; print(json.dumps(yt_dlp.__file__))"]).toString()));
+      const installed = path.dirname(
+        JSON.parse(
+          execFileSync("/usr/bin/python3", ["-c", "import json, yt_dlp; print(json.dumps(yt_dlp.__file__))"])
+            .toString(),
+        ),
+      );
       // With their times, so that Python's compiled files of the copy stay valid (else its first import compiles for long).
       await cp(installed, path.join(root, "yt_dlp"), { recursive: true, preserveTimestamps: true });
-      await writeFile(program, `#!/usr/bin/env -S PYTHONPATH=${root} /usr/bin/python3\nimport sys, yt_dlp\nsys.exit(yt_dlp.main())\n`);
+      await writeFile(
+        program,
+        `#!/usr/bin/env -S PYTHONPATH=${root} /usr/bin/python3\nimport sys, yt_dlp\nsys.exit(yt_dlp.main())\n`,
+      );
       await chmod(program, 0o755);
       updating.start(createLogger("silent"));
       const oldPid = await until("the host", () => readyPid(updating));
@@ -289,7 +355,10 @@ describe("a yt-dlp updated on disk", () => {
       const loaded = (updating.status() as { versions: Record<string, string> }).versions["yt-dlp"]!;
       expect(loaded).toMatch(/^\d{4}\.\d\d\.\d\d/);
 
-      await writeFile(versionFile, (await readFile(versionFile, "utf8")).replace(/__version__ = '[^']*'/, "__version__ = '2099.01.01'"));
+      await writeFile(
+        versionFile,
+        (await readFile(versionFile, "utf8")).replace(/__version__ = '[^']*'/, "__version__ = '2099.01.01'"),
+      );
       const version = await updating.run({ tool: "yt-dlp", args: ["--version"], timeoutMs: 30_000 });
       expect(version).toMatchObject({ exitCode: 0, stdout: "2099.01.01\n" });
       const newPid = await until("the new host", () => readyPid(updating, oldPid));

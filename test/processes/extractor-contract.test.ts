@@ -34,16 +34,24 @@ function flood(res: ServerResponse, piece: Buffer, limit = Infinity) {
 
 async function startSite() {
   const sockets = new Set<Socket>();
-  const page = `<!DOCTYPE html><html><head><title>a page</title></head><body><video src="/clip.mp4"></video></body></html>`;
+  const page =
+    `<!DOCTYPE html><html><head><title>a page</title></head><body><video src="/clip.mp4"></video></body></html>`;
   // Players of other sites embedded: the generic extractor lists them (without reading them, with --flat-playlist).
-  const embeds = `<!DOCTYPE html><html><head><title>embeds</title></head><body><iframe src="https://www.youtube.com/embed/dQw4w9WgXcQ"></iframe><script src="https://content.jwplatform.com/players/nPripu9l-ALJ3XQCI.js"></script></body></html>`;
+  const embeds =
+    `<!DOCTYPE html><html><head><title>embeds</title></head><body><iframe src="https://www.youtube.com/embed/dQw4w9WgXcQ"></iframe><script src="https://content.jwplatform.com/players/nPripu9l-ALJ3XQCI.js"></script></body></html>`;
   const text = Buffer.from(`<p>${"a".repeat(65_530)}</p>\n`);
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url!, "http://site").pathname;
     if (path === "/page.html") return void res.writeHead(200, { "content-type": "text/html" }).end(page);
     if (path === "/embeds.html") return void res.writeHead(200, { "content-type": "text/html" }).end(embeds);
     if (path === "/endless.html") return flood(res.writeHead(200, { "content-type": "text/html" }), text);
-    if (path === "/400mb.html") return flood(res.writeHead(200, { "content-type": "text/html", "content-length": String(400 * 2 ** 20) }), text.subarray(0, 2 ** 16), 400 * 2 ** 20);
+    if (path === "/400mb.html") {
+      return flood(
+        res.writeHead(200, { "content-type": "text/html", "content-length": String(400 * 2 ** 20) }),
+        text.subarray(0, 2 ** 16),
+        400 * 2 ** 20,
+      );
+    }
     // gallery-dl's Mastodon extractor reads a status from /api/v1/statuses/<id>: a JSON array that never closes.
     if (path.startsWith("/api/")) {
       res.writeHead(200, { "content-type": "application/json" }).write("[");
@@ -58,7 +66,8 @@ async function startSite() {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => (sockets.forEach((socket) => socket.destroy()), server.close(() => resolve()))),
+    close: () =>
+      new Promise<void>((resolve) => (sockets.forEach((socket) => socket.destroy()), server.close(() => resolve()))),
   };
 }
 
@@ -70,8 +79,12 @@ async function startSite() {
 async function descendantsOf(pid: number): Promise<number[]> {
   const text = await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "");
   const all = text.split(" ").filter(Boolean).map(Number);
-  const names = await Promise.all(all.map((child) => readFile(`/proc/${child}/cmdline`, "utf8").then((line) => line.split("\0")[0]!, () => "")));
-  const comms = await Promise.all(all.map((child) => readFile(`/proc/${child}/comm`, "utf8").then((name) => name.trim(), () => "")));
+  const names = await Promise.all(
+    all.map((child) => readFile(`/proc/${child}/cmdline`, "utf8").then((line) => line.split("\0")[0]!, () => "")),
+  );
+  const comms = await Promise.all(
+    all.map((child) => readFile(`/proc/${child}/comm`, "utf8").then((name) => name.trim(), () => "")),
+  );
   const kept = (i: number) => comms[i] !== "host-chooser" && names[i] !== "host-watch";
   const below = (await Promise.all(all.filter((_, i) => kept(i)).map(descendantsOf))).flat();
   return [...all.filter((_, i) => kept(i) && comms[i] !== "host-worker"), ...below];
@@ -120,7 +133,8 @@ const extractors: [string, () => Extractor][] = [
 ];
 
 describe.each(extractors)("%s", (_name, extractor) => {
-  const ytdlp = (...args: string[]) => extractor().run({ tool: "yt-dlp", args: ["-J", "--no-cache-dir", ...args], timeoutMs });
+  const ytdlp = (...args: string[]) =>
+    extractor().run({ tool: "yt-dlp", args: ["-J", "--no-cache-dir", ...args], timeoutMs });
 
   test("describes a page", async () => {
     const output = await ytdlp("--", `${site.origin}/page.html`);
@@ -132,7 +146,10 @@ describe.each(extractors)("%s", (_name, extractor) => {
     const output = await ytdlp("--flat-playlist", "--", `${site.origin}/embeds.html`);
     expect(output.exitCode).toBe(0);
     const entries = (JSON.parse(output.stdout) as { entries: { url: string }[] }).entries.map((entry) => entry.url);
-    expect(entries).toEqual(["https://www.youtube.com/embed/dQw4w9WgXcQ", "https://content.jwplatform.com/players/nPripu9l"]);
+    expect(entries).toEqual([
+      "https://www.youtube.com/embed/dQw4w9WgXcQ",
+      "https://content.jwplatform.com/players/nPripu9l",
+    ]);
   });
 
   test("keeps a failure's first error line in the log's excerpt however much log surrounds it", async () => {
@@ -148,7 +165,15 @@ describe.each(extractors)("%s", (_name, extractor) => {
   const ceilings: [string, () => Promise<unknown>][] = [
     ["a page that never ends", () => ytdlp("--", `${site.origin}/endless.html`)],
     ["a 400 MB page", () => ytdlp("--", `${site.origin}/400mb.html`)],
-    ["gallery-dl on a JSON answer that never ends", () => extractor().run({ tool: "gallery-dl", args: ["-j", "--", `mastodon:${site.origin}/@someone/1234567`], timeoutMs })],
+    [
+      "gallery-dl on a JSON answer that never ends",
+      () =>
+        extractor().run({
+          tool: "gallery-dl",
+          args: ["-j", "--", `mastodon:${site.origin}/@someone/1234567`],
+          timeoutMs,
+        }),
+    ],
   ];
   test.each(ceilings)("fails %s with memory_exceeded, leaves nothing running and answers again", async (_what, run) => {
     const before = host.status();

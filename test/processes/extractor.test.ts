@@ -11,7 +11,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 test("a failed tool's error line reaches the caller however much log surrounds it", async () => {
   // As yt-dlp's log looks with a traceback after its ERROR line: the line that says why is neither first nor last.
   const tool = join(dir, "yt-dlp");
-  writeFileSync(tool, `#!/bin/sh\nhead -c 20000 /dev/zero | tr '\\0' a >&2\necho >&2\necho 'ERROR: [generic] Unable to download webpage: HTTP Error 404: Not Found' >&2\nhead -c 20000 /dev/zero | tr '\\0' b >&2\nexit 1\n`);
+  writeFileSync(
+    tool,
+    `#!/bin/sh\nhead -c 20000 /dev/zero | tr '\\0' a >&2\necho >&2\necho 'ERROR: [generic] Unable to download webpage: HTTP Error 404: Not Found' >&2\nhead -c 20000 /dev/zero | tr '\\0' b >&2\nexit 1\n`,
+  );
   chmodSync(tool, 0o755);
   const extractor = createCliExtractor(nodeProcesses, { "yt-dlp": tool, "gallery-dl": tool });
   const output = await extractor.run({ tool: "yt-dlp", args: [], timeoutMs: 10_000 });

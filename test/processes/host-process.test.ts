@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createLogger } from "../../src/log.ts";
 import { createExtractionHost } from "../../src/processes/extraction-host.ts";
-import { startHostProcess, type HostProcess } from "../../src/processes/host-process.ts";
+import { type HostProcess, startHostProcess } from "../../src/processes/host-process.ts";
 import { nodeProcesses } from "../../src/runtime/node/processes.ts";
 import { nodeToolRuns } from "../../src/runtime/node/tool-runs.ts";
 
@@ -31,7 +31,11 @@ let ended: { code: number | null } | undefined;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "host-process-"));
   await writeFile(path.join(dir, "fake-host"), FAKE_HOST);
-  host = startHostProcess(nodeProcesses, { program: "yt-dlp", interpreter: ["/bin/sh", path.join(dir, "fake-host")], galleryDl: false }, {
+  host = startHostProcess(nodeProcesses, {
+    program: "yt-dlp",
+    interpreter: ["/bin/sh", path.join(dir, "fake-host")],
+    galleryDl: false,
+  }, {
     onReady: () => {},
     onStale: () => {},
     onRss: () => {},
@@ -74,7 +78,7 @@ test("a job whose process could not be forked fails alone with 502", async () =>
 
 test("a YTDLP_PATH that runs bash starts no host and is not retried: the program runs every job", async () => {
   const program = path.join(dir, "yt-dlp-wrapper");
-  await writeFile(program, "#!/bin/bash\nexec yt-dlp \"$@\"\n");
+  await writeFile(program, '#!/bin/bash\nexec yt-dlp "$@"\n');
   await chmod(program, 0o755);
   let starts = 0;
   const wrapped = createExtractionHost({
@@ -87,7 +91,9 @@ test("a YTDLP_PATH that runs bash starts no host and is not retried: the program
   });
   wrapped.start(createLogger("silent"));
   const deadline = Date.now() + 30_000;
-  while (wrapped.status().state === "starting" && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (wrapped.status().state === "starting" && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   expect(wrapped.status()).toMatchObject({ state: "unavailable", reason: expect.stringContaining("not Python") });
   expect(starts).toBe(0);
   expect((await wrapped.run({ tool: "yt-dlp", args: [], timeoutMs: 1_000 })).stdout).toBe("from the program");

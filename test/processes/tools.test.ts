@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeStandsMs, probeTools, toolVersion, ytdlpAgeDays } from "../../src/processes/tools.ts";
-import { startFakeXUpstream, type FakeXUpstream } from "../fakes/x-upstream.ts";
+import { type FakeXUpstream, startFakeXUpstream } from "../fakes/x-upstream.ts";
 import { nodeToolRuns } from "../../src/runtime/node/tool-runs.ts";
 import { buildTestApp, makeKey, TestClock } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
@@ -22,7 +22,11 @@ describe("when the media tools are missing", () => {
 
   it("says so in /healthz and /readyz, answers page mode with 503 tool_missing, and serves X as before", async () => {
     const { get, toolsProbed } = buildTestApp(store.db, {
-      env: { YTDLP_PATH: "/nonexistent/yt-dlp", FFMPEG_PATH: "/nonexistent/ffmpeg", X_SYNDICATION_URL: x.syndicationUrl },
+      env: {
+        YTDLP_PATH: "/nonexistent/yt-dlp",
+        FFMPEG_PATH: "/nonexistent/ffmpeg",
+        X_SYNDICATION_URL: x.syndicationUrl,
+      },
     });
     await toolsProbed;
     const key = await makeKey(store.db, "PRO");
@@ -34,14 +38,19 @@ describe("when the media tools are missing", () => {
     expect(ready.status).toBe(503);
     expect((await ready.json()).checks["yt-dlp"]).toEqual({ ok: false, error: "/nonexistent/yt-dlp could not be run" });
 
-    for (const path of ["/api/v1/post?url=https://www.youtube.com/watch?v=abc", "/api/v1/download?url=https://vimeo.com/1"]) {
+    for (
+      const path of ["/api/v1/post?url=https://www.youtube.com/watch?v=abc", "/api/v1/download?url=https://vimeo.com/1"]
+    ) {
       const response = await get(path, key.plain);
       expect(response.status).toBe(503);
       const problem = await response.json();
       expect(problem.code).toBe("tool_missing");
       expect(problem.detail).toContain("/nonexistent/yt-dlp");
     }
-    const mp3 = await get(`/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/a.mp4")}&audio=mp3`, key.plain);
+    const mp3 = await get(
+      `/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/a.mp4")}&audio=mp3`,
+      key.plain,
+    );
     expect(mp3.status).toBe(503);
     expect((await mp3.json()).detail).toContain("/nonexistent/ffmpeg");
 
@@ -51,7 +60,11 @@ describe("when the media tools are missing", () => {
   });
 
   it("keeps why a tool could not be run", async () => {
-    const tools = await probeTools(nodeToolRuns, { "yt-dlp": "/nonexistent/yt-dlp", "gallery-dl": "/nonexistent/gallery-dl", ffmpeg: "/bin/false" });
+    const tools = await probeTools(nodeToolRuns, {
+      "yt-dlp": "/nonexistent/yt-dlp",
+      "gallery-dl": "/nonexistent/gallery-dl",
+      ffmpeg: "/bin/false",
+    });
     expect(tools["yt-dlp"]).toMatchObject({ version: null, failure: expect.stringContaining("ENOENT") });
     expect(tools.ffmpeg).toMatchObject({ version: null, failure: expect.stringContaining("/bin/false") });
   });
@@ -71,7 +84,8 @@ describe("what the service runs", () => {
   /** A yt-dlp that answers `--version` after `delaySec` and fails every extraction as an unsupported URL. */
   async function fakeYtdlp(version: string, delaySec = 0): Promise<string> {
     const file = path.join(dir, `yt-dlp-${version}-${delaySec}`);
-    const script = `#!/bin/sh\nif [ "$1" = --version ]; then sleep ${delaySec}; echo ${version}; exit 0; fi\necho "ERROR: Unsupported URL: x" >&2\nexit 1\n`;
+    const script =
+      `#!/bin/sh\nif [ "$1" = --version ]; then sleep ${delaySec}; echo ${version}; exit 0; fi\necho "ERROR: Unsupported URL: x" >&2\nexit 1\n`;
     await writeFile(file, script, { mode: 0o755 });
     return file;
   }
@@ -97,18 +111,33 @@ describe("what the service runs", () => {
     const clock = new TestClock(new Date("2026-11-23T00:00:00Z"));
     const galleryDl = path.join(dir, "gallery-dl-1.31.10");
     await writeFile(galleryDl, "#!/bin/sh\necho 1.31.10\n", { mode: 0o755 });
-    const { get, toolsProbed } = buildTestApp(store.db, { clock, env: { YTDLP_PATH: await fakeYtdlp("2026.10.26"), GALLERY_DL_PATH: galleryDl } });
+    const { get, toolsProbed } = buildTestApp(store.db, {
+      clock,
+      env: { YTDLP_PATH: await fakeYtdlp("2026.10.26"), GALLERY_DL_PATH: galleryDl },
+    });
     await toolsProbed;
     const ready = await get("/readyz");
     expect(ready.status).toBe(200);
-    expect((await ready.json()).checks["gallery-dl"].warning).toMatch(/^gallery-dl 1\.31\.10 is at least 211 days old: .*--update-tools\) or point GALLERY_DL_PATH/);
-    expect(await (await get("/metrics")).text()).toContain('media_api_tool_info{tool="gallery-dl",version="1.31.10"} 1');
+    expect((await ready.json()).checks["gallery-dl"].warning).toMatch(
+      /^gallery-dl 1\.31\.10 is at least 211 days old: .*--update-tools\) or point GALLERY_DL_PATH/,
+    );
+    expect(await (await get("/metrics")).text()).toContain(
+      'media_api_tool_info{tool="gallery-dl",version="1.31.10"} 1',
+    );
 
-    const missing = buildTestApp(store.db, { env: { YTDLP_PATH: await fakeYtdlp("2026.10.26"), GALLERY_DL_PATH: "/nonexistent/gallery-dl" } });
+    const missing = buildTestApp(store.db, {
+      env: { YTDLP_PATH: await fakeYtdlp("2026.10.26"), GALLERY_DL_PATH: "/nonexistent/gallery-dl" },
+    });
     await missing.toolsProbed;
     const key = await makeKey(store.db, "PRO");
-    expect((await (await missing.get("/readyz")).json()).checks["gallery-dl"]).toEqual({ ok: false, error: "/nonexistent/gallery-dl could not be run" });
-    const photo = await missing.get(`/api/v1/post?url=${encodeURIComponent("https://www.instagram.com/p/C9kQ2mXoR3a/")}`, key.plain);
+    expect((await (await missing.get("/readyz")).json()).checks["gallery-dl"]).toEqual({
+      ok: false,
+      error: "/nonexistent/gallery-dl could not be run",
+    });
+    const photo = await missing.get(
+      `/api/v1/post?url=${encodeURIComponent("https://www.instagram.com/p/C9kQ2mXoR3a/")}`,
+      key.plain,
+    );
     expect(photo.status).toBe(503);
     expect((await photo.json()).detail).toContain("GALLERY_DL_PATH");
   });
@@ -185,7 +214,13 @@ describe("ytdlpAgeDays()", () => {
 
 describe("toolVersion()", () => {
   it("takes the bare version out of each tool's first line", () => {
-    expect(toolVersion({ path: "ffmpeg", version: "ffmpeg version 5.1.9-0+deb12u1 Copyright (c) 2000-2025 the FFmpeg developers", failure: null })).toBe("5.1.9-0+deb12u1");
+    expect(
+      toolVersion({
+        path: "ffmpeg",
+        version: "ffmpeg version 5.1.9-0+deb12u1 Copyright (c) 2000-2025 the FFmpeg developers",
+        failure: null,
+      }),
+    ).toBe("5.1.9-0+deb12u1");
     expect(toolVersion({ path: "yt-dlp", version: "2026.10.26", failure: null })).toBe("2026.10.26");
     expect(toolVersion({ path: "yt-dlp", version: null, failure: "not found" })).toBeNull();
   });

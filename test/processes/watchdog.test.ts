@@ -8,7 +8,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { startMediaSite, type MediaSite } from "../fakes/media-site.ts";
+import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { runningTools } from "../helpers/media.ts";
 import { runAdmin, startService } from "../helpers/service.ts";
 
@@ -27,17 +27,32 @@ afterAll(async () => {
 /** An ffmpeg that ignores SIGTERM and lingers after its work; `-version` (the service's probe) answers at once. */
 function stubbornFfmpeg(): string {
   const path = join(dir, "ffmpeg");
-  writeFileSync(path, `#!/bin/sh\n[ "$1" = -version ] && exec ffmpeg -version\ntrap '' TERM\nffmpeg "$@"\nwhile :; do sleep 1; done\n`);
+  writeFileSync(
+    path,
+    `#!/bin/sh\n[ "$1" = -version ] && exec ffmpeg -version\ntrap '' TERM\nffmpeg "$@"\nwhile :; do sleep 1; done\n`,
+  );
   chmodSync(path, 0o755);
   return path;
 }
 
 test("a tool that ignores SIGTERM is gone within 3 s of a service killed 0.3 s after its SIGTERM", async () => {
   const dataDir = join(dir, "data");
-  const service = await startService({ DATA_DIR: dataDir, EXTRA_PAGE_HOSTS: site.host, FFMPEG_PATH: stubbornFfmpeg(), SHUTDOWN_GRACE_MS: "0", TMPDIR: dir });
+  const service = await startService({
+    DATA_DIR: dataDir,
+    EXTRA_PAGE_HOSTS: site.host,
+    FFMPEG_PATH: stubbornFfmpeg(),
+    SHUTDOWN_GRACE_MS: "0",
+    TMPDIR: dir,
+  });
   try {
-    await runAdmin(["users", "create", "--email", "watchdog@example.com"], { DATA_DIR: dataDir }, "watchdog password\n");
-    const key = (await runAdmin(["keys", "create", "--email", "watchdog@example.com", "--tier", "GOLD"], { DATA_DIR: dataDir })).stdout.trim();
+    await runAdmin(
+      ["users", "create", "--email", "watchdog@example.com"],
+      { DATA_DIR: dataDir },
+      "watchdog password\n",
+    );
+    const key =
+      (await runAdmin(["keys", "create", "--email", "watchdog@example.com", "--tier", "GOLD"], { DATA_DIR: dataDir }))
+        .stdout.trim();
     const controller = new AbortController();
     const response = await fetch(`${service.url}/api/v1/download?url=${encodeURIComponent(site.pages.stalledMedia)}`, {
       headers: { authorization: `Bearer ${key}` },
@@ -54,7 +69,9 @@ test("a tool that ignores SIGTERM is gone within 3 s of a service killed 0.3 s a
     await exited;
     controller.abort();
     // Within 3 s: the test ends as soon as the tools are gone, and fails if one outlives the bound.
-    for (const until = Date.now() + 3000; runningTools(site.host).length > 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
+    for (const until = Date.now() + 3000; runningTools(site.host).length > 0 && Date.now() < until;) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
     expect(runningTools(site.host)).toEqual([]);
   } finally {
     await service.stop();

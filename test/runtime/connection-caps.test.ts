@@ -3,7 +3,13 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
-import { bodyTooSlow, connectionCounter, connectionLimits, openFileLimit, type HeldConnection } from "../../src/runtime/connection-caps.ts";
+import {
+  bodyTooSlow,
+  connectionCounter,
+  connectionLimits,
+  type HeldConnection,
+  openFileLimit,
+} from "../../src/runtime/connection-caps.ts";
 
 const limitsText = (soft: string) =>
   `Limit                     Soft Limit           Hard Limit           Units     \nMax processes             63448                63448                processes \nMax open files            ${soft}                 524288               files     \n`;
@@ -29,13 +35,16 @@ describe("connectionLimits", () => {
     expect(connectionLimits(config, Infinity).maxConnections).toBe(4096);
     expect(connectionLimits(config, null).maxConnections).toBe(512);
     expect(connectionLimits(config, 1024)).toMatchObject({ headTimeoutMs: 15_000, maxPerClient: 64 });
-    expect(connectionLimits(parseConfig({ MAX_CONNECTIONS: "10", MAX_CONNECTIONS_PER_CLIENT: "64" }), 1024)).toMatchObject({ maxConnections: 10, maxPerClient: 10 });
+    expect(connectionLimits(parseConfig({ MAX_CONNECTIONS: "10", MAX_CONNECTIONS_PER_CLIENT: "64" }), 1024))
+      .toMatchObject({ maxConnections: 10, maxPerClient: 10 });
   });
 });
 
 describe("connectionCounter", () => {
   const lines: string[] = [];
-  const limits = connectionLimits(parseConfig({ MAX_CONNECTIONS: "5", MAX_CONNECTIONS_PER_CLIENT: "2", TRUST_PROXY: "10.0.0.1" }));
+  const limits = connectionLimits(
+    parseConfig({ MAX_CONNECTIONS: "5", MAX_CONNECTIONS_PER_CLIENT: "2", TRUST_PROXY: "10.0.0.1" }),
+  );
   const log = createLogger("warn", (line) => lines.push(line));
 
   it("caps each IPv4 address and IPv6 /64, frees a place when a connection closes, and exempts a trusted proxy from the per-client cap", () => {

@@ -1,19 +1,37 @@
 // The wire format of the relay's own upstream client: request heads, response heads, body framing
 // and chunked decoding, including pieces split at every possible byte.
 import { describe, expect, it } from "vitest";
-import { bodyFraming, ChunkedDecoder, parseResponseHead, requestHead, UpstreamProtocolError } from "../../src/runtime/node/http1.ts";
+import {
+  bodyFraming,
+  ChunkedDecoder,
+  parseResponseHead,
+  requestHead,
+  UpstreamProtocolError,
+} from "../../src/runtime/node/http1.ts";
 
 const bytes = (text: string) => Buffer.from(text, "latin1");
 
 describe("requestHead()", () => {
   it("asks for the path and query on the URL's host, one exchange per connection", () => {
-    const head = requestHead("GET", new URL("https://video.twimg.com:8443/a/b.mp4?tag=12#frag"), { range: "bytes=0-99", "user-agent": "media-api" });
-    expect(head).toBe("GET /a/b.mp4?tag=12 HTTP/1.1\r\nhost: video.twimg.com:8443\r\nrange: bytes=0-99\r\nuser-agent: media-api\r\nconnection: close\r\n\r\n");
+    const head = requestHead("GET", new URL("https://video.twimg.com:8443/a/b.mp4?tag=12#frag"), {
+      range: "bytes=0-99",
+      "user-agent": "media-api",
+    });
+    expect(head).toBe(
+      "GET /a/b.mp4?tag=12 HTTP/1.1\r\nhost: video.twimg.com:8443\r\nrange: bytes=0-99\r\nuser-agent: media-api\r\nconnection: close\r\n\r\n",
+    );
   });
 
   it("keeps its own framing headers and says a POST has no body", () => {
-    const head = requestHead("POST", new URL("http://[::1]/token"), { Host: "evil.example", Connection: "keep-alive", "Content-Length": "9", authorization: "Bearer x" });
-    expect(head).toBe("POST /token HTTP/1.1\r\nhost: [::1]\r\nauthorization: Bearer x\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+    const head = requestHead("POST", new URL("http://[::1]/token"), {
+      Host: "evil.example",
+      Connection: "keep-alive",
+      "Content-Length": "9",
+      authorization: "Bearer x",
+    });
+    expect(head).toBe(
+      "POST /token HTTP/1.1\r\nhost: [::1]\r\nauthorization: Bearer x\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+    );
   });
 
   it.each([
@@ -26,7 +44,8 @@ describe("requestHead()", () => {
 });
 
 describe("parseResponseHead()", () => {
-  const head = "HTTP/1.1 206 Partial Content\r\nContent-Type: video/mp4\r\ncontent-length:  10 \r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\n\r\n";
+  const head =
+    "HTTP/1.1 206 Partial Content\r\nContent-Type: video/mp4\r\ncontent-length:  10 \r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\n\r\n";
 
   it("reads the status and headers and says where the body starts", () => {
     const parsed = parseResponseHead(bytes(`${head}0123456789`))!;
@@ -67,13 +86,17 @@ describe("bodyFraming()", () => {
   it("reads the framing the head declares", () => {
     expect(framingOf("GET", "HTTP/1.1 200 OK\r\ncontent-length: 42\r\n")).toEqual({ kind: "length", length: 42 });
     expect(framingOf("GET", "HTTP/1.1 200 OK\r\ntransfer-encoding: gzip, chunked\r\n")).toEqual({ kind: "chunked" });
-    expect(framingOf("GET", "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked, gzip\r\n")).toEqual({ kind: "until-close" });
+    expect(framingOf("GET", "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked, gzip\r\n")).toEqual({
+      kind: "until-close",
+    });
     expect(framingOf("GET", "HTTP/1.1 200 OK\r\n")).toEqual({ kind: "until-close" });
   });
 
   it("has no body for HEAD, 1xx, 204 and 304, whatever the head says", () => {
     expect(framingOf("HEAD", "HTTP/1.1 200 OK\r\ncontent-length: 42\r\n")).toEqual({ kind: "none" });
-    for (const status of [100, 204, 304]) expect(framingOf("GET", `HTTP/1.1 ${status} X\r\ncontent-length: 42\r\n`)).toEqual({ kind: "none" });
+    for (const status of [100, 204, 304]) {
+      expect(framingOf("GET", `HTTP/1.1 ${status} X\r\ncontent-length: 42\r\n`)).toEqual({ kind: "none" });
+    }
   });
 
   it.each([
@@ -99,7 +122,9 @@ describe("ChunkedDecoder", () => {
   };
 
   it("decodes a body however it is split, and stops after the trailers", () => {
-    for (const size of [1, 2, 3, 7, 16, body.length]) expect(decodeInPieces(body, size)).toEqual({ data: expected, done: true });
+    for (const size of [1, 2, 3, 7, 16, body.length]) {
+      expect(decodeInPieces(body, size)).toEqual({ data: expected, done: true });
+    }
   });
 
   it("is not done before the last chunk's trailers end", () => {

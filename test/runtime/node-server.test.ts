@@ -42,7 +42,10 @@ describe("serveNode", () => {
       expect((await response.json()).code).toBe("internal_error");
     }
     // Logged by the error sink, with the stack when there is one.
-    expect(lines.filter((line) => line.level === "error").map((line) => String(line.error).split("\n")[0])).toEqual(["Error: boom", "disk full"]);
+    expect(lines.filter((line) => line.level === "error").map((line) => String(line.error).split("\n")[0])).toEqual([
+      "Error: boom",
+      "disk full",
+    ]);
     expect((await rawRequest(url, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).status).toBe(500);
   });
 });

@@ -21,7 +21,10 @@ interface ScriptedServer {
 }
 
 /** A server that reads each request head and answers with `answer`'s bytes, then leaves the socket to it. */
-async function scriptedServer(answer: (socket: net.Socket) => void, secure?: { key: Buffer; cert: Buffer }): Promise<ScriptedServer> {
+async function scriptedServer(
+  answer: (socket: net.Socket) => void,
+  secure?: { key: Buffer; cert: Buffer },
+): Promise<ScriptedServer> {
   const heads: string[] = [];
   let lastClosed = Promise.resolve();
   const onConnection = (socket: net.Socket) => {
@@ -69,12 +72,16 @@ describe("the node upstream client", () => {
   afterAll(() => Promise.all(servers.map((server) => server.close())));
 
   it("sends one request that asks the server to close, and stops the body at its length", async () => {
-    const { server, url } = await serve((socket) => socket.end("HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello, and bytes past the length"));
+    const { server, url } = await serve((socket) =>
+      socket.end("HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello, and bytes past the length")
+    );
     const response = await nodeUpstream(request(`${url}/media/a.mp4?x=1`, { headers: { range: "bytes=0-4" } }));
     expect(response.status).toBe(200);
     expect(await text(response.body)).toBe("hello");
     await response.ended;
-    expect(server.heads).toEqual([`GET /media/a.mp4?x=1 HTTP/1.1\r\nhost: 127.0.0.1:${server.port}\r\nrange: bytes=0-4\r\nconnection: close\r\n\r\n`]);
+    expect(server.heads).toEqual([
+      `GET /media/a.mp4?x=1 HTTP/1.1\r\nhost: 127.0.0.1:${server.port}\r\nrange: bytes=0-4\r\nconnection: close\r\n\r\n`,
+    ]);
   });
 
   it("errors the body when the connection ends cleanly before the declared length", async () => {
@@ -109,7 +116,9 @@ describe("the node upstream client", () => {
   });
 
   it("skips an informational head and has no body for HEAD", async () => {
-    const { url } = await serve((socket) => socket.end("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello"));
+    const { url } = await serve((socket) =>
+      socket.end("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello")
+    );
     expect(await text((await nodeUpstream(request(`${url}/a`))).body)).toBe("hello");
     const head = await nodeUpstream(request(`${url}/a`, { method: "HEAD" }));
     expect(head).toMatchObject({ status: 200, body: null });
@@ -118,8 +127,18 @@ describe("the node upstream client", () => {
 
   it.each([
     ["a malformed head", "HTTP/1.1 200 OK\r\nno colon\r\n\r\n", false, /malformed header line/],
-    ["two framings at once", "HTTP/1.1 200 OK\r\ncontent-length: 5\r\ntransfer-encoding: chunked\r\n\r\nhello", false, /both Transfer-Encoding and Content-Length/],
-    ["a connection closed before the head", "HTTP/1.1 200 OK\r\n", true, /closed the connection before its response head/],
+    [
+      "two framings at once",
+      "HTTP/1.1 200 OK\r\ncontent-length: 5\r\ntransfer-encoding: chunked\r\n\r\nhello",
+      false,
+      /both Transfer-Encoding and Content-Length/,
+    ],
+    [
+      "a connection closed before the head",
+      "HTTP/1.1 200 OK\r\n",
+      true,
+      /closed the connection before its response head/,
+    ],
   ])("rejects %s and closes the connection", async (_what, answer, hangUp, message) => {
     const { server, url } = await serve((socket) => (hangUp ? socket.end(answer) : socket.write(answer)));
     await expect(nodeUpstream(request(`${url}/a`))).rejects.toThrow(message);
@@ -144,9 +163,28 @@ describe("the node upstream client", () => {
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), "upstream-tls-"));
       const [key, cert] = [join(dir, "key.pem"), join(dir, "cert.pem")];
-      execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=media.test", "-addext", "subjectAltName=DNS:media.test", "-days", "1", "-keyout", key, "-out", cert], { stdio: "ignore" });
+      execFileSync("openssl", [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=media.test",
+        "-addext",
+        "subjectAltName=DNS:media.test",
+        "-days",
+        "1",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+      ], { stdio: "ignore" });
       ca = readFileSync(cert);
-      server = await scriptedServer((socket) => socket.end("HTTP/1.1 200 OK\r\ncontent-length: 6\r\n\r\nsecret"), { key: readFileSync(key), cert: ca });
+      server = await scriptedServer((socket) => socket.end("HTTP/1.1 200 OK\r\ncontent-length: 6\r\n\r\nsecret"), {
+        key: readFileSync(key),
+        cert: ca,
+      });
     }, 30_000);
     afterAll(async () => {
       await server?.close();
@@ -161,8 +199,11 @@ describe("the node upstream client", () => {
     });
 
     it("refuses a certificate for another name, and one it cannot trust", async () => {
-      await expect(createNodeUpstream(null, { ca })(request(`https://other.test:${server.port}/a`, { address: "127.0.0.1" }))).rejects.toThrow(/other\.test/);
-      await expect(nodeUpstream(request(`https://media.test:${server.port}/a`, { address: "127.0.0.1" }))).rejects.toThrow(/self[- ]signed/);
+      await expect(
+        createNodeUpstream(null, { ca })(request(`https://other.test:${server.port}/a`, { address: "127.0.0.1" })),
+      ).rejects.toThrow(/other\.test/);
+      await expect(nodeUpstream(request(`https://media.test:${server.port}/a`, { address: "127.0.0.1" }))).rejects
+        .toThrow(/self[- ]signed/);
     });
   });
 });

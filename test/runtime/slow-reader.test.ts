@@ -35,10 +35,15 @@ async function serveEndless(kind: BodyKind): Promise<{ port: number; source: { c
   const served: Served = {
     async answer(_request, arrival) {
       const headers = { "content-type": "video/mp4" };
-      const response =
-        kind === "web"
-          ? new Response(new ReadableStream({ pull: (controller) => controller.enqueue(CHUNK), cancel: () => void (source.cancelled = true) }), { headers })
-          : nativeEndless(headers, source);
+      const response = kind === "web"
+        ? new Response(
+          new ReadableStream({
+            pull: (controller) => controller.enqueue(CHUNK),
+            cancel: () => void (source.cancelled = true),
+          }),
+          { headers },
+        )
+        : nativeEndless(headers, source);
       const watched = cutWhenClientStalls(response, TIMEOUT_MS, arrival.clientProgress);
       return { response: watched, nativeBody: nativeBodyReply(watched), done: () => {} };
     },
@@ -50,7 +55,11 @@ async function serveEndless(kind: BodyKind): Promise<{ port: number; source: { c
 
 /** A relay's shape: a Node Readable the adapter pipes, with its Web stream beside it. */
 function nativeEndless(headers: Record<string, string>, source: { cancelled: boolean }): Response {
-  const readable = new Readable({ read() { this.push(CHUNK); } });
+  const readable = new Readable({
+    read() {
+      this.push(CHUNK);
+    },
+  });
   readable.once("close", () => void (source.cancelled = true));
   return withNativeBody(new Response(Readable.toWeb(readable) as ReadableStream<Uint8Array>, { headers }), readable);
 }
@@ -70,21 +79,29 @@ function slowReader(port: number, rate: number) {
   const reader = spawn("python3", [SLOW_READER, String(port), String(rate)]);
   const seen = { read: 0, cut: false, exited: false };
   reader.stdout.setEncoding("utf8").on("data", (text: string) => {
-    for (const line of text.split("\n").filter(Boolean)) line === "cut" ? (seen.cut = true) : (seen.read = Number(line));
+    for (const line of text.split("\n").filter(Boolean)) {
+      line === "cut" ? (seen.cut = true) : (seen.read = Number(line));
+    }
   });
   reader.once("close", () => (seen.exited = true));
   return { seen, stop: () => reader.kill() };
 }
 
 describe.each<BodyKind>(["web", "native"])("the client-stall cut on Node, %s body", (kind) => {
-  it("lets a client that reads 10 KB/s go on for over three timeouts while the server's buffers hold megabytes", { timeout: 60_000 }, async () => {
+  it("lets a client that reads 10 KB/s go on for over three timeouts while the server's buffers hold megabytes", {
+    timeout: 60_000,
+  }, async () => {
     const { port, source } = await serveEndless(kind);
     const rate = 10_000;
     const reader = slowReader(port, rate);
     try {
       // What it reads in three timeouts; a cut stops its source at once, while the client still
       // reads what the kernel had sent before it sees the end.
-      await until("the slow client to read three timeouts' worth", () => reader.seen.read >= (rate * 3 * TIMEOUT_MS) / 1000 || reader.seen.exited, 50_000);
+      await until(
+        "the slow client to read three timeouts' worth",
+        () => reader.seen.read >= (rate * 3 * TIMEOUT_MS) / 1000 || reader.seen.exited,
+        50_000,
+      );
       expect(source.cancelled).toBe(false);
       expect(reader.seen).toMatchObject({ cut: false, exited: false });
     } finally {
@@ -92,14 +109,18 @@ describe.each<BodyKind>(["web", "native"])("the client-stall cut on Node, %s bod
     }
   });
 
-  it("cuts a client that reads nothing once the timeout has passed, and stops its source", { timeout: 60_000 }, async () => {
-    const { port, source } = await serveEndless(kind);
-    const started = performance.now();
-    const { socket, ended } = rawGet(port);
-    await until("the stalled client's source to be stopped", () => source.cancelled, 50_000);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(TIMEOUT_MS);
-    // The client sees the end of the connection once it reads what its buffers hold.
-    socket.resume();
-    await ended;
-  });
+  it(
+    "cuts a client that reads nothing once the timeout has passed, and stops its source",
+    { timeout: 60_000 },
+    async () => {
+      const { port, source } = await serveEndless(kind);
+      const started = performance.now();
+      const { socket, ended } = rawGet(port);
+      await until("the stalled client's source to be stopped", () => source.cancelled, 50_000);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(TIMEOUT_MS);
+      // The client sees the end of the connection once it reads what its buffers hold.
+      socket.resume();
+      await ended;
+    },
+  );
 });

@@ -7,7 +7,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../helpers/service.ts";
+import { type RunningService, startService } from "../helpers/service.ts";
 
 const mountPoint = mkdtempSync(path.join(tmpdir(), "full-disk-"));
 /** A 64 MiB tmpfs: the store's template takes about 40. */
@@ -58,8 +58,17 @@ describe.runIf(mounted)("the built service with its embedded store on a disk tha
     const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1]!;
     const signUp = await fetch(`${service.url}/sign-up`, {
       method: "POST",
-      headers: { cookie: page.headers.getSetCookie()[0]!.split(";")[0]!, "sec-fetch-site": "same-origin", "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ csrf, email: "full@example.com", password: "a long enough password", repeat: "a long enough password" }),
+      headers: {
+        cookie: page.headers.getSetCookie()[0]!.split(";")[0]!,
+        "sec-fetch-site": "same-origin",
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({
+        csrf,
+        email: "full@example.com",
+        password: "a long enough password",
+        repeat: "a long enough password",
+      }),
       redirect: "manual",
     });
     expect(signUp.status).toBe(503);
@@ -73,7 +82,10 @@ describe.runIf(mounted)("the built service with its embedded store on a disk tha
   it("is not ready, and /readyz names DATA_DIR", async () => {
     const ready = await fetch(`${service.url}/readyz`);
     expect(ready.status).toBe(503);
-    expect((await ready.json()).checks.store).toMatchObject({ ok: false, error: expect.stringContaining(`no space left in DATA_DIR (${DATA_DIR})`) });
+    expect((await ready.json()).checks.store).toMatchObject({
+      ok: false,
+      error: expect.stringContaining(`no space left in DATA_DIR (${DATA_DIR})`),
+    });
   });
 
   it("names the full disk at start-up: as the reason it cannot start, or as an error when it can", async () => {
@@ -82,8 +94,13 @@ describe.runIf(mounted)("the built service with its embedded store on a disk tha
     service.child.kill("SIGKILL");
     await service.stop();
     service = await startService({ DATA_DIR });
-    const notReady = service.output.map((line) => JSON.parse(line)).find((entry) => entry.msg === "the store is not ready");
-    expect(notReady).toMatchObject({ level: "error", reason: expect.stringContaining(`no space left in DATA_DIR (${DATA_DIR})`) });
+    const notReady = service.output.map((line) => JSON.parse(line)).find((entry) =>
+      entry.msg === "the store is not ready"
+    );
+    expect(notReady).toMatchObject({
+      level: "error",
+      reason: expect.stringContaining(`no space left in DATA_DIR (${DATA_DIR})`),
+    });
     // With no lock left to overwrite, a new one cannot be written: "ENOSPC ... write" alone before.
     await service.stop();
     rmSync(path.join(DATA_DIR, "store.lock"), { force: true });

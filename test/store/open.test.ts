@@ -8,7 +8,8 @@ import { openStore } from "../../src/store/open.ts";
 
 const template = path.resolve("dist/pglite-template");
 // initdb writes a random system identifier into pg_control's first 8 bytes: a copy keeps it.
-const systemId = (folder: string) => readFileSync(path.join(folder, "global/pg_control")).subarray(0, 8).toString("hex");
+const systemId = (folder: string) =>
+  readFileSync(path.join(folder, "global/pg_control")).subarray(0, 8).toString("hex");
 
 describe("openStore() on the embedded store", () => {
   const made: string[] = [];
@@ -21,11 +22,14 @@ describe("openStore() on the embedded store", () => {
     for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  test("an empty DATA_DIR starts as a copy of the template, migrated, and keeps its rows on reopening", { timeout: 120_000 }, async () => {
+  test("an empty DATA_DIR starts as a copy of the template, migrated, and keeps its rows on reopening", {
+    timeout: 120_000,
+  }, async () => {
     const DATA_DIR = dataDir();
     const db = await openStore({ DATA_DIR }, { template });
     expect(systemId(path.join(DATA_DIR, "pglite"))).toBe(systemId(template));
-    expect((await db.query<{ n: number }>("SELECT count(*)::int AS n FROM schema_migrations"))[0]!.n).toBeGreaterThanOrEqual(3);
+    expect((await db.query<{ n: number }>("SELECT count(*)::int AS n FROM schema_migrations"))[0]!.n)
+      .toBeGreaterThanOrEqual(3);
     await db.exec("CREATE TABLE kept (x int); INSERT INTO kept VALUES (7)");
     await db.close();
 

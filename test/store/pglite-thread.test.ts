@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createAccount } from "../../src/store/accounts.ts";
 import { admitRequest, createApiKey } from "../../src/store/api-keys.ts";
-import { StoreUnavailableError, type Db } from "../../src/store/db.ts";
+import { type Db, StoreUnavailableError } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrate.ts";
 import { openPgliteThread } from "../../src/store/pglite-thread.ts";
 import { sha256Hex } from "../../src/util/bytes.ts";
@@ -92,7 +92,13 @@ describe("PGlite on a thread of its own", () => {
   test("admits requests exactly up to a key's burst limit when they come at once", async () => {
     const now = new Date();
     const account = (await createAccount(db, "thread@example.com", "hash"))!;
-    const { plain } = await createApiKey(db, { accountId: account.id, name: "k", tier: "FREE", expiresInDays: null, now });
+    const { plain } = await createApiKey(db, {
+      accountId: account.id,
+      name: "k",
+      tier: "FREE",
+      expiresInDays: null,
+      now,
+    });
     const hash = await sha256Hex(plain);
     const admissions = await Promise.all(Array.from({ length: 20 }, () => admitRequest(db, hash, now)));
     // FREE: a burst of 10 (migration 001).
@@ -112,7 +118,10 @@ describe("PGlite on a thread of its own", () => {
   test("a thread that dies fails the call it was on and every later one as a store that is unavailable", async () => {
     // Says it is open, then ends at the first call, as a crashed store would.
     const dying = path.join(dir, "dying-worker.mjs");
-    writeFileSync(dying, 'import { parentPort } from "node:worker_threads";\nparentPort.postMessage({ id: 0 });\nparentPort.on("message", () => process.exit(3));\n');
+    writeFileSync(
+      dying,
+      'import { parentPort } from "node:worker_threads";\nparentPort.postMessage({ id: 0 });\nparentPort.on("message", () => process.exit(3));\n',
+    );
     const lost = await openPgliteThread(path.join(dir, "unused"), dying);
     const first = await lost.query("SELECT 1").catch((error: unknown) => error);
     expect(first).toBeInstanceOf(StoreUnavailableError);

@@ -63,67 +63,93 @@ describe("the private copies folder", () => {
 });
 
 describe("the service", () => {
-  it("leaves no cookie copy in TMPDIR, and its next start removes the copies a kill -9 left", { timeout: 120_000 }, async () => {
-    // A page host that takes the request and never answers: the extraction stays in flight.
-    const held: Socket[] = [];
-    const silent = createServer((socket) => void held.push(socket));
-    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-    cleanups.push(() => {
-      for (const socket of held) socket.destroy();
-      silent.close();
-    });
-    const host = `127.0.0.1:${(silent.address() as AddressInfo).port}`;
-    const dataDir = folder("private-copies-service-");
-    const temp = folder("private-copies-tmp-");
-    const cookies = cookieFileBeside(dataDir, "# Netscape HTTP Cookie File\n127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\toperators-secret\n");
-    const env = { DATA_DIR: dataDir, TMPDIR: temp, COOKIES_FILE: cookies, EXTRA_PAGE_HOSTS: host, EXTRACT_TIMEOUT_S: "120" };
+  it(
+    "leaves no cookie copy in TMPDIR, and its next start removes the copies a kill -9 left",
+    { timeout: 120_000 },
+    async () => {
+      // A page host that takes the request and never answers: the extraction stays in flight.
+      const held: Socket[] = [];
+      const silent = createServer((socket) => void held.push(socket));
+      await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+      cleanups.push(() => {
+        for (const socket of held) socket.destroy();
+        silent.close();
+      });
+      const host = `127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      const dataDir = folder("private-copies-service-");
+      const temp = folder("private-copies-tmp-");
+      const cookies = cookieFileBeside(
+        dataDir,
+        "# Netscape HTTP Cookie File\n127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\toperators-secret\n",
+      );
+      const env = {
+        DATA_DIR: dataDir,
+        TMPDIR: temp,
+        COOKIES_FILE: cookies,
+        EXTRA_PAGE_HOSTS: host,
+        EXTRACT_TIMEOUT_S: "120",
+      };
 
-    const first = await startService(env);
-    cleanups.push(() => first.stop());
-    expect((await runAdmin(["users", "create", "--email", "op@example.com"], env, "a long enough password\n")).code).toBe(0);
-    const key = (await runAdmin(["keys", "create", "--email", "op@example.com", "--tier", "GOLD"], env)).stdout.trim();
-    // The answer, should one come before the copy shows (it must not: the page never answers).
-    let answered: string | null = null;
-    void fetch(`${first.url}/api/v1/post?url=${encodeURIComponent(`http://${host}/post`)}`, { headers: { authorization: `Bearer ${key}` } }).then(
-      async (response) => (answered = `${response.status} ${await response.text()}`),
-      () => {},
-    );
-    const root = join(dataDir, PRIVATE_COPIES);
-    await expect.poll(() => copiesIn(root).length > 0 || answered !== null, { timeout: 60_000 }).toBe(true);
-    expect({ copies: copiesIn(root).length, answered }).toEqual({ copies: 1, answered: null });
-    expect(copiesIn(temp)).toEqual([]);
+      const first = await startService(env);
+      cleanups.push(() => first.stop());
+      expect((await runAdmin(["users", "create", "--email", "op@example.com"], env, "a long enough password\n")).code)
+        .toBe(0);
+      const key = (await runAdmin(["keys", "create", "--email", "op@example.com", "--tier", "GOLD"], env)).stdout
+        .trim();
+      // The answer, should one come before the copy shows (it must not: the page never answers).
+      let answered: string | null = null;
+      void fetch(`${first.url}/api/v1/post?url=${encodeURIComponent(`http://${host}/post`)}`, {
+        headers: { authorization: `Bearer ${key}` },
+      }).then(
+        async (response) => (answered = `${response.status} ${await response.text()}`),
+        () => {},
+      );
+      const root = join(dataDir, PRIVATE_COPIES);
+      await expect.poll(() => copiesIn(root).length > 0 || answered !== null, { timeout: 60_000 }).toBe(true);
+      expect({ copies: copiesIn(root).length, answered }).toEqual({ copies: 1, answered: null });
+      expect(copiesIn(temp)).toEqual([]);
 
-    first.child.kill("SIGKILL");
-    await once(first.child, "exit");
-    expect(copiesIn(root)).toHaveLength(1);
+      first.child.kill("SIGKILL");
+      await once(first.child, "exit");
+      expect(copiesIn(root)).toHaveLength(1);
 
-    const second = await startService(env);
-    cleanups.push(() => second.stop());
-    expect(copiesIn(root)).toEqual([]);
-    await second.stop();
-    expect(readdirSync(root)).toEqual([]);
-  });
+      const second = await startService(env);
+      cleanups.push(() => second.stop());
+      expect(copiesIn(root)).toEqual([]);
+      await second.stop();
+      expect(readdirSync(root)).toEqual([]);
+    },
+  );
 
-  it("stops cleanly on a SIGTERM that comes while it starts, removing its own copies folder", { timeout: 120_000 }, async () => {
-    const dataDir = folder("private-copies-early-");
-    const cookies = cookieFileBeside(dataDir, "# Netscape HTTP Cookie File\n");
-    // Not startService: it waits for "listening", and this stop must come before.
-    const [executable, ...args] = nodeCommand;
-    const child = spawn(executable!, args, {
-      env: { ...baseEnv(), PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, COOKIES_FILE: cookies },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let said = "";
-    for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk: Buffer) => (said += chunk.toString()));
-    const exited = once(child, "exit");
-    cleanups.push(() => child.kill("SIGKILL"));
-    // Its folder is made first thing, before the store opens: the start is under way.
-    const root = join(dataDir, PRIVATE_COPIES);
-    await expect.poll(() => existsSync(root) && readdirSync(root).length > 0, { timeout: 60_000 }).toBe(true);
-    child.kill("SIGTERM");
-    const [code, signal] = await exited;
-    expect({ code, signal }).toEqual({ code: 0, signal: null });
-    expect(said).toContain('"msg":"stopped"');
-    expect(readdirSync(root)).toEqual([]);
-  });
+  it(
+    "stops cleanly on a SIGTERM that comes while it starts, removing its own copies folder",
+    { timeout: 120_000 },
+    async () => {
+      const dataDir = folder("private-copies-early-");
+      const cookies = cookieFileBeside(dataDir, "# Netscape HTTP Cookie File\n");
+      // Not startService: it waits for "listening", and this stop must come before.
+      const [executable, ...args] = nodeCommand;
+      const child = spawn(executable!, args, {
+        env: { ...baseEnv(), PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, COOKIES_FILE: cookies },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let said = "";
+      for (const stream of [child.stdout, child.stderr]) {
+        stream.on(
+          "data",
+          (chunk: Buffer) => (said += chunk.toString()),
+        );
+      }
+      const exited = once(child, "exit");
+      cleanups.push(() => child.kill("SIGKILL"));
+      // Its folder is made first thing, before the store opens: the start is under way.
+      const root = join(dataDir, PRIVATE_COPIES);
+      await expect.poll(() => existsSync(root) && readdirSync(root).length > 0, { timeout: 60_000 }).toBe(true);
+      child.kill("SIGTERM");
+      const [code, signal] = await exited;
+      expect({ code, signal }).toEqual({ code: 0, signal: null });
+      expect(said).toContain('"msg":"stopped"');
+      expect(readdirSync(root)).toEqual([]);
+    },
+  );
 });

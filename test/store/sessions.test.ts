@@ -23,7 +23,11 @@ describe.each(storeKinds)("sessions on %s", (kind) => {
     expect(token).toMatch(/^[\w-]{43}$/);
     expect(expiresAt).toEqual(later(SESSION_TTL_MS));
     expect((await createSession(store.db, accountId, now)).token).not.toBe(token);
-    expect(await findSession(store.db, token, later(SESSION_TTL_MS - 1))).toEqual({ accountId, email: "owner@example.com", expiresAt });
+    expect(await findSession(store.db, token, later(SESSION_TTL_MS - 1))).toEqual({
+      accountId,
+      email: "owner@example.com",
+      expiresAt,
+    });
     expect(await findSession(store.db, token, later(SESSION_TTL_MS))).toBeNull();
     // One character changed (to another one, whatever the token ends with) finds nothing.
     const tampered = token.slice(0, -1) + (token.endsWith("A") ? "B" : "A");
@@ -42,7 +46,10 @@ describe.each(storeKinds)("sessions on %s", (kind) => {
     await deleteSession(store.db, token);
     expect(await findSession(store.db, token, now)).toBeNull();
     await createSession(store.db, accountId, later(SESSION_TTL_MS));
-    const [row] = await store.db.query<{ count: number }>("SELECT count(*)::integer AS count FROM sessions WHERE expires_at <= $1", [later(SESSION_TTL_MS)]);
+    const [row] = await store.db.query<{ count: number }>(
+      "SELECT count(*)::integer AS count FROM sessions WHERE expires_at <= $1",
+      [later(SESSION_TTL_MS)],
+    );
     expect(row!.count).toBe(0);
   });
 });

@@ -14,7 +14,9 @@ describe.each(storeKinds)("sign-ups on %s", (kind) => {
   afterAll(() => store.close());
 
   it("allows a client the limit in the window, then says when the oldest leaves it", async () => {
-    for (const minute of [0, 10, 20]) expect(await takeSignUp(store.db, "192.0.2.1", at(minute), limit)).toEqual({ allowed: true });
+    for (const minute of [0, 10, 20]) {
+      expect(await takeSignUp(store.db, "192.0.2.1", at(minute), limit)).toEqual({ allowed: true });
+    }
     expect(await takeSignUp(store.db, "192.0.2.1", at(30), limit)).toEqual({ allowed: false, retryAt: at(60) });
     expect(await takeSignUp(store.db, "192.0.2.2", at(30), limit)).toEqual({ allowed: true });
     // Refused sign-ups are not counted: the first one's leaving frees one place.
@@ -32,7 +34,9 @@ describe("sign-ups from two instances on one PostgreSQL", () => {
 
   it("concurrent sign-ups never pass the limit", async () => {
     const pools = [store.connectAgain(), store.connectAgain()];
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => takeSignUp(pools[i % 2]!, "192.0.2.99", at(0), limit)));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => takeSignUp(pools[i % 2]!, "192.0.2.99", at(0), limit)),
+    );
     expect(results.filter((result) => result.allowed)).toHaveLength(limit.perClient);
   });
 });

@@ -1,6 +1,6 @@
 // A database server that cannot be reached: every call is a fast 503 store_unavailable with
 // Retry-After, and the service recovers by itself when the server is back.
-import { createServer, connect, type Server, type Socket } from "node:net";
+import { connect, createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres } from "../../src/store/db.ts";
 import { buildTestApp, makeKey } from "../helpers/app.ts";
@@ -33,7 +33,7 @@ async function startSwitch(target: URL): Promise<{ port: number; down(value: boo
     port: (server.address() as { port: number }).port,
     down(value) {
       isDown = value;
-      if (value) for (const socket of sockets) socket.destroy();
+      if (value) { for (const socket of sockets) socket.destroy(); }
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
@@ -58,7 +58,9 @@ describe("an unreachable database server", () => {
     const db = openPostgres(`postgres://postgres@127.0.0.1:${await closedPort()}/test`);
     const { get } = buildTestApp(db);
     const started = Date.now();
-    const responses = await Promise.all(Array.from({ length: 20 }, () => get("/api/v1/usage", `xva_${"a".repeat(43)}`)));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => get("/api/v1/usage", `xva_${"a".repeat(43)}`)),
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
     for (const response of responses) {
       expect(response.status).toBe(503);
@@ -89,7 +91,7 @@ describe("an unreachable database server", () => {
       expect(Date.now() - started).toBeLessThan(5_000);
       lever.down(false);
       let status = 0;
-      for (const until = Date.now() + 10_000; Date.now() < until && status !== 200; ) {
+      for (const until = Date.now() + 10_000; Date.now() < until && status !== 200;) {
         status = (await get("/api/v1/usage", key.plain)).status;
         if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
       }

@@ -3,6 +3,8 @@ import { escapeHtml } from "../../src/util/html-escape.ts";
 
 describe("escapeHtml", () => {
   it("escapes the five characters that matter in text and attributes", () => {
-    expect(escapeHtml(`<a href="x" title='y'>&amp;</a>`)).toBe("&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;");
+    expect(escapeHtml(`<a href="x" title='y'>&amp;</a>`)).toBe(
+      "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;",
+    );
   });
 });

@@ -5,11 +5,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clipDurationSec, startMediaSite, type MediaSite } from "../fakes/media-site.ts";
+import { clipDurationSec, type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { probeMedia } from "../helpers/media.ts";
-import { runAdmin, startService, type RunningService } from "../helpers/service.ts";
+import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
 
 const CHROMIUM_ARGS = [
   "--headless",
@@ -129,7 +129,9 @@ describe("the owner's page in Chromium", { timeout: 300_000 }, () => {
     // The operator sees the same key, and a change made there shows on the page.
     const listed = await runAdmin(["keys", "list", "--email", email], env);
     const id = listed.stdout.trim().split("\n")[1]!.split("\t")[0]!;
-    expect(listed.stdout).toContain(`${key.slice(0, 10)}...\tFREE\tusable\t1/100\towner@example.com\tlaptop <script>\t`);
+    expect(listed.stdout).toContain(
+      `${key.slice(0, 10)}...\tFREE\tusable\t1/100\towner@example.com\tlaptop <script>\t`,
+    );
     expect((await runAdmin(["keys", "tier", id, "PRO"], env)).code).toBe(0);
     await page.reload();
     expect(await row.getByRole("cell").nth(2).textContent()).toBe("PRO");
@@ -148,7 +150,9 @@ describe("the owner's page in Chromium", { timeout: 300_000 }, () => {
     expect(await usage(service.url, key)).toBe(200);
 
     await row.getByRole("link", { name: /Delete/ }).click();
-    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), poll).toBe("Delete the key “laptop <script>”?");
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), poll).toBe(
+      "Delete the key “laptop <script>”?",
+    );
     await page.screenshot({ path: "test-results/delete-key.png" });
     await page.getByRole("button", { name: "Delete key" }).click();
     await expect.poll(() => page.getByRole("status").textContent(), poll).toBe("The key is deleted.");
@@ -184,7 +188,9 @@ describe("the owner's page in Chromium", { timeout: 300_000 }, () => {
     await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), poll).toBe("Your new API key");
     // The page that showed the key shows it no more when reloaded, and makes no second key.
     await page.reload();
-    await expect.poll(() => page.getByRole("status").first().textContent(), poll).toContain("A new key is shown only once");
+    await expect.poll(() => page.getByRole("status").first().textContent(), poll).toContain(
+      "A new key is shown only once",
+    );
     expect(await page.getByRole("row", { name: /phone/ }).count()).toBe(1);
 
     await page.getByRole("link", { name: "Paste a link", exact: true }).click();
@@ -196,7 +202,9 @@ describe("the owner's page in Chromium", { timeout: 300_000 }, () => {
     expect(await page.getByRole("alert").count(), (await page.textContent("main")) ?? "").toBe(0);
     expect(await page.getByRole("heading", { level: 2 }).textContent()).toContain("Progressive test clip");
     const poster = page.getByRole("img", { name: "Poster of video 1" });
-    await expect.poll(() => poster.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), { timeout: 30_000 }).toBeGreaterThan(0);
+    await expect.poll(() => poster.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), {
+      timeout: 30_000,
+    }).toBeGreaterThan(0);
     await page.screenshot({ path: "test-results/paste-narrow.png", fullPage: true });
 
     const button = page.getByRole("link", { name: /^Download video 1/ }).first();

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/http/problem.ts";
 import { checkCsrf, csrfToken, isCrossOrigin } from "../../src/web/csrf.ts";
 
-const post = (headers: Record<string, string> = {}) => new Request("http://keys.example:8080/profile/api-keys", { method: "POST", headers });
+const post = (headers: Record<string, string> = {}) =>
+  new Request("http://keys.example:8080/profile/api-keys", { method: "POST", headers });
 
 async function refusal(request: Request, form: URLSearchParams, secret: string | null): Promise<string | undefined> {
   try {

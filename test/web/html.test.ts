@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { documentOf, html, Html } from "../../src/web/html.ts";
+import { documentOf, Html, html } from "../../src/web/html.ts";
 
 describe("html", () => {
   it("html`` escapes values, keeps Html as it is, joins arrays and drops empty values", () => {
@@ -12,7 +12,8 @@ describe("html", () => {
   });
 
   it("documentOf() escapes the title and the owner's email and loads only our own assets", () => {
-    const page = documentOf({ title: "<T>", account: { email: "<e>@example.com", csrf: "tok" } }, html`<p>body</p>`).text;
+    const page =
+      documentOf({ title: "<T>", account: { email: "<e>@example.com", csrf: "tok" } }, html`<p>body</p>`).text;
     expect(page).toContain("<title>&lt;T&gt; · media-api</title>");
     expect(page).toContain("&lt;e&gt;@example.com");
     expect(page).toContain('<input type="hidden" name="csrf" value="tok">');

@@ -41,7 +41,11 @@ class Visitor {
     return /name="csrf" value="([^"]+)"/.exec(page)![1]!;
   }
 
-  post(path: string, fields: Record<string, string>, headers: Record<string, string> = { "sec-fetch-site": "same-origin" }) {
+  post(
+    path: string,
+    fields: Record<string, string>,
+    headers: Record<string, string> = { "sec-fetch-site": "same-origin" },
+  ) {
     return this.send(path, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
@@ -60,7 +64,11 @@ class Visitor {
 
   /** Posts the form and, as a browser does, follows its redirect to the page that shows the key. */
   async createKey(name: string, expires = "never"): Promise<Response> {
-    const posted = await this.post("/profile/api-keys", { csrf: await this.csrfOf("/profile/api-keys"), name, expires });
+    const posted = await this.post("/profile/api-keys", {
+      csrf: await this.csrfOf("/profile/api-keys"),
+      name,
+      expires,
+    });
     return posted.status === 303 ? this.send(posted.headers.get("location")!) : posted;
   }
 }
@@ -69,8 +77,7 @@ describe("the owner's site", () => {
   let store: TestStore;
   let clock: TestClock;
   let app: App;
-  const appWith = (signup: "open" | "closed") =>
-    buildTestApp(store.db, { clock, env: { SIGNUP: signup } }).app;
+  const appWith = (signup: "open" | "closed") => buildTestApp(store.db, { clock, env: { SIGNUP: signup } }).app;
 
   beforeAll(async () => {
     store = await openTestStore("pglite");
@@ -83,23 +90,34 @@ describe("the owner's site", () => {
     const response = await new Visitor(app).send("/sign-in");
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
-    expect(response.headers.get("content-security-policy")).toContain("default-src 'none'; script-src 'self'; style-src 'self'");
+    expect(response.headers.get("content-security-policy")).toContain(
+      "default-src 'none'; script-src 'self'; style-src 'self'",
+    );
     expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
     expect(response.headers.get("content-security-policy")).toContain("form-action 'self'");
     expect(response.headers.get("x-content-type-options")).toBe("nosniff");
     expect(response.headers.get("cache-control")).toBe("no-store");
-    expect(response.headers.getSetCookie()).toEqual([expect.stringMatching(/^pre=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax$/)]);
+    expect(response.headers.getSetCookie()).toEqual([
+      expect.stringMatching(/^pre=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax$/),
+    ]);
     const css = await new Visitor(app).send("/assets/site.css");
     expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8");
     expect(await css.text()).toContain("prefers-color-scheme");
-    expect((await new Visitor(app).send("/assets/copy.js")).headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect((await new Visitor(app).send("/assets/copy.js")).headers.get("content-type")).toBe(
+      "text/javascript; charset=utf-8",
+    );
     expect((await new Visitor(app).send("/")).headers.get("location")).toBe("/profile/api-keys");
   });
 
   it("signs up into a session whose cookie is HttpOnly, SameSite=Lax, and Secure behind https", async () => {
     const visitor = new Visitor(app);
     const csrf = await visitor.csrfOf("/sign-up");
-    const response = await visitor.post("/sign-up", { csrf, email: "New@Example.com", password: PASSWORD, repeat: PASSWORD }, {
+    const response = await visitor.post("/sign-up", {
+      csrf,
+      email: "New@Example.com",
+      password: PASSWORD,
+      repeat: PASSWORD,
+    }, {
       "sec-fetch-site": "same-origin",
       "x-forwarded-proto": "https",
     });
@@ -115,7 +133,12 @@ describe("the owner's site", () => {
     const again = await new Visitor(app).signUp("new@example.com");
     expect(again.status).toBe(409);
     expect(await again.text()).toContain("already exists");
-    const mismatch = await new Visitor(app).post("/sign-up", { csrf: "x", email: "y@example.com", password: PASSWORD, repeat: PASSWORD });
+    const mismatch = await new Visitor(app).post("/sign-up", {
+      csrf: "x",
+      email: "y@example.com",
+      password: PASSWORD,
+      repeat: PASSWORD,
+    });
     expect(mismatch.status).toBe(403);
   });
 
@@ -145,7 +168,9 @@ describe("the owner's site", () => {
     expect(wrongText).toContain("Wrong email or password.");
     expect(wrongText.replace("limited@example.com", "E")).toBe(unknownText.replace("nobody@example.com", "E"));
 
-    for (let i = 1; i < SIGN_IN_LIMITS.perClientAndAccount; i++) await visitor.signIn("limited@example.com", "wrong password!");
+    for (let i = 1; i < SIGN_IN_LIMITS.perClientAndAccount; i++) {
+      await visitor.signIn("limited@example.com", "wrong password!");
+    }
     const limited = await visitor.signIn("limited@example.com");
     expect(limited.status).toBe(429);
     expect(await limited.text()).toContain("Too many sign-in attempts for this email. Wait 15 minutes and try again.");
@@ -160,10 +185,16 @@ describe("the owner's site", () => {
     const { app: proxied, logLines } = buildTestApp(store.db, { clock });
     const behindProxy = new Visitor(proxied, "127.0.0.1");
     const signIn = async (address: string) =>
-      behindProxy.post("/sign-in", { csrf: await behindProxy.csrfOf("/sign-in"), email: "proxied@example.com", password: PASSWORD }, { "sec-fetch-site": "same-origin", "x-forwarded-for": address });
+      behindProxy.post("/sign-in", {
+        csrf: await behindProxy.csrfOf("/sign-in"),
+        email: "proxied@example.com",
+        password: PASSWORD,
+      }, { "sec-fetch-site": "same-origin", "x-forwarded-for": address });
     expect((await signIn("198.51.100.200")).status).toBe(401);
     await signIn("198.51.100.201");
-    const warnings = logLines.map((line) => JSON.parse(line)).filter((entry) => entry.msg.startsWith("sign-ins arrive through a proxy"));
+    const warnings = logLines.map((line) => JSON.parse(line)).filter((entry) =>
+      entry.msg.startsWith("sign-ins arrive through a proxy")
+    );
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ level: "warn", proxy: "127.0.0.1" });
   });
@@ -171,7 +202,9 @@ describe("the owner's site", () => {
   it("a stranger's wrong guesses do not lock the owner out, and the owner's success does not free the stranger", async () => {
     await new Visitor(app).signUp("guarded@example.com");
     const stranger = new Visitor(app, "203.0.113.66");
-    for (let i = 0; i < SIGN_IN_LIMITS.perClientAndAccount; i++) expect((await stranger.signIn("guarded@example.com", "a guess of theirs")).status).toBe(401);
+    for (let i = 0; i < SIGN_IN_LIMITS.perClientAndAccount; i++) {
+      expect((await stranger.signIn("guarded@example.com", "a guess of theirs")).status).toBe(401);
+    }
     expect((await stranger.signIn("guarded@example.com", "another guess")).status).toBe(429);
     const owner = new Visitor(app, "192.0.2.10");
     expect((await owner.signIn("guarded@example.com")).status).toBe(303);
@@ -184,9 +217,14 @@ describe("the owner's site", () => {
   it("after 20 addresses x 5 wrong guesses, the owner signs in from a fresh address; the guessers wait", async () => {
     // A cheap hash: the test is about the limits, and 100 full-cost checks would take a minute.
     await createAccount(store.db, "besieged@example.com", await hashPassword(PASSWORD, 1000));
-    const guessers = Array.from({ length: SIGN_IN_LIMITS.perAccount / SIGN_IN_LIMITS.perClientAndAccount }, (_, i) => new Visitor(app, `203.0.113.${100 + i}`));
+    const guessers = Array.from(
+      { length: SIGN_IN_LIMITS.perAccount / SIGN_IN_LIMITS.perClientAndAccount },
+      (_, i) => new Visitor(app, `203.0.113.${100 + i}`),
+    );
     for (const guesser of guessers) {
-      for (let i = 0; i < SIGN_IN_LIMITS.perClientAndAccount; i++) expect((await guesser.signIn("besieged@example.com", `guess ${i}!`)).status).toBe(401);
+      for (let i = 0; i < SIGN_IN_LIMITS.perClientAndAccount; i++) {
+        expect((await guesser.signIn("besieged@example.com", `guess ${i}!`)).status).toBe(401);
+      }
     }
     // The ceiling is full: those who guessed wait, even with the right password.
     const guesser = await guessers[0]!.signIn("besieged@example.com");
@@ -203,8 +241,12 @@ describe("the owner's site", () => {
     expect((await new Visitor(app, "203.0.113.200").signIn("besieged@example.com", "one more guess")).status).toBe(401);
     expect((await new Visitor(app, "203.0.113.201").signIn("besieged@example.com")).status).toBe(429);
     // The same for an IPv6 /48: its /64s do not each get a guess.
-    expect((await new Visitor(app, "2001:db8:66:1::1").signIn("besieged@example.com", "one more guess")).status).toBe(401);
-    expect((await new Visitor(app, "2001:db8:66:2::1").signIn("besieged@example.com", "another guess")).status).toBe(429);
+    expect((await new Visitor(app, "2001:db8:66:1::1").signIn("besieged@example.com", "one more guess")).status).toBe(
+      401,
+    );
+    expect((await new Visitor(app, "2001:db8:66:2::1").signIn("besieged@example.com", "another guess")).status).toBe(
+      429,
+    );
     clock.advance(SIGN_IN_LIMITS.windowMs);
   });
 
@@ -215,7 +257,9 @@ describe("the owner's site", () => {
     const sixth = await signUpFrom("192.0.2.150", "many6@example.com");
     expect(sixth.status).toBe(429);
     expect(sixth.headers.get("retry-after")).toBe(String(SIGN_UP_WINDOW_MS / 1000 - 60));
-    expect(await sixth.text()).toContain("Too many accounts were made from your address today. Wait 24 hours and try again.");
+    expect(await sixth.text()).toContain(
+      "Too many accounts were made from your address today. Wait 24 hours and try again.",
+    );
     expect(await store.db.query("SELECT id FROM accounts WHERE email = 'many6@example.com'")).toEqual([]);
     // Another client is not held up; one window later the first may sign up again.
     expect((await signUpFrom("192.0.2.151", "many7@example.com")).status).toBe(303);
@@ -227,9 +271,13 @@ describe("the owner's site", () => {
     const typist = new Visitor(app, "2001:db8:5:1::99");
     const csrf = await typist.csrfOf("/sign-up");
     for (let i = 0; i < 6; i++) {
-      expect((await typist.post("/sign-up", { csrf, email: "v6@example.com", password: PASSWORD, repeat: "typo" })).status).toBe(400);
+      expect(
+        (await typist.post("/sign-up", { csrf, email: "v6@example.com", password: PASSWORD, repeat: "typo" })).status,
+      ).toBe(400);
     }
-    for (let i = 1; i <= 5; i++) expect((await new Visitor(app, `2001:db8:5:1::${i}`).signUp(`v6-${i}@example.com`)).status).toBe(303);
+    for (let i = 1; i <= 5; i++) {
+      expect((await new Visitor(app, `2001:db8:5:1::${i}`).signUp(`v6-${i}@example.com`)).status).toBe(303);
+    }
     expect((await new Visitor(app, "2001:db8:5:1:ffff::1").signUp("v6-6@example.com")).status).toBe(429);
     expect((await new Visitor(app, "2001:db8:5:2::1").signUp("v6-7@example.com")).status).toBe(303);
   });
@@ -242,7 +290,9 @@ describe("the owner's site", () => {
     expect(ended.status).toBe(303);
     expect(ended.headers.get("location")).toBe("/sign-in?notice=ended");
     expect(ended.headers.getSetCookie()).toContainEqual(expect.stringMatching(/^sid=; .*Max-Age=0/));
-    expect(await (await visitor.send("/sign-in?notice=ended")).text()).toContain("Your session has ended. Sign in again.");
+    expect(await (await visitor.send("/sign-in?notice=ended")).text()).toContain(
+      "Your session has ended. Sign in again.",
+    );
 
     await visitor.signIn("ends@example.com");
     const csrf = await visitor.csrfOf("/profile/api-keys");
@@ -266,7 +316,11 @@ describe("the owner's site", () => {
     expect(list).not.toContain(plain);
     expect(list).toContain(plain.slice(0, 10));
     const [key] = await listApiKeys(store.db, { now: clock.now(), email: "keys@example.com" });
-    expect(key).toMatchObject({ tier: "FREE", condition: "usable", expiresAt: new Date(clock.now().getTime() + 90 * 86_400_000) });
+    expect(key).toMatchObject({
+      tier: "FREE",
+      condition: "usable",
+      expiresAt: new Date(clock.now().getTime() + 90 * 86_400_000),
+    });
 
     const blank = await visitor.createKey("   ");
     expect(blank.status).toBe(400);
@@ -294,11 +348,19 @@ describe("the owner's site", () => {
     const crossSite = await owner.post("/profile/api-keys", { ...fields, csrf }, { "sec-fetch-site": "same-site" });
     expect(crossSite.status).toBe(403);
     expect(await crossSite.text()).toContain("sent from another site");
-    expect((await owner.post("/profile/api-keys", { ...fields, csrf }, { origin: "http://evil.test" })).status).toBe(403);
+    expect((await owner.post("/profile/api-keys", { ...fields, csrf }, { origin: "http://evil.test" })).status).toBe(
+      403,
+    );
     expect(await listApiKeys(store.db, { now: clock.now(), email: "csrf@example.com" })).toEqual([]);
 
-    expect((await owner.post("/profile/api-keys", { ...fields, csrf, pad: "x".repeat(MAX_FORM_BYTES) })).status).toBe(413);
-    const json = await owner.send("/profile/api-keys", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect((await owner.post("/profile/api-keys", { ...fields, csrf, pad: "x".repeat(MAX_FORM_BYTES) })).status).toBe(
+      413,
+    );
+    const json = await owner.send("/profile/api-keys", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expect(json.status).toBe(415);
     expect((await owner.post("/profile/api-keys", { ...fields, csrf })).status).toBe(303);
   });
@@ -312,7 +374,9 @@ describe("the owner's site", () => {
     await stranger.signUp("stranger@example.com");
     const csrf = await stranger.csrfOf("/profile/api-keys");
 
-    expect((await stranger.post("/profile/api-keys/condition", { csrf, id: key!.id, passive: "true" })).status).toBe(404);
+    expect((await stranger.post("/profile/api-keys/condition", { csrf, id: key!.id, passive: "true" })).status).toBe(
+      404,
+    );
     expect((await stranger.send(`/profile/api-keys/delete?id=${key!.id}`)).status).toBe(404);
     expect((await stranger.post("/profile/api-keys/delete", { csrf, id: key!.id })).status).toBe(404);
     expect((await listApiKeys(store.db, { now: clock.now(), id: key!.id }))[0]!.condition).toBe("usable");
@@ -323,7 +387,9 @@ describe("the owner's site", () => {
     expect((await listApiKeys(store.db, { now: clock.now(), id: key!.id }))[0]!.condition).toBe("passive");
     const confirm = await (await owner.send(`/profile/api-keys/delete?id=${key!.id}`)).text();
     expect(confirm).toContain("Delete the key “mine”?");
-    expect((await owner.post("/profile/api-keys/delete", { csrf: mine, id: key!.id })).headers.get("location")).toBe("/profile/api-keys?notice=deleted");
+    expect((await owner.post("/profile/api-keys/delete", { csrf: mine, id: key!.id })).headers.get("location")).toBe(
+      "/profile/api-keys?notice=deleted",
+    );
     expect(await listApiKeys(store.db, { now: clock.now(), id: key!.id })).toEqual([]);
   });
 
@@ -342,7 +408,9 @@ describe("the owner's site", () => {
     for (const key of keys.slice(0, 2)) await owner.post("/profile/api-keys/delete", { csrf, id: key.id });
     // The deleted key works no more and leaves the list.
     expect((await admitRequest(store.db, await hashKey(plains[0]!), clock.now())).outcome).toBe("unknown");
-    expect(await listApiKeys(store.db, { now: clock.now(), email: "churn@example.com" })).toHaveLength(MAX_KEYS_PER_ACCOUNT - 2);
+    expect(await listApiKeys(store.db, { now: clock.now(), email: "churn@example.com" })).toHaveLength(
+      MAX_KEYS_PER_ACCOUNT - 2,
+    );
     // The unused key's place is free at once; the used one's is not, so no fresh daily count.
     expect((await owner.createKey("instead of the unused")).status).toBe(200);
     const refused = await owner.createKey("instead of the used");
@@ -360,7 +428,12 @@ describe("the owner's site", () => {
     expect(page.status).toBe(403);
     expect(await page.text()).toContain("Sign-up is closed");
     const csrf = await visitor.csrfOf("/sign-in");
-    const response = await visitor.post("/sign-up", { csrf, email: "closed@example.com", password: PASSWORD, repeat: PASSWORD });
+    const response = await visitor.post("/sign-up", {
+      csrf,
+      email: "closed@example.com",
+      password: PASSWORD,
+      repeat: PASSWORD,
+    });
     expect(response.status).toBe(403);
     expect(visitor.cookies.has("sid")).toBe(false);
     expect(await store.db.query("SELECT id FROM accounts WHERE email = 'closed@example.com'")).toEqual([]);
@@ -369,10 +442,16 @@ describe("the owner's site", () => {
   it("shows a new key once: reloading its page makes no second key and shows the key no more", async () => {
     const visitor = new Visitor(app);
     await visitor.signUp("reload@example.com");
-    const posted = await visitor.post("/profile/api-keys", { csrf: await visitor.csrfOf("/profile/api-keys"), name: "once", expires: "never" });
+    const posted = await visitor.post("/profile/api-keys", {
+      csrf: await visitor.csrfOf("/profile/api-keys"),
+      name: "once",
+      expires: "never",
+    });
     expect(posted.status).toBe(303);
     expect(posted.headers.get("location")).toBe("/profile/api-keys/new");
-    expect(posted.headers.get("set-cookie")).toMatch(/^newkey=[^;]+; Path=\/profile\/api-keys\/new; HttpOnly; SameSite=Lax; Max-Age=300$/);
+    expect(posted.headers.get("set-cookie")).toMatch(
+      /^newkey=[^;]+; Path=\/profile\/api-keys\/new; HttpOnly; SameSite=Lax; Max-Age=300$/,
+    );
     const shown = await visitor.send("/profile/api-keys/new");
     const plain = /id="new-key"[^>]*>(xva_[\w-]{43})</.exec(await shown.text())![1]!;
     expect((await admitRequest(store.db, await hashKey(plain), clock.now())).outcome).toBe("admitted");
@@ -393,9 +472,13 @@ describe("the owner's site", () => {
     expect(page).toContain('href="/docs"');
     expect(page).toContain('href="/paste"');
     expect(page).toContain(`curl -H "Authorization: Bearer $MEDIA_API_KEY" "${ORIGIN}/api/v1/post?url=`);
-    const behindProxy = new Visitor(buildTestApp(store.db, { clock, env: { PUBLIC_URL: "https://media.example.com" } }).app);
+    const behindProxy = new Visitor(
+      buildTestApp(store.db, { clock, env: { PUBLIC_URL: "https://media.example.com" } }).app,
+    );
     await behindProxy.signUp("proxied@example.com");
-    expect(await (await behindProxy.send("/profile/api-keys")).text()).toContain('"https://media.example.com/api/v1/post?url=');
+    expect(await (await behindProxy.send("/profile/api-keys")).text()).toContain(
+      '"https://media.example.com/api/v1/post?url=',
+    );
   });
 
   it("changes the password with the current one, and ends the account's other sessions", async () => {
@@ -405,13 +488,33 @@ describe("the owner's site", () => {
     await elsewhere.signIn("change@example.com");
     const csrf = await owner.csrfOf("/profile/account");
     const newPassword = "another long password";
-    const wrong = await owner.post("/profile/account/password", { csrf, current: "not it at all", password: newPassword, repeat: newPassword });
+    const wrong = await owner.post("/profile/account/password", {
+      csrf,
+      current: "not it at all",
+      password: newPassword,
+      repeat: newPassword,
+    });
     expect(wrong.status).toBe(403);
     expect(await wrong.text()).toContain("The current password is wrong.");
-    expect((await owner.post("/profile/account/password", { csrf, current: PASSWORD, password: newPassword, repeat: "different" })).status).toBe(400);
-    expect((await owner.post("/profile/account/password", { csrf, current: PASSWORD, password: "short", repeat: "short" })).status).toBe(400);
+    expect(
+      (await owner.post("/profile/account/password", {
+        csrf,
+        current: PASSWORD,
+        password: newPassword,
+        repeat: "different",
+      })).status,
+    ).toBe(400);
+    expect(
+      (await owner.post("/profile/account/password", { csrf, current: PASSWORD, password: "short", repeat: "short" }))
+        .status,
+    ).toBe(400);
 
-    const changed = await owner.post("/profile/account/password", { csrf, current: PASSWORD, password: newPassword, repeat: newPassword });
+    const changed = await owner.post("/profile/account/password", {
+      csrf,
+      current: PASSWORD,
+      password: newPassword,
+      repeat: newPassword,
+    });
     expect(changed.headers.get("location")).toBe("/profile/api-keys?notice=password-changed");
     expect((await owner.send("/profile/api-keys")).status).toBe(200);
     expect((await elsewhere.send("/profile/api-keys")).headers.get("location")).toBe("/sign-in?notice=ended");
@@ -429,7 +532,9 @@ describe("the owner's site", () => {
 
     const deleted = await owner.post("/profile/account/delete", { csrf, current: PASSWORD });
     expect(deleted.headers.get("location")).toBe("/sign-in?notice=account-deleted");
-    expect(await (await owner.send("/sign-in?notice=account-deleted")).text()).toContain("Your account and its keys are deleted.");
+    expect(await (await owner.send("/sign-in?notice=account-deleted")).text()).toContain(
+      "Your account and its keys are deleted.",
+    );
     expect(await store.db.query("SELECT id FROM accounts WHERE email = 'leaving@example.com'")).toEqual([]);
     expect((await admitRequest(store.db, await hashKey(plain), clock.now())).outcome).toBe("unknown");
     expect((await owner.send("/profile/api-keys")).headers.get("location")).toMatch(/^\/sign-in/);

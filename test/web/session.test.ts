@@ -17,10 +17,14 @@ describe("cookies", () => {
   });
 
   it("cookie() is HttpOnly and SameSite=Lax, and Secure exactly when the browser uses https", () => {
-    expect(sessionCookie(request("http://x/"), "t")).toBe(`sid=t; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_TTL_MS / 1000}`);
+    expect(sessionCookie(request("http://x/"), "t")).toBe(
+      `sid=t; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_TTL_MS / 1000}`,
+    );
     expect(cookie(request("https://x/"), "pre", "s")).toBe("pre=s; Path=/; HttpOnly; SameSite=Lax; Secure");
     expect(isHttps(request("http://x/", { "x-forwarded-proto": "https" }))).toBe(true);
-    expect(clearedCookie(request("http://x/", { "x-forwarded-proto": "https" }), "sid")).toBe("sid=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0; Secure");
+    expect(clearedCookie(request("http://x/", { "x-forwarded-proto": "https" }), "sid")).toBe(
+      "sid=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0; Secure",
+    );
   });
 });
 
@@ -36,8 +40,14 @@ describe("readSession()", () => {
     const now = new Date("2026-01-01T00:00:00Z");
     const { token } = await createSession(store.db, account.id, now);
     const withCookie = request("http://x/", { cookie: `sid=${token}` });
-    expect(await readSession(store.db, withCookie, now)).toMatchObject({ kind: "signed-in", token, session: { accountId: account.id, email: "s@example.com" } });
-    expect(await readSession(store.db, withCookie, new Date(now.getTime() + SESSION_TTL_MS))).toEqual({ kind: "ended" });
+    expect(await readSession(store.db, withCookie, now)).toMatchObject({
+      kind: "signed-in",
+      token,
+      session: { accountId: account.id, email: "s@example.com" },
+    });
+    expect(await readSession(store.db, withCookie, new Date(now.getTime() + SESSION_TTL_MS))).toEqual({
+      kind: "ended",
+    });
     expect(await readSession(store.db, request("http://x/", { cookie: "sid=forged" }), now)).toEqual({ kind: "ended" });
     expect(await readSession(store.db, request("http://x/"), now)).toEqual({ kind: "none" });
   });

@@ -3,7 +3,7 @@
 // answers a missing post or an unknown handle with 400 and an error name in its JSON body.
 import { upstreamFailed } from "../../http/problem.ts";
 import { fetchJson, type JsonAnswer } from "../fetch-json.ts";
-import { notFound, threadToPost, type BlueskyPost } from "./post.ts";
+import { type BlueskyPost, notFound, threadToPost } from "./post.ts";
 import type { BlueskyPostRef } from "./url.ts";
 
 export interface AppViewOptions {
@@ -25,12 +25,15 @@ const errorName = (answer: JsonAnswer) => (answer.body as { error?: unknown } | 
 export function createAppView(options: AppViewOptions): AppView {
   const base = options.baseUrl.replace(/\/+$/, "");
   const call = (method: string, params: Record<string, string>) =>
-    fetchJson(options.fetch, `${base}/xrpc/${method}?${new URLSearchParams(params)}`, { headers: { accept: "application/json" } }, {
+    fetchJson(options.fetch, `${base}/xrpc/${method}?${new URLSearchParams(params)}`, {
+      headers: { accept: "application/json" },
+    }, {
       upstream: "Bluesky",
       timeoutMs: options.timeoutMs,
       readErrors: [400],
     });
-  const failed = (answer: JsonAnswer) => upstreamFailed(`Bluesky answered with status ${answer.status}; try again later.`);
+  const failed = (answer: JsonAnswer) =>
+    upstreamFailed(`Bluesky answered with status ${answer.status}; try again later.`);
 
   async function didOf(ref: BlueskyPostRef): Promise<string> {
     if (ref.actor.startsWith("did:")) return ref.actor;

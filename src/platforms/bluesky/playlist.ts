@@ -7,7 +7,9 @@ import { upstreamFailed } from "../../http/problem.ts";
  */
 export function bestVariant(text: string, base: URL): URL {
   const lines = text.split(/\r?\n/).map((line) => line.trim());
-  if (!lines[0]?.startsWith("#EXTM3U")) throw upstreamFailed("Bluesky's video host answered with something that is not a playlist; try again later.");
+  if (!lines[0]?.startsWith("#EXTM3U")) {
+    throw upstreamFailed("Bluesky's video host answered with something that is not a playlist; try again later.");
+  }
   let best: { bandwidth: number; link: string } | null = null;
   for (const [i, line] of lines.entries()) {
     if (!line.startsWith("#EXT-X-STREAM-INF:")) continue;

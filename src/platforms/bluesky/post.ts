@@ -28,7 +28,12 @@ const VideoView = z.object({
 });
 const ExternalView = z.object({
   $type: z.literal("app.bsky.embed.external#view"),
-  external: z.object({ uri: z.string(), title: z.string().optional(), description: z.string().optional(), thumb: z.string().optional() }),
+  external: z.object({
+    uri: z.string(),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    thumb: z.string().optional(),
+  }),
 });
 /** A quoted post as it is shown; `embeds` holds its own embed's view. Not found or blocked, it has none. */
 const QuotedRecord = z.object({ embeds: z.array(z.unknown()).optional() });
@@ -69,15 +74,38 @@ const named = (text: string | undefined) => text?.trim() || null;
 
 function photo(image: z.infer<typeof ImagesView>["images"][number]): Item {
   const size = image.aspectRatio ?? { width: null, height: null };
-  return { media: { type: "photo", url: image.fullsize, posterUrl: null, ...size, durationSec: null, videoVariants: [], altText: named(image.alt) }, playlist: null };
+  return {
+    media: {
+      type: "photo",
+      url: image.fullsize,
+      posterUrl: null,
+      ...size,
+      durationSec: null,
+      videoVariants: [],
+      altText: named(image.alt),
+    },
+    playlist: null,
+  };
 }
 
 function video(view: z.infer<typeof VideoView>): Item {
   const size = view.aspectRatio ?? { width: null, height: null };
   // One variant: page mode remuxes the playlist's best stream into MP4 (format `hls`).
-  const variant = { qualityLabel: size.height === null ? "unknown" : `${size.height}p`, formatId: "hls", contentType: "video/mp4" };
+  const variant = {
+    qualityLabel: size.height === null ? "unknown" : `${size.height}p`,
+    formatId: "hls",
+    contentType: "video/mp4",
+  };
   return {
-    media: { type: "video", url: null, posterUrl: view.thumbnail ?? null, ...size, durationSec: null, videoVariants: [variant], altText: named(view.alt) },
+    media: {
+      type: "video",
+      url: null,
+      posterUrl: view.thumbnail ?? null,
+      ...size,
+      durationSec: null,
+      videoVariants: [variant],
+      altText: named(view.alt),
+    },
     playlist: view.playlist,
   };
 }
@@ -93,7 +121,15 @@ function shown(embed: unknown, quoted = true): Shown {
       return { items: [video(as(VideoView))], card: null };
     case "app.bsky.embed.external#view": {
       const { external } = as(ExternalView);
-      return { items: [], card: { url: external.uri, title: named(external.title), description: named(external.description), imageUrl: external.thumb ?? null } };
+      return {
+        items: [],
+        card: {
+          url: external.uri,
+          title: named(external.title),
+          description: named(external.description),
+          imageUrl: external.thumb ?? null,
+        },
+      };
     }
     case "app.bsky.embed.record#view":
       return { items: quoted ? quotedItems(as(RecordView).record) : [], card: null };
@@ -114,18 +150,28 @@ function quotedItems(record: z.infer<typeof QuotedRecord>): Item[] {
 
 export function threadToPost(answer: unknown, ref: BlueskyPostRef): BlueskyPost {
   const parsed = ThreadAnswer.safeParse(answer);
-  if (!parsed.success) throw upstreamFailed("Bluesky answered in a form this service does not understand; try again later.", { cause: parsed.error });
+  if (!parsed.success) {
+    throw upstreamFailed("Bluesky answered in a form this service does not understand; try again later.", {
+      cause: parsed.error,
+    });
+  }
   const { thread } = parsed.data;
   if (thread.$type === "app.bsky.feed.defs#notFoundPost") throw notFound(ref);
   if (thread.$type === "app.bsky.feed.defs#blockedPost") {
-    throw new ApiError("post_unavailable", `Bluesky does not show post ${ref.rkey}: its author blocks others from seeing it, or is blocked. Only public posts can be fetched.`);
+    throw new ApiError(
+      "post_unavailable",
+      `Bluesky does not show post ${ref.rkey}: its author blocks others from seeing it, or is blocked. Only public posts can be fetched.`,
+    );
   }
   const { post } = thread;
   let view: Shown;
   try {
     view = shown(post.embed);
   } catch (error) {
-    throw upstreamFailed("Bluesky described the post's media in a form this service does not understand; try again later.", { cause: error });
+    throw upstreamFailed(
+      "Bluesky described the post's media in a form this service does not understand; try again later.",
+      { cause: error },
+    );
   }
   const media = view.items.map((item) => item.media);
   const firstVideo = media.find((item) => item.type === "video");
@@ -151,5 +197,8 @@ export function threadToPost(answer: unknown, ref: BlueskyPostRef): BlueskyPost 
 }
 
 export function notFound(ref: BlueskyPostRef): ApiError {
-  return new ApiError("not_found", `Bluesky has no post ${ref.rkey} by ${ref.actor}; it may have been deleted. Check the link.`);
+  return new ApiError(
+    "not_found",
+    `Bluesky has no post ${ref.rkey} by ${ref.actor}; it may have been deleted. Check the link.`,
+  );
 }

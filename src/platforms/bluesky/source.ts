@@ -40,11 +40,15 @@ export function createBlueskySource(options: BlueskySourceOptions): Source {
     mediaHost(master, "The post's video");
     let text: string;
     try {
-      const response = await fetchFn(withOriginOverride(master, options.originOverrides), { signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]) });
+      const response = await fetchFn(withOriginOverride(master, options.originOverrides), {
+        signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]),
+      });
       if (!response.ok) throw new Error(`status ${response.status}`);
       text = await response.text();
     } catch (error) {
-      throw upstreamFailed("Bluesky's video host did not give the video's playlist; try again later.", { cause: error });
+      throw upstreamFailed("Bluesky's video host did not give the video's playlist; try again later.", {
+        cause: error,
+      });
     }
     const stream = bestVariant(text, master);
     mediaHost(stream, "A stream of the post's video");
@@ -64,14 +68,25 @@ export function createBlueskySource(options: BlueskySourceOptions): Source {
       const playlist = playlists[index];
       if (item.type === "photo" || !playlist) return photoPlan(item.url!, wanted, name, mediaHost, "Bluesky");
       if (wanted.format !== null && wanted.format !== "hls" && wanted.format !== item.videoVariants[0]?.qualityLabel) {
-        throw new ApiError("format_not_available", `This video has no variant ${wanted.format}; it offers: hls (its best stream).`);
+        throw new ApiError(
+          "format_not_available",
+          `This video has no variant ${wanted.format}; it offers: hls (its best stream).`,
+        );
       }
       const stream = withOriginOverride(await bestStream(new URL(playlist), signal), options.originOverrides);
       const output = wanted.output;
       return {
         kind: "remux",
         // Bluesky's streams are MPEG-TS segments with H.264 and ADTS AAC.
-        plan: { output, inputs: [{ url: stream.href, headers: {}, hls: true }], videoInput: output === "mp4" ? 0 : null, audioInput: 0, transcodeVideo: false, transcodeAudio: false, adtsAudio: true },
+        plan: {
+          output,
+          inputs: [{ url: stream.href, headers: {}, hls: true }],
+          videoInput: output === "mp4" ? 0 : null,
+          audioInput: 0,
+          transcodeVideo: false,
+          transcodeAudio: false,
+          adtsAudio: true,
+        },
         name,
         durationSec: null,
       };

@@ -23,7 +23,12 @@ export function parsePostLink(url: URL): BlueskyPostRef {
   const rkey = match?.[2] ?? "";
   const actorOk = did.test(actor) || handle.test(actor.toLowerCase());
   if (!actorOk || !rkeyShape.test(rkey) || rkey === "." || rkey === "..") {
-    throw new ApiError("invalid_url", `Pass the link of a Bluesky post, such as https://bsky.app/profile/<handle>/post/<id>; got "${url.href.slice(0, 200)}".`);
+    throw new ApiError(
+      "invalid_url",
+      `Pass the link of a Bluesky post, such as https://bsky.app/profile/<handle>/post/<id>; got "${
+        url.href.slice(0, 200)
+      }".`,
+    );
   }
   return { actor: actor.startsWith("did:") ? actor : actor.toLowerCase(), rkey };
 }

@@ -7,9 +7,16 @@ import type { GalleryMetadata, GalleryOutput } from "./run.ts";
 const photoExtensions = new Set(["jpg", "jpeg", "png", "webp", "heic", "heif", "avif", "bmp"]);
 const videoExtensions = new Set(["mp4", "webm", "mov", "m4v", "mkv"]);
 
-const text = (value: unknown): string | null => (typeof value === "string" && value.trim() !== "" ? value.trim() : null);
-const size = (value: unknown): number | null => (typeof value === "number" && Number.isInteger(value) && value > 0 ? value : null);
-const field = (meta: GalleryMetadata | null | undefined, key: string): unknown => (meta === null || meta === undefined ? undefined : meta[key]);
+const text = (
+  value: unknown,
+): string | null => (typeof value === "string" && value.trim() !== "" ? value.trim() : null);
+const size = (
+  value: unknown,
+): number | null => (typeof value === "number" && Number.isInteger(value) && value > 0 ? value : null);
+const field = (
+  meta: GalleryMetadata | null | undefined,
+  key: string,
+): unknown => (meta === null || meta === undefined ? undefined : meta[key]);
 
 /** The file's kind: from the extension gallery-dl gives it, else from its URL's; null for audio, subtitles and the like. */
 function kindOf(url: string, meta: GalleryMetadata): PostMediaItem["type"] | null {
@@ -31,24 +38,43 @@ function dimensions(url: string, meta: GalleryMetadata): { width: number | null;
   const name = URL.parse(url)?.pathname;
   const gallery = field(meta, "media_metadata");
   if (name && gallery && typeof gallery === "object") {
-    for (const entry of Object.values(gallery as Record<string, { s?: { u?: string; gif?: string; x?: number; y?: number } }>)) {
+    for (
+      const entry of Object.values(
+        gallery as Record<string, { s?: { u?: string; gif?: string; x?: number; y?: number } }>,
+      )
+    ) {
       const source = entry?.s;
       const named = source?.u ?? source?.gif;
       if (named && URL.parse(named)?.pathname === name) return { width: size(source?.x), height: size(source?.y) };
     }
   }
-  const preview = (field(meta, "preview") as { images?: { source?: { url?: string; width?: number; height?: number } }[] } | undefined)?.images?.[0]?.source;
-  if (preview && URL.parse(preview.url ?? "")?.pathname === name) return { width: size(preview.width), height: size(preview.height) };
+  const preview = (field(meta, "preview") as
+    | { images?: { source?: { url?: string; width?: number; height?: number } }[] }
+    | undefined)?.images?.[0]?.source;
+  if (preview && URL.parse(preview.url ?? "")?.pathname === name) {
+    return { width: size(preview.width), height: size(preview.height) };
+  }
   return { width, height };
 }
 
 function mediaItem(url: string, meta: GalleryMetadata, type: PostMediaItem["type"]): PostMediaItem {
   const file = url.startsWith("ytdl:") ? null : url;
   const { width, height } = dimensions(url, meta);
-  if (type !== "video") return { type, url: file, posterUrl: null, width, height, durationSec: null, videoVariants: [], altText: null };
+  if (type !== "video") {
+    return { type, url: file, posterUrl: null, width, height, durationSec: null, videoVariants: [], altText: null };
+  }
   const duration = typeof meta.duration === "number" && meta.duration > 0 ? Math.round(meta.duration) : null;
   // Instagram gives a video's still as the post's picture of it.
-  return { type, url: file, posterUrl: text(meta.display_url), width, height, durationSec: duration, videoVariants: [], altText: null };
+  return {
+    type,
+    url: file,
+    posterUrl: text(meta.display_url),
+    width,
+    height,
+    durationSec: duration,
+    videoVariants: [],
+    altText: null,
+  };
 }
 
 function authorOf(post: GalleryMetadata): string | null {
@@ -67,7 +93,8 @@ export function galleryToPost(output: GalleryOutput, platform: PlatformId, pageU
     const type = kindOf(url, metadata);
     return type === null ? [] : [mediaItem(url, metadata, type)];
   });
-  const permalink = text(post.post_url) ?? (text(post.permalink)?.startsWith("/") ? new URL(String(post.permalink), pageUrl).href : null);
+  const permalink = text(post.post_url) ??
+    (text(post.permalink)?.startsWith("/") ? new URL(String(post.permalink), pageUrl).href : null);
   const firstVideo = media.find((item) => item.type === "video");
   return {
     platform,

@@ -32,9 +32,17 @@ function itemFile(record: PostRecord, link: Link, wanted: Wanted): RelayPlan {
   const item = record.media[(wanted.index ?? 1) - 1];
   if (item === undefined) throw new ApiError("no_media", "This post has no video or image to download.");
   if (wanted.format !== null) {
-    throw new ApiError("format_not_available", `This ${item.type} is one file as the platform serves it; it has no variants to choose from. Leave \`format\` out.`);
+    throw new ApiError(
+      "format_not_available",
+      `This ${item.type} is one file as the platform serves it; it has no variants to choose from. Leave \`format\` out.`,
+    );
   }
   if (item.type !== "video" && wanted.output !== "mp4") throw noSoundIn(item.type, wanted.output);
   if (item.url === null) throw upstreamFailed("gallery-dl named no file for this item; try again later.");
-  return { kind: "relay", url: upstreamUrl(item.url), allowed: platformMediaCheck(link.platform), name: itemName(link.platform, record.id, wanted) };
+  return {
+    kind: "relay",
+    url: upstreamUrl(item.url),
+    allowed: platformMediaCheck(link.platform),
+    name: itemName(link.platform, record.id, wanted),
+  };
 }

@@ -38,20 +38,33 @@ export interface GalleryOutput {
   files: { url: string; metadata: GalleryMetadata }[];
 }
 
-export function galleryArgs(url: string, options: Pick<GalleryRunOptions, "socketTimeoutSec" | "proxy" | "cookiesFile" | "caFile">): string[] {
+export function galleryArgs(
+  url: string,
+  options: Pick<GalleryRunOptions, "socketTimeoutSec" | "proxy" | "cookiesFile" | "caFile">,
+): string[] {
   return [
     // --config-ignore: a gallery-dl.conf in /etc or the home folder must not change what runs.
-    "-j", "--config-ignore", "--http-timeout", String(options.socketTimeoutSec),
+    "-j",
+    "--config-ignore",
+    "--http-timeout",
+    String(options.socketTimeoutSec),
     // Fail at once rather than retry or wait out a platform's rate limit (60 s by default):
     // the caller's request is waiting. One post is one or two requests, so no pause between them.
-    "-o", "retries=0", "-o", "sleep-request=0",
+    "-o",
+    "retries=0",
+    "-o",
+    "sleep-request=0",
     // Instagram's video as one file, not a DASH manifest handed on to yt-dlp; TikTok's slideshow
     // without its music track (the record lists pictures and videos).
-    "-o", "extractor.instagram.videos=merged", "-o", "extractor.tiktok.audio=false",
+    "-o",
+    "extractor.instagram.videos=merged",
+    "-o",
+    "extractor.tiktok.audio=false",
     ...(options.proxy ? ["--proxy", options.proxy] : []),
     ...(options.cookiesFile ? ["--cookies", options.cookiesFile] : []),
     ...(options.caFile ? ["-o", `verify=${options.caFile}`] : []),
-    "--", url,
+    "--",
+    url,
   ];
 }
 
@@ -77,7 +90,12 @@ export function classifyGalleryFailure(exitCode: number | null, log: string): Ap
 }
 
 export async function runGallery(url: string, options: GalleryRunOptions): Promise<GalleryOutput> {
-  const output = await options.extractor.run({ tool: "gallery-dl", args: galleryArgs(url, options), timeoutMs: options.timeoutMs, signal: options.signal });
+  const output = await options.extractor.run({
+    tool: "gallery-dl",
+    args: galleryArgs(url, options),
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+  });
   if (output.exitCode !== 0) throw classifyGalleryFailure(output.exitCode, output.stderr);
   let parsed: z.infer<typeof Messages>;
   try {
@@ -93,6 +111,8 @@ export async function runGallery(url: string, options: GalleryRunOptions): Promi
   }
   // A file or two and then an exception is a post read in part: not a description to give out.
   const logged = /\[error\]/.test(output.stderr);
-  if (errors.length > 0 || (logged && result.files.length === 0)) throw classifyGalleryFailure(0, [output.stderr, ...errors].join("\n"));
+  if (errors.length > 0 || (logged && result.files.length === 0)) {
+    throw classifyGalleryFailure(0, [output.stderr, ...errors].join("\n"));
+  }
   return result;
 }

@@ -4,7 +4,7 @@ import type { Extractor } from "../../processes/extractor.ts";
 import { sharedRuns } from "../../util/shared-runs.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
 import type { PlatformId, PostRecord } from "../records.ts";
-import { withToolAccess, type ToolAccess } from "../tool-access.ts";
+import { type ToolAccess, withToolAccess } from "../tool-access.ts";
 import { galleryToPost } from "./post.ts";
 import { runGallery } from "./run.ts";
 
@@ -33,8 +33,18 @@ export function createGallerySource(options: GallerySourceOptions): GallerySourc
   const shared = sharedRuns<PostRecord>();
 
   async function fresh(page: URL, platform: PlatformId): Promise<PostRecord> {
-    const output = await withToolAccess(options, page, true, (access) =>
-      runGallery(page.href, { extractor: options.extractor, timeoutMs: options.timeoutMs, socketTimeoutSec: options.socketTimeoutSec, caFile: options.caFile, ...access }),
+    const output = await withToolAccess(
+      options,
+      page,
+      true,
+      (access) =>
+        runGallery(page.href, {
+          extractor: options.extractor,
+          timeoutMs: options.timeoutMs,
+          socketTimeoutSec: options.socketTimeoutSec,
+          caFile: options.caFile,
+          ...access,
+        }),
     );
     const record = galleryToPost(output, platform, page);
     cache.set(page.href, record, options.cacheTtlMs);

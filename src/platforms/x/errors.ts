@@ -11,7 +11,11 @@ export function notFound(id: string): ApiError {
  */
 export function unavailable(id: string, reason: string | null): ApiError {
   const why = reason?.replace(/\s*Learn more\.?$/, "").replace(/\.$/, "").trim();
-  return new ApiError("post_unavailable", `X does not show post ${id}: ${why || "it is deleted, protected or from a suspended account"}. Only public posts can be fetched.`,
+  return new ApiError(
+    "post_unavailable",
+    `X does not show post ${id}: ${
+      why || "it is deleted, protected or from a suspended account"
+    }. Only public posts can be fetched.`,
   );
 }
 

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { TweetRecord } from "../records.ts";
 import { notFound, unavailable, unknownAnswerShape } from "./errors.ts";
-import { Entities, Media, TextRange, partsToTweetRecord } from "./tweet-parts.ts";
+import { Entities, Media, partsToTweetRecord, TextRange } from "./tweet-parts.ts";
 
 // Until 2025 name, handle and avatar sat in `legacy`; newer answers move them to `core` and `avatar`.
 const GraphqlUser = z.object({

@@ -22,7 +22,11 @@ export function tweetToPost(tweet: TweetRecord): PostRecord {
 }
 
 function postVariant(variant: TweetVideoVariant): PostVideoVariant {
-  return { qualityLabel: variant.qualityLabel, formatId: ytdlpFormatId(variant.bitrate), contentType: variant.contentType };
+  return {
+    qualityLabel: variant.qualityLabel,
+    formatId: ytdlpFormatId(variant.bitrate),
+    contentType: variant.contentType,
+  };
 }
 
 /** yt-dlp names X's progressive MP4s `http-<kbps>` (kbps rounded down), or `http` when X gives no bitrate (GIFs). */

@@ -56,7 +56,8 @@ function itemUrl(item: TweetMediaItem, format: string | null): URL | null {
   if (format !== null) {
     const variant = item.videoVariants.find((v) => v.qualityLabel === format || ytdlpFormatId(v.bitrate) === format);
     if (!variant) {
-      const offered = item.videoVariants.map((v) => `${v.qualityLabel} (${ytdlpFormatId(v.bitrate)})`).join(", ") || "none";
+      const offered = item.videoVariants.map((v) => `${v.qualityLabel} (${ytdlpFormatId(v.bitrate)})`).join(", ") ||
+        "none";
       throw new ApiError("format_not_available", `This ${item.type} has no variant ${format}; it offers: ${offered}.`);
     }
     return upstreamUrl(variant.url);

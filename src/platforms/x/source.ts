@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import type { TweetRecord } from "../records.ts";
-import { createBackoff, type Backoff } from "./backoff.ts";
+import { type Backoff, createBackoff } from "./backoff.ts";
 import { isUpstreamFailure, notFound } from "./errors.ts";
 import { fetchJson } from "../fetch-json.ts";
 import { graphqlAnswerToTweet } from "./graphql.ts";
@@ -61,11 +61,17 @@ export function createTweetSource(options: TweetSourceOptions): TweetSource {
   const read = cachedPosts<TweetRecord>(options);
   const backoffOptions = { now, baseMs: options.backoffBaseMs ?? 1_000, maxMs: options.backoffMaxMs ?? 30_000 };
   const syndicationBackoff = createBackoff(backoffOptions);
-  const graphql = options.graphql && createGraphqlClient(options.graphql, fetchFn, options.timeoutMs, createBackoff(backoffOptions));
+  const graphql = options.graphql &&
+    createGraphqlClient(options.graphql, fetchFn, options.timeoutMs, createBackoff(backoffOptions));
 
   async function fromSyndication(id: string): Promise<TweetRecord> {
-    const url = `${options.syndicationUrl.replace(/\/+$/, "")}/tweet-result?id=${id}&token=${syndicationToken(id)}&lang=en`;
-    const answer = await fetchJson(fetchFn, url, { headers: { accept: "application/json" } }, { upstream: "X", timeoutMs: options.timeoutMs });
+    const url = `${options.syndicationUrl.replace(/\/+$/, "")}/tweet-result?id=${id}&token=${
+      syndicationToken(id)
+    }&lang=en`;
+    const answer = await fetchJson(fetchFn, url, { headers: { accept: "application/json" } }, {
+      upstream: "X",
+      timeoutMs: options.timeoutMs,
+    });
     if (answer.status === 404) throw notFound(id);
     if (answer.status !== 200) throw upstreamFailed(`X answered with status ${answer.status}; try again later.`);
     return syndicationAnswerToTweet(answer.body, id);
@@ -109,7 +115,9 @@ async function guarded<T>(backoff: Backoff, call: () => Promise<T>): Promise<T> 
   const waitMs = backoff.acquire();
   if (waitMs > 0) {
     const seconds = Math.ceil(waitMs / 1000);
-    throw upstreamFailed(`X is failing at the moment; try again in ${seconds} s.`, { headers: { "retry-after": String(seconds) } });
+    throw upstreamFailed(`X is failing at the moment; try again in ${seconds} s.`, {
+      headers: { "retry-after": String(seconds) },
+    });
   }
   try {
     const value = await call();
@@ -156,13 +164,21 @@ interface GraphqlClient {
   getTweet(id: string, session?: XSession): Promise<TweetRecord>;
 }
 
-function createGraphqlClient(options: GraphqlOptions, fetchFn: typeof fetch, timeoutMs: number, backoff: Backoff): GraphqlClient {
+function createGraphqlClient(
+  options: GraphqlOptions,
+  fetchFn: typeof fetch,
+  timeoutMs: number,
+  backoff: Backoff,
+): GraphqlClient {
   const authorization = `Bearer ${options.bearerToken}`;
   // One guest token serves many requests; concurrent callers share one activation.
   let guestToken: Promise<string> | null = null;
 
   async function activate(): Promise<string> {
-    const answer = await fetchJson(fetchFn, options.guestActivateUrl, { method: "POST", headers: { authorization } }, { upstream: "X", timeoutMs });
+    const answer = await fetchJson(fetchFn, options.guestActivateUrl, { method: "POST", headers: { authorization } }, {
+      upstream: "X",
+      timeoutMs,
+    });
     const parsed = GuestActivation.safeParse(answer.body);
     if (answer.status !== 200 || !parsed.success) {
       throw upstreamFailed(`X refused a guest token (status ${answer.status}); try again later.`);
@@ -189,10 +205,16 @@ function createGraphqlClient(options: GraphqlOptions, fetchFn: typeof fetch, tim
       variables: JSON.stringify({ tweetId: id, ...graphqlVariables }),
       features: graphqlFeatures,
     });
-    const answer = await fetchJson(fetchFn, `${options.tweetResultUrl}?${query}`, { headers: { authorization, ...headers } }, { upstream: "X", timeoutMs });
+    const answer = await fetchJson(fetchFn, `${options.tweetResultUrl}?${query}`, {
+      headers: { authorization, ...headers },
+    }, { upstream: "X", timeoutMs });
     if (answer.status !== 200) {
       spent();
-      const cause = session ? new Error(`X refused the signed-in session of COOKIES_FILE (status ${answer.status}); its cookies may have expired`) : undefined;
+      const cause = session
+        ? new Error(
+          `X refused the signed-in session of COOKIES_FILE (status ${answer.status}); its cookies may have expired`,
+        )
+        : undefined;
       throw upstreamFailed(`X answered with status ${answer.status}; try again later.`, { cause });
     }
     return graphqlAnswerToTweet(answer.body, id);

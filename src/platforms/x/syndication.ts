@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { TweetRecord } from "../records.ts";
 import { notFound, unavailable, unknownAnswerShape } from "./errors.ts";
-import { Entities, Media, TextRange, partsToTweetRecord } from "./tweet-parts.ts";
+import { Entities, Media, partsToTweetRecord, TextRange } from "./tweet-parts.ts";
 
 const SyndicationTweet = z.object({
   __typename: z.literal("Tweet"),

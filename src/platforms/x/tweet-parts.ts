@@ -79,7 +79,15 @@ function mediaItemOf(media: Media): TweetMediaItem | null {
   if (media.type === "photo") {
     const size = dimensionsOf(media);
     const url = fullSizeImageUrl(media.media_url_https);
-    return { type: "photo", url, posterUrl: null, width: size?.width ?? null, height: size?.height ?? null, durationSec: null, videoVariants: [] };
+    return {
+      type: "photo",
+      url,
+      posterUrl: null,
+      width: size?.width ?? null,
+      height: size?.height ?? null,
+      durationSec: null,
+      videoVariants: [],
+    };
   }
   if (media.type !== "video" && media.type !== "animated_gif") return null;
   const variants = videoVariants(media);

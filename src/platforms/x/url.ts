@@ -42,4 +42,3 @@ export function parseStatusId(input: string): string {
   if (!match) throw invalid(input);
   return match[1]!;
 }
-

@@ -12,7 +12,14 @@ import type { NoteRef } from "./url.ts";
 
 const number = z.number().nullish();
 const text = z.string().nullish();
-const Stream = z.object({ masterUrl: text, backupUrls: z.array(z.string()).nullish(), width: number, height: number, videoBitrate: number, duration: number });
+const Stream = z.object({
+  masterUrl: text,
+  backupUrls: z.array(z.string()).nullish(),
+  width: number,
+  height: number,
+  videoBitrate: number,
+  duration: number,
+});
 const Image = z.object({
   urlDefault: text,
   url: text,
@@ -32,7 +39,9 @@ const Note = z.object({
     capa: z.object({ duration: number }).nullish(),
   }).nullish(),
 });
-const State = z.object({ note: z.object({ noteDetailMap: z.record(z.string(), z.object({ note: z.unknown() }).nullish()) }) });
+const State = z.object({
+  note: z.object({ noteDetailMap: z.record(z.string(), z.object({ note: z.unknown() }).nullish()) }),
+});
 
 type Stream = z.infer<typeof Stream>;
 
@@ -47,25 +56,42 @@ const codecs = ["h264", "h265", "av1"] as const;
 
 const https = (link: string) => link.replace(/^http:\/\//i, "https://");
 /** A size or length as the record holds it: whole, or null when the page gives none. */
-const whole = (value: number | null | undefined) => (value === null || value === undefined || !Number.isFinite(value) ? null : Math.round(value));
+const whole = (
+  value: number | null | undefined,
+) => (value === null || value === undefined || !Number.isFinite(value) ? null : Math.round(value));
 const named = (value: string | null | undefined) => value?.trim() || null;
 
 function photoOf(image: z.infer<typeof Image>): PostMediaItem | null {
   const link = image.urlDefault || image.infoList?.find((info) => info.imageScene === "WB_DFT")?.url || image.url;
   if (!link) return null;
-  return { type: "photo", url: https(link), posterUrl: null, width: whole(image.width), height: whole(image.height), durationSec: null, videoVariants: [], altText: null };
+  return {
+    type: "photo",
+    url: https(link),
+    posterUrl: null,
+    width: whole(image.width),
+    height: whole(image.height),
+    durationSec: null,
+    videoVariants: [],
+    altText: null,
+  };
 }
 
 /** A variant per codec and height, the best bit rate of each, best first; and each one's file. */
-function variantsOf(streams: Partial<Record<string, Stream[] | null>>): { variant: PostVideoVariant; files: string[]; stream: Stream }[] {
+function variantsOf(
+  streams: Partial<Record<string, Stream[] | null>>,
+): { variant: PostVideoVariant; files: string[]; stream: Stream }[] {
   const chosen = new Map<string, { variant: PostVideoVariant; files: string[]; stream: Stream }>();
   for (const codec of codecs) {
-    const ranked = (streams[codec] ?? []).filter((stream) => stream.masterUrl).sort((a, b) => (b.height ?? 0) - (a.height ?? 0) || (b.videoBitrate ?? 0) - (a.videoBitrate ?? 0));
+    const ranked = (streams[codec] ?? []).filter((stream) => stream.masterUrl).sort((a, b) =>
+      (b.height ?? 0) - (a.height ?? 0) || (b.videoBitrate ?? 0) - (a.videoBitrate ?? 0)
+    );
     for (const stream of ranked) {
       const qualityLabel = stream.height ? `${whole(stream.height)}p` : "unknown";
       const formatId = `${codec}-${qualityLabel}`;
       const files = [stream.masterUrl!, ...(stream.backupUrls ?? [])].map(https);
-      if (!chosen.has(formatId)) chosen.set(formatId, { variant: { qualityLabel, formatId, contentType: "video/mp4" }, files, stream });
+      if (!chosen.has(formatId)) {
+        chosen.set(formatId, { variant: { qualityLabel, formatId, contentType: "video/mp4" }, files, stream });
+      }
     }
   }
   return [...chosen.values()];
@@ -81,19 +107,32 @@ export function noteToPost(state: unknown, ref: NoteRef, onMediaHost: (link: str
   const found = parsed.success ? parsed.data.note.noteDetailMap[ref.id]?.note : undefined;
   if (found === undefined || found === null) throw notShown(ref);
   const note = Note.safeParse(found);
-  if (!note.success) throw upstreamFailed("Xiaohongshu described the note in a form this service does not understand; try again later.", { cause: note.error });
+  if (!note.success) {
+    throw upstreamFailed(
+      "Xiaohongshu described the note in a form this service does not understand; try again later.",
+      { cause: note.error },
+    );
+  }
   const { type, title, desc, user, imageList, video } = note.data;
   const photos = (imageList ?? []).flatMap((image) => photoOf(image) ?? []).filter((photo) => onMediaHost(photo.url!));
   const variants = type === "video" ? variantsOf(video?.media?.stream ?? {}) : [];
-  if (type === "video" && variants.length === 0) throw upstreamFailed("Xiaohongshu named no file of the note's video; try again later.");
+  if (type === "video" && variants.length === 0) {
+    throw upstreamFailed("Xiaohongshu named no file of the note's video; try again later.");
+  }
   if (type !== "video" && photos.length === 0) throw notShown(ref);
   const best = variants[0];
   const videoVariants = variants.map((each) => each.variant);
   const media: PostMediaItem[] = best
     ? [{
-        type: "video", url: best.files[0]!, posterUrl: photos[0]?.url ?? null, width: whole(best.stream.width), height: whole(best.stream.height),
-        durationSec: whole((best.stream.duration ?? Number.NaN) / 1000) ?? whole(video?.capa?.duration), videoVariants, altText: null,
-      }]
+      type: "video",
+      url: best.files[0]!,
+      posterUrl: photos[0]?.url ?? null,
+      width: whole(best.stream.width),
+      height: whole(best.stream.height),
+      durationSec: whole((best.stream.duration ?? Number.NaN) / 1000) ?? whole(video?.capa?.duration),
+      videoVariants,
+      altText: null,
+    }]
     : photos;
   const words = [named(title), named(desc)].filter((part) => part !== null);
   return {
@@ -117,7 +156,9 @@ export function noteToPost(state: unknown, ref: NoteRef, onMediaHost: (link: str
 }
 
 export function notShown(ref: NoteRef): ApiError {
-  const token = ref.access.has("xsec_token") ? "its link's xsec_token may have expired, " : "the link carries no xsec_token, ";
+  const token = ref.access.has("xsec_token")
+    ? "its link's xsec_token may have expired, "
+    : "the link carries no xsec_token, ";
   return new ApiError(
     "post_unavailable",
     `Xiaohongshu did not show note ${ref.id}: ${token}or the note is private or removed. Copy the link again from the app's Share (it carries a fresh xsec_token) and try that.`,

@@ -34,7 +34,8 @@ const onMediaHost = (link: string) => {
 };
 /** The site's pages are for browsers; cobalt, too, asks as one. */
 const browserHeaders = {
-  "user-agent": "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36",
+  "user-agent":
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36",
   accept: "text/html,application/xhtml+xml",
 };
 /**
@@ -56,15 +57,40 @@ async function pageText(response: Response): Promise<string> {
   }
 }
 
+/** Throws unless the answer is the note's page: 404 for no note, 502 upstream_blocked for a wall. */
+async function requireNotePage(response: Response, ref: NoteRef, onBlocked: (refused: ApiError) => void) {
+  if (response.ok) return;
+  await response.body?.cancel();
+  if (response.status === 404) {
+    throw new ApiError("not_found", `Xiaohongshu has no note ${ref.id}; it may have been deleted. Check the link.`);
+  }
+  // A redirect away from the note is the site's sign-in or bot check.
+  if (response.status === 429 || (response.status >= 300 && response.status <= 399)) {
+    const refused = new ApiError(
+      "upstream_blocked",
+      "Xiaohongshu answered this server with a sign-in, a bot check or its rate limit instead of the note; the operator can send its requests through a proxy with a better address (OUTBOUND_PROXY).",
+    );
+    onBlocked(refused);
+    throw refused;
+  }
+  throw upstreamFailed(`Xiaohongshu answered with status ${response.status}; try again later.`);
+}
+
 export function createXiaohongshuSource(options: XiaohongshuSourceOptions): Source {
   const fetchFn = options.fetch ?? fetch;
   const read = cachedPosts<XiaohongshuPost>(options);
 
   async function exchange(url: URL): Promise<Response> {
     try {
-      return await fetchFn(withOriginOverride(url, options.originOverrides), { headers: browserHeaders, redirect: "manual", signal: AbortSignal.timeout(options.timeoutMs) });
+      return await fetchFn(withOriginOverride(url, options.originOverrides), {
+        headers: browserHeaders,
+        redirect: "manual",
+        signal: AbortSignal.timeout(options.timeoutMs),
+      });
     } catch (error) {
-      throw upstreamFailed("Xiaohongshu could not be reached, or did not answer in time; try again later.", { cause: error });
+      throw upstreamFailed("Xiaohongshu could not be reached, or did not answer in time; try again later.", {
+        cause: error,
+      });
     }
   }
 
@@ -77,30 +103,20 @@ export function createXiaohongshuSource(options: XiaohongshuSourceOptions): Sour
     await response.body?.cancel();
     const target = URL.parse(response.headers.get("location") ?? "", url);
     const ref = target === null || response.status < 300 || response.status > 399 ? null : noteOf(target);
-    if (ref === null) throw new ApiError("not_found", "This xhslink.com short link leads to no Xiaohongshu note; check the link.");
+    if (ref === null) {
+      throw new ApiError("not_found", "This xhslink.com short link leads to no Xiaohongshu note; check the link.");
+    }
     return ref;
   }
 
   async function load(ref: NoteRef): Promise<XiaohongshuPost> {
     const page = notePage(ref);
     const response = await exchange(page);
-    if (response.status === 404) {
-      await response.body?.cancel();
-      throw new ApiError("not_found", `Xiaohongshu has no note ${ref.id}; it may have been deleted. Check the link.`);
-    }
-    // A redirect away from the note is the site's sign-in or bot check.
-    if (response.status === 429 || (response.status >= 300 && response.status <= 399)) {
-      await response.body?.cancel();
-      const refused = new ApiError("upstream_blocked", "Xiaohongshu answered this server with a sign-in, a bot check or its rate limit instead of the note; the operator can send its requests through a proxy with a better address (OUTBOUND_PROXY).");
-      options.onBlocked?.(page, refused);
-      throw refused;
-    }
-    if (!response.ok) {
-      await response.body?.cancel();
-      throw upstreamFailed(`Xiaohongshu answered with status ${response.status}; try again later.`);
-    }
+    await requireNotePage(response, ref, (refused) => options.onBlocked?.(page, refused));
     const state = initialStateOf(await pageText(response));
-    if (state === null) throw upstreamFailed("Xiaohongshu's page held no note data this service can read; try again later.");
+    if (state === null) {
+      throw upstreamFailed("Xiaohongshu's page held no note data this service can read; try again later.");
+    }
     return noteToPost(state, ref, onMediaHost);
   }
 
@@ -122,16 +138,31 @@ export function createXiaohongshuSource(options: XiaohongshuSourceOptions): Sour
       const name = itemName("xiaohongshu", record.id, wanted);
       if (item.type === "photo") return photoPlan(item.url!, wanted, name, mediaHost, "Xiaohongshu");
       const [file, ...backups] = videoFiles(item.videoVariants, files, wanted.format);
-      return { kind: "relay", url: new URL(file!), mirrors: backups.map((backup) => new URL(backup)), allowed: mediaHost, name };
+      return {
+        kind: "relay",
+        url: new URL(file!),
+        mirrors: backups.map((backup) => new URL(backup)),
+        allowed: mediaHost,
+        name,
+      };
     },
   };
 }
 
 /** The files of the variant `format` names (a format id or a quality label), by default the best: its link, then its backups. */
-function videoFiles(variants: readonly { formatId: string; qualityLabel: string }[], files: ReadonlyMap<string, string[]>, format: string | null): string[] {
-  const variant = format === null ? variants[0] : variants.find((each) => each.formatId === format || each.qualityLabel === format);
+function videoFiles(
+  variants: readonly { formatId: string; qualityLabel: string }[],
+  files: ReadonlyMap<string, string[]>,
+  format: string | null,
+): string[] {
+  const variant = format === null
+    ? variants[0]
+    : variants.find((each) => each.formatId === format || each.qualityLabel === format);
   if (variant === undefined) {
-    throw new ApiError("format_not_available", `This video has no variant ${format}; it offers: ${variants.map((each) => each.formatId).join(", ")}.`);
+    throw new ApiError(
+      "format_not_available",
+      `This video has no variant ${format}; it offers: ${variants.map((each) => each.formatId).join(", ")}.`,
+    );
   }
   return files.get(variant.formatId)!;
 }

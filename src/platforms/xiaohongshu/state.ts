@@ -30,7 +30,7 @@ function stringEnd(text: string, at: number): number {
 /** The end of the bracketed group that opens at `at`, strings skipped. */
 function groupEnd(text: string, at: number): number {
   let depth = 0;
-  for (let i = at; i < text.length; ) {
+  for (let i = at; i < text.length;) {
     const c = text[i]!;
     if (c === '"') {
       i = stringEnd(text, i);
@@ -56,7 +56,7 @@ function literalAsJson(text: string, start: number): string | null {
   const end = groupEnd(text, start);
   const pieces: string[] = [];
   let copied = start;
-  for (let i = start; i < end; ) {
+  for (let i = start; i < end;) {
     if (text[i] === '"') {
       i = stringEnd(text, i);
       continue;

@@ -35,7 +35,9 @@ export function noteOf(url: URL): NoteRef | null {
 export function notANoteLink(url: URL): ApiError {
   return new ApiError(
     "invalid_url",
-    `Pass the link of a Xiaohongshu note, such as https://www.xiaohongshu.com/explore/<id>?xsec_token=... or an xhslink.com short link, as the app's Share gives it; got "${url.href.slice(0, 200)}".`,
+    `Pass the link of a Xiaohongshu note, such as https://www.xiaohongshu.com/explore/<id>?xsec_token=... or an xhslink.com short link, as the app's Share gives it; got "${
+      url.href.slice(0, 200)
+    }".`,
   );
 }
 

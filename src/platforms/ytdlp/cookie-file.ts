@@ -31,10 +31,16 @@ export function cookieFile(files: Files, path: string, onFault: (fault: string) 
     try {
       content = await files.read(path);
     } catch (error) {
-      return { fault: `COOKIES_FILE ${path} could not be read (${(error as { code?: string }).code ?? "error"}); going on without it` };
+      return {
+        fault: `COOKIES_FILE ${path} could not be read (${
+          (error as { code?: string }).code ?? "error"
+        }); going on without it`,
+      };
     }
     const fault = cookieFileFault(content);
-    return fault === null ? { content } : { fault: `COOKIES_FILE ${path} is not a Netscape cookie file (${fault}); going on without it` };
+    return fault === null
+      ? { content }
+      : { fault: `COOKIES_FILE ${path} is not a Netscape cookie file (${fault}); going on without it` };
   };
   return {
     async read() {
@@ -71,7 +77,11 @@ export function cookieFileFault(content: Uint8Array): string | null {
 }
 
 /** Runs `use` with the path of a private copy of `content`, or with undefined when there is none. */
-export async function withCookieCopy<T>(files: Files, content: Uint8Array | null, use: (copy: string | undefined) => Promise<T>): Promise<T> {
+export async function withCookieCopy<T>(
+  files: Files,
+  content: Uint8Array | null,
+  use: (copy: string | undefined) => Promise<T>,
+): Promise<T> {
   if (content === null) return use(undefined);
   const copy = await files.writePrivate("media-api-cookies-", "cookies.txt", content);
   try {

@@ -14,21 +14,32 @@ interface Rule {
 
 const rules: Rule[] = [
   {
-    pattern: /Unsupported URL|is not a valid URL|No video formats found|There(?:'s| is) no video in this|No media found/i,
+    pattern:
+      /Unsupported URL|is not a valid URL|No video formats found|There(?:'s| is) no video in this|No media found/i,
     make: noMediaFound,
   },
   {
     // A link cut short, or one that names no video ("watch?v="): no retry can help.
     pattern: /Incomplete \S+ ID|looks truncated|Unable to extract (?:video )?id\b/i,
-    make: (cause) => new ApiError("unsupported_url", "This link names no video, or names it only in part; copy the whole link of the post or video.", { cause }),
+    make: (cause) =>
+      new ApiError(
+        "unsupported_url",
+        "This link names no video, or names it only in part; copy the whole link of the post or video.",
+        { cause },
+      ),
   },
   {
     pattern: /Requested format is not available|Invalid format specification|format spec/i,
     make: (cause) =>
-      new ApiError("format_not_available", "The `format` selector is not valid or matches no format of this video; use a formatId from /api/v1/post or leave `format` out.", { cause }),
+      new ApiError(
+        "format_not_available",
+        "The `format` selector is not valid or matches no format of this video; use a formatId from /api/v1/post or leave `format` out.",
+        { cause },
+      ),
   },
   {
-    pattern: /HTTP Error (404|410)|Video unavailable|Private video|This video (is private|has been removed|is unavailable)/i,
+    pattern:
+      /HTTP Error (404|410)|Video unavailable|Private video|This video (is private|has been removed|is unavailable)/i,
     make: postNotFound,
   },
 ];

@@ -5,7 +5,17 @@
 // header), so ffmpeg sends a cookie only to those hosts, across redirects and HLS segments too.
 import type { YtdlpFormat } from "./info.ts";
 
-const attributes = new Set(["domain", "path", "secure", "expires", "version", "max-age", "httponly", "samesite", "comment"]);
+const attributes = new Set([
+  "domain",
+  "path",
+  "secure",
+  "expires",
+  "version",
+  "max-age",
+  "httponly",
+  "samesite",
+  "comment",
+]);
 
 interface Cookie {
   pair: string;
@@ -48,7 +58,9 @@ export function formatCookies(format: Pick<YtdlpFormat, "url" | "http_headers" |
   return cookies.map(({ pair, domain, path }) => {
     const host = (domain ?? url.hostname).replace(/[\s;]/g, "");
     const port = url.port && url.hostname.endsWith(host.replace(/^\./, "")) ? `:${url.port}` : "";
-    return `${pair}; domain=${host}${port}; path=${url.protocol === "http:" ? `http://${host.replace(/^\./, "")}${port}` : ""}${(path ?? "/").replace(/[\s;]/g, "")}`;
+    return `${pair}; domain=${host}${port}; path=${
+      url.protocol === "http:" ? `http://${host.replace(/^\./, "")}${port}` : ""
+    }${(path ?? "/").replace(/[\s;]/g, "")}`;
   });
 }
 

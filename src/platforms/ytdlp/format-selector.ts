@@ -60,7 +60,14 @@ function parseAtom(text: string): Atom | null {
 function parseFilter(text: string): Filter | null {
   const match = filterPattern.exec(text);
   if (!match) return null;
-  const [, key, negation, op, unknownPasses, rawValue] = match as unknown as [string, string, string, string, string | undefined, string];
+  const [, key, negation, op, unknownPasses, rawValue] = match as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string | undefined,
+    string,
+  ];
   const value = rawValue.replace(/^(["'])(.*)\1$/, "$2");
   const passesUnknown = unknownPasses === "?";
   // yt-dlp reads a number with a size suffix (500M) as bytes; left to yt-dlp.
@@ -71,14 +78,21 @@ function parseFilter(text: string): Filter | null {
     const limit = Number(value);
     if (Number.isNaN(limit)) return null;
     const ops: Record<string, (a: number) => boolean> = {
-      "<": (a) => a < limit, "<=": (a) => a <= limit, ">": (a) => a > limit, ">=": (a) => a >= limit, "=": (a) => a === limit,
+      "<": (a) => a < limit,
+      "<=": (a) => a <= limit,
+      ">": (a) => a > limit,
+      ">=": (a) => a >= limit,
+      "=": (a) => a === limit,
     };
     const test = ops[op!];
     if (!test) return null;
     compare = negation ? (actual) => actual !== limit : (actual) => typeof actual === "number" && test(actual);
   } else {
     const ops: Record<string, (a: string) => boolean> = {
-      "=": (a) => a === value, "^=": (a) => a.startsWith(value), "$=": (a) => a.endsWith(value), "*=": (a) => a.includes(value),
+      "=": (a) => a === value,
+      "^=": (a) => a.startsWith(value),
+      "$=": (a) => a.endsWith(value),
+      "*=": (a) => a.includes(value),
     };
     let test = ops[op!];
     if (op === "~=") {
@@ -119,7 +133,10 @@ export function selectFormats(selector: FormatSelector, formats: readonly YtdlpF
     }
     if (picked.length === merge.length) return picked.length === 1 ? picked : mergeStreams(picked);
   }
-  throw new ApiError("format_not_available", "The `format` selector matches no format of this video; use a formatId from /api/v1/post or leave `format` out.");
+  throw new ApiError(
+    "format_not_available",
+    "The `format` selector matches no format of this video; use a formatId from /api/v1/post or leave `format` out.",
+  );
 }
 
 interface Context {
@@ -142,10 +159,12 @@ function pickOne(atom: Atom, context: Context): YtdlpFormat | undefined {
     best = which!.startsWith("b");
     index = nth ? Number(nth) : 1;
     const type = stream?.[0];
-    const kindFilter: Filter =
-      type && any ? (f) => (type === "v" ? f.vcodec : f.acodec) !== "none"
-      : type ? (f) => (type === "v" ? f.acodec : f.vcodec) === "none"
-      : !any ? (f) => f.vcodec !== "none" && f.acodec !== "none"
+    const kindFilter: Filter = type && any
+      ? (f) => (type === "v" ? f.vcodec : f.acodec) !== "none"
+      : type
+      ? (f) => (type === "v" ? f.acodec : f.vcodec) === "none"
+      : !any
+      ? (f) => f.vcodec !== "none" && f.acodec !== "none"
       : () => true;
     wanted = (f) => kindFilter(f) && hasSomething(f);
     if (!type && !any && context.incomplete) fallback = hasSomething;

@@ -57,7 +57,16 @@ function mediaItem(entry: YtdlpEntry): PostMediaItem {
   const variants = variantFormats(formats);
   const image = formats.filter(isImage).at(-1);
   if (variants.length === 0 && image) {
-    return { type: "photo", url: image.url!, posterUrl: null, width: image.width ?? null, height: image.height ?? null, durationSec: null, videoVariants: [], altText: null };
+    return {
+      type: "photo",
+      url: image.url!,
+      posterUrl: null,
+      width: image.width ?? null,
+      height: image.height ?? null,
+      durationSec: null,
+      videoVariants: [],
+      altText: null,
+    };
   }
   const best = variants[0];
   return {
@@ -111,8 +120,11 @@ function posterOf(entry: YtdlpEntry): string | null {
  */
 function formatRank(format: YtdlpFormat, index: number): number[] {
   const codec = videoCodecOf(format);
-  const codecRank = codec === "h264" || (codec === null && /^(mp4|m4v|mov)$/.test(format.ext ?? "")) ? 2
-    : codec === "vp8" || codec === "theora" ? 0 : 1;
+  const codecRank = codec === "h264" || (codec === null && /^(mp4|m4v|mov)$/.test(format.ext ?? ""))
+    ? 2
+    : codec === "vp8" || codec === "theora"
+    ? 0
+    : 1;
   const protocolRank = !isFfmpegReadable(format) ? 0 : (format.protocol ?? "").startsWith("m3u8") ? 1 : 2;
   return [codecRank, hasAudio(format) ? 1 : 0, protocolRank, format.tbr ?? 0, index];
 }
@@ -180,7 +192,7 @@ function qualityLabel(format: YtdlpFormat): string {
 /** Image posts: formats that are pictures, and the pictures of a gallery's entries. */
 function imageUrls(info: YtdlpInfo, formats: YtdlpFormat[]): string[] {
   const fromEntries = (info.entries ?? []).flatMap((entry) =>
-    entry ? entryFormats(entry).filter(isImage).slice(-1) : [],
+    entry ? entryFormats(entry).filter(isImage).slice(-1) : []
   );
   const images = [...formats.filter(isImage).slice(-1), ...fromEntries];
   return [...new Set(images.map((f) => f.url!))];

@@ -18,7 +18,12 @@ export function ytdlpReader(pages: PageSource): Source {
     async plan(link, wanted, signal) {
       // The description (kept from /post, or extracted now and kept) says how many items there are.
       if (wanted.index !== null) requireItem(wanted.index, postItems(await pages.info(link.url)).length);
-      const { info, formats } = await pages.select(link.url, selectorFor(wanted.format, wanted.output), signal, wanted.index ?? 1);
+      const { info, formats } = await pages.select(
+        link.url,
+        selectorFor(wanted.format, wanted.output),
+        signal,
+        wanted.index ?? 1,
+      );
       const entry = mainEntry(info);
       const plan = planRemux(formats, wanted.output);
       if (wanted.subtitles !== null) plan.subtitles = chooseSubtitle(entry, wanted.subtitles);

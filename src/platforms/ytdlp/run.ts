@@ -33,10 +33,21 @@ export interface ExtractOptions {
   cookiesFile?: string;
 }
 
-export function extractInfoArgs(url: string, options: Pick<ExtractOptions, "format" | "socketTimeoutSec" | "infoJson" | "jsRuntime" | "cookiesFile" | "proxy" | "playlistItems">): string[] {
+export function extractInfoArgs(
+  url: string,
+  options: Pick<
+    ExtractOptions,
+    "format" | "socketTimeoutSec" | "infoJson" | "jsRuntime" | "cookiesFile" | "proxy" | "playlistItems"
+  >,
+): string[] {
   return [
     // --ignore-config: a yt-dlp.conf in the working or home folder must not change what runs.
-    "-J", "--ignore-config", "--no-playlist", "--playlist-items", options.playlistItems ?? "1", "--no-warnings",
+    "-J",
+    "--ignore-config",
+    "--no-playlist",
+    "--playlist-items",
+    options.playlistItems ?? "1",
+    "--no-warnings",
     ...(options.socketTimeoutSec ? ["--socket-timeout", String(options.socketTimeoutSec)] : []),
     ...(options.format ? ["-f", options.format] : []),
     ...(options.proxy ? ["--proxy", options.proxy] : []),

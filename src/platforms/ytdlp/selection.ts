@@ -18,7 +18,8 @@ export const defaultVideoSelector =
 /** For `audio=mp3`: an audio-only format when there is one, else the best file with sound. */
 export const audioSelector = `ba${readable}/b${readable}/ba/b`;
 /** For `audio=m4a`: AAC sound first (planRemux refuses any other codec), else what `audio=mp3` takes. */
-export const aacSelector = `ba[acodec^=mp4a]${readable}/ba[ext=m4a]${readable}/b[acodec^=mp4a]${readable}/${audioSelector}`;
+export const aacSelector =
+  `ba[acodec^=mp4a]${readable}/ba[ext=m4a]${readable}/b[acodec^=mp4a]${readable}/${audioSelector}`;
 const selectors = { mp4: defaultVideoSelector, mp3: audioSelector, m4a: aacSelector } as const;
 
 export type OutputKind = RemuxPlan["output"];
@@ -51,18 +52,30 @@ export function planRemux(chosen: readonly YtdlpFormat[], output: OutputKind): R
   }
   const unreadable = chosen.find((f) => !isFfmpegReadable(f));
   if (unreadable) {
-    throw new ApiError("format_not_streamable", `Format ${unreadable.format_id ?? "?"} (${unreadable.protocol ?? "unknown protocol"}) cannot be streamed; pick a formatId from /api/v1/post or leave \`format\` out.`);
+    throw new ApiError(
+      "format_not_streamable",
+      `Format ${unreadable.format_id ?? "?"} (${
+        unreadable.protocol ?? "unknown protocol"
+      }) cannot be streamed; pick a formatId from /api/v1/post or leave \`format\` out.`,
+    );
   }
   // Sources by role: a separate audio-only format wins the audio role over a combined file.
   const video = chosen.find(hasVideo) ?? null;
-  const audio = chosen.find((f) => f !== video && hasAudio(f)) ?? (video && hasAudio(video) ? video : null) ?? chosen[0]!;
+  const audio = chosen.find((f) => f !== video && hasAudio(f)) ?? (video && hasAudio(video) ? video : null) ??
+    chosen[0]!;
   const soundOnly = output !== "mp4";
   const sources = soundOnly || video === null ? [audio] : [...new Set([video, audio])];
   const audioCodec = audioCodecOf(audio);
   if (output === "m4a") requireAac(audio, audioCodec);
   return {
     output,
-    inputs: sources.map((f) => ({ url: f.url!, headers: withoutCookieHeader(f.http_headers), cookies: formatCookies(f), hls: isHls(f), sizeBytes: f.filesize ?? f.filesize_approx ?? undefined })),
+    inputs: sources.map((f) => ({
+      url: f.url!,
+      headers: withoutCookieHeader(f.http_headers),
+      cookies: formatCookies(f),
+      hls: isHls(f),
+      sizeBytes: f.filesize ?? f.filesize_approx ?? undefined,
+    })),
     videoInput: soundOnly || video === null ? null : sources.indexOf(video),
     audioInput: sources.indexOf(audio),
     transcodeVideo: video !== null && mp4VideoMisfits.has(videoCodecOf(video) ?? ""),
@@ -78,5 +91,8 @@ export function planRemux(chosen: readonly YtdlpFormat[], output: OutputKind): R
 function requireAac(audio: YtdlpFormat, codec: string | null): void {
   if (codec === "aac" || (codec === null && /^(m4a|mp4)$/.test(audio.ext ?? ""))) return;
   const has = codec ?? audio.ext ?? "unknown";
-  throw new ApiError("format_not_available", `This post's sound is ${has}, not AAC: \`audio=m4a\` copies AAC as it is and never re-encodes. Ask for \`audio=mp3\` (MP3 at 320 kbps) instead.`);
+  throw new ApiError(
+    "format_not_available",
+    `This post's sound is ${has}, not AAC: \`audio=m4a\` copies AAC as it is and never re-encodes. Ask for \`audio=mp3\` (MP3 at 320 kbps) instead.`,
+  );
 }

@@ -6,7 +6,7 @@
 import { sharedRuns } from "../../util/shared-runs.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
 import type { Extractor } from "../../processes/extractor.ts";
-import { withToolAccess, type ToolAccess } from "../tool-access.ts";
+import { type ToolAccess, withToolAccess } from "../tool-access.ts";
 import { parseFormatSelector, selectFormats } from "./format-selector.ts";
 import { entryFormats, itemDescription, type YtdlpEntry, type YtdlpFormat, type YtdlpInfo } from "./info.ts";
 import { extractInfo } from "./run.ts";
@@ -37,7 +37,12 @@ export interface PageSource {
    * that item alone (one, or a video and an audio one), so a selector that fits it need not fit
    * the others.
    */
-  select(page: URL, selector: string, signal?: AbortSignal, item?: number): Promise<{ info: YtdlpInfo; formats: YtdlpFormat[] }>;
+  select(
+    page: URL,
+    selector: string,
+    signal?: AbortSignal,
+    item?: number,
+  ): Promise<{ info: YtdlpInfo; formats: YtdlpFormat[] }>;
 }
 
 // yt-dlp tries such formats over the network before it picks one; only yt-dlp can choose there.
@@ -50,7 +55,10 @@ const selectableInProcess = (format: YtdlpFormat) => format.has_drm !== true && 
  */
 function withYtdlpFields(entry: YtdlpEntry, chosen: YtdlpFormat[]): YtdlpFormat[] | null {
   const filled = [entry, ...(entry.requested_formats ?? [])];
-  const formats = chosen.map((format) => ({ ...format, ...filled.find((known) => known.format_id === format.format_id) }));
+  const formats = chosen.map((format) => ({
+    ...format,
+    ...filled.find((known) => known.format_id === format.format_id),
+  }));
   const needsCookies = filled.some((known) => known.cookies);
   return needsCookies && formats.some((format) => !format.cookies) ? null : formats;
 }
@@ -59,18 +67,39 @@ function withYtdlpFields(entry: YtdlpEntry, chosen: YtdlpFormat[]): YtdlpFormat[
 const maxKeptBytes = 1024 * 1024;
 
 export function createPageSource(options: PageSourceOptions): PageSource {
-  const cache = createTtlCache<{ info: YtdlpInfo; json: string }>({ maxEntries: options.cacheMaxEntries, now: options.now ?? Date.now });
+  const cache = createTtlCache<{ info: YtdlpInfo; json: string }>({
+    maxEntries: options.cacheMaxEntries,
+    now: options.now ?? Date.now,
+  });
   const shared = sharedRuns<YtdlpInfo>();
 
   const everyItem = `1:${options.maxItems}`;
 
-  async function run(page: URL, extra: { playlistItems?: string; format?: string; infoJson?: string; signal?: AbortSignal }): Promise<YtdlpInfo> {
-    const common = { extractor: options.extractor, timeoutMs: options.timeoutMs, socketTimeoutSec: options.socketTimeoutSec, jsRuntime: options.jsRuntime };
+  async function run(
+    page: URL,
+    extra: { playlistItems?: string; format?: string; infoJson?: string; signal?: AbortSignal },
+  ): Promise<YtdlpInfo> {
+    const common = {
+      extractor: options.extractor,
+      timeoutMs: options.timeoutMs,
+      socketTimeoutSec: options.socketTimeoutSec,
+      jsRuntime: options.jsRuntime,
+    };
     // A load from the kept description needs no network: no gate session, no cookies.
-    return withToolAccess(options, page, extra.infoJson === undefined, (access) => extractInfo(page.href, { ...common, ...access, ...extra }));
+    return withToolAccess(
+      options,
+      page,
+      extra.infoJson === undefined,
+      (access) => extractInfo(page.href, { ...common, ...access, ...extra }),
+    );
   }
 
-  async function fresh(page: URL, playlistItems: string, format?: string, signal?: AbortSignal): Promise<{ info: YtdlpInfo; json: string }> {
+  async function fresh(
+    page: URL,
+    playlistItems: string,
+    format?: string,
+    signal?: AbortSignal,
+  ): Promise<{ info: YtdlpInfo; json: string }> {
     const info = await run(page, { playlistItems, format, signal });
     const json = JSON.stringify(info);
     // A run for one item of a playlist does not describe the whole post, so it is not kept.
@@ -101,7 +130,9 @@ export function createPageSource(options: PageSourceOptions): PageSource {
         return { info, formats: chosenFormats(info) };
       }
       const formats = entryFormats(described);
-      const chosen = parsed !== null && formats.every(selectableInProcess) ? withYtdlpFields(described, selectFormats(parsed, formats)) : null;
+      const chosen = parsed !== null && formats.every(selectableInProcess)
+        ? withYtdlpFields(described, selectFormats(parsed, formats))
+        : null;
       if (chosen !== null) return { info: described, formats: chosen };
       const infoJson = described === kept.info ? kept.json : JSON.stringify(described);
       const info = await run(page, { format: selector, infoJson, signal });

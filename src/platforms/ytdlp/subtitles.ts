@@ -30,7 +30,7 @@ function languages(entry: YtdlpEntry): { lang: string; auto: boolean; track: Sub
     Object.entries(byLang).flatMap(([lang, tracks]) => {
       const track = readableTrack(tracks);
       return track ? [{ lang, auto, track }] : [];
-    }),
+    })
   );
 }
 
@@ -46,12 +46,17 @@ export function chooseSubtitle(entry: YtdlpEntry, lang: string): SubtitleInput {
   const found = languages(entry).find((candidate) => candidate.lang === lang);
   if (!found) throw missingSubtitles(lang, subtitlesOf(entry).map((s) => s.lang));
   // A track without headers of its own is fetched like the page's media.
-  return { lang, input: { url: found.track.url, headers: found.track.http_headers ?? entry.http_headers ?? {}, hls: false } };
+  return {
+    lang,
+    input: { url: found.track.url, headers: found.track.http_headers ?? entry.http_headers ?? {}, hls: false },
+  };
 }
 
 export function missingSubtitles(lang: string, available: readonly string[]): ApiError {
   const offered = [...new Set(available)];
-  return new ApiError("invalid_parameter", offered.length === 0
+  return new ApiError(
+    "invalid_parameter",
+    offered.length === 0
       ? `This item has no subtitles, so \`subtitles=${lang}\` cannot be embedded; leave \`subtitles\` out.`
       : `This item has no subtitles in "${lang}"; it has: ${offered.join(", ")}.`,
   );

@@ -15,7 +15,11 @@ export function nodeFilesIn(parent: string): Files {
 /** The private copies in TMPDIR; the service gives its own folder in DATA_DIR (store/private-copies.ts). */
 export const nodeFiles: Files = nodeFilesIn(tmpdir());
 
-async function writePrivate(prefix: string, name: string, content: Uint8Array): Promise<{ path: string; remove(): Promise<void> }> {
+async function writePrivate(
+  prefix: string,
+  name: string,
+  content: Uint8Array,
+): Promise<{ path: string; remove(): Promise<void> }> {
   const folder = await mkdtemp(prefix);
   const remove = () => rm(folder, { recursive: true, force: true });
   const path = join(folder, name);

@@ -31,8 +31,7 @@ export const listenLoopback: ListenLoopback = (onRequest, maxHeadBytes) => {
       resolve({
         port: (server.address() as net.AddressInfo).port,
         close: () => new Promise<void>((closed) => server.close(() => closed())),
-      }),
-    );
+      }));
   });
 };
 
@@ -41,7 +40,9 @@ function connectionOf(client: net.Socket): GateConnection {
   return {
     end: (text) => void client.end(text),
     async forward(route, opening, traffic) {
-      const opened = "tunnel" in route ? await openTunnel(route.tunnel.host, route.tunnel.port, route.tunnel.proxy) : await connectToProxy(route.proxy);
+      const opened = "tunnel" in route
+        ? await openTunnel(route.tunnel.host, route.tunnel.port, route.tunnel.proxy)
+        : await connectToProxy(route.proxy);
       upstream = opened;
       // Cut while the connection was being opened (its session ended).
       if (client.destroyed) return void opened.destroy();

@@ -14,7 +14,9 @@ export interface ResponseHead {
 }
 
 /** How the body after a head ends (RFC 9112, section 6.3). */
-export type BodyFraming = { kind: "none" } | { kind: "length"; length: number } | { kind: "chunked" } | { kind: "until-close" };
+export type BodyFraming = { kind: "none" } | { kind: "length"; length: number } | { kind: "chunked" } | {
+  kind: "until-close";
+};
 
 // node:http's default limit is 16 KiB; a media host's head is well under 2.
 const MAX_HEAD_BYTES = 32 * 1024;
@@ -27,7 +29,9 @@ const OWN_HEADERS = new Set(["host", "connection", "content-length", "transfer-e
 export function requestHead(method: string, url: URL, headers: Record<string, string>): string {
   const lines = [`${method} ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`];
   for (const [name, value] of Object.entries(headers)) {
-    if (!TOKEN.test(name) || /[\0\r\n]/.test(value)) throw new TypeError(`The header ${JSON.stringify(name)} cannot be sent.`);
+    if (!TOKEN.test(name) || /[\0\r\n]/.test(value)) {
+      throw new TypeError(`The header ${JSON.stringify(name)} cannot be sent.`);
+    }
     if (!OWN_HEADERS.has(name.toLowerCase())) lines.push(`${name}: ${value}`);
   }
   // A request without a body says so; only POST (X's guest-token call) would otherwise leave it open.
@@ -41,7 +45,9 @@ export function parseResponseHead(bytes: Uint8Array): ResponseHead | null {
   const length = headLength(bytes);
   if (length < 0 && bytes.byteLength <= MAX_HEAD_BYTES) return null;
   const end = length - 4;
-  if (length < 0 || end > MAX_HEAD_BYTES) throw new UpstreamProtocolError(`The media host sent a response head over ${MAX_HEAD_BYTES} bytes.`);
+  if (length < 0 || end > MAX_HEAD_BYTES) {
+    throw new UpstreamProtocolError(`The media host sent a response head over ${MAX_HEAD_BYTES} bytes.`);
+  }
   const [statusLine, ...fieldLines] = Buffer.from(bytes.buffer, bytes.byteOffset, end).toString("latin1").split("\r\n");
   const status = /^HTTP\/1\.[01] ([1-5]\d\d)(?: [^\0\r\n]*)?$/.exec(statusLine!)?.[1];
   if (status === undefined) throw new UpstreamProtocolError("The media host sent a malformed status line.");
@@ -50,7 +56,9 @@ export function parseResponseHead(bytes: Uint8Array): ResponseHead | null {
     const colon = line.indexOf(":");
     const name = line.slice(0, colon);
     // No obsolete line folding (a line that starts with white space): RFC 9112 lets a client refuse it.
-    if (colon <= 0 || !TOKEN.test(name)) throw new UpstreamProtocolError("The media host sent a malformed header line.");
+    if (colon <= 0 || !TOKEN.test(name)) {
+      throw new UpstreamProtocolError("The media host sent a malformed header line.");
+    }
     try {
       headers.append(name, line.slice(colon + 1).trim());
     } catch {
@@ -66,11 +74,17 @@ export function bodyFraming(method: string, head: ResponseHead): BodyFraming {
   const transferEncoding = headers.get("transfer-encoding");
   const contentLength = headers.get("content-length");
   // Both at once is how responses are smuggled; node:http refuses it too.
-  if (transferEncoding !== null && contentLength !== null) throw new UpstreamProtocolError("The media host sent both Transfer-Encoding and Content-Length.");
-  if (transferEncoding !== null) return /(?:^|,)\s*chunked\s*$/i.test(transferEncoding) ? { kind: "chunked" } : { kind: "until-close" };
+  if (transferEncoding !== null && contentLength !== null) {
+    throw new UpstreamProtocolError("The media host sent both Transfer-Encoding and Content-Length.");
+  }
+  if (transferEncoding !== null) {
+    return /(?:^|,)\s*chunked\s*$/i.test(transferEncoding) ? { kind: "chunked" } : { kind: "until-close" };
+  }
   if (contentLength === null) return { kind: "until-close" };
   // Repeated lengths arrive joined ("5, 5") and are refused with the rest.
-  if (!/^\d{1,15}$/.test(contentLength)) throw new UpstreamProtocolError("The media host sent a malformed Content-Length.");
+  if (!/^\d{1,15}$/.test(contentLength)) {
+    throw new UpstreamProtocolError("The media host sent a malformed Content-Length.");
+  }
   return { kind: "length", length: Number(contentLength) };
 }
 
@@ -104,9 +118,13 @@ export class ChunkedDecoder {
       }
       const newline = piece.indexOf(10, at);
       const end = newline < 0 ? piece.length : newline + 1;
-      this.#line = this.#line.length === 0 ? piece.subarray(at, end) : Buffer.concat([this.#line, piece.subarray(at, end)]);
+      this.#line = this.#line.length === 0
+        ? piece.subarray(at, end)
+        : Buffer.concat([this.#line, piece.subarray(at, end)]);
       at = end;
-      if (this.#line.length > MAX_CHUNK_LINE_BYTES) throw new UpstreamProtocolError("The media host sent a malformed chunked body.");
+      if (this.#line.length > MAX_CHUNK_LINE_BYTES) {
+        throw new UpstreamProtocolError("The media host sent a malformed chunked body.");
+      }
       if (newline < 0) break;
       const line = this.#line.toString("latin1");
       this.#line = Buffer.alloc(0);

@@ -6,7 +6,11 @@ export const nodeProcesses: ProcessHost = {
   pid: process.pid,
   env: process.env,
   spawn(command, args, options): SpawnedChild {
-    const child = spawn(command, args, { stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe"], detached: true, env: options.env });
+    const child = spawn(command, args, {
+      stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+      detached: true,
+      env: options.env,
+    });
     child.stderr!.setEncoding("utf8");
     // A child that exits before reading all of stdin closes the pipe; its exit code tells why.
     child.stdin?.on("error", () => {});
@@ -14,7 +18,11 @@ export const nodeProcesses: ProcessHost = {
       pid: child.pid,
       endStdin: (text) => void child.stdin!.end(text),
       writeStdin: (text) => void child.stdin!.write(text),
-      onStdout: (listener) => void child.stdout!.on("data", (chunk: Buffer) => listener(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))),
+      onStdout: (listener) =>
+        void child.stdout!.on(
+          "data",
+          (chunk: Buffer) => listener(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)),
+        ),
       pauseStdout: () => void child.stdout!.pause(),
       resumeStdout: () => void child.stdout!.resume(),
       stdoutPaused: () => child.stdout!.isPaused(),

@@ -9,14 +9,24 @@ import { Readable } from "node:stream";
 import tls from "node:tls";
 import { bareHost, type OutboundProxy } from "../../media/outbound-proxy.ts";
 import type { UpstreamClient, UpstreamResponse } from "../../media/relay-upstream.ts";
-import { bodyFraming, ChunkedDecoder, parseResponseHead, requestHead, type BodyFraming, type ResponseHead } from "./http1.ts";
+import {
+  type BodyFraming,
+  bodyFraming,
+  ChunkedDecoder,
+  parseResponseHead,
+  requestHead,
+  type ResponseHead,
+} from "./http1.ts";
 import { openTunnel, readFrom } from "./tunnels.ts";
 
 /**
  * The client, connecting directly (to the checked address when one is given) or, with `proxy`,
  * through the operator's proxy. `tlsOptions` adds to the TLS defaults (a test's own CA).
  */
-export function createNodeUpstream(proxy: OutboundProxy | null = null, tlsOptions: tls.ConnectionOptions = {}): UpstreamClient {
+export function createNodeUpstream(
+  proxy: OutboundProxy | null = null,
+  tlsOptions: tls.ConnectionOptions = {},
+): UpstreamClient {
   return async ({ url, method, headers, signal, address, idleTimeoutMs }) => {
     const head = requestHead(method, url, headers);
     const socket = await connect(url, address, proxy, tlsOptions, signal);
@@ -38,7 +48,13 @@ export function createNodeUpstream(proxy: OutboundProxy | null = null, tlsOption
       body.on("error", () => {});
       const ended = new Promise<void>((resolve) => body.once("close", resolve));
       void ended.then(() => signal.removeEventListener("abort", abort));
-      return { status: response.status, headers: response.headers, body: lazyWebStream(body), native: body, ended } satisfies UpstreamResponse;
+      return {
+        status: response.status,
+        headers: response.headers,
+        body: lazyWebStream(body),
+        native: body,
+        ended,
+      } satisfies UpstreamResponse;
     } catch (error) {
       signal.removeEventListener("abort", abort);
       socket.destroy();
@@ -54,14 +70,25 @@ export const nodeUpstream: UpstreamClient = createNodeUpstream();
  * with TLS under the URL's own name for https. Until it connects, writes wait and failures arrive
  * as its "error".
  */
-async function connect(url: URL, address: string | undefined, proxy: OutboundProxy | null, tlsOptions: tls.ConnectionOptions, signal: AbortSignal): Promise<Socket> {
+async function connect(
+  url: URL,
+  address: string | undefined,
+  proxy: OutboundProxy | null,
+  tlsOptions: tls.ConnectionOptions,
+  signal: AbortSignal,
+): Promise<Socket> {
   signal.throwIfAborted();
   const host = bareHost(url.hostname);
   const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
   const tunnel = proxy === null ? null : await untilAborted(openTunnel(address ?? host, port, proxy), signal);
   if (url.protocol !== "https:") return tunnel ?? net.connect({ host: address ?? host, port });
   // The certificate is checked against the URL's name, also when the connection goes to an address.
-  const secure = { ...tlsOptions, servername: isIP(host) ? undefined : host, checkServerIdentity: (_: string, cert: tls.PeerCertificate) => tls.checkServerIdentity(host, cert), ALPNProtocols: ["http/1.1"] };
+  const secure = {
+    ...tlsOptions,
+    servername: isIP(host) ? undefined : host,
+    checkServerIdentity: (_: string, cert: tls.PeerCertificate) => tls.checkServerIdentity(host, cert),
+    ALPNProtocols: ["http/1.1"],
+  };
   if (tunnel === null) return tls.connect({ ...secure, host: address ?? host, port });
   // The tunnel's handshake left it paused; TLS reads from it.
   tunnel.resume();
@@ -92,7 +119,12 @@ async function readResponse(socket: Socket): Promise<ResponseHead> {
   for (;;) {
     // Parsed as the bytes arrive, so that a malformed head fails at once; the head readFrom ends on is kept.
     const parsed: { head: ResponseHead | null } = { head: null };
-    await readFrom(socket, (buffer) => (parsed.head = parseResponseHead(buffer))?.length ?? -1, Infinity, "The media host closed the connection before its response head.");
+    await readFrom(
+      socket,
+      (buffer) => (parsed.head = parseResponseHead(buffer))?.length ?? -1,
+      Infinity,
+      "The media host closed the connection before its response head.",
+    );
     if (parsed.head!.status >= 200) return parsed.head!;
   }
 }
@@ -138,7 +170,9 @@ class UpstreamBody extends Readable {
     if (this.#complete) return;
     let pieces: Buffer[];
     try {
-      pieces = this.#decoder ? this.#decoder.write(chunk) : [chunk.length > this.#due ? chunk.subarray(0, this.#due) : chunk];
+      pieces = this.#decoder
+        ? this.#decoder.write(chunk)
+        : [chunk.length > this.#due ? chunk.subarray(0, this.#due) : chunk];
     } catch (error) {
       return void this.destroy(error as Error);
     }

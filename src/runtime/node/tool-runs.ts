@@ -5,6 +5,7 @@ import type { ToolRuns } from "../../processes/tools.ts";
 export const nodeToolRuns: ToolRuns = {
   run: (path, args, timeoutMs) =>
     new Promise((resolve) => {
-      execFile(path, args, { timeout: timeoutMs }, (error, stdout, stderr) => resolve(error ? { error, stderr } : { stdout }));
+      execFile(path, args, { timeout: timeoutMs }, (error, stdout, stderr) =>
+        resolve(error ? { error, stderr } : { stdout }));
     }),
 };

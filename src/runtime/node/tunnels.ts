@@ -2,12 +2,23 @@
 // handshakes of src/media/outbound-proxy.ts and reading their answers.
 import net from "node:net";
 import tls from "node:tls";
-import { checkConnectAnswer, connectRequest, fixedLength, handshakeTimeoutMs, headLength, socks5, type OutboundProxy } from "../../media/outbound-proxy.ts";
+import {
+  checkConnectAnswer,
+  connectRequest,
+  fixedLength,
+  handshakeTimeoutMs,
+  headLength,
+  type OutboundProxy,
+  socks5,
+} from "../../media/outbound-proxy.ts";
 
 /** A connected socket to the http(s) proxy itself (for CONNECT, or for absolute-form requests). */
 export function connectToProxy(proxy: OutboundProxy): Promise<net.Socket> {
   if (proxy.protocol === "https:") {
-    return connected(tls.connect({ host: proxy.host, port: proxy.port, servername: net.isIP(proxy.host) ? undefined : proxy.host }), "secureConnect");
+    return connected(
+      tls.connect({ host: proxy.host, port: proxy.port, servername: net.isIP(proxy.host) ? undefined : proxy.host }),
+      "secureConnect",
+    );
   }
   return connected(net.connect({ host: proxy.host, port: proxy.port }), "connect");
 }
@@ -18,7 +29,9 @@ export function connectToProxy(proxy: OutboundProxy): Promise<net.Socket> {
  */
 export async function openTunnel(host: string, port: number, proxy: OutboundProxy | null): Promise<net.Socket> {
   if (proxy === null) return connected(net.connect({ host, port }), "connect");
-  const socket = proxy.protocol === "socks5:" ? await connected(net.connect({ host: proxy.host, port: proxy.port }), "connect") : await connectToProxy(proxy);
+  const socket = proxy.protocol === "socks5:"
+    ? await connected(net.connect({ host: proxy.host, port: proxy.port }), "connect")
+    : await connectToProxy(proxy);
   socket.setTimeout(handshakeTimeoutMs, () => socket.destroy(new Error("The outbound proxy did not answer in time.")));
   try {
     if (proxy.protocol === "socks5:") await socks5Connect(socket, proxy, host, port);

@@ -7,7 +7,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PostRecord } from "../../../src/platforms/records.ts";
-import { imageBytes, imagesThread, linkOf, quoteOfVideo, startFakeBluesky, streams, videoPost, type FakeBluesky } from "../../fakes/bluesky.ts";
+import {
+  type FakeBluesky,
+  imageBytes,
+  imagesThread,
+  linkOf,
+  quoteOfVideo,
+  startFakeBluesky,
+  streams,
+  videoPost,
+} from "../../fakes/bluesky.ts";
 import { buildTestApp, makeKey, type TestApp } from "../../helpers/app.ts";
 import { probeMedia } from "../../helpers/media.ts";
 import { openTestStore, type TestStore } from "../../helpers/stores.ts";
@@ -17,7 +26,17 @@ function videoWidth(bytes: Uint8Array): number {
   const dir = mkdtempSync(join(tmpdir(), "bluesky-probe-"));
   try {
     writeFileSync(join(dir, "media.mp4"), bytes);
-    const out = execFileSync("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width", "-of", "csv=p=0", join(dir, "media.mp4")]);
+    const out = execFileSync("ffprobe", [
+      "-v",
+      "error",
+      "-select_streams",
+      "v:0",
+      "-show_entries",
+      "stream=width",
+      "-of",
+      "csv=p=0",
+      join(dir, "media.mp4"),
+    ]);
     return Number(out.toString().trim());
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -39,7 +58,8 @@ describe("Bluesky posts through the app", () => {
     await Promise.all([store?.close(), fake?.close()]);
   });
 
-  const call = (operation: string, url: string, query = "") => app.get(`/api/v1/${operation}?url=${encodeURIComponent(url)}${query}`, key);
+  const call = (operation: string, url: string, query = "") =>
+    app.get(`/api/v1/${operation}?url=${encodeURIComponent(url)}${query}`, key);
   const bytesOf = async (response: Response) => new Uint8Array(await response.arrayBuffer());
 
   test("a post with an image: its record, and the image relayed as Bluesky's CDN serves it", async () => {
@@ -47,7 +67,12 @@ describe("Bluesky posts through the app", () => {
     const response = await call("post", link);
     expect(response.status).toBe(200);
     const record = PostRecord.parse(await response.json());
-    expect(record).toMatchObject({ platform: "BLUESKY", id: "3k7qmjev5lr2s", authorName: "Soubhik Barari", needsServerProcessing: false });
+    expect(record).toMatchObject({
+      platform: "BLUESKY",
+      id: "3k7qmjev5lr2s",
+      authorName: "Soubhik Barari",
+      needsServerProcessing: false,
+    });
     expect(record.media.map((item) => item.type)).toEqual(["photo"]);
 
     const image = await call("download", link);
@@ -60,7 +85,10 @@ describe("Bluesky posts through the app", () => {
   test("a video post: page mode streams the best stream of its HLS playlist as MP4", async () => {
     const link = linkOf(videoPost);
     const record = PostRecord.parse(await (await call("post", link)).json());
-    expect(record).toMatchObject({ needsServerProcessing: true, media: [{ type: "video", url: null, altText: "a carousel of package logos, all hexagonal" }] });
+    expect(record).toMatchObject({
+      needsServerProcessing: true,
+      media: [{ type: "video", url: null, altText: "a carousel of package logos, all hexagonal" }],
+    });
 
     const response = await call("download", link);
     expect(response.status).toBe(200);

@@ -2,7 +2,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createBlueskySource } from "../../../src/platforms/bluesky/source.ts";
 import type { Link, Wanted } from "../../../src/platforms/source.ts";
-import { blockedRkey, imagesThread, linkOf, quoteOfVideo, startFakeBluesky, streams, videoPost, type FakeBluesky } from "../../fakes/bluesky.ts";
+import {
+  blockedRkey,
+  type FakeBluesky,
+  imagesThread,
+  linkOf,
+  quoteOfVideo,
+  startFakeBluesky,
+  streams,
+  videoPost,
+} from "../../fakes/bluesky.ts";
 
 let fake: FakeBluesky;
 beforeAll(async () => {
@@ -11,9 +20,22 @@ beforeAll(async () => {
 afterAll(() => fake?.close());
 
 const source = () =>
-  createBlueskySource({ appViewUrl: fake.origin, timeoutMs: 10_000, cacheTtlMs: 60_000, cacheMaxEntries: 10, originOverrides: new Map([["cdn.bsky.app", fake.origin], ["video.bsky.app", fake.origin]]) });
+  createBlueskySource({
+    appViewUrl: fake.origin,
+    timeoutMs: 10_000,
+    cacheTtlMs: 60_000,
+    cacheMaxEntries: 10,
+    originOverrides: new Map([["cdn.bsky.app", fake.origin], ["video.bsky.app", fake.origin]]),
+  });
 const link = (url: string): Link => ({ url: new URL(url), platform: "BLUESKY" });
-const wanted = (more: Partial<Wanted> = {}): Wanted => ({ output: "mp4", format: null, index: null, subtitles: null, filename: null, ...more });
+const wanted = (more: Partial<Wanted> = {}): Wanted => ({
+  output: "mp4",
+  format: null,
+  index: null,
+  subtitles: null,
+  filename: null,
+  ...more,
+});
 const signal = new AbortController().signal;
 // Bluesky's source hands no link to another source.
 const ask = () => Promise.reject(new Error("asked another source"));
@@ -52,8 +74,19 @@ describe("createBlueskySource()", () => {
     const plan = await source().plan(link(linkOf(quoteOfVideo)), wanted(), signal, ask);
     expect(plan).toMatchObject({ kind: "remux", name: "bluesky_3lc7q2n2vik2i", durationSec: null });
     if (plan.kind !== "remux") throw new Error("not a remux");
-    expect(plan.plan).toMatchObject({ output: "mp4", videoInput: 0, audioInput: 0, adtsAudio: true, transcodeVideo: false, transcodeAudio: false });
-    expect(plan.plan.inputs).toEqual([{ url: expect.stringMatching(new RegExp(`^${fake.origin}/watch/.*/${streams[1]!.name}/video\\.m3u8$`)), headers: {}, hls: true }]);
+    expect(plan.plan).toMatchObject({
+      output: "mp4",
+      videoInput: 0,
+      audioInput: 0,
+      adtsAudio: true,
+      transcodeVideo: false,
+      transcodeAudio: false,
+    });
+    expect(plan.plan.inputs).toEqual([{
+      url: expect.stringMatching(new RegExp(`^${fake.origin}/watch/.*/${streams[1]!.name}/video\\.m3u8$`)),
+      headers: {},
+      hls: true,
+    }]);
   });
 
   test("a photo's plan relays it from Bluesky's CDN, and only from there", async () => {
@@ -61,7 +94,9 @@ describe("createBlueskySource()", () => {
     if (plan.kind !== "relay") throw new Error("not a relay");
     expect(plan.url.href).toMatch(/^https:\/\/cdn\.bsky\.app\/img\/feed_fullsize\//);
     expect(plan.name).toBe("bluesky_3k7qmjev5lr2s_1");
-    expect(() => plan.allowed(new URL("https://cdn.example.com/a.jpg"))).toThrow(expect.objectContaining({ code: "host_not_allowed" }));
+    expect(() => plan.allowed(new URL("https://cdn.example.com/a.jpg"))).toThrow(
+      expect.objectContaining({ code: "host_not_allowed" }),
+    );
   });
 
   test.each([
@@ -70,6 +105,9 @@ describe("createBlueskySource()", () => {
     ["a variant of a photo", wanted({ format: "720p" }), "format_not_available"],
     ["subtitles", wanted({ subtitles: "en" }), "invalid_parameter"],
   ])("%s is 400", async (_, asked, code) => {
-    await expect(source().plan(link(linkOf(imagesThread.thread.post)), asked, signal, ask)).rejects.toMatchObject({ status: 400, code });
+    await expect(source().plan(link(linkOf(imagesThread.thread.post)), asked, signal, ask)).rejects.toMatchObject({
+      status: 400,
+      code,
+    });
   });
 });

@@ -6,7 +6,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { photoPosts, startPhotoPlatforms, type PhotoPlatforms } from "../../fakes/photo-platforms.ts";
+import { type PhotoPlatforms, photoPosts, startPhotoPlatforms } from "../../fakes/photo-platforms.ts";
 import { buildTestApp, makeKey, type TestApp } from "../../helpers/app.ts";
 import { probeMedia } from "../../helpers/media.ts";
 import { openTestStore, type TestStore } from "../../helpers/stores.ts";
@@ -17,7 +17,9 @@ let app: TestApp;
 let key: string;
 beforeAll(async () => {
   [store, platforms] = await Promise.all([openTestStore("pglite"), startPhotoPlatforms()]);
-  app = buildTestApp(store.db, { env: { ORIGIN_OVERRIDES: platforms.originOverrides, GALLERY_DL_CA_FILE: platforms.caFile } });
+  app = buildTestApp(store.db, {
+    env: { ORIGIN_OVERRIDES: platforms.originOverrides, GALLERY_DL_CA_FILE: platforms.caFile },
+  });
   key = (await makeKey(store.db, "PRO")).plain;
 });
 afterAll(async () => {
@@ -25,7 +27,8 @@ afterAll(async () => {
 });
 
 const post = (link: string) => app.get(`/api/v1/post?url=${encodeURIComponent(link)}`, key);
-const download = (link: string, query = "", init?: RequestInit) => app.get(`/api/v1/download?url=${encodeURIComponent(link)}${query}`, key, init);
+const download = (link: string, query = "", init?: RequestInit) =>
+  app.get(`/api/v1/download?url=${encodeURIComponent(link)}${query}`, key, init);
 
 describe("Instagram", () => {
   test("a carousel of 3 photos is 3 photo items at full size, in order, with the post's text, author and id", async () => {
@@ -96,14 +99,19 @@ describe("Instagram", () => {
     const files = platforms.files.instagramPhotoVideoPhoto;
     expect(record.media.map((item: { type: string }) => item.type)).toEqual(["photo", "video", "photo"]);
     expect(record.media.map((item: { url: string }) => item.url)).toEqual(files.map((file) => file.url));
-    expect(record.media[1]).toMatchObject({ width: 320, height: 400, posterUrl: expect.stringContaining("AQN2waves_clip_4466_still_n.jpg") });
+    expect(record.media[1]).toMatchObject({
+      width: 320,
+      height: 400,
+      posterUrl: expect.stringContaining("AQN2waves_clip_4466_still_n.jpg"),
+    });
     expect(record.imageUrls).toEqual([files[0]!.url, files[2]!.url]);
 
     const video = await download(photoPosts.instagramPhotoVideoPhoto, "&index=2");
     expect(video.status).toBe(200);
     expect(video.headers.get("content-type")).toBe("video/mp4");
     expect(video.headers.get("content-disposition")).toContain('filename="instagram_C9kQ7vMxP1b_2.mp4"');
-    expect(Buffer.compare(Buffer.from(await video.arrayBuffer()), Buffer.from(await platforms.bytes(files[1]!.url)))).toBe(0);
+    expect(Buffer.compare(Buffer.from(await video.arrayBuffer()), Buffer.from(await platforms.bytes(files[1]!.url))))
+      .toBe(0);
 
     const mp3 = await download(photoPosts.instagramPhotoVideoPhoto, "&index=2&audio=mp3");
     expect(mp3.status).toBe(200);
@@ -117,8 +125,12 @@ describe("Instagram", () => {
     const problem = await response.json();
     expect(problem.code).toBe("upstream_blocked");
     expect(problem.detail).toMatch(/platform refused this server with a sign-in.*operator/);
-    expect(app.logLines.join("\n")).toMatch(/platform refused gallery-dl \(.*login page.*\); remedy: .*gallery-dl.*COOKIES_FILE.*OUTBOUND_PROXY.*--update-tools/);
-    expect(await (await app.get("/metrics")).text()).toMatch(/media_api_upstream_blocked_total\{platform="INSTAGRAM"\} [1-9]/);
+    expect(app.logLines.join("\n")).toMatch(
+      /platform refused gallery-dl \(.*login page.*\); remedy: .*gallery-dl.*COOKIES_FILE.*OUTBOUND_PROXY.*--update-tools/,
+    );
+    expect(await (await app.get("/metrics")).text()).toMatch(
+      /media_api_upstream_blocked_total\{platform="INSTAGRAM"\} [1-9]/,
+    );
   });
 
   test("a removed post is 404 not_found", async () => {
@@ -130,7 +142,13 @@ describe("Instagram", () => {
 
 describe("a platform that never answers", () => {
   test("fails within the extraction's time cap, and leaves no gallery-dl running", async () => {
-    const quick = buildTestApp(store.db, { env: { ORIGIN_OVERRIDES: platforms.originOverrides, GALLERY_DL_CA_FILE: platforms.caFile, EXTRACT_TIMEOUT_S: "2" } });
+    const quick = buildTestApp(store.db, {
+      env: {
+        ORIGIN_OVERRIDES: platforms.originOverrides,
+        GALLERY_DL_CA_FILE: platforms.caFile,
+        EXTRACT_TIMEOUT_S: "2",
+      },
+    });
     const started = Date.now();
     const response = await quick.get(`/api/v1/post?url=${encodeURIComponent(photoPosts.instagramStalled)}`, key);
     expect([502, 504]).toContain(response.status);
@@ -146,14 +164,22 @@ describe("Reddit", () => {
     expect(response.status).toBe(200);
     const record = await response.json();
     const files = platforms.files.redditGallery;
-    expect(record).toMatchObject({ platform: "REDDIT", id: "1gq3xk7", text: "Three mornings at the lake [OC]", authorName: "lakeside_ana" });
+    expect(record).toMatchObject({
+      platform: "REDDIT",
+      id: "1gq3xk7",
+      text: "Three mornings at the lake [OC]",
+      authorName: "lakeside_ana",
+    });
     expect(record.url).toBe("https://www.reddit.com/r/MostBeautiful/comments/1gq3xk7/three_mornings_at_the_lake_oc/");
     expect(record.imageUrls).toEqual(files.map((file) => file.url));
-    expect(record.media.map((item: { width: number; height: number }) => [item.width, item.height])).toEqual(files.map((file) => [file.width, file.height]));
+    expect(record.media.map((item: { width: number; height: number }) => [item.width, item.height])).toEqual(
+      files.map((file) => [file.width, file.height]),
+    );
 
     const third = await download(photoPosts.redditGallery, "&index=3");
     expect(third.status).toBe(200);
-    expect(Buffer.compare(Buffer.from(await third.arrayBuffer()), Buffer.from(await platforms.bytes(files[2]!.url)))).toBe(0);
+    expect(Buffer.compare(Buffer.from(await third.arrayBuffer()), Buffer.from(await platforms.bytes(files[2]!.url))))
+      .toBe(0);
   });
 });
 
@@ -163,15 +189,23 @@ describe("TikTok", () => {
     expect(response.status).toBe(200);
     const record = await response.json();
     const files = platforms.files.tiktokSlideshow;
-    expect(record).toMatchObject({ platform: "TIKTOK", id: "7436185392745209118", text: "Four steps to the perfect loaf #baking", authorName: "Bread Lab" });
+    expect(record).toMatchObject({
+      platform: "TIKTOK",
+      id: "7436185392745209118",
+      text: "Four steps to the perfect loaf #baking",
+      authorName: "Bread Lab",
+    });
     expect(record.media).toHaveLength(4);
     expect(record.imageUrls).toEqual(files.map((file) => file.url));
-    expect(record.media.map((item: { width: number; height: number }) => [item.width, item.height])).toEqual(files.map((file) => [file.width, file.height]));
+    expect(record.media.map((item: { width: number; height: number }) => [item.width, item.height])).toEqual(
+      files.map((file) => [file.width, file.height]),
+    );
 
     const first = await download(photoPosts.tiktokSlideshow, "&index=1");
     expect(first.status).toBe(200);
     expect(first.headers.get("content-type")).toBe("image/jpeg");
-    expect(Buffer.compare(Buffer.from(await first.arrayBuffer()), Buffer.from(await platforms.bytes(files[0]!.url)))).toBe(0);
+    expect(Buffer.compare(Buffer.from(await first.arrayBuffer()), Buffer.from(await platforms.bytes(files[0]!.url))))
+      .toBe(0);
   });
 });
 
@@ -190,16 +224,24 @@ describe("the operator's cookie file", () => {
     const dir = await mkdtemp(path.join(tmpdir(), "photo-cookies-"));
     try {
       const file = path.join(dir, "cookies.txt");
-      await writeFile(file, [
-        "# Netscape HTTP Cookie File",
-        "#HttpOnly_.instagram.com\tTRUE\t/\tTRUE\t1900000000\tsessionid\t5821340975%3Asess10n",
-        ".fbcdn.net\tTRUE\t/\tFALSE\t1900000000\tcdn_pass\tk3y",
-        ".tiktok.com\tTRUE\t/\tTRUE\t1900000000\tsid_tt\tnot-for-instagram",
-        "",
-      ].join("\n"));
-      const withCookies = buildTestApp(store.db, { env: { ORIGIN_OVERRIDES: platforms.originOverrides, GALLERY_DL_CA_FILE: platforms.caFile, COOKIES_FILE: file } });
+      await writeFile(
+        file,
+        [
+          "# Netscape HTTP Cookie File",
+          "#HttpOnly_.instagram.com\tTRUE\t/\tTRUE\t1900000000\tsessionid\t5821340975%3Asess10n",
+          ".fbcdn.net\tTRUE\t/\tFALSE\t1900000000\tcdn_pass\tk3y",
+          ".tiktok.com\tTRUE\t/\tTRUE\t1900000000\tsid_tt\tnot-for-instagram",
+          "",
+        ].join("\n"),
+      );
+      const withCookies = buildTestApp(store.db, {
+        env: { ORIGIN_OVERRIDES: platforms.originOverrides, GALLERY_DL_CA_FILE: platforms.caFile, COOKIES_FILE: file },
+      });
       const since = platforms.requestLog.length;
-      const response = await withCookies.get(`/api/v1/download?url=${encodeURIComponent(photoPosts.instagramThreePhotos)}&index=3`, key);
+      const response = await withCookies.get(
+        `/api/v1/download?url=${encodeURIComponent(photoPosts.instagramThreePhotos)}&index=3`,
+        key,
+      );
       expect(response.status).toBe(200);
       await response.arrayBuffer();
       const requests = platforms.requestLog.slice(since);

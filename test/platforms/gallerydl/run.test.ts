@@ -6,10 +6,17 @@ import { galleryDlAgeDays } from "../../../src/processes/tools.ts";
 
 describe("galleryArgs()", () => {
   test("JSON output, no config files, no retries or pauses, the gate as proxy, the cookie copy, the authority file, the URL after --", () => {
-    const args = galleryArgs("-https://x", { socketTimeoutSec: 20, proxy: "http://s:k@127.0.0.1:9", cookiesFile: "/tmp/c/cookies.txt", caFile: "/etc/ca.pem" });
+    const args = galleryArgs("-https://x", {
+      socketTimeoutSec: 20,
+      proxy: "http://s:k@127.0.0.1:9",
+      cookiesFile: "/tmp/c/cookies.txt",
+      caFile: "/etc/ca.pem",
+    });
     expect(args.slice(0, 4)).toEqual(["-j", "--config-ignore", "--http-timeout", "20"]);
     expect(args).toContain("retries=0");
-    expect(args.join(" ")).toContain("--proxy http://s:k@127.0.0.1:9 --cookies /tmp/c/cookies.txt -o verify=/etc/ca.pem");
+    expect(args.join(" ")).toContain(
+      "--proxy http://s:k@127.0.0.1:9 --cookies /tmp/c/cookies.txt -o verify=/etc/ca.pem",
+    );
     expect(args.slice(-2)).toEqual(["--", "-https://x"]);
     expect(galleryArgs("https://x", { socketTimeoutSec: 5 }).join(" ")).not.toMatch(/--proxy|--cookies|verify/);
   });
@@ -17,14 +24,26 @@ describe("galleryArgs()", () => {
 
 describe("classifyGalleryFailure()", () => {
   const cases: [string, number, string][] = [
-    ["AbortExtraction: HTTP redirect to login page (https://www.instagram.com/accounts/login/)", 502, "upstream_blocked"],
+    [
+      "AbortExtraction: HTTP redirect to login page (https://www.instagram.com/accounts/login/)",
+      502,
+      "upstream_blocked",
+    ],
     ["[tiktok][error] https://www.tiktok.com/@a/video/1: Login required to access this post", 502, "upstream_blocked"],
-    ["HttpError: '429 Too Many Requests' for 'https://www.instagram.com/api/v1/media/1/info/'", 502, "upstream_blocked"],
+    [
+      "HttpError: '429 Too Many Requests' for 'https://www.instagram.com/api/v1/media/1/info/'",
+      502,
+      "upstream_blocked",
+    ],
     ["ChallengeError: Cloudflare challenge", 502, "upstream_blocked"],
     // A link's text is no refusal: quoted, in a URL, or a 404's reason phrase.
     ["[instagram][error] NotFoundError: Requested post 'rate-limit' could not be found", 404, "not_found"],
     ["HttpError: '404 Too Many Requests' for 'https://www.instagram.com/api/v1/media/1/info/'", 404, "not_found"],
-    ["[reddit][error] HttpError: '404 Not Found' for 'https://www.reddit.com/r/age-restricted/comments/a/too_many_requests/.json'", 404, "not_found"],
+    [
+      "[reddit][error] HttpError: '404 Not Found' for 'https://www.reddit.com/r/age-restricted/comments/a/too_many_requests/.json'",
+      404,
+      "not_found",
+    ],
     ["HttpError: '404 Not Found' for 'https://www.instagram.com/api/v1/media/1/info/'", 404, "not_found"],
     ["NotFoundError: Requested submission could not be found", 404, "not_found"],
     ["[tiktok][error] https://www.tiktok.com/@a/video/1: Requested post not available", 404, "not_found"],
@@ -37,7 +56,10 @@ describe("classifyGalleryFailure()", () => {
   });
 
   test("the answer is in our words; gallery-dl's reason goes to the cause", () => {
-    const error = classifyGalleryFailure(1, "[instagram][error] HttpError: '500 Internal Server Error' for 'https://10.0.0.5/x'");
+    const error = classifyGalleryFailure(
+      1,
+      "[instagram][error] HttpError: '500 Internal Server Error' for 'https://10.0.0.5/x'",
+    );
     expect(error.message).not.toContain("10.0.0.5");
     expect((error.cause as Error).message).toContain("500 Internal Server Error");
   });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { GraphqlTweet, graphqlAnswerToTweet, graphqlTweetToRecord, parseLegacyDate } from "../../../src/platforms/x/graphql.ts";
+import {
+  graphqlAnswerToTweet,
+  GraphqlTweet,
+  graphqlTweetToRecord,
+  parseLegacyDate,
+} from "../../../src/platforms/x/graphql.ts";
 import { apiErrorOf, readFixture } from "./read-fixture.ts";
 
 const map = (file: string) => graphqlAnswerToTweet(readFixture(`graphql/${file}`), "0");
@@ -7,7 +12,13 @@ const map = (file: string) => graphqlAnswerToTweet(readFixture(`graphql/${file}`
 interface Conversation {
   data: {
     threaded_conversation_with_injections_v2: {
-      instructions: Array<{ entries?: Array<{ content: { itemContent?: TweetItem; items?: Array<{ item: { itemContent: TweetItem } }> } }> }>;
+      instructions: Array<
+        {
+          entries?: Array<
+            { content: { itemContent?: TweetItem; items?: Array<{ item: { itemContent: TweetItem } }> } }
+          >;
+        }
+      >;
     };
   };
 }
@@ -23,15 +34,31 @@ function tweetFromConversation(file: string, id: string): GraphqlTweet {
   return GraphqlTweet.parse(items.find((item) => item?.tweet_results?.result?.rest_id === id)?.tweet_results?.result);
 }
 
-const noVideo = { durationSec: null, posterUrl: null, width: null, height: null, videoVariants: [], isAnimatedGif: false };
+const noVideo = {
+  durationSec: null,
+  posterUrl: null,
+  width: null,
+  height: null,
+  videoVariants: [],
+  isAnimatedGif: false,
+};
 const noMedia = { ...noVideo, media: [] };
-const photo = (url: string, width: number, height: number) => ({ type: "photo", url, posterUrl: null, width, height, durationSec: null, videoVariants: [] });
+const photo = (url: string, width: number, height: number) => ({
+  type: "photo",
+  url,
+  posterUrl: null,
+  width,
+  height,
+  durationSec: null,
+  videoVariants: [],
+});
 
 describe("graphqlAnswerToTweet()", () => {
   it("maps a video post, taking the size from the best variant rather than original_info", () => {
     expect(map("TweetResultByRestId_video_1841206275088290279.json")).toEqual({
       id: "1841206275088290279",
-      text: "Sulphur-crested Cockatoo enjoying the warm Brisbane breeze...   \n@fred_od_photo #birds #birdwatching #birding #WildOz #birdphotography #birdsofaustralia #cockatoo",
+      text:
+        "Sulphur-crested Cockatoo enjoying the warm Brisbane breeze...   \n@fred_od_photo #birds #birdwatching #birding #WildOz #birdphotography #birdsofaustralia #cockatoo",
       authorName: "Tranquility Found",
       authorScreenName: "DivineDropbear",
       authorAvatarUrl: "https://pbs.twimg.com/profile_images/1871316427581583360/AY58qda4_400x400.jpg",
@@ -43,33 +70,46 @@ describe("graphqlAnswerToTweet()", () => {
       videoVariants: [
         {
           qualityLabel: "720p",
-          url: "https://video.twimg.com/ext_tw_video/1841204388993646595/pu/vid/avc1/1280x720/NRpzIavCR5W-jWFh.mp4?tag=12",
+          url:
+            "https://video.twimg.com/ext_tw_video/1841204388993646595/pu/vid/avc1/1280x720/NRpzIavCR5W-jWFh.mp4?tag=12",
           contentType: "video/mp4",
           bitrate: 2176000,
         },
         {
           qualityLabel: "360p",
-          url: "https://video.twimg.com/ext_tw_video/1841204388993646595/pu/vid/avc1/640x360/gap6eNvJGCbYTOWH.mp4?tag=12",
+          url:
+            "https://video.twimg.com/ext_tw_video/1841204388993646595/pu/vid/avc1/640x360/gap6eNvJGCbYTOWH.mp4?tag=12",
           contentType: "video/mp4",
           bitrate: 832000,
         },
         {
           qualityLabel: "270p",
-          url: "https://video.twimg.com/ext_tw_video/1841204388993646595/pu/vid/avc1/480x270/vxKqarkYhJW80NBu.mp4?tag=12",
+          url:
+            "https://video.twimg.com/ext_tw_video/1841204388993646595/pu/vid/avc1/480x270/vxKqarkYhJW80NBu.mp4?tag=12",
           contentType: "video/mp4",
           bitrate: 256000,
         },
       ],
       imageUrls: [],
       isAnimatedGif: false,
-      media: [expect.objectContaining({ type: "video", url: "https://video.twimg.com/ext_tw_video/1841204388993646595/pu/vid/avc1/1280x720/NRpzIavCR5W-jWFh.mp4?tag=12", width: 1280, height: 720, durationSec: 30 })],
+      media: [
+        expect.objectContaining({
+          type: "video",
+          url:
+            "https://video.twimg.com/ext_tw_video/1841204388993646595/pu/vid/avc1/1280x720/NRpzIavCR5W-jWFh.mp4?tag=12",
+          width: 1280,
+          height: 720,
+          durationSec: 30,
+        }),
+      ],
     });
   });
 
   it("maps three photos, in order, at full size", () => {
     expect(map("TweetResultByRestId_3photos_1848831595014459513.json")).toEqual({
       id: "1848831595014459513",
-      text: "Flight 6 Super Heavy booster moved to the Starbase pad for testing. The move comes just one week after returning the first booster caught following launch",
+      text:
+        "Flight 6 Super Heavy booster moved to the Starbase pad for testing. The move comes just one week after returning the first booster caught following launch",
       authorName: "SpaceX",
       authorScreenName: "SpaceX",
       authorAvatarUrl: "https://pbs.twimg.com/profile_images/1697749409851985920/HbrI04tM_400x400.jpg",
@@ -103,26 +143,38 @@ describe("graphqlAnswerToTweet()", () => {
       videoVariants: [
         {
           qualityLabel: "1280p",
-          url: "https://video.twimg.com/ext_tw_video/1902059279190052864/pu/vid/avc1/576x1280/yhSQqEJfEU8wapy2.mp4?tag=12",
+          url:
+            "https://video.twimg.com/ext_tw_video/1902059279190052864/pu/vid/avc1/576x1280/yhSQqEJfEU8wapy2.mp4?tag=12",
           contentType: "video/mp4",
           bitrate: 2176000,
         },
         {
           qualityLabel: "1066p",
-          url: "https://video.twimg.com/ext_tw_video/1902059279190052864/pu/vid/avc1/480x1066/U_pJyFAzyajaxcz8.mp4?tag=12",
+          url:
+            "https://video.twimg.com/ext_tw_video/1902059279190052864/pu/vid/avc1/480x1066/U_pJyFAzyajaxcz8.mp4?tag=12",
           contentType: "video/mp4",
           bitrate: 950000,
         },
         {
           qualityLabel: "710p",
-          url: "https://video.twimg.com/ext_tw_video/1902059279190052864/pu/vid/avc1/320x710/g78J75WLanKsTSiJ.mp4?tag=12",
+          url:
+            "https://video.twimg.com/ext_tw_video/1902059279190052864/pu/vid/avc1/320x710/g78J75WLanKsTSiJ.mp4?tag=12",
           contentType: "video/mp4",
           bitrate: 632000,
         },
       ],
       imageUrls: [],
       isAnimatedGif: false,
-      media: [expect.objectContaining({ type: "video", url: "https://video.twimg.com/ext_tw_video/1902059279190052864/pu/vid/avc1/576x1280/yhSQqEJfEU8wapy2.mp4?tag=12", width: 576, height: 1280, durationSec: 16 })],
+      media: [
+        expect.objectContaining({
+          type: "video",
+          url:
+            "https://video.twimg.com/ext_tw_video/1902059279190052864/pu/vid/avc1/576x1280/yhSQqEJfEU8wapy2.mp4?tag=12",
+          width: 576,
+          height: 1280,
+          durationSec: 16,
+        }),
+      ],
     });
   });
 
@@ -142,7 +194,8 @@ describe("graphqlAnswerToTweet()", () => {
   it("maps a post with a poll card as text only", () => {
     expect(map("TweetResultByRestId_card_1899954694652309701.json")).toEqual({
       id: "1899954694652309701",
-      text: 'You can only pick ONE ship for the rest of your time in Star Citizen. What are you choosing?" 🚀💭\n#starcitizen #poll #videogames #spacegames',
+      text:
+        'You can only pick ONE ship for the rest of your time in Star Citizen. What are you choosing?" 🚀💭\n#starcitizen #poll #videogames #spacegames',
       authorName: "Vyseroy 🚀",
       authorScreenName: "Vyseroy",
       authorAvatarUrl: "https://pbs.twimg.com/profile_images/1761375988833832960/BEcUkWTM_400x400.jpg",
@@ -167,8 +220,14 @@ describe("graphqlAnswerToTweet()", () => {
   });
 
   it("unwraps TweetWithVisibilityResults", () => {
-    const answer = readFixture("graphql/TweetResultByRestId_text_20.json") as { data: { tweetResult: { result: unknown } } };
-    const wrapped = { data: { tweetResult: { result: { __typename: "TweetWithVisibilityResults", tweet: answer.data.tweetResult.result } } } };
+    const answer = readFixture("graphql/TweetResultByRestId_text_20.json") as {
+      data: { tweetResult: { result: unknown } };
+    };
+    const wrapped = {
+      data: {
+        tweetResult: { result: { __typename: "TweetWithVisibilityResults", tweet: answer.data.tweetResult.result } },
+      },
+    };
     expect(graphqlAnswerToTweet(wrapped, "20").text).toBe("just setting up my twttr");
   });
 
@@ -179,7 +238,9 @@ describe("graphqlAnswerToTweet()", () => {
 
   it("answers 404 post_unavailable for TweetUnavailable and TweetTombstone", () => {
     const protectedPost = apiErrorOf(() =>
-      graphqlAnswerToTweet({ data: { tweetResult: { result: { __typename: "TweetUnavailable", reason: "Protected" } } } }, "5"),
+      graphqlAnswerToTweet({
+        data: { tweetResult: { result: { __typename: "TweetUnavailable", reason: "Protected" } } },
+      }, "5")
     );
     expect([protectedPost.status, protectedPost.code, protectedPost.message]).toEqual([
       404,
@@ -188,9 +249,18 @@ describe("graphqlAnswerToTweet()", () => {
     ]);
     const tombstone = apiErrorOf(() =>
       graphqlAnswerToTweet(
-        { data: { tweetResult: { result: { __typename: "TweetTombstone", tombstone: { text: { text: "This Post was deleted by the Post author. Learn more" } } } } } },
+        {
+          data: {
+            tweetResult: {
+              result: {
+                __typename: "TweetTombstone",
+                tombstone: { text: { text: "This Post was deleted by the Post author. Learn more" } },
+              },
+            },
+          },
+        },
         "6",
-      ),
+      )
     );
     expect([tombstone.status, tombstone.code]).toEqual([404, "post_unavailable"]);
     expect(tombstone.message).toContain("deleted by the Post author");
@@ -198,7 +268,9 @@ describe("graphqlAnswerToTweet()", () => {
 
   it.each([
     ["an errors-only answer", { errors: [{ message: "Rate limit exceeded", code: 88 }] }],
-    ["a tweet without legacy", { data: { tweetResult: { result: { __typename: "Tweet", rest_id: "1", core: { user_results: { result: {} } } } } } }],
+    ["a tweet without legacy", {
+      data: { tweetResult: { result: { __typename: "Tweet", rest_id: "1", core: { user_results: { result: {} } } } } },
+    }],
     ["a TweetDetail answer", readFixture("graphql/TweetDetail_video_1841206275088290279.json")],
   ])("answers 502 upstream_failed for %s", (_name, body) => {
     const error = apiErrorOf(() => graphqlAnswerToTweet(body, "1"));
@@ -246,7 +318,15 @@ describe("graphqlTweetToRecord() on TweetDetail conversations", () => {
       ],
       imageUrls: [],
       isAnimatedGif: false,
-      media: [expect.objectContaining({ type: "video", url: "https://video.twimg.com/ext_tw_video/1668857866328100864/pu/vid/720x1280/ENfeGwtfyiYvpNy8.mp4?tag=12", width: 720, height: 1280, durationSec: 5 })],
+      media: [
+        expect.objectContaining({
+          type: "video",
+          url: "https://video.twimg.com/ext_tw_video/1668857866328100864/pu/vid/720x1280/ENfeGwtfyiYvpNy8.mp4?tag=12",
+          width: 720,
+          height: 1280,
+          durationSec: 5,
+        }),
+      ],
     });
   });
 
@@ -263,7 +343,9 @@ describe("graphqlTweetToRecord() on TweetDetail conversations", () => {
   });
 
   it("maps the post of a TweetDetail answer like the same post's TweetResultByRestId answer", () => {
-    const fromDetail = graphqlTweetToRecord(tweetFromConversation("TweetDetail_video_1841206275088290279.json", "1841206275088290279"));
+    const fromDetail = graphqlTweetToRecord(
+      tweetFromConversation("TweetDetail_video_1841206275088290279.json", "1841206275088290279"),
+    );
     expect(fromDetail).toEqual(map("TweetResultByRestId_video_1841206275088290279.json"));
   });
 });

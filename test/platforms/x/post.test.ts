@@ -57,7 +57,11 @@ describe("tweetToPost()", () => {
   it("names the GIF variant `http`, as yt-dlp does for a variant without bitrate", () => {
     const post = tweetToPost(tweetOf("animated_gif_746487912313688067.json"));
     expect(post.videoVariants).toEqual([{ qualityLabel: "300p", formatId: "http", contentType: "video/mp4" }]);
-    expect([post.needsServerProcessing, post.durationSec, post.url]).toEqual([false, null, "https://x.com/cjzero/status/746487912313688067"]);
+    expect([post.needsServerProcessing, post.durationSec, post.url]).toEqual([
+      false,
+      null,
+      "https://x.com/cjzero/status/746487912313688067",
+    ]);
   });
 
   it("maps a photo post: images, no variants, nothing to process", () => {
@@ -72,7 +76,16 @@ describe("tweetToPost()", () => {
       needsServerProcessing: false,
       videoVariants: [],
       imageUrls: ["https://pbs.twimg.com/media/A7EiDWcCYAAZT1D.jpg?name=orig"],
-      media: [{ type: "photo", url: "https://pbs.twimg.com/media/A7EiDWcCYAAZT1D.jpg?name=orig", posterUrl: null, width: 800, height: 532, durationSec: null, videoVariants: [], altText: null }],
+      media: [{
+        type: "photo",
+        url: "https://pbs.twimg.com/media/A7EiDWcCYAAZT1D.jpg?name=orig",
+        posterUrl: null,
+        width: 800,
+        height: 532,
+        durationSec: null,
+        videoVariants: [],
+        altText: null,
+      }],
       subtitles: [],
       card: null,
     });

@@ -4,7 +4,7 @@ import { graphqlAnswerToTweet } from "../../../src/platforms/x/graphql.ts";
 import { createTweetSource, type TweetSourceOptions } from "../../../src/platforms/x/source.ts";
 import { syndicationAnswerToTweet } from "../../../src/platforms/x/syndication.ts";
 import { syndicationToken } from "../../../src/platforms/x/token.ts";
-import { fakeTweetIds, startFakeXUpstream, xSession, type FakeXUpstream } from "../../fakes/x-upstream.ts";
+import { fakeTweetIds, type FakeXUpstream, startFakeXUpstream, xSession } from "../../fakes/x-upstream.ts";
 import { readFixture } from "./read-fixture.ts";
 
 const nasa = "1491475671058681863";
@@ -60,8 +60,12 @@ describe("createTweetSource() against syndication", () => {
       return fetch(input, init);
     };
     const tweet = await source({ fetch: recordingFetch }).getTweet(nasa);
-    expect(tweet).toEqual(syndicationAnswerToTweet(readFixture("syndication/video_nasa_1491475671058681863.json"), nasa));
-    expect(urls).toEqual([`${upstream.syndicationUrl}/tweet-result?id=${nasa}&token=${syndicationToken(nasa)}&lang=en`]);
+    expect(tweet).toEqual(
+      syndicationAnswerToTweet(readFixture("syndication/video_nasa_1491475671058681863.json"), nasa),
+    );
+    expect(urls).toEqual([
+      `${upstream.syndicationUrl}/tweet-result?id=${nasa}&token=${syndicationToken(nasa)}&lang=en`,
+    ]);
   });
 
   it.each([
@@ -74,14 +78,16 @@ describe("createTweetSource() against syndication", () => {
     expect([error.status, error.code]).toEqual([404, code]);
   });
 
-  it.each([
-    ["status 500", { kind: "status", status: 500 }, /status 500/],
-    ["status 503", { kind: "status", status: 503 }, /status 503/],
-    ["status 429", { kind: "status", status: 429 }, /status 429/],
-    ["a body that is not JSON", { kind: "malformed" }, /not JSON/],
-    ["JSON of an unknown shape", { kind: "json", body: { __typename: "Tweet", id_str: 20 } }, /does not understand/],
-    ["a dropped connection", { kind: "reset" }, /could not be reached/],
-  ] as const)("answers 502 upstream_failed for %s", async (_name, mode, detail) => {
+  it.each(
+    [
+      ["status 500", { kind: "status", status: 500 }, /status 500/],
+      ["status 503", { kind: "status", status: 503 }, /status 503/],
+      ["status 429", { kind: "status", status: 429 }, /status 429/],
+      ["a body that is not JSON", { kind: "malformed" }, /not JSON/],
+      ["JSON of an unknown shape", { kind: "json", body: { __typename: "Tweet", id_str: 20 } }, /does not understand/],
+      ["a dropped connection", { kind: "reset" }, /could not be reached/],
+    ] as const,
+  )("answers 502 upstream_failed for %s", async (_name, mode, detail) => {
     upstream.setMode("syndication", mode);
     const error = await errorOf(source().getTweet(jack));
     expect([error.status, error.code]).toEqual([502, "upstream_failed"]);
@@ -92,7 +98,11 @@ describe("createTweetSource() against syndication", () => {
     upstream.setMode("syndication", { kind: "delay", ms: 3_000 });
     const started = performance.now();
     const error = await errorOf(source({ timeoutMs: 150 }).getTweet(jack));
-    expect([error.status, error.code, error.message]).toEqual([502, "upstream_failed", "X did not answer within 150 ms; try again later."]);
+    expect([error.status, error.code, error.message]).toEqual([
+      502,
+      "upstream_failed",
+      "X did not answer within 150 ms; try again later.",
+    ]);
     expect(performance.now() - started).toBeLessThan(1_500);
   });
 
@@ -233,7 +243,9 @@ describe("createTweetSource() GraphQL fallback", () => {
     const [s0, g0, a0] = [syndicationCalls(), graphqlCalls(), activations()];
 
     const tweet = await tweets.getTweet(cockatoo);
-    expect(tweet).toEqual(graphqlAnswerToTweet(readFixture("graphql/TweetResultByRestId_video_1841206275088290279.json"), cockatoo));
+    expect(tweet).toEqual(
+      graphqlAnswerToTweet(readFixture("graphql/TweetResultByRestId_video_1841206275088290279.json"), cockatoo),
+    );
     expect((await tweets.getTweet(jack)).text).toBe("just setting up my twttr");
     expect([syndicationCalls() - s0, graphqlCalls() - g0, activations() - a0]).toEqual([1, 2, 1]);
   });
@@ -285,11 +297,16 @@ describe("createTweetSource() GraphQL fallback", () => {
 
 describe("createTweetSource() as the operator's signed-in account", () => {
   const graphqlCalls = () => upstream.calls(new URL(upstream.graphql.tweetResultUrl).pathname);
-  const recordedVideo = () => graphqlAnswerToTweet(readFixture("graphql/TweetResultByRestId_video_1841206275088290279.json"), cockatoo);
+  const recordedVideo = () =>
+    graphqlAnswerToTweet(readFixture("graphql/TweetResultByRestId_video_1841206275088290279.json"), cockatoo);
 
   it("without a session an age-restricted post stays 404 post_unavailable with X's reason", async () => {
     const paths: string[] = [];
-    const error = await errorOf(source({ graphql: upstream.graphql, session: async () => null, onAnswer: (path) => paths.push(path) }).getTweet(fakeTweetIds.ageRestricted));
+    const error = await errorOf(
+      source({ graphql: upstream.graphql, session: async () => null, onAnswer: (path) => paths.push(path) }).getTweet(
+        fakeTweetIds.ageRestricted,
+      ),
+    );
     expect([error.status, error.code]).toEqual([404, "post_unavailable"]);
     expect(error.message).toContain("Age-restricted adult content");
     expect(paths).toEqual([]);
@@ -297,7 +314,11 @@ describe("createTweetSource() as the operator's signed-in account", () => {
 
   it("with a session, the post syndication refuses comes from GraphQL signed in, and says so", async () => {
     const paths: string[] = [];
-    const tweets = source({ graphql: upstream.graphql, session: async () => ({ ...xSession }), onAnswer: (path) => paths.push(path) });
+    const tweets = source({
+      graphql: upstream.graphql,
+      session: async () => ({ ...xSession }),
+      onAnswer: (path) => paths.push(path),
+    });
     const g0 = graphqlCalls();
     expect(await tweets.getTweet(fakeTweetIds.ageRestricted)).toEqual(recordedVideo());
     expect(graphqlCalls() - g0).toBe(1);
@@ -308,14 +329,22 @@ describe("createTweetSource() as the operator's signed-in account", () => {
   it("when syndication fails, GraphQL as a guest is refused, and the session answers", async () => {
     upstream.setMode("syndication", { kind: "status", status: 429 });
     const paths: string[] = [];
-    const tweets = source({ graphql: upstream.graphql, session: async () => ({ ...xSession }), onAnswer: (path) => paths.push(path) });
+    const tweets = source({
+      graphql: upstream.graphql,
+      session: async () => ({ ...xSession }),
+      onAnswer: (path) => paths.push(path),
+    });
     expect((await tweets.getTweet(fakeTweetIds.ageRestricted)).videoVariants.length).toBeGreaterThan(0);
     expect((await tweets.getTweet(jack)).id).toBe(jack);
     expect(paths).toEqual(["cookies", "guest"]);
   });
 
   it("a session X does not accept is a 502, never the post", async () => {
-    const error = await errorOf(source({ graphql: upstream.graphql, session: async () => ({ authToken: "old", ct0: "old" }) }).getTweet(fakeTweetIds.ageRestricted));
+    const error = await errorOf(
+      source({ graphql: upstream.graphql, session: async () => ({ authToken: "old", ct0: "old" }) }).getTweet(
+        fakeTweetIds.ageRestricted,
+      ),
+    );
     expect([error.status, error.code]).toEqual([502, "upstream_failed"]);
     expect(String(error.cause)).toContain("COOKIES_FILE");
   });

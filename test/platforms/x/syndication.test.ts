@@ -90,7 +90,12 @@ describe("syndicationAnswerToTweet()", () => {
           width: 536,
           height: 300,
           durationSec: null,
-          videoVariants: [{ qualityLabel: "300p", url: "https://video.twimg.com/tweet_video/ClwOxLQUgAAuYA9.mp4", contentType: "video/mp4", bitrate: null }],
+          videoVariants: [{
+            qualityLabel: "300p",
+            url: "https://video.twimg.com/tweet_video/ClwOxLQUgAAuYA9.mp4",
+            contentType: "video/mp4",
+            bitrate: null,
+          }],
         },
       ],
     });
@@ -111,7 +116,15 @@ describe("syndicationAnswerToTweet()", () => {
       videoVariants: [],
       imageUrls: ["https://pbs.twimg.com/media/HO-u6acXMAA1iE4.jpg?name=orig"],
       isAnimatedGif: false,
-      media: [{ type: "photo", url: "https://pbs.twimg.com/media/HO-u6acXMAA1iE4.jpg?name=orig", posterUrl: null, width: 1070, height: 1199, durationSec: null, videoVariants: [] }],
+      media: [{
+        type: "photo",
+        url: "https://pbs.twimg.com/media/HO-u6acXMAA1iE4.jpg?name=orig",
+        posterUrl: null,
+        width: 1070,
+        height: 1199,
+        durationSec: null,
+        videoVariants: [],
+      }],
     });
   });
 
@@ -130,7 +143,15 @@ describe("syndicationAnswerToTweet()", () => {
       videoVariants: [],
       imageUrls: ["https://pbs.twimg.com/media/A7EiDWcCYAAZT1D.jpg?name=orig"],
       isAnimatedGif: false,
-      media: [{ type: "photo", url: "https://pbs.twimg.com/media/A7EiDWcCYAAZT1D.jpg?name=orig", posterUrl: null, width: 800, height: 532, durationSec: null, videoVariants: [] }],
+      media: [{
+        type: "photo",
+        url: "https://pbs.twimg.com/media/A7EiDWcCYAAZT1D.jpg?name=orig",
+        posterUrl: null,
+        width: 800,
+        height: 532,
+        durationSec: null,
+        videoVariants: [],
+      }],
     });
   });
 
@@ -187,7 +208,11 @@ describe("syndicationAnswerToTweet()", () => {
 
   it("answers 404 not_found for an empty answer", () => {
     const error = apiErrorOf(() => syndicationAnswerToTweet({}, "789"));
-    expect([error.status, error.code, error.message]).toEqual([404, "not_found", "X has no post with id 789; check the link."]);
+    expect([error.status, error.code, error.message]).toEqual([
+      404,
+      "not_found",
+      "X has no post with id 789; check the link.",
+    ]);
   });
 
   it.each([
@@ -197,7 +222,17 @@ describe("syndicationAnswerToTweet()", () => {
     ["a numeric id", { __typename: "Tweet", id_str: 1, text: "", user: {} }],
     ["an unknown typename", { __typename: "TweetUnknown" }],
     ["an unknown object", { error: "rate limited" }],
-    ["a video variant without url", { __typename: "Tweet", id_str: "1", text: "", user: {}, mediaDetails: [{ type: "video", media_url_https: "https://pbs.twimg.com/x.jpg", video_info: { variants: [{ content_type: "video/mp4" }] } }] }],
+    ["a video variant without url", {
+      __typename: "Tweet",
+      id_str: "1",
+      text: "",
+      user: {},
+      mediaDetails: [{
+        type: "video",
+        media_url_https: "https://pbs.twimg.com/x.jpg",
+        video_info: { variants: [{ content_type: "video/mp4" }] },
+      }],
+    }],
   ])("answers 502 upstream_failed for %s", (_name, body) => {
     const error = apiErrorOf(() => syndicationAnswerToTweet(body, "1"));
     expect([error.status, error.code]).toEqual([502, "upstream_failed"]);

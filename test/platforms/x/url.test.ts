@@ -68,4 +68,3 @@ describe("parseStatusId()", () => {
     expect(() => parseStatusId(input)).toThrow(/a{180}…"\.$/);
   });
 });
-

@@ -4,7 +4,16 @@
 // MP3), and the notes the site does not show.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { PostRecord } from "../../../src/platforms/records.ts";
-import { blockedNote, failingStream, photoBytes, photoNote, shortCode, startFakeXiaohongshu, videoNote, type FakeXiaohongshu } from "../../fakes/xiaohongshu.ts";
+import {
+  blockedNote,
+  failingStream,
+  type FakeXiaohongshu,
+  photoBytes,
+  photoNote,
+  shortCode,
+  startFakeXiaohongshu,
+  videoNote,
+} from "../../fakes/xiaohongshu.ts";
 import { buildTestApp, makeKey, type TestApp } from "../../helpers/app.ts";
 import { probeMedia } from "../../helpers/media.ts";
 import { openTestStore, type TestStore } from "../../helpers/stores.ts";
@@ -27,21 +36,36 @@ describe("Xiaohongshu notes through the app", () => {
     await Promise.all([store?.close(), fake?.close()]);
   });
 
-  const call = (operation: string, url: string, query = "") => app.get(`/api/v1/${operation}?url=${encodeURIComponent(url)}${query}`, key);
+  const call = (operation: string, url: string, query = "") =>
+    app.get(`/api/v1/${operation}?url=${encodeURIComponent(url)}${query}`, key);
   const bytesOf = async (response: Response) => Buffer.from(await response.arrayBuffer());
-  const photoLink = `https://www.xiaohongshu.com/explore/${photoNote.id}?xsec_token=${photoNote.token}&xsec_source=pc_feed`;
-  const videoLink = `https://www.xiaohongshu.com/discovery/item/${videoNote.id}?xsec_token=${encodeURIComponent(videoNote.token)}`;
+  const photoLink =
+    `https://www.xiaohongshu.com/explore/${photoNote.id}?xsec_token=${photoNote.token}&xsec_source=pc_feed`;
+  const videoLink = `https://www.xiaohongshu.com/discovery/item/${videoNote.id}?xsec_token=${
+    encodeURIComponent(videoNote.token)
+  }`;
 
   test("a photo note: its words, author and every photo, each relayed as the CDN serves it", async () => {
     const response = await call("post", photoLink);
     expect(response.status).toBe(200);
     const record = PostRecord.parse(await response.json());
     expect(record).toMatchObject({
-      platform: "XIAOHONGSHU", id: photoNote.id, url: `https://www.xiaohongshu.com/explore/${photoNote.id}`,
-      text: `${photoNote.title}\n\n${photoNote.desc}`, authorName: photoNote.author, needsServerProcessing: false, videoVariants: [],
+      platform: "XIAOHONGSHU",
+      id: photoNote.id,
+      url: `https://www.xiaohongshu.com/explore/${photoNote.id}`,
+      text: `${photoNote.title}\n\n${photoNote.desc}`,
+      authorName: photoNote.author,
+      needsServerProcessing: false,
+      videoVariants: [],
     });
-    expect(record.media.map((item) => [item.type, item.width, item.height])).toEqual([["photo", 1080, 1440], ["photo", 1080, 1440], ["photo", 1080, 1440]]);
-    expect(record.imageUrls).toEqual([1, 2, 3].map((i) => `https://sns-webpic-qc.xhscdn.com/1040g00830/photo-${i}!nd_dft_wlteh_jpg_3`));
+    expect(record.media.map((item) => [item.type, item.width, item.height])).toEqual([["photo", 1080, 1440], [
+      "photo",
+      1080,
+      1440,
+    ], ["photo", 1080, 1440]]);
+    expect(record.imageUrls).toEqual(
+      [1, 2, 3].map((i) => `https://sns-webpic-qc.xhscdn.com/1040g00830/photo-${i}!nd_dft_wlteh_jpg_3`),
+    );
 
     const second = await call("download", photoLink, "&index=2");
     expect(second.status).toBe(200);
@@ -69,9 +93,18 @@ describe("Xiaohongshu notes through the app", () => {
     expect(response.status).toBe(200);
     const record = PostRecord.parse(await response.json());
     expect(record.videoVariants.map((variant) => variant.formatId)).toEqual(["h264-1080p", "h264-720p", "h265-1080p"]);
-    expect(record).toMatchObject({ durationSec: 4, authorName: videoNote.author, imageUrls: [], posterUrl: "https://sns-webpic-qc.xhscdn.com/1040g00830/photo-9!nd_dft_wlteh_jpg_3" });
+    expect(record).toMatchObject({
+      durationSec: 4,
+      authorName: videoNote.author,
+      imageUrls: [],
+      posterUrl: "https://sns-webpic-qc.xhscdn.com/1040g00830/photo-9!nd_dft_wlteh_jpg_3",
+    });
     expect(record.media).toHaveLength(1);
-    expect(record.media[0]).toMatchObject({ type: "video", url: "https://sns-video-bd.xhscdn.com/stream/h264-v1080.mp4", height: 1080 });
+    expect(record.media[0]).toMatchObject({
+      type: "video",
+      url: "https://sns-video-bd.xhscdn.com/stream/h264-v1080.mp4",
+      height: 1080,
+    });
 
     const best = await call("download", videoLink);
     expect(best.status).toBe(200);
@@ -94,7 +127,12 @@ describe("Xiaohongshu notes through the app", () => {
   });
 
   test("a note the site does not show: a stale or missing token is 404 post_unavailable naming the remedy; no such note 404; a sign-in wall 502", async () => {
-    for (const link of [`https://www.xiaohongshu.com/explore/${photoNote.id}?xsec_token=stale`, `https://www.xiaohongshu.com/explore/${photoNote.id}`]) {
+    for (
+      const link of [
+        `https://www.xiaohongshu.com/explore/${photoNote.id}?xsec_token=stale`,
+        `https://www.xiaohongshu.com/explore/${photoNote.id}`,
+      ]
+    ) {
       const response = await call("post", link);
       expect(response.status).toBe(404);
       const problem = await response.json();
@@ -108,7 +146,9 @@ describe("Xiaohongshu notes through the app", () => {
     expect(walled.status).toBe(502);
     expect((await walled.json()).code).toBe("upstream_blocked");
     // Counted, as a tool's refusal is, for the operator's alert and the platform check.
-    expect(await (await app.get("/metrics")).text()).toContain('media_api_upstream_blocked_total{platform="XIAOHONGSHU"} 1');
+    expect(await (await app.get("/metrics")).text()).toContain(
+      'media_api_upstream_blocked_total{platform="XIAOHONGSHU"} 1',
+    );
     const profile = await call("post", "https://www.xiaohongshu.com/user/profile/5c31698d0000000007018a31");
     expect(profile.status).toBe(400);
     expect((await profile.json()).code).toBe("invalid_url");

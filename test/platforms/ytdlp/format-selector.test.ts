@@ -10,7 +10,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, test } from "vitest";
 import { parseFormatSelector, selectFormats } from "../../../src/platforms/ytdlp/format-selector.ts";
-import { entryFormats, mainEntry, YtdlpInfo, type YtdlpFormat } from "../../../src/platforms/ytdlp/info.ts";
+import { entryFormats, mainEntry, type YtdlpFormat, YtdlpInfo } from "../../../src/platforms/ytdlp/info.ts";
 import { audioSelector, defaultVideoSelector } from "../../../src/platforms/ytdlp/selection.ts";
 
 const run = promisify(execFile);
@@ -18,11 +18,26 @@ const fixtureFile = (name: string) => path.resolve("test/fixtures/upstream/ytdlp
 const described = new Map<string, YtdlpFormat[]>();
 const formatsOf = (name: string) => described.get(name)!;
 const ytdlpJson = async (file: string, selector?: string) =>
-  JSON.parse((await run("yt-dlp", ["-J", "--ignore-config", "--no-warnings", ...(selector ? ["-f", selector] : []), "--load-info-json", file], { maxBuffer: 64e6 })).stdout) as unknown;
+  JSON.parse(
+    (await run("yt-dlp", [
+      "-J",
+      "--ignore-config",
+      "--no-warnings",
+      ...(selector ? ["-f", selector] : []),
+      "--load-info-json",
+      file,
+    ], { maxBuffer: 64e6 })).stdout,
+  ) as unknown;
 
 beforeAll(async () => {
-  const names = readdirSync("test/fixtures/upstream/ytdlp").filter((file) => file.endsWith(".info.json")).map((file) => file.replace(/\.info\.json$/, ""));
-  await Promise.all(names.map(async (name) => described.set(name, entryFormats(mainEntry(YtdlpInfo.parse(await ytdlpJson(fixtureFile(name))))))));
+  const names = readdirSync("test/fixtures/upstream/ytdlp").filter((file) => file.endsWith(".info.json")).map((file) =>
+    file.replace(/\.info\.json$/, "")
+  );
+  await Promise.all(
+    names.map(async (name) =>
+      described.set(name, entryFormats(mainEntry(YtdlpInfo.parse(await ytdlpJson(fixtureFile(name))))))
+    ),
+  );
 }, 120_000);
 
 /** The chosen format ids joined with "+", as yt-dlp names a merge; null when nothing matches. */
@@ -38,7 +53,11 @@ function choose(name: string, selector: string): string | null {
 }
 
 const yt = [
-  ["twitter_nasa_1491475671058681863", "bv*[ext=mp4][protocol!*=dash]+ba[ext=m4a][protocol!*=dash]/b[ext=mp4][protocol!*=dash]/bv*[protocol!*=dash]+ba[protocol!*=dash]/b[protocol!*=dash]/bv*+ba/b", "http-2176"],
+  [
+    "twitter_nasa_1491475671058681863",
+    "bv*[ext=mp4][protocol!*=dash]+ba[ext=m4a][protocol!*=dash]/b[ext=mp4][protocol!*=dash]/bv*[protocol!*=dash]+ba[protocol!*=dash]/b[protocol!*=dash]/bv*+ba/b",
+    "http-2176",
+  ],
   ["twitter_nasa_1491475671058681863", "bv*+ba/b", "hls-698+hls-audio-128000-Audio"],
   ["twitter_nasa_1491475671058681863", "ba[protocol!*=dash]/b[protocol!*=dash]/ba/b", "hls-audio-128000-Audio"],
   ["twitter_nasa_1491475671058681863", "b", "http-2176"],
@@ -58,7 +77,11 @@ const yt = [
   ["twitter_nasa_1491475671058681863", "b.2", "http-832"],
   ["twitter_nasa_1491475671058681863", "hls-audio-32000-Audio", "hls-audio-32000-Audio"],
   ["twitter_nasa_1491475671058681863", "hls-698", "hls-698"],
-  ["twitter_verge_957383241714970624", "bv*[ext=mp4][protocol!*=dash]+ba[ext=m4a][protocol!*=dash]/b[ext=mp4][protocol!*=dash]/bv*[protocol!*=dash]+ba[protocol!*=dash]/b[protocol!*=dash]/bv*+ba/b", "http-1280"],
+  [
+    "twitter_verge_957383241714970624",
+    "bv*[ext=mp4][protocol!*=dash]+ba[ext=m4a][protocol!*=dash]/b[ext=mp4][protocol!*=dash]/bv*[protocol!*=dash]+ba[protocol!*=dash]/b[protocol!*=dash]/bv*+ba/b",
+    "http-1280",
+  ],
   ["twitter_verge_957383241714970624", "b", "http-1280"],
   ["twitter_verge_957383241714970624", "ba[protocol!*=dash]/b[protocol!*=dash]/ba/b", "http-1280"],
   ["twitter_verge_957383241714970624", "bv*+ba/b", "http-1280"],
@@ -78,15 +101,27 @@ const yt = [
   ["twitter_verge_957383241714970624", "worst[ext!=mp4]", null],
   ["twitter_verge_957383241714970624", "hls-320", "hls-320"],
   ["twitter_verge_957383241714970624", "http-1280", "http-1280"],
-  ["vimeo_443437002", "bv*[ext=mp4][protocol!*=dash]+ba[ext=m4a][protocol!*=dash]/b[ext=mp4][protocol!*=dash]/bv*[protocol!*=dash]+ba[protocol!*=dash]/b[protocol!*=dash]/bv*+ba/b", "source"],
+  [
+    "vimeo_443437002",
+    "bv*[ext=mp4][protocol!*=dash]+ba[ext=m4a][protocol!*=dash]/b[ext=mp4][protocol!*=dash]/bv*[protocol!*=dash]+ba[protocol!*=dash]/b[protocol!*=dash]/bv*+ba/b",
+    "source",
+  ],
   ["vimeo_443437002", "ba[protocol!*=dash]/b[protocol!*=dash]/ba/b", "hls-fastly_skyfire_sep-audio-medium-audio"],
   ["vimeo_443437002", "bv*+ba/b", "source"],
   ["vimeo_443437002", "best[height<=720]", "hls-fastly_skyfire-2568"],
   ["vimeo_443437002", "b", "source"],
-  ["vimeo_443437002", "bestvideo[height<=480]+bestaudio", "hls-fastly_skyfire_sep-545+dash-fastly_skyfire_sep-audio-5a0c368c"],
+  [
+    "vimeo_443437002",
+    "bestvideo[height<=480]+bestaudio",
+    "hls-fastly_skyfire_sep-545+dash-fastly_skyfire_sep-audio-5a0c368c",
+  ],
   ["vimeo_443437002", "w", "dash-akfire_interconnect_quic-video-adc1e8a8"],
   ["vimeo_443437002", "bv+ba", "hls-fastly_skyfire_sep-4093+dash-fastly_skyfire_sep-audio-5a0c368c"],
-  ["vimeo_443437002", "wv*+wa", "dash-akfire_interconnect_quic_sep-video-adc1e8a8+hls-akfire_interconnect_quic_sep-audio-high-audio"],
+  [
+    "vimeo_443437002",
+    "wv*+wa",
+    "dash-akfire_interconnect_quic_sep-video-adc1e8a8+hls-akfire_interconnect_quic_sep-audio-high-audio",
+  ],
   ["vimeo_443437002", "ba", "dash-fastly_skyfire_sep-audio-5a0c368c"],
   ["vimeo_443437002", "b[ext=mp4]", "source"],
   ["vimeo_443437002", "mp4", "source"],
@@ -96,10 +131,18 @@ const yt = [
   ["vimeo_443437002", "b.2", "hls-fastly_skyfire-4094"],
   ["vimeo_443437002", "bv*[vcodec^=avc1]+ba[acodec!=opus]", "hls-fastly_skyfire-5039"],
   ["vimeo_443437002", "worst[ext!=mp4]", null],
-  ["vimeo_443437002", "hls-akfire_interconnect_quic_sep-audio-high-audio", "hls-akfire_interconnect_quic_sep-audio-high-audio"],
+  [
+    "vimeo_443437002",
+    "hls-akfire_interconnect_quic_sep-audio-high-audio",
+    "hls-akfire_interconnect_quic_sep-audio-high-audio",
+  ],
   ["vimeo_443437002", "source", "source"],
   ["youtube_JjQDik3yNhA_2023-06-29", "248", "248"],
-  ["youtube_JjQDik3yNhA_2023-06-29", "bv*[ext=mp4][protocol!*=dash]+ba[ext=m4a][protocol!*=dash]/b[ext=mp4][protocol!*=dash]/bv*[protocol!*=dash]+ba[protocol!*=dash]/b[protocol!*=dash]/bv*+ba/b", "614+140"],
+  [
+    "youtube_JjQDik3yNhA_2023-06-29",
+    "bv*[ext=mp4][protocol!*=dash]+ba[ext=m4a][protocol!*=dash]/b[ext=mp4][protocol!*=dash]/bv*[protocol!*=dash]+ba[protocol!*=dash]/b[protocol!*=dash]/bv*+ba/b",
+    "614+140",
+  ],
   ["youtube_JjQDik3yNhA_2023-06-29", "bv*+ba/b", "248+251"],
   ["youtube_JjQDik3yNhA_2023-06-29", "ba[protocol!*=dash]/b[protocol!*=dash]/ba/b", "251"],
   ["youtube_JjQDik3yNhA_2023-06-29", "b", "22"],
@@ -119,7 +162,11 @@ const yt = [
   ["youtube_JjQDik3yNhA_2023-06-29", "worst[ext!=mp4]", "17"],
   ["youtube_JjQDik3yNhA_2023-06-29", "sb2", "sb2"],
   ["youtube_hwMkbaS_M_c", "248", "248"],
-  ["youtube_hwMkbaS_M_c", "bv*[ext=mp4][protocol!*=dash]+ba[ext=m4a][protocol!*=dash]/b[ext=mp4][protocol!*=dash]/bv*[protocol!*=dash]+ba[protocol!*=dash]/b[protocol!*=dash]/bv*+ba/b", "614+140"],
+  [
+    "youtube_hwMkbaS_M_c",
+    "bv*[ext=mp4][protocol!*=dash]+ba[ext=m4a][protocol!*=dash]/b[ext=mp4][protocol!*=dash]/bv*[protocol!*=dash]+ba[protocol!*=dash]/b[protocol!*=dash]/bv*+ba/b",
+    "614+140",
+  ],
   ["youtube_hwMkbaS_M_c", "ba[protocol!*=dash]/b[protocol!*=dash]/ba/b", "251"],
   ["youtube_hwMkbaS_M_c", "bv*+ba/b", "248+251"],
   ["youtube_hwMkbaS_M_c", "b", "22"],
@@ -167,7 +214,17 @@ describe("selectFormats()", () => {
 
 describe("parseFormatSelector()", () => {
   test("what it does not know is null, so yt-dlp selects instead", () => {
-    for (const selector of ["(bv*+ba/b)[height<=720]", "bv,ba", "all", "mergeall", "b[filesize<50M]", "b[height!<720]", "b[height"]) {
+    for (
+      const selector of [
+        "(bv*+ba/b)[height<=720]",
+        "bv,ba",
+        "all",
+        "mergeall",
+        "b[filesize<50M]",
+        "b[height!<720]",
+        "b[height",
+      ]
+    ) {
       expect(parseFormatSelector(selector)).toBeNull();
     }
   });

@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { resolveJsRuntime } from "../../../src/platforms/ytdlp/js-runtime.ts";
 import { automaticJsRuntime } from "../../../src/runtime/node/js-runtime.ts";
-import { startFakeNpmRegistry, type FakeNpmRegistry } from "../../fakes/npm-registry.ts";
+import { type FakeNpmRegistry, startFakeNpmRegistry } from "../../fakes/npm-registry.ts";
 
 const run = promisify(execFile);
 let registry: FakeNpmRegistry;
@@ -30,16 +30,30 @@ async function ytdlpPython(): Promise<string> {
   return /^#!\s*(\S+)/.exec(shebang)![1]!;
 }
 
-test("yt-dlp solves challenges in the packaged Deno, with its libraries from the npm registry", { timeout: 60_000 }, async () => {
-  const runtime = resolveJsRuntime("auto", automaticJsRuntime)!;
-  const { stdout, stderr } = await run(await ytdlpPython(), ["test/fakes/jsc-probe.py", runtime], {
-    env: { PATH: process.env.PATH, HOME: home, DENO_DIR: path.join(home, "deno"), NPM_CONFIG_REGISTRY: registry.url, DENO_CERT: registry.caFile, no_proxy: "127.0.0.1" },
-  });
-  expect(stdout).toContain("available: True");
-  expect(stderr).toMatch(/Using challenge solver lib script v[\d.]+ \(source: builtin, variant: deno_npm\)/);
-  expect(stderr).toMatch(/Using challenge solver core script v[\d.]+ \(source: builtin/);
-  expect(stderr).toContain(`Running deno: ${runtime.slice("deno:".length)} run`);
-  // The solver ran in Deno and looked at the player: a stand-in has nothing to solve.
-  expect(stdout).toContain("answer: no solutions");
-  expect(registry.requests.filter((p) => p.endsWith(".tgz")).sort()).toEqual([expect.stringMatching(/^\/astring\/-\//), expect.stringMatching(/^\/meriyah\/-\//)]);
-});
+test(
+  "yt-dlp solves challenges in the packaged Deno, with its libraries from the npm registry",
+  { timeout: 60_000 },
+  async () => {
+    const runtime = resolveJsRuntime("auto", automaticJsRuntime)!;
+    const { stdout, stderr } = await run(await ytdlpPython(), ["test/fakes/jsc-probe.py", runtime], {
+      env: {
+        PATH: process.env.PATH,
+        HOME: home,
+        DENO_DIR: path.join(home, "deno"),
+        NPM_CONFIG_REGISTRY: registry.url,
+        DENO_CERT: registry.caFile,
+        no_proxy: "127.0.0.1",
+      },
+    });
+    expect(stdout).toContain("available: True");
+    expect(stderr).toMatch(/Using challenge solver lib script v[\d.]+ \(source: builtin, variant: deno_npm\)/);
+    expect(stderr).toMatch(/Using challenge solver core script v[\d.]+ \(source: builtin/);
+    expect(stderr).toContain(`Running deno: ${runtime.slice("deno:".length)} run`);
+    // The solver ran in Deno and looked at the player: a stand-in has nothing to solve.
+    expect(stdout).toContain("answer: no solutions");
+    expect(registry.requests.filter((p) => p.endsWith(".tgz")).sort()).toEqual([
+      expect.stringMatching(/^\/astring\/-\//),
+      expect.stringMatching(/^\/meriyah\/-\//),
+    ]);
+  },
+);

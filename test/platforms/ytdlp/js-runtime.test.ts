@@ -25,7 +25,13 @@ describe("resolveJsRuntime()", () => {
 
 describe("jsRuntimeArgs()", () => {
   test("only the chosen runtime, with the solver's libraries from the npm registry", () => {
-    expect(jsRuntimeArgs("deno:/opt/deno")).toEqual(["--no-js-runtimes", "--js-runtimes", "deno:/opt/deno", "--remote-components", "ejs:npm"]);
+    expect(jsRuntimeArgs("deno:/opt/deno")).toEqual([
+      "--no-js-runtimes",
+      "--js-runtimes",
+      "deno:/opt/deno",
+      "--remote-components",
+      "ejs:npm",
+    ]);
     expect(jsRuntimeArgs(null)).toEqual(["--no-js-runtimes"]);
   });
 });

@@ -54,7 +54,8 @@ describe("infoToPost() on recorded yt-dlp output", () => {
       text: "Nike “You Can’t Stop Us”",
       authorName: "a52",
       durationSec: 90,
-      posterUrl: "https://i.vimeocdn.com/video/934461428-d5f05644e5b9d3200b3dd08549375bd66b36981c35cefd3696c73b10fa263447-d_1280",
+      posterUrl:
+        "https://i.vimeocdn.com/video/934461428-d5f05644e5b9d3200b3dd08549375bd66b36981c35cefd3696c73b10fa263447-d_1280",
     });
     expect(post.videoVariants).toEqual([
       { qualityLabel: "1080p", formatId: "source", contentType: "video/mp4" },
@@ -74,7 +75,9 @@ describe("infoToPost() on recorded yt-dlp output", () => {
       durationSec: 205,
       posterUrl: "https://pbs.twimg.com/media/FLKqq-UXoAARGh8.jpg?name=orig",
     });
-    expect(post.text).toMatch(/^🎵 We’ve got it\.  On its way to touch the Sun, .* #VisionsOfVenus https:\/\/t\.co\/NuEfFRtO9J$/);
+    expect(post.text).toMatch(
+      /^🎵 We’ve got it\.  On its way to touch the Sun, .* #VisionsOfVenus https:\/\/t\.co\/NuEfFRtO9J$/,
+    );
     expect(post.videoVariants).toEqual([
       { qualityLabel: "720p", formatId: "http-2176", contentType: "video/mp4" },
       { qualityLabel: "360p", formatId: "http-832", contentType: "video/mp4" },
@@ -98,57 +101,147 @@ describe("infoToPost() on recorded yt-dlp output", () => {
 describe("infoToPost() on other shapes", () => {
   test("a generic page with no formats[] is one variant with format id 0", () => {
     const info = YtdlpInfo.parse({
-      id: "clip", title: "A clip", url: "http://127.0.0.1:1/clip.mp4", ext: "mp4", protocol: "http",
-      webpage_url: "http://127.0.0.1:1/page.html", thumbnail: null,
-      thumbnails: [{ url: "http://127.0.0.1:1/small.jpg", width: 10, height: 10 }, { url: "http://127.0.0.1:1/big.jpg", width: 100, height: 100 }],
+      id: "clip",
+      title: "A clip",
+      url: "http://127.0.0.1:1/clip.mp4",
+      ext: "mp4",
+      protocol: "http",
+      webpage_url: "http://127.0.0.1:1/page.html",
+      thumbnail: null,
+      thumbnails: [{ url: "http://127.0.0.1:1/small.jpg", width: 10, height: 10 }, {
+        url: "http://127.0.0.1:1/big.jpg",
+        width: 100,
+        height: 100,
+      }],
     });
     const post = infoToPost(info, "OTHER", page);
     expect(post).toEqual({
-      platform: "OTHER", id: "clip", url: "http://127.0.0.1:1/page.html", text: "A clip", authorName: null,
-      durationSec: null, posterUrl: "http://127.0.0.1:1/big.jpg", needsServerProcessing: true,
-      videoVariants: [{ qualityLabel: "unknown", formatId: "0", contentType: "video/mp4" }], imageUrls: [],
+      platform: "OTHER",
+      id: "clip",
+      url: "http://127.0.0.1:1/page.html",
+      text: "A clip",
+      authorName: null,
+      durationSec: null,
+      posterUrl: "http://127.0.0.1:1/big.jpg",
+      needsServerProcessing: true,
+      videoVariants: [{ qualityLabel: "unknown", formatId: "0", contentType: "video/mp4" }],
+      imageUrls: [],
       media: [{
-        type: "video", url: null, posterUrl: "http://127.0.0.1:1/big.jpg", width: null, height: null, durationSec: null,
-        videoVariants: [{ qualityLabel: "unknown", formatId: "0", contentType: "video/mp4" }], altText: null,
+        type: "video",
+        url: null,
+        posterUrl: "http://127.0.0.1:1/big.jpg",
+        width: null,
+        height: null,
+        durationSec: null,
+        videoVariants: [{ qualityLabel: "unknown", formatId: "0", contentType: "video/mp4" }],
+        altText: null,
       }],
-      subtitles: [], card: null,
+      subtitles: [],
+      card: null,
     });
   });
 
   test("a playlist lists every entry as an item; the record's own fields stand for the first", () => {
     const info = YtdlpInfo.parse({
-      _type: "playlist", id: "page", title: "Page", uploader: "Site", thumbnail: "http://a/page.jpg",
+      _type: "playlist",
+      id: "page",
+      title: "Page",
+      uploader: "Site",
+      thumbnail: "http://a/page.jpg",
       entries: [
-        { id: "first", title: "First", duration: 4.4, formats: [{ format_id: "hd", url: "http://a/1.mp4", ext: "mp4", width: 1280, height: 720 }] },
-        { id: "photo", formats: [{ format_id: "img", url: "http://a/2.jpg", ext: "jpg", vcodec: "none", acodec: "none", width: 1080, height: 1350 }] },
+        {
+          id: "first",
+          title: "First",
+          duration: 4.4,
+          formats: [{ format_id: "hd", url: "http://a/1.mp4", ext: "mp4", width: 1280, height: 720 }],
+        },
+        {
+          id: "photo",
+          formats: [{
+            format_id: "img",
+            url: "http://a/2.jpg",
+            ext: "jpg",
+            vcodec: "none",
+            acodec: "none",
+            width: 1080,
+            height: 1350,
+          }],
+        },
         null,
-        { id: "third", title: "Third", thumbnail: "http://a/3.jpg", formats: [{ format_id: "sd", url: "http://a/3.mp4", ext: "mp4", height: 360 }] },
+        {
+          id: "third",
+          title: "Third",
+          thumbnail: "http://a/3.jpg",
+          formats: [{ format_id: "sd", url: "http://a/3.mp4", ext: "mp4", height: 360 }],
+        },
       ],
     });
     const post = infoToPost(info, "OTHER", page);
     expect(PostRecord.parse(post)).toEqual(post);
-    expect(post).toMatchObject({ id: "first", text: "First", authorName: "Site", url: "https://example.com/page", durationSec: 4 });
+    expect(post).toMatchObject({
+      id: "first",
+      text: "First",
+      authorName: "Site",
+      url: "https://example.com/page",
+      durationSec: 4,
+    });
     expect(post.videoVariants).toEqual([{ qualityLabel: "720p", formatId: "hd", contentType: "video/mp4" }]);
     expect(post.imageUrls).toEqual(["http://a/2.jpg"]);
     expect(post.media).toEqual([
-      { type: "video", url: null, posterUrl: "http://a/page.jpg", width: 1280, height: 720, durationSec: 4, videoVariants: post.videoVariants, altText: null },
-      { type: "photo", url: "http://a/2.jpg", posterUrl: null, width: 1080, height: 1350, durationSec: null, videoVariants: [], altText: null },
       {
-        type: "video", url: null, posterUrl: "http://a/3.jpg", width: null, height: 360, durationSec: null,
-        videoVariants: [{ qualityLabel: "360p", formatId: "sd", contentType: "video/mp4" }], altText: null,
+        type: "video",
+        url: null,
+        posterUrl: "http://a/page.jpg",
+        width: 1280,
+        height: 720,
+        durationSec: 4,
+        videoVariants: post.videoVariants,
+        altText: null,
+      },
+      {
+        type: "photo",
+        url: "http://a/2.jpg",
+        posterUrl: null,
+        width: 1080,
+        height: 1350,
+        durationSec: null,
+        videoVariants: [],
+        altText: null,
+      },
+      {
+        type: "video",
+        url: null,
+        posterUrl: "http://a/3.jpg",
+        width: null,
+        height: 360,
+        durationSec: null,
+        videoVariants: [{ qualityLabel: "360p", formatId: "sd", contentType: "video/mp4" }],
+        altText: null,
       },
     ]);
   });
 
   test("subtitles: every language with a track ffmpeg reads, manual ones and automatic captions apart", () => {
     const info = YtdlpInfo.parse({
-      id: "v", formats: [{ format_id: "hd", url: "http://a/1.mp4", ext: "mp4", height: 720 }],
+      id: "v",
+      formats: [{ format_id: "hd", url: "http://a/1.mp4", ext: "mp4", height: 720 }],
       subtitles: {
-        en: [{ ext: "json3", url: "http://a/en.json3", name: "English" }, { ext: "vtt", url: "http://a/en.vtt", name: "English" }],
+        en: [{ ext: "json3", url: "http://a/en.json3", name: "English" }, {
+          ext: "vtt",
+          url: "http://a/en.vtt",
+          name: "English",
+        }],
         de: [{ ext: "srt", url: "http://a/de.srt" }],
         live_chat: [{ ext: "json", url: "http://a/chat.json" }],
       },
-      automatic_captions: { en: [{ ext: "ttml", url: "http://a/auto.ttml" }, { ext: "vtt", url: "http://a/auto.vtt", name: "English (auto)" }], fr: [{ ext: "srv3", url: "http://a/fr.srv3" }] },
+      automatic_captions: {
+        en: [{ ext: "ttml", url: "http://a/auto.ttml" }, {
+          ext: "vtt",
+          url: "http://a/auto.vtt",
+          name: "English (auto)",
+        }],
+        fr: [{ ext: "srv3", url: "http://a/fr.srv3" }],
+      },
     });
     expect(infoToPost(info, "OTHER", page).subtitles).toEqual([
       { lang: "en", name: "English", auto: false },
@@ -159,7 +252,9 @@ describe("infoToPost() on other shapes", () => {
 
   test("an image post lists its largest picture and no variants", () => {
     const info = YtdlpInfo.parse({
-      id: "pin1", title: "Pin", formats: [
+      id: "pin1",
+      title: "Pin",
+      formats: [
         { format_id: "236x", url: "https://i.example/236x/a.jpg", ext: "jpg", vcodec: "none", acodec: "none" },
         { format_id: "orig", url: "https://i.example/orig/a.jpg", ext: "jpg", vcodec: "none", acodec: "none" },
       ],
@@ -172,10 +267,35 @@ describe("infoToPost() on other shapes", () => {
   test("audio-only media (a SoundCloud track) lists every audio variant, the highest bitrate first", () => {
     // The formats yt-dlp's SoundCloud extractor lists for a track, as `yt-dlp -J` gives them.
     const info = YtdlpInfo.parse({
-      id: "song", formats: [
-        { format_id: "http_mp3_128", url: "http://a/a.mp3", ext: "mp3", protocol: "http", vcodec: "none", acodec: "mp3", tbr: 128 },
-        { format_id: "hls_opus_64", url: "http://a/o.m3u8", ext: "opus", protocol: "m3u8_native", vcodec: "none", acodec: "opus", tbr: 64 },
-        { format_id: "hls_aac_160", url: "http://a/a.m3u8", ext: "m4a", protocol: "m3u8_native", vcodec: "none", acodec: "mp4a.40.2", tbr: 160 },
+      id: "song",
+      formats: [
+        {
+          format_id: "http_mp3_128",
+          url: "http://a/a.mp3",
+          ext: "mp3",
+          protocol: "http",
+          vcodec: "none",
+          acodec: "mp3",
+          tbr: 128,
+        },
+        {
+          format_id: "hls_opus_64",
+          url: "http://a/o.m3u8",
+          ext: "opus",
+          protocol: "m3u8_native",
+          vcodec: "none",
+          acodec: "opus",
+          tbr: 64,
+        },
+        {
+          format_id: "hls_aac_160",
+          url: "http://a/a.m3u8",
+          ext: "m4a",
+          protocol: "m3u8_native",
+          vcodec: "none",
+          acodec: "mp4a.40.2",
+          tbr: 160,
+        },
       ],
     });
     expect(infoToPost(info, "SOUNDCLOUD", page).videoVariants).toEqual([

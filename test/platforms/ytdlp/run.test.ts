@@ -11,11 +11,15 @@ import { nodeProcesses } from "../../../src/runtime/node/processes.ts";
 import { infoToPost } from "../../../src/platforms/ytdlp/post.ts";
 import { extractInfo, extractInfoArgs } from "../../../src/platforms/ytdlp/run.ts";
 import { chosenFormats, planRemux, selectorFor } from "../../../src/platforms/ytdlp/selection.ts";
-import { clipDurationSec, startMediaSite, type MediaSite } from "../../fakes/media-site.ts";
+import { clipDurationSec, type MediaSite, startMediaSite } from "../../fakes/media-site.ts";
 
 const run = promisify(execFile);
 const ytdlpPath = "/usr/bin/yt-dlp";
-const options = { extractor: createCliExtractor(nodeProcesses, { "yt-dlp": ytdlpPath, "gallery-dl": "gallery-dl" }), timeoutMs: 20_000, socketTimeoutSec: 5 };
+const options = {
+  extractor: createCliExtractor(nodeProcesses, { "yt-dlp": ytdlpPath, "gallery-dl": "gallery-dl" }),
+  timeoutMs: 20_000,
+  socketTimeoutSec: 5,
+};
 let site: MediaSite;
 let outDir: string;
 
@@ -32,12 +36,25 @@ afterAll(async () => {
 async function download(pageUrl: string, output: "mp4" | "mp3" = "mp4") {
   const info = await extractInfo(pageUrl, { ...options, format: selectorFor(undefined, output) });
   const plan = planRemux(chosenFormats(info), output);
-  const child = spawnStream(nodeProcesses, "ffmpeg", ffmpegArgs(plan, defaultFfmpegLimits), readFfmpegLog(defaultFfmpegLimits));
+  const child = spawnStream(
+    nodeProcesses,
+    "ffmpeg",
+    ffmpegArgs(plan, defaultFfmpegLimits),
+    readFfmpegLog(defaultFfmpegLimits),
+  );
   const data = Buffer.from(await new Response(child.stdout).arrayBuffer());
   expect(await child.exited).toBe(0);
   const file = path.join(outDir, `out.${output}`);
   await writeFile(file, data);
-  const { stdout } = await run("ffprobe", ["-v", "error", "-show_entries", "format=duration:stream=codec_name", "-of", "json", file]);
+  const { stdout } = await run("ffprobe", [
+    "-v",
+    "error",
+    "-show_entries",
+    "format=duration:stream=codec_name",
+    "-of",
+    "json",
+    file,
+  ]);
   const probed = JSON.parse(stdout) as { format: { duration: string }; streams: { codec_name: string }[] };
   return { plan, durationSec: Number(probed.format.duration), codecs: probed.streams.map((s) => s.codec_name).sort() };
 }
@@ -45,24 +62,56 @@ async function download(pageUrl: string, output: "mp4" | "mp3" = "mp4") {
 describe("extractInfoArgs()", () => {
   test("puts the URL after --, so it is never read as an option", () => {
     expect(extractInfoArgs("-x", { format: "18", socketTimeoutSec: 5 })).toEqual([
-      "-J", "--ignore-config", "--no-playlist", "--playlist-items", "1", "--no-warnings", "--socket-timeout", "5", "-f", "18", "--", "-x",
+      "-J",
+      "--ignore-config",
+      "--no-playlist",
+      "--playlist-items",
+      "1",
+      "--no-warnings",
+      "--socket-timeout",
+      "5",
+      "-f",
+      "18",
+      "--",
+      "-x",
     ]);
   });
 
   test("a YouTube link gets the JavaScript runtime for its challenges, and the cookie file's copy", () => {
-    const args = extractInfoArgs("https://www.youtube.com/watch?v=dQw4w9WgXcQ", { jsRuntime: "deno:/opt/deno", cookiesFile: "/tmp/c/cookies.txt" });
-    expect(args.join(" ")).toContain("--no-js-runtimes --js-runtimes deno:/opt/deno --remote-components ejs:npm --cookies /tmp/c/cookies.txt -- https://www.youtube.com/watch?v=dQw4w9WgXcQ");
+    const args = extractInfoArgs("https://www.youtube.com/watch?v=dQw4w9WgXcQ", {
+      jsRuntime: "deno:/opt/deno",
+      cookiesFile: "/tmp/c/cookies.txt",
+    });
+    expect(args.join(" ")).toContain(
+      "--no-js-runtimes --js-runtimes deno:/opt/deno --remote-components ejs:npm --cookies /tmp/c/cookies.txt -- https://www.youtube.com/watch?v=dQw4w9WgXcQ",
+    );
     expect(extractInfoArgs("https://www.youtube.com/watch?v=a", { jsRuntime: null })).toContain("--no-js-runtimes");
     expect(extractInfoArgs("https://www.youtube.com/watch?v=a", { jsRuntime: null })).not.toContain("--js-runtimes");
   });
 
   test("describes the entries --playlist-items names; the first alone by default", () => {
-    expect(extractInfoArgs("https://a/b", { playlistItems: "1:20" }).slice(0, 6)).toEqual(["-J", "--ignore-config", "--no-playlist", "--playlist-items", "1:20", "--no-warnings"]);
+    expect(extractInfoArgs("https://a/b", { playlistItems: "1:20" }).slice(0, 6)).toEqual([
+      "-J",
+      "--ignore-config",
+      "--no-playlist",
+      "--playlist-items",
+      "1:20",
+      "--no-warnings",
+    ]);
   });
 
   test("reads a kept description from stdin instead of fetching the page", () => {
     expect(extractInfoArgs("https://a/b", { format: "b", infoJson: "{}" })).toEqual([
-      "-J", "--ignore-config", "--no-playlist", "--playlist-items", "1", "--no-warnings", "-f", "b", "--load-info-json", "-",
+      "-J",
+      "--ignore-config",
+      "--no-playlist",
+      "--playlist-items",
+      "1",
+      "--no-warnings",
+      "-f",
+      "b",
+      "--load-info-json",
+      "-",
     ]);
   });
 });
@@ -73,13 +122,20 @@ describe("extractInfo() against the local site", () => {
     expect(info).toMatchObject({ url: site.mp4Url, format_id: "0", webpage_url: site.pages.progressive });
     expect(info.http_headers?.Referer).toBe(site.pages.progressive);
     const post = infoToPost(info, "OTHER", new URL(site.pages.progressive));
-    expect(post).toMatchObject({ platform: "OTHER", id: "progressive-1", posterUrl: `${site.origin}/media/poster.jpg` });
+    expect(post).toMatchObject({
+      platform: "OTHER",
+      id: "progressive-1",
+      posterUrl: `${site.origin}/media/poster.jpg`,
+    });
     expect(post.videoVariants).toEqual([{ qualityLabel: "unknown", formatId: "0", contentType: "video/mp4" }]);
   });
 
   test("split page: the selector resolves to a video and an audio playlist", async () => {
     const info = await extractInfo(site.pages.split, { ...options, format: selectorFor(undefined, "mp4") });
-    expect(info.requested_formats?.map((f) => f.url)).toEqual([`${site.origin}/split/v.m3u8`, `${site.origin}/split/a.m3u8`]);
+    expect(info.requested_formats?.map((f) => f.url)).toEqual([
+      `${site.origin}/split/v.m3u8`,
+      `${site.origin}/split/a.m3u8`,
+    ]);
     expect(infoToPost(info, "OTHER", new URL(site.pages.split)).videoVariants).toEqual([
       { qualityLabel: "120p", formatId: "hls-150+ba[ext=m4a]/hls-150+ba/hls-150", contentType: "video/mp4" },
     ]);
@@ -100,15 +156,23 @@ describe("extractInfo() against the local site", () => {
 
   test("a <track kind=subtitles> is the entry's subtitles", async () => {
     const info = await extractInfo(site.pages.subtitled, options);
-    expect(info.subtitles).toEqual({ en: [expect.objectContaining({ url: `${site.origin}/media/en.vtt`, ext: "vtt" })] });
+    expect(info.subtitles).toEqual({
+      en: [expect.objectContaining({ url: `${site.origin}/media/en.vtt`, ext: "vtt" })],
+    });
   });
 
   test("unsupported page is 400 unsupported_url", async () => {
-    await expect(extractInfo(site.pages.noMedia, options)).rejects.toMatchObject({ status: 400, code: "unsupported_url" });
+    await expect(extractInfo(site.pages.noMedia, options)).rejects.toMatchObject({
+      status: 400,
+      code: "unsupported_url",
+    });
   });
 
   test("a format that does not exist is 400 format_not_available", async () => {
-    await expect(extractInfo(site.pages.progressive, { ...options, format: "999" })).rejects.toMatchObject({ status: 400, code: "format_not_available" });
+    await expect(extractInfo(site.pages.progressive, { ...options, format: "999" })).rejects.toMatchObject({
+      status: 400,
+      code: "format_not_available",
+    });
   });
 
   test("missing page is 404 not_found", async () => {
@@ -116,15 +180,24 @@ describe("extractInfo() against the local site", () => {
   });
 
   test("a site that rate-limits this server is 502 upstream_blocked", async () => {
-    await expect(extractInfo(site.pages.rateLimited, options)).rejects.toMatchObject({ status: 502, code: "upstream_blocked" });
+    await expect(extractInfo(site.pages.rateLimited, options)).rejects.toMatchObject({
+      status: 502,
+      code: "upstream_blocked",
+    });
   });
 
   test("connection refused is 502 upstream_failed", async () => {
-    await expect(extractInfo("http://127.0.0.1:1/video", options)).rejects.toMatchObject({ status: 502, code: "upstream_failed" });
+    await expect(extractInfo("http://127.0.0.1:1/video", options)).rejects.toMatchObject({
+      status: 502,
+      code: "upstream_failed",
+    });
   });
 
   test("past the time cap yt-dlp is killed: 504", async () => {
-    await expect(extractInfo(site.pages.progressive, { ...options, timeoutMs: 50 })).rejects.toMatchObject({ status: 504, code: "upstream_timeout" });
+    await expect(extractInfo(site.pages.progressive, { ...options, timeoutMs: 50 })).rejects.toMatchObject({
+      status: 504,
+      code: "upstream_timeout",
+    });
   });
 });
 
@@ -133,7 +206,9 @@ describe("page mode end to end (yt-dlp -J -f, then ffmpeg on the URLs)", () => {
     const result = await download(site.pages.progressive);
     expect(result.codecs).toEqual(["aac", "h264"]);
     expect(result.durationSec).toBeCloseTo(clipDurationSec, 0);
-    expect(site.requestLog.some((r) => r.path === "/media/clip.mp4" && r.referer === site.pages.progressive)).toBe(true);
+    expect(site.requestLog.some((r) => r.path === "/media/clip.mp4" && r.referer === site.pages.progressive)).toBe(
+      true,
+    );
   });
 
   test("separate video and audio HLS merged into one MP4", async () => {

@@ -1,6 +1,12 @@
 import { describe, expect, test } from "vitest";
 import { YtdlpInfo } from "../../../src/platforms/ytdlp/info.ts";
-import { audioSelector, chosenFormats, defaultVideoSelector, planRemux, selectorFor } from "../../../src/platforms/ytdlp/selection.ts";
+import {
+  audioSelector,
+  chosenFormats,
+  defaultVideoSelector,
+  planRemux,
+  selectorFor,
+} from "../../../src/platforms/ytdlp/selection.ts";
 import { ytdlpFixture } from "./fixtures.ts";
 
 describe("selectorFor()", () => {
@@ -21,7 +27,14 @@ describe("selectorFor()", () => {
 describe("planRemux()", () => {
   test("YouTube 248+251: VP9 and Opus from two inputs, both copied into MP4, headers kept", () => {
     const plan = planRemux(chosenFormats(ytdlpFixture("youtube_hwMkbaS_M_c")), "mp4");
-    expect(plan).toMatchObject({ output: "mp4", videoInput: 0, audioInput: 1, transcodeVideo: false, transcodeAudio: false, adtsAudio: false });
+    expect(plan).toMatchObject({
+      output: "mp4",
+      videoInput: 0,
+      audioInput: 1,
+      transcodeVideo: false,
+      transcodeAudio: false,
+      adtsAudio: false,
+    });
     expect(plan.inputs).toHaveLength(2);
     expect(plan.inputs[0]!.url).toMatch(/^https:\/\/rr2---sn-h5qzen7d\.googlevideo\.com\/videoplayback\?.*itag=248/);
     expect(plan.inputs[1]!.url).toMatch(/itag=251/);
@@ -43,7 +56,9 @@ describe("planRemux()", () => {
 
   test("mp3 reads only the audio input", () => {
     const plan = planRemux(chosenFormats(ytdlpFixture("twitter_nasa_1491475671058681863")), "mp3");
-    expect(plan.inputs.map((i) => i.url)).toEqual(["https://video.twimg.com/amplify_video/1491441845964001288/pl/mp4a/128000/B1SPQkGfFaXQ90Fi.m3u8"]);
+    expect(plan.inputs.map((i) => i.url)).toEqual([
+      "https://video.twimg.com/amplify_video/1491441845964001288/pl/mp4a/128000/B1SPQkGfFaXQ90Fi.m3u8",
+    ]);
     expect(plan).toMatchObject({ output: "mp3", videoInput: null, audioInput: 0 });
   });
 
@@ -60,7 +75,14 @@ describe("planRemux()", () => {
   });
 
   test("the cookies yt-dlp names for a format go to ffmpeg scoped, never as a bare Cookie header", () => {
-    const info = YtdlpInfo.parse({ id: "c", url: "https://cdn.example.com/v.mp4", ext: "mp4", protocol: "https", cookies: "s=1; Domain=.example.com; Path=/", http_headers: { Cookie: "old=2", Referer: "https://example.com/p" } });
+    const info = YtdlpInfo.parse({
+      id: "c",
+      url: "https://cdn.example.com/v.mp4",
+      ext: "mp4",
+      protocol: "https",
+      cookies: "s=1; Domain=.example.com; Path=/",
+      http_headers: { Cookie: "old=2", Referer: "https://example.com/p" },
+    });
     expect(planRemux(chosenFormats(info), "mp4").inputs).toEqual([{
       url: "https://cdn.example.com/v.mp4",
       headers: { Referer: "https://example.com/p" },
@@ -70,18 +92,39 @@ describe("planRemux()", () => {
   });
 
   test("VP8 and Vorbis are re-encoded, since MP4 cannot hold them", () => {
-    const info = YtdlpInfo.parse({ id: "w", url: "http://a/v.webm", ext: "webm", protocol: "http", vcodec: "vp8", acodec: "vorbis" });
+    const info = YtdlpInfo.parse({
+      id: "w",
+      url: "http://a/v.webm",
+      ext: "webm",
+      protocol: "http",
+      vcodec: "vp8",
+      acodec: "vorbis",
+    });
     expect(planRemux(chosenFormats(info), "mp4")).toMatchObject({ transcodeVideo: true, transcodeAudio: true });
   });
 
   test("HLS with Opus audio gets no ADTS filter", () => {
-    const info = YtdlpInfo.parse({ id: "o", url: "http://a/x.m3u8", ext: "mp4", protocol: "m3u8_native", vcodec: "vp09.00.40.08", acodec: "opus" });
+    const info = YtdlpInfo.parse({
+      id: "o",
+      url: "http://a/x.m3u8",
+      ext: "mp4",
+      protocol: "m3u8_native",
+      vcodec: "vp09.00.40.08",
+      acodec: "opus",
+    });
     expect(planRemux(chosenFormats(info), "mp4").adtsAudio).toBe(false);
   });
 
   test("a DASH format is 400 format_not_streamable", () => {
-    const info = YtdlpInfo.parse({ id: "d", url: "https://a/manifest.mpd", protocol: "http_dash_segments", format_id: "dash-video-1" });
-    expect(() => planRemux(chosenFormats(info), "mp4")).toThrow(expect.objectContaining({ status: 400, code: "format_not_streamable" }));
+    const info = YtdlpInfo.parse({
+      id: "d",
+      url: "https://a/manifest.mpd",
+      protocol: "http_dash_segments",
+      format_id: "dash-video-1",
+    });
+    expect(() => planRemux(chosenFormats(info), "mp4")).toThrow(
+      expect.objectContaining({ status: 400, code: "format_not_streamable" }),
+    );
   });
 
   test("a non-http URL is never handed to ffmpeg", () => {
@@ -90,6 +133,8 @@ describe("planRemux()", () => {
   });
 
   test("no media at all is 502", () => {
-    expect(() => planRemux(chosenFormats(YtdlpInfo.parse({ id: "x" })), "mp4")).toThrow(expect.objectContaining({ status: 502, code: "upstream_failed" }));
+    expect(() => planRemux(chosenFormats(YtdlpInfo.parse({ id: "x" })), "mp4")).toThrow(
+      expect.objectContaining({ status: 502, code: "upstream_failed" }),
+    );
   });
 });

@@ -6,7 +6,7 @@ import { createPageSource } from "../../../src/platforms/ytdlp/source.ts";
 import { createCliExtractor } from "../../../src/processes/extractor.ts";
 import { nodeProcesses } from "../../../src/runtime/node/processes.ts";
 import { nodeFiles } from "../../../src/runtime/node/files.ts";
-import { startMediaSite, type MediaSite } from "../../fakes/media-site.ts";
+import { type MediaSite, startMediaSite } from "../../fakes/media-site.ts";
 
 // Each yt-dlp run is a new Python process that imports every extractor: on a busy CI machine it
 // can take many seconds, so the caps are wide; no test waits for them.
@@ -49,7 +49,10 @@ describe("createPageSource()", { timeout: 180_000 }, () => {
     expect(children()).toBe(1);
     expect(pageFetches("/split.html")).toBe(1);
     expect(chosen.info).toBe(a);
-    expect(chosen.formats.map((f) => [f.vcodec === "none", f.acodec === "none"])).toEqual([[false, true], [true, false]]);
+    expect(chosen.formats.map((f) => [f.vcodec === "none", f.acodec === "none"])).toEqual([[false, true], [
+      true,
+      false,
+    ]]);
   });
 
   test("a selector beyond the in-process grammar is applied by yt-dlp to the kept description", async () => {
@@ -85,7 +88,9 @@ describe("createPageSource()", { timeout: 180_000 }, () => {
 
   test("describes no more items than maxItems (PLAYLIST_MAX_ITEMS)", async () => {
     const { pages } = source(0, 1);
-    expect((await pages.info(new URL(site.pages.twoVideos))).entries?.map((entry) => entry?.url)).toEqual([site.mp4Url]);
+    expect((await pages.info(new URL(site.pages.twoVideos))).entries?.map((entry) => entry?.url)).toEqual([
+      site.mp4Url,
+    ]);
   });
 
   test("a download's run for one item of a playlist is not kept as the post's description", async () => {
