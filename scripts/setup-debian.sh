@@ -84,6 +84,48 @@ EOF
   fi
 }
 
+# The oldest Node the service runs on (pg-boss, its queue, needs 22.12), and the line brought in
+# when the machine's is older: Debian 12 ships Node 18 and Debian 13 Node 20, both past their end.
+NODE_FLOOR=22.12.0
+NODE_LINE="${NODE_LINE:-24}"
+NODE_PREFIX="${NODE_PREFIX:-/opt/media-api-node}"
+
+node_is_supported() {
+  local version
+  version=$(node --version 2>/dev/null) || return 1
+  dpkg --compare-versions "${version#v}" ge "$NODE_FLOOR"
+}
+
+# Node's official binary for this machine, from the npm registry (the package node-linux-<arch>,
+# which npm itself reaches), unpacked into $NODE_PREFIX and linked as /usr/local/bin/node, ahead
+# of Debian's /usr/bin/node on the PATH. npm itself stays Debian's (or the machine's).
+#   ensure_node
+ensure_node() {
+  node_is_supported && return 0
+  command -v npm >/dev/null || {
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends npm >/dev/null
+  }
+  local arch work tarball
+  case "$(uname -m)" in
+  x86_64) arch=x64 ;;
+  aarch64) arch=arm64 ;;
+  *) echo "No Node binary of the npm registry for $(uname -m): install Node $NODE_FLOOR or newer by hand." >&2 && exit 1 ;;
+  esac
+  echo "Node $(node --version 2>/dev/null || echo none) is older than $NODE_FLOOR: installing Node $NODE_LINE in $NODE_PREFIX"
+  work=$(mktemp -d)
+  tarball=$(cd "$work" && npm pack --silent "node-linux-$arch@$NODE_LINE")
+  as_root rm -rf "$NODE_PREFIX"
+  as_root mkdir -p "$NODE_PREFIX"
+  as_root tar -xzf "$work/$tarball" -C "$NODE_PREFIX" --strip-components=1 --no-same-owner
+  as_root chmod -R a+rX "$NODE_PREFIX"
+  as_root ln -sf "$NODE_PREFIX/bin/node" /usr/local/bin/node
+  rm -rf "$work"
+  hash -r
+  node_is_supported || { echo "Node in $NODE_PREFIX did not run" >&2 && exit 1; }
+  echo "Node $(node --version) in $NODE_PREFIX, linked as /usr/local/bin/node"
+}
+
 install_fresh_tools() {
   install_fresh yt-dlp "yt-dlp[default]" "$YTDLP_VENV" YTDLP_PATH
   install_fresh gallery-dl gallery-dl "$GALLERY_DL_VENV" GALLERY_DL_PATH
@@ -95,6 +137,8 @@ case "${1:-}" in
   exit 0
   ;;
 esac
+
+ensure_node
 
 packages=()
 command -v ffmpeg >/dev/null || packages+=(ffmpeg)

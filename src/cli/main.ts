@@ -1,6 +1,7 @@
 // Entry of the operator command line: `npm run admin -- <command>`. With DATABASE_URL it talks
 // to the server directly. With the embedded store it asks the running service over its admin
 // socket, or opens the store itself when no service runs.
+import "../runtime/node/node-floor.ts";
 import { request } from "node:http";
 import { join } from "node:path";
 import { createAppDeps } from "../app-deps.ts";

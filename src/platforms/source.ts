@@ -57,3 +57,19 @@ export interface Source {
    */
   plan(link: Link, wanted: Wanted, signal: AbortSignal, ask: Ask): Promise<Plan>;
 }
+
+/**
+ * The posts a link stands for when a job takes it (a playlist, a channel, a profile, a thread), in
+ * reading order, at most `limit`. `complete` is false when the source could not reach every post
+ * it knows of; `incomplete` then says why, in words for the job's caller.
+ */
+export interface Expansion {
+  posts: URL[];
+  complete: boolean;
+  incomplete: string | null;
+}
+
+/** A source that can say which posts a link stands for; null when the link is one post. */
+export interface Expands {
+  expand(link: Link, limit: number, signal: AbortSignal): Promise<Expansion | null>;
+}

@@ -1,0 +1,54 @@
+// The words of a job, agreed before the queue, the API, the archive and the expansions were built
+// (docs/architecture.md, Jobs). A *job* is one caller's many links, run by the queue every instance
+// shares (pg-boss on the store); each link the job runs is an *item*, in the order the caller gave
+// the links and, within a link that stands for many posts (a playlist, a channel, a profile, a
+// thread), in the order its *expansion* gives them. An item is one counted call of the job's key.
+import type { PostRecord } from "../platforms/records.ts";
+import type { OutputKind } from "../platforms/source.ts";
+
+export type JobStatus = "queued" | "running" | "completed" | "failed" | "cancelled";
+export type ItemStatus = "queued" | "running" | "done" | "failed" | "cancelled";
+
+/** What a caller asks of a job (POST /api/v1/jobs), once checked. */
+export interface JobRequest {
+  /** The links as the caller gave them: posts, or links that stand for many posts. */
+  urls: readonly URL[];
+  /** Whether the archive holds each item's file (true) or only records.json (false). */
+  files: boolean;
+  /** As `download` takes them: a format id, quality label or selector; null for the default. */
+  format: string | null;
+  /** The file each item's archive entry holds: as served (MP4), or sound only. */
+  output: OutputKind;
+}
+
+/** Why an item has no record: its problem as the API would have answered it. */
+export interface ItemProblem {
+  code: string;
+  detail: string;
+}
+
+/** One item of a job, as the store keeps it and the API shows it. */
+export interface JobItem {
+  /** 1-based place in the job's reading order. */
+  position: number;
+  url: string;
+  status: ItemStatus;
+  /** The post's record once the item is done (its signed links are added when it is shown). */
+  post: PostRecord | null;
+  problem: ItemProblem | null;
+}
+
+/** A job as the store keeps it and the API shows it, without its items. */
+export interface Job {
+  id: string;
+  accountId: string;
+  apiKeyId: string;
+  status: JobStatus;
+  request: JobRequest;
+  createdAt: Date;
+  finishedAt: Date | null;
+  counts: { total: number; done: number; failed: number };
+  /** False when an expansion could not reach every post (an X thread without a session); `incomplete` says why. */
+  complete: boolean;
+  incomplete: string | null;
+}
