@@ -160,15 +160,44 @@ function m4aOutputArgs(plan: RemuxPlan): string[] {
 
 const outputArgs = { mp4: mp4OutputArgs, mp3: mp3OutputArgs, m4a: m4aOutputArgs } as const;
 
+/** The streams of the plan that are encoded rather than copied, as `-map` specifiers. */
+function encodedStreams(plan: RemuxPlan): string[] {
+  const audio = `${plan.audioInput ?? 0}:a:0`;
+  if (plan.output === "mp3") return [audio];
+  if (plan.output === "m4a") return [];
+  const optional = plan.inputs.length === 1 ? "?" : "";
+  return [
+    ...(plan.transcodeVideo && plan.videoInput !== null ? [`${plan.videoInput}:v:0${optional}`] : []),
+    ...(plan.transcodeAudio && plan.audioInput !== null ? [`${plan.audioInput}:a:0${optional}`] : []),
+  ];
+}
+
+/**
+ * A second output that keeps nothing (`framecrc` to /dev/null): the encoded streams copied as
+ * they came in, so that its muxer checks their timestamps as a stream copy's does. An encoder
+ * numbers its own time and MP3 holds none, so a source that answered a reconnect from its start
+ * would otherwise be encoded on as more of the file, with no sign in the log (issue 43).
+ */
+function witnessArgs(plan: RemuxPlan): string[] {
+  const streams = encodedStreams(plan);
+  if (streams.length === 0) return [];
+  return [...streams.flatMap((stream) => ["-map", stream]), "-c", "copy", "-f", "framecrc", "-y", "/dev/null"];
+}
+
 /**
  * With files as inputs, `-xerror` makes a failed read (a connection that broke off for good)
- * exit 1 instead of 0. With HLS it cannot be used: ffmpeg 5.1's HLS reader repeats the first
- * timestamp of an audio-only MPEG-TS playlist, which ffmpeg quietly fixes, but which
- * `-xerror` turns into "Non-monotonous DTS ... aborting" (measured). Warnings are logged
- * either way: each reconnect is one, and readFfmpegLog reads them. `repeat` keeps ffmpeg from
- * folding equal lines into "Last message repeated N times", which it writes only once another
- * line comes (a source that loops logs nothing else), so every reconnect is a line; `-stats`
- * writes how far the output has come (`time=`) twice a second, even at this log level.
+ * exit 1 instead of 0, and a muxer's "Non-monotonous DTS" (a source that answered a reconnect
+ * from its start) end the run. `-copyts -start_at_zero` keeps the timestamps as the file has
+ * them: by default ffmpeg quietly shifts an MPEG-TS input whose time jumps back, and the jump
+ * then reaches no muxer (measured: sound alone, MP3 or M4A, read on as 93 s of a 60 s file);
+ * the output still starts at zero, the same frames as without (measured on MPEG-TS and MP4).
+ * Neither with HLS: ffmpeg 5.1's HLS reader repeats the first timestamp of an audio-only MPEG-TS
+ * playlist, which ffmpeg quietly fixes, but which `-xerror` turns into "Non-monotonous DTS ...
+ * aborting" (measured), and a playlist's segments may start a new timeline by design. Warnings
+ * are logged either way: each reconnect is one, and readFfmpegLog reads them. `repeat` keeps
+ * ffmpeg from folding equal lines into "Last message repeated N times", which it writes only once
+ * another line comes (a source that loops logs nothing else), so every reconnect is a line;
+ * `-stats` writes how far the output has come (`time=`) twice a second, even at this log level.
  */
 export function ffmpegArgs(plan: RemuxPlan, limits: FfmpegLimits, proxy?: string): string[] {
   const hls = plan.inputs.some((input) => input.hls);
@@ -178,11 +207,12 @@ export function ffmpegArgs(plan: RemuxPlan, limits: FfmpegLimits, proxy?: string
     "-loglevel",
     "repeat+warning",
     "-stats",
-    ...(hls ? [] : ["-xerror"]),
+    ...(hls ? [] : ["-xerror", "-copyts", "-start_at_zero"]),
     ...plan.inputs.flatMap((input) => inputArgs(input, limits, proxy)),
     ...(plan.subtitles && plan.output === "mp4" ? inputArgs(plan.subtitles.input, limits, proxy) : []),
     ...outputArgs[plan.output](plan),
     "pipe:1",
+    ...(hls ? [] : witnessArgs(plan)),
   ];
 }
 

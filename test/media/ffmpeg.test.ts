@@ -56,6 +56,8 @@ describe("ffmpegArgs()", () => {
       "repeat+warning",
       "-stats",
       "-xerror",
+      "-copyts",
+      "-start_at_zero",
       ...inputPrefix,
       "-user_agent",
       "UA/1",
@@ -117,7 +119,17 @@ describe("ffmpegArgs()", () => {
     ]);
   });
 
-  test("MP3 at 320 kb/s", () => {
+  const witness = (...maps: string[]) => [
+    ...maps.flatMap((map) => ["-map", map]),
+    "-c",
+    "copy",
+    "-f",
+    "framecrc",
+    "-y",
+    "/dev/null",
+  ];
+
+  test("MP3 at 320 kb/s, its sound also copied to a witness whose muxer checks the timestamps", () => {
     const args = ffmpegArgs({ ...single, output: "mp3", videoInput: null }, limits);
     expect(args.slice(args.indexOf("-map"))).toEqual([
       "-map",
@@ -130,13 +142,36 @@ describe("ffmpegArgs()", () => {
       "-f",
       "mp3",
       "pipe:1",
+      ...witness("0:a:0"),
     ]);
   });
 
-  test("re-encodes what MP4 cannot hold; no ADTS filter after re-encoding", () => {
+  test("M4A and MP4 stream copies need no witness: their own muxer sees the timestamps", () => {
+    expect(ffmpegArgs(single, limits).at(-1)).toBe("pipe:1");
+    expect(ffmpegArgs({ ...single, output: "m4a", videoInput: null }, limits).at(-1)).toBe("pipe:1");
+  });
+
+  test("re-encodes what MP4 cannot hold, each re-encoded stream witnessed; no ADTS filter after re-encoding", () => {
     const args = ffmpegArgs({ ...single, transcodeVideo: true, transcodeAudio: true, adtsAudio: true }, limits);
     expect(args.join(" ")).toContain("-c:v libx264 -preset veryfast -crf 20 -c:a aac -b:a 192k -movflags");
     expect(args).not.toContain("aac_adtstoasc");
+    expect(args.slice(args.indexOf("pipe:1"))).toEqual(["pipe:1", ...witness("0:v:0?", "0:a:0?")]);
+    const twoInputs = ffmpegArgs({
+      ...single,
+      inputs: [file("https://cdn/v.webm"), file("https://cdn/a.webm")],
+      audioInput: 1,
+      transcodeAudio: true,
+    }, limits);
+    expect(twoInputs.slice(twoInputs.indexOf("pipe:1"))).toEqual(["pipe:1", ...witness("1:a:0")]);
+  });
+
+  test("HLS keeps ffmpeg's own timestamp fixes and has no witness", () => {
+    const args = ffmpegArgs(
+      { ...single, output: "mp3", inputs: [{ ...file("https://cdn/a.m3u8"), hls: true }] },
+      limits,
+    );
+    expect(args).not.toContain("-copyts");
+    expect(args.at(-1)).toBe("pipe:1");
   });
 
   test("a subtitle file is read after the media and written as mov_text with its ISO 639-2 language", () => {
