@@ -32,10 +32,11 @@ const Message = z.union([
 ]);
 const Messages = z.array(Message);
 
-/** What gallery-dl said of a post: its metadata and its files in the platform's order. */
+/** What gallery-dl said of a post: its metadata and its files in the platform's order, and its log (warnings it went on after). */
 export interface GalleryOutput {
   post: GalleryMetadata | null;
   files: { url: string; metadata: GalleryMetadata }[];
+  log: string;
 }
 
 export function galleryArgs(
@@ -104,7 +105,7 @@ export async function runGallery(url: string, options: GalleryRunOptions): Promi
     throw unreadableOutput(cause);
   }
   const errors = parsed.flatMap((message) => (message[0] === -1 ? [`${message[1].error}: ${message[1].message}`] : []));
-  const result: GalleryOutput = { post: null, files: [] };
+  const result: GalleryOutput = { post: null, files: [], log: output.stderr };
   for (const message of parsed) {
     if (message[0] === 2) result.post ??= message[1];
     if (message[0] === 3) result.files.push({ url: message[1], metadata: message[2] });

@@ -3,6 +3,7 @@
 import type { Extractor } from "../../processes/extractor.ts";
 import { sharedRuns } from "../../util/shared-runs.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
+import { emptyPostError, isEmptyPost } from "../post-errors.ts";
 import type { PlatformId, PostRecord } from "../records.ts";
 import { type ToolAccess, withToolAccess } from "../tool-access.ts";
 import { galleryToPost } from "./post.ts";
@@ -47,6 +48,8 @@ export function createGallerySource(options: GallerySourceOptions): GallerySourc
         }),
     );
     const record = galleryToPost(output, platform, page);
+    // gallery-dl prints `[]` and exits 0 after a warning (a login redirect, a site out of reach).
+    if (isEmptyPost(record)) throw emptyPostError("gallery-dl", output.log);
     cache.set(page.href, record, options.cacheTtlMs);
     return record;
   }
