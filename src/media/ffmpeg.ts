@@ -245,12 +245,15 @@ const logSigns = {
   timeWentBack: /DTS -?\d+ < -?\d+ out of order|Non-monotonous DTS|non monotonically increasing dts/i,
   /** Input lost though ffmpeg went on (it may still exit 0): a skipped segment, a read that failed. */
   lost: /Failed to open segment|Input\/output error/i,
+  /** The sound asked for is not in the source: its map of the audio stream found none (ffmpeg then exits 1). */
+  noSound: /^Stream map '[^']*:a:0' matches no streams/,
 };
 
-/** What the log reader knows of the source: its length when the source says it, and whether it is HLS. */
+/** What the log reader knows of the source: its length when the source says it, whether it is HLS, and whether sound alone was asked for. */
 export interface FfmpegSource {
   durationSec: number | null;
   hls: boolean;
+  soundOnly?: boolean;
 }
 
 /** How far the output's length may stray from the source's: 2 s, or 5 % of a long one. */
@@ -261,6 +264,15 @@ function notStreamable(cause?: Error): ApiError {
   return new ApiError(
     "source_not_streamable",
     "This file cannot be streamed from its source: its index is at its end and the source's server does not serve parts of files (Range requests), so it can only be read whole, to disk. Retrying will not help.",
+    { cause },
+  );
+}
+
+/** 400: sound asked of a video that has none (as `noSoundIn` of platforms/items.ts for a photo); no retry helps. */
+export function silentVideo(cause?: Error): ApiError {
+  return new ApiError(
+    "invalid_parameter",
+    "This video has no sound, so `audio` has nothing to give; leave `audio` out to download the video.",
     { cause },
   );
 }
@@ -294,7 +306,7 @@ export function readFfmpegLog(
   limits: Pick<FfmpegLimits, "maxReconnects">,
   source: FfmpegSource = { durationSec: null, hls: false },
 ): Required<Pick<SpawnStreamOptions, "classify" | "failedDespiteExit0" | "readLog">> {
-  const { durationSec, hls } = source;
+  const { durationSec, hls, soundOnly = false } = source;
   let reconnects = 0;
   let sourceError = false;
   let lost = false;
@@ -334,6 +346,7 @@ export function readFfmpegLog(
           ? upstreamFailed("The source broke off before the whole file was read; try again later.", { cause })
           : notStreamable(cause);
       }
+      if (soundOnly && logSigns.noSound.test(line)) return silentVideo(cause);
       if (logSigns.corrupt.test(line)) return damaged(cause);
       if (logSigns.corruptPacket.test(line)) return hls && reconnects === 0 ? undefined : damaged(cause);
       if (logSigns.timeWentBack.test(line) && reconnects > 0) return damaged(cause);

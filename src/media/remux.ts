@@ -88,6 +88,7 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
   const log = readFfmpegLog(options.limits, {
     durationSec: request.durationSec,
     hls: plan.inputs.some((input) => input.hls),
+    soundOnly: plan.output !== "mp4",
   });
   const child = spawnStream(
     options.processes,

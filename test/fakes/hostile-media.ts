@@ -1,6 +1,6 @@
 // A local video site whose media break the cuts of issue 32 (item 5) and issue 43 (item 3): a file
 // that hangs up once and answers the retry from its start (on a page that gives its length, and on
-// one that does not), a source without Content-Length that sends its file again on
+// one that does not), a video without sound, a source without Content-Length that sends its file again on
 // every reconnect, an honest slow source with keyframes far apart, and HLS of segments written one
 // by one (their MPEG-TS continuity counters restart). Pages are ones yt-dlp's generic extractor
 // reads; add the site's `host` to the extra page hosts.
@@ -35,6 +35,8 @@ export interface HostileSite {
     slow: string;
     /** HLS of MPEG-TS segments written by `ffmpeg -f segment`, whose continuity counters restart per segment. */
     segments: string;
+    /** `<video src>` of an MP4 with a picture and no sound. */
+    silent: string;
   };
   /** Makes ffmpeg's next request for the hang-up file hang up at 55 % (one per download). */
   armHangup(): void;
@@ -99,6 +101,7 @@ async function makeMedia(dir: string): Promise<void> {
       "+faststart",
       "slow.mp4",
     ),
+    ff("-i", "clip.ts", "-map", "0:v", "-c", "copy", "-movflags", "+faststart", "silent.mp4"),
     ff(
       "-i",
       "clip.ts",
@@ -137,6 +140,7 @@ function pagesFor(origin: string): Record<string, string> {
     "/hangup-once-bare.html": page("Hang-up once, no length", tsSource("/media/hangup-once.ts")),
     "/loop.html": page("Loop", tsSource("/media/loop.ts")),
     "/slow.html": page("Slow", '<video src="/media/slow.mp4"></video>'),
+    "/silent.html": page("Silent", '<video src="/media/silent.mp4"></video>'),
     "/segments.html": page("Segments", '<video><source src="/seg/segments.m3u8" type="application/x-mpegURL"></video>'),
   };
 }
@@ -188,6 +192,12 @@ export async function startHostileSite(): Promise<HostileSite> {
         res.writeHead(200, { "content-type": "video/mp2t" });
         res.write(ts);
         return void setTimeout(() => res.destroy(), 50);
+      case "/media/silent.mp4":
+        return void res.writeHead(200, {
+          "content-type": "video/mp4",
+          "content-length": String(files["silent.mp4"]!.byteLength),
+        })
+          .end(files["silent.mp4"]);
       case "/media/slow.mp4": {
         const slow = files["slow.mp4"]!;
         const range = ranged(req.headers.range, slow.byteLength);
@@ -222,6 +232,7 @@ export async function startHostileSite(): Promise<HostileSite> {
       loop: `${origin}/loop.html`,
       slow: `${origin}/slow.html`,
       segments: `${origin}/segments.html`,
+      silent: `${origin}/silent.html`,
     },
     armHangup: () => void (armed = true),
     requests: (mediaPath) => counts.get(mediaPath) ?? 0,

@@ -108,6 +108,16 @@ describe("page mode's cuts against hostile sources", () => {
     });
   }
 
+  // Issue 43, item 6: no retry gives a silent video sound, so it is not "try again".
+  for (const output of ["mp3", "m4a"] as const) {
+    it(`${output} of a video without sound is 400 saying so`, async () => {
+      const result = await download(site.pages.silent, output);
+      expect(result.status, result.body.toString("utf8")).toBe(400);
+      const problem = JSON.parse(result.body.toString("utf8"));
+      expect(problem).toMatchObject({ code: "invalid_parameter", detail: expect.stringContaining("no sound") });
+    });
+  }
+
   it("an honest slow source whose fragments take longer than the idle cut to arrive gives the whole file", async () => {
     await expectWhole(await download(site.pages.slow, "mp4"), "slow.mp4");
   }, 120_000);

@@ -306,6 +306,16 @@ describe("readFfmpegLog() and the source's length", () => {
     expect(judge([reconnect, wentBack]).ended).toMatchObject({ status: 502, code: "upstream_failed" });
   });
 
+  test("sound asked of a source without any is 400 saying so; in an MP4 the same line is no such verdict", () => {
+    const line = "Stream map '0:a:0' matches no streams.";
+    expect(judge([line], { durationSec: null, hls: false, soundOnly: true }).ended).toMatchObject({
+      status: 400,
+      code: "invalid_parameter",
+      message: expect.stringContaining("no sound"),
+    });
+    expect(judge([line]).ended).toBeNull();
+  });
+
   test("a corrupt MPEG-TS packet is damage in a file, and in HLS only after a reconnect", () => {
     const corrupt = "[mpegts @ 0x1] Packet corrupt (stream = 0, dts = 304490).";
     const reconnect = "[http @ 0x1] Will reconnect at 0 in 0 second(s), error=End of file.";
