@@ -276,7 +276,7 @@ export const ConfigSchema = z.object({
     "How long post descriptions from yt-dlp, gallery-dl and Bluesky are kept, in seconds",
   ),
   PLAYLIST_MAX_ITEMS: positiveInt.max(100).default(20).describe(
-    "Most items yt-dlp describes of a page with several media (a carousel, a playlist link), 1 to 100",
+    "Most items yt-dlp and gallery-dl describe of a page with several media (a carousel, a playlist link, a gallery), 1 to 100",
   ),
   PLATFORM_CHECK_POSTS: referenceEntries
     .default([])

@@ -18,6 +18,11 @@ export interface GalleryRunOptions extends RunAccess {
   socketTimeoutSec: number;
   /** A PEM file of certificate authorities gallery-dl trusts instead of its default ones (GALLERY_DL_CA_FILE). */
   caFile?: string;
+  /**
+   * Which files (and posts) to describe, in gallery-dl's range syntax: `1-20`. gallery-dl stops
+   * reading once past it, so a page of thousands is not read, nor held, whole.
+   */
+  items: string;
   signal?: AbortSignal;
 }
 
@@ -41,7 +46,7 @@ export interface GalleryOutput {
 
 export function galleryArgs(
   url: string,
-  options: Pick<GalleryRunOptions, "socketTimeoutSec" | "proxy" | "cookiesFile" | "caFile">,
+  options: Pick<GalleryRunOptions, "socketTimeoutSec" | "proxy" | "cookiesFile" | "caFile" | "items">,
 ): string[] {
   return [
     // --config-ignore: a gallery-dl.conf in /etc or the home folder must not change what runs.
@@ -61,6 +66,10 @@ export function galleryArgs(
     "extractor.instagram.videos=merged",
     "-o",
     "extractor.tiktok.audio=false",
+    "--range",
+    options.items,
+    "--post-range",
+    options.items,
     ...(options.proxy ? ["--proxy", options.proxy] : []),
     ...(options.cookiesFile ? ["--cookies", options.cookiesFile] : []),
     ...(options.caFile ? ["-o", `verify=${options.caFile}`] : []),

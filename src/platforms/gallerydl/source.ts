@@ -18,6 +18,8 @@ export interface GallerySourceOptions extends ToolAccess {
   cacheMaxEntries: number;
   /** GALLERY_DL_CA_FILE: the certificate authorities gallery-dl trusts instead of its own. */
   caFile?: string;
+  /** Most files of a post (a carousel, a gallery, a profile) a record holds (PLAYLIST_MAX_ITEMS). */
+  maxItems: number;
   now?: () => number;
 }
 
@@ -44,6 +46,7 @@ export function createGallerySource(options: GallerySourceOptions): GallerySourc
           timeoutMs: options.timeoutMs,
           socketTimeoutSec: options.socketTimeoutSec,
           caFile: options.caFile,
+          items: `1-${options.maxItems}`,
           ...access,
         }),
     );

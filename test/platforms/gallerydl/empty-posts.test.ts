@@ -14,11 +14,14 @@ function standIn(stdout: string, stderr: string) {
   let runs = 0;
   const source = createGallerySource({
     extractor: {
-      run: async (): Promise<ExtractionOutput> => {
+      run: async (job): Promise<ExtractionOutput> => {
         runs += 1;
+        // The record holds at most maxItems files: gallery-dl is told so.
+        expect(job.args.join(" ")).toContain("--range 1-20 --post-range 1-20");
         return { exitCode: 0, stdout, stderr };
       },
     },
+    maxItems: 20,
     files: nodeFiles,
     timeoutMs: 10_000,
     socketTimeoutSec: 5,
