@@ -48,11 +48,18 @@ const unreachable =
 
 /**
  * The lines of a tool's log that warn or fail, for an answer's detail: the tool's own words, with
- * every link left out (a link may carry the gate's credentials or an address inside the network).
+ * every link and IP address left out (a link may carry the gate's credentials, an address is one
+ * inside the network: the gate's, a proxy's).
  */
 export function toolWords(log: string): string {
   const lines = log.split(/\r?\n/).filter((line) => /\[(warning|error)\]|^(WARNING|ERROR):/.test(line));
-  const words = lines.map((line) => line.replace(/\bhttps?:\/\/\S+/gi, "<link>").trim()).join(" / ");
+  const words = lines.map((line) =>
+    line.replace(/\bhttps?:\/\/\S+/gi, "<link>").replace(
+      /\b\d{1,3}(\.\d{1,3}){3}\b|\[[0-9a-f:]*:[0-9a-f:]*\]/gi,
+      "<address>",
+    )
+      .trim()
+  ).join(" / ");
   return words.length > 300 ? `${words.slice(0, 299)}…` : words;
 }
 

@@ -40,7 +40,7 @@ const links: [PlatformId, string][] = [
 
 const loginWall = "[instagram][warning] HTTP redirect to login page (https://www.instagram.com/accounts/login/)";
 const unreachable =
-  "[urllib3.connectionpool][warning] Retrying (Retry(total=0, connect=None, read=None, redirect=0, status=None)) after connection broken by 'NewConnectionError('<urllib3.connection.HTTPSConnection object at 0x7f3a>: Failed to establish a new connection: [Errno 111] Connection refused')': http://gate:s3cret@127.0.0.1:41234/p/";
+  "[common][warning] ProxyError: HTTPSConnectionPool(host='127.0.0.1', port=41234): Unable to connect to proxy\n[urllib3.connectionpool][warning] Retrying (Retry(total=0, connect=None, read=None, redirect=0, status=None)) after connection broken by 'NewConnectionError('<urllib3.connection.HTTPSConnection object at 0x7f3a>: Failed to establish a new connection: [Errno 111] Connection refused')': http://gate:s3cret@127.0.0.1:41234/p/";
 
 describe.each(links)("%s: gallery-dl's [] after a warning", (platform, link) => {
   const ask = (stdout: string, stderr: string) => {
@@ -55,7 +55,7 @@ describe.each(links)("%s: gallery-dl's [] after a warning", (platform, link) => 
   test("a site out of reach is 502 upstream_failed with gallery-dl's words, never a link", async () => {
     const error = await ask("[]", unreachable).answer.catch((thrown: Error) => thrown);
     expect(error).toMatchObject({ status: 502, code: "upstream_failed" });
-    expect((error as Error).message).toContain("Connection refused");
+    expect((error as Error).message).toContain("Unable to connect to proxy");
     expect((error as Error).message).not.toMatch(/s3cret|127\.0\.0\.1/);
   });
 
