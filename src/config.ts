@@ -256,7 +256,7 @@ export const ConfigSchema = z.object({
     .enum(["on", "off"])
     .default("on")
     .describe(
-      "on: one resident Python process keeps yt-dlp and gallery-dl loaded and runs each extraction in a warm worker or child of its own (tens of ms instead of about a second); off: each extraction starts the tool's program",
+      "on: one resident Python process keeps yt-dlp and gallery-dl loaded and runs each extraction in a warm worker or child of its own (tens of ms instead of about a second) and reads a page's HTML5 media only up to PLAYLIST_MAX_ITEMS; off: each extraction starts the tool's program, which reads them all",
     ),
   EXTRACT_MEMORY_MB: positiveInt
     .min(256)
