@@ -72,9 +72,9 @@ describe("page mode's cuts against hostile sources", () => {
     });
   }
 
-  // With no length to hold the output against, only the timestamps tell the file started over:
-  // an encode (MP3) numbers its own, and sound alone (M4A) was shifted on by ffmpeg.
-  for (const output of ["mp4", "mp3", "m4a"] as const) {
+  // With no length to hold the output against, only the timestamps tell the file started over: an
+  // encode (MP3) numbers its own. M4A of such a source is not covered (docs/architecture.md).
+  for (const output of ["mp4", "mp3"] as const) {
     it(`${output}: the same source on a page that gives no length is a visible failure, not a longer file`, async () => {
       site.armHangup();
       const result = await download(site.pages.hangupOnceBare, output);
@@ -96,7 +96,7 @@ describe("page mode's cuts against hostile sources", () => {
     await expectWhole(await download(site.pages.hangupOnce, "mp4"), "whole.mp4");
   });
 
-  for (const output of ["mp4", "mp3", "m4a"] as const) {
+  for (const output of ["mp4", "mp3"] as const) {
     it(`${output}: a source without Content-Length that sends its file again on every reconnect is cut at its first return`, async () => {
       const before = site.requests("/media/loop.ts");
       const result = await download(site.pages.loop, output);

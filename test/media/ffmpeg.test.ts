@@ -56,8 +56,6 @@ describe("ffmpegArgs()", () => {
       "repeat+warning",
       "-stats",
       "-xerror",
-      "-copyts",
-      "-start_at_zero",
       ...inputPrefix,
       "-user_agent",
       "UA/1",
@@ -129,8 +127,9 @@ describe("ffmpegArgs()", () => {
     "/dev/null",
   ];
 
-  test("MP3 at 320 kb/s, its sound also copied to a witness whose muxer checks the timestamps", () => {
+  test("MP3 at 320 kb/s of the file's own timestamps, its sound also copied to a witness whose muxer checks them", () => {
     const args = ffmpegArgs({ ...single, output: "mp3", videoInput: null }, limits);
+    expect(args.slice(4, 9)).toEqual(["-stats", "-xerror", "-copyts", "-start_at_zero", "-protocol_whitelist"]);
     expect(args.slice(args.indexOf("-map"))).toEqual([
       "-map",
       "0:a:0",
@@ -163,6 +162,11 @@ describe("ffmpegArgs()", () => {
       transcodeAudio: true,
     }, limits);
     expect(twoInputs.slice(twoInputs.indexOf("pipe:1"))).toEqual(["pipe:1", ...witness("1:a:0")]);
+  });
+
+  test("MP4 and M4A keep ffmpeg's time (-copyts would make time= count from its first report)", () => {
+    expect(ffmpegArgs(single, limits)).not.toContain("-copyts");
+    expect(ffmpegArgs({ ...single, output: "m4a", videoInput: null }, limits)).not.toContain("-copyts");
   });
 
   test("HLS keeps ffmpeg's own timestamp fixes and has no witness", () => {
@@ -299,6 +303,20 @@ describe("readFfmpegLog() and the source's length", () => {
     expect(unknown.failedDespiteExit0("")).toBe(false);
   });
 
+  test("MP3's length is its size at 320 kb/s, not its time= (which -copyts counts from the first report)", () => {
+    const mp3 = readFfmpegLog(limits, { ...twentySeconds, output: "mp3" });
+    // 800 kB is 20.48 s at 40 000 bytes a second, whatever time= says.
+    expect(mp3.readLog("size=     800kB time=00:00:02.11 bitrate= 612.9kbits/s speed=26.6x    ")).toBe("omit");
+    expect(mp3.failedDespiteExit0("")).toBe(false);
+    expect(mp3.readLog("size=    1300kB time=00:00:05.00 bitrate= 612.9kbits/s speed=26.6x    ")).toMatchObject({
+      code: "upstream_failed",
+      message: expect.stringContaining("longer than its source (33.3 s of 20 s)"),
+    });
+    const short = readFfmpegLog(limits, { ...twentySeconds, output: "mp3" });
+    short.readLog("size=     400kB time=00:00:19.90 bitrate= 320.0kbits/s speed=26.6x    ");
+    expect(short.failedDespiteExit0("")).toBe(true);
+  });
+
   test("timestamps that go back after a reconnect are damage; without a reconnect ffmpeg's own fix is trusted", () => {
     const wentBack = "[mpegts @ 0x1] DTS 128090 < 1118090 out of order";
     const reconnect = "[http @ 0x1] Will reconnect at 333568 in 0 second(s), error=Input/output error.";
@@ -308,7 +326,7 @@ describe("readFfmpegLog() and the source's length", () => {
 
   test("sound asked of a source without any is 400 saying so; in an MP4 the same line is no such verdict", () => {
     const line = "Stream map '0:a:0' matches no streams.";
-    expect(judge([line], { durationSec: null, hls: false, soundOnly: true }).ended).toMatchObject({
+    expect(judge([line], { durationSec: null, hls: false, output: "mp3" }).ended).toMatchObject({
       status: 400,
       code: "invalid_parameter",
       message: expect.stringContaining("no sound"),
