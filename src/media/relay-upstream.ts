@@ -3,7 +3,7 @@
 
 export interface UpstreamRequest {
   url: URL;
-  /** POST only for X's guest-token call (fetchOver), which sends no body. */
+  /** POST only for X's guest-token call (src/platforms/outbound.ts), which sends no body. */
   method: "GET" | "HEAD" | "POST";
   headers: Record<string, string>;
   signal: AbortSignal;
@@ -109,21 +109,4 @@ function watchedBody(
     { highWaterMark: 0 },
   );
   return { body: watched, ended };
-}
-
-/**
- * A fetch over an upstream client, for X's API calls (no request body) through the operator's
- * proxy: the node:net client tunnels where fetch cannot be told to.
- */
-export function fetchOver(client: UpstreamClient): typeof fetch {
-  const fetchLike = async (input: RequestInfo | URL, init: RequestInit = {}) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    const method = (init.method ?? "GET").toUpperCase() as UpstreamRequest["method"];
-    const headers = Object.fromEntries(new Headers(init.headers));
-    const answer = await client({ url, method, headers, signal: init.signal ?? new AbortController().signal });
-    const body = answer.status === 204 || answer.status === 304 ? null : answer.body;
-    if (body === null) await answer.body?.cancel();
-    return new Response(body, { status: answer.status, headers: answer.headers });
-  };
-  return fetchLike as typeof fetch;
 }

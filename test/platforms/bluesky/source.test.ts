@@ -12,6 +12,7 @@ import {
   streams,
   videoPost,
 } from "../../fakes/bluesky.ts";
+import { testOutbound } from "../../helpers/outbound.ts";
 
 let fake: FakeBluesky;
 beforeAll(async () => {
@@ -22,11 +23,17 @@ afterAll(() => fake?.close());
 const source = () =>
   createBlueskySource({
     appViewUrl: fake.origin,
-    timeoutMs: 10_000,
     cacheTtlMs: 60_000,
     cacheMaxEntries: 10,
-    originOverrides: new Map([["cdn.bsky.app", fake.origin], ["video.bsky.app", fake.origin]]),
+    originOverrides: overrides(),
+    outbound: testOutbound({
+      name: "Bluesky",
+      timeoutMs: 10_000,
+      trustedOrigins: [fake.origin],
+      originOverrides: overrides(),
+    }),
   });
+const overrides = () => new Map([["cdn.bsky.app", fake.origin], ["video.bsky.app", fake.origin]]);
 const link = (url: string): Link => ({ url: new URL(url), platform: "BLUESKY" });
 const wanted = (more: Partial<Wanted> = {}): Wanted => ({
   output: "mp4",
