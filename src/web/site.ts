@@ -31,8 +31,8 @@ export interface WebDeps {
   trustProxy: TrustedProxies;
   /** PUBLIC_URL, for the example calls the pages show; unset, each request's own address. */
   publicUrl?: string;
-  /** The service's own API, which the paste page calls through a signed link as the owner's key. */
-  api: (request: Request) => Promise<Response>;
+  /** The service's own API, which the paste page calls through a signed link as the owner's key, from the owner's peer. */
+  api: (request: Request, peer: string | undefined) => Promise<Response>;
   log: Logger;
 }
 
