@@ -85,6 +85,8 @@ if (!ifStale || oldestOutput() <= newestInput()) {
 // and the migrations, run once here rather than on every user's first start. The bundled command
 // line does it, as it opens (and migrates) a store of its own when no service runs. Made again only
 // when PGlite or a migration changes, since a folder is only readable by the version that wrote it.
+// It must hold nothing secret, as every store of the build copies it: the link secret is made at a
+// store's first start (src/store/link-secret.ts).
 const template = "dist/pglite-template";
 const stamp = `${template}.version`;
 const migrationsDir = "src/store/migrations";

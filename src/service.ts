@@ -8,6 +8,8 @@ import { ADMIN_FOLDER, ADMIN_SOCKET, createAdminChannel } from "./cli/channel.ts
 import { type Config, ConfigError, parseConfig } from "./config.ts";
 import { servedFetch } from "./http/error-sink.ts";
 import { createLogger, errorText, type Logger } from "./log.ts";
+import type { Db } from "./store/db.ts";
+import { startLinkSecret } from "./store/link-secret.ts";
 import { openStore, privateFolder } from "./store/open.ts";
 import { markStoreKind } from "./store/store-mark.ts";
 import { privateCopies } from "./store/private-copies.ts";
@@ -37,6 +39,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   void deps.cookies?.read();
   const db = await openStore(config, { openPgliteIn: runtime.openPgliteIn });
   recordStoreKind(config, log);
+  await startLinkSecretLogged(db, log);
   // The store may open and still be unable to write (a full DATA_DIR): say so now, not at the first 503.
   await db.ready?.().catch((error: unknown) => log.error("the store is not ready", { reason: errorText(error) }));
   const app = createApp({ config, db, log, ...deps });
@@ -92,6 +95,18 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
 }
 
 const CUT_WAIT_MS = 2_000;
+
+/** The store's own link secret, made or (a secret every store of its build shared) replaced at this start. */
+async function startLinkSecretLogged(db: Db, log: Logger): Promise<void> {
+  const start = await startLinkSecret(db, new Date());
+  if (start === "replaced") {
+    log.warn(
+      "the link secret was the one this store's build was made with, which every store copied from that build shared: replaced by a secret of this store's own; links signed before are refused (403 link_invalid)",
+    );
+  } else if (start === "made") {
+    log.info("made this store's link secret");
+  }
+}
 
 /** What the tools' probe found at start-up, and each time that changes (an install or an update). */
 function tellAboutTools(tools: Tools, before: Tools | null, log: Logger): void {

@@ -174,7 +174,6 @@ const operations: OperationSpec[] = [
     errors: [
       "invalid_url",
       "invalid_parameter",
-      "unsupported_platform",
       "unsupported_url",
       "format_not_available",
       "format_not_streamable",
