@@ -7,6 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
+  chmodSync,
   existsSync,
   mkdtempSync,
   readdirSync,
@@ -105,4 +106,19 @@ if (!existsSync(template) || !existsSync(stamp) || readFileSync(stamp, "utf8") !
   }
   writeFileSync(stamp, wanted);
   if (!quiet) console.log(`made ${template}`);
+}
+// At every build, so a template an older build left private is mended too.
+readableByAll(template);
+
+/**
+ * PGlite makes its folder the builder's alone (0700, files 0600 or 0666), but the service often runs as
+ * another user (systemd's media-api, the image's node), who only reads and copies it: 0755 and 0644.
+ */
+function readableByAll(folder) {
+  chmodSync(folder, 0o755);
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) readableByAll(path);
+    else chmodSync(path, 0o644);
+  }
 }
