@@ -33,11 +33,15 @@ export function keyRoutes(site: Site): Route<SiteHandler>[] {
   const { db, now, deps } = site;
 
   const renderKeys = (ctx: OwnerRequest, view: { notice?: string; error?: string }, status = 200) =>
-    listApiKeys(db, { now: now(), accountId: ctx.session.accountId }).then((keys) =>
+    Promise.all([
+      listApiKeys(db, { now: now(), accountId: ctx.session.accountId }),
+      keysHeld(db, ctx.session.accountId, now()),
+    ]).then(([keys, held]) =>
       htmlResponse(
         pages.keysPage({
           owner: ctx.owner,
           keys,
+          held,
           maxKeys: MAX_KEYS_PER_ACCOUNT,
           apiBase: linkBase(deps, ctx.request),
           ...view,
