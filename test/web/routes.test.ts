@@ -351,6 +351,13 @@ describe("the owner's site", () => {
     expect(await listApiKeys(store.db, { now: clock.now(), email: "churn@example.com" })).toHaveLength(
       MAX_KEYS_PER_ACCOUNT - 2,
     );
+    // The page says why fewer keys are listed than the account holds.
+    const page = await (await owner.send("/profile/api-keys")).text();
+    expect(page).toContain(
+      `Your keys (${
+        MAX_KEYS_PER_ACCOUNT - 2
+      } of at most ${MAX_KEYS_PER_ACCOUNT}; 1 deleted key takes a place until its requests of the last 24 hours have left that window)`,
+    );
     // The unused key's place is free at once; the used one's is not, so no fresh daily count.
     expect((await owner.createKey("instead of the unused")).status).toBe(200);
     const refused = await owner.createKey("instead of the used");
