@@ -52,7 +52,9 @@ function newestInput() {
     "build.mjs",
     "package.json",
     "package-lock.json",
-    ...["child", "host", "workers"].map((name) => `extraction-host/${name}.py`),
+    ...readdirSync("extraction-host").filter((file) => file.endsWith(".py")).map((file) =>
+      join("extraction-host", file)
+    ),
     ...readdirSync("src", { recursive: true }).map((file) => join("src", file)),
   ];
   return Math.max(...files.map((file) => statSync(file).mtimeMs));

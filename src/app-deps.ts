@@ -26,6 +26,7 @@ import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
 import { createTweetSource, type TweetSource, xWebClientBearerToken } from "./platforms/x/source.ts";
 import { type CookieFile, cookieFile, type Files } from "./platforms/ytdlp/cookie-file.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
+import { workerOptions } from "./platforms/ytdlp/run.ts";
 import { createPageSource, type PageSource } from "./platforms/ytdlp/source.ts";
 import { createGallerySource, type GallerySource } from "./platforms/gallerydl/source.ts";
 import { detectPlatform, siteOf } from "./platforms/table.ts";
@@ -325,6 +326,7 @@ function extraction(
     ),
     enabled: config.EXTRACTION_HOST === "on",
     maxMemoryBytes: config.EXTRACT_MEMORY_MB * 2 ** 20,
+    workerOptions,
     onStatus: metrics.extractionHost,
   });
   // What both tools' descriptions are read with: the same caps, cache, gate, cookies and metrics.
