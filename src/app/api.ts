@@ -6,7 +6,7 @@ import { withoutLinkTerms } from "../auth/signed-link.ts";
 import { clientAddress, clientGroup, type Sender, type TrustedProxies } from "../http/client-address.ts";
 import type { ApiHandler } from "../http/context.ts";
 import { preflightResponse } from "../http/cors.ts";
-import { errorAnswer } from "../http/error-sink.ts";
+import { errorAnswer } from "./error-sink.ts";
 import { ApiError } from "../http/problem.ts";
 import { createRouter } from "../http/router.ts";
 import { admissionError, rateLimitHeaders } from "../limits/admission.ts";
@@ -17,7 +17,7 @@ import { type AdmittedKey, refundRequest } from "../store/api-keys.ts";
 import { downloadHandler } from "../handlers/download.ts";
 import { postHandler } from "../handlers/post.ts";
 import { tweetHandler } from "../handlers/tweet.ts";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "./deps.ts";
 import { type Exchange, methodNotAllowed } from "./exchange.ts";
 
 export const API_PREFIX = "/api/v1/";

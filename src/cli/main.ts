@@ -12,7 +12,8 @@ import { nodeUpstream } from "../runtime/node/relay-upstream.ts";
 import { openStore } from "../store/open.ts";
 import { refuseEmbeddedBesidePostgres } from "../store/store-mark.ts";
 import { ADMIN_SOCKET } from "./channel.ts";
-import { type CommandResult, helpFor, runAdminCommand } from "./commands.ts";
+import type { CommandResult } from "./command-result.ts";
+import { helpFor, runAdminCommand } from "./commands.ts";
 import { isDoctorCommand, runDoctor } from "./doctor.ts";
 
 async function run(argv: string[]): Promise<CommandResult> {
