@@ -15,6 +15,8 @@ interface SourceFacts {
   globals: string[];
   /** Functions longer than the house allows, as `name:line (N lines)`. */
   longFunctions: string[];
+  /** `WeakMap`s and `Symbol`s the file makes, as `name:line`: ways to hang state on another layer's objects. */
+  sideChannels: string[];
 }
 
 /** The house rule: no function over this many lines; a longer one is a module of several. */
@@ -40,6 +42,7 @@ function factsOf(file: string): SourceFacts {
   const imports: string[] = [];
   const globals: string[] = [];
   const longFunctions: string[] = [];
+  const sideChannels: string[] = [];
   const lineOf = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
   const lastLineOf = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getEnd()).line + 1;
   const addImport = (specifier: string) =>
@@ -71,6 +74,12 @@ function factsOf(file: string): SourceFacts {
     ) {
       globals.push(`"${node.text}" in:${lineOf(node)}`);
     }
+    if (
+      (ts.isNewExpression(node) || ts.isCallExpression(node)) && ts.isIdentifier(node.expression) &&
+      ["WeakMap", "WeakSet", "Symbol"].includes(node.expression.text)
+    ) {
+      sideChannels.push(`${node.expression.text}:${lineOf(node)}`);
+    }
     if (ts.isFunctionLike(node) && "body" in node && node.body) {
       const lines = lastLineOf(node) - lineOf(node) + 1;
       if (lines > MAX_FUNCTION_LINES) longFunctions.push(`${functionName(node)}:${lineOf(node)} (${lines} lines)`);
@@ -78,7 +87,7 @@ function factsOf(file: string): SourceFacts {
     ts.forEachChild(node, visit);
   };
   visit(source);
-  return { file, imports, globals, longFunctions };
+  return { file, imports, globals, longFunctions, sideChannels };
 }
 
 /** A function's own name, or the name it is bound to (`const f = () => ...`, `{ f: () => ... }`). */
@@ -215,6 +224,12 @@ describe("the layout", () => {
         .map((specifier) => `${file} -> ${specifier}`)
     );
     expect(up.sort()).toEqual(STILL_RUNNING_UP);
+  });
+
+  it("carries no request's state between layers in a WeakMap or a Symbol on the request path", () => {
+    // What one layer tells another is a field of what it returns or is handed, never a note hung on an object.
+    expect(onRequestPath.flatMap(({ file, sideChannels }) => sideChannels.map((each) => `${file}: ${each}`)))
+      .toEqual([]);
   });
 
   it("has no circles: no two files import each other, however far round", () => {
