@@ -99,11 +99,11 @@ function mirrorMayServe(error: unknown): boolean {
 }
 
 async function remux(job: RemuxJob, request: Request, release: () => void, deps: RunDeps): Promise<Response> {
-  const inputs = [...job.plan.inputs, ...(job.plan.subtitles ? [job.plan.subtitles.input] : [])];
+  const inputs = [...job.ffmpeg.inputs, ...(job.ffmpeg.subtitles ? [job.ffmpeg.subtitles.input] : [])];
   await Promise.all(inputs.map((input) => assertFetchable(new URL(input.url), deps.egress)));
-  const { plan, name, durationSec } = job;
+  const { ffmpeg, name, durationSec } = job;
   return remuxResponse(
-    { plan, name, durationSec, method: request.method, signal: request.signal, onEnd: release },
+    { plan: ffmpeg, name, durationSec, method: request.method, signal: request.signal, onEnd: release },
     deps.remux,
   );
 }

@@ -253,7 +253,7 @@ describe("a download's plan by the same rule", () => {
       output: "mp3",
     });
     const plan = await sound.plan;
-    expect(plan.kind === "remux" && plan.plan.inputs.map((input) => input.url)).toEqual([
+    expect(plan.kind === "remux" && plan.ffmpeg.inputs.map((input) => input.url)).toEqual([
       "https://sf16-ies-music-va.tiktokcdn.com/obj/a.mp3",
     ]);
     expect(plan.kind === "remux" && plan.name).toBe("tiktok_7436185392745209118");

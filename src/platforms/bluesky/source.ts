@@ -78,7 +78,7 @@ export function createBlueskySource(options: BlueskySourceOptions): Source {
       return {
         kind: "remux",
         // Bluesky's streams are MPEG-TS segments with H.264 and ADTS AAC.
-        plan: {
+        ffmpeg: {
           output,
           inputs: [{ url: stream.href, headers: {}, hls: true }],
           videoInput: output === "mp4" ? 0 : null,

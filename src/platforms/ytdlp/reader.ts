@@ -25,11 +25,11 @@ export function ytdlpReader(pages: PageSource): Source {
         wanted.index ?? 1,
       );
       const entry = mainEntry(info);
-      const plan = planRemux(formats, wanted.output);
-      if (wanted.subtitles !== null) plan.subtitles = chooseSubtitle(entry, wanted.subtitles);
+      const ffmpeg = planRemux(formats, wanted.output);
+      if (wanted.subtitles !== null) ffmpeg.subtitles = chooseSubtitle(entry, wanted.subtitles);
       return {
         kind: "remux",
-        plan,
+        ffmpeg,
         name: wanted.filename ?? `${link.platform.toLowerCase()}_${postId(entry, link.platform)}`,
         // The unrounded length: the post record's whole seconds would be off by up to half a second.
         durationSec: entry.duration ?? null,

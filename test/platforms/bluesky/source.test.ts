@@ -74,7 +74,7 @@ describe("createBlueskySource()", () => {
     const plan = await source().plan(link(linkOf(quoteOfVideo)), wanted(), signal, ask);
     expect(plan).toMatchObject({ kind: "remux", name: "bluesky_3lc7q2n2vik2i", durationSec: null });
     if (plan.kind !== "remux") throw new Error("not a remux");
-    expect(plan.plan).toMatchObject({
+    expect(plan.ffmpeg).toMatchObject({
       output: "mp4",
       videoInput: 0,
       audioInput: 0,
@@ -82,7 +82,7 @@ describe("createBlueskySource()", () => {
       transcodeVideo: false,
       transcodeAudio: false,
     });
-    expect(plan.plan.inputs).toEqual([{
+    expect(plan.ffmpeg.inputs).toEqual([{
       url: expect.stringMatching(new RegExp(`^${fake.origin}/watch/.*/${streams[1]!.name}/video\\.m3u8$`)),
       headers: {},
       hls: true,
