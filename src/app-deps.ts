@@ -30,6 +30,7 @@ import { workerOptions } from "./platforms/ytdlp/run.ts";
 import { createPageSource, type PageSource } from "./platforms/ytdlp/source.ts";
 import { createGallerySource, type GallerySource } from "./platforms/gallerydl/source.ts";
 import { detectPlatform, siteOf } from "./platforms/table.ts";
+import { createAsk } from "./handlers/ask.ts";
 import type { DownloadDeps } from "./handlers/download.ts";
 import { type PostDeps, postRecord } from "./handlers/post.ts";
 import { createPlatformChecks, type PlatformChecks } from "./doctor/checker.ts";
@@ -117,6 +118,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
   const tweets = xClient(wiring);
   const { extractor, pages, galleries } = extraction(wiring);
   const slots = operationSlots(config, metrics.slotsHeld);
+  const ask = createAsk({ tools, extractions: slots.extractions });
   const posts: PostDeps = {
     sources: createSources({
       tweets,
@@ -124,7 +126,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
       xiaohongshu: xiaohongshuSource(wiring),
       pages,
       galleries,
-    }),
+    }, ask),
     tools,
     extractions: slots.extractions,
     extraPageHosts: config.EXTRA_PAGE_HOSTS,
@@ -140,6 +142,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
   };
   return {
     ...posts,
+    ask,
     runner,
     tweets,
     metrics,

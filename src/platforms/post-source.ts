@@ -107,9 +107,14 @@ export function fallbackSource(first: Source, second: RecordSource, rule: Fallba
       return (await secondOpinion(rule, outcome, soundOnlyRecord, () => second.describe(link, options))) ??
         answer(outcome);
     },
-    async plan(link, wanted, signal, ask) {
-      const outcome = await settle(first.plan(link, wanted, signal, ask));
-      const record = await secondOpinion(rule, outcome, soundOnlyPlan(wanted), () => second.describe(link, { signal }));
+    async plan(link, wanted, asker) {
+      const outcome = await settle(first.plan(link, wanted, asker));
+      const record = await secondOpinion(
+        rule,
+        outcome,
+        soundOnlyPlan(wanted),
+        () => second.describe(link, { signal: asker.signal }),
+      );
       return record === null ? answer(outcome) : second.planFromRecord(record, link, wanted);
     },
   };

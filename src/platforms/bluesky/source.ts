@@ -59,7 +59,7 @@ export function createBlueskySource(options: BlueskySourceOptions): Source {
     tools: () => [],
     extracts: false,
     describe: async (link, describeOptions) => (await post(link, describeOptions?.uncached)).record,
-    async plan(link, wanted, signal): Promise<Plan> {
+    async plan(link, wanted, { signal }): Promise<Plan> {
       const { record, playlists } = await post(link);
       requireNoSubtitles(wanted);
       const index = itemIndex(record.media, wanted.index);

@@ -15,7 +15,7 @@ export function ytdlpReader(pages: PageSource): Source {
     async describe(link, options = {}) {
       return infoToPost(await pages.info(link.url, options), link.platform, link.url);
     },
-    async plan(link, wanted, signal) {
+    async plan(link, wanted, { signal }) {
       // The description (kept from /post, or extracted now and kept) says how many items there are.
       if (wanted.index !== null) requireItem(wanted.index, postItems(await pages.info(link.url)).length);
       const { info, formats } = await pages.select(
