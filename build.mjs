@@ -52,7 +52,8 @@ function newestInput() {
     "build.mjs",
     "package.json",
     "package-lock.json",
-    ...readdirSync("extraction-host").filter((file) => file.endsWith(".py")).map((file) =>
+    // The host's modules and claims.py, which are bundled; not their tests.
+    ...readdirSync("extraction-host").filter((file) => file.endsWith(".py") && !file.startsWith("test_")).map((file) =>
       join("extraction-host", file)
     ),
     ...readdirSync("src", { recursive: true }).map((file) => join("src", file)),
