@@ -53,7 +53,10 @@ function newestInput() {
     "build.mjs",
     "package.json",
     "package-lock.json",
-    ...["child", "host", "workers"].map((name) => `extraction-host/${name}.py`),
+    // The host's modules and claims.py, which are bundled; not their tests.
+    ...readdirSync("extraction-host").filter((file) => file.endsWith(".py") && !file.startsWith("test_")).map((file) =>
+      join("extraction-host", file)
+    ),
     ...readdirSync("src", { recursive: true }).map((file) => join("src", file)),
   ];
   return Math.max(...files.map((file) => statSync(file).mtimeMs));

@@ -27,9 +27,11 @@ import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
 import { createTweetSource, type TweetSource, xWebClientBearerToken } from "./platforms/x/source.ts";
 import { type CookieFile, cookieFile, type Files } from "./platforms/ytdlp/cookie-file.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
+import { workerOptions } from "./platforms/ytdlp/run.ts";
 import { createPageSource, type PageSource } from "./platforms/ytdlp/source.ts";
 import { createGallerySource, type GallerySource } from "./platforms/gallerydl/source.ts";
 import { detectPlatform, siteOf } from "./platforms/table.ts";
+import { createAsk } from "./handlers/ask.ts";
 import type { DownloadDeps } from "./handlers/download.ts";
 import { type PostDeps, postRecord } from "./handlers/post.ts";
 import { createPlatformChecks, type PlatformChecks } from "./doctor/checker.ts";
@@ -119,6 +121,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
   const tweets = xClient(wiring);
   const { extractor, pages, galleries } = extraction(wiring);
   const slots = operationSlots(config, metrics.slotsHeld);
+  const ask = createAsk({ tools, extractions: slots.extractions });
   const posts: PostDeps = {
     sources: createSources({
       tweets,
@@ -126,7 +129,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
       xiaohongshu: xiaohongshuSource(wiring),
       pages,
       galleries,
-    }),
+    }, ask),
     tools,
     extractions: slots.extractions,
     extraPageHosts: config.EXTRA_PAGE_HOSTS,
@@ -142,6 +145,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
   };
   return {
     ...posts,
+    ask,
     runner,
     tweets,
     metrics,
@@ -354,6 +358,7 @@ function extraction(
     ),
     enabled: config.EXTRACTION_HOST === "on",
     maxMemoryBytes: config.EXTRACT_MEMORY_MB * 2 ** 20,
+    workerOptions,
     onStatus: metrics.extractionHost,
   });
   // What both tools' descriptions are read with: the same caps, cache, gate, cookies and metrics.

@@ -6,7 +6,7 @@ import { createApp } from "./app.ts";
 import { createAppDeps } from "./app-deps.ts";
 import { ADMIN_FOLDER, ADMIN_SOCKET, createAdminChannel } from "./cli/channel.ts";
 import { type Config, ConfigError, parseConfig } from "./config.ts";
-import { servedFetch } from "./http/error-sink.ts";
+import { servedFetch } from "./app/error-sink.ts";
 import type { ReadinessCheck } from "./http/readiness.ts";
 import { createLogger, errorText, type Logger } from "./log.ts";
 import type { Db } from "./store/db.ts";

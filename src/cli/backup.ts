@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Db, Queryable } from "../store/db.ts";
 import { type Backup, backupStore, parseBackup, restoreStore } from "../store/backup.ts";
-import type { CommandResult } from "./commands.ts";
+import type { CommandResult } from "./command-result.ts";
 
 /** Their lines in the command table of commands.ts, for the usage and `--help`. */
 export const backupHelp = {

@@ -11,13 +11,8 @@ import type { Queryable } from "../store/db.ts";
 import { rotateLinkSecret } from "../store/link-secret.ts";
 import { endSessions } from "../store/sessions.ts";
 import { backupHelp, restoreHelp } from "./backup.ts";
+import type { CommandResult } from "./command-result.ts";
 import { doctorHelp } from "./doctor.ts";
-
-export interface CommandResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 /** What one command is given: its words after the command's name, its `--name value` flags and stdin. */
 interface CommandInput {

@@ -14,7 +14,8 @@ import { openStore } from "../store/open.ts";
 import { refuseEmbeddedBesidePostgres } from "../store/store-mark.ts";
 import { backupAnswer, holdsStore, isBackupCommand, refusalOf, restoreFrom, writeBackup } from "./backup.ts";
 import { ADMIN_SOCKET } from "./channel.ts";
-import { type CommandResult, helpFor, runAdminCommand } from "./commands.ts";
+import type { CommandResult } from "./command-result.ts";
+import { helpFor, runAdminCommand } from "./commands.ts";
 import { isDoctorCommand, runDoctor } from "./doctor.ts";
 
 async function run(argv: string[]): Promise<CommandResult> {

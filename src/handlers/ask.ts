@@ -5,7 +5,7 @@ import { ApiError } from "../http/problem.ts";
 import type { SlotHolder, Slots } from "../limits/slots.ts";
 import type { ExtractorClaims } from "../platforms/claims.ts";
 import type { PlatformId } from "../platforms/records.ts";
-import type { Link, Source } from "../platforms/source.ts";
+import type { Ask, Link, Source } from "../platforms/source.ts";
 import { claimedRow, detectPlatform, supportedPlatformsText } from "../platforms/table.ts";
 import { requireTools, type ToolProbe } from "../processes/tools.ts";
 
@@ -30,6 +30,12 @@ export async function asking<T>(
   } finally {
     release();
   }
+}
+
+/** The service's one Ask (platforms/source.ts), built at start: the download handler's, and the sources' that hand a link on. */
+export function createAsk(deps: AskDeps): Ask {
+  return (source, link, wanted, asker) =>
+    asking(deps, source, link, asker.holder, () => source.plan(link, wanted, asker));
 }
 
 /** Which links are supported: the table's, the operator's extra hosts, and with SUPPORTED_SITES=all what an extractor claims. */

@@ -11,10 +11,12 @@ import { mediaLinkPlan } from "../platforms/items.ts";
 import type { SourceOf } from "../platforms/sources.ts";
 import type { Ask, Plan, Wanted } from "../platforms/source.ts";
 import { DIRECT_HOSTS } from "../media/direct-hosts.ts";
-import { type AskDeps, asking, platformOf, type SupportedSites, supportedText } from "./ask.ts";
+import { type AskDeps, platformOf, type SupportedSites, supportedText } from "./ask.ts";
 
 export interface DownloadDeps extends AskDeps, SupportedSites {
   sources: SourceOf;
+  /** How the handler asks the link's source for its plan (ask.ts `createAsk`). */
+  ask: Ask;
   /** What carrying out a plan needs: the relay's and ffmpeg's options, the slots by kind of work. */
   runner: RunDeps;
 }
@@ -72,8 +74,6 @@ async function planOf(url: URL, wanted: Wanted, ctx: ApiContext, deps: DownloadD
   const platform = await platformOf(url, deps);
   if (platform === null && !DIRECT_HOSTS.has(url.hostname)) throw hostNotAllowed(url, deps);
   if (platform === null) return mediaLinkPlan(url, wanted);
-  const ask: Ask = (source, link, what) =>
-    asking(deps, source, link, slotHolder(ctx), () => source.plan(link, what, ctx.request.signal, ask));
   const link = { url, platform };
-  return ask(deps.sources(link), link, wanted);
+  return deps.ask(deps.sources(link), link, wanted, { signal: ctx.request.signal, holder: slotHolder(ctx) });
 }

@@ -3,7 +3,7 @@
 import { galleryReader } from "./gallerydl/reader.ts";
 import type { GallerySource } from "./gallerydl/source.ts";
 import { fallbackSource, isPhotoShaped, ytdlpThenGallery } from "./post-source.ts";
-import type { Link, Source } from "./source.ts";
+import type { Ask, Link, Source } from "./source.ts";
 import { type ReaderName, rowOf } from "./table.ts";
 import { xReader } from "./x/reader.ts";
 import type { TweetSource } from "./x/source.ts";
@@ -22,11 +22,12 @@ export interface SourceClients {
 /** The source of a link of a supported platform. */
 export type SourceOf = (link: Link) => Source;
 
-export function createSources(clients: SourceClients): SourceOf {
+/** `ask` is how a source that hands a link on asks the other (the service's one Ask). */
+export function createSources(clients: SourceClients, ask: Ask): SourceOf {
   const ytdlp = ytdlpReader(clients.pages);
   const gallery = galleryReader(clients.galleries);
   const ytdlpThenGalleryDl = fallbackSource(ytdlp, gallery, ytdlpThenGallery);
-  const x = xReader(clients.tweets, ytdlp);
+  const x = xReader(clients.tweets, ytdlp, ask);
   const readers: Record<ReaderName, (link: Link) => Source> = {
     x: () => x,
     bluesky: () => clients.bluesky,

@@ -1,7 +1,6 @@
 // What every handler of the owner's site shares: its dependencies, the wrapper that turns an
 // ApiError into a page and adds the security headers, and the wrappers for signed-in and
 // signed-out pages with their CSRF checks.
-import { errorAnswer } from "../http/error-sink.ts";
 import type { Logger } from "../log.ts";
 import type { TrustedProxies } from "../http/client-address.ts";
 import type { Db } from "../store/db.ts";
@@ -34,6 +33,8 @@ export interface WebDeps {
   /** The service's own API, which the paste page calls through a signed link as the owner's key, from the owner's peer. */
   api: (request: Request, peer: string | undefined) => Promise<Response>;
   log: Logger;
+  /** The app's error sink, answering as one of the owner's pages (the sink lives above the site). */
+  pageError: (error: unknown, log: Logger) => Response;
 }
 
 /** `log` is the request's logger, whose lines carry its id, and `peer` the socket's, when the app hands them in. */
@@ -78,7 +79,7 @@ export function siteOf(deps: WebDeps) {
     try {
       response = await handler(request, log, peer);
     } catch (error) {
-      response = errorAnswer(error, { as: "page", log });
+      response = deps.pageError(error, log);
     }
     for (const [name, value] of Object.entries(securityHeaders)) {
       if (!response.headers.has(name)) response.headers.set(name, value);

@@ -56,7 +56,7 @@ export function createBlueskySource(options: BlueskySourceOptions): Source {
     tools: () => [],
     extracts: false,
     describe: async (link, describeOptions) => (await post(link, describeOptions?.uncached)).record,
-    async plan(link, wanted, signal): Promise<Plan> {
+    async plan(link, wanted, { signal }): Promise<Plan> {
       const { record, playlists } = await post(link);
       requireNoSubtitles(wanted);
       const index = itemIndex(record.media, wanted.index);
@@ -75,7 +75,7 @@ export function createBlueskySource(options: BlueskySourceOptions): Source {
       return {
         kind: "remux",
         // Bluesky's streams are MPEG-TS segments with H.264 and ADTS AAC.
-        plan: {
+        ffmpeg: {
           output,
           inputs: [{ url: stream.href, headers: {}, hls: true }],
           videoInput: output === "mp4" ? 0 : null,

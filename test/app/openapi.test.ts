@@ -6,7 +6,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorTable } from "../../src/http/errors.ts";
-import { buildOpenApiDocument } from "../../src/http/openapi.ts";
+import { buildOpenApiDocument } from "../../src/app/openapi.ts";
 import { LinkedTweetRecord } from "../../src/platforms/records.ts";
 import { UsageRecord } from "../../src/limits/usage.ts";
 import { type FakeCdn, startFakeCdn } from "../fakes/cdn.ts";

@@ -1,7 +1,7 @@
 // The response objects of the OpenAPI document: headers, problem answers whose codes come from the
 // one error table (errors.ts), file bodies, and the HEAD twin of a GET. Pure data builders for
 // openapi.ts.
-import { type ErrorCode, errorTable } from "./errors.ts";
+import { type ErrorCode, errorTable } from "../http/errors.ts";
 
 type Header = { description: string; required?: boolean; schema: Record<string, unknown> };
 type Headers = Record<string, Header>;

@@ -12,7 +12,7 @@ import {
   LinkedTweetVideoVariant,
   PostSubtitle,
 } from "../platforms/records.ts";
-import type { ErrorCode } from "./errors.ts";
+import type { ErrorCode } from "../http/errors.ts";
 import {
   fileContent,
   problemResponses,
@@ -23,7 +23,7 @@ import {
   withoutBodies,
 } from "./openapi-responses.ts";
 import { sitePaths, siteSchemas } from "./openapi-site.ts";
-import { DownloadQuery, PostQuery, TweetQuery } from "./query.ts";
+import { DownloadQuery, PostQuery, TweetQuery } from "../http/query.ts";
 
 export const API_VERSION = "1.0.0";
 
