@@ -193,6 +193,9 @@ export const ConfigSchema = z.object({
   XIAOHONGSHU_TIMEOUT_MS: positiveInt.default(8000).describe(
     "Bound on each fetch of a Xiaohongshu note's page or short link, body included",
   ),
+  THREADS_TIMEOUT_MS: positiveInt.default(8000).describe(
+    "Bound on each fetch of a Threads post's page, redirects and body included",
+  ),
 
   ORIGIN_OVERRIDES: originOverrides
     .default(new Map())
