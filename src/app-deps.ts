@@ -310,6 +310,7 @@ function threadsSource(wiring: Wiring): Source {
       timeoutMs: config.THREADS_TIMEOUT_MS,
       upstreamOf: () => "threads",
     }),
+    queryId: config.THREADS_QUERY_ID,
     cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
     cacheMaxEntries: 500,
   });

@@ -3,7 +3,9 @@
 // hosts to `origin` with `originOverrides`. The pages are built as the site writes them
 // (test/fixtures/upstream/PROVENANCE.md, "Built pages of the local Threads"): the recorded data
 // block of a photo post, after decoy blocks that name the post page's query but hold no posts; the
-// video and carousel posts are that block with the post's media rewritten.
+// video and carousel posts are that block with the post's media rewritten. The carousel's page does
+// not carry it: only its LSD token and a `csrftoken` cookie, with which the web client's query
+// (POST /graphql/query, FxEmbed's form and headers) answers the block's result.
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -43,8 +45,16 @@ export const photoPost = {
   height: recordedImage.height as number,
 };
 export const videoPost = { code: "DObJvDoDkQI", user: "mds", text: "a clip", durationSec: 4, width: 720, height: 1280 };
-/** A photo, a video and a photo, in that order. */
-export const carouselPost = { code: "C8Q7UZDseWz", user: "snazzahguy", text: "three slides" };
+/** A photo, a video and a photo, in that order; its page does not carry it, the query answers it. */
+export const carouselPost = {
+  code: "C8Q7UZDseWz",
+  user: "snazzahguy",
+  text: "three slides",
+  pk: "3391471405449209267",
+};
+/** The query id (THREADS_QUERY_ID) this Threads answers, its LSD token and its csrftoken cookie. */
+export const threadsAccess = { queryId: "7448594591874178", lsd: "AVpFakeLsd_1x", csrf: "fakeCsrf42" };
+const appId = "238260118697367";
 /** A post whose page the site does not have. */
 export const missingCode = "XXXXXXXXXXX";
 
@@ -126,11 +136,24 @@ const decoys = [
   }),
 ];
 
-function page(blob: Json): string {
-  return `<!DOCTYPE html><html lang="en"><head><title>Threads</title>\n${
-    decoys.map(dataBlock).join("")
-  }</head><body>\n` +
-    `<div id="barcelona-page-layout"></div>\n${dataBlock(JSON.stringify(blob))}</body></html>\n`;
+/** A post's page: the decoys, the LSD token as the page's scripts define it, and the post's block unless it is left to the query. */
+function page(blob: Json | null): string {
+  const lsd =
+    `<script>requireLazy(["ServerJSDefine"],function(m){m.handleDefines([["LSD",[],{"token":"${threadsAccess.lsd}"},323]])});</script>\n`;
+  const head = `<!DOCTYPE html><html lang="en"><head><title>Threads</title>\n${decoys.map(dataBlock).join("")}${lsd}`;
+  const post = blob === null ? "" : dataBlock(JSON.stringify(blob));
+  return `${head}</head><body>\n<div id="barcelona-page-layout"></div>\n${post}</body></html>\n`;
+}
+
+/** The query's answer for a form and its headers, as the web client gets it; null for a refused query (400). */
+function queryAnswer(form: URLSearchParams, headers: http.IncomingHttpHeaders): Json | null {
+  const { lsd, csrf, queryId } = threadsAccess;
+  const allowed = form.get("lsd") === lsd && headers["x-fb-lsd"] === lsd && headers["x-ig-app-id"] === appId &&
+    headers["x-csrftoken"] === csrf && String(headers.cookie).includes(`csrftoken=${csrf}`) &&
+    form.get("doc_id") === queryId && form.get("fb_api_req_friendly_name") === "BarcelonaPostPageDirectQuery";
+  const variables = JSON.parse(form.get("variables") ?? "{}") as { postID?: string };
+  if (!allowed || variables.postID !== carouselPost.pk) return null;
+  return blobs.get(carouselPost.code)!.require[0][3][0].__bbox.require[0][3][1].__bbox.result;
 }
 
 export interface FakeThreads {
@@ -139,6 +162,8 @@ export interface FakeThreads {
   originOverrides: string;
   /** Post pages asked for so far, by path. */
   pages: string[];
+  /** Queries asked so far, by whether they were answered. */
+  queries: boolean[];
   close(): Promise<void>;
 }
 
@@ -146,14 +171,27 @@ const postPath = /^\/@[\w.]+\/post\/([\w-]+)\/?$/;
 
 export async function startFakeThreads(): Promise<FakeThreads> {
   const pages: string[] = [];
+  const queries: boolean[] = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://threads.local");
+    if (req.method === "POST" && url.pathname === "/graphql/query") {
+      let form = "";
+      req.setEncoding("utf8").on("data", (part: string) => (form += part)).on("end", () => {
+        const answer = queryAnswer(new URLSearchParams(form), req.headers);
+        queries.push(answer !== null);
+        if (answer === null) return void res.writeHead(400, { "content-type": "text/html" }).end("<p>Bad request</p>");
+        res.writeHead(200, { "content-type": "text/javascript; charset=utf-8" }).end(JSON.stringify(answer));
+      });
+      return;
+    }
     const code = postPath.exec(url.pathname)?.[1];
     if (code !== undefined) {
       pages.push(url.pathname);
       const blob = blobs.get(code);
       if (blob === undefined) return void res.writeHead(404, { "content-type": "text/html" }).end("<p>Not found</p>");
-      return void res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page(blob));
+      const cookies = [`csrftoken=${threadsAccess.csrf}; path=/; secure`, "mid=aFakeMid; path=/; secure; httponly"];
+      return void res.writeHead(200, { "content-type": "text/html; charset=utf-8", "set-cookie": cookies })
+        .end(page(code === carouselPost.code ? null : blob));
     }
     const bytes = files.get(url.pathname);
     if (bytes === undefined) return void res.writeHead(404).end();
@@ -167,6 +205,7 @@ export async function startFakeThreads(): Promise<FakeThreads> {
     origin,
     originOverrides: hosts.map((host) => `${host}=${origin}`).join(","),
     pages,
+    queries,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -44,8 +44,8 @@ const whole = (value: number | null | undefined) =>
   value === null || value === undefined || !Number.isFinite(value) ? null : Math.round(value);
 const named = (value: string | null | undefined) => value?.trim() || null;
 
-/** The post the results hold for the link's code; 404 when none does. */
-function findPost(results: readonly unknown[], ref: ThreadsPostRef): unknown {
+/** The post the results hold for the link's code, or undefined when none does. */
+export function postIn(results: readonly unknown[], ref: ThreadsPostRef): unknown {
   for (const result of results) {
     const parsed = Result.safeParse(result);
     if (!parsed.success) continue;
@@ -54,7 +54,7 @@ function findPost(results: readonly unknown[], ref: ThreadsPostRef): unknown {
       if (item !== undefined) return item.post;
     }
   }
-  throw new ApiError("not_found", `Threads shows no post ${ref.code}; it may have been deleted, or be private.`);
+  return undefined;
 }
 
 /** A photo or video of the post or of a carousel's slide; null for one without either (text, a GIF sticker). */
@@ -88,9 +88,13 @@ function itemOf(media: z.infer<typeof Media>): PostMediaItem | null {
   };
 }
 
-/** The record of the post the link names, from the page's preloaded results. */
+/** The record of the post the link names, from the page's preloaded results or the query's answer; 404 when they hold none. */
 export function threadsPost(results: readonly unknown[], ref: ThreadsPostRef): PostRecord {
-  const parsed = Post.safeParse(findPost(results, ref));
+  const found = postIn(results, ref);
+  if (found === undefined) {
+    throw new ApiError("not_found", `Threads shows no post ${ref.code}; it may have been deleted, or be private.`);
+  }
+  const parsed = Post.safeParse(found);
   if (!parsed.success) {
     throw upstreamFailed("Threads described the post in a form this service does not understand; try again later.", {
       cause: parsed.error,

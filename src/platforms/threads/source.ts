@@ -1,6 +1,8 @@
 // Threads posts, read from the post's own page as cobalt's pull request #1558 and yt-dlp's pull
 // requests read it: the page preloads the web client's query result (page.ts), which names the
 // post's words, author, photos and videos on Meta's CDN; the files are relayed as they are served.
+// A page that does not preload the post gives the token and cookie its query needs (query.ts), as
+// FxEmbed asks it.
 // No tool reads Threads (cobalt has no reader, yt-dlp and gallery-dl no extractor), so the service
 // reads the page itself through its outbound client, and keeps what it read a while
 // (cached-posts.ts), as for Bluesky and Xiaohongshu.
@@ -12,12 +14,15 @@ import type { PostRecord } from "../records.ts";
 import type { Link, Plan, Source } from "../source.ts";
 import { platformMediaCheck } from "../table.ts";
 import { relayResultsOf } from "./page.ts";
-import { threadsPost } from "./post.ts";
+import { postIn, threadsPost } from "./post.ts";
+import { cookiesOf, lsdOf, postQuery } from "./query.ts";
 import { notAPostLink, postOf, postPage, type ThreadsPostRef } from "./url.ts";
 
 export interface ThreadsSourceOptions extends CachedPostsOptions {
   /** The outbound client to the site, whose timeout bounds each exchange. */
   outbound: Outbound;
+  /** The web client's query id for a post page (THREADS_QUERY_ID); Threads changes it now and then. */
+  queryId: string;
 }
 
 const mediaHost = platformMediaCheck("THREADS");
@@ -31,6 +36,9 @@ const browserHeaders = {
 };
 /** A post's page is about a megabyte of markup and data; the bound keeps one that never ends from filling memory. */
 const maxPageBytes = 8 * 2 ** 20;
+/** The query's answer is the page's data alone: a post, its chain and a page of replies. */
+const maxAnswerBytes = 4 * 2 ** 20;
+const queryUrl = new URL("https://www.threads.com/graphql/query");
 
 export function createThreadsSource(options: ThreadsSourceOptions): Source {
   const read = cachedPosts<PostRecord>(options);
@@ -40,10 +48,22 @@ export function createThreadsSource(options: ThreadsSourceOptions): Source {
     if (page.status === 404) throw new ApiError("not_found", `Threads has no post ${ref.code}; check the link.`);
     if (page.text === null) throw upstreamFailed(`Threads answered with status ${page.status}; try again later.`);
     const results = relayResultsOf(page.text);
-    if (results.length === 0) {
-      throw upstreamFailed("Threads' page held no post data this service can read; try again later.");
+    if (postIn(results, ref) !== undefined) return threadsPost(results, ref);
+    const lsd = lsdOf(page.text);
+    if (lsd === null) throw upstreamFailed("Threads' page held no post data this service can read; try again later.");
+    return threadsPost([await queried(ref, { lsd, cookie: cookiesOf(page.headers.getSetCookie()) })], ref);
+  }
+
+  /** The post's query answer, with the page's LSD token and cookies. */
+  async function queried(ref: ThreadsPostRef, access: { lsd: string; cookie: string }): Promise<unknown> {
+    const query = postQuery(ref.code, { ...access, queryId: options.queryId });
+    const answer = await options.outbound.json({ url: queryUrl, method: "POST", ...query, maxBytes: maxAnswerBytes });
+    if (answer.status !== 200) {
+      throw upstreamFailed(
+        `Threads refused the post's query (status ${answer.status}); try again later. If this lasts, the operator may need to set THREADS_QUERY_ID to the query id Threads' web client uses now.`,
+      );
     }
-    return threadsPost(results, ref);
+    return answer.body;
   }
 
   function post(link: Link, uncached = false): Promise<PostRecord> {

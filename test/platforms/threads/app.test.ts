@@ -10,6 +10,7 @@ import {
   missingCode,
   photoPost,
   startFakeThreads,
+  threadsAccess,
   videoPost,
 } from "../../fakes/threads.ts";
 import { buildTestApp, makeKey, type TestApp } from "../../helpers/app.ts";
@@ -27,7 +28,9 @@ describe("Threads posts through the app", () => {
   }, 120_000);
   // An app of its own per test: each keeps the posts it read for PAGE_CACHE_TTL_S.
   beforeEach(() => {
-    app = buildTestApp(store.db, { env: { ORIGIN_OVERRIDES: fake.originOverrides } });
+    app = buildTestApp(store.db, {
+      env: { ORIGIN_OVERRIDES: fake.originOverrides, THREADS_QUERY_ID: threadsAccess.queryId },
+    });
   });
   afterAll(async () => {
     await Promise.all([store?.close(), fake?.close()]);
@@ -78,9 +81,11 @@ describe("Threads posts through the app", () => {
     expect([other.status, (await other.json()).code]).toEqual([400, "format_not_available"]);
   });
 
-  test("a carousel: its items in order, and each one's file by index", async () => {
+  test("a carousel its page does not carry: the query answers it, items in order, each one's file by index", async () => {
     const link = `https://www.threads.com/t/${carouselPost.code}`;
+    const queriesBefore = fake.queries.length;
     const record = PostRecord.parse(await (await call("post", link)).json());
+    expect(fake.queries.slice(queriesBefore)).toEqual([true]);
     expect(record.media.map((item) => [item.type, new URL(item.url!).pathname])).toEqual([
       ["photo", "/v/slide-1.jpg"],
       ["video", "/v/slide-2.mp4"],
@@ -95,6 +100,18 @@ describe("Threads posts through the app", () => {
     }
     const past = await call("download", link, "&index=4");
     expect(past.status).toBe(400);
+  });
+
+  test("a query id Threads no longer answers is 502 naming THREADS_QUERY_ID", async () => {
+    const stale = buildTestApp(store.db, { env: { ORIGIN_OVERRIDES: fake.originOverrides, THREADS_QUERY_ID: "1" } });
+    const response = await stale.get(
+      `/api/v1/post?url=${encodeURIComponent(`https://www.threads.com/t/${carouselPost.code}`)}`,
+      key,
+    );
+    const problem = await response.json();
+    expect([response.status, problem.code]).toEqual([502, "upstream_failed"]);
+    expect(problem.detail).toContain("THREADS_QUERY_ID");
+    expect(fake.queries.at(-1)).toBe(false);
   });
 
   test("a post the site does not have is 404 not_found, for both operations", async () => {

@@ -7,6 +7,7 @@ import { PostRecord } from "../../../src/platforms/records.ts";
 import { relayResultsOf } from "../../../src/platforms/threads/page.ts";
 import { threadsPost } from "../../../src/platforms/threads/post.ts";
 import { postOf, postPage } from "../../../src/platforms/threads/url.ts";
+import { cookiesOf, csrfTokenOf, lsdOf, postIdOf } from "../../../src/platforms/threads/query.ts";
 
 const recorded = readFileSync(
   "test/fixtures/upstream/threads/relay_BarcelonaPostPageDirectQuery_photo_self-reply_replies_DXO2PlPEoOQ.json",
@@ -88,5 +89,19 @@ describe("a Threads post page's data", () => {
     expect(failure(() => threadsPost(relayResultsOf(pageOf(decoy)), { user: "_", code: "DXO2PlPEoOQ" })).status).toBe(
       404,
     );
+  });
+});
+
+describe("the post's query", () => {
+  test("the post id is the shortcode read as base 64, as the recording's pk says", () => {
+    expect(postIdOf("DXO2PlPEoOQ")).toBe("3877274894497645456");
+  });
+
+  test("the page's LSD token, and the cookie header and CSRF token of its Set-Cookies", () => {
+    expect(lsdOf('m.handleDefines([["LSD",[],{"token":"AVp-x_1"},323]])')).toBe("AVp-x_1");
+    expect(lsdOf("<html></html>")).toBeNull();
+    const cookie = cookiesOf(["csrftoken=abc; path=/; secure", "mid=m1; httponly", "broken"]);
+    expect(cookie).toBe("csrftoken=abc; mid=m1");
+    expect(csrfTokenOf(cookie)).toBe("abc");
   });
 });
