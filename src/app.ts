@@ -62,7 +62,7 @@ export function createApp(deps: AppDeps): App {
   const metrics = deps.metrics ?? createServiceMetrics();
   const serveApi = apiPath(deps, metrics, now);
   // The paste page calls the API in-process, as a client would (the app is made below).
-  const serveSite = sitePath(deps, metrics, now, (request) => app.fetch(request));
+  const serveSite = sitePath(deps, metrics, now, (request, peer) => app.fetch(request, peer));
   const cors = Object.entries(corsHeaders(deps.config.CORS_ORIGIN));
 
   async function answer(request: Request, arrival: Arrival): Promise<Reply> {

@@ -56,11 +56,18 @@ export function apiPath(
     const { request, url } = exchange;
     if (request.method === "OPTIONS") return preflightResponse(deps.config.CORS_ORIGIN, request);
     const match = api.match(request.method, url.pathname);
-    if (!match) throw new ApiError("not_found", `There is no operation at ${url.pathname}.`);
-    exchange.notes.route = url.pathname;
-    if ("allow" in match) throw methodNotAllowed(match.allow);
-
     const at = now();
+    if (!match) {
+      throw await withKeyFigures(
+        linkSettings,
+        exchange,
+        new ApiError("not_found", `There is no operation at ${url.pathname}.`),
+        at,
+      );
+    }
+    exchange.notes.route = url.pathname;
+    if ("allow" in match) throw await withKeyFigures(linkSettings, exchange, methodNotAllowed(match.allow), at);
+
     let admitted = await admit(exchange, at);
     let response: Response;
     try {
@@ -91,4 +98,30 @@ export function apiPath(
     for (const [name, value] of Object.entries(rateLimitHeaders(admitted, at))) response.headers.set(name, value);
     return response;
   };
+}
+
+/**
+ * A request the router refuses is still checked for its key, and counted like any request that
+ * passes the key check (docs/api.md, Limits), so a known key's figures go on the 404 or 405 too.
+ * Without a key, or with one that is not known, the refusal stays as it is.
+ */
+async function withKeyFigures(
+  linkSettings: LinkSettings,
+  exchange: Exchange,
+  refusal: ApiError,
+  at: Date,
+): Promise<ApiError> {
+  if (!exchange.request.headers.has("authorization")) return refusal;
+  const key = await admitCaller(linkSettings, exchange.request, exchange.url, at).then(
+    (admission) => admission.key,
+    (error: unknown) => {
+      // A key refused (malformed, a link gone bad) adds nothing; the store being down is told.
+      if (error instanceof ApiError && error.status < 500) return undefined;
+      throw error;
+    },
+  );
+  if (!key) return refusal;
+  exchange.notes.apiKeyId = key.id;
+  Object.assign(refusal.headers, rateLimitHeaders(key, at));
+  return refusal;
 }

@@ -22,7 +22,7 @@ export function sitePath(
   deps: AppDeps,
   metrics: ServiceMetrics,
   now: () => Date,
-  api: (request: Request) => Promise<Response>,
+  api: (request: Request, peer: string | undefined) => Promise<Response>,
 ): (exchange: Exchange) => Promise<Response> {
   const openApiDocument = buildOpenApiDocument();
   const readinessChecks: ReadinessCheck[] = [

@@ -10,6 +10,7 @@ import { createApiKey, deleteApiKey, listApiKeys, tiers, updateApiKey } from "..
 import type { Queryable } from "../store/db.ts";
 import { rotateLinkSecret } from "../store/link-secret.ts";
 import { endSessions } from "../store/sessions.ts";
+import { backupHelp, restoreHelp } from "./backup.ts";
 import { doctorHelp } from "./doctor.ts";
 
 export interface CommandResult {
@@ -160,6 +161,8 @@ const commands: Record<string, Command> = {
     },
   },
   doctor: doctorHelp,
+  backup: backupHelp,
+  restore: restoreHelp,
 };
 
 const usageLine = (name: string) => `admin ${name}${commands[name]!.synopsis ? ` ${commands[name]!.synopsis}` : ""}`;

@@ -53,13 +53,15 @@ export async function requirePlatform(url: URL, sites: SupportedSites): Promise<
   return platform;
 }
 
-/** 400 for a link of no supported platform: `post` and `download` say the same of it. */
+/** 400 for a link of no supported platform. */
 export function unsupportedPlatform(url: URL, sites: SupportedSites): ApiError {
+  return new ApiError("unsupported_platform", `${url.hostname} is not a supported platform. ${supportedText(sites)}`);
+}
+
+/** The platforms a link may be of, for the detail of a refused link: `post` and `download` name the same. */
+export function supportedText(sites: SupportedSites): string {
   const more = sites.claims === null
     ? ""
     : ", and the sites an extractor of yt-dlp or gallery-dl reads (not a plain web page)";
-  return new ApiError(
-    "unsupported_platform",
-    `${url.hostname} is not a supported platform. Supported: ${supportedPlatformsText}${more}.`,
-  );
+  return `Supported: ${supportedPlatformsText}${more}.`;
 }

@@ -31,8 +31,8 @@ export interface WebDeps {
   trustProxy: TrustedProxies;
   /** PUBLIC_URL, for the example calls the pages show; unset, each request's own address. */
   publicUrl?: string;
-  /** The service's own API, which the paste page calls through a signed link as the owner's key. */
-  api: (request: Request) => Promise<Response>;
+  /** The service's own API, which the paste page calls through a signed link as the owner's key, from the owner's peer. */
+  api: (request: Request, peer: string | undefined) => Promise<Response>;
   log: Logger;
 }
 
@@ -44,6 +44,8 @@ export const KEYS_PAGE = "/profile/api-keys";
 /** A signed-in request, with its form already checked for CSRF when it is a post. */
 export interface OwnerRequest {
   request: Request;
+  /** The socket's address, when the app hands it in: with the request, who the limits count (client-address.ts). */
+  peer: string | undefined;
   url: URL;
   form: URLSearchParams;
   session: Session;
@@ -85,7 +87,7 @@ export function siteOf(deps: WebDeps) {
   };
 
   const signedIn = (handler: (ctx: OwnerRequest) => Promise<Response>): SiteHandler =>
-    page(async (request) => {
+    page(async (request, _log, peer) => {
       const state = await readSession(db, request, now());
       if (state.kind !== "signed-in") {
         if (state.kind === "none") return redirect("/sign-in");
@@ -93,7 +95,8 @@ export function siteOf(deps: WebDeps) {
       }
       const form = await checkedForm(request, state.token);
       const owner = { email: state.session.email, csrf: await csrfToken(state.token) };
-      return handler({ request, url: new URL(request.url), form, session: state.session, token: state.token, owner });
+      const url = new URL(request.url);
+      return handler({ request, peer, url, form, session: state.session, token: state.token, owner });
     });
 
   /** Sign-in and sign-up: their CSRF secret lives in a cookie of its own until there is a session. */

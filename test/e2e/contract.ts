@@ -328,13 +328,18 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         expect(head.headers.get("content-length")).toBe("100000");
       });
 
-      it("refuses a link of another site as post does (400 unsupported_platform), and X's media host in another form with 403", async () => {
-        const link = "https://example.com/file.mp4";
+      it("refuses a link of another site with 403 host_not_allowed (post: 400 unsupported_platform), and X's media host in another form too", async () => {
+        const link = "https://example.com/x.mp4";
         const response = await get(`/api/v1/download?url=${encodeURIComponent(link)}`);
-        expect(response.status).toBe(400);
+        expect(response.status).toBe(403);
         const problem = await response.json();
-        expect(problem.code).toBe("unsupported_platform");
-        expect(problem.detail).toBe((await (await get(`/api/v1/post?url=${encodeURIComponent(link)}`)).json()).detail);
+        expect(problem.code).toBe("host_not_allowed");
+        expect(problem.detail).toContain("example.com is neither a supported platform nor one of X's media hosts");
+        expect(problem.detail).toContain("video.twimg.com");
+        // The detail names the platforms as post's refusal of the same link does.
+        const posted = await (await get(`/api/v1/post?url=${encodeURIComponent(link)}`)).json();
+        expect(posted.code).toBe("unsupported_platform");
+        expect(problem.detail).toContain(posted.detail.slice(posted.detail.indexOf("Supported:")));
         expect(response.headers.get("x-ratelimit-tier")).toBe("GOLD");
         const ported = await get(`/api/v1/download?url=${encodeURIComponent("https://video.twimg.com:8443/file.mp4")}`);
         expect(ported.status).toBe(403);
