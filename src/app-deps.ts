@@ -21,6 +21,7 @@ import { createExtractorClaims, type ExtractorClaims } from "./platforms/claims.
 import { createBlueskySource } from "./platforms/bluesky/source.ts";
 import { createOutbound, type Outbound } from "./platforms/outbound.ts";
 import { createXiaohongshuSource } from "./platforms/xiaohongshu/source.ts";
+import { createThreadsSource } from "./platforms/threads/source.ts";
 import type { Source } from "./platforms/source.ts";
 import { createSources } from "./platforms/sources.ts";
 import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
@@ -127,6 +128,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
       tweets,
       bluesky: blueskySource(wiring),
       xiaohongshu: xiaohongshuSource(wiring),
+      threads: threadsSource(wiring),
       pages,
       galleries,
     }, ask),
@@ -213,7 +215,7 @@ function probedTools({ config, runtime, metrics, now }: Wiring): ToolProbe {
 }
 
 /**
- * How one of the service's own readers (X's, Bluesky's, Xiaohongshu's) reaches its platform: the
+ * How one of the service's own readers (X's, Bluesky's, Xiaohongshu's, Threads') reaches its platform: the
  * outbound client, over OUTBOUND_PROXY when there is one, each exchange counted by the upstream it went to.
  */
 function readerClient(
@@ -299,6 +301,20 @@ function xiaohongshuSource(wiring: Wiring): Source {
       timeoutMs: config.XIAOHONGSHU_TIMEOUT_MS,
       upstreamOf: () => "xiaohongshu",
     }),
+    cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
+    cacheMaxEntries: 500,
+  });
+}
+
+function threadsSource(wiring: Wiring): Source {
+  const { config } = wiring;
+  return createThreadsSource({
+    outbound: readerClient(wiring, {
+      name: "Threads",
+      timeoutMs: config.THREADS_TIMEOUT_MS,
+      upstreamOf: () => "threads",
+    }),
+    queryId: config.THREADS_QUERY_ID,
     cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
     cacheMaxEntries: 500,
   });

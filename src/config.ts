@@ -194,6 +194,12 @@ export const ConfigSchema = z.object({
   XIAOHONGSHU_TIMEOUT_MS: positiveInt.default(8000).describe(
     "Bound on each fetch of a Xiaohongshu note's page or short link, body included",
   ),
+  THREADS_TIMEOUT_MS: positiveInt.default(8000).describe(
+    "Bound on each fetch of a Threads post's page or query, redirects and body included",
+  ),
+  THREADS_QUERY_ID: z.string().regex(/^\d{1,40}$/).default("35009275178687016").describe(
+    "The query id (doc_id) of the Threads web client's post query, asked when a post's page does not carry the post; Threads changes it now and then",
+  ),
 
   ORIGIN_OVERRIDES: originOverrides
     .default(new Map())

@@ -3,9 +3,11 @@
 
 export interface UpstreamRequest {
   url: URL;
-  /** POST only for X's guest-token call (src/platforms/outbound.ts), which sends no body. */
+  /** POST only for the service's own readers (src/platforms/outbound.ts): X's guest-token call, a Threads query. */
   method: "GET" | "HEAD" | "POST";
   headers: Record<string, string>;
+  /** A POST's body (a form), whose length is sent; none for the rest. */
+  body?: Uint8Array<ArrayBuffer>;
   signal: AbortSignal;
   /** An already vetted IP address to connect to, so a second DNS answer cannot differ. */
   address?: string;
@@ -35,8 +37,8 @@ export type UpstreamClient = (request: UpstreamRequest) => Promise<UpstreamRespo
  * hook), so the address check is done on a separate resolution. Without an idle timeout the body is
  * fetch's own, which Deno's server passes on without running JavaScript per chunk.
  */
-export const fetchUpstream: UpstreamClient = async ({ url, method, headers, signal, idleTimeoutMs }) => {
-  const response = await fetch(url, { method, headers, signal, redirect: "manual" });
+export const fetchUpstream: UpstreamClient = async ({ url, method, headers, body, signal, idleTimeoutMs }) => {
+  const response = await fetch(url, { method, headers, body, signal, redirect: "manual" });
   if (method === "HEAD" || response.body === null) {
     await response.body?.cancel();
     return { status: response.status, headers: response.headers, body: null, ended: Promise.resolve() };

@@ -8,7 +8,14 @@ import { type Counter, type Gauge, Registry } from "./registry.ts";
 
 export type DownloadMode = Download["mode"];
 /** Who the service called: X's two tweet APIs, X's guest-token endpoint, a media host. */
-export type Upstream = "x_syndication" | "x_graphql" | "x_guest_token" | "bluesky" | "xiaohongshu" | "media_host";
+export type Upstream =
+  | "x_syndication"
+  | "x_graphql"
+  | "x_guest_token"
+  | "bluesky"
+  | "xiaohongshu"
+  | "threads"
+  | "media_host";
 export type ChildTool = "yt-dlp" | "gallery-dl" | "ffmpeg";
 
 // Seconds; a tweet answer from cache takes a few ms, a cold page-mode start several seconds.

@@ -28,6 +28,8 @@ export interface OutboundOptions {
 export interface OutboundRequest {
   url: URL;
   method?: "GET" | "POST";
+  /** A POST's body (a form, as text); a redirect that turns the POST into a GET drops it. */
+  body?: string;
   /** Sent to every hop: accept, user-agent. */
   headers?: Record<string, string>;
   /** Credentials (cookies, tokens, x-csrf-token): sent only to `url`'s origin, never to a redirect's other origin. */
@@ -123,6 +125,7 @@ async function followHops(
 ): Promise<UpstreamResponse> {
   const origin = request.url.origin;
   let method = request.method ?? "GET";
+  let body = request.body === undefined ? undefined : new TextEncoder().encode(request.body);
   const seen = new Set<string>();
   for (let url = request.url;;) {
     seen.add(url.href);
@@ -132,7 +135,7 @@ async function followHops(
       ...(url.origin === origin ? request.session : {}),
     };
     const target = await connectionTarget(url, options);
-    const response = await options.upstream({ ...target, method, headers, signal });
+    const response = await options.upstream({ ...target, method, headers, body, signal });
     if (request.redirect === "manual" || !REDIRECT_STATUSES.has(response.status)) return response;
     void response.ended.catch(() => {});
     await response.body?.cancel();
@@ -142,7 +145,7 @@ async function followHops(
       throw upstreamFailed(`${options.name} redirects more than ${MAX_REDIRECTS} times; try again later.`);
     }
     // As fetch does: a 303, or a POST moved by 301/302, is asked again with GET.
-    if (response.status === 303 || (method === "POST" && response.status <= 302)) method = "GET";
+    if (response.status === 303 || (method === "POST" && response.status <= 302)) [method, body] = ["GET", undefined];
     url = next;
   }
 }

@@ -10,11 +10,12 @@ import type { TweetSource } from "./x/source.ts";
 import { ytdlpReader } from "./ytdlp/reader.ts";
 import type { PageSource } from "./ytdlp/source.ts";
 
-/** What the sources read through: X's client, Bluesky's and Xiaohongshu's sources, yt-dlp's and gallery-dl's descriptions. */
+/** What the sources read through: X's client, Bluesky's, Xiaohongshu's and Threads' sources, yt-dlp's and gallery-dl's descriptions. */
 export interface SourceClients {
   tweets: TweetSource;
   bluesky: Source;
   xiaohongshu: Source;
+  threads: Source;
   pages: PageSource;
   galleries: GallerySource;
 }
@@ -32,6 +33,7 @@ export function createSources(clients: SourceClients, ask: Ask): SourceOf {
     x: () => x,
     bluesky: () => clients.bluesky,
     xiaohongshu: () => clients.xiaohongshu,
+    threads: () => clients.threads,
     "yt-dlp": () => ytdlp,
     // A photo-shaped link goes to gallery-dl alone.
     "yt-dlp+gallery-dl": (link) => (isPhotoShaped(link.url, link.platform) ? gallery : ytdlpThenGalleryDl),
