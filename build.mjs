@@ -7,6 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
+  chmodSync,
   existsSync,
   mkdtempSync,
   readdirSync,
@@ -52,7 +53,10 @@ function newestInput() {
     "build.mjs",
     "package.json",
     "package-lock.json",
-    ...["child", "host", "workers"].map((name) => `extraction-host/${name}.py`),
+    // The host's modules and claims.py, which are bundled; not their tests.
+    ...readdirSync("extraction-host").filter((file) => file.endsWith(".py") && !file.startsWith("test_")).map((file) =>
+      join("extraction-host", file)
+    ),
     ...readdirSync("src", { recursive: true }).map((file) => join("src", file)),
   ];
   return Math.max(...files.map((file) => statSync(file).mtimeMs));
@@ -64,9 +68,24 @@ function oldestOutput() {
   return outputs.every((file) => existsSync(file)) ? Math.min(...outputs.map((file) => statSync(file).mtimeMs)) : 0;
 }
 
-if (!ifStale || oldestOutput() <= newestInput()) {
-  const { build } = await import("esbuild");
-  await build({
+/** esbuild, or null where it is not installed: a production install (`npm prune --omit=dev`). */
+async function bundler() {
+  try {
+    return await import("esbuild");
+  } catch (error) {
+    if (error.code === "ERR_MODULE_NOT_FOUND") return null;
+    throw error;
+  }
+}
+
+const esbuild = !ifStale || oldestOutput() <= newestInput() ? await bundler() : undefined;
+// `npm run admin` after the prune (which also makes package-lock.json newer than dist/): the
+// bundles as built serve, since they need no dev tool.
+if (esbuild === null && !(ifStale && oldestOutput() > 0)) {
+  throw new Error("esbuild is not installed (a production install): run npm ci, then node build.mjs");
+}
+if (esbuild) {
+  await esbuild.build({
     entryPoints: entries,
     outdir: "dist",
     outExtension: { ".js": ".mjs" },
@@ -85,6 +104,8 @@ if (!ifStale || oldestOutput() <= newestInput()) {
 // and the migrations, run once here rather than on every user's first start. The bundled command
 // line does it, as it opens (and migrates) a store of its own when no service runs. Made again only
 // when PGlite or a migration changes, since a folder is only readable by the version that wrote it.
+// It must hold nothing secret, as every store of the build copies it: the link secret is made at a
+// store's first start (src/store/link-secret.ts).
 const template = "dist/pglite-template";
 const stamp = `${template}.version`;
 const migrationsDir = "src/store/migrations";
@@ -105,4 +126,21 @@ if (!existsSync(template) || !existsSync(stamp) || readFileSync(stamp, "utf8") !
   }
   writeFileSync(stamp, wanted);
   if (!quiet) console.log(`made ${template}`);
+}
+// At every build, so a template an older build left private is mended too.
+readableByAll(template);
+
+/**
+ * PGlite makes its folder the builder's alone (0700, files 0600 or 0666), but the service often runs as
+ * another user (systemd's media-api, the image's node), who only reads and copies it: 0755 and 0644.
+ */
+function readableByAll(folder) {
+  // Only what differs: `npm run admin` may run as a user who may read the template but not chmod it.
+  const ensure = (path, mode) => (statSync(path).mode & 0o777) !== mode && chmodSync(path, mode);
+  ensure(folder, 0o755);
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) readableByAll(path);
+    else ensure(path, 0o644);
+  }
 }

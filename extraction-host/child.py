@@ -3,6 +3,7 @@ many (workers.py). Each is tied to the host's life, capped in memory, and runs a
 program would."""
 import ctypes
 import fcntl
+import io
 import os
 import re
 import resource
@@ -58,6 +59,25 @@ def cap_memory(limit):
     address space than it uses."""
     if limit:
         resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+
+
+def run_child(modules, job, host_pid, out, err, max_memory, choice=None):
+    """In a child forked from the host for one job: never returns."""
+    code = 1
+    try:
+        enter(host_pid, max_memory, [os.open(os.devnull, os.O_RDONLY), out, err])
+        if choice:
+            use_choice(modules["yt-dlp"], once(choice))
+        if "stdin" in job:
+            sys.stdin = io.TextIOWrapper(io.BytesIO(job["stdin"].encode()), encoding="utf-8")
+        code = run_tool(modules, job["tool"], job["args"])
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        os._exit(code)
 
 
 def run_tool(modules, tool, args):

@@ -508,6 +508,11 @@ class HostTest(HostCase):
         self.assertEqual(self.run_job("echo", "c")["stdout"], "c\n")
 
 
+# The options the service names as ones a job may carry into a worker (src/platforms/ytdlp/run.ts
+# sends its own; test/platforms/ytdlp/worker-options.test.ts checks them against what it writes).
+SHARED_OPTIONS = {"flags": ["-J", "--no-warnings"], "valued": ["--proxy"]}
+
+
 class WorkerTest(HostCase):
     """Jobs as the service writes them (`-J ... -- link`) run in workers, a thread each."""
 
@@ -515,6 +520,9 @@ class WorkerTest(HostCase):
         super().setUp()
         self.with_extractors()  # yt_dlp.globals: what a worker relies on
         self.go = f"{self.tools}/go"
+
+    def start(self, *args, **kwargs):
+        return super().start("--worker-options", json.dumps(SHARED_OPTIONS), *args, **kwargs)
 
     def workers(self):
         return [pid for pid in children(self.host.pid) if comm(pid) == "host-worker"]
@@ -537,6 +545,15 @@ class WorkerTest(HostCase):
         # Cookies, or any option but the service's own: a child of its own.
         self.assertNotEqual(self.pid_of_job(4, "--cookies", "/tmp/jar"), worker)
         self.assertNotEqual(self.pid_of_job(5, "--exec", "x"), worker)
+        write(self.go, "")
+        self.assertEqual(self.answer(9)["stdout"], "waited\n")
+
+    def test_without_the_services_options_no_job_shares_a_worker(self):
+        HostCase.start(self)
+        self.send({"id": 9, "tool": "yt-dlp", "args": ["-J", "--", f"https://site/wait?{self.go}"]})
+        first = self.pid_of_job(2)
+        self.assertNotEqual(self.pid_of_job(3), first)
+        self.assertEqual(self.workers(), [])
         write(self.go, "")
         self.assertEqual(self.answer(9)["stdout"], "waited\n")
 

@@ -7,28 +7,32 @@ import type { ApiError } from "./http/problem.ts";
 import type { ReadinessCheck } from "./http/readiness.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { operationSlots } from "./limits/slots.ts";
-import { type EgressPolicy, type ResolveHost, trustedEndpoints } from "./media/egress.ts";
+import { type EgressPolicy, endpointKey, portOf, type ResolveHost, trustedEndpoints } from "./media/egress.ts";
 import { cookieHeaderFor } from "./media/cookie-header.ts";
 import { createEgressGate, type EgressGate, type ListenLoopback } from "./media/egress-gate.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
 import { type OutboundProxy, parseOutboundProxy } from "./media/outbound-proxy.ts";
 import type { RelayOptions } from "./media/relay.ts";
-import { fetchOver, type UpstreamClient } from "./media/relay-upstream.ts";
+import type { UpstreamClient } from "./media/relay-upstream.ts";
 import type { RemuxOptions } from "./media/remux.ts";
 import { createServiceMetrics, type ServiceMetrics, type Upstream } from "./metrics/service-metrics.ts";
-import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
+import { countedUpstream, isHealthyStatus } from "./metrics/upstream.ts";
 import { createExtractorClaims, type ExtractorClaims } from "./platforms/claims.ts";
 import { createBlueskySource } from "./platforms/bluesky/source.ts";
+import { createOutbound, type Outbound } from "./platforms/outbound.ts";
 import { createXiaohongshuSource } from "./platforms/xiaohongshu/source.ts";
+import { createThreadsSource } from "./platforms/threads/source.ts";
 import type { Source } from "./platforms/source.ts";
 import { createSources } from "./platforms/sources.ts";
 import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
 import { createTweetSource, type TweetSource, xWebClientBearerToken } from "./platforms/x/source.ts";
 import { type CookieFile, cookieFile, type Files } from "./platforms/ytdlp/cookie-file.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
+import { workerOptions } from "./platforms/ytdlp/run.ts";
 import { createPageSource, type PageSource } from "./platforms/ytdlp/source.ts";
 import { createGallerySource, type GallerySource } from "./platforms/gallerydl/source.ts";
 import { detectPlatform, siteOf } from "./platforms/table.ts";
+import { createAsk } from "./handlers/ask.ts";
 import type { DownloadDeps } from "./handlers/download.ts";
 import { type PostDeps, postRecord } from "./handlers/post.ts";
 import { createPlatformChecks, type PlatformChecks } from "./doctor/checker.ts";
@@ -100,9 +104,11 @@ interface Wiring {
   now: () => Date;
   log: Logger;
   cookies: CookieFile | undefined;
-  /** The media relay's and X's client: through OUTBOUND_PROXY when it is set. */
+  /** The media relay's and the outbound client's transport: through OUTBOUND_PROXY when it is set. */
   upstream: UpstreamClient;
   egress: EgressPolicy;
+  /** The egress policy of the service's own readers: the platform APIs the operator configured are trusted too. */
+  readerEgress: EgressPolicy;
   gate: EgressGate;
   /** A platform refused this server (502 upstream_blocked): metrics and the platform check listen. */
   blocked: Happening<[page: URL, error: ApiError]>;
@@ -116,14 +122,16 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
   const tweets = xClient(wiring);
   const { extractor, pages, galleries } = extraction(wiring);
   const slots = operationSlots(config, metrics.slotsHeld);
+  const ask = createAsk({ tools, extractions: slots.extractions });
   const posts: PostDeps = {
     sources: createSources({
       tweets,
       bluesky: blueskySource(wiring),
       xiaohongshu: xiaohongshuSource(wiring),
+      threads: threadsSource(wiring),
       pages,
       galleries,
-    }),
+    }, ask),
     tools,
     extractions: slots.extractions,
     extraPageHosts: config.EXTRA_PAGE_HOSTS,
@@ -139,6 +147,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
   };
   return {
     ...posts,
+    ask,
     runner,
     tweets,
     metrics,
@@ -181,7 +190,18 @@ function wire(
   const blocked = happening<[page: URL, error: ApiError]>();
   blocked.on((page) => metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER"));
   const upstream = outbound === null ? runtime.upstream : runtime.proxiedUpstream(outbound);
-  return { config, runtime, metrics, now, log, cookies, upstream, egress, gate, blocked };
+  const readerEgress = { ...egress, trusted: new Set([...egress.trusted, ...apiEndpoints(config)]) };
+  return { config, runtime, metrics, now, log, cookies, upstream, egress, readerEgress, gate, blocked };
+}
+
+/** The endpoints of the platform APIs the configuration names (X_SYNDICATION_URL, ...): the operator chose them. */
+function apiEndpoints(config: Config): string[] {
+  const bases = [config.X_SYNDICATION_URL, config.BLUESKY_APPVIEW_URL];
+  if (config.X_GRAPHQL_URL !== "off") bases.push(config.X_GRAPHQL_URL);
+  return bases.map((base) => {
+    const url = new URL(base);
+    return endpointKey(url.hostname, portOf(url));
+  });
 }
 
 /** The media tools, probed in the background from now on; their versions go to the metrics. */
@@ -195,11 +215,22 @@ function probedTools({ config, runtime, metrics, now }: Wiring): ToolProbe {
 }
 
 /**
- * How the service's own readers (X's, Bluesky's, Xiaohongshu's) reach their platform: through
- * OUTBOUND_PROXY when there is one, each call counted by the upstream it went to.
+ * How one of the service's own readers (X's, Bluesky's, Xiaohongshu's, Threads') reaches its platform: the
+ * outbound client, over OUTBOUND_PROXY when there is one, each exchange counted by the upstream it went to.
  */
-function ownFetch({ config, metrics, upstream }: Wiring, upstreamOf: (url: string) => Upstream): typeof fetch {
-  return countedFetch(config.OUTBOUND_PROXY === undefined ? fetch : fetchOver(upstream), upstreamOf, metrics);
+function readerClient(
+  { config, metrics, upstream, readerEgress }: Wiring,
+  reader: { name: string; timeoutMs: number; upstreamOf: (url: URL) => Upstream },
+): Outbound {
+  return createOutbound({
+    name: reader.name,
+    timeoutMs: reader.timeoutMs,
+    upstream,
+    policy: readerEgress,
+    originOverrides: config.ORIGIN_OVERRIDES,
+    onExchange: (url, status) =>
+      metrics.upstreamCalled(reader.upstreamOf(url), status !== null && isHealthyStatus(status)),
+  });
 }
 
 /** X's syndication and GraphQL clients, counting each call by the endpoint it went to. */
@@ -211,19 +242,18 @@ function xClient(wiring: Wiring): TweetSource {
     tweetResultUrl: `${graphqlBase}/graphql/${config.X_GRAPHQL_QUERY_ID}/TweetResultByRestId`,
     bearerToken: xWebClientBearerToken,
   };
-  const xUpstreamOf = (url: string) =>
+  const xUpstreamOf = ({ href }: URL) =>
     graphql === null
       ? "x_syndication"
-      : url.startsWith(graphql.guestActivateUrl)
+      : href.startsWith(graphql.guestActivateUrl)
       ? "x_guest_token"
-      : url.startsWith(graphql.tweetResultUrl)
+      : href.startsWith(graphql.tweetResultUrl)
       ? "x_graphql"
       : "x_syndication";
   return createTweetSource({
-    fetch: ownFetch(wiring, xUpstreamOf),
+    outbound: readerClient(wiring, { name: "X", timeoutMs: config.X_TIMEOUT_MS, upstreamOf: xUpstreamOf }),
     syndicationUrl: config.X_SYNDICATION_URL,
     graphql,
-    timeoutMs: config.X_TIMEOUT_MS,
     cacheTtlMs: config.X_CACHE_TTL_S * 1000,
     cacheMaxEntries: config.X_CACHE_MAX_ENTRIES,
     session: async () => {
@@ -250,9 +280,12 @@ function extractorClaims({ config, runtime }: Wiring): ExtractorClaims | null {
 function blueskySource(wiring: Wiring): Source {
   const { config } = wiring;
   return createBlueskySource({
-    fetch: ownFetch(wiring, () => "bluesky"),
+    outbound: readerClient(wiring, {
+      name: "Bluesky",
+      timeoutMs: config.BLUESKY_TIMEOUT_MS,
+      upstreamOf: () => "bluesky",
+    }),
     appViewUrl: config.BLUESKY_APPVIEW_URL,
-    timeoutMs: config.BLUESKY_TIMEOUT_MS,
     cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
     cacheMaxEntries: 500,
     originOverrides: config.ORIGIN_OVERRIDES,
@@ -263,11 +296,27 @@ function xiaohongshuSource(wiring: Wiring): Source {
   const { config, blocked } = wiring;
   return createXiaohongshuSource({
     onBlocked: blocked.emit,
-    fetch: ownFetch(wiring, () => "xiaohongshu"),
-    timeoutMs: config.XIAOHONGSHU_TIMEOUT_MS,
+    outbound: readerClient(wiring, {
+      name: "Xiaohongshu",
+      timeoutMs: config.XIAOHONGSHU_TIMEOUT_MS,
+      upstreamOf: () => "xiaohongshu",
+    }),
     cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
     cacheMaxEntries: 500,
-    originOverrides: config.ORIGIN_OVERRIDES,
+  });
+}
+
+function threadsSource(wiring: Wiring): Source {
+  const { config } = wiring;
+  return createThreadsSource({
+    outbound: readerClient(wiring, {
+      name: "Threads",
+      timeoutMs: config.THREADS_TIMEOUT_MS,
+      upstreamOf: () => "threads",
+    }),
+    queryId: config.THREADS_QUERY_ID,
+    cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
+    cacheMaxEntries: 500,
   });
 }
 
@@ -325,6 +374,7 @@ function extraction(
     ),
     enabled: config.EXTRACTION_HOST === "on",
     maxMemoryBytes: config.EXTRACT_MEMORY_MB * 2 ** 20,
+    workerOptions,
     onStatus: metrics.extractionHost,
   });
   // What both tools' descriptions are read with: the same caps, cache, gate, cookies and metrics.

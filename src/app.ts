@@ -1,53 +1,21 @@
 // The whole service as one app its server adapter serves (runtime/serve.ts). Every request walks
 // one line: the API path (app/api.ts: CORS preflight -> route -> bearer key -> admission ->
 // handler) or the site's (app/site.ts), and every error on the way becomes its answer in the one
-// error sink (http/error-sink.ts); then the request is logged (app/request-log.ts) and handed back
+// error sink (app/error-sink.ts); then the request is logged (app/request-log.ts) and handed back
 // with what the adapter needs to send it.
-import type { Config } from "./config.ts";
-import type { PlatformChecks } from "./doctor/checker.ts";
 import { corsHeaders } from "./http/cors.ts";
-import { errorAnswer } from "./http/error-sink.ts";
+import { errorAnswer } from "./app/error-sink.ts";
 import { nativeBodyReply } from "./http/native-body.ts";
-import type { ReadinessCheck } from "./http/readiness.ts";
 import { requestIdFrom } from "./http/request-id.ts";
 import { responseEnd } from "./http/response-done.ts";
-import type { DownloadDeps } from "./handlers/download.ts";
-import type { PostDeps } from "./handlers/post.ts";
-import type { TweetSource } from "./platforms/x/source.ts";
-import { type Logger, withFields } from "./log.ts";
-import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
+import { withFields } from "./log.ts";
+import { createServiceMetrics } from "./metrics/service-metrics.ts";
 import type { Arrival, Reply, Served } from "./runtime/serve.ts";
-import type { Db } from "./store/db.ts";
 import { API_PREFIX, apiPath } from "./app/api.ts";
+import type { AppDeps } from "./app/deps.ts";
 import type { Exchange } from "./app/exchange.ts";
 import { logBodyEnd, logRequest } from "./app/request-log.ts";
 import { OPENAPI_PATH, sitePath } from "./app/site.ts";
-
-/** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createAppDeps). */
-export interface AppDeps extends DownloadDeps, PostDeps {
-  tweets: TweetSource;
-  config: Pick<
-    Config,
-    | "CORS_ORIGIN"
-    | "HEALTH_TIMEOUT_MS"
-    | "LINK_TTL_S"
-    | "METRICS_TOKEN"
-    | "PUBLIC_URL"
-    | "SIGNUP"
-    | "SIGNUPS_PER_CLIENT"
-    | "TRUST_PROXY"
-  >;
-  db: Db;
-  log: Logger;
-  /** Injected so tests can move time without sleeping. */
-  now?: () => Date;
-  /** Shared with the upstream clients so they count their calls; a fresh one when not given. */
-  metrics?: ServiceMetrics;
-  /** Checks /readyz runs besides the store's, such as the media tools' presence. */
-  readinessChecks?: ReadinessCheck[];
-  /** The platform check, whose latest picture GET /platformz shows. */
-  platformChecks?: PlatformChecks;
-}
 
 export interface App extends Served {
   /**
@@ -62,7 +30,7 @@ export function createApp(deps: AppDeps): App {
   const metrics = deps.metrics ?? createServiceMetrics();
   const serveApi = apiPath(deps, metrics, now);
   // The paste page calls the API in-process, as a client would (the app is made below).
-  const serveSite = sitePath(deps, metrics, now, (request) => app.fetch(request));
+  const serveSite = sitePath(deps, metrics, now, (request, peer) => app.fetch(request, peer));
   const cors = Object.entries(corsHeaders(deps.config.CORS_ORIGIN));
 
   async function answer(request: Request, arrival: Arrival): Promise<Reply> {

@@ -3,6 +3,7 @@
 import { availableParallelism, totalmem } from "node:os";
 import process from "node:process";
 import { z } from "zod";
+import { LONGEST_LINK_TTL_S } from "./auth/signed-link.ts";
 import { parseTrustedProxies } from "./http/client-address.ts";
 import { type SlotCaps, slotCaps } from "./limits/slot-caps.ts";
 import { parseOutboundProxy } from "./media/outbound-proxy.ts";
@@ -122,7 +123,7 @@ export const ConfigSchema = z.object({
     .describe(
       "The address callers reach the service at (https://media.example.com), which signed links start with; unset: each request's own",
     ),
-  LINK_TTL_S: positiveInt.max(7 * 24 * 3600).default(3600).describe(
+  LINK_TTL_S: positiveInt.max(LONGEST_LINK_TTL_S).default(3600).describe(
     "How long a signed link (downloadUrl) works, in seconds",
   ),
   REQUEST_HEAD_TIMEOUT_S: positiveInt
@@ -192,6 +193,12 @@ export const ConfigSchema = z.object({
   ),
   XIAOHONGSHU_TIMEOUT_MS: positiveInt.default(8000).describe(
     "Bound on each fetch of a Xiaohongshu note's page or short link, body included",
+  ),
+  THREADS_TIMEOUT_MS: positiveInt.default(8000).describe(
+    "Bound on each fetch of a Threads post's page or query, redirects and body included",
+  ),
+  THREADS_QUERY_ID: z.string().regex(/^\d{1,40}$/).default("35009275178687016").describe(
+    "The query id (doc_id) of the Threads web client's post query, asked when a post's page does not carry the post; Threads changes it now and then",
   ),
 
   ORIGIN_OVERRIDES: originOverrides

@@ -6,8 +6,11 @@ import { createApp } from "./app.ts";
 import { createAppDeps } from "./app-deps.ts";
 import { ADMIN_FOLDER, ADMIN_SOCKET, createAdminChannel } from "./cli/channel.ts";
 import { type Config, ConfigError, parseConfig } from "./config.ts";
-import { servedFetch } from "./http/error-sink.ts";
+import { servedFetch } from "./app/error-sink.ts";
+import type { ReadinessCheck } from "./http/readiness.ts";
 import { createLogger, errorText, type Logger } from "./log.ts";
+import type { Db } from "./store/db.ts";
+import { startLinkSecret } from "./store/link-secret.ts";
 import { openStore, privateFolder } from "./store/open.ts";
 import { markStoreKind } from "./store/store-mark.ts";
 import { privateCopies } from "./store/private-copies.ts";
@@ -37,9 +40,18 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   void deps.cookies?.read();
   const db = await openStore(config, { openPgliteIn: runtime.openPgliteIn });
   recordStoreKind(config, log);
+  await startLinkSecretLogged(db, log);
   // The store may open and still be unable to write (a full DATA_DIR): say so now, not at the first 503.
   await db.ready?.().catch((error: unknown) => log.error("the store is not ready", { reason: errorText(error) }));
-  const app = createApp({ config, db, log, ...deps });
+  // Set when a stop begins: /readyz then fails, so a balancer that probes it stops sending here.
+  let draining = false;
+  const app = createApp({
+    config,
+    db,
+    log,
+    ...deps,
+    readinessChecks: [...deps.readinessChecks, drainCheck(() => draining)],
+  });
   const limits = connectionLimits(config);
   const server = await serve(app, { port: config.PORT, hostname: config.HOST }, log, limits);
   // Once the service answers: the host's warm-up (about 1.5 s of CPU) would otherwise compete with
@@ -66,6 +78,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   return {
     server,
     async close() {
+      draining = true;
       stopChecks();
       const servers = admin ? [server, admin] : [server];
       // A close that fails is logged and counts as not finished: what it left is cut below.
@@ -92,6 +105,28 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
 }
 
 const CUT_WAIT_MS = 2_000;
+
+/** The store's own link secret, made or (a secret every store of its build shared) replaced at this start. */
+async function startLinkSecretLogged(db: Db, log: Logger): Promise<void> {
+  const start = await startLinkSecret(db, new Date());
+  if (start === "replaced") {
+    log.warn(
+      "the link secret was the one this store's build was made with, which every store copied from that build shared: replaced by a secret of this store's own; links signed before are refused (403 link_invalid)",
+    );
+  } else if (start === "made") {
+    log.info("made this store's link secret");
+  }
+}
+
+/** Fails once the service stops: it takes no new connections, and answers those it holds while it drains. */
+function drainCheck(draining: () => boolean): ReadinessCheck {
+  return {
+    name: "accepting",
+    check: async () => {
+      if (draining()) throw new Error("stopping: no new connections, the requests in flight are finishing");
+    },
+  };
+}
 
 /** What the tools' probe found at start-up, and each time that changes (an install or an update). */
 function tellAboutTools(tools: Tools, before: Tools | null, log: Logger): void {

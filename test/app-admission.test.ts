@@ -161,7 +161,8 @@ describe.each(storeKinds)("the API gate on %s", (kind) => {
     expect(refused.status).toBe(429);
     expect((await problem(refused)).code).toBe("burst_exceeded");
     expect(refused.headers.get("retry-after")).toBe("50");
-    expect(rateHeaders(refused)).toEqual({ limit: "100", remaining: "90", tier: "FREE" });
+    // X-RateLimit-* speak of the window that refused: the burst's 10, none left (the day has 90).
+    expect(rateHeaders(refused)).toEqual({ limit: "10", remaining: "0", tier: "FREE" });
     // The day has room; the burst window is what refused, and RateLimit says so.
     expect(refused.headers.get("ratelimit")).toBe('"day";r=90;t=86390, "burst";r=0;t=50');
     expect((await get("/api/v1/usage", key.plain)).status).toBe(429);
@@ -231,6 +232,25 @@ describe.each(storeKinds)("the API gate on %s", (kind) => {
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get("allow")).toBe("GET, HEAD");
     expect((await problem(wrong)).code).toBe("method_not_allowed");
+    expect(rateHeaders(unknown).limit).toBeNull();
+    expect(rateHeaders(wrong).limit).toBeNull();
+  });
+
+  it("puts a known key's rate-limit headers on its 404 and 405 too, counted as any request that passes the key check", async () => {
+    const key = await makeKey(store.db, "FREE");
+    const { get } = buildTestApp(store.db);
+    const unknown = await get("/api/v1/nothing", key.plain);
+    expect(unknown.status).toBe(404);
+    expect(rateHeaders(unknown)).toEqual({ limit: "100", remaining: "99", tier: "FREE" });
+    expect(unknown.headers.get("ratelimit")).toMatch(/^"day";r=99;t=\d+, "burst";r=9;t=\d+$/);
+    const wrong = await get("/api/v1/post", key.plain, { method: "POST" });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toBe("GET, HEAD");
+    expect(rateHeaders(wrong)).toEqual({ limit: "100", remaining: "98", tier: "FREE" });
+    // A key nobody holds leaves the 404 as it is.
+    const stranger = await get("/api/v1/nothing", "xva_" + "A".repeat(43));
+    expect(stranger.status).toBe(404);
+    expect(rateHeaders(stranger).limit).toBeNull();
   });
 
   it("validates the url parameter of the three operations", async () => {

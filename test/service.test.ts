@@ -6,6 +6,7 @@ import { nodeCapabilities } from "../src/runtime/node/capabilities.ts";
 import { nodeUpstream } from "../src/runtime/node/relay-upstream.ts";
 import type { RunningServer } from "../src/runtime/serve.ts";
 import { startService } from "../src/service.ts";
+import type { App } from "../src/app.ts";
 import { createTestDatabase } from "./helpers/stores.ts";
 
 describe("startService().close()", () => {
@@ -82,6 +83,46 @@ describe("startService()", () => {
         { timeout: 5_000 },
       ).toEqual(["yt-dlp", "ffmpeg"]);
       await service.close();
+    } finally {
+      await database.drop();
+    }
+  });
+});
+
+describe("startService().close() while it drains", () => {
+  it("fails /readyz from the moment the stop begins, while the requests in flight finish", async () => {
+    const database = await createTestDatabase();
+    let app: App | undefined;
+    let drained = () => {};
+    const server: RunningServer = {
+      address: "http://fake",
+      // The responses in flight finish when the test says so.
+      close: () => new Promise<void>((resolve) => (drained = resolve)),
+      cut: () => {},
+    };
+    try {
+      const config = parseConfig({ DATABASE_URL: database.url, YTDLP_PATH: "/bin/true", FFMPEG_PATH: "/bin/true" });
+      const service = await startService(config, {
+        name: "node",
+        serve: async (served) => {
+          app = served as App;
+          return server;
+        },
+        upstream: nodeUpstream,
+        ...nodeCapabilities,
+      }, createLogger("error"));
+      const accepting = async () => {
+        const answer = await app!.fetch(new Request("http://fake/readyz"));
+        return { status: answer.status, accepting: (await answer.json()).checks.accepting };
+      };
+      expect(await accepting()).toEqual({ status: 200, accepting: { ok: true } });
+      const closed = service.close();
+      expect(await accepting()).toEqual({
+        status: 503,
+        accepting: { ok: false, error: "stopping: no new connections, the requests in flight are finishing" },
+      });
+      drained();
+      await closed;
     } finally {
       await database.drop();
     }

@@ -4,9 +4,9 @@
 import { admitCaller, type LinkSettings, linkSigner } from "../auth/link-caller.ts";
 import { withoutLinkTerms } from "../auth/signed-link.ts";
 import { clientAddress, clientGroup, type Sender, type TrustedProxies } from "../http/client-address.ts";
-import type { ApiHandler } from "../http/context.ts";
+import type { ApiHandler, Download } from "../http/context.ts";
 import { preflightResponse } from "../http/cors.ts";
-import { errorAnswer } from "../http/error-sink.ts";
+import { errorAnswer } from "./error-sink.ts";
 import { ApiError } from "../http/problem.ts";
 import { createRouter } from "../http/router.ts";
 import { admissionError, rateLimitHeaders } from "../limits/admission.ts";
@@ -17,7 +17,7 @@ import { type AdmittedKey, refundRequest } from "../store/api-keys.ts";
 import { downloadHandler } from "../handlers/download.ts";
 import { postHandler } from "../handlers/post.ts";
 import { tweetHandler } from "../handlers/tweet.ts";
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "./deps.ts";
 import { type Exchange, methodNotAllowed } from "./exchange.ts";
 
 export const API_PREFIX = "/api/v1/";
@@ -56,18 +56,25 @@ export function apiPath(
     const { request, url } = exchange;
     if (request.method === "OPTIONS") return preflightResponse(deps.config.CORS_ORIGIN, request);
     const match = api.match(request.method, url.pathname);
-    if (!match) throw new ApiError("not_found", `There is no operation at ${url.pathname}.`);
-    exchange.notes.route = url.pathname;
-    if ("allow" in match) throw methodNotAllowed(match.allow);
-
     const at = now();
+    if (!match) {
+      throw await withKeyFigures(
+        linkSettings,
+        exchange,
+        new ApiError("not_found", `There is no operation at ${url.pathname}.`),
+        at,
+      );
+    }
+    exchange.notes.route = url.pathname;
+    if ("allow" in match) throw await withKeyFigures(linkSettings, exchange, methodNotAllowed(match.allow), at);
+
     let admitted = await admit(exchange, at);
-    let response: Response;
+    let answered: Response | Download;
     try {
       // A signed link's own terms are the gate's, not the operation's parameters.
       const links = linkSigner(linkSettings, request, admitted.id, at);
       const client = clientOf({ request, peer: exchange.peer }, deps.config.TRUST_PROXY);
-      response = await match.handler({
+      answered = await match.handler({
         request,
         url: withoutLinkTerms(url),
         key: admitted,
@@ -85,10 +92,37 @@ export function apiPath(
         admitted = { ...admitted, dayCount: admitted.dayCount - 1, burstCount: admitted.burstCount - 1 };
         metrics.quotaRefused(admitted.tier, error.code);
       }
-      response = errorAnswer(error, { as: "api", log: exchange.log });
+      answered = errorAnswer(error, { as: "api", log: exchange.log });
     }
-    trackDownload(metrics, request, response, exchange.end.whenDone);
+    trackDownload(metrics, request, answered, exchange.end.whenDone);
+    const response = answered instanceof Response ? answered : answered.response;
     for (const [name, value] of Object.entries(rateLimitHeaders(admitted, at))) response.headers.set(name, value);
     return response;
   };
+}
+
+/**
+ * A request the router refuses is still checked for its key, and counted like any request that
+ * passes the key check (docs/api.md, Limits), so a known key's figures go on the 404 or 405 too.
+ * Without a key, or with one that is not known, the refusal stays as it is.
+ */
+async function withKeyFigures(
+  linkSettings: LinkSettings,
+  exchange: Exchange,
+  refusal: ApiError,
+  at: Date,
+): Promise<ApiError> {
+  if (!exchange.request.headers.has("authorization")) return refusal;
+  const key = await admitCaller(linkSettings, exchange.request, exchange.url, at).then(
+    (admission) => admission.key,
+    (error: unknown) => {
+      // A key refused (malformed, a link gone bad) adds nothing; the store being down is told.
+      if (error instanceof ApiError && error.status < 500) return undefined;
+      throw error;
+    },
+  );
+  if (!key) return refusal;
+  exchange.notes.apiKeyId = key.id;
+  Object.assign(refusal.headers, rateLimitHeaders(key, at));
+  return refusal;
 }

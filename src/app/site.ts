@@ -1,12 +1,13 @@
 // Everything outside the API: the probes (/healthz, /readyz), /metrics and /platformz, the API's
 // documents (/docs, its OpenAPI document), and the owner's pages (src/web/).
-import type { AppDeps } from "../app.ts";
+import type { AppDeps } from "./deps.ts";
 import type { PlatformChecks } from "../doctor/checker.ts";
 import { platformsResponse } from "../doctor/endpoint.ts";
-import { docsResponse } from "../http/docs.ts";
+import { docsResponse } from "./docs.ts";
+import { errorAnswer } from "./error-sink.ts";
 import { healthResponse } from "../http/health.ts";
 import { json } from "../http/json-response.ts";
-import { buildOpenApiDocument } from "../http/openapi.ts";
+import { buildOpenApiDocument } from "./openapi.ts";
 import { ApiError } from "../http/problem.ts";
 import { type ReadinessCheck, readinessResponse } from "../http/readiness.ts";
 import { createRouter, type Route } from "../http/router.ts";
@@ -22,7 +23,7 @@ export function sitePath(
   deps: AppDeps,
   metrics: ServiceMetrics,
   now: () => Date,
-  api: (request: Request) => Promise<Response>,
+  api: (request: Request, peer: string | undefined) => Promise<Response>,
 ): (exchange: Exchange) => Promise<Response> {
   const openApiDocument = buildOpenApiDocument();
   const readinessChecks: ReadinessCheck[] = [
@@ -52,6 +53,7 @@ export function sitePath(
       publicUrl: deps.config.PUBLIC_URL,
       api,
       log: deps.log,
+      pageError: (error, log) => errorAnswer(error, { as: "page", log }),
     }),
     {
       method: "GET",

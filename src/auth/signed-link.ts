@@ -10,6 +10,11 @@ export const KEY_ID_PARAM = "kid";
 export const EXPIRES_PARAM = "expires";
 export const SIGNATURE_PARAM = "sig";
 
+/** The longest LINK_TTL_S: a link that expires further ahead was not signed by the service. */
+export const LONGEST_LINK_TTL_S = 7 * 24 * 3600;
+/** Instances sharing a store may run clocks this far apart, so one's fresh link is not too long for another. */
+const CLOCK_SKEW_S = 300;
+
 /** Whether the call is made through a signed link (or what is left of one) rather than with a key in a header. */
 export function isSignedLink(url: URL): boolean {
   return [KEY_ID_PARAM, EXPIRES_PARAM, SIGNATURE_PARAM].some((name) => url.searchParams.has(name));
@@ -76,7 +81,8 @@ export async function signLink(
 
 /**
  * The key a signed link speaks for; 403 `link_invalid` when any byte of it was changed (the
- * expiry included), 403 `link_expired` once its time is over.
+ * expiry included) or it expires further ahead than any LINK_TTL_S signs (a link forged with a
+ * secret that leaked, made to last), 403 `link_expired` once its time is over.
  */
 export async function verifyLink(secret: string, url: URL, now: Date): Promise<{ keyId: string }> {
   const keyId = url.searchParams.get(KEY_ID_PARAM);
@@ -84,6 +90,7 @@ export async function verifyLink(secret: string, url: URL, now: Date): Promise<{
   const signature = decodeSignature(url.searchParams.get(SIGNATURE_PARAM) ?? "");
   const text = new TextEncoder().encode(signedText(url.pathname, url.searchParams));
   const valid = keyId !== null && expires !== null && signature !== null &&
+    Number(expires) <= now.getTime() / 1000 + LONGEST_LINK_TTL_S + CLOCK_SKEW_S &&
     (await crypto.subtle.verify("HMAC", await hmacKey(secret), signature, text));
   if (!valid) {
     throw new ApiError(

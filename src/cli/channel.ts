@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { PlatformChecks } from "../doctor/checker.ts";
 import { json } from "../http/json-response.ts";
 import type { Queryable } from "../store/db.ts";
+import { backupAnswer, restoreRefusal } from "./backup.ts";
 import { runAdminCommand } from "./commands.ts";
 import { isDoctorCommand, runDoctor } from "./doctor.ts";
 
@@ -26,6 +27,8 @@ export function createAdminChannel(db: Queryable, checks: PlatformChecks, now: (
     }
     const { argv, stdin } = parsed.data;
     if (isDoctorCommand(argv)) return json(await runDoctor(checks, argv));
+    if (argv[0] === "backup") return json(await backupAnswer(db, now()));
+    if (argv[0] === "restore") return json(restoreRefusal);
     return json(await runAdminCommand(db, argv, stdin, now()));
   };
 }

@@ -10,13 +10,9 @@ import { createApiKey, deleteApiKey, listApiKeys, tiers, updateApiKey } from "..
 import type { Queryable } from "../store/db.ts";
 import { rotateLinkSecret } from "../store/link-secret.ts";
 import { endSessions } from "../store/sessions.ts";
+import { backupHelp, restoreHelp } from "./backup.ts";
+import type { CommandResult } from "./command-result.ts";
 import { doctorHelp } from "./doctor.ts";
-
-export interface CommandResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 /** What one command is given: its words after the command's name, its `--name value` flags and stdin. */
 interface CommandInput {
@@ -160,6 +156,8 @@ const commands: Record<string, Command> = {
     },
   },
   doctor: doctorHelp,
+  backup: backupHelp,
+  restore: restoreHelp,
 };
 
 const usageLine = (name: string) => `admin ${name}${commands[name]!.synopsis ? ` ${commands[name]!.synopsis}` : ""}`;

@@ -3,7 +3,7 @@
 // The running service answers it over the admin socket, so its metrics and /platformz show the
 // same run; without one the command line runs the check itself, with the same configuration.
 import type { CheckResult, PlatformChecks } from "../doctor/checker.ts";
-import type { CommandResult } from "./commands.ts";
+import type { CommandResult } from "./command-result.ts";
 
 /** Its line in the command table of commands.ts, for the usage and `doctor --help`. */
 export const doctorHelp = {

@@ -3,7 +3,8 @@
 // socket, or opens the store itself when no service runs.
 import "../runtime/node/node-floor.ts";
 import { request } from "node:http";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { createAppDeps } from "../app-deps.ts";
 import { type Config, parseConfig } from "../config.ts";
 import { errorText } from "../log.ts";
@@ -11,8 +12,10 @@ import { nodeCapabilities } from "../runtime/node/capabilities.ts";
 import { nodeUpstream } from "../runtime/node/relay-upstream.ts";
 import { openStore } from "../store/open.ts";
 import { refuseEmbeddedBesidePostgres } from "../store/store-mark.ts";
+import { backupAnswer, holdsStore, isBackupCommand, refusalOf, restoreFrom, writeBackup } from "./backup.ts";
 import { ADMIN_SOCKET } from "./channel.ts";
-import { type CommandResult, helpFor, runAdminCommand } from "./commands.ts";
+import type { CommandResult } from "./command-result.ts";
+import { helpFor, runAdminCommand } from "./commands.ts";
 import { isDoctorCommand, runDoctor } from "./doctor.ts";
 
 async function run(argv: string[]): Promise<CommandResult> {
@@ -20,6 +23,7 @@ async function run(argv: string[]): Promise<CommandResult> {
   const help = helpFor(argv);
   if (help) return help;
   const config = parseConfig(process.env);
+  if (isBackupCommand(argv)) return refusalOf(argv, config) ?? backupOrRestore(config, argv);
   const stdin = argv[0] === "users" && (argv[1] === "create" || argv[1] === "password") ? await readStdin() : "";
   if (!config.DATABASE_URL || isDoctorCommand(argv)) {
     const viaService = await callService(join(config.DATA_DIR, ADMIN_SOCKET), argv, stdin);
@@ -27,9 +31,47 @@ async function run(argv: string[]): Promise<CommandResult> {
   }
   if (isDoctorCommand(argv)) return doctorHere(config, argv);
   refuseEmbeddedBesidePostgres(config);
+  refuseMissingDataDir(config);
   const db = await openStore(config);
   try {
     return await runAdminCommand(db, argv, stdin, new Date());
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * A DATA_DIR that does not exist holds no store: the command was most likely run without the
+ * service's environment (DATA_DIR then is ./data), and would make a new store the service never sees.
+ */
+function refuseMissingDataDir(config: Config): void {
+  if (config.DATABASE_URL || existsSync(config.DATA_DIR)) return;
+  throw new Error(
+    `No store in DATA_DIR (${resolve(config.DATA_DIR)}): the folder does not exist. ` +
+      "Run the command with the service's DATA_DIR (for systemd: set -a; . /etc/media-api/media-api.env; set +a), " +
+      "or start the service once: it makes the store.",
+  );
+}
+
+/** `backup FILE` (from the running service when there is one) and `restore FILE` (only with none, into an empty DATA_DIR). */
+async function backupOrRestore(config: Config, [command, file]: string[]): Promise<CommandResult> {
+  const viaService = await callService(join(config.DATA_DIR, ADMIN_SOCKET), [command!], "");
+  if (command === "backup") {
+    if (viaService) return writeBackup(viaService, file!);
+    refuseMissingDataDir(config);
+  } else {
+    if (viaService) return viaService;
+    if (holdsStore(config.DATA_DIR)) {
+      throw new Error(
+        `DATA_DIR (${
+          resolve(config.DATA_DIR)
+        }) holds a store already: a restore goes into an empty DATA_DIR (move the old one aside).`,
+      );
+    }
+  }
+  const db = await openStore(config);
+  try {
+    return command === "backup" ? writeBackup(await backupAnswer(db, new Date()), file!) : await restoreFrom(db, file!);
   } finally {
     await db.close();
   }

@@ -22,7 +22,7 @@ const xUpdate =
 const ownUpdate = (name: string) =>
   `${name} posts are read by this service itself, not by the media tools: update the service`;
 /** The readers that are the service's own code beside X's client: a failure of theirs is the service's to fix. */
-const ownReaders: ReadonlySet<ReaderName> = new Set(["bluesky", "xiaohongshu"]);
+const ownReaders: ReadonlySet<ReaderName> = new Set(["bluesky", "xiaohongshu", "threads"]);
 
 const ageOf = { "yt-dlp": ytdlpAgeDays, "gallery-dl": galleryDlAgeDays } as const;
 

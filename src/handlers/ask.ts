@@ -5,7 +5,7 @@ import { ApiError } from "../http/problem.ts";
 import type { SlotHolder, Slots } from "../limits/slots.ts";
 import type { ExtractorClaims } from "../platforms/claims.ts";
 import type { PlatformId } from "../platforms/records.ts";
-import type { Link, Source } from "../platforms/source.ts";
+import type { Ask, Link, Source } from "../platforms/source.ts";
 import { claimedRow, detectPlatform, supportedPlatformsText } from "../platforms/table.ts";
 import { requireTools, type ToolProbe } from "../processes/tools.ts";
 
@@ -32,6 +32,12 @@ export async function asking<T>(
   }
 }
 
+/** The service's one Ask (platforms/source.ts), built at start: the download handler's, and the sources' that hand a link on. */
+export function createAsk(deps: AskDeps): Ask {
+  return (source, link, wanted, asker) =>
+    asking(deps, source, link, asker.holder, () => source.plan(link, wanted, asker));
+}
+
 /** Which links are supported: the table's, the operator's extra hosts, and with SUPPORTED_SITES=all what an extractor claims. */
 export interface SupportedSites {
   extraPageHosts: readonly string[];
@@ -53,13 +59,15 @@ export async function requirePlatform(url: URL, sites: SupportedSites): Promise<
   return platform;
 }
 
-/** 400 for a link of no supported platform: `post` and `download` say the same of it. */
+/** 400 for a link of no supported platform. */
 export function unsupportedPlatform(url: URL, sites: SupportedSites): ApiError {
+  return new ApiError("unsupported_platform", `${url.hostname} is not a supported platform. ${supportedText(sites)}`);
+}
+
+/** The platforms a link may be of, for the detail of a refused link: `post` and `download` name the same. */
+export function supportedText(sites: SupportedSites): string {
   const more = sites.claims === null
     ? ""
     : ", and the sites an extractor of yt-dlp or gallery-dl reads (not a plain web page)";
-  return new ApiError(
-    "unsupported_platform",
-    `${url.hostname} is not a supported platform. Supported: ${supportedPlatformsText}${more}.`,
-  );
+  return `Supported: ${supportedPlatformsText}${more}.`;
 }

@@ -11,10 +11,12 @@ import { mediaLinkPlan } from "../platforms/items.ts";
 import type { SourceOf } from "../platforms/sources.ts";
 import type { Ask, Plan, Wanted } from "../platforms/source.ts";
 import { DIRECT_HOSTS } from "../media/direct-hosts.ts";
-import { type AskDeps, asking, platformOf, type SupportedSites, unsupportedPlatform } from "./ask.ts";
+import { type AskDeps, platformOf, type SupportedSites, supportedText } from "./ask.ts";
 
 export interface DownloadDeps extends AskDeps, SupportedSites {
   sources: SourceOf;
+  /** How the handler asks the link's source for its plan (ask.ts `createAsk`). */
+  ask: Ask;
   /** What carrying out a plan needs: the relay's and ffmpeg's options, the slots by kind of work. */
   runner: RunDeps;
 }
@@ -52,15 +54,26 @@ function readQuery(url: URL): { url: URL; wanted: Wanted } {
 }
 
 /**
+ * 403 for a link that is neither a platform's page nor on X's media hosts: the specification's
+ * "host not allowed" (download, rule 3), where `post` says 400 `unsupported_platform` of the same link.
+ */
+function hostNotAllowed(url: URL, sites: SupportedSites): ApiError {
+  return new ApiError(
+    "host_not_allowed",
+    `${url.hostname} is neither a supported platform nor one of X's media hosts (${[...DIRECT_HOSTS].join(", ")}). ${
+      supportedText(sites)
+    }`,
+  );
+}
+
+/**
  * The plan of the link's source, asked as every source is (ask.ts); a link of X's media hosts is
- * relayed as it is, and any other link that is no platform's is refused as `post` refuses it.
+ * relayed as it is, and any other link is refused (403 `host_not_allowed`).
  */
 async function planOf(url: URL, wanted: Wanted, ctx: ApiContext, deps: DownloadDeps): Promise<Plan> {
   const platform = await platformOf(url, deps);
-  if (platform === null && !DIRECT_HOSTS.has(url.hostname)) throw unsupportedPlatform(url, deps);
+  if (platform === null && !DIRECT_HOSTS.has(url.hostname)) throw hostNotAllowed(url, deps);
   if (platform === null) return mediaLinkPlan(url, wanted);
-  const ask: Ask = (source, link, what) =>
-    asking(deps, source, link, slotHolder(ctx), () => source.plan(link, what, ctx.request.signal, ask));
   const link = { url, platform };
-  return ask(deps.sources(link), link, wanted);
+  return deps.ask(deps.sources(link), link, wanted, { signal: ctx.request.signal, holder: slotHolder(ctx) });
 }

@@ -22,4 +22,11 @@ export interface ApiContext {
   links: LinkMaker;
 }
 
-export type ApiHandler = (ctx: ApiContext) => Promise<Response>;
+/** A download's response and the mode that made it: a relay from the media host is direct, ffmpeg's output is page. */
+export interface Download {
+  response: Response;
+  mode: "direct" | "page";
+}
+
+/** A handler answers a response, or a download, which the app counts as one (metrics/downloads.ts). */
+export type ApiHandler = (ctx: ApiContext) => Promise<Response | Download>;

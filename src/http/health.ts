@@ -2,11 +2,15 @@
 // store does not. It says nothing else to anyone who asks: tool versions belong to /metrics, and
 // what is missing to /readyz and the log.
 import { errorText, type Logger } from "../log.ts";
-import type { Db } from "../store/db.ts";
 import { withTimeout } from "../util/timeout.ts";
 import { json } from "./json-response.ts";
 
-export async function healthResponse(db: Db, timeoutMs: number, log: Logger): Promise<Response> {
+/** `db` is the store (store/db.ts, a floor above), of which only a query is asked. */
+export async function healthResponse(
+  db: { query(sql: string): Promise<unknown> },
+  timeoutMs: number,
+  log: Logger,
+): Promise<Response> {
   try {
     await withTimeout(db.query("SELECT 1"), timeoutMs, "store timed out");
     return json({ status: "ok" });

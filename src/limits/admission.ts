@@ -14,17 +14,22 @@ const DAY_WINDOW_S = 86_400;
 const BURST_WINDOW_S = 60;
 
 /**
- * The rate-limit headers of every authenticated response (docs/api.md, Limits): today's
- * X-RateLimit-* for the day, and the IETF fields (draft-ietf-httpapi-ratelimit-headers) naming
- * both windows, so a client sees which one refused it. `t` is the seconds until the window's
- * oldest counted request leaves it and frees a unit (0 when nothing is counted).
+ * The rate-limit headers of every answer to a known key (docs/api.md, Limits): X-RateLimit-* for
+ * the day, or for the burst minute on the 429 that the burst refused (a client that reads only
+ * those then sees why it waits), and the IETF fields (draft-ietf-httpapi-ratelimit-headers) naming
+ * both windows. `t` is the seconds until the window's oldest counted request leaves it and frees a
+ * unit (0 when nothing is counted).
  */
-export function rateLimitHeaders(key: AdmittedKey, now: Date): Record<string, string> {
+export function rateLimitHeaders(
+  key: AdmittedKey,
+  now: Date,
+  window: "day" | "burst" = "day",
+): Record<string, string> {
   const burstRemaining = Math.max(0, key.burstLimit - key.burstCount);
   const resetIn = (at: Date | null) => (at === null ? 0 : secondsUntil(at, now));
   return {
-    "x-ratelimit-limit": String(key.dailyLimit),
-    "x-ratelimit-remaining": String(remainingOf(key)),
+    "x-ratelimit-limit": String(window === "day" ? key.dailyLimit : key.burstLimit),
+    "x-ratelimit-remaining": String(window === "day" ? remainingOf(key) : burstRemaining),
     "x-ratelimit-tier": key.tier,
     "ratelimit-policy": `"day";q=${key.dailyLimit};w=${DAY_WINDOW_S}, "burst";q=${key.burstLimit};w=${BURST_WINDOW_S}`,
     ratelimit: `"day";r=${remainingOf(key)};t=${resetIn(key.dayFreesAt)}, "burst";r=${burstRemaining};t=${
@@ -69,7 +74,7 @@ export function admissionError(admission: Admission, now: Date): ApiError | null
       return new ApiError(
         "burst_exceeded",
         `More than ${key.burstLimit} requests in 60 s for the ${key.tier} tier; slow down and retry in ${retryAfter} s.`,
-        { headers: { ...headers, "retry-after": String(retryAfter) } },
+        { headers: { ...rateLimitHeaders(key, now, "burst"), "retry-after": String(retryAfter) } },
       );
     }
   }

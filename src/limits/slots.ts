@@ -14,7 +14,6 @@
 //   cheaper accounts hold theirs;
 // - the last quarter of the instance's slots (at least one) goes only to an account and an address
 //   that hold none: one account fills at most the rest, however many keys and tiers it has.
-import type { Config } from "../config.ts";
 import type { ApiContext } from "../http/context.ts";
 import { ApiError } from "../http/problem.ts";
 import { Counts } from "../util/counts.ts";
@@ -142,7 +141,13 @@ export const slotsPerTier = { FREE: 1, PRO: 3, GOLD: 10 } as const;
  */
 export const directSlotsPerTier = { FREE: 2, PRO: 6, GOLD: 20 } as const;
 
-type SlotCaps = Pick<Config, "MAX_EXTRACTIONS" | "MAX_REMUXES" | "MAX_ENCODES" | "MAX_DIRECT_DOWNLOADS">;
+/** The settings of the same names (config.ts), which sit a floor above. */
+interface SlotCaps {
+  MAX_EXTRACTIONS: number;
+  MAX_REMUXES: number;
+  MAX_ENCODES: number;
+  MAX_DIRECT_DOWNLOADS: number;
+}
 
 /** The caps on concurrent operations, from the configuration; `onHeld` is told each kind's count as it moves, and once at the start. */
 export function operationSlots(

@@ -17,10 +17,10 @@ export interface RelayPlan {
   name: string;
 }
 
-/** ffmpeg reads the inputs and writes the output as it goes (page mode). */
+/** ffmpeg reads the inputs and writes the output as it goes (page mode); `ffmpeg` is what it is told. */
 export interface RemuxJob {
   kind: "remux";
-  plan: RemuxPlan;
+  ffmpeg: RemuxPlan;
   name: string;
   /** The media's length in seconds when the source says (unrounded): written into the MP4's header. */
   durationSec: number | null;
@@ -34,7 +34,7 @@ export type RunSlot = "directDownloads" | "remuxes" | "encodes";
 /** A relay holds two sockets; a stream copy little CPU; MP3 and a re-encode real CPU. */
 export function slotOf(plan: Plan): RunSlot {
   if (plan.kind === "relay") return "directDownloads";
-  const { output, transcodeVideo, transcodeAudio } = plan.plan;
+  const { output, transcodeVideo, transcodeAudio } = plan.ffmpeg;
   return output === "mp3" || transcodeVideo || transcodeAudio ? "encodes" : "remuxes";
 }
 
@@ -54,7 +54,7 @@ export function relayAsSound(
   };
   return {
     kind: "remux",
-    plan: {
+    ffmpeg: {
       output,
       inputs: [input],
       videoInput: null,

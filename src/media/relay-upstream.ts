@@ -3,9 +3,11 @@
 
 export interface UpstreamRequest {
   url: URL;
-  /** POST only for X's guest-token call (fetchOver), which sends no body. */
+  /** POST only for the service's own readers (src/platforms/outbound.ts): X's guest-token call, a Threads query. */
   method: "GET" | "HEAD" | "POST";
   headers: Record<string, string>;
+  /** A POST's body (a form), whose length is sent; none for the rest. */
+  body?: Uint8Array<ArrayBuffer>;
   signal: AbortSignal;
   /** An already vetted IP address to connect to, so a second DNS answer cannot differ. */
   address?: string;
@@ -35,8 +37,8 @@ export type UpstreamClient = (request: UpstreamRequest) => Promise<UpstreamRespo
  * hook), so the address check is done on a separate resolution. Without an idle timeout the body is
  * fetch's own, which Deno's server passes on without running JavaScript per chunk.
  */
-export const fetchUpstream: UpstreamClient = async ({ url, method, headers, signal, idleTimeoutMs }) => {
-  const response = await fetch(url, { method, headers, signal, redirect: "manual" });
+export const fetchUpstream: UpstreamClient = async ({ url, method, headers, body, signal, idleTimeoutMs }) => {
+  const response = await fetch(url, { method, headers, body, signal, redirect: "manual" });
   if (method === "HEAD" || response.body === null) {
     await response.body?.cancel();
     return { status: response.status, headers: response.headers, body: null, ended: Promise.resolve() };
@@ -109,21 +111,4 @@ function watchedBody(
     { highWaterMark: 0 },
   );
   return { body: watched, ended };
-}
-
-/**
- * A fetch over an upstream client, for X's API calls (no request body) through the operator's
- * proxy: the node:net client tunnels where fetch cannot be told to.
- */
-export function fetchOver(client: UpstreamClient): typeof fetch {
-  const fetchLike = async (input: RequestInfo | URL, init: RequestInit = {}) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    const method = (init.method ?? "GET").toUpperCase() as UpstreamRequest["method"];
-    const headers = Object.fromEntries(new Headers(init.headers));
-    const answer = await client({ url, method, headers, signal: init.signal ?? new AbortController().signal });
-    const body = answer.status === 204 || answer.status === 304 ? null : answer.body;
-    if (body === null) await answer.body?.cancel();
-    return new Response(body, { status: answer.status, headers: answer.headers });
-  };
-  return fetchLike as typeof fetch;
 }

@@ -3,10 +3,8 @@
 // checked first: a page names them, and a page may name an address inside our network.
 import { cutWhenClientStalls } from "../http/client-stall.ts";
 import { ApiError } from "../http/problem.ts";
-import type { ApiContext } from "../http/context.ts";
+import type { ApiContext, Download } from "../http/context.ts";
 import type { SlotHolder, Slots } from "../limits/slots.ts";
-import { downloadResponse } from "../metrics/downloads.ts";
-import type { DownloadMode } from "../metrics/service-metrics.ts";
 import { requireTools, type ToolProbe } from "../processes/tools.ts";
 import { assertFetchable, type EgressPolicy } from "./egress.ts";
 import type { RemuxPlan } from "./ffmpeg.ts";
@@ -34,13 +32,16 @@ export interface Caller {
   holder: SlotHolder;
 }
 
-/** The response for `planned` sent as `output`: a relay asked for as sound (MP3, M4A) is ffmpeg's remux of the same file. */
+/**
+ * The download of `planned` sent as `output`, with the mode that made it: a relay asked for as
+ * sound (MP3, M4A) is ffmpeg's remux of the same file, which counts as page mode.
+ */
 export async function runPlan(
   planned: Plan,
   output: RemuxPlan["output"],
   caller: Caller,
   deps: RunDeps,
-): Promise<Response> {
+): Promise<Download> {
   let plan = planned;
   if (plan.kind === "relay" && output !== "mp4") {
     plan.allowed(plan.url);
@@ -52,7 +53,8 @@ export async function runPlan(
     const response = plan.kind === "relay"
       ? await relay(plan, caller, release, deps)
       : await remux(plan, caller.request, release, deps);
-    return served(response, plan.kind === "relay" ? "direct" : "page", caller, deps);
+    const served = cutWhenClientStalls(response, deps.clientStallTimeoutMs, caller.clientProgress);
+    return { response: served, mode: plan.kind === "relay" ? "direct" : "page" };
   } catch (error) {
     release();
     throw error;
@@ -97,16 +99,11 @@ function mirrorMayServe(error: unknown): boolean {
 }
 
 async function remux(job: RemuxJob, request: Request, release: () => void, deps: RunDeps): Promise<Response> {
-  const inputs = [...job.plan.inputs, ...(job.plan.subtitles ? [job.plan.subtitles.input] : [])];
+  const inputs = [...job.ffmpeg.inputs, ...(job.ffmpeg.subtitles ? [job.ffmpeg.subtitles.input] : [])];
   await Promise.all(inputs.map((input) => assertFetchable(new URL(input.url), deps.egress)));
-  const { plan, name, durationSec } = job;
+  const { ffmpeg, name, durationSec } = job;
   return remuxResponse(
-    { plan, name, durationSec, method: request.method, signal: request.signal, onEnd: release },
+    { plan: ffmpeg, name, durationSec, method: request.method, signal: request.signal, onEnd: release },
     deps.remux,
   );
-}
-
-/** A download's response as it goes out: counted in its mode (what ffmpeg writes is page mode's, whatever it reads), and cut when its client takes nothing. */
-function served(response: Response, mode: DownloadMode, caller: Caller, deps: RunDeps): Response {
-  return downloadResponse(cutWhenClientStalls(response, deps.clientStallTimeoutMs, caller.clientProgress), mode);
 }

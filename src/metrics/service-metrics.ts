@@ -1,13 +1,21 @@
 // What the service counts, and the small hooks the rest of the code calls to count it. One
 // instance per app (tests build many apps in one process); /metrics renders it.
+import type { Download } from "../http/context.ts";
 import type { XSourcePath } from "../platforms/x/source.ts";
 import type { SlotKind } from "../limits/slots.ts";
 import type { HostStatus } from "../processes/extraction-host.ts";
 import { type Counter, type Gauge, Registry } from "./registry.ts";
 
-export type DownloadMode = "direct" | "page";
+export type DownloadMode = Download["mode"];
 /** Who the service called: X's two tweet APIs, X's guest-token endpoint, a media host. */
-export type Upstream = "x_syndication" | "x_graphql" | "x_guest_token" | "bluesky" | "xiaohongshu" | "media_host";
+export type Upstream =
+  | "x_syndication"
+  | "x_graphql"
+  | "x_guest_token"
+  | "bluesky"
+  | "xiaohongshu"
+  | "threads"
+  | "media_host";
 export type ChildTool = "yt-dlp" | "gallery-dl" | "ffmpeg";
 
 // Seconds; a tweet answer from cache takes a few ms, a cold page-mode start several seconds.

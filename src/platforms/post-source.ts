@@ -59,7 +59,7 @@ export function soundOnlyRecord(record: PostRecord): boolean {
 
 /** A plan of nothing but sound where a picture could be the answer: a slideshow's music is what `audio=mp3` asks for. */
 function soundOnlyPlan(wanted: Wanted): (plan: Plan) => boolean {
-  return (plan) => wanted.output === "mp4" && plan.kind === "remux" && plan.plan.videoInput === null;
+  return (plan) => wanted.output === "mp4" && plan.kind === "remux" && plan.ffmpeg.videoInput === null;
 }
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
@@ -107,10 +107,15 @@ export function fallbackSource(first: Source, second: RecordSource, rule: Fallba
       return (await secondOpinion(rule, outcome, soundOnlyRecord, () => second.describe(link, options))) ??
         answer(outcome);
     },
-    async plan(link, wanted, signal, ask) {
-      const outcome = await settle(first.plan(link, wanted, signal, ask));
-      const record = await secondOpinion(rule, outcome, soundOnlyPlan(wanted), () => second.describe(link, { signal }));
-      return record === null ? answer(outcome) : second.planOf(record, link, wanted);
+    async plan(link, wanted, asker) {
+      const outcome = await settle(first.plan(link, wanted, asker));
+      const record = await secondOpinion(
+        rule,
+        outcome,
+        soundOnlyPlan(wanted),
+        () => second.describe(link, { signal: asker.signal }),
+      );
+      return record === null ? answer(outcome) : second.planFromRecord(record, link, wanted);
     },
   };
 }

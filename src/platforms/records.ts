@@ -27,6 +27,7 @@ export const platformIds = [
   "TWITCH",
   "VK",
   "XIAOHONGSHU",
+  "THREADS",
   "OTHER",
 ] as const;
 /** A platform of the table, or OTHER (a host the operator added: EXTRA_PAGE_HOSTS). */

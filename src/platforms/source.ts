@@ -2,6 +2,7 @@
 // or a fallback made of two of them) describes a post and plans a download; a plan is a relay of
 // one file as its host serves it, or a remux of inputs by ffmpeg; a runner (media/) carries it out
 // with the slot its kind costs. Which source reads a link is its platform row's `reader`.
+import type { SlotHolder } from "../limits/slots.ts";
 import type { RemuxPlan } from "../media/ffmpeg.ts";
 import type { Plan } from "../media/plan.ts";
 import type { ToolName } from "../processes/tools.ts";
@@ -32,12 +33,19 @@ export interface Link {
 // The plans' kinds are declared beside their runner (media/ may not import platforms/).
 export type { Plan, RelayPlan, RemuxJob } from "../media/plan.ts";
 
+/** Whose download a plan is for: its request's signal, and who holds its extraction slot (null: none). */
+export interface Asker {
+  signal: AbortSignal;
+  holder: SlotHolder | null;
+}
+
 /**
  * How a download asks a source for its plan, the same for the handler and for a source that hands
  * an item to another (X gives a video it has only as HLS to yt-dlp): the source's tools checked
- * (503 `tool_missing`), the caller's extraction slot held while a source that extracts plans.
+ * (503 `tool_missing`), the asker's extraction slot held while a source that extracts plans. One
+ * is built at start (handlers/ask.ts `createAsk`) and handed to the handler and to those sources.
  */
-export type Ask = (source: Source, link: Link, wanted: Wanted) => Promise<Plan>;
+export type Ask = (source: Source, link: Link, wanted: Wanted, asker: Asker) => Promise<Plan>;
 
 export interface DescribeOptions {
   /** Skip what the source keeps (the platform check wants to know how the platform answers now). */
@@ -53,9 +61,10 @@ export interface Source {
   describe(link: Link, options?: DescribeOptions): Promise<PostRecord>;
   /**
    * The plan for the wanted item and output. A relay may be asked for as MP3: the runner then
-   * remuxes the file (media/plan.ts `relayAsSound`). `ask` is for handing the link to another source.
+   * remuxes the file (media/plan.ts `relayAsSound`). A source that hands the link to another asks
+   * it through the `Ask` it was built with, for the same `asker`.
    */
-  plan(link: Link, wanted: Wanted, signal: AbortSignal, ask: Ask): Promise<Plan>;
+  plan(link: Link, wanted: Wanted, asker: Asker): Promise<Plan>;
 }
 
 /**

@@ -4,18 +4,19 @@ import { galleryReader } from "./gallerydl/reader.ts";
 import type { GallerySource } from "./gallerydl/source.ts";
 import { fallbackSource, isPhotoShaped, ytdlpThenGallery } from "./post-source.ts";
 import { isEmptyPost, nothingToDownload } from "./post-errors.ts";
-import type { Link, Source } from "./source.ts";
+import type { Ask, Link, Source } from "./source.ts";
 import { type ReaderName, rowOf } from "./table.ts";
 import { xReader } from "./x/reader.ts";
 import type { TweetSource } from "./x/source.ts";
 import { ytdlpReader } from "./ytdlp/reader.ts";
 import type { PageSource } from "./ytdlp/source.ts";
 
-/** What the sources read through: X's client, Bluesky's and Xiaohongshu's sources, yt-dlp's and gallery-dl's descriptions. */
+/** What the sources read through: X's client, Bluesky's, Xiaohongshu's and Threads' sources, yt-dlp's and gallery-dl's descriptions. */
 export interface SourceClients {
   tweets: TweetSource;
   bluesky: Source;
   xiaohongshu: Source;
+  threads: Source;
   pages: PageSource;
   galleries: GallerySource;
 }
@@ -23,15 +24,17 @@ export interface SourceClients {
 /** The source of a link of a supported platform. */
 export type SourceOf = (link: Link) => Source;
 
-export function createSources(clients: SourceClients): SourceOf {
+/** `ask` is how a source that hands a link on asks the other (the service's one Ask). */
+export function createSources(clients: SourceClients, ask: Ask): SourceOf {
   const ytdlp = ytdlpReader(clients.pages);
   const gallery = galleryReader(clients.galleries);
   const ytdlpThenGalleryDl = fallbackSource(ytdlp, gallery, ytdlpThenGallery);
-  const x = xReader(clients.tweets, ytdlp);
+  const x = xReader(clients.tweets, ytdlp, ask);
   const readers: Record<ReaderName, (link: Link) => Source> = {
     x: () => x,
     bluesky: () => clients.bluesky,
     xiaohongshu: () => clients.xiaohongshu,
+    threads: () => clients.threads,
     "yt-dlp": () => ytdlp,
     // A photo-shaped link goes to gallery-dl alone.
     "yt-dlp+gallery-dl": (link) => (isPhotoShaped(link.url, link.platform) ? gallery : ytdlpThenGalleryDl),
@@ -53,6 +56,6 @@ function heldToRecordRule(source: Source): Source {
       if (isEmptyPost(record)) throw nothingToDownload();
       return record;
     },
-    plan: (link, wanted, signal, ask) => source.plan(link, wanted, signal, ask),
+    plan: (link, wanted, asker) => source.plan(link, wanted, asker),
   };
 }

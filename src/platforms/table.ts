@@ -6,7 +6,7 @@ import type { Claim } from "./claims.ts";
 import type { ClaimedPlatformId, ListedPlatformId, PlatformId } from "./records.ts";
 
 /** Which source reads a platform's links (platforms/sources.ts builds one per name). */
-export type ReaderName = "x" | "bluesky" | "xiaohongshu" | "yt-dlp" | "yt-dlp+gallery-dl";
+export type ReaderName = "x" | "bluesky" | "xiaohongshu" | "threads" | "yt-dlp" | "yt-dlp+gallery-dl";
 
 export interface PlatformRow {
   id: Exclude<ListedPlatformId, "OTHER"> | ClaimedPlatformId;
@@ -16,8 +16,9 @@ export interface PlatformRow {
   /** The platform's media CDN hosts (each with its subdomains), from which a post's files are relayed as they are. */
   mediaHosts?: readonly string[];
   /**
-   * Which source reads a link: X's APIs, Bluesky's AppView, Xiaohongshu's note pages, yt-dlp, or yt-dlp with gallery-dl beside it (gallery-dl
-   * reads the photo-shaped links, and a post yt-dlp finds no video in; platforms/post-source.ts).
+   * Which source reads a link: X's APIs, Bluesky's AppView, Xiaohongshu's note pages, Threads' post pages, yt-dlp,
+   * or yt-dlp with gallery-dl beside it (gallery-dl reads the photo-shaped links, and a post yt-dlp finds no video
+   * in; platforms/post-source.ts).
    */
   reader: ReaderName;
   /** Path shapes of photo posts (which may hold videos too), read by gallery-dl first. */
@@ -285,6 +286,17 @@ export const platformTable: readonly PlatformRow[] = [
     hosts: ["xiaohongshu.com", "xhslink.com"],
     mediaHosts: ["xhscdn.com", "xhscdn.net"],
     reader: "xiaohongshu",
+    referencePost: null,
+  },
+  // Read from the post's page by the service itself: no tool reads Threads. No default check yet:
+  // the reader is tested against a local platform built from a recorded page and public readers'
+  // code, not yet against the site, whose answer to this server is not known.
+  {
+    id: "THREADS",
+    name: "Threads",
+    hosts: ["threads.com", "threads.net"],
+    mediaHosts: ["cdninstagram.com", "fbcdn.net"],
+    reader: "threads",
     referencePost: null,
   },
 ];

@@ -10,7 +10,7 @@
 // (502) and is started again; one whose tools changed on disk is replaced by a new one.
 import type { Logger } from "../log.ts";
 import type { ExtractionTool, Extractor } from "./extractor.ts";
-import { type HostCommand, type HostProcess, startHostProcess } from "./host-process.ts";
+import { type HostCommand, type HostProcess, startHostProcess, type WorkerOptions } from "./host-process.ts";
 import type { ProcessHost } from "./process-host.ts";
 import type { ToolRuns } from "./tools.ts";
 
@@ -39,6 +39,8 @@ export interface ExtractionHostOptions {
   enabled: boolean;
   /** The kernel's ceiling on each job's heap (EXTRACT_MEMORY_MB); undefined: none. */
   maxMemoryBytes?: number;
+  /** The yt-dlp options a job may carry into a shared worker (`workerOptions` of platforms/ytdlp/run.ts). */
+  workerOptions: WorkerOptions;
   /** Told every change of status and every new RSS figure (metrics). */
   onStatus?: (status: HostStatus) => void;
 }
@@ -95,84 +97,101 @@ function logReady(
   });
 }
 
+/** How a host is started: found once the tools' interpreter is known. */
+interface Launch {
+  processes: ProcessHost;
+  log: Logger;
+  command: HostCommand;
+}
+
+/** Everything the supervisor holds, in one object one can read. */
+export interface SupervisorState {
+  launch?: Launch;
+  /** The host new jobs go to, while it lives. */
+  current?: HostProcess;
+  /** Every host not yet ended: the current one, and those retiring or ending. */
+  processes: Set<HostProcess>;
+  closing: boolean;
+  /** The next start of a host that ended, and how long it waits. */
+  restartTimer?: ReturnType<typeof setTimeout>;
+  restartDelayMs: number;
+  /** Hosts in a row that ended before they were ready. */
+  failedStarts: number;
+}
+
 /** The host processes: starts one, replaces it when it dies or its tools change, and ends them all. */
 function createSupervisor(setStatus: (status: HostStatus) => void, onRss: (rssBytes: number) => void) {
-  let log: Logger | undefined;
-  let command: HostCommand | undefined;
-  let current: HostProcess | undefined;
-  const processes = new Set<HostProcess>();
-  let closing = false;
-  let restartTimer: ReturnType<typeof setTimeout> | undefined;
-  let restartDelayMs = 1_000;
-  let failedStarts = 0;
-  let spawner: ProcessHost;
+  const state: SupervisorState = { processes: new Set(), closing: false, restartDelayMs: 1_000, failedStarts: 0 };
 
-  function launch() {
+  function launch({ processes, log, command }: Launch) {
     const startedAt = Date.now();
-    const host: HostProcess = startHostProcess(spawner, command!, {
+    const host: HostProcess = startHostProcess(processes, command, {
       onReady(ready) {
-        failedStarts = 0;
+        state.failedStarts = 0;
         setStatus({ state: "ready", pid: ready.pid, versions: ready.versions, rssBytes: ready.rssBytes });
         logReady(log, ready);
       },
       onStale() {
-        if (host !== current) return;
-        log?.info("yt-dlp or gallery-dl changed on disk: starting a new extraction host");
+        if (host !== state.current) return;
+        log.info("yt-dlp or gallery-dl changed on disk: starting a new extraction host");
         setStatus({ state: "starting", reason: "a tool changed on disk" });
         host.retire();
-        launch();
+        launch(state.launch!);
       },
-      onRss: (rssBytes) => host === current && onRss(rssBytes),
+      onRss: (rssBytes) => host === state.current && onRss(rssBytes),
       onExit: (end) => {
-        processes.delete(host);
-        if (host === current && !closing) restart(host, end, Date.now() - startedAt);
+        state.processes.delete(host);
+        if (host === state.current && !state.closing) restart(host, end, Date.now() - startedAt);
       },
     }, log);
-    processes.add(host);
-    current = host;
+    state.processes.add(host);
+    state.current = host;
   }
 
   function restart(host: HostProcess, end: { code: number | null; error?: Error; stderr: string }, livedMs: number) {
-    current = undefined;
+    state.current = undefined;
+    const log = state.launch!.log;
     const reason = end.error?.message ?? (end.stderr.trim().split("\n").pop() || `exit ${end.code}`);
     const what = host.ready ? "stopped" : "could not start";
-    failedStarts = host.ready ? 0 : failedStarts + 1;
-    if (failedStarts >= maxFailedStarts) {
+    state.failedStarts = host.ready ? 0 : state.failedStarts + 1;
+    if (state.failedStarts >= maxFailedStarts) {
       setStatus({
         state: "unavailable",
         reason:
-          `the extraction host could not start ${failedStarts} times (${reason}); given up until the service restarts`,
+          `the extraction host could not start ${state.failedStarts} times (${reason}); given up until the service restarts`,
       });
-      log?.error("extraction host given up: every extraction starts the tool's program", {
+      log.error("extraction host given up: every extraction starts the tool's program", {
         stderr: end.stderr.slice(-1000),
       });
       return;
     }
-    restartDelayMs = host.ready && livedMs > 60_000 ? 1_000 : Math.min(restartDelayMs * 2, maxRestartDelayMs);
+    state.restartDelayMs = host.ready && livedMs > 60_000
+      ? 1_000
+      : Math.min(state.restartDelayMs * 2, maxRestartDelayMs);
     setStatus({ state: "unavailable", reason: `the extraction host ${what} (${reason}); starting it again` });
-    log?.warn(`extraction host ${what}: extractions start the tool's program until it runs again`, {
+    log.warn(`extraction host ${what}: extractions start the tool's program until it runs again`, {
       code: end.code,
       stderr: end.stderr.slice(-1000),
-      retryInMs: restartDelayMs,
+      retryInMs: state.restartDelayMs,
     });
-    restartTimer = setTimeout(launch, restartDelayMs);
+    state.restartTimer = setTimeout(() => launch(state.launch!), state.restartDelayMs);
   }
 
   return {
+    state: state as Readonly<SupervisorState>,
     /** The host a new job goes to, if one is ready. */
-    ready: () => (current?.ready && !current.retiring ? current : undefined),
-    start(processHost: ProcessHost, logger: Logger, found: HostCommand) {
-      [spawner, log, command] = [processHost, logger, found];
-      if (!closing) launch();
+    ready: () => (state.current?.ready && !state.current.retiring ? state.current : undefined),
+    start(found: Launch) {
+      state.launch = found;
+      if (!state.closing) launch(found);
     },
     async close() {
-      closing = true;
-      clearTimeout(restartTimer);
+      state.closing = true;
+      clearTimeout(state.restartTimer);
       // A host whose stdin closes kills its children and exits.
-      for (const host of processes) host.end();
-      await Promise.all([...processes].map((host) => host.exited));
+      for (const host of state.processes) host.end();
+      await Promise.all([...state.processes].map((host) => host.exited));
     },
-    closing: () => closing,
   };
 }
 
@@ -206,7 +225,7 @@ export function createExtractionHost(options: ExtractionHostOptions): Extraction
         findInterpreter(options.toolRuns, options.ytdlpPath),
         findInterpreter(options.toolRuns, options.galleryDlPath),
       ]).then(([found, gallery]) => {
-        if (supervisor.closing()) return;
+        if (supervisor.state.closing) return;
         if ("reason" in found) {
           setStatus({ state: "unavailable", reason: found.reason });
           logger.warn("extraction host not used: every extraction starts the tool's program", { reason: found.reason });
@@ -215,7 +234,9 @@ export function createExtractionHost(options: ExtractionHostOptions): Extraction
         // The same interpreter imports the same gallery-dl that its program runs.
         const galleryDl = "interpreter" in gallery && gallery.interpreter.join(" ") === found.interpreter.join(" ");
         setStatus({ state: "starting", reason: "warming up" });
-        supervisor.start(options.processes, logger, { ...found, galleryDl, maxMemoryBytes: options.maxMemoryBytes });
+        const { maxMemoryBytes, workerOptions } = options;
+        const command = { ...found, galleryDl, maxMemoryBytes, workerOptions };
+        supervisor.start({ processes: options.processes, log: logger, command });
       });
     },
     close: () => supervisor.close(),

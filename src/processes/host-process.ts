@@ -2,8 +2,11 @@
 // the messages between them. When to start one, and what to do when it ends, is the
 // supervisor's (extraction-host.ts).
 import childModule from "../../extraction-host/child.py?raw";
+import chooserModule from "../../extraction-host/chooser.py?raw";
 import hostProgram from "../../extraction-host/host.py?raw";
-import workersModule from "../../extraction-host/workers.py?raw";
+import poolModule from "../../extraction-host/pool.py?raw";
+import warmupModule from "../../extraction-host/warmup.py?raw";
+import workerModule from "../../extraction-host/worker.py?raw";
 import { upstreamFailed } from "../http/problem.ts";
 import type { Logger } from "../log.ts";
 import { cancelled, spawnWatched, timedOut } from "./child-stream.ts";
@@ -48,6 +51,14 @@ export interface HostCommand {
   galleryDl: boolean;
   /** The kernel's ceiling on each job's heap; undefined: none. */
   maxMemoryBytes?: number;
+  /** The yt-dlp options a job may carry and still share a worker with others (the host's pool.py). */
+  workerOptions: WorkerOptions;
+}
+
+/** Options a job may carry into a worker: flags, and options followed by one value. */
+export interface WorkerOptions {
+  flags: readonly string[];
+  valued: readonly string[];
 }
 
 export interface HostProcessEvents {
@@ -83,7 +94,14 @@ const stderrLimit = 4 * 1024;
 // The host's program and its modules are bundled as text and read by Python from the first bytes
 // of the pipe, as one JSON object (name -> source, the modules in the order they import each other),
 // so it runs from any install (only dist/ is shipped) and nothing is written to disk for it.
-const hostSources = JSON.stringify({ child: childModule, workers: workersModule, host: hostProgram });
+const hostSources = JSON.stringify({
+  child: childModule,
+  warmup: warmupModule,
+  chooser: chooserModule,
+  worker: workerModule,
+  pool: poolModule,
+  host: hostProgram,
+});
 const hostBytes = new TextEncoder().encode(hostSources);
 const LOADER = `import json, os, sys, types
 size, data = int(sys.argv[1]), b""
@@ -115,6 +133,10 @@ function hostArgs(command: HostCommand): string[] {
     ],
     ...(command.maxMemoryBytes === undefined ? [] : ["--max-memory", String(command.maxMemoryBytes)]),
     ...(command.galleryDl ? [] : ["--without-gallery-dl"]),
+    ...[
+      "--worker-options",
+      JSON.stringify({ flags: command.workerOptions.flags, valued: command.workerOptions.valued }),
+    ],
   ];
 }
 

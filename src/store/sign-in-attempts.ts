@@ -136,3 +136,15 @@ export async function clearSignInAttempts(db: Db, attempt: { email: string; clie
     normalizeEmail(attempt.email),
   ]);
 }
+
+/**
+ * Gives back an attempt counted at `at` whose password was never checked (the server was too busy
+ * to), so that a refusal of the server's own making does not bring a limit nearer.
+ */
+export async function returnSignInAttempt(db: Db, attempt: { email: string; client: string }, at: Date): Promise<void> {
+  await db.query(
+    `DELETE FROM sign_in_attempts WHERE ctid IN (
+       SELECT ctid FROM sign_in_attempts WHERE client = $1 AND email = $2 AND at = $3 LIMIT 1)`,
+    [attempt.client, normalizeEmail(attempt.email), at],
+  );
+}

@@ -9,6 +9,7 @@ import { ApiError } from "../http/problem.ts";
 import { noSuchKey } from "../http/store-refusals.ts";
 import type { Route } from "../http/router.ts";
 import { createApiKey, deleteApiKey, keysHeld, listApiKeys, updateApiKey } from "../store/api-keys.ts";
+import type { Queryable } from "../store/db.ts";
 import { htmlResponse } from "./html.ts";
 import * as pages from "./pages.ts";
 import { cookie, readCookie } from "./session.ts";
@@ -33,11 +34,12 @@ export function keyRoutes(site: Site): Route<SiteHandler>[] {
   const { db, now, deps } = site;
 
   const renderKeys = (ctx: OwnerRequest, view: { notice?: string; error?: string }, status = 200) =>
-    listApiKeys(db, { now: now(), accountId: ctx.session.accountId }).then((keys) =>
+    keysOf(db, ctx.session.accountId, now()).then(({ keys, held }) =>
       htmlResponse(
         pages.keysPage({
           owner: ctx.owner,
           keys,
+          held,
           maxKeys: MAX_KEYS_PER_ACCOUNT,
           apiBase: linkBase(deps, ctx.request),
           ...view,
@@ -106,4 +108,10 @@ export function keyRoutes(site: Site): Route<SiteHandler>[] {
     { method: "GET", path: `${KEYS_PAGE}/delete`, handler: confirmDelete },
     { method: "POST", path: `${KEYS_PAGE}/delete`, handler: deleteKey },
   ];
+}
+
+/** The account's keys as its page lists them, and the places they and its recently deleted keys take. */
+async function keysOf(db: Queryable, accountId: number, at: Date) {
+  const [keys, held] = await Promise.all([listApiKeys(db, { now: at, accountId }), keysHeld(db, accountId, at)]);
+  return { keys, held };
 }

@@ -108,8 +108,25 @@ function exampleCall(apiBase: string, key = "$MEDIA_API_KEY"): Html {
   `;
 }
 
+/** Why fewer keys are listed than the account holds: deleted keys keep their places for up to 24 h. */
+function deletedHolding(deleted: number): string {
+  if (deleted <= 0) return "";
+  return `; ${deleted} deleted ${deleted === 1 ? "key takes a place" : "keys take places"} until ${
+    deleted === 1 ? "its" : "their"
+  } requests of the last 24 hours have left that window`;
+}
+
 export function keysPage(
-  view: { owner: Owner; keys: ApiKeyInfo[]; notice?: string; error?: string; maxKeys: number; apiBase: string },
+  view: {
+    owner: Owner;
+    keys: ApiKeyInfo[];
+    /** The places taken: the keys listed, and deleted keys whose requests are still in the 24 h window. */
+    held: number;
+    notice?: string;
+    error?: string;
+    maxKeys: number;
+    apiBase: string;
+  },
 ): Html {
   const { owner, keys } = view;
   return documentOf(
@@ -121,7 +138,9 @@ export function keysPage(
       ${message(view.notice, "notice")}${message(view.error, "error")}
       ${keys.length === 0 ? html`<p>You have no keys yet.</p>` : html`
         <table>
-          <caption class="muted">Your keys (${keys.length} of at most ${view.maxKeys})</caption>
+          <caption class="muted">Your keys (${keys.length} of at most ${view.maxKeys}${deletedHolding(
+            view.held - keys.length,
+          )})</caption>
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -189,7 +208,7 @@ export function confirmDeletePage(view: { owner: Owner; key: ApiKeyInfo }): Html
     { title: "Delete key", account: owner },
     html`<h1>Delete the key “${key.name}”?</h1>
 <div class="card">
-  <p>The key <code>${key.displayPrefix}…</code> stops working at once and its usage history goes with it. This cannot be undone.</p>
+  <p>The key <code>${key.displayPrefix}…</code> stops working at once and leaves your list. This cannot be undone. Until its requests of the last 24 hours have left that window, it still takes one of your places for keys (so that a new key does not start a fresh daily count).</p>
   <form method="post" action="/profile/api-keys/delete" class="actions">
     <input type="hidden" name="csrf" value="${owner.csrf}">
     <input type="hidden" name="id" value="${key.id}">

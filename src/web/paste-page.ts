@@ -5,6 +5,9 @@ import type { ApiKeyInfo } from "../store/api-keys.ts";
 import { documentOf, type Html, html } from "./html.ts";
 import type { Owner } from "./pages.ts";
 
+/** The name of the key made for an owner who has none usable at their first look (paste-routes.ts). */
+export const PASTE_KEY_NAME = "Paste page";
+
 export interface PasteView {
   owner: Owner;
   /** The owner's usable keys, one of which the call is counted against. */
@@ -27,8 +30,9 @@ export function formatDuration(seconds: number): string {
 function keyChoice(view: PasteView): Html {
   if (view.keys.length === 0) {
     return html`
-      <p class="error"
-        role="alert">You have no usable key. <a href="/profile/api-keys">Create a key</a> first: the page calls the API as one of your keys.</p>
+      <p
+        class="muted">The page calls the API as one of your keys. You have no usable key yet: your first look makes one named “${PASTE_KEY_NAME}”, which you will find on <a
+        href="/profile/api-keys">your keys page</a>.</p>
     `;
   }
   return html`<div class="field short"><label for="key">Count against the key</label>
@@ -109,17 +113,14 @@ export function pastePage(view: PasteView): Html {
       <h1>Paste a link</h1>
       <p
         class="muted">Paste the link of a post to see it and download its photos and videos. Each look and each download counts as one call of the key you choose.</p>
-      <form class="card" method="get" action="/paste">
+      <form class="card" method="post" action="/paste">
+        <input type="hidden" name="csrf" value="${view.owner.csrf}">
         <div class="row">
           <div class="field"><label for="url">Link to a post</label>
             <input id="url" name="url" type="url" inputmode="url" required placeholder="https://…" value="${view
               .link}" autocomplete="off"></div>
           ${keyChoice(view)}
-          <div class="field"><button type="submit"${view.keys.length === 0
-            ? html`
-              disabled
-            `
-            : ""}>Show the post</button></div>
+          <div class="field"><button type="submit">Show the post</button></div>
         </div>
       </form>
       ${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ""}

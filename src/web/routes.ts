@@ -11,7 +11,8 @@ import { signInRoutes } from "./sign-in-routes.ts";
 import { KEYS_PAGE, redirect, type SiteHandler, siteOf, type WebDeps } from "./site.ts";
 
 export { MAX_KEYS_PER_ACCOUNT } from "./key-routes.ts";
-export { SIGN_IN_LIMITS, SIGN_UP_WINDOW_MS } from "./sign-in-routes.ts";
+export { SIGN_IN_LIMITS } from "./password-checks.ts";
+export { SIGN_UP_WINDOW_MS } from "./sign-in-routes.ts";
 export { KEYS_PAGE, type SiteHandler, type WebDeps } from "./site.ts";
 
 export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {

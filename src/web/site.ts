@@ -1,7 +1,6 @@
 // What every handler of the owner's site shares: its dependencies, the wrapper that turns an
 // ApiError into a page and adds the security headers, and the wrappers for signed-in and
 // signed-out pages with their CSRF checks.
-import { errorAnswer } from "../http/error-sink.ts";
 import type { Logger } from "../log.ts";
 import type { TrustedProxies } from "../http/client-address.ts";
 import type { Db } from "../store/db.ts";
@@ -31,9 +30,11 @@ export interface WebDeps {
   trustProxy: TrustedProxies;
   /** PUBLIC_URL, for the example calls the pages show; unset, each request's own address. */
   publicUrl?: string;
-  /** The service's own API, which the paste page calls through a signed link as the owner's key. */
-  api: (request: Request) => Promise<Response>;
+  /** The service's own API, which the paste page calls through a signed link as the owner's key, from the owner's peer. */
+  api: (request: Request, peer: string | undefined) => Promise<Response>;
   log: Logger;
+  /** The app's error sink, answering as one of the owner's pages (the sink lives above the site). */
+  pageError: (error: unknown, log: Logger) => Response;
 }
 
 /** `log` is the request's logger, whose lines carry its id, and `peer` the socket's, when the app hands them in. */
@@ -44,6 +45,8 @@ export const KEYS_PAGE = "/profile/api-keys";
 /** A signed-in request, with its form already checked for CSRF when it is a post. */
 export interface OwnerRequest {
   request: Request;
+  /** The socket's address, when the app hands it in: with the request, who the limits count (client-address.ts). */
+  peer: string | undefined;
   url: URL;
   form: URLSearchParams;
   session: Session;
@@ -76,7 +79,7 @@ export function siteOf(deps: WebDeps) {
     try {
       response = await handler(request, log, peer);
     } catch (error) {
-      response = errorAnswer(error, { as: "page", log });
+      response = deps.pageError(error, log);
     }
     for (const [name, value] of Object.entries(securityHeaders)) {
       if (!response.headers.has(name)) response.headers.set(name, value);
@@ -85,7 +88,7 @@ export function siteOf(deps: WebDeps) {
   };
 
   const signedIn = (handler: (ctx: OwnerRequest) => Promise<Response>): SiteHandler =>
-    page(async (request) => {
+    page(async (request, _log, peer) => {
       const state = await readSession(db, request, now());
       if (state.kind !== "signed-in") {
         if (state.kind === "none") return redirect("/sign-in");
@@ -93,7 +96,8 @@ export function siteOf(deps: WebDeps) {
       }
       const form = await checkedForm(request, state.token);
       const owner = { email: state.session.email, csrf: await csrfToken(state.token) };
-      return handler({ request, url: new URL(request.url), form, session: state.session, token: state.token, owner });
+      const url = new URL(request.url);
+      return handler({ request, peer, url, form, session: state.session, token: state.token, owner });
     });
 
   /** Sign-in and sign-up: their CSRF secret lives in a cookie of its own until there is a session. */

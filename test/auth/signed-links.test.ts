@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LinkedPostRecord, LinkedTweetRecord } from "../../src/platforms/records.ts";
 import { deleteApiKey, listApiKeys, updateApiKey } from "../../src/store/api-keys.ts";
-import { rotateLinkSecret } from "../../src/store/link-secret.ts";
+import { LONGEST_LINK_TTL_S, signLink } from "../../src/auth/signed-link.ts";
+import { readLinkSecret, rotateLinkSecret } from "../../src/store/link-secret.ts";
 import { type FakeCdn, fakeSha256, startFakeCdn } from "../fakes/cdn.ts";
 import { fakeTweetIds, type FakeXUpstream, mixedMediaFiles, startFakeXUpstream } from "../fakes/x-upstream.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
@@ -111,6 +112,21 @@ describe.each(storeKinds)("signed links (%s)", (kind) => {
     expect(await codeOf(await open(fresh.record.downloadUrl))).toEqual([403, "link_invalid"]);
     const after = await postFor();
     expect((await open(after.record.downloadUrl, { method: "HEAD" })).status).toBe(200);
+  });
+
+  it("refuses a link that expires further ahead than the longest LINK_TTL_S, though signed with the secret", async () => {
+    const { key } = await postFor();
+    const secret = await readLinkSecret(store.db);
+    const lasting = (seconds: number) =>
+      signLink(secret, "/api/v1/download", { url: link }, {
+        base: "http://test.local",
+        keyId: key.id,
+        expiresAt: new Date(app.clock.now().getTime() + seconds * 1000),
+      });
+    expect((await open(await lasting(LONGEST_LINK_TTL_S), { method: "HEAD" })).status).toBe(200);
+    expect(await codeOf(await open(await lasting(LONGEST_LINK_TTL_S + 3600)))).toEqual([403, "link_invalid"]);
+    const until2100 = (Date.parse("2100-01-01T00:00:00Z") - app.clock.now().getTime()) / 1000;
+    expect(await codeOf(await open(await lasting(until2100)))).toEqual([403, "link_invalid"]);
   });
 
   it("refuses the links of a passive, an expired and a deleted key, each with its own code", async () => {

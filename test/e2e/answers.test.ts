@@ -106,7 +106,7 @@ describe.each(runtimes)("the answers of the service under $name", ({ name, comma
     }
     // A good index is read, and the request goes on to its next check.
     const good = await get(`/api/v1/download?url=${encodeURIComponent("https://example.com/a.mp4")}&index=1`);
-    expect((await good.json()).code).toBe("unsupported_platform");
+    expect((await good.json()).code).toBe("host_not_allowed");
   });
 
   it.runIf(ownParser)(

@@ -24,6 +24,13 @@ import {
   startFakeXiaohongshu,
   videoNote,
 } from "../fakes/xiaohongshu.ts";
+import {
+  carouselPost,
+  type FakeThreads,
+  files as threadsFiles,
+  startFakeThreads,
+  threadsAccess,
+} from "../fakes/threads.ts";
 import { initSegment, probeMedia, runningTools, snapshotFiles } from "../helpers/media.ts";
 import { malformedRequests, rawRequest } from "../helpers/raw-http.ts";
 import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
@@ -56,6 +63,7 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
     let cdn: FakeCdn;
     let site: MediaSite;
     let xiaohongshu: FakeXiaohongshu;
+    let threads: FakeThreads;
     let tmp: string;
     let instance: Instance;
     let service: RunningService;
@@ -77,7 +85,8 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
             X_GRAPHQL_URL: "off",
             X_TIMEOUT_MS: "2000",
             ORIGIN_OVERRIDES:
-              `video.twimg.com=${cdn.origin},pbs.twimg.com=${cdn.origin},ton.twimg.com=${site.origin},${xiaohongshu.originOverrides}`,
+              `video.twimg.com=${cdn.origin},pbs.twimg.com=${cdn.origin},ton.twimg.com=${site.origin},${xiaohongshu.originOverrides},${threads.originOverrides}`,
+            THREADS_QUERY_ID: threadsAccess.queryId,
             EXTRA_PAGE_HOSTS: site.host,
             TRUST_PROXY: "127.0.0.1,::1",
             TMPDIR: tmp,
@@ -102,18 +111,19 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
 
     beforeAll(async () => {
       tmp = mkdtempSync(join(tmpdir(), `contract-tmp-${runtime.name}-`));
-      [x, cdn, site, xiaohongshu] = await Promise.all([
+      [x, cdn, site, xiaohongshu, threads] = await Promise.all([
         startFakeXUpstream(),
         startFakeCdn(),
         startMediaSite(),
         startFakeXiaohongshu(),
+        startFakeThreads(),
       ]);
       instance = await startInstance();
       ({ service, get } = instance);
     });
     afterAll(async () => {
       await instance?.dispose();
-      await Promise.all([x?.close(), cdn?.close(), site?.close(), xiaohongshu?.close()]);
+      await Promise.all([x?.close(), cdn?.close(), site?.close(), xiaohongshu?.close(), threads?.close()]);
       rmSync(tmp, { recursive: true, force: true });
     });
 
@@ -318,13 +328,18 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         expect(head.headers.get("content-length")).toBe("100000");
       });
 
-      it("refuses a link of another site as post does (400 unsupported_platform), and X's media host in another form with 403", async () => {
-        const link = "https://example.com/file.mp4";
+      it("refuses a link of another site with 403 host_not_allowed (post: 400 unsupported_platform), and X's media host in another form too", async () => {
+        const link = "https://example.com/x.mp4";
         const response = await get(`/api/v1/download?url=${encodeURIComponent(link)}`);
-        expect(response.status).toBe(400);
+        expect(response.status).toBe(403);
         const problem = await response.json();
-        expect(problem.code).toBe("unsupported_platform");
-        expect(problem.detail).toBe((await (await get(`/api/v1/post?url=${encodeURIComponent(link)}`)).json()).detail);
+        expect(problem.code).toBe("host_not_allowed");
+        expect(problem.detail).toContain("example.com is neither a supported platform nor one of X's media hosts");
+        expect(problem.detail).toContain("video.twimg.com");
+        // The detail names the platforms as post's refusal of the same link does.
+        const posted = await (await get(`/api/v1/post?url=${encodeURIComponent(link)}`)).json();
+        expect(posted.code).toBe("unsupported_platform");
+        expect(problem.detail).toContain(posted.detail.slice(posted.detail.indexOf("Supported:")));
         expect(response.headers.get("x-ratelimit-tier")).toBe("GOLD");
         const ported = await get(`/api/v1/download?url=${encodeURIComponent("https://video.twimg.com:8443/file.mp4")}`);
         expect(ported.status).toBe(403);
@@ -663,6 +678,19 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         );
         expect(video.status).toBe(200);
         expect(Buffer.from(await video.arrayBuffer()).equals(xiaohongshu.video("v1080.mp4"))).toBe(true);
+      });
+
+      it("reads a Threads carousel through the web client's query (a POST with a body), and relays its video", async () => {
+        const link = `https://www.threads.com/@${carouselPost.user}/post/${carouselPost.code}`;
+        const record = await (await get(`/api/v1/post?url=${encodeURIComponent(link)}`)).json();
+        expect([record.platform, record.id, record.media.map((item: { type: string }) => item.type)]).toEqual([
+          "THREADS",
+          carouselPost.code,
+          ["photo", "video", "photo"],
+        ]);
+        const video = await download(link, "&index=2");
+        expect(video.status).toBe(200);
+        expect(Buffer.from(await video.arrayBuffer()).equals(threadsFiles.get("/v/slide-2.mp4")!)).toBe(true);
       });
 
       it("relays an X post's best video, and turns it into MP3 with audio=mp3", async () => {

@@ -92,7 +92,9 @@ export type FakeMode =
   /** 200 with this JSON body, whatever the id. */
   | { kind: "json"; body: unknown }
   /** Drop the connection without an answer. */
-  | { kind: "reset" };
+  | { kind: "reset" }
+  /** 302 to this location. */
+  | { kind: "redirect"; location: string };
 
 export interface FakeXUpstream {
   /** Base URL, for example http://127.0.0.1:40123 (no trailing slash). */
@@ -203,6 +205,8 @@ export async function startFakeXUpstream(): Promise<FakeXUpstream> {
         return send(res, 200, JSON.stringify(mode.body));
       case "reset":
         return req.socket.destroy();
+      case "redirect":
+        return res.writeHead(302, { location: mode.location }).end();
       case "delay": {
         const timer = setTimeout(() => {
           const answer = normalAnswer(route, url, req);

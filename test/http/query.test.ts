@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { ApiError } from "../../src/http/problem.ts";
 import { DownloadQuery, parseQuery, PostQuery } from "../../src/http/query.ts";
-import { buildOpenApiDocument } from "../../src/http/openapi.ts";
+import { buildOpenApiDocument } from "../../src/app/openapi.ts";
 
 const query = (params: Record<string, string>) => new URLSearchParams(params);
 const parseUrlParam = (raw: string | null | undefined) =>

@@ -117,10 +117,10 @@ describe.each([
     const post = await test.get(`/api/v1/post?url=${pageUrl}`, key);
     expect(post.status).toBe(400);
     expect((await post.json()).code).toBe("unsupported_platform");
-    // Not a page of a known host nor a link of X's media hosts: download refuses it as post does.
-    const download400 = await test.get(`/api/v1/download?url=${pageUrl}`, key);
-    expect(download400.status).toBe(400);
-    expect((await download400.json()).code).toBe("unsupported_platform");
+    // Not a page of a known host nor a link of X's media hosts: download refuses its host.
+    const download403 = await test.get(`/api/v1/download?url=${pageUrl}`, key);
+    expect(download403.status).toBe(403);
+    expect((await download403.json()).code).toBe("host_not_allowed");
     await expectRefused(await download(crafted(redirectTo(`${sameHostCanary.origin}/clip.mp4`))), sameHostCanary.host);
   });
 

@@ -19,7 +19,7 @@ const copy: RemuxPlan = {
   transcodeAudio: false,
   adtsAudio: false,
 };
-const job = (plan: RemuxPlan): RemuxJob => ({ kind: "remux", plan, name: "page_1", durationSec: 12.5 });
+const job = (ffmpeg: RemuxPlan): RemuxJob => ({ kind: "remux", ffmpeg, name: "page_1", durationSec: 12.5 });
 
 describe("slotOf()", () => {
   test("a relay holds a direct slot, a stream copy a remux slot, MP3 and a re-encode an encode slot", () => {
@@ -36,7 +36,7 @@ describe("relayAsSound()", () => {
     const overrides = new Map([["video.twimg.com", "http://127.0.0.1:9000"]]);
     expect(relayAsSound(relay, "mp3", overrides)).toEqual({
       kind: "remux",
-      plan: {
+      ffmpeg: {
         output: "mp3",
         inputs: [{ url: "http://127.0.0.1:9000/ext_tw_video/1/pu/vid/1280x720/a.mp4?tag=12", headers: {}, hls: false }],
         videoInput: null,
@@ -52,7 +52,7 @@ describe("relayAsSound()", () => {
 
   test("reads an HLS playlist as HLS, and the file itself without an override", () => {
     const playlist: RelayPlan = { ...relay, url: new URL("https://video.twimg.com/pl/a.m3u8") };
-    expect(relayAsSound(playlist, "mp3", new Map()).plan.inputs).toEqual([{
+    expect(relayAsSound(playlist, "mp3", new Map()).ffmpeg.inputs).toEqual([{
       url: "https://video.twimg.com/pl/a.m3u8",
       headers: {},
       hls: true,

@@ -20,7 +20,12 @@ const notAsked = (name: string): Source => ({
   describe: () => Promise.reject(new Error(`${name} is not asked here`)),
   plan: () => Promise.reject(new Error(`${name} is not asked here`)),
 });
-const ownSources = { tweets: noTweets, bluesky: notAsked("Bluesky"), xiaohongshu: notAsked("Xiaohongshu") };
+const ownSources = {
+  tweets: noTweets,
+  bluesky: notAsked("Bluesky"),
+  xiaohongshu: notAsked("Xiaohongshu"),
+  threads: notAsked("Threads"),
+};
 
 /** The post's record from the source the link's platform row names, as `post` asks it. */
 function describePost(
@@ -29,7 +34,8 @@ function describePost(
   platform: PlatformId,
 ): Promise<PostRecord> {
   const link = { url, platform };
-  return createSources({ ...ownSources, ...tools })(link).describe(link);
+  const noAsk: Ask = () => Promise.reject(new Error("a description asks no source for a plan"));
+  return createSources({ ...ownSources, ...tools }, noAsk)(link).describe(link);
 }
 
 const noVideo = () => new ApiError("unsupported_url", "No downloadable media was found at this link.");
@@ -211,9 +217,10 @@ describe("a download's plan by the same rule", () => {
     } as unknown as PageSource;
     const galleries: GallerySource = { post: () => (runs.gallery++, gallery()) };
     const link = { url, platform };
-    const ask: Ask = (source, asked, what) => source.plan(asked, what, new AbortController().signal, ask);
+    const ask: Ask = (source, asked, what, asker) => source.plan(asked, what, asker);
+    const asker = { signal: new AbortController().signal, holder: null };
     const all: Wanted = { output: "mp4", format: null, index: null, subtitles: null, filename: null, ...wanted };
-    return { runs, plan: ask(createSources({ ...ownSources, pages, galleries })(link), link, all) };
+    return { runs, plan: ask(createSources({ ...ownSources, pages, galleries }, ask)(link), link, all, asker) };
   }
   const reddit = new URL("https://www.reddit.com/r/pics/comments/abc/x/");
   const tiktok = new URL("https://www.tiktok.com/@breadlab/video/7436185392745209118");
@@ -253,7 +260,7 @@ describe("a download's plan by the same rule", () => {
       output: "mp3",
     });
     const plan = await sound.plan;
-    expect(plan.kind === "remux" && plan.plan.inputs.map((input) => input.url)).toEqual([
+    expect(plan.kind === "remux" && plan.ffmpeg.inputs.map((input) => input.url)).toEqual([
       "https://sf16-ies-music-va.tiktokcdn.com/obj/a.mp3",
     ]);
     expect(plan.kind === "remux" && plan.name).toBe("tiktok_7436185392745209118");
@@ -270,7 +277,7 @@ describe("a record with no item and no text", () => {
       ...ownSources,
       ...sources(() => Promise.reject(noVideo()), () => Promise.reject(noVideo())),
       bluesky: recordSource(record),
-    })(link).describe(link);
+    }, () => Promise.reject(new Error("a description asks no source for a plan")))(link).describe(link);
   };
 
   test("is 404 no_media from any source, not 200 with nothing in it", async () => {

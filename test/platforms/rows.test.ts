@@ -6,8 +6,10 @@ import { isPhotoShaped } from "../../src/platforms/post-source.ts";
 import type { ListedPlatformId } from "../../src/platforms/records.ts";
 import { installedToolClaims } from "../helpers/claims.ts";
 import { detectPlatform, platformTable } from "../../src/platforms/table.ts";
+import { postOf } from "../../src/platforms/threads/url.ts";
 
-type Tool = "yt-dlp" | "gallery-dl";
+/** The tool whose extractor claims a link; `threads` for the one platform no tool reads, whose own reader claims it. */
+type Tool = "yt-dlp" | "gallery-dl" | "threads";
 /** Per platform: sample links and the tool that reads each first, with the extractor of it that must claim the link. */
 const samples: Record<Exclude<ListedPlatformId, "OTHER">, [url: string, tool: Tool, extractor: string][]> = {
   X: [["https://x.com/jack/status/20", "yt-dlp", "Twitter"], [
@@ -116,6 +118,14 @@ const samples: Record<Exclude<ListedPlatformId, "OTHER">, [url: string, tool: To
       "XiaoHongShu",
     ],
   ],
+  // No tool has a Threads extractor; the shapes are cobalt's, FxEmbed's and yt-dlp's pull requests'.
+  THREADS: [
+    ["https://www.threads.com/@mosseri/post/DDupwppSjcp", "threads", "post"],
+    ["https://www.threads.net/@mds/post/DObJvDoDkQI?xmt=AQF0", "threads", "post"],
+    ["https://www.threads.com/@threads/post/C04KN6fODek/media", "threads", "post"],
+    ["https://www.threads.net/t/CzecNnZPaxr", "threads", "post"],
+    ["https://www.threads.com/_/post/DXO2PlPEoOQ", "threads", "post"],
+  ],
 };
 
 const claims = installedToolClaims();
@@ -135,6 +145,7 @@ describe.each(platformTable.map((row) => [row.id, row] as const))("%s", (id, row
     // The reader the row names: X's and Bluesky's own APIs and Xiaohongshu's pages read every link of theirs; yt-dlp's
     // extractor still has to claim it, so that the link shape is one the platform has.
     if (row.reader === "yt-dlp+gallery-dl") expect(isPhotoShaped(link, id) ? "gallery-dl" : "yt-dlp").toBe(tool);
+    else if (row.reader === "threads") return void expect(postOf(link)).not.toBeNull();
     else expect(tool).toBe("yt-dlp");
     const claim = await claims.claimOf(link);
     expect(tool === "yt-dlp" ? claim.ytdlp : claim.gallerydl).toBe(extractor);

@@ -81,7 +81,7 @@ describe("detectPlatform()", () => {
   test("the human list names every platform", () => {
     expect(supportedPlatformsText).toBe(
       "X (Twitter), Instagram, YouTube, TikTok, Reddit, Facebook, Pinterest, Amazon, Vimeo, Dailymotion, Bluesky, Bilibili, Loom, Newgrounds, " +
-        "OK.ru, Rutube, Snapchat, SoundCloud, Streamable, Tumblr, Twitch, VK, Xiaohongshu (RedNote)",
+        "OK.ru, Rutube, Snapchat, SoundCloud, Streamable, Tumblr, Twitch, VK, Xiaohongshu (RedNote), Threads",
     );
   });
 });

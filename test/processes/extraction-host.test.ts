@@ -12,6 +12,7 @@ import { ApiError, toProblem } from "../../src/http/problem.ts";
 import { createLogger } from "../../src/log.ts";
 import { createPageSource } from "../../src/platforms/ytdlp/source.ts";
 import { cookieFile as cookieFileOf } from "../../src/platforms/ytdlp/cookie-file.ts";
+import { workerOptions } from "../../src/platforms/ytdlp/run.ts";
 import { createExtractionHost, type ExtractionHost, interpreterOf } from "../../src/processes/extraction-host.ts";
 import { createCliExtractor } from "../../src/processes/extractor.ts";
 import { nodeFiles } from "../../src/runtime/node/files.ts";
@@ -101,6 +102,7 @@ beforeAll(async () => {
     galleryDlPath: "gallery-dl",
     cli: { run: () => Promise.reject(new Error("the job ran the tool's program, not the host")) },
     enabled: true,
+    workerOptions,
   });
   host.start(createLogger("silent"));
   await until("the host", () => readyPid(host));
@@ -334,6 +336,7 @@ describe("a yt-dlp updated on disk", () => {
       galleryDlPath: "gallery-dl",
       cli: ownCli,
       enabled: true,
+      workerOptions,
     });
     try {
       const installed = path.dirname(

@@ -9,6 +9,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ApiError } from "../../src/http/problem.ts";
 import { createLogger } from "../../src/log.ts";
+import { workerOptions } from "../../src/platforms/ytdlp/run.ts";
 import { createExtractionHost, type ExtractionHost } from "../../src/processes/extraction-host.ts";
 import { createCliExtractor, type Extractor } from "../../src/processes/extractor.ts";
 import { nodeProcesses } from "../../src/runtime/node/processes.ts";
@@ -118,6 +119,8 @@ beforeAll(async () => {
     cli: { run: () => Promise.reject(new Error("the job ran the tool's program, not the host")) },
     enabled: true,
     maxMemoryBytes: memoryLimitBytes,
+    // The service's own options, and --no-cache-dir, which this suite's jobs carry: they run in workers too.
+    workerOptions: { ...workerOptions, flags: [...workerOptions.flags, "--no-cache-dir"] },
   });
   host.start(createLogger("silent"));
   await until("the host", () => host.status().state === "ready" || undefined, 120_000);

@@ -35,6 +35,7 @@ beforeAll(async () => {
     program: "yt-dlp",
     interpreter: ["/bin/sh", path.join(dir, "fake-host")],
     galleryDl: false,
+    workerOptions: { flags: [], valued: [] },
   }, {
     onReady: () => {},
     onStale: () => {},
@@ -88,6 +89,7 @@ test("a YTDLP_PATH that runs bash starts no host and is not retried: the program
     galleryDlPath: "gallery-dl",
     cli: { run: async () => ({ exitCode: 0, stdout: "from the program", stderr: "" }) },
     enabled: true,
+    workerOptions: { flags: [], valued: [] },
   });
   wrapped.start(createLogger("silent"));
   const deadline = Date.now() + 30_000;

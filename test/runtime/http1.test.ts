@@ -22,6 +22,12 @@ describe("requestHead()", () => {
     );
   });
 
+  it("says how long a POST's body is", () => {
+    expect(requestHead("POST", new URL("https://www.threads.com/graphql/query"), {}, 12)).toBe(
+      "POST /graphql/query HTTP/1.1\r\nhost: www.threads.com\r\ncontent-length: 12\r\nconnection: close\r\n\r\n",
+    );
+  });
+
   it("keeps its own framing headers and says a POST has no body", () => {
     const head = requestHead("POST", new URL("http://[::1]/token"), {
       Host: "evil.example",

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log.ts";
 import { serveNode } from "../../src/runtime/node-server.ts";
-import { servedFetch } from "../../src/http/error-sink.ts";
+import { servedFetch } from "../../src/app/error-sink.ts";
 import type { FetchHandler, RunningServer } from "../../src/runtime/serve.ts";
 import { malformedRequests, rawRequest } from "../helpers/raw-http.ts";
 

@@ -1,7 +1,7 @@
 // The sign-in limits on both stores, and across two connection pools on one PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientNetwork } from "../../src/http/client-address.ts";
-import { clearSignInAttempts, takeSignInAttempt } from "../../src/store/sign-in-attempts.ts";
+import { clearSignInAttempts, returnSignInAttempt, takeSignInAttempt } from "../../src/store/sign-in-attempts.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
 
 const limits = { perClientAndAccount: 3, perClient: 5, perAccount: 7, windowMs: 15 * 60_000 };
@@ -108,6 +108,18 @@ describe.each(storeKinds)("sign-in attempts on %s", (kind) => {
       allowed: false,
       limit: "client and account",
       retryAt: at(75),
+    });
+  });
+
+  it("returnSignInAttempt() gives back one attempt counted at its time, and no other", async () => {
+    for (let i = 0; i < limits.perClientAndAccount; i++) await take("c@example.com", "192.0.2.60", 90 + i);
+    expect((await take("c@example.com", "192.0.2.60", 93)).allowed).toBe(false);
+    await returnSignInAttempt(store.db, { email: "C@example.com", client: "192.0.2.60" }, at(91));
+    expect(await take("c@example.com", "192.0.2.60", 93)).toEqual({ allowed: true });
+    expect(await take("c@example.com", "192.0.2.60", 93)).toEqual({
+      allowed: false,
+      limit: "client and account",
+      retryAt: at(90 + 15),
     });
   });
 });

@@ -218,4 +218,36 @@ describe("the owner's page in Chromium", { timeout: 300_000 }, () => {
     expect(Buffer.compare(Buffer.from(await again.arrayBuffer()), saved)).toBe(0);
     await context.close();
   });
+  it("lets an owner who just signed up paste a link and download the whole file, with no key made first", async () => {
+    const context = await browser.newContext({ acceptDownloads: true });
+    const page = await context.newPage();
+    const password = "a long enough password";
+    await page.goto(`${service.url}/sign-up`);
+    await page.getByLabel("Email", { exact: true }).fill("first-day@example.com");
+    await page.getByLabel("Password", { exact: true }).fill(password);
+    await page.getByLabel("Repeat the password").fill(password);
+    await page.getByRole("button", { name: "Create account" }).click();
+    await expect.poll(() => page.url(), poll).toBe(`${service.url}/profile/api-keys?notice=welcome`);
+
+    await page.getByRole("link", { name: "Paste a link", exact: true }).click();
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), poll).toBe("Paste a link");
+    await page.getByLabel("Link to a post").fill(site.pages.progressive);
+    const button = page.getByRole("button", { name: "Show the post" });
+    expect(await button.isEnabled()).toBe(true);
+    await button.click();
+    await page.getByRole("heading", { level: 2 }).or(page.getByRole("alert")).first().waitFor({ timeout: 240_000 });
+    expect(await page.getByRole("alert").count(), (await page.textContent("main")) ?? "").toBe(0);
+    expect(await page.getByRole("heading", { level: 2 }).textContent()).toContain("Progressive test clip");
+
+    const link = page.getByRole("link", { name: /^Download video 1/ }).first();
+    const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
+    expect(await download.failure()).toBeNull();
+    const saved = readFileSync((await download.path())!);
+    expect((await probeMedia(saved)).duration).toBeCloseTo(clipDurationSec, 0);
+    // The look and the download were counted against the key made for the page, which the keys page shows.
+    await page.goto(`${service.url}/profile/api-keys`);
+    const row = page.getByRole("row", { name: /Paste page/ });
+    expect(await row.count()).toBe(1);
+    await context.close();
+  });
 });

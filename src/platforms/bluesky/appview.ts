@@ -2,16 +2,15 @@
 // post's view (app.bsky.feed.getPostThread, the post alone: no replies, no parents). The AppView
 // answers a missing post or an unknown handle with 400 and an error name in its JSON body.
 import { upstreamFailed } from "../../http/problem.ts";
-import { fetchJson, type JsonAnswer } from "../fetch-json.ts";
+import type { JsonAnswer, Outbound } from "../outbound.ts";
 import { type BlueskyPost, notFound, threadToPost } from "./post.ts";
 import type { BlueskyPostRef } from "./url.ts";
 
 export interface AppViewOptions {
   /** Base URL of the AppView (BLUESKY_APPVIEW_URL). */
   baseUrl: string;
-  /** Bound on each exchange, body included. */
-  timeoutMs: number;
-  fetch: typeof fetch;
+  /** The outbound client to the AppView, whose timeout bounds each exchange. */
+  outbound: Outbound;
 }
 
 export interface AppView {
@@ -22,15 +21,16 @@ export interface AppView {
 /** The error name of a 400 answer (`NotFound`, `InvalidRequest`), or null. */
 const errorName = (answer: JsonAnswer) => (answer.body as { error?: unknown } | undefined)?.error ?? null;
 
+/** A post's view is a few KB (its quote and embeds included); the bound keeps one that never ends from filling memory. */
+const maxAnswerBytes = 2 ** 20;
+
 export function createAppView(options: AppViewOptions): AppView {
   const base = options.baseUrl.replace(/\/+$/, "");
   const call = (method: string, params: Record<string, string>) =>
-    fetchJson(options.fetch, `${base}/xrpc/${method}?${new URLSearchParams(params)}`, {
-      headers: { accept: "application/json" },
-    }, {
-      upstream: "Bluesky",
-      timeoutMs: options.timeoutMs,
+    options.outbound.json({
+      url: new URL(`${base}/xrpc/${method}?${new URLSearchParams(params)}`),
       readErrors: [400],
+      maxBytes: maxAnswerBytes,
     });
   const failed = (answer: JsonAnswer) =>
     upstreamFailed(`Bluesky answered with status ${answer.status}; try again later.`);

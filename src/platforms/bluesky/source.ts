@@ -9,6 +9,7 @@ import { itemName, photoPlan, requireItem, requireNoSubtitles } from "../items.t
 import type { PostMediaItem } from "../records.ts";
 import type { Link, Plan, Source } from "../source.ts";
 import { platformMediaCheck } from "../table.ts";
+import type { Outbound } from "../outbound.ts";
 import { createAppView } from "./appview.ts";
 import { bestVariant } from "./playlist.ts";
 import type { BlueskyPost } from "./post.ts";
@@ -17,17 +18,19 @@ import { parsePostLink } from "./url.ts";
 export interface BlueskySourceOptions extends CachedPostsOptions {
   /** Base URL of the public AppView (BLUESKY_APPVIEW_URL). */
   appViewUrl: string;
-  timeoutMs: number;
   /** ORIGIN_OVERRIDES: where the CDN's files are fetched from instead (tests, a local mirror). */
   originOverrides: ReadonlyMap<string, string>;
-  fetch?: typeof fetch;
+  /** The outbound client to the AppView and the video host, whose timeout bounds each exchange. */
+  outbound: Outbound;
 }
 
 const mediaHost = platformMediaCheck("BLUESKY");
+/** A master playlist names a few streams in a few hundred bytes; the bound keeps one that never ends from filling memory. */
+const maxPlaylistBytes = 2 ** 20;
 
 export function createBlueskySource(options: BlueskySourceOptions): Source {
-  const fetchFn = options.fetch ?? fetch;
-  const appView = createAppView({ baseUrl: options.appViewUrl, timeoutMs: options.timeoutMs, fetch: fetchFn });
+  const { outbound } = options;
+  const appView = createAppView({ baseUrl: options.appViewUrl, outbound });
   const read = cachedPosts<BlueskyPost>(options);
 
   function post(link: Link, uncached = false): Promise<BlueskyPost> {
@@ -38,19 +41,13 @@ export function createBlueskySource(options: BlueskySourceOptions): Source {
   /** The media playlist of the master's best stream, fetched from Bluesky's video host. */
   async function bestStream(master: URL, signal: AbortSignal): Promise<URL> {
     mediaHost(master, "The post's video");
-    let text: string;
-    try {
-      const response = await fetchFn(withOriginOverride(master, options.originOverrides), {
-        signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]),
-      });
-      if (!response.ok) throw new Error(`status ${response.status}`);
-      text = await response.text();
-    } catch (error) {
-      throw upstreamFailed("Bluesky's video host did not give the video's playlist; try again later.", {
-        cause: error,
-      });
+    const answer = await outbound.text({ url: master, maxBytes: maxPlaylistBytes, signal });
+    if (answer.text === null) {
+      throw upstreamFailed(
+        `Bluesky's video host answered ${answer.status} instead of the video's playlist; try again later.`,
+      );
     }
-    const stream = bestVariant(text, master);
+    const stream = bestVariant(answer.text, master);
     mediaHost(stream, "A stream of the post's video");
     return stream;
   }
@@ -59,7 +56,7 @@ export function createBlueskySource(options: BlueskySourceOptions): Source {
     tools: () => [],
     extracts: false,
     describe: async (link, describeOptions) => (await post(link, describeOptions?.uncached)).record,
-    async plan(link, wanted, signal): Promise<Plan> {
+    async plan(link, wanted, { signal }): Promise<Plan> {
       const { record, playlists } = await post(link);
       requireNoSubtitles(wanted);
       const index = itemIndex(record.media, wanted.index);
@@ -78,7 +75,7 @@ export function createBlueskySource(options: BlueskySourceOptions): Source {
       return {
         kind: "remux",
         // Bluesky's streams are MPEG-TS segments with H.264 and ADTS AAC.
-        plan: {
+        ffmpeg: {
           output,
           inputs: [{ url: stream.href, headers: {}, hls: true }],
           videoInput: output === "mp4" ? 0 : null,

@@ -11,7 +11,7 @@ import type { GallerySource } from "./source.ts";
 
 /** A source whose plans are read off its record: each item is a file as the platform serves it. */
 export interface RecordSource extends Source {
-  planOf(record: PostRecord, link: Link, wanted: Wanted): RelayPlan;
+  planFromRecord(record: PostRecord, link: Link, wanted: Wanted): RelayPlan;
 }
 
 export function galleryReader(galleries: GallerySource): RecordSource {
@@ -22,7 +22,7 @@ export function galleryReader(galleries: GallerySource): RecordSource {
     async plan(link, wanted) {
       return itemFile(await galleries.post(link.url, link.platform), link, wanted);
     },
-    planOf: itemFile,
+    planFromRecord: itemFile,
   };
 }
 

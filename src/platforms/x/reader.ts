@@ -6,20 +6,20 @@ import { ApiError } from "../../http/problem.ts";
 import { assertDirectUrl } from "../../media/direct-hosts.ts";
 import { noSoundIn, requireItem, requireNoSubtitles, upstreamUrl } from "../items.ts";
 import type { TweetMediaItem, TweetRecord } from "../records.ts";
-import type { Source, Wanted } from "../source.ts";
+import type { Ask, Source, Wanted } from "../source.ts";
 import { tweetToPost, ytdlpFormatId } from "./post.ts";
 import type { TweetSource } from "./source.ts";
 import { parseStatusId } from "./url.ts";
 
-/** X's source; `pages` (yt-dlp's) takes the videos X offers only as HLS. */
-export function xReader(tweets: TweetSource, pages: Source): Source {
+/** X's source; `pages` (yt-dlp's), asked through `ask`, takes the videos X offers only as HLS. */
+export function xReader(tweets: TweetSource, pages: Source, ask: Ask): Source {
   return {
     tools: () => [],
     extracts: false,
     async describe(link, options = {}) {
       return tweetToPost(await tweets.getTweet(parseStatusId(link.url.href), { uncached: options.uncached }));
     },
-    async plan(link, wanted, _signal, ask) {
+    async plan(link, wanted, asker) {
       requireNoSubtitles(wanted);
       const tweet = await tweets.getTweet(parseStatusId(link.url.href));
       const item = tweetItem(tweet, wanted.index);
@@ -27,7 +27,7 @@ export function xReader(tweets: TweetSource, pages: Source): Source {
       const name = wanted.filename ?? (wanted.index === null ? `x_${tweet.id}` : `x_${tweet.id}_${wanted.index}`);
       const file = itemUrl(item, wanted.format);
       if (file !== null) return { kind: "relay", url: file, allowed: assertDirectUrl, name };
-      return ask(pages, link, { ...wanted, filename: name, index: amongVideos(tweet, wanted.index) });
+      return ask(pages, link, { ...wanted, filename: name, index: amongVideos(tweet, wanted.index) }, asker);
     },
   };
 }

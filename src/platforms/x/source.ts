@@ -8,12 +8,12 @@ import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import type { TweetRecord } from "../records.ts";
 import { type Backoff, createBackoff } from "./backoff.ts";
 import { isUpstreamFailure, notFound } from "./errors.ts";
-import { fetchJson } from "../fetch-json.ts";
 import { graphqlAnswerToTweet } from "./graphql.ts";
 import { sessionHeaders, type XSession } from "./session-cookies.ts";
 import { syndicationAnswerToTweet } from "./syndication.ts";
 import { syndicationToken } from "./token.ts";
 import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
+import type { Outbound } from "../outbound.ts";
 
 export interface GraphqlOptions {
   /** POST here with the bearer token to get a guest token. */
@@ -28,12 +28,11 @@ export interface TweetSourceOptions extends CachedPostsOptions {
   syndicationUrl: string;
   /** Fallback when syndication fails; null to use syndication only. */
   graphql: GraphqlOptions | null;
-  /** Bound on each upstream exchange, body included. */
-  timeoutMs: number;
   /** First pause after an upstream failure; it doubles per further failure up to backoffMaxMs. */
   backoffBaseMs?: number;
   backoffMaxMs?: number;
-  fetch?: typeof fetch;
+  /** The outbound client to X's APIs, whose timeout bounds each exchange. */
+  outbound: Outbound;
   /** The operator's signed-in X session, read anew for every use; null when there is none. */
   session?: () => Promise<XSession | null>;
   /** Told which path answered a post that was not in the cache (metrics). */
@@ -55,23 +54,23 @@ export interface TweetSource {
 export const xWebClientBearerToken =
   "AAAAAAAAAAAAAAAAAAAAANRILgAAAAAAnNwIzUejRCOuH5E6I8xnZz4puTs%3D1Zv7ttfk8LF81IUq16cHjhLTvJu4FA33AGWWjCpTnA";
 
+/** X's answers are tens to hundreds of KB; the bound keeps one that never ends from filling memory. */
+const maxAnswerBytes = 4 * 2 ** 20;
+
 export function createTweetSource(options: TweetSourceOptions): TweetSource {
   const now = options.now ?? Date.now;
-  const fetchFn = options.fetch ?? fetch;
+  const { outbound } = options;
   const read = cachedPosts<TweetRecord>(options);
   const backoffOptions = { now, baseMs: options.backoffBaseMs ?? 1_000, maxMs: options.backoffMaxMs ?? 30_000 };
   const syndicationBackoff = createBackoff(backoffOptions);
   const graphql = options.graphql &&
-    createGraphqlClient(options.graphql, fetchFn, options.timeoutMs, createBackoff(backoffOptions));
+    createGraphqlClient(options.graphql, outbound, createBackoff(backoffOptions));
 
   async function fromSyndication(id: string): Promise<TweetRecord> {
     const url = `${options.syndicationUrl.replace(/\/+$/, "")}/tweet-result?id=${id}&token=${
       syndicationToken(id)
     }&lang=en`;
-    const answer = await fetchJson(fetchFn, url, { headers: { accept: "application/json" } }, {
-      upstream: "X",
-      timeoutMs: options.timeoutMs,
-    });
+    const answer = await outbound.json({ url: new URL(url), maxBytes: maxAnswerBytes });
     if (answer.status === 404) throw notFound(id);
     if (answer.status !== 200) throw upstreamFailed(`X answered with status ${answer.status}; try again later.`);
     return syndicationAnswerToTweet(answer.body, id);
@@ -166,8 +165,7 @@ interface GraphqlClient {
 
 function createGraphqlClient(
   options: GraphqlOptions,
-  fetchFn: typeof fetch,
-  timeoutMs: number,
+  outbound: Outbound,
   backoff: Backoff,
 ): GraphqlClient {
   const authorization = `Bearer ${options.bearerToken}`;
@@ -175,9 +173,11 @@ function createGraphqlClient(
   let guestToken: Promise<string> | null = null;
 
   async function activate(): Promise<string> {
-    const answer = await fetchJson(fetchFn, options.guestActivateUrl, { method: "POST", headers: { authorization } }, {
-      upstream: "X",
-      timeoutMs,
+    const answer = await outbound.json({
+      url: new URL(options.guestActivateUrl),
+      method: "POST",
+      session: { authorization },
+      maxBytes: maxAnswerBytes,
     });
     const parsed = GuestActivation.safeParse(answer.body);
     if (answer.status !== 200 || !parsed.success) {
@@ -205,9 +205,11 @@ function createGraphqlClient(
       variables: JSON.stringify({ tweetId: id, ...graphqlVariables }),
       features: graphqlFeatures,
     });
-    const answer = await fetchJson(fetchFn, `${options.tweetResultUrl}?${query}`, {
-      headers: { authorization, ...headers },
-    }, { upstream: "X", timeoutMs });
+    const answer = await outbound.json({
+      url: new URL(`${options.tweetResultUrl}?${query}`),
+      session: { authorization, ...headers },
+      maxBytes: maxAnswerBytes,
+    });
     if (answer.status !== 200) {
       spent();
       const cause = session

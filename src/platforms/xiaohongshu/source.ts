@@ -4,21 +4,18 @@
 // and gallery-dl none of the site, so the service reads the page itself, and keeps what it read
 // a while (cached-posts.ts), as for Bluesky.
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
-import { withOriginOverride } from "../../media/direct-hosts.ts";
-import { boundedText } from "../../util/bounded-text.ts";
 import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
 import { itemName, photoPlan, requireItem, requireNoSubtitles } from "../items.ts";
 import type { Link, Plan, Source } from "../source.ts";
+import type { Outbound, OutboundAnswer } from "../outbound.ts";
 import { platformMediaCheck } from "../table.ts";
 import { noteToPost, type XiaohongshuPost } from "./note.ts";
 import { initialStateOf } from "./state.ts";
 import { isShortLink, notANoteLink, noteOf, notePage, type NoteRef } from "./url.ts";
 
 export interface XiaohongshuSourceOptions extends CachedPostsOptions {
-  timeoutMs: number;
-  /** ORIGIN_OVERRIDES: where the site's pages and files are fetched from instead (tests, a local mirror). */
-  originOverrides: ReadonlyMap<string, string>;
-  fetch?: typeof fetch;
+  /** The outbound client to the site, whose timeout bounds each exchange. */
+  outbound: Outbound;
   /** The site refused this server (502 upstream_blocked): metrics and the platform check listen. */
   onBlocked?: (page: URL, error: ApiError) => void;
 }
@@ -44,23 +41,9 @@ const browserHeaders = {
  */
 const maxPageBytes = 4 * 2 ** 20;
 
-const pageTooLarge = () => upstreamFailed("Xiaohongshu's page was larger than any note's; try again later.");
-
-/** The page's text, up to maxPageBytes; past that the page is no note's. */
-async function pageText(response: Response): Promise<string> {
-  if (response.body === null) return "";
-  try {
-    return await boundedText(response.body, maxPageBytes, pageTooLarge);
-  } catch (error) {
-    if (error instanceof ApiError) throw error;
-    throw upstreamFailed("Xiaohongshu's page broke off; try again later.", { cause: error });
-  }
-}
-
-/** Throws unless the answer is the note's page: 404 for no note, 502 upstream_blocked for a wall. */
-async function requireNotePage(response: Response, ref: NoteRef, onBlocked: (refused: ApiError) => void) {
-  if (response.ok) return;
-  await response.body?.cancel();
+/** The note page's text; throws unless the answer is one: 404 for no note, 502 upstream_blocked for a wall. */
+function notePageText(response: OutboundAnswer, ref: NoteRef, onBlocked: (refused: ApiError) => void): string {
+  if (response.text !== null && response.status <= 299) return response.text;
   if (response.status === 404) {
     throw new ApiError("not_found", `Xiaohongshu has no note ${ref.id}; it may have been deleted. Check the link.`);
   }
@@ -77,22 +60,10 @@ async function requireNotePage(response: Response, ref: NoteRef, onBlocked: (ref
 }
 
 export function createXiaohongshuSource(options: XiaohongshuSourceOptions): Source {
-  const fetchFn = options.fetch ?? fetch;
   const read = cachedPosts<XiaohongshuPost>(options);
-
-  async function exchange(url: URL): Promise<Response> {
-    try {
-      return await fetchFn(withOriginOverride(url, options.originOverrides), {
-        headers: browserHeaders,
-        redirect: "manual",
-        signal: AbortSignal.timeout(options.timeoutMs),
-      });
-    } catch (error) {
-      throw upstreamFailed("Xiaohongshu could not be reached, or did not answer in time; try again later.", {
-        cause: error,
-      });
-    }
-  }
+  // A redirect is the answer: a short link's target, or a page's sign-in wall.
+  const exchange = (url: URL) =>
+    options.outbound.text({ url, headers: browserHeaders, redirect: "manual", maxBytes: maxPageBytes });
 
   /**
    * The note a short link leads to: its redirect's target, which must be a note link. Only the
@@ -100,7 +71,6 @@ export function createXiaohongshuSource(options: XiaohongshuSourceOptions): Sour
    */
   async function followShortLink(url: URL): Promise<NoteRef> {
     const response = await exchange(new URL(url.pathname, "https://xhslink.com"));
-    await response.body?.cancel();
     const target = URL.parse(response.headers.get("location") ?? "", url);
     const ref = target === null || response.status < 300 || response.status > 399 ? null : noteOf(target);
     if (ref === null) {
@@ -112,8 +82,7 @@ export function createXiaohongshuSource(options: XiaohongshuSourceOptions): Sour
   async function load(ref: NoteRef): Promise<XiaohongshuPost> {
     const page = notePage(ref);
     const response = await exchange(page);
-    await requireNotePage(response, ref, (refused) => options.onBlocked?.(page, refused));
-    const state = initialStateOf(await pageText(response));
+    const state = initialStateOf(notePageText(response, ref, (refused) => options.onBlocked?.(page, refused)));
     if (state === null) {
       throw upstreamFailed("Xiaohongshu's page held no note data this service can read; try again later.");
     }

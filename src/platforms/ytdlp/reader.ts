@@ -15,7 +15,7 @@ export function ytdlpReader(pages: PageSource): Source {
     async describe(link, options = {}) {
       return infoToPost(await pages.info(link.url, options), link.platform, link.url);
     },
-    async plan(link, wanted, signal) {
+    async plan(link, wanted, { signal }) {
       // The description (kept from /post, or extracted now and kept) says how many items there are.
       if (wanted.index !== null) requireItem(wanted.index, postItems(await pages.info(link.url)).length);
       const { info, formats } = await pages.select(
@@ -25,11 +25,11 @@ export function ytdlpReader(pages: PageSource): Source {
         wanted.index ?? 1,
       );
       const entry = mainEntry(info);
-      const plan = planRemux(formats, wanted.output);
-      if (wanted.subtitles !== null) plan.subtitles = chooseSubtitle(entry, wanted.subtitles);
+      const ffmpeg = planRemux(formats, wanted.output);
+      if (wanted.subtitles !== null) ffmpeg.subtitles = chooseSubtitle(entry, wanted.subtitles);
       return {
         kind: "remux",
-        plan,
+        ffmpeg,
         name: wanted.filename ?? `${link.platform.toLowerCase()}_${postId(entry, link.platform)}`,
         // The unrounded length: the post record's whole seconds would be off by up to half a second.
         durationSec: entry.duration ?? null,

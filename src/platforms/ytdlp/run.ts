@@ -33,6 +33,21 @@ export interface ExtractOptions {
   cookiesFile?: string;
 }
 
+/**
+ * The options of `extractInfoArgs` a job may carry and still run in a worker of the extraction host,
+ * a thread beside other jobs (extraction-host/pool.py): none leaves anything in the interpreter for
+ * the next job. The host is handed this list; it keeps none of its own. An option added to
+ * `extractInfoArgs` goes into `flags` (alone) or `valued` (followed by one value) when it keeps to
+ * its own job, else into `runsAlone`; test/platforms/ytdlp/worker-options.test.ts fails until it is
+ * in one of the three.
+ */
+export const workerOptions = {
+  flags: ["-J", "--ignore-config", "--no-playlist", "--no-warnings", "--no-js-runtimes"],
+  valued: ["--playlist-items", "--socket-timeout", "-f", "--proxy", "--js-runtimes", "--remote-components"],
+  /** A job with these runs in a child of its own: yt-dlp writes the cookie jar back; the description comes on stdin. */
+  runsAlone: ["--cookies", "--load-info-json"],
+} as const;
+
 export function extractInfoArgs(
   url: string,
   options: Pick<

@@ -26,7 +26,7 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const OWN_HEADERS = new Set(["host", "connection", "content-length", "transfer-encoding"]);
 
 /** The request head for one exchange on a fresh connection, which the server closes after answering. */
-export function requestHead(method: string, url: URL, headers: Record<string, string>): string {
+export function requestHead(method: string, url: URL, headers: Record<string, string>, bodyLength = 0): string {
   const lines = [`${method} ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`];
   for (const [name, value] of Object.entries(headers)) {
     if (!TOKEN.test(name) || /[\0\r\n]/.test(value)) {
@@ -34,8 +34,8 @@ export function requestHead(method: string, url: URL, headers: Record<string, st
     }
     if (!OWN_HEADERS.has(name.toLowerCase())) lines.push(`${name}: ${value}`);
   }
-  // A request without a body says so; only POST (X's guest-token call) would otherwise leave it open.
-  if (method === "POST") lines.push("content-length: 0");
+  // A POST says how long its body is, also when it has none (X's guest-token call), or it would stay open.
+  if (method === "POST") lines.push(`content-length: ${bodyLength}`);
   lines.push("connection: close", "", "");
   return lines.join("\r\n");
 }

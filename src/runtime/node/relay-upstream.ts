@@ -27,8 +27,8 @@ export function createNodeUpstream(
   proxy: OutboundProxy | null = null,
   tlsOptions: tls.ConnectionOptions = {},
 ): UpstreamClient {
-  return async ({ url, method, headers, signal, address, idleTimeoutMs }) => {
-    const head = requestHead(method, url, headers);
+  return async ({ url, method, headers, body: requestBody, signal, address, idleTimeoutMs }) => {
+    const head = requestHead(method, url, headers, requestBody?.byteLength);
     const socket = await connect(url, address, proxy, tlsOptions, signal);
     // Whoever reads the body learns of its errors from it (`errored`); an error event with no
     // listener would crash the process.
@@ -37,6 +37,7 @@ export function createNodeUpstream(
     signal.addEventListener("abort", abort, { once: true });
     try {
       socket.write(head);
+      if (requestBody !== undefined) socket.write(requestBody);
       const response = await readResponse(socket);
       const framing = bodyFraming(method, response);
       if (framing.kind === "none") {

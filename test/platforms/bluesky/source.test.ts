@@ -12,6 +12,7 @@ import {
   streams,
   videoPost,
 } from "../../fakes/bluesky.ts";
+import { testOutbound } from "../../helpers/outbound.ts";
 
 let fake: FakeBluesky;
 beforeAll(async () => {
@@ -22,11 +23,17 @@ afterAll(() => fake?.close());
 const source = () =>
   createBlueskySource({
     appViewUrl: fake.origin,
-    timeoutMs: 10_000,
     cacheTtlMs: 60_000,
     cacheMaxEntries: 10,
-    originOverrides: new Map([["cdn.bsky.app", fake.origin], ["video.bsky.app", fake.origin]]),
+    originOverrides: overrides(),
+    outbound: testOutbound({
+      name: "Bluesky",
+      timeoutMs: 10_000,
+      trustedOrigins: [fake.origin],
+      originOverrides: overrides(),
+    }),
   });
+const overrides = () => new Map([["cdn.bsky.app", fake.origin], ["video.bsky.app", fake.origin]]);
 const link = (url: string): Link => ({ url: new URL(url), platform: "BLUESKY" });
 const wanted = (more: Partial<Wanted> = {}): Wanted => ({
   output: "mp4",
@@ -36,9 +43,8 @@ const wanted = (more: Partial<Wanted> = {}): Wanted => ({
   filename: null,
   ...more,
 });
-const signal = new AbortController().signal;
-// Bluesky's source hands no link to another source.
-const ask = () => Promise.reject(new Error("asked another source"));
+// Bluesky's source hands no link to another source; no slot is held here.
+const asker = { signal: new AbortController().signal, holder: null };
 
 describe("createBlueskySource()", () => {
   test("resolves the handle, reads the post once, and keeps it", async () => {
@@ -71,10 +77,10 @@ describe("createBlueskySource()", () => {
   });
 
   test("a video's plan remuxes the master's best stream, from the video host", async () => {
-    const plan = await source().plan(link(linkOf(quoteOfVideo)), wanted(), signal, ask);
+    const plan = await source().plan(link(linkOf(quoteOfVideo)), wanted(), asker);
     expect(plan).toMatchObject({ kind: "remux", name: "bluesky_3lc7q2n2vik2i", durationSec: null });
     if (plan.kind !== "remux") throw new Error("not a remux");
-    expect(plan.plan).toMatchObject({
+    expect(plan.ffmpeg).toMatchObject({
       output: "mp4",
       videoInput: 0,
       audioInput: 0,
@@ -82,7 +88,7 @@ describe("createBlueskySource()", () => {
       transcodeVideo: false,
       transcodeAudio: false,
     });
-    expect(plan.plan.inputs).toEqual([{
+    expect(plan.ffmpeg.inputs).toEqual([{
       url: expect.stringMatching(new RegExp(`^${fake.origin}/watch/.*/${streams[1]!.name}/video\\.m3u8$`)),
       headers: {},
       hls: true,
@@ -90,7 +96,7 @@ describe("createBlueskySource()", () => {
   });
 
   test("a photo's plan relays it from Bluesky's CDN, and only from there", async () => {
-    const plan = await source().plan(link(linkOf(imagesThread.thread.post)), wanted({ index: 1 }), signal, ask);
+    const plan = await source().plan(link(linkOf(imagesThread.thread.post)), wanted({ index: 1 }), asker);
     if (plan.kind !== "relay") throw new Error("not a relay");
     expect(plan.url.href).toMatch(/^https:\/\/cdn\.bsky\.app\/img\/feed_fullsize\//);
     expect(plan.name).toBe("bluesky_3k7qmjev5lr2s_1");
@@ -105,7 +111,7 @@ describe("createBlueskySource()", () => {
     ["a variant of a photo", wanted({ format: "720p" }), "format_not_available"],
     ["subtitles", wanted({ subtitles: "en" }), "invalid_parameter"],
   ])("%s is 400", async (_, asked, code) => {
-    await expect(source().plan(link(linkOf(imagesThread.thread.post)), asked, signal, ask)).rejects.toMatchObject({
+    await expect(source().plan(link(linkOf(imagesThread.thread.post)), asked, asker)).rejects.toMatchObject({
       status: 400,
       code,
     });

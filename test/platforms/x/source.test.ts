@@ -6,6 +6,8 @@ import { syndicationAnswerToTweet } from "../../../src/platforms/x/syndication.t
 import { syndicationToken } from "../../../src/platforms/x/token.ts";
 import { fakeTweetIds, type FakeXUpstream, startFakeXUpstream, xSession } from "../../fakes/x-upstream.ts";
 import { readFixture } from "./read-fixture.ts";
+import { testOutbound } from "../../helpers/outbound.ts";
+import { startHostilePlatform } from "../../fakes/hostile-platform.ts";
 
 const nasa = "1491475671058681863";
 const obama = "266031293945503744";
@@ -32,11 +34,15 @@ async function errorOf(promise: Promise<unknown>): Promise<ApiError> {
 }
 
 // Each test gets a fresh source and resets the fake's modes; counts are compared as deltas.
-function source(overrides: Partial<TweetSourceOptions> = {}) {
+function source(
+  { timeoutMs = 2_000, onExchange, ...overrides }:
+    & Partial<TweetSourceOptions>
+    & { timeoutMs?: number; onExchange?: (url: URL) => void } = {},
+) {
   return createTweetSource({
+    outbound: testOutbound({ timeoutMs, trustedOrigins: [upstream.url], onExchange }),
     syndicationUrl: upstream.syndicationUrl,
     graphql: null,
-    timeoutMs: 2_000,
     cacheTtlMs: 60_000,
     notFoundTtlMs: 10_000,
     cacheMaxEntries: 100,
@@ -55,11 +61,7 @@ beforeEach(() => {
 describe("createTweetSource() against syndication", () => {
   it("answers the mapped record and sends the id with its token", async () => {
     const urls: string[] = [];
-    const recordingFetch: typeof fetch = (input, init) => {
-      urls.push(String(input));
-      return fetch(input, init);
-    };
-    const tweet = await source({ fetch: recordingFetch }).getTweet(nasa);
+    const tweet = await source({ onExchange: (url) => urls.push(url.href) }).getTweet(nasa);
     expect(tweet).toEqual(
       syndicationAnswerToTweet(readFixture("syndication/video_nasa_1491475671058681863.json"), nasa),
     );
@@ -296,6 +298,33 @@ describe("createTweetSource() GraphQL fallback", () => {
 });
 
 describe("createTweetSource() as the operator's signed-in account", () => {
+  it("sends the session's cookies and CSRF token to X's origin only, never to a redirect's other origin", async () => {
+    const elsewhere = await startHostilePlatform();
+    try {
+      elsewhere.answer({ kind: "redirect", location: `${upstream.url}/not-found` });
+      upstream.setMode("graphql", { kind: "redirect", location: `${elsewhere.origin}/graphql` });
+      const tweets = createTweetSource({
+        outbound: testOutbound({ trustedOrigins: [upstream.url, elsewhere.origin] }),
+        syndicationUrl: upstream.syndicationUrl,
+        graphql: upstream.graphql,
+        cacheTtlMs: 60_000,
+        cacheMaxEntries: 10,
+        session: async () => ({ ...xSession }),
+      });
+      const error = await errorOf(tweets.getTweet(fakeTweetIds.ageRestricted));
+      expect([error.status, error.code]).toEqual([502, "upstream_failed"]);
+      expect(elsewhere.requests.map((request) => request.path)).toEqual(["/graphql"]);
+      const crossed = elsewhere.requests[0]!.headers;
+      expect([crossed.cookie, crossed["x-csrf-token"], crossed.authorization]).toEqual([
+        undefined,
+        undefined,
+        undefined,
+      ]);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   const graphqlCalls = () => upstream.calls(new URL(upstream.graphql.tweetResultUrl).pathname);
   const recordedVideo = () =>
     graphqlAnswerToTweet(readFixture("graphql/TweetResultByRestId_video_1841206275088290279.json"), cockatoo);

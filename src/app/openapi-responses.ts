@@ -1,7 +1,7 @@
 // The response objects of the OpenAPI document: headers, problem answers whose codes come from the
 // one error table (errors.ts), file bodies, and the HEAD twin of a GET. Pure data builders for
 // openapi.ts.
-import { type ErrorCode, errorTable } from "./errors.ts";
+import { type ErrorCode, errorTable } from "../http/errors.ts";
 
 type Header = { description: string; required?: boolean; schema: Record<string, unknown> };
 type Headers = Record<string, Header>;
@@ -10,9 +10,12 @@ const integer = { type: "integer" };
 const text = { type: "string" };
 
 const rateLimitHeaders: Headers = {
-  "X-RateLimit-Limit": { description: "Requests per 24 h for the key's tier", schema: integer },
+  "X-RateLimit-Limit": {
+    description: "Requests per 24 h for the key's tier; on a 429 `burst_exceeded`, requests per 60 s",
+    schema: integer,
+  },
   "X-RateLimit-Remaining": {
-    description: "Requests left in the current 24 h window",
+    description: "Requests left in the current 24 h window; on a 429 `burst_exceeded`, in the 60 s window (0)",
     schema: { type: "integer", minimum: 0 },
   },
   "X-RateLimit-Tier": { description: "Tier of the key", schema: { type: "string", enum: ["FREE", "PRO", "GOLD"] } },
@@ -44,7 +47,6 @@ const wwwAuthenticate: Header = { description: "`Bearer` challenge", required: t
 const beforeAdmission: ReadonlySet<ErrorCode> = new Set([
   "invalid_request",
   "headers_too_large",
-  "method_not_allowed",
   "missing_api_key",
   "invalid_api_key",
   "invalid_metrics_token",
@@ -54,6 +56,9 @@ const beforeAdmission: ReadonlySet<ErrorCode> = new Set([
   "internal_error",
   "store_unavailable",
 ]);
+
+/** Codes the router answers before the key is checked: their answers carry the headers only for a known key. */
+const whenKeyKnown: ReadonlySet<ErrorCode> = new Set(["method_not_allowed"]);
 
 export function required(headers: Headers, isRequired = true): Headers {
   return Object.fromEntries(
@@ -65,7 +70,8 @@ export function required(headers: Headers, isRequired = true): Headers {
 export function rateLimitHeadersFor(codes: readonly ErrorCode[] | "admitted"): Headers {
   if (codes === "admitted") return required(rateLimitHeaders);
   const after = codes.filter((code) => !beforeAdmission.has(code)).length;
-  return after === 0 ? {} : required(rateLimitHeaders, after === codes.length);
+  const always = after === codes.length && !codes.some((code) => whenKeyKnown.has(code));
+  return after === 0 ? {} : required(rateLimitHeaders, always);
 }
 
 const statusText: Record<number, string> = {

@@ -8,8 +8,8 @@ import type { FetchHandler, Served } from "../runtime/serve.ts";
 import { StoreFullError, StoreUnavailableError } from "../store/db.ts";
 import { htmlResponse, securityHeaders } from "../web/html.ts";
 import { errorPage } from "../web/pages.ts";
-import { corsHeaders } from "./cors.ts";
-import { ApiError, logProblem, problemResponse } from "./problem.ts";
+import { corsHeaders } from "../http/cors.ts";
+import { ApiError, logProblem, problemResponse } from "../http/problem.ts";
 
 export interface Answering {
   /** "api": problem+json; "page": an HTML page of the owner's site. */

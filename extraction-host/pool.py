@@ -1,162 +1,46 @@
-"""Workers: warm processes forked from the host that each run many yt-dlp jobs at once, a thread each.
+"""The pool: the host's side of its workers (worker.py), which each run many yt-dlp jobs at once, a
+thread each.
 
 A job that reads a platform's page waits a second on the network and spends a few tens of ms of
 CPU; a child forked for it spends ~300 ms more (on a VM whose page faults cost 20-30 us) copying
 the host's pages it touches. A worker pays that once for hundreds of jobs, and its threads share
 what they copy. Only jobs that keep to themselves run in one (admitted()): yt-dlp reading one link
-with the service's own options, no cookies, no stdin; any other job gets a child of its own.
+with options the service names as shared (src/platforms/ytdlp/run.ts, handed to the host as
+--worker-options), no stdin; any other job gets a child of its own.
 
-What a job in a worker cannot do to another:
-- its output and its log go to buffers of its own (the thread's sys.stdout and sys.stderr), sent
-  with its answer;
+What a job in a worker cannot do to another, on this side:
 - a job cancelled (its cap passed, or its caller gone) retires its worker, which takes no new job
   and is killed once its other jobs have answered;
-- a worker that ends (a crash), stops beating for STALL_S (a job holding the interpreter), or
+- a worker that ends (a crash), stops beating for stall_s (a job holding the interpreter), or
   whose job met its memory cap, is killed, and each job it had not answered runs again in a child
   of its own: the pool may cost a job time, never its answer.
 """
 import json
 import os
 import signal
-import sys
-import threading
 import time
 
-from child import enter, rss_bytes, run_tool, use_choice
 
-BEAT_S = 0.5
-STACK_BYTES = 4 * 2**20  # per thread; counted in the worker's RLIMIT_DATA
-# The service's own yt-dlp options (src/platforms/ytdlp/run.ts), and --no-cache-dir: none changes
-# the interpreter's state.
-FLAGS = {"-J", "--ignore-config", "--no-playlist", "--no-warnings", "--no-js-runtimes", "--no-cache-dir"}
-VALUED = {"--playlist-items", "--socket-timeout", "-f", "--proxy", "--js-runtimes", "--remote-components"}
+class SharedOptions:
+    """The options a yt-dlp job may carry and still share a worker: flags, and options with a value.
+    None of them changes the interpreter's state; the service names them (src/platforms/ytdlp/run.ts)."""
 
+    def __init__(self, flags=(), valued=()):
+        self.flags, self.valued = frozenset(flags), frozenset(valued)
 
-def admitted(job, link):
-    """Whether a job may share a worker: yt-dlp on `link` (see host.link_of), the service's own options only."""
-    if link is None or "stdin" in job:
-        return False
-    options = job["args"][:-2]
-    while options:
-        option = options.pop(0)
-        if option in VALUED and options:
-            options.pop(0)
-        elif option not in FLAGS:
+    def admitted(self, job, link):
+        """Whether the job may share a worker: yt-dlp on `link` (see chooser.link_of), these options only."""
+        if link is None or "stdin" in job:
             return False
-    return True
-
-
-# --- in a worker ---
-
-class Buffer:
-    """What one job wrote to one stream, up to `limit` bytes."""
-
-    def __init__(self, limit):
-        self.parts, self.size, self.limit, self.overflowed = [], 0, limit, False
-
-    def write(self, text):
-        self.size += len(text.encode("utf-8", "replace"))
-        if self.size > self.limit:
-            self.overflowed = True
-        else:
-            self.parts.append(text)
-
-    def text(self):
-        return "".join(self.parts)
-
-
-JOB = threading.local()  # the running job's buffers (out, err) and extractor choice
-
-
-class ThreadStream:
-    """A worker's sys.stdout or sys.stderr: a job's thread writes to its own buffer; the worker's own
-    threads to the worker's descriptor."""
-
-    encoding, errors = "utf-8", "replace"
-
-    def __init__(self, name, own):
-        self.name, self.own = name, own
-
-    def write(self, text):
-        buffer = getattr(JOB, self.name, None)
-        if buffer is None:
-            return self.own.write(text)
-        buffer.write(text)
-        return len(text)
-
-    def flush(self):
-        if getattr(JOB, self.name, None) is None:
-            self.own.flush()
-
-    def isatty(self):
-        return False
-
-    def writable(self):
+        options = job["args"][:-2]
+        while options:
+            option = options.pop(0)
+            if option in self.valued and options:
+                options.pop(0)
+            elif option not in self.flags:
+                return False
         return True
 
-
-class Answers:
-    """The worker's messages to the host, one JSON line each; a lock keeps each whole."""
-
-    def __init__(self, fd):
-        self.fd, self.lock = fd, threading.Lock()
-
-    def send(self, *messages):
-        data = memoryview("".join(json.dumps(message) + "\n" for message in messages).encode())
-        with self.lock:
-            while data:
-                data = data[os.write(self.fd, data):]
-
-
-def run_job(modules, answers, running, job, choice, max_stdout):
-    """In a job's thread: runs it as its program would, and answers with its output and log."""
-    JOB.out, JOB.err, JOB.choice = Buffer(max_stdout), Buffer(max_stdout), choice
-    code = run_tool(modules, "yt-dlp", job["args"])
-    out, err = JOB.out, JOB.err
-    JOB.out = JOB.err = None
-    running.discard(job["id"])
-    if "MemoryError" in err.text():  # it may have been another job's: each runs again alone
-        answers.send({"id": job["id"], "again": True, "retire": True})
-    elif out.overflowed:
-        answers.send({"id": job["id"], "oversized": True})
-    else:
-        log = [{"id": job["id"], "stderr": err.text()}] if err.parts else []
-        answers.send(*log, {"id": job["id"], "exitCode": code, "stdout": out.text(), "rssBytes": rss_bytes()})
-
-
-def beat(answers, running):
-    """Says the worker is alive while it has jobs; a job that holds the interpreter silences it."""
-    while True:
-        time.sleep(BEAT_S)
-        if running:
-            answers.send({"beat": True})
-
-
-def take_thread_choice():
-    choice, JOB.choice = getattr(JOB, "choice", None), None
-    return choice
-
-
-def serve(modules, max_stdout):
-    """A worker's life: jobs read from descriptor 3 (one JSON line each: [job, choice]), each run in
-    a thread of its own, answers written to descriptor 4. Never returns."""
-    sys.stdout, sys.stderr = ThreadStream("out", sys.stdout), ThreadStream("err", sys.stderr)
-    use_choice(modules["yt-dlp"], take_thread_choice)
-    threading.stack_size(STACK_BYTES)
-    answers, running, pending = Answers(4), set(), b""
-    threading.Thread(target=beat, args=(answers, running), daemon=True).start()
-    while True:
-        chunk = os.read(3, 65536)
-        if not chunk:
-            os._exit(0)
-        *lines, pending = (pending + chunk).split(b"\n")
-        for line in lines:
-            job, choice = json.loads(line)
-            running.add(job["id"])
-            threading.Thread(target=run_job, args=(modules, answers, running, job, choice, max_stdout), daemon=True).start()
-
-
-# --- in the host ---
 
 class Owed:
     """A job a worker has not answered: what it was sent, its log once it came, whether it was cancelled."""
@@ -201,8 +85,9 @@ class Worker:
 class Pool:
     """The workers of one host: up to `size`, `threads` jobs each; forks them as jobs come."""
 
-    def __init__(self, fork_worker, size, threads, stall_s, retire_after):
+    def __init__(self, fork_worker, size, threads, stall_s, retire_after, shared):
         self.fork_worker, self.size, self.threads, self.stall_s, self.retire_after = fork_worker, size, threads, stall_s, retire_after
+        self.shared = shared  # SharedOptions: which jobs it takes
         self.workers = {}  # pid -> Worker
 
     def worker(self):

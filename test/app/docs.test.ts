@@ -2,8 +2,8 @@
 // nothing but its own stylesheet.
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { typeOf } from "../../src/http/docs.ts";
-import { buildOpenApiDocument } from "../../src/http/openapi.ts";
+import { typeOf } from "../../src/app/docs.ts";
+import { buildOpenApiDocument } from "../../src/app/openapi.ts";
 import { buildTestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 

@@ -12,7 +12,7 @@ import {
   LinkedTweetVideoVariant,
   PostSubtitle,
 } from "../platforms/records.ts";
-import type { ErrorCode } from "./errors.ts";
+import type { ErrorCode } from "../http/errors.ts";
 import {
   fileContent,
   problemResponses,
@@ -23,7 +23,7 @@ import {
   withoutBodies,
 } from "./openapi-responses.ts";
 import { sitePaths, siteSchemas } from "./openapi-site.ts";
-import { DownloadQuery, PostQuery, TweetQuery } from "./query.ts";
+import { DownloadQuery, PostQuery, TweetQuery } from "../http/query.ts";
 
 export const API_VERSION = "1.0.0";
 
@@ -108,7 +108,7 @@ const operations: OperationSpec[] = [
     operationId: "getPost",
     summary: "Post record for a URL of any supported platform",
     description:
-      "Returns the platform-independent record of a post or video. Every field is present; an unknown value is null and lists are always arrays. When `needsServerProcessing` is true, fetch the media with /api/v1/download in page mode, passing a variant's `formatId` as `format`. `media` lists every item of the post in the platform's order (a carousel of photos and videos, a gallery, a slideshow, several videos on one page, X's photos and videos); download one with `index`. Photo posts are read with gallery-dl (Bluesky's and Xiaohongshu's by the service itself): their items carry the file's `url`, width and height. A Xiaohongshu link needs the `xsec_token` its app's Share gives; without it, or with a stale one, the answer is 404 `post_unavailable`. A post with no item to download and no text is never 200: 404 `no_media` when the platform showed it without media (or a page lists nothing), 502 `upstream_blocked` for a login wall, 502 `upstream_failed` when the media tool could not reach the site.",
+      "Returns the platform-independent record of a post or video. Every field is present; an unknown value is null and lists are always arrays. When `needsServerProcessing` is true, fetch the media with /api/v1/download in page mode, passing a variant's `formatId` as `format`. `media` lists every item of the post in the platform's order (a carousel of photos and videos, a gallery, a slideshow, several videos on one page, X's photos and videos); download one with `index`. Photo posts are read with gallery-dl (Bluesky's, Xiaohongshu's and Threads' by the service itself): their items carry the file's `url`, width and height. A Xiaohongshu link needs the `xsec_token` its app's Share gives; without it, or with a stale one, the answer is 404 `post_unavailable`. A post with no item to download and no text is never 200: 404 `no_media` when the platform showed it without media (or a page lists nothing), 502 `upstream_blocked` for a login wall, 502 `upstream_failed` when the media tool could not reach the site.",
     query: PostQuery,
     success: jsonSuccess("PostRecord", "The post record"),
     errors: [
@@ -175,7 +175,6 @@ const operations: OperationSpec[] = [
     errors: [
       "invalid_url",
       "invalid_parameter",
-      "unsupported_platform",
       "unsupported_url",
       "format_not_available",
       "format_not_streamable",
@@ -300,7 +299,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       description: [
         "Every /api/v1 operation takes `Authorization: Bearer <key>`. Keys look like `xva_` plus 43 base64url characters; create one at /profile/api-keys.",
         "The records' `downloadUrl` links are signed (`kid`, `expires`, `sig`): they call /api/v1/download without any header until they expire, counted against the key that asked for the record; a changed or expired link is 403 `link_invalid` or `link_expired`, one of a deleted key 403 `key_deleted`.",
-        "Each key has a tier. Requests are counted per key over a sliding 24 h window (FREE 100, PRO 10000, GOLD 100000) and in any 60 s (FREE 10, PRO 300, GOLD 3000). Every authenticated response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Tier; a 429 also carries Retry-After. A request refused with 429 is not counted.",
+        "Each key has a tier. Requests are counted per key over a sliding 24 h window (FREE 100, PRO 10000, GOLD 100000) and in any 60 s (FREE 10, PRO 300, GOLD 3000). Every answer to a known key (its 404 and 405 too) carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Tier (for the day; on a 429 burst_exceeded, for the 60 s window) and RateLimit with RateLimit-Policy for both windows; a 429 also carries Retry-After. A request refused with 429 is not counted.",
         "Concurrent downloads are capped per key and per server: page mode FREE 1, PRO 3, GOLD 10; direct mode FREE 2, PRO 6, GOLD 20. Past a cap the answer is 429 `too_many_downloads`, which is not counted.",
         "Every error is an RFC 9457 `application/problem+json` body whose `code` is a stable word to branch on; each operation lists the codes it answers. Records and problems may gain fields and an operation new codes in a later version: a client ignores fields it does not know and treats an unknown code by its status.",
       ].join("\n\n"),

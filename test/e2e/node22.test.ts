@@ -1,4 +1,4 @@
 import { nodeLineCommand } from "../helpers/node-lines.ts";
 import { contractSuite } from "./contract.ts";
 
-contractSuite({ name: "node24", command: nodeLineCommand("node24") });
+contractSuite({ name: "node22", command: nodeLineCommand("node22") });

@@ -1,0 +1,38 @@
+// What the app is built from: the outside world the operations reach, handed in by createAppDeps
+// (app-deps.ts). Its own module, so that the app and its two paths (api.ts, site.ts) all name it
+// without importing one another.
+import type { Config } from "../config.ts";
+import type { PlatformChecks } from "../doctor/checker.ts";
+import type { ReadinessCheck } from "../http/readiness.ts";
+import type { DownloadDeps } from "../handlers/download.ts";
+import type { PostDeps } from "../handlers/post.ts";
+import type { TweetSource } from "../platforms/x/source.ts";
+import type { Logger } from "../log.ts";
+import type { ServiceMetrics } from "../metrics/service-metrics.ts";
+import type { Db } from "../store/db.ts";
+
+/** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createAppDeps). */
+export interface AppDeps extends DownloadDeps, PostDeps {
+  tweets: TweetSource;
+  config: Pick<
+    Config,
+    | "CORS_ORIGIN"
+    | "HEALTH_TIMEOUT_MS"
+    | "LINK_TTL_S"
+    | "METRICS_TOKEN"
+    | "PUBLIC_URL"
+    | "SIGNUP"
+    | "SIGNUPS_PER_CLIENT"
+    | "TRUST_PROXY"
+  >;
+  db: Db;
+  log: Logger;
+  /** Injected so tests can move time without sleeping. */
+  now?: () => Date;
+  /** Shared with the upstream clients so they count their calls; a fresh one when not given. */
+  metrics?: ServiceMetrics;
+  /** Checks /readyz runs besides the store's, such as the media tools' presence. */
+  readinessChecks?: ReadinessCheck[];
+  /** The platform check, whose latest picture GET /platformz shows. */
+  platformChecks?: PlatformChecks;
+}

@@ -1,0 +1,121 @@
+// Two instances on one PostgreSQL behind the nginx block of docs/operating.md, as deployed: the
+// block passes `nginx -t`, and a rolling restart (each instance stopped with SIGTERM and started
+// again in turn) loses no request of a client calling 20 times a second.
+import { mkdtempSync, rmSync } from "node:fs";
+import { Agent, request } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { checkNginx, type RunningNginx, startNginx } from "../helpers/nginx.ts";
+import { freePort } from "../helpers/ports.ts";
+import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
+import { createTestDatabase } from "../helpers/stores.ts";
+import { until } from "../helpers/until.ts";
+
+const folders: string[] = [];
+const scratch = () => {
+  const dir = mkdtempSync(join(tmpdir(), "media-api-nginx-"));
+  folders.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
+
+describe("the documented nginx block", () => {
+  it("passes nginx -t", async () => {
+    const site = { port: await freePort(), upstreams: [await freePort(), await freePort()] as [number, number] };
+    const checked = checkNginx({ ...site, dir: scratch() });
+    expect(checked.output).toContain("syntax is ok");
+    expect(checked.code).toBe(0);
+  });
+});
+
+/** Calls GET /api/v1/usage through nginx every 50 ms, without waiting for answers, until stopped; each answer's status, or the error. */
+function steadyClient(port: number, key: string) {
+  const agent = new Agent({ keepAlive: true, rejectUnauthorized: false, servername: "media.example.org" });
+  const outcomes: (number | string)[] = [];
+  const pending = new Set<Promise<void>>();
+  const call = () =>
+    new Promise<void>((resolve) => {
+      const req = request(
+        { host: "127.0.0.1", port, path: "/api/v1/usage", agent, headers: { authorization: `Bearer ${key}` } },
+        (res) => {
+          res.resume();
+          res.once("end", () => {
+            outcomes.push(res.statusCode!);
+            resolve();
+          });
+        },
+      );
+      req.once("error", (error) => {
+        outcomes.push(error.message);
+        resolve();
+      });
+      req.end();
+    });
+  // Bounded: at most 4,000 calls (200 s), whatever the test does.
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (++sent > 4_000) return clearInterval(timer);
+    const done = call().finally(() => pending.delete(done));
+    pending.add(done);
+  }, 50);
+  return {
+    outcomes,
+    async stop() {
+      clearInterval(timer);
+      await Promise.all(pending);
+      agent.destroy();
+    },
+  };
+}
+
+describe("a rolling restart behind nginx", () => {
+  const services: RunningService[] = [];
+  let nginx: RunningNginx | undefined;
+  let dropDatabase = async () => {};
+  afterAll(async () => {
+    await nginx?.stop();
+    await Promise.all(services.map((service) => service.stop()));
+    await dropDatabase();
+  }, 60_000);
+
+  it("answers every call 200 while each instance is stopped with SIGTERM and started again", async () => {
+    const database = await createTestDatabase();
+    dropDatabase = database.drop;
+    const ports: [number, number] = [await freePort(), await freePort()];
+    const envOf = (port: number) => ({
+      DATABASE_URL: database.url,
+      DATA_DIR: scratch(),
+      PORT: String(port),
+      EXTRACTION_HOST: "off",
+      TRUST_PROXY: "127.0.0.1",
+      PUBLIC_URL: "https://media.example.org",
+    });
+    const env = ports.map(envOf);
+    services.push(await startService(env[0]!), await startService(env[1]!));
+    const admin = { DATABASE_URL: database.url, DATA_DIR: scratch() };
+    expect((await runAdmin(["users", "create", "--email", "op@example.com"], admin, "a long password\n")).code)
+      .toBe(0);
+    const key = (await runAdmin(["keys", "create", "--email", "op@example.com", "--tier", "GOLD"], admin)).stdout
+      .trim();
+    const site = { port: await freePort(), upstreams: ports, dir: scratch() };
+    nginx = await startNginx(site);
+
+    const client = steadyClient(site.port, key);
+    const answered = (count: number) => until(`${count} answers`, () => client.outcomes.length >= count, 60_000);
+    await answered(20);
+    for (const index of [0, 1]) {
+      expect(await services[index]!.stop()).toBe(0);
+      const before = client.outcomes.length;
+      services[index] = await startService(env[index]!);
+      // Calls went on while it was down and starting, and go on after.
+      await answered(Math.max(before, client.outcomes.length) + 20);
+    }
+    await client.stop();
+    const notOk = client.outcomes.filter((outcome) => outcome !== 200);
+    expect(notOk).toEqual([]);
+    expect(client.outcomes.length).toBeGreaterThanOrEqual(60);
+  }, 180_000);
+});
