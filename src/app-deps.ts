@@ -397,6 +397,7 @@ function extraction(
   });
   const galleries = createGallerySource({
     ...shared,
+    maxItems: config.PLAYLIST_MAX_ITEMS,
     onChild: () => metrics.childStarted("gallery-dl"),
     caFile: config.GALLERY_DL_CA_FILE,
   });

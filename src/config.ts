@@ -263,7 +263,7 @@ export const ConfigSchema = z.object({
     .enum(["on", "off"])
     .default("on")
     .describe(
-      "on: one resident Python process keeps yt-dlp and gallery-dl loaded and runs each extraction in a warm worker or child of its own (tens of ms instead of about a second); off: each extraction starts the tool's program",
+      "on: one resident Python process keeps yt-dlp and gallery-dl loaded and runs each extraction in a warm worker or child of its own (tens of ms instead of about a second) and reads a page's HTML5 media only up to PLAYLIST_MAX_ITEMS; off: each extraction starts the tool's program, which reads them all",
     ),
   EXTRACT_MEMORY_MB: positiveInt
     .min(256)
@@ -283,7 +283,7 @@ export const ConfigSchema = z.object({
     "How long post descriptions from yt-dlp, gallery-dl and Bluesky are kept, in seconds",
   ),
   PLAYLIST_MAX_ITEMS: positiveInt.max(100).default(20).describe(
-    "Most items yt-dlp describes of a page with several media (a carousel, a playlist link), 1 to 100",
+    "Most items yt-dlp and gallery-dl describe of a page with several media (a carousel, a playlist link, a gallery), 1 to 100",
   ),
   PLATFORM_CHECK_POSTS: referenceEntries
     .default([])

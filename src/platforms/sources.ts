@@ -3,6 +3,7 @@
 import { galleryReader } from "./gallerydl/reader.ts";
 import type { GallerySource } from "./gallerydl/source.ts";
 import { fallbackSource, isPhotoShaped, ytdlpThenGallery } from "./post-source.ts";
+import { isEmptyPost, nothingToDownload } from "./post-errors.ts";
 import type { Ask, Link, Source } from "./source.ts";
 import { type ReaderName, rowOf } from "./table.ts";
 import { xReader } from "./x/reader.ts";
@@ -38,5 +39,23 @@ export function createSources(clients: SourceClients, ask: Ask): SourceOf {
     // A photo-shaped link goes to gallery-dl alone.
     "yt-dlp+gallery-dl": (link) => (isPhotoShaped(link.url, link.platform) ? gallery : ytdlpThenGalleryDl),
   };
-  return (link) => readers[rowOf(link.platform)?.reader ?? "yt-dlp"](link);
+  return (link) => heldToRecordRule(readers[rowOf(link.platform)?.reader ?? "yt-dlp"](link));
+}
+
+/**
+ * The one rule of every record, whichever source made it (post-errors.ts): a post with no item to
+ * download and no text is no answer (404 no_media). A source whose tool says why (gallery-dl's
+ * warnings) answers before this, in its own words.
+ */
+function heldToRecordRule(source: Source): Source {
+  return {
+    tools: (link) => source.tools(link),
+    extracts: source.extracts,
+    async describe(link, options) {
+      const record = await source.describe(link, options);
+      if (isEmptyPost(record)) throw nothingToDownload();
+      return record;
+    },
+    plan: (link, wanted, asker) => source.plan(link, wanted, asker),
+  };
 }

@@ -268,6 +268,28 @@ describe("a download's plan by the same rule", () => {
   });
 });
 
+// Issue 43, item 4: the one rule of every record, whichever source made it.
+describe("a record with no item and no text", () => {
+  const recordSource = (record: PostRecord): Source => ({ ...notAsked("Bluesky"), describe: async () => record });
+  const ask = (record: PostRecord) => {
+    const link = { url: new URL("https://bsky.app/profile/a.bsky.social/post/3k"), platform: "BLUESKY" as const };
+    return createSources({
+      ...ownSources,
+      ...sources(() => Promise.reject(noVideo()), () => Promise.reject(noVideo())),
+      bluesky: recordSource(record),
+    }, () => Promise.reject(new Error("a description asks no source for a plan")))(link).describe(link);
+  };
+
+  test("is 404 no_media from any source, not 200 with nothing in it", async () => {
+    await expect(ask(photoRecord(0))).rejects.toMatchObject({ status: 404, code: "no_media" });
+  });
+
+  test("with text, or with an item, it is the answer", async () => {
+    await expect(ask({ ...photoRecord(0), text: "Words only" })).resolves.toMatchObject({ text: "Words only" });
+    await expect(ask(photoRecord(1))).resolves.toMatchObject({ media: [expect.anything()] });
+  });
+});
+
 describe("isPhotoShaped()", () => {
   const cases: [string, PlatformId, boolean][] = [
     ["https://www.instagram.com/p/C9kQ2mXoR3a/", "INSTAGRAM", true],
