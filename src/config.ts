@@ -22,6 +22,14 @@ const hostList = z.string().transform((text, ctx) => {
   return z.NEVER;
 });
 
+/** A comma list of whole seconds, at least one: the waits before each attempt of a delivery. */
+const retrySchedule = z.string().transform((text, ctx) => {
+  const waits = text.split(",").map((item) => item.trim());
+  if (waits.length > 0 && waits.every((wait) => /^\d{1,7}$/.test(wait))) return waits.map(Number);
+  ctx.addIssue({ code: "custom", message: "is not a comma list of whole seconds, such as 0,5,300" });
+  return z.NEVER;
+});
+
 /** An http://, https:// or socks5:// proxy URL, credentials allowed. */
 const outboundProxy = z.string().transform((text, ctx) => {
   const proxy = parseOutboundProxy(text);
@@ -252,6 +260,14 @@ export const ConfigSchema = z.object({
   EXTRA_PAGE_HOSTS: hostList.default([]).describe(
     "Comma list of further hosts (host:port for that port only; a bare host means ports 80 and 443) whose pages yt-dlp may fetch, as platform OTHER",
   ),
+  WEBHOOK_EXTRA_HOSTS: hostList.default([]).describe(
+    "Comma list of receivers webhooks may be delivered to although they are not on a public address (host:port for that port only; a bare host means ports 80 and 443), such as one on this machine",
+  ),
+  WEBHOOK_RETRY_SCHEDULE: retrySchedule
+    .default([0, 5, 300, 1800, 7200, 18000, 36000, 36000])
+    .describe(
+      "Comma list of seconds to wait before each attempt to deliver a webhook event, the first included (Standard Webhooks' schedule: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h); after the last the event is given up",
+    ),
   EXTRACTION_HOST: z
     .enum(["on", "off"])
     .default("on")
