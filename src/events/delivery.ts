@@ -12,6 +12,7 @@ import {
   type MessageToSend,
   messageToSend,
   recordAttempt,
+  reopenMessage,
   signingSecrets,
 } from "../store/webhooks.ts";
 import { newMessageId, signedHeaders } from "./signature.ts";
@@ -128,4 +129,11 @@ export async function attemptDelivery(deps: DeliveryDeps, job: { messageId: stri
     latencyMs,
     outcome: next.outcome,
   });
+}
+
+/** Sends the account's message again, from the schedule's start, under its own webhook-id; false when there is no such message to send. */
+export async function resendMessage(deps: DeliveryDeps, messageId: string, accountId: number): Promise<boolean> {
+  if (!(await reopenMessage(deps.db, messageId, accountId))) return false;
+  await deps.send([{ messageId, attempt: 0, startAfterS: 0 }]);
+  return true;
 }

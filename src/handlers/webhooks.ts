@@ -3,23 +3,14 @@
 // secret is shown once, when it is made. An endpoint is its account's alone: another account's id
 // is 404, as an id that never was.
 import { z } from "zod";
-import { checkEndpointUrl } from "../events/endpoint-url.ts";
-import { newEndpointSecret } from "../events/signature.ts";
+import { endpointIdOf, noSuchEndpoint, registerEndpoint, rotateEndpoint } from "../events/endpoints.ts";
 import { EVENT_TYPES } from "../events/types.ts";
 import type { ApiContext, ApiHandler } from "../http/context.ts";
 import { readJsonBody } from "../http/json-body.ts";
 import { json } from "../http/json-response.ts";
-import { ApiError } from "../http/problem.ts";
 import type { EgressPolicy } from "../media/egress.ts";
 import type { Db } from "../store/db.ts";
-import {
-  createEndpoint,
-  deleteEndpoint,
-  endpointOf,
-  endpointsOf,
-  rotateSecret,
-  type WebhookEndpoint,
-} from "../store/webhooks.ts";
+import { deleteEndpoint, endpointOf, endpointsOf, type WebhookEndpoint } from "../store/webhooks.ts";
 
 export interface WebhooksDeps {
   db: Db;
@@ -30,11 +21,6 @@ export interface WebhooksDeps {
 export const WEBHOOKS_PATH = "/api/v1/webhooks";
 export const WEBHOOK_PATH = `${WEBHOOKS_PATH}/{id}`;
 export const WEBHOOK_ROTATE_PATH = `${WEBHOOKS_PATH}/{id}/rotate`;
-
-/** "A few per account": enough for a receiver per app, few enough that one event never fans out widely. */
-export const MAX_ENDPOINTS_PER_ACCOUNT = 10;
-/** After a rotation the old secret keeps signing beside the new one this long, so a receiver can switch over. */
-const PREVIOUS_SECRET_MS = 24 * 3600_000;
 
 export const WebhookBody = z.strictObject({
   url: z.string().describe("The receiver: an https:// (or http://) link on a public address"),
@@ -56,16 +42,8 @@ export const endpointView = (endpoint: WebhookEndpoint) => ({
   failingSince: endpoint.failingSince?.toISOString() ?? null,
 });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** The endpoint id the path names; an id of no endpoint's form is none (404), not a store error. */
-function idOf(ctx: ApiContext): string {
-  const id = ctx.url.pathname.slice(WEBHOOKS_PATH.length + 1).split("/")[0]!.toLowerCase();
-  if (!UUID.test(id)) throw noSuchEndpoint();
-  return id;
-}
-
-const noSuchEndpoint = () => new ApiError("webhook_not_found", "This account has no webhook endpoint with this id.");
+/** The endpoint id the path names. */
+const idOf = (ctx: ApiContext) => endpointIdOf(ctx.url.pathname.slice(WEBHOOKS_PATH.length + 1).split("/")[0]!);
 
 /** POST /api/v1/webhooks: 201 with the endpoint and its secret, shown this once. */
 export function createWebhookHandler(deps: WebhooksDeps): ApiHandler {
@@ -74,21 +52,10 @@ export function createWebhookHandler(deps: WebhooksDeps): ApiHandler {
       maxBytes: 8 * 1024,
       example: '{"url": "https://example.com/hooks", "events": ["job.completed"]}',
     });
-    const url = await checkEndpointUrl(body.url, deps.webhookTargets);
-    const secret = newEndpointSecret();
-    const endpoint = await createEndpoint(deps.db, {
+    const { endpoint, secret } = await registerEndpoint(deps.db, deps.webhookTargets, {
       accountId: ctx.key.accountId,
-      url: url.href,
-      events: body.events,
-      secret,
-      max: MAX_ENDPOINTS_PER_ACCOUNT,
+      ...body,
     });
-    if (endpoint === null) {
-      throw new ApiError(
-        "webhooks_full",
-        `This account has ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints, the most it may; delete one first.`,
-      );
-    }
     return json({ ...endpointView(endpoint), secret }, {
       status: 201,
       headers: { location: `${WEBHOOKS_PATH}/${endpoint.id}` },
@@ -121,15 +88,11 @@ export function deleteWebhookHandler(deps: WebhooksDeps): ApiHandler {
 /** POST /api/v1/webhooks/{id}/rotate: a new secret, shown this once; the old one signs beside it for 24 hours. */
 export function rotateWebhookHandler(deps: WebhooksDeps): ApiHandler {
   return async (ctx) => {
-    const secret = newEndpointSecret();
-    const previousUntil = new Date(ctx.now.getTime() + PREVIOUS_SECRET_MS);
-    const endpoint = await rotateSecret(deps.db, {
-      id: idOf(ctx),
-      accountId: ctx.key.accountId,
-      secret,
-      previousUntil,
+    const rotated = await rotateEndpoint(deps.db, { id: idOf(ctx), accountId: ctx.key.accountId, now: ctx.now });
+    return json({
+      ...endpointView(rotated.endpoint),
+      secret: rotated.secret,
+      previousSecretExpiresAt: rotated.previousUntil.toISOString(),
     });
-    if (endpoint === null) throw noSuchEndpoint();
-    return json({ ...endpointView(endpoint), secret, previousSecretExpiresAt: previousUntil.toISOString() });
   };
 }

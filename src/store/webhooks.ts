@@ -241,3 +241,15 @@ export async function recentAttempts(
     error: row.error,
   }));
 }
+
+/** Opens the account's message for another round of attempts (its owner asked to resend it); false when it is none of theirs or its endpoint is disabled. */
+export async function reopenMessage(db: Queryable, messageId: string, accountId: number): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE webhook_messages m SET delivered_at = NULL, given_up_at = NULL
+     FROM webhook_endpoints e
+     WHERE m.id = $1 AND e.id = m.endpoint_id AND e.account_id = $2 AND e.disabled_at IS NULL
+     RETURNING m.id`,
+    [messageId, accountId],
+  );
+  return rows.length > 0;
+}
