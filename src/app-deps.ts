@@ -23,7 +23,7 @@ import { createXiaohongshuSource } from "./platforms/xiaohongshu/source.ts";
 import type { Source } from "./platforms/source.ts";
 import { createSources } from "./platforms/sources.ts";
 import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
-import { createTweetSource, type TweetSource, xWebClientBearerToken } from "./platforms/x/source.ts";
+import { createTweetSource, type TweetSource, type XClient, xWebClientBearerToken } from "./platforms/x/source.ts";
 import { type CookieFile, cookieFile, type Files } from "./platforms/ytdlp/cookie-file.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { createPageSource, type PageSource } from "./platforms/ytdlp/source.ts";
@@ -203,12 +203,13 @@ function ownFetch({ config, metrics, upstream }: Wiring, upstreamOf: (url: strin
 }
 
 /** X's syndication and GraphQL clients, counting each call by the endpoint it went to. */
-function xClient(wiring: Wiring): TweetSource {
+function xClient(wiring: Wiring): XClient {
   const { config, metrics, cookies, now } = wiring;
   const graphqlBase = config.X_GRAPHQL_URL === "off" ? null : config.X_GRAPHQL_URL.replace(/\/+$/, "");
   const graphql = graphqlBase === null ? null : {
     guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
     tweetResultUrl: `${graphqlBase}/graphql/${config.X_GRAPHQL_QUERY_ID}/TweetResultByRestId`,
+    tweetDetailUrl: `${graphqlBase}/graphql/${config.X_TWEET_DETAIL_QUERY_ID}/TweetDetail`,
     bearerToken: xWebClientBearerToken,
   };
   const xUpstreamOf = (url: string) =>
@@ -216,7 +217,7 @@ function xClient(wiring: Wiring): TweetSource {
       ? "x_syndication"
       : url.startsWith(graphql.guestActivateUrl)
       ? "x_guest_token"
-      : url.startsWith(graphql.tweetResultUrl)
+      : url.startsWith(graphql.tweetResultUrl) || url.startsWith(graphql.tweetDetailUrl)
       ? "x_graphql"
       : "x_syndication";
   return createTweetSource({
