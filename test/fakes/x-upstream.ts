@@ -7,7 +7,8 @@
 //        or the signed-in session `xSession` (cookies auth_token and ct0, x-csrf-token = ct0); a tweet
 //        of a recorded conversation has its recorded object as its answer
 //   GET  /graphql/<query id>/TweetDetail?variables={"focalTweetId":...}
-//        the recorded conversation of <id> to the signed-in session, else an empty one; 403 to a guest
+//        the recorded conversation of <id> (or that shows <id>) to the signed-in session, else an
+//        empty one; 403 to a guest
 // The age-restricted post (fakeTweetIds.ageRestricted) is refused to guests the way X refuses
 // them: a tombstone from syndication, TweetUnavailable "NsfwLoggedOut" from GraphQL; the
 // signed-in session gets the recorded video post.
@@ -134,8 +135,13 @@ function loadSyndicationBodies(): Map<string, string> {
   return bodies;
 }
 
+/** The recorded conversations by focal tweet, and by each tweet they show that has none of its own. */
 function loadDetailBodies(): Map<string, string> {
-  return readFixtures("graphql", (file) => /^TweetDetail_.*_(\d+)\.json$/.exec(file)?.[1]);
+  const bodies = readFixtures("graphql", (file) => /^TweetDetail_.*_(\d+)\.json$/.exec(file)?.[1]);
+  for (const body of [...bodies.values()]) {
+    for (const tweet of conversationTweets(body)) if (!bodies.has(tweet.rest_id)) bodies.set(tweet.rest_id, body);
+  }
+  return bodies;
 }
 
 /** The tweet objects of a TweetDetail answer, plain or wrapped once more for limited visibility. */

@@ -1,5 +1,6 @@
 // Bluesky's expansion for jobs (platforms/source.ts, Expands): a post link stands for the author's
-// own chain of replies from that post down, read from the public AppView as the posts are.
+// own chain of replies from that post down, read from the public AppView as the posts are; a post
+// its author did not reply to is one post (null).
 import type { Expands } from "../source.ts";
 import { type AppViewOptions, createAppView } from "./appview.ts";
 import { authorChain, type ChainPost } from "./thread.ts";
@@ -23,6 +24,7 @@ export function createBlueskyThreads(options: BlueskyThreadsOptions): Expands {
         const page = authorChain(answer);
         // A further answer starts with the post the one before ended on.
         posts.push(...(posts.length === 0 ? page.posts : page.posts.slice(1)));
+        if (page.continuesBelow === null && posts.length === 1) return null;
         if (page.continuesBelow === null || posts.length >= limit) {
           const cut = posts.length > limit || (posts.length === limit && page.continuesBelow !== null);
           return {

@@ -1,6 +1,6 @@
 // X's expansion for jobs (platforms/source.ts, Expands): a post link stands for its author's own
 // thread. With the operator's X session, the chain down from the post, from the conversation X
-// shows a signed-in account (TweetDetail). Without one X shows no conversation, so the chain is
+// shows a signed-in account (TweetDetail); a post its author did not reply to is one post (null). Without one X shows no conversation, so the chain is
 // read up to the post instead, tweet by tweet as a guest (each names the tweet it replies to),
 // and the expansion says it is not complete.
 import type { Expands, Expansion } from "../source.ts";
@@ -60,6 +60,7 @@ export function createXThreads(x: XClient): Expands {
       const answer = await ask("TweetDetail", { focalTweetId: id, ...detailVariables }, session);
       const chain = chainDown(conversationTweets(answer), id);
       if (chain.length === 0) throw notFound(id);
+      if (chain.length === 1) return null;
       const cut = chain.length > limit ? `The thread goes on past the ${limit} posts a job may hold.` : null;
       return expansion(chain.slice(0, limit), cut);
     },

@@ -52,9 +52,10 @@ describe("createBlueskyThreads()", () => {
     });
   });
 
-  test("a post without replies of its author's is a chain of one", async () => {
-    const expansion = await threads().expand(link(linkOf(imagesThread.thread.post)), 100, signal);
-    expect(expansion?.posts.map(String)).toEqual([linkOf(imagesThread.thread.post)]);
+  test("a post its author did not reply to is one post", async () => {
+    expect(await threads().expand(link(linkOf(imagesThread.thread.post)), 100, signal)).toBeNull();
+    // The last post of the recorded chain.
+    expect(await threads().expand(link(chain[3]!), 100, signal)).toBeNull();
   });
 
   test("a missing post is 404, as the post operation says", async () => {

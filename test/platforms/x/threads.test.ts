@@ -50,6 +50,10 @@ describe("createXThreads() with the operator's X session", () => {
     });
   });
 
+  test("a post its author did not reply to is one post", async () => {
+    expect(await threads(true).expand(link(chain[3]!), 100, signal)).toBeNull();
+  });
+
   test("a post X does not show is 404", async () => {
     await expect(threads(true).expand(link("https://x.com/a/status/1000000000000000009"), 100, signal)).rejects
       .toMatchObject({ code: "not_found" });
