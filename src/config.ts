@@ -281,6 +281,9 @@ export const ConfigSchema = z.object({
   PLAYLIST_MAX_ITEMS: positiveInt.max(100).default(20).describe(
     "Most items yt-dlp describes of a page with several media (a carousel, a playlist link), 1 to 100",
   ),
+  JOB_CONCURRENCY: positiveInt.max(1000).default(32).describe(
+    "Items of jobs this instance runs at once, of every key together (each key's share by tier: docs/api.md, Jobs)",
+  ),
   PLATFORM_CHECK_POSTS: referenceEntries
     .default([])
     .describe(

@@ -34,10 +34,9 @@ export function queueDb(db: Db | Queryable): IDatabase {
 export interface QueueWork<Data> {
   /** The ids each instance works on together: `group` caps how many of one group run at once here. */
   queue: string;
-  /** Jobs run at once on this instance, in batches of `batch`. */
+  /** Jobs run at once on this instance: each by a worker of its own, which asks for one job at a time. */
   concurrency: number;
-  batch: number;
-  /** The group a job belongs to (a key, for fairness), and how many of a group's jobs run at once by its tier. */
+  /** How many jobs of one group (a key, for fairness) run at once here, by the group's tier. */
   groups?: { perTier: Readonly<Record<string, number>>; otherwise: number };
   /** Runs one job: true when settled, false when it should run again later (a retry can help). */
   run(data: Data, attempt: { retries: number; last: boolean }): Promise<boolean>;
@@ -97,18 +96,21 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
     },
     async work<Data extends object>(work: QueueWork<Data>) {
       await queueNamed(work.queue);
-      const workers = Math.max(1, Math.ceil(work.concurrency / work.batch));
+      // A group's share is counted in workers, so no share exceeds them.
+      const most = (share: number) => Math.min(share, work.concurrency);
+      const groups = work.groups && {
+        default: most(work.groups.otherwise),
+        tiers: Object.fromEntries(Object.entries(work.groups.perTier).map(([tier, share]) => [tier, most(share)])),
+      };
       await boss.work<Data>(
         work.queue,
         {
-          batchSize: work.batch,
-          localConcurrency: workers,
+          batchSize: 1,
+          localConcurrency: work.concurrency,
           pollingIntervalSeconds: settings.pollS,
           perJobResults: true,
           includeMetadata: true,
-          ...(work.groups
-            ? { localGroupConcurrency: { default: work.groups.otherwise, tiers: { ...work.groups.perTier } } }
-            : {}),
+          ...(groups ? { localGroupConcurrency: groups } : {}),
         },
         (jobs) => Promise.all(jobs.map((job) => settled(job, work, settings.retries))),
       );

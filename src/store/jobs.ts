@@ -59,7 +59,7 @@ export async function createJob(db: Queryable, job: NewJob): Promise<Job> {
   const request: StoredRequest = { ...job.request, urls: job.request.urls.map((url) => url.href) };
   await db.query(
     `INSERT INTO jobs (id, account_id, api_key_id, request, created_at) VALUES ($1, $2, $3, $4::jsonb, $5)`,
-    [job.id, job.accountId, job.apiKeyId, JSON.stringify(request), job.now],
+    [job.id, job.accountId, job.apiKeyId, request, job.now],
   );
   return (await jobOf(db, job.id))!;
 }
@@ -148,6 +148,8 @@ export async function addItems(
 export interface ClaimedItem {
   url: string;
   job: Job;
+  /** The tier of the job's key now: the item's fair share is the key's. */
+  tier: string;
 }
 
 /**
@@ -162,7 +164,9 @@ export async function claimItem(db: Queryable, jobId: string, position: number):
   );
   if (!item) return null;
   await db.query(`UPDATE jobs SET status = 'running' WHERE id = $1 AND status = 'queued'`, [jobId]);
-  return { url: item.url, job: (await jobOf(db, jobId))! };
+  const job = (await jobOf(db, jobId))!;
+  const [key] = await db.query<{ tier: string }>("SELECT tier FROM api_keys WHERE id = $1", [job.apiKeyId]);
+  return { url: item.url, job, tier: key!.tier };
 }
 
 /** How an item ended: its record, or its problem. */
@@ -183,9 +187,9 @@ export async function settleItem(
       jobId,
       position,
       "post" in outcome ? "done" : "failed",
-      // As text: the two drivers would bind an object each its own way.
-      "post" in outcome ? JSON.stringify(outcome.post) : null,
-      "problem" in outcome ? JSON.stringify(outcome.problem) : null,
+      // Objects: both drivers serialize a parameter of a json type themselves.
+      "post" in outcome ? outcome.post : null,
+      "problem" in outcome ? outcome.problem : null,
       now,
     ],
   );

@@ -36,6 +36,13 @@ export const fakeTweetIds = {
   mixedMedia: "1000000000000000005",
 } as const;
 
+/**
+ * The id of the `n`th of as many numbered posts as a test wants (jobs of hundreds of links): each
+ * is the recorded NASA video post under its own id, so no two share an answer or a cache entry.
+ */
+export const numberedPostId = (n: number): string => String(7_000_000_000_000_000_000n + BigInt(n));
+const isNumberedPost = (id: string) => /^7[0-9]{18}$/.test(id);
+
 /** The signed-in session the fake accepts, as a cookie file holds it. */
 export const xSession = { authToken: "fake-auth-token-5b1c", ct0: "fake-ct0-93ad" } as const;
 
@@ -81,6 +88,11 @@ function mixedMediaPost(nasaVideoPost: string): string {
     id_str: fakeTweetIds.mixedMedia,
     mediaDetails: [photo(photo1.url), nasaVideo, photo(photo2.url)],
   });
+}
+
+/** The recorded post `recorded` under the id `id`. */
+function numberedPost(recorded: string, id: string): string {
+  return JSON.stringify({ ...JSON.parse(recorded), id_str: id });
 }
 
 export type FakeRoute = "syndication" | "activate" | "graphql" | "detail";
@@ -181,7 +193,9 @@ export async function startFakeXUpstream(): Promise<FakeXUpstream> {
   function normalAnswer(route: FakeRoute, url: URL, req: IncomingMessage): { status: number; body: string } {
     switch (route) {
       case "syndication": {
-        const body = syndication.get(url.searchParams.get("id") ?? "");
+        const id = url.searchParams.get("id") ?? "";
+        const body = syndication.get(id) ??
+          (isNumberedPost(id) ? numberedPost(syndication.get("1491475671058681863")!, id) : undefined);
         return body ? { status: 200, body } : { status: 404, body: "" };
       }
       case "activate": {

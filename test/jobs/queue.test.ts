@@ -30,7 +30,6 @@ describe.each(storeKinds)("the queue on %s", (kind) => {
     await queue.work<{ n: number }>({
       queue: "test-runs",
       concurrency: 4,
-      batch: 2,
       run: async ({ n }) => {
         ran.push(n);
         return true;
@@ -60,7 +59,6 @@ describe.each(storeKinds)("the queue on %s", (kind) => {
     await queue.work<object>({
       queue: "test-retries",
       concurrency: 1,
-      batch: 1,
       run: async (_, attempt) => {
         attempts.push(attempt);
         return attempt.last;
