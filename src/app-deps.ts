@@ -19,11 +19,13 @@ import { createServiceMetrics, type ServiceMetrics, type Upstream } from "./metr
 import { countedFetch, countedUpstream } from "./metrics/upstream.ts";
 import { createExtractorClaims, type ExtractorClaims } from "./platforms/claims.ts";
 import { createBlueskySource } from "./platforms/bluesky/source.ts";
+import { createBlueskyThreads } from "./platforms/bluesky/threads.ts";
 import { createXiaohongshuSource } from "./platforms/xiaohongshu/source.ts";
-import type { Source } from "./platforms/source.ts";
+import type { Expands, Source } from "./platforms/source.ts";
 import { createSources } from "./platforms/sources.ts";
 import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
-import { createTweetSource, type TweetSource, xWebClientBearerToken } from "./platforms/x/source.ts";
+import { createTweetSource, type TweetSource, type XClient, xWebClientBearerToken } from "./platforms/x/source.ts";
+import { createXThreads } from "./platforms/x/threads.ts";
 import { type CookieFile, cookieFile, type Files } from "./platforms/ytdlp/cookie-file.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { createPageSource, type PageSource } from "./platforms/ytdlp/source.ts";
@@ -120,6 +122,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
     sources: createSources({
       tweets,
       bluesky: blueskySource(wiring),
+      threads: { x: createXThreads(tweets), bluesky: blueskyThreads(wiring) },
       xiaohongshu: xiaohongshuSource(wiring),
       pages,
       galleries,
@@ -203,12 +206,13 @@ function ownFetch({ config, metrics, upstream }: Wiring, upstreamOf: (url: strin
 }
 
 /** X's syndication and GraphQL clients, counting each call by the endpoint it went to. */
-function xClient(wiring: Wiring): TweetSource {
+function xClient(wiring: Wiring): XClient {
   const { config, metrics, cookies, now } = wiring;
   const graphqlBase = config.X_GRAPHQL_URL === "off" ? null : config.X_GRAPHQL_URL.replace(/\/+$/, "");
   const graphql = graphqlBase === null ? null : {
     guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
     tweetResultUrl: `${graphqlBase}/graphql/${config.X_GRAPHQL_QUERY_ID}/TweetResultByRestId`,
+    tweetDetailUrl: `${graphqlBase}/graphql/${config.X_TWEET_DETAIL_QUERY_ID}/TweetDetail`,
     bearerToken: xWebClientBearerToken,
   };
   const xUpstreamOf = (url: string) =>
@@ -216,7 +220,7 @@ function xClient(wiring: Wiring): TweetSource {
       ? "x_syndication"
       : url.startsWith(graphql.guestActivateUrl)
       ? "x_guest_token"
-      : url.startsWith(graphql.tweetResultUrl)
+      : url.startsWith(graphql.tweetResultUrl) || url.startsWith(graphql.tweetDetailUrl)
       ? "x_graphql"
       : "x_syndication";
   return createTweetSource({
@@ -245,6 +249,11 @@ function extractorClaims({ config, runtime }: Wiring): ExtractorClaims | null {
     },
     timeoutMs: config.EXTRACT_TIMEOUT_S * 1000,
   });
+}
+
+function blueskyThreads({ config, ...wiring }: Wiring): Expands {
+  const fetch = ownFetch({ config, ...wiring }, () => "bluesky");
+  return createBlueskyThreads({ fetch, baseUrl: config.BLUESKY_APPVIEW_URL, timeoutMs: config.BLUESKY_TIMEOUT_MS });
 }
 
 function blueskySource(wiring: Wiring): Source {

@@ -12,6 +12,7 @@ import type { ReadinessCheck } from "./http/readiness.ts";
 import { requestIdFrom } from "./http/request-id.ts";
 import { responseEnd } from "./http/response-done.ts";
 import type { DownloadDeps } from "./handlers/download.ts";
+import type { Jobs } from "./jobs/runner.ts";
 import type { PostDeps } from "./handlers/post.ts";
 import type { TweetSource } from "./platforms/x/source.ts";
 import { type Logger, withFields } from "./log.ts";
@@ -38,6 +39,8 @@ export interface AppDeps extends DownloadDeps, PostDeps {
     | "TRUST_PROXY"
   >;
   db: Db;
+  /** The job queue's side of this instance (src/jobs/); without it the jobs' operations answer 503. */
+  jobs?: Jobs | null;
   log: Logger;
   /** Injected so tests can move time without sleeping. */
   now?: () => Date;

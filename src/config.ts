@@ -189,6 +189,9 @@ export const ConfigSchema = z.object({
   X_GRAPHQL_QUERY_ID: z.string().regex(/^[\w-]+$/).default("2ICDjqPd81tulZcYrtpTuQ").describe(
     "Query id of TweetResultByRestId; X changes it now and then",
   ),
+  X_TWEET_DETAIL_QUERY_ID: z.string().regex(/^[\w-]+$/).default("559hs_YZNV4IgA3Z6zIIuw").describe(
+    "Query id of TweetDetail, which a job reads an X thread with (signed in); X changes it now and then",
+  ),
   X_TIMEOUT_MS: positiveInt.default(8000).describe("Bound on each call to X's APIs, body included"),
   X_CACHE_TTL_S: z.coerce.number().int().min(0).default(60).describe("How long tweet answers are cached, in seconds"),
   X_CACHE_MAX_ENTRIES: positiveInt.default(5000).describe("How many tweet answers the cache holds at most"),
@@ -293,6 +296,9 @@ export const ConfigSchema = z.object({
   ),
   PLAYLIST_MAX_ITEMS: positiveInt.max(100).default(20).describe(
     "Most items yt-dlp describes of a page with several media (a carousel, a playlist link), 1 to 100",
+  ),
+  JOB_CONCURRENCY: positiveInt.max(1000).default(32).describe(
+    "Items of jobs this instance runs at once, of every key together (each key's share by tier: docs/api.md, Jobs)",
   ),
   PLATFORM_CHECK_POSTS: referenceEntries
     .default([])

@@ -15,6 +15,14 @@ import type { ServiceMetrics } from "../metrics/service-metrics.ts";
 import { trackDownload } from "../metrics/downloads.ts";
 import { type AdmittedKey, refundRequest } from "../store/api-keys.ts";
 import { downloadHandler } from "../handlers/download.ts";
+import {
+  cancelJobHandler,
+  createJobHandler,
+  JOB_PATH,
+  jobHandler,
+  JOBS_PATH,
+  listJobsHandler,
+} from "../handlers/jobs.ts";
 import { postHandler } from "../handlers/post.ts";
 import { tweetHandler } from "../handlers/tweet.ts";
 import type { AppDeps } from "../app.ts";
@@ -38,6 +46,10 @@ export function apiPath(
     { method: "GET", path: "/api/v1/post", handler: postHandler(deps) },
     { method: "GET", path: "/api/v1/tweet", handler: tweetHandler(deps.tweets) },
     { method: "GET", path: "/api/v1/download", handler: downloadHandler(deps) },
+    { method: "POST", path: JOBS_PATH, handler: createJobHandler(deps) },
+    { method: "GET", path: JOBS_PATH, handler: listJobsHandler(deps) },
+    { method: "GET", path: JOB_PATH, handler: jobHandler(deps) },
+    { method: "DELETE", path: JOB_PATH, handler: cancelJobHandler(deps) },
   ]);
 
   const linkSettings: LinkSettings = { db: deps.db, publicUrl: deps.config.PUBLIC_URL, ttlS: deps.config.LINK_TTL_S };

@@ -53,9 +53,10 @@ function readQuery(url: URL): { url: URL; wanted: Wanted } {
 
 /**
  * The plan of the link's source, asked as every source is (ask.ts); a link of X's media hosts is
- * relayed as it is, and any other link that is no platform's is refused as `post` refuses it.
+ * relayed as it is, and any other link that is no platform's is refused as `post` refuses it. A
+ * job's archive plans each file of its items the same way.
  */
-async function planOf(url: URL, wanted: Wanted, ctx: ApiContext, deps: DownloadDeps): Promise<Plan> {
+export async function planOf(url: URL, wanted: Wanted, ctx: ApiContext, deps: DownloadDeps): Promise<Plan> {
   const platform = await platformOf(url, deps);
   if (platform === null && !DIRECT_HOSTS.has(url.hostname)) throw unsupportedPlatform(url, deps);
   if (platform === null) return mediaLinkPlan(url, wanted);

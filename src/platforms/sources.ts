@@ -1,9 +1,10 @@
 // Which source reads a link: its platform row's `reader` (table.ts), one line per reader. A page of
-// an extra host of the operator's (`OTHER`) is yt-dlp's.
+// an extra host of the operator's (`OTHER`) is yt-dlp's. X's and Bluesky's sources also say which
+// posts a link stands for in a job (Expands): its author's thread.
 import { galleryReader } from "./gallerydl/reader.ts";
 import type { GallerySource } from "./gallerydl/source.ts";
 import { fallbackSource, isPhotoShaped, ytdlpThenGallery } from "./post-source.ts";
-import type { Link, Source } from "./source.ts";
+import type { Expands, Link, Source } from "./source.ts";
 import { type ReaderName, rowOf } from "./table.ts";
 import { xReader } from "./x/reader.ts";
 import type { TweetSource } from "./x/source.ts";
@@ -14,6 +15,8 @@ import type { PageSource } from "./ytdlp/source.ts";
 export interface SourceClients {
   tweets: TweetSource;
   bluesky: Source;
+  /** The threads of X and of Bluesky (x/threads.ts, bluesky/threads.ts). */
+  threads: { x: Expands; bluesky: Expands };
   xiaohongshu: Source;
   pages: PageSource;
   galleries: GallerySource;
@@ -26,10 +29,11 @@ export function createSources(clients: SourceClients): SourceOf {
   const ytdlp = ytdlpReader(clients.pages);
   const gallery = galleryReader(clients.galleries);
   const ytdlpThenGalleryDl = fallbackSource(ytdlp, gallery, ytdlpThenGallery);
-  const x = xReader(clients.tweets, ytdlp);
+  const x = withThreads(xReader(clients.tweets, ytdlp), clients.threads.x);
+  const bluesky = withThreads(clients.bluesky, clients.threads.bluesky);
   const readers: Record<ReaderName, (link: Link) => Source> = {
     x: () => x,
-    bluesky: () => clients.bluesky,
+    bluesky: () => bluesky,
     xiaohongshu: () => clients.xiaohongshu,
     "yt-dlp": () => ytdlp,
     // A photo-shaped link goes to gallery-dl alone.
@@ -37,3 +41,5 @@ export function createSources(clients: SourceClients): SourceOf {
   };
   return (link) => readers[rowOf(link.platform)?.reader ?? "yt-dlp"](link);
 }
+
+const withThreads = (source: Source, threads: Expands): Source & Expands => ({ ...source, expand: threads.expand });

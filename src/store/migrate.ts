@@ -8,6 +8,7 @@ import deletedKeys from "./migrations/004_deleted_keys.sql?raw";
 import signInClients from "./migrations/005_sign_in_clients.sql?raw";
 import signUpLimits from "./migrations/006_sign_up_limits.sql?raw";
 import linkSecret from "./migrations/007_link_secret.sql?raw";
+import jobs from "./migrations/009_jobs.sql?raw";
 import webhooks from "./migrations/010_webhooks.sql?raw";
 
 export const migrations: readonly { version: number; sql: string }[] = [
@@ -18,6 +19,7 @@ export const migrations: readonly { version: number; sql: string }[] = [
   { version: 5, sql: signInClients },
   { version: 6, sql: signUpLimits },
   { version: 7, sql: linkSecret },
+  { version: 9, sql: jobs },
   { version: 10, sql: webhooks },
 ];
 

@@ -10,6 +10,8 @@ import { nodeUpstream } from "../../src/runtime/node/relay-upstream.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { createApiKey, type Tier } from "../../src/store/api-keys.ts";
 import type { Db } from "../../src/store/db.ts";
+import type { Queue } from "../../src/jobs/queue.ts";
+import { createJobs, type Jobs } from "../../src/jobs/runner.ts";
 
 export class TestClock {
   constructor(public current = new Date("2026-01-01T00:00:00.000Z")) {}
@@ -31,6 +33,8 @@ export interface TestApp {
    * for it first: a busy machine can take longer than the readiness check's own bound to run them.
    */
   toolsProbed: Promise<unknown>;
+  /** The jobs' side of the app, with `queue`: its workers start with `jobs.work()`. */
+  jobs: Jobs | null;
 }
 
 /**
@@ -40,7 +44,7 @@ export interface TestApp {
  */
 export function buildTestApp(
   db: Db,
-  options: { clock?: TestClock; env?: Record<string, string>; extractionHost?: boolean } = {},
+  options: { clock?: TestClock; env?: Record<string, string>; extractionHost?: boolean; queue?: Queue } = {},
 ): TestApp {
   const clock = options.clock ?? new TestClock();
   const logLines: string[] = [];
@@ -53,13 +57,16 @@ export function buildTestApp(
   const log = createLogger("debug", (line) => logLines.push(line));
   const deps = createAppDeps({ config, runtime: { upstream: nodeUpstream, ...nodeCapabilities }, now: clock.now, log });
   if (options.extractionHost) deps.extractor.start(log);
-  const app = createApp({ config, db, log, now: clock.now, ...deps });
+  const settings = { concurrency: config.JOB_CONCURRENCY, extractionSlots: config.MAX_EXTRACTIONS };
+  const jobs = options.queue ? createJobs({ ...deps, db, log, now: clock.now, settings }, options.queue) : null;
+  const app = createApp({ config, db, log, now: clock.now, jobs, ...deps });
   return {
     app,
     clock,
     logLines,
     extractor: deps.extractor,
     toolsProbed: deps.tools.current(),
+    jobs,
     get: (path, key, init = {}) => {
       const headers = new Headers(init.headers);
       if (key) headers.set("authorization", `Bearer ${key}`);

@@ -20,6 +20,8 @@ export interface GraphqlOptions {
   guestActivateUrl: string;
   /** The TweetResultByRestId endpoint, query id included; X changes query ids now and then. */
   tweetResultUrl: string;
+  /** The TweetDetail endpoint (a conversation; X answers it only to a signed-in account), query id included. */
+  tweetDetailUrl: string;
   /** The bearer token of X's public web client (the same for every visitor). */
   bearerToken: string;
 }
@@ -48,6 +50,20 @@ export interface TweetSource {
   getTweet(id: string, options?: { uncached?: boolean }): Promise<TweetRecord>;
 }
 
+/** The tweet source, and what X's threads are read through (x/threads.ts). */
+export interface XClient extends TweetSource {
+  /**
+   * A GraphQL operation's 200 answer, unread, asked as a guest or as the session's account when one
+   * is given (threads read it); null when GraphQL is off.
+   */
+  graphql: GraphqlAsk | null;
+  /** The operator's signed-in X session; null without one. */
+  session(): Promise<XSession | null>;
+}
+
+export type GraphqlOperation = "TweetResultByRestId" | "TweetDetail";
+export type GraphqlAsk = (operation: GraphqlOperation, variables: object, session?: XSession) => Promise<unknown>;
+
 /**
  * The bearer token shipped in X's public web client JavaScript, the same for every visitor: it
  * identifies the client, not a user. The endpoints are in the configuration (src/config.ts).
@@ -55,7 +71,7 @@ export interface TweetSource {
 export const xWebClientBearerToken =
   "AAAAAAAAAAAAAAAAAAAAANRILgAAAAAAnNwIzUejRCOuH5E6I8xnZz4puTs%3D1Zv7ttfk8LF81IUq16cHjhLTvJu4FA33AGWWjCpTnA";
 
-export function createTweetSource(options: TweetSourceOptions): TweetSource {
+export function createTweetSource(options: TweetSourceOptions): XClient {
   const now = options.now ?? Date.now;
   const fetchFn = options.fetch ?? fetch;
   const read = cachedPosts<TweetRecord>(options);
@@ -107,6 +123,8 @@ export function createTweetSource(options: TweetSourceOptions): TweetSource {
       if (!/^\d{1,19}$/.test(id)) throw new ApiError("invalid_url", `"${id}" is not an X status id; ids are digits.`);
       return read(id, () => load(id), uncached);
     },
+    graphql: graphql && graphql.ask,
+    session: async () => (await options.session?.()) ?? null,
   };
 }
 
@@ -162,6 +180,7 @@ const graphqlFeatures = JSON.stringify({
 interface GraphqlClient {
   /** As a guest, or signed in as the session's account when one is given. */
   getTweet(id: string, session?: XSession): Promise<TweetRecord>;
+  ask: GraphqlAsk;
 }
 
 function createGraphqlClient(
@@ -199,13 +218,15 @@ function createGraphqlClient(
     return { headers: { "x-guest-token": token }, spent };
   }
 
-  async function fetchTweet(id: string, session: XSession | undefined): Promise<TweetRecord> {
+  const urls: Record<GraphqlOperation, string> = {
+    TweetResultByRestId: options.tweetResultUrl,
+    TweetDetail: options.tweetDetailUrl,
+  };
+
+  async function ask(operation: GraphqlOperation, variables: object, session: XSession | undefined): Promise<unknown> {
     const { headers, spent } = session ? { headers: sessionHeaders(session), spent: () => {} } : await guestHeaders();
-    const query = new URLSearchParams({
-      variables: JSON.stringify({ tweetId: id, ...graphqlVariables }),
-      features: graphqlFeatures,
-    });
-    const answer = await fetchJson(fetchFn, `${options.tweetResultUrl}?${query}`, {
+    const query = new URLSearchParams({ variables: JSON.stringify(variables), features: graphqlFeatures });
+    const answer = await fetchJson(fetchFn, `${urls[operation]}?${query}`, {
       headers: { authorization, ...headers },
     }, { upstream: "X", timeoutMs });
     if (answer.status !== 200) {
@@ -217,8 +238,16 @@ function createGraphqlClient(
         : undefined;
       throw upstreamFailed(`X answered with status ${answer.status}; try again later.`, { cause });
     }
-    return graphqlAnswerToTweet(answer.body, id);
+    return answer.body;
   }
 
-  return { getTweet: (id, session) => guarded(backoff, () => fetchTweet(id, session)) };
+  return {
+    getTweet: (id, session) =>
+      guarded(
+        backoff,
+        async () =>
+          graphqlAnswerToTweet(await ask("TweetResultByRestId", { tweetId: id, ...graphqlVariables }, session), id),
+      ),
+    ask: (operation, variables, session) => guarded(backoff, () => ask(operation, variables, session)),
+  };
 }
