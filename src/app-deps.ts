@@ -92,6 +92,8 @@ export interface AppParts extends DownloadDeps, PostDeps {
   gate: EgressGate;
   /** COOKIES_FILE; undefined without one. */
   cookies: CookieFile | undefined;
+  /** Where a webhook receiver may be: public addresses, and the operator's WEBHOOK_EXTRA_HOSTS. */
+  webhookTargets: EgressPolicy;
 }
 
 /** What every builder reads. */
@@ -143,6 +145,10 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
   return {
     ...posts,
     runner,
+    webhookTargets: {
+      trusted: trustedEndpoints(config.WEBHOOK_EXTRA_HOSTS, new Map()),
+      resolveHost: wiring.runtime.resolveHost,
+    },
     tweets,
     metrics,
     platformChecks: platformChecks(wiring, posts, tools),

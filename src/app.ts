@@ -12,7 +12,9 @@ import type { ReadinessCheck } from "./http/readiness.ts";
 import { requestIdFrom } from "./http/request-id.ts";
 import { responseEnd } from "./http/response-done.ts";
 import type { DownloadDeps } from "./handlers/download.ts";
+import type { DeliveryDeps } from "./events/delivery.ts";
 import type { Jobs } from "./jobs/runner.ts";
+import type { EgressPolicy } from "./media/egress.ts";
 import type { PostDeps } from "./handlers/post.ts";
 import type { TweetSource } from "./platforms/x/source.ts";
 import { type Logger, withFields } from "./log.ts";
@@ -41,6 +43,9 @@ export interface AppDeps extends DownloadDeps, PostDeps {
   db: Db;
   /** The job queue's side of this instance (src/jobs/); without it the jobs' operations answer 503. */
   jobs?: Jobs | null;
+  /** Webhook deliveries on the same queue (src/events/); without them the owner's page cannot resend. */
+  deliveries?: DeliveryDeps | null;
+  webhookTargets: EgressPolicy;
   log: Logger;
   /** Injected so tests can move time without sleeping. */
   now?: () => Date;

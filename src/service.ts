@@ -18,6 +18,7 @@ import type { Runtime } from "./runtime/runtime.ts";
 import { connectionLimits } from "./runtime/connection-caps.ts";
 import { type Queue, startQueue } from "./jobs/queue.ts";
 import { createJobs, type Jobs } from "./jobs/runner.ts";
+import { createEvents, type Events } from "./events/events.ts";
 import type { AppParts } from "./app-deps.ts";
 import type { Db } from "./store/db.ts";
 
@@ -43,14 +44,15 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   recordStoreKind(config, log);
   // The store may open and still be unable to write (a full DATA_DIR): say so now, not at the first 503.
   await db.ready?.().catch((error: unknown) => log.error("the store is not ready", { reason: errorText(error) }));
-  const { queue, jobs } = await startJobs(config, db, deps, log);
-  const app = createApp({ config, db, log, jobs, ...deps });
+  const { queue, jobs, events } = await startJobs(config, db, deps, log);
+  const app = createApp({ config, db, log, jobs, deliveries: events.deliveries, ...deps });
   const limits = connectionLimits(config);
   const server = await serve(app, { port: config.PORT, hostname: config.HOST }, log, limits);
   // Once the service answers: the host's warm-up (about 1.5 s of CPU) would otherwise compete with
   // the store's start, and until the host is ready the tools' programs run every extraction.
   deps.extractor.start(log);
   await jobs.work();
+  await events.work();
   let admin: RunningServer | undefined;
   if (!config.DATABASE_URL) {
     // We hold the data folder's lock, so a socket file left here is a dead process's.
@@ -104,14 +106,28 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
 const CUT_WAIT_MS = 2_000;
 
 /** The queue on the store just opened (its schema made after the service's migrations), and this instance's side of it. */
-async function startJobs(config: Config, db: Db, parts: AppParts, log: Logger): Promise<{ queue: Queue; jobs: Jobs }> {
+async function startJobs(
+  config: Config,
+  db: Db,
+  parts: AppParts,
+  log: Logger,
+): Promise<{ queue: Queue; jobs: Jobs; events: Events }> {
   const queue = await startQueue(
     db,
     { retries: 3, retryDelayS: 2, heartbeatS: 10, pollS: 1 },
     (error) => log.error("the job queue failed", { error: errorText(error) }),
   );
+  const now = () => new Date();
+  const events = createEvents({
+    db,
+    queue,
+    schedule: config.WEBHOOK_RETRY_SCHEDULE,
+    targets: parts.webhookTargets,
+    now,
+    log,
+  });
   const settings = { concurrency: config.JOB_CONCURRENCY, extractionSlots: config.MAX_EXTRACTIONS };
-  return { queue, jobs: createJobs({ ...parts, db, log, now: () => new Date(), settings }, queue) };
+  return { queue, events, jobs: createJobs({ ...parts, db, log, now, settings, events: events.jobs }, queue) };
 }
 
 /** What the tools' probe found at start-up, and each time that changes (an install or an update). */

@@ -24,6 +24,16 @@ import {
   listJobsHandler,
 } from "../handlers/jobs.ts";
 import { postHandler } from "../handlers/post.ts";
+import {
+  createWebhookHandler,
+  deleteWebhookHandler,
+  listWebhooksHandler,
+  rotateWebhookHandler,
+  WEBHOOK_PATH,
+  WEBHOOK_ROTATE_PATH,
+  webhookHandler,
+  WEBHOOKS_PATH,
+} from "../handlers/webhooks.ts";
 import { tweetHandler } from "../handlers/tweet.ts";
 import type { AppDeps } from "../app.ts";
 import { type Exchange, methodNotAllowed } from "./exchange.ts";
@@ -50,6 +60,11 @@ export function apiPath(
     { method: "GET", path: JOBS_PATH, handler: listJobsHandler(deps) },
     { method: "GET", path: JOB_PATH, handler: jobHandler(deps) },
     { method: "DELETE", path: JOB_PATH, handler: cancelJobHandler(deps) },
+    { method: "POST", path: WEBHOOKS_PATH, handler: createWebhookHandler(deps) },
+    { method: "GET", path: WEBHOOKS_PATH, handler: listWebhooksHandler(deps) },
+    { method: "GET", path: WEBHOOK_PATH, handler: webhookHandler(deps) },
+    { method: "DELETE", path: WEBHOOK_PATH, handler: deleteWebhookHandler(deps) },
+    { method: "POST", path: WEBHOOK_ROTATE_PATH, handler: rotateWebhookHandler(deps) },
   ]);
 
   const linkSettings: LinkSettings = { db: deps.db, publicUrl: deps.config.PUBLIC_URL, ttlS: deps.config.LINK_TTL_S };

@@ -52,6 +52,8 @@ export function sitePath(
       publicUrl: deps.config.PUBLIC_URL,
       api,
       log: deps.log,
+      webhookTargets: deps.webhookTargets,
+      deliveries: deps.deliveries ?? null,
     }),
     {
       method: "GET",

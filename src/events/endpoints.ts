@@ -4,7 +4,7 @@
 import { ApiError } from "../http/problem.ts";
 import type { EgressPolicy } from "../media/egress.ts";
 import type { Queryable } from "../store/db.ts";
-import { createEndpoint, rotateSecret, type WebhookEndpoint } from "../store/webhooks.ts";
+import { createEndpoint, endpointOf, rotateSecret, type WebhookEndpoint } from "../store/webhooks.ts";
 import { checkEndpointUrl } from "./endpoint-url.ts";
 import { newEndpointSecret } from "./signature.ts";
 import type { EventType } from "./types.ts";
@@ -54,4 +54,16 @@ export async function rotateEndpoint(
   const endpoint = await rotateSecret(db, { ...target, id: endpointIdOf(target.id), secret, previousUntil });
   if (endpoint === null) throw noSuchEndpoint();
   return { endpoint, secret, previousUntil };
+}
+
+/** The endpoint a job names, when it is the account's; 400 otherwise, since the job's body is what is wrong. */
+export async function requireJobEndpoint(db: Queryable, id: string, accountId: number): Promise<string> {
+  const endpoint = UUID.test(id.toLowerCase()) ? await endpointOf(db, id.toLowerCase(), accountId) : null;
+  if (endpoint === null) {
+    throw new ApiError(
+      "invalid_request",
+      "`webhook` names no webhook endpoint of this account (GET /api/v1/webhooks lists them).",
+    );
+  }
+  return endpoint.id;
 }

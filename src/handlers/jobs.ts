@@ -2,6 +2,7 @@
 // GET /api/v1/jobs/{id} shows it with a page of its items, DELETE cancels what has not run, and
 // GET /api/v1/jobs lists the account's jobs, newest first. A job is its account's alone: another
 // account's id is 404, as an id that never was.
+import { requireJobEndpoint } from "../events/endpoints.ts";
 import type { ApiContext, ApiHandler } from "../http/context.ts";
 import { json } from "../http/json-response.ts";
 import { ApiError } from "../http/problem.ts";
@@ -37,6 +38,7 @@ export function createJobHandler(deps: JobsDeps): ApiHandler {
       () => new ApiError("invalid_request", `The job's body is larger than ${MAX_JOB_BODY_BYTES} bytes.`),
     );
     const request = jobRequestOf(text, ctx.key.tier);
+    if (request.webhook) request.webhook = await requireJobEndpoint(deps.db, request.webhook, ctx.key.accountId);
     const left = remainingOf(ctx.key);
     if (request.urls.length > left) throw dayTooShort(ctx, request.urls.length, left);
     const job = await createJob(deps.db, {

@@ -57,7 +57,7 @@ export interface Queue {
   /** Puts jobs on `queue`, inside `tx` when given (so they exist exactly when the rows written there do). */
   send(
     queue: string,
-    jobs: readonly { data: object; group?: { id: string; tier: string } }[],
+    jobs: readonly { data: object; group?: { id: string; tier: string }; startAfterS?: number }[],
     tx?: Queryable,
   ): Promise<void>;
   work<Data extends object>(work: QueueWork<Data>): Promise<void>;
@@ -91,7 +91,11 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
   return {
     async send(queue, jobs, tx) {
       await queueNamed(queue);
-      const inserts = jobs.map(({ data, group }) => ({ data, ...(group ? { group } : {}) }));
+      const inserts = jobs.map(({ data, group, startAfterS }) => ({
+        data,
+        ...(group ? { group } : {}),
+        ...(startAfterS ? { startAfter: startAfterS } : {}),
+      }));
       await boss.insert(queue, inserts, tx === undefined ? undefined : { db: queueDb(tx) });
     },
     async work<Data extends object>(work: QueueWork<Data>) {

@@ -34,6 +34,9 @@ export const JobBody = z.strictObject({
   ),
   format: DownloadQuery.shape.format.describe("As `download` takes it: a format for every item's file"),
   audio: DownloadQuery.shape.audio.describe("As `download` takes it: each item's file as sound alone"),
+  webhook: z.string().nullable().default(null).describe(
+    "The id of one of the account's webhook endpoints that alone hears of this job's events; without it every endpoint of the account that takes an event hears of it",
+  ),
 });
 
 /** The body as a checked request, or 400 saying what is wrong with it; more links than the tier allows is 400 too. */
@@ -50,7 +53,7 @@ export function jobRequestOf(text: string, tier: string): JobRequest {
     const where = issue.path.length > 0 ? ` (at ${issue.path.join(".")})` : "";
     throw new ApiError("invalid_request", `${issue.message}${where}`);
   }
-  const { urls, files, format, audio } = parsed.data;
+  const { urls, files, format, audio, webhook } = parsed.data;
   const most = jobMaxItemsOf(tier);
   if (urls.length > most) {
     throw new ApiError(
@@ -58,5 +61,5 @@ export function jobRequestOf(text: string, tier: string): JobRequest {
       `A job of a ${tier} key holds at most ${most} items; this one has ${urls.length} links.`,
     );
   }
-  return { urls: urls.map((url) => new URL(url)), files, format: format || null, output: audio ?? "mp4" };
+  return { urls: urls.map((url) => new URL(url)), files, format: format || null, output: audio ?? "mp4", webhook };
 }

@@ -34,11 +34,18 @@ export interface JobSettings {
   extractionSlots: number;
 }
 
+/** Who hears of each settled item (`position`) and expansion (null): the webhooks' side, events/job-events.ts. */
+export interface JobEvents {
+  settled(jobId: string, position: number | null): Promise<void>;
+}
+
 export interface JobDeps extends PostDeps {
   db: Db;
   log: Logger;
   now: () => Date;
   settings: JobSettings;
+  /** Told of each settled item and expansion: the webhooks' side (events/job-events.ts). */
+  events?: JobEvents;
 }
 
 export interface Jobs {
@@ -119,6 +126,7 @@ async function expand(deps: JobDeps, queue: Queue, jobId: string, last: boolean)
     await queue.send(ITEMS, posts.urls.map((_, at) => ({ data: { jobId, position: at + 1 }, group })), tx);
   });
   await finishIfSettled(deps.db, jobId, deps.now());
+  await deps.events?.settled(jobId, null);
   return true;
 }
 
@@ -161,7 +169,10 @@ const EXPANSION_TIMEOUT_MS = 5 * 60_000;
 async function runItem(deps: JobDeps, jobId: string, position: number, last: boolean): Promise<boolean> {
   const claimed = await claimItem(deps.db, jobId, position);
   if (claimed === null) return true;
-  const settle = (outcome: ItemOutcome) => settleItem(deps.db, jobId, position, outcome, deps.now());
+  const settle = async (outcome: ItemOutcome) => {
+    await settleItem(deps.db, jobId, position, outcome, deps.now());
+    await deps.events?.settled(jobId, position);
+  };
   if ((await countItem(deps.db, jobId, position, deps.now())) === null) {
     await settle({
       problem: { code: "quota_exceeded", detail: "The key's daily limit was used up before this item ran." },

@@ -6,12 +6,7 @@ import type { PostRecord } from "../platforms/records.ts";
 import type { Queryable } from "./db.ts";
 
 /** The request as the store keeps it: the links as text. */
-interface StoredRequest {
-  urls: string[];
-  files: boolean;
-  format: string | null;
-  output: JobRequest["output"];
-}
+type StoredRequest = Omit<JobRequest, "urls"> & { urls: string[] };
 
 interface JobRow {
   id: string;
@@ -39,7 +34,7 @@ const toJob = (row: JobRow): Job => ({
   accountId: String(row.account_id),
   apiKeyId: row.api_key_id,
   status: row.status,
-  request: { ...row.request, urls: row.request.urls.map((url) => new URL(url)) },
+  request: { ...row.request, urls: row.request.urls.map((url) => new URL(url)), webhook: row.request.webhook ?? null },
   createdAt: row.created_at,
   finishedAt: row.finished_at,
   counts: { total: row.total, done: row.done, failed: row.failed },

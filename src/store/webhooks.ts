@@ -110,7 +110,7 @@ export async function signingSecrets(db: Queryable, endpointId: string, now: Dat
 
 /**
  * One message per endpoint that takes this event: the account's enabled endpoints subscribed to
- * its type, or the one endpoint the job named (when it is the account's and enabled). The ids made.
+ * its type, or of those only the one a job named. The ids made.
  */
 export async function createMessages(
   db: Queryable,
@@ -118,7 +118,7 @@ export async function createMessages(
 ): Promise<string[]> {
   const endpoints = await db.query<{ id: string }>(
     `SELECT id FROM webhook_endpoints
-     WHERE account_id = $1 AND disabled_at IS NULL AND (id = $3 OR ($3::uuid IS NULL AND $2 = ANY (events)))`,
+     WHERE account_id = $1 AND disabled_at IS NULL AND $2 = ANY (events) AND ($3::uuid IS NULL OR id = $3)`,
     [event.accountId, event.type, event.endpointId],
   );
   const made: string[] = [];

@@ -1,23 +1,16 @@
 // The owner's webhooks page: their endpoints with each one's latest attempts, adding one (its
 // secret shown once), rotating a secret, deleting one and resending an event. The same rules as
 // the API's (events/endpoints.ts); an ApiError below becomes the page again with its words.
-import { type DeliveryDeps, resendMessage } from "../events/delivery.ts";
+import { resendMessage } from "../events/delivery.ts";
 import { endpointIdOf, noSuchEndpoint, registerEndpoint, rotateEndpoint } from "../events/endpoints.ts";
 import { EVENT_TYPES, type EventType } from "../events/types.ts";
 import { ApiError } from "../http/problem.ts";
 import type { Route } from "../http/router.ts";
-import type { EgressPolicy } from "../media/egress.ts";
 import { deleteEndpoint, endpointsOf, recentAttempts } from "../store/webhooks.ts";
 import { htmlResponse } from "./html.ts";
-import type { OwnerRequest, Site, SiteHandler } from "./site.ts";
+import type { OwnerRequest, Site, SiteHandler, WebDeps } from "./site.ts";
 import { redirect } from "./site.ts";
 import { WEBHOOKS_PAGE, webhooksPage } from "./webhook-pages.ts";
-
-/** What the page needs beyond the site's: where receivers may be, and the deliveries (none where no queue runs). */
-export interface WebhookPageDeps {
-  webhookTargets: EgressPolicy;
-  deliveries: DeliveryDeps | null;
-}
 
 const ATTEMPTS_SHOWN = 10;
 const notices: Record<string, string> = {
@@ -25,7 +18,7 @@ const notices: Record<string, string> = {
   resent: "The event is queued to be sent again.",
 };
 
-export function webhookRoutes(site: Site, deps: WebhookPageDeps): Route<SiteHandler>[] {
+export function webhookRoutes(site: Site, deps: Pick<WebDeps, "webhookTargets" | "deliveries">): Route<SiteHandler>[] {
   const { db, now } = site;
 
   const render = async (

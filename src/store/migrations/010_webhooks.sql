@@ -40,3 +40,6 @@ CREATE TABLE webhook_attempts (
   error        text
 );
 CREATE INDEX webhook_attempts_message ON webhook_attempts (message_id, attempted_at DESC);
+
+-- A job's end is announced once, by whichever instance settles its last item first.
+ALTER TABLE jobs ADD COLUMN announced_at timestamptz;
