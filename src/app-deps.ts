@@ -20,12 +20,14 @@ import { countedUpstream, isHealthyStatus } from "./metrics/upstream.ts";
 import { createExtractorClaims, type ExtractorClaims } from "./platforms/claims.ts";
 import { createBlueskySource } from "./platforms/bluesky/source.ts";
 import { createOutbound, type Outbound } from "./platforms/outbound.ts";
+import { createBlueskyThreads } from "./platforms/bluesky/threads.ts";
 import { createXiaohongshuSource } from "./platforms/xiaohongshu/source.ts";
 import { createThreadsSource } from "./platforms/threads/source.ts";
-import type { Source } from "./platforms/source.ts";
+import type { Expands, Source } from "./platforms/source.ts";
 import { createSources } from "./platforms/sources.ts";
 import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
-import { createTweetSource, type TweetSource, xWebClientBearerToken } from "./platforms/x/source.ts";
+import { createTweetSource, type TweetSource, type XClient, xWebClientBearerToken } from "./platforms/x/source.ts";
+import { createXThreads } from "./platforms/x/threads.ts";
 import { type CookieFile, cookieFile, type Files } from "./platforms/ytdlp/cookie-file.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { workerOptions } from "./platforms/ytdlp/run.ts";
@@ -94,6 +96,8 @@ export interface AppParts extends DownloadDeps, PostDeps {
   gate: EgressGate;
   /** COOKIES_FILE; undefined without one. */
   cookies: CookieFile | undefined;
+  /** Where a webhook receiver may be: public addresses, and the operator's WEBHOOK_EXTRA_HOSTS. */
+  webhookTargets: EgressPolicy;
 }
 
 /** What every builder reads. */
@@ -120,13 +124,15 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
   const { config, metrics, cookies, gate, egress } = wiring;
   const tools = probedTools(wiring);
   const tweets = xClient(wiring);
+  const bluesky = blueskyClient(wiring);
   const { extractor, pages, galleries } = extraction(wiring);
   const slots = operationSlots(config, metrics.slotsHeld);
   const ask = createAsk({ tools, extractions: slots.extractions });
   const posts: PostDeps = {
     sources: createSources({
       tweets,
-      bluesky: blueskySource(wiring),
+      bluesky: blueskySource(wiring, bluesky),
+      threadExpansions: { x: createXThreads(tweets), bluesky: blueskyThreads(wiring, bluesky) },
       xiaohongshu: xiaohongshuSource(wiring),
       threads: threadsSource(wiring),
       pages,
@@ -149,6 +155,10 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
     ...posts,
     ask,
     runner,
+    webhookTargets: {
+      trusted: trustedEndpoints(config.WEBHOOK_EXTRA_HOSTS, new Map()),
+      resolveHost: wiring.runtime.resolveHost,
+    },
     tweets,
     metrics,
     platformChecks: platformChecks(wiring, posts, tools),
@@ -234,12 +244,13 @@ function readerClient(
 }
 
 /** X's syndication and GraphQL clients, counting each call by the endpoint it went to. */
-function xClient(wiring: Wiring): TweetSource {
+function xClient(wiring: Wiring): XClient {
   const { config, metrics, cookies, now } = wiring;
   const graphqlBase = config.X_GRAPHQL_URL === "off" ? null : config.X_GRAPHQL_URL.replace(/\/+$/, "");
   const graphql = graphqlBase === null ? null : {
     guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
     tweetResultUrl: `${graphqlBase}/graphql/${config.X_GRAPHQL_QUERY_ID}/TweetResultByRestId`,
+    tweetDetailUrl: `${graphqlBase}/graphql/${config.X_TWEET_DETAIL_QUERY_ID}/TweetDetail`,
     bearerToken: xWebClientBearerToken,
   };
   const xUpstreamOf = ({ href }: URL) =>
@@ -247,7 +258,7 @@ function xClient(wiring: Wiring): TweetSource {
       ? "x_syndication"
       : href.startsWith(graphql.guestActivateUrl)
       ? "x_guest_token"
-      : href.startsWith(graphql.tweetResultUrl)
+      : href.startsWith(graphql.tweetResultUrl) || href.startsWith(graphql.tweetDetailUrl)
       ? "x_graphql"
       : "x_syndication";
   return createTweetSource({
@@ -277,14 +288,23 @@ function extractorClaims({ config, runtime }: Wiring): ExtractorClaims | null {
   });
 }
 
-function blueskySource(wiring: Wiring): Source {
+/** Bluesky's AppView, for its posts and for its threads in a job. */
+function blueskyClient(wiring: Wiring): Outbound {
+  return readerClient(wiring, {
+    name: "Bluesky",
+    timeoutMs: wiring.config.BLUESKY_TIMEOUT_MS,
+    upstreamOf: () => "bluesky",
+  });
+}
+
+function blueskyThreads(wiring: Wiring, outbound: Outbound): Expands {
+  return createBlueskyThreads({ outbound, baseUrl: wiring.config.BLUESKY_APPVIEW_URL });
+}
+
+function blueskySource(wiring: Wiring, outbound: Outbound): Source {
   const { config } = wiring;
   return createBlueskySource({
-    outbound: readerClient(wiring, {
-      name: "Bluesky",
-      timeoutMs: config.BLUESKY_TIMEOUT_MS,
-      upstreamOf: () => "bluesky",
-    }),
+    outbound,
     appViewUrl: config.BLUESKY_APPVIEW_URL,
     cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
     cacheMaxEntries: 500,

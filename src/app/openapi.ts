@@ -3,6 +3,7 @@
 // /api/v1/openapi.json and rendered as /docs.
 import { z } from "zod";
 import { UsageRecord } from "../limits/usage.ts";
+import { jobPaths, jobSchemas } from "./openapi-jobs.ts";
 import {
   LinkedPostMediaItem,
   LinkedPostRecord,
@@ -257,6 +258,7 @@ function componentSchemas(): Record<string, JsonSchema> {
     TweetMediaItem: LinkedTweetMediaItem,
     TweetVideoVariant: LinkedTweetVideoVariant,
     UsageRecord,
+    ...jobSchemas,
     Problem: ProblemSchema,
   };
   for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
@@ -308,6 +310,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     security: [{ bearerAuth: [] }],
     paths: {
       ...Object.fromEntries(operations.map((spec) => [spec.path, operationObject(spec)])),
+      ...jobPaths(apiCodes),
       ...sitePaths(),
     },
     components: {

@@ -20,11 +20,13 @@ const notAsked = (name: string): Source => ({
   describe: () => Promise.reject(new Error(`${name} is not asked here`)),
   plan: () => Promise.reject(new Error(`${name} is not asked here`)),
 });
+const noThreads = { expand: () => Promise.reject(new Error("no thread is asked for here")) };
 const ownSources = {
   tweets: noTweets,
   bluesky: notAsked("Bluesky"),
   xiaohongshu: notAsked("Xiaohongshu"),
   threads: notAsked("Threads"),
+  threadExpansions: { x: noThreads, bluesky: noThreads },
 };
 
 /** The post's record from the source the link's platform row names, as `post` asks it. */
