@@ -20,6 +20,7 @@ import { countedUpstream, isHealthyStatus } from "./metrics/upstream.ts";
 import { createExtractorClaims, type ExtractorClaims } from "./platforms/claims.ts";
 import { createBlueskySource } from "./platforms/bluesky/source.ts";
 import { createOutbound, type Outbound } from "./platforms/outbound.ts";
+import { ATTEMPT_TIMEOUT_MS } from "./events/delivery.ts";
 import { createBlueskyThreads } from "./platforms/bluesky/threads.ts";
 import { createXiaohongshuSource } from "./platforms/xiaohongshu/source.ts";
 import { createThreadsSource } from "./platforms/threads/source.ts";
@@ -98,6 +99,8 @@ export interface AppParts extends DownloadDeps, PostDeps {
   cookies: CookieFile | undefined;
   /** Where a webhook receiver may be: public addresses, and the operator's WEBHOOK_EXTRA_HOSTS. */
   webhookTargets: EgressPolicy;
+  /** The client deliveries reach receivers through: every connection checked by `webhookTargets` and pinned. */
+  webhookReceivers: Outbound;
 }
 
 /** What every builder reads. */
@@ -155,10 +158,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
     ...posts,
     ask,
     runner,
-    webhookTargets: {
-      trusted: trustedEndpoints(config.WEBHOOK_EXTRA_HOSTS, new Map()),
-      resolveHost: wiring.runtime.resolveHost,
-    },
+    ...webhookClients(wiring),
     tweets,
     metrics,
     platformChecks: platformChecks(wiring, posts, tools),
@@ -241,6 +241,22 @@ function readerClient(
     onExchange: (url, status) =>
       metrics.upstreamCalled(reader.upstreamOf(url), status !== null && isHealthyStatus(status)),
   });
+}
+
+/** Where webhooks may be delivered, and the client that delivers them. */
+function webhookClients({ config, runtime, upstream }: Wiring): Pick<AppParts, "webhookTargets" | "webhookReceivers"> {
+  const webhookTargets = {
+    trusted: trustedEndpoints(config.WEBHOOK_EXTRA_HOSTS, new Map()),
+    resolveHost: runtime.resolveHost,
+  };
+  const webhookReceivers = createOutbound({
+    name: "The webhook receiver",
+    timeoutMs: ATTEMPT_TIMEOUT_MS,
+    upstream,
+    policy: webhookTargets,
+    originOverrides: new Map(),
+  });
+  return { webhookTargets, webhookReceivers };
 }
 
 /** X's syndication and GraphQL clients, counting each call by the endpoint it went to. */

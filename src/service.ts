@@ -165,7 +165,7 @@ async function startJobs(
     db,
     queue,
     schedule: config.WEBHOOK_RETRY_SCHEDULE,
-    targets: parts.webhookTargets,
+    receivers: parts.webhookReceivers,
     now,
     log,
   });

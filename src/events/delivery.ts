@@ -4,7 +4,7 @@
 // redirects are not followed. A failed attempt queues the next one after the schedule's wait
 // (WEBHOOK_RETRY_SCHEDULE); 410 Gone disables the endpoint, and so does failing for days.
 import type { Logger } from "../log.ts";
-import { egressAddress, type EgressPolicy, portOf } from "../media/egress.ts";
+import type { Outbound } from "../platforms/outbound.ts";
 import type { Queryable } from "../store/db.ts";
 import {
   createMessages,
@@ -19,8 +19,10 @@ import { newMessageId, signedHeaders } from "./signature.ts";
 import { eventBody, type EventType } from "./types.ts";
 
 export const DELIVERY_QUEUE = "webhook-deliveries";
-/** How long a receiver has to answer. */
-const ATTEMPT_TIMEOUT_MS = 15_000;
+/** How long a receiver has to answer, body included. */
+export const ATTEMPT_TIMEOUT_MS = 15_000;
+/** What of a receiver's 2xx answer is read (and dropped): nothing a receiver says is used. */
+const RECEIVER_ANSWER_BYTES = 64 * 1024;
 /** An endpoint that has failed every attempt for this long is disabled; its owner's page says so. */
 const FAILING_DAYS = 5;
 
@@ -35,9 +37,11 @@ export interface DeliveryDeps {
   send: SendDeliveries;
   /** Seconds to wait before each attempt, the first included. */
   schedule: readonly number[];
-  /** Where a receiver may be: public addresses, and the operator's WEBHOOK_EXTRA_HOSTS. */
-  targets: EgressPolicy;
-  fetch: typeof fetch;
+  /**
+   * The client to receivers: each connection checked by the egress policy of WEBHOOK_EXTRA_HOSTS
+   * (public addresses, and those the operator allows) and pinned to the address it checked.
+   */
+  receivers: Outbound;
   now: () => Date;
   log: Logger;
 }
@@ -58,29 +62,26 @@ type Outcome = { status: number | null; error: string | null };
 
 /** One POST of the message, signed now; its receiver's status, or why none came. */
 async function post(deps: DeliveryDeps, message: MessageToSend, at: Date): Promise<Outcome> {
-  const url = new URL(message.url);
   try {
-    await egressAddress(url.hostname, portOf(url), deps.targets);
     const secrets = await signingSecrets(deps.db, message.endpointId, at);
     const headers = await signedHeaders(secrets, {
       id: message.id,
       timestampS: Math.floor(at.getTime() / 1000),
       body: message.body,
     });
-    const response = await deps.fetch(url, {
+    const answer = await deps.receivers.text({
+      url: new URL(message.url),
       method: "POST",
       headers: { ...headers, "user-agent": "media-api-webhooks" },
       body: message.body,
       redirect: "manual",
-      signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+      maxBytes: RECEIVER_ANSWER_BYTES,
     });
-    await response.body?.cancel();
-    return {
-      status: response.status,
-      error: response.status >= 300 && response.status < 400 ? "redirect not followed" : null,
-    };
+    const redirected = answer.status >= 300 && answer.status < 400;
+    return { status: answer.status, error: redirected ? "redirect not followed" : null };
   } catch (error) {
-    return { status: null, error: error instanceof Error ? error.message : String(error) };
+    const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
+    return { status: null, error: error instanceof Error ? `${error.message}${cause}` : String(error) };
   }
 }
 

@@ -3,7 +3,7 @@
 import type { Queue } from "../jobs/queue.ts";
 import type { JobEvents } from "../jobs/runner.ts";
 import type { Logger } from "../log.ts";
-import type { EgressPolicy } from "../media/egress.ts";
+import type { Outbound } from "../platforms/outbound.ts";
 import type { Db } from "../store/db.ts";
 import { attemptDelivery, DELIVERY_QUEUE, type DeliveryDeps } from "./delivery.ts";
 import { jobEvents } from "./job-events.ts";
@@ -22,7 +22,7 @@ export function createEvents(options: {
   db: Db;
   queue: Queue;
   schedule: readonly number[];
-  targets: EgressPolicy;
+  receivers: Outbound;
   now: () => Date;
   log: Logger;
 }): Events {
@@ -35,7 +35,6 @@ export function createEvents(options: {
         items.map(({ startAfterS, ...data }) => ({ data, startAfterS })),
         tx,
       ),
-    fetch: (input, init) => fetch(input, init),
   };
   return {
     deliveries,

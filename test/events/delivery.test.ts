@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attemptDelivery, type DeliveryDeps, publishEvent } from "../../src/events/delivery.ts";
 import { newEndpointSecret } from "../../src/events/signature.ts";
 import { createLogger } from "../../src/log.ts";
-import { endpointKey } from "../../src/media/egress.ts";
+import { type EgressPolicy, endpointKey } from "../../src/media/egress.ts";
+import { createOutbound } from "../../src/platforms/outbound.ts";
+import { nodeUpstream } from "../../src/runtime/node/relay-upstream.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { createEndpoint, endpointOf, recentAttempts } from "../../src/store/webhooks.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
@@ -32,6 +34,16 @@ async function receiver(answers: number[], extra: Record<string, string> = {}) {
   return { url: `http://127.0.0.1:${port}/hooks`, port, received, close: () => server.close() };
 }
 
+/** The client deliveries use, over Node's upstream client, with the egress policy given. */
+const receiversWith = (policy: EgressPolicy) =>
+  createOutbound({
+    name: "The webhook receiver",
+    timeoutMs: 5_000,
+    upstream: nodeUpstream,
+    policy,
+    originOverrides: new Map(),
+  });
+
 describe.each(storeKinds)("webhook deliveries on %s", (kind) => {
   let store: TestStore;
   let accountId: number;
@@ -48,8 +60,10 @@ describe.each(storeKinds)("webhook deliveries on %s", (kind) => {
       db: store.db,
       send: async (items) => void queued.push(...items),
       schedule,
-      targets: { trusted: new Set([endpointKey("127.0.0.1", port)]), resolveHost: async () => ["127.0.0.1"] },
-      fetch,
+      receivers: receiversWith({
+        trusted: new Set([endpointKey("127.0.0.1", port)]),
+        resolveHost: async () => ["127.0.0.1"],
+      }),
       now: () => new Date(),
       log: createLogger("silent"),
     };
@@ -134,13 +148,13 @@ describe.each(storeKinds)("webhook deliveries on %s", (kind) => {
     const target = await receiver([]);
     const hook = await endpoint(target.url.replace("127.0.0.1", "hooks.example.com"));
     const { deps, drain } = deliveries(target.port, [0]);
-    deps.targets = { trusted: new Set(), resolveHost: async () => ["127.0.0.1"] };
+    deps.receivers = receiversWith({ trusted: new Set(), resolveHost: async () => ["127.0.0.1"] });
     await publishEvent(deps, { accountId, type: "job.completed", data: {}, endpointId: hook.id });
     await drain();
     target.close();
     expect(target.received).toHaveLength(0);
     const [attempt] = await recentAttempts(store.db, hook.id, 1);
     expect(attempt!.status).toBeNull();
-    expect(attempt!.error).toMatch(/public address/);
+    expect(attempt!.error).toMatch(/does not reach.*public address/);
   });
 });

@@ -66,7 +66,7 @@ export function buildTestApp(
       db,
       queue: options.queue,
       schedule: config.WEBHOOK_RETRY_SCHEDULE,
-      targets: deps.webhookTargets,
+      receivers: deps.webhookReceivers,
       // A receiver checks the signature's timestamp against its own clock: deliveries keep real time.
       now: () => new Date(),
       log,
