@@ -18,11 +18,13 @@ import { downloadHandler } from "../handlers/download.ts";
 import {
   cancelJobHandler,
   createJobHandler,
+  JOB_ARCHIVE_PATH,
   JOB_PATH,
   jobHandler,
   JOBS_PATH,
   listJobsHandler,
 } from "../handlers/jobs.ts";
+import { jobArchiveHandler } from "../handlers/job-archive.ts";
 import { postHandler } from "../handlers/post.ts";
 import { tweetHandler } from "../handlers/tweet.ts";
 import type { AppDeps } from "../app.ts";
@@ -50,6 +52,7 @@ export function apiPath(
     { method: "GET", path: JOBS_PATH, handler: listJobsHandler(deps) },
     { method: "GET", path: JOB_PATH, handler: jobHandler(deps) },
     { method: "DELETE", path: JOB_PATH, handler: cancelJobHandler(deps) },
+    { method: "GET", path: JOB_ARCHIVE_PATH, handler: jobArchiveHandler(deps) },
   ]);
 
   const linkSettings: LinkSettings = { db: deps.db, publicUrl: deps.config.PUBLIC_URL, ttlS: deps.config.LINK_TTL_S };
@@ -89,6 +92,7 @@ export function apiPath(
         whenDone: exchange.end.whenDone,
         clientProgress: exchange.clientProgress,
         links,
+        linkTo: (path) => linkSigner(linkSettings, request, admitted.id, at, path),
       });
     } catch (error) {
       if (error instanceof ApiError && error.status === 429) {

@@ -20,6 +20,8 @@ export interface ApiContext {
   clientProgress: ClientProgress | undefined;
   /** Signs download links for this key (the records' `downloadUrl`). */
   links: LinkMaker;
+  /** Signs links to another operation's `path` for this key (a job's `archiveUrl`). */
+  linkTo(path: string): LinkMaker;
 }
 
 export type ApiHandler = (ctx: ApiContext) => Promise<Response>;

@@ -41,6 +41,7 @@ export const errorTable = {
   method_not_allowed: { status: 405, retry: false },
   request_timeout: { status: 408, retry: true },
   email_taken: { status: 409, retry: false },
+  job_not_finished: { status: 409, retry: true },
   file_too_large: { status: 413, retry: false },
   form_too_large: { status: 413, retry: false },
   unsupported_form: { status: 415, retry: false },

@@ -1,11 +1,17 @@
 // The jobs' operations in the OpenAPI document (docs/api.md, Jobs): POST and GET /api/v1/jobs,
-// GET and DELETE /api/v1/jobs/{id}. Their schemas are the ones the handlers parse and answer with
+// GET and DELETE /api/v1/jobs/{id}, GET (and HEAD) /api/v1/jobs/{id}/archive. Their schemas are the ones the handlers parse and answer with
 // (src/jobs/request.ts, src/jobs/view.ts), so a generated client needs no glue.
 import { z } from "zod";
 import { JobBody } from "../jobs/request.ts";
 import { JobList, JobRecord, JobWithItems } from "../jobs/view.ts";
 import type { ErrorCode } from "./errors.ts";
-import { problemResponses, rateLimitHeadersFor, requestIdHeader } from "./openapi-responses.ts";
+import {
+  problemResponses,
+  rateLimitHeadersFor,
+  requestIdHeader,
+  type Responses,
+  withoutBodies,
+} from "./openapi-responses.ts";
 
 type Json = Record<string, unknown>;
 
@@ -90,6 +96,42 @@ export function jobPaths(common: readonly ErrorCode[]): Record<string, Json> {
         parameters: [idParameter],
         responses: { ...answer(200, "Job", "The job as it is now"), ...problems(["not_found"]) },
       },
+    },
+    "/api/v1/jobs/{id}/archive": archivePath(problems(["not_found", "job_not_finished"])),
+  };
+}
+
+function archivePath(problems: Responses): Record<string, Json> {
+  const responses: Responses = {
+    200: {
+      description:
+        "The ZIP, made while it is sent: no Content-Length, and a transfer that breaks off is not a whole archive",
+      headers: {
+        ...rateLimitHeadersFor("admitted"),
+        ...requestIdHeader,
+        "Content-Disposition": {
+          description: '`attachment; filename="job-<id>.zip"`',
+          required: true,
+          schema: { type: "string" },
+        },
+      },
+      content: { "application/zip": { schema: { type: "string", contentMediaType: "application/zip" } } },
+    },
+    ...problems,
+  };
+  const operation = {
+    summary: "A finished job's files and records.json in one ZIP",
+    description:
+      "Each done item's files, fetched from the platforms as /api/v1/download fetches them while the archive is sent, then `records.json` (the job and its items in order, each with the names of its files). Nothing is stored on the service; ZIP64 past 4 GiB. A file that fails breaks the transfer rather than ending the archive short. A job still queued or running is 409 `job_not_finished`; the job's `archiveUrl` is a signed link to this operation once it has finished.",
+    parameters: [idParameter],
+  };
+  return {
+    get: { operationId: "getJobArchive", ...operation, responses },
+    head: {
+      operationId: "headGetJobArchive",
+      ...operation,
+      summary: `${operation.summary} (headers only)`,
+      responses: withoutBodies(responses),
     },
   };
 }
