@@ -2,7 +2,8 @@
 // source (handlers/download.ts `planOf`: the source's tools checked, an extraction slot held while it
 // plans), carried out by the runner (media/run-plan.ts: a relay or ffmpeg's remux, with the slot its
 // kind costs until its body ends, cut when the client stops taking the archive). One file is
-// fetched at a time, when the archive reaches it.
+// fetched at a time, when the archive reaches it. Where the key's other downloads or extractions
+// hold every slot it needs, the archive waits its turn rather than break: it has begun.
 import type { ApiContext } from "../http/context.ts";
 import { type DownloadDeps, planOf } from "../handlers/download.ts";
 import { ApiError } from "../http/problem.ts";
@@ -37,11 +38,9 @@ export function itemFiles(
       subtitles: null,
       filename: null,
     };
-    const response = await runPlan(
-      await planOf(new URL(item.url), wanted, ctx, deps),
-      wanted.output,
-      caller,
-      deps.runner,
+    const response = await whenSlotFrees(
+      ctx.request.signal,
+      async () => runPlan(await planOf(new URL(item.url), wanted, ctx, deps), wanted.output, caller, deps.runner),
     );
     const name = filenameOf(response.headers.get("content-disposition"));
     if (response.body === null || name === null) {
@@ -50,4 +49,21 @@ export function itemFiles(
     }
     return { name, body: response.body };
   };
+}
+
+/** How long a file waits before asking again for a slot the key's other work holds. */
+const SLOT_WAIT_MS = 500;
+const slotTaken = (error: unknown) =>
+  error instanceof ApiError && (error.code === "too_many_downloads" || error.code === "too_many_extractions");
+
+/** `get`, asked again while its slot is taken, until the archive's request ends. */
+async function whenSlotFrees(signal: AbortSignal, get: () => Promise<Response>): Promise<Response> {
+  for (;;) {
+    try {
+      return await get();
+    } catch (error) {
+      if (!slotTaken(error) || signal.aborted) throw error;
+      await new Promise((resolve) => setTimeout(resolve, SLOT_WAIT_MS));
+    }
+  }
 }

@@ -10,7 +10,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Queue, startQueue } from "../../src/jobs/queue.ts";
-import { cardThread, type FakeBluesky, linkOf, startFakeBluesky } from "../fakes/bluesky.ts";
+import { cardThread, type FakeBluesky, imagesThread, linkOf, startFakeBluesky } from "../fakes/bluesky.ts";
 import { clipDurationSec, type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { probeMedia, snapshotFiles } from "../helpers/media.ts";
@@ -156,4 +156,44 @@ describe("GET /api/v1/jobs/{id}/archive", () => {
     expect(Object.keys(archive.get.responses[200].content)).toEqual(["application/zip"]);
     expect(archive.head.operationId).toBe("headGetJobArchive");
   }, 240_000);
+
+  test("a file whose slot the key's own download holds waits its turn, and the archive ends whole", {
+    timeout: 240_000,
+  }, async () => {
+    // A FREE key has one page-mode slot; its burst limit counts calls a minute, so the clock moves on.
+    const free = await makeKey(store.db, "FREE");
+    const freeCall = (pathname: string, init: RequestInit = {}) => {
+      app.clock.advance(61_000);
+      return app.get(pathname, free.plain, init);
+    };
+    const urls = [linkOf(imagesThread.thread.post), site.pages.progressive];
+    const created = await freeCall("/api/v1/jobs", { method: "POST", body: JSON.stringify({ urls, files: true }) });
+    const location = created.headers.get("location")!;
+    await until("the job to complete", async () => {
+      const job = (await (await freeCall(location)).json()) as JobAnswer;
+      return job.status === "completed" ? job : undefined;
+    }, 120_000);
+
+    // The key's one page-mode slot, held by a download whose source stops sending halfway.
+    const held = await freeCall(`/api/v1/download?url=${encodeURIComponent(site.pages.stalledMedia)}`);
+    expect(held.status).toBe(200);
+    const archive = (await freeCall(`${location}/archive`)).body!.getReader();
+    const chunks: Uint8Array[] = [];
+    let released = false;
+    let endedBeforeRelease = false;
+    const reading = (async () => {
+      for (let next = await archive.read(); !next.done; next = await archive.read()) chunks.push(next.value);
+      endedBeforeRelease = !released;
+    })();
+    // The image (a relay, another kind of slot) comes first; then the clip waits for the remux slot.
+    await until("the image's bytes", () => chunks.reduce((sum, chunk) => sum + chunk.length, 0) > 20_000);
+    released = true;
+    await held.body!.cancel();
+    await reading;
+    expect(endedBeforeRelease).toBe(false);
+    const zip = path.join(mine, "waited.zip");
+    writeFileSync(zip, Buffer.concat(chunks));
+    expect((await run("unzip", ["-t", zip])).stdout).toMatch(/No errors detected/);
+    expect((await run("unzip", ["-Z1", zip])).stdout.trim().split("\n")).toHaveLength(3);
+  });
 });
