@@ -5,7 +5,14 @@ import { z } from "zod";
 import { JobBody } from "../jobs/request.ts";
 import { JobList, JobRecord, JobWithItems } from "../jobs/view.ts";
 import type { ErrorCode } from "./errors.ts";
-import { problemResponses, rateLimitHeadersFor, requestIdHeader } from "./openapi-responses.ts";
+import {
+  headIdOf,
+  problemResponses,
+  rateLimitHeadersFor,
+  requestIdHeader,
+  type Responses,
+  withoutBodies,
+} from "./openapi-responses.ts";
 
 type Json = Record<string, unknown>;
 
@@ -45,6 +52,19 @@ const cursorParameter = (what: string) => ({
   schema: { type: "string", maxLength: 64 },
 });
 
+/** A GET operation and its HEAD twin (the router serves HEAD wherever GET is). */
+function withHead(operationId: string, get: Json & { responses: Responses; summary: string }): Json {
+  return {
+    get: { operationId, ...get },
+    head: {
+      ...get,
+      operationId: headIdOf(operationId),
+      summary: `${get.summary} (headers only)`,
+      responses: withoutBodies(get.responses),
+    },
+  };
+}
+
 /** The jobs' paths, each operation with its answers and `common` codes besides its own. */
 export function jobPaths(common: readonly ErrorCode[]): Record<string, Json> {
   const problems = (own: readonly ErrorCode[]) => problemResponses([...common, ...own]);
@@ -63,17 +83,15 @@ export function jobPaths(common: readonly ErrorCode[]): Record<string, Json> {
           ...problems(["busy"]),
         },
       },
-      get: {
-        operationId: "listJobs",
+      ...withHead("listJobs", {
         summary: "The account's jobs, newest first",
         description: "Every job of the key's account, a page at a time.",
         parameters: [cursorParameter("jobs")],
         responses: { ...answer(200, "JobList", "A page of the account's jobs"), ...problems(["invalid_parameter"]) },
-      },
+      }),
     },
     "/api/v1/jobs/{id}": {
-      get: {
-        operationId: "getJob",
+      ...withHead("getJob", {
         summary: "A job: its status, counts and a page of its items in order",
         description:
           "Each item shows its link, its status and either its post record (with signed `downloadUrl`s) or its problem. Another account's job is 404.",
@@ -82,7 +100,7 @@ export function jobPaths(common: readonly ErrorCode[]): Record<string, Json> {
           ...answer(200, "JobWithItems", "The job and a page of its items"),
           ...problems(["not_found", "invalid_parameter"]),
         },
-      },
+      }),
       delete: {
         operationId: "cancelJob",
         summary: "Cancel what of a job has not run",
