@@ -179,7 +179,7 @@ async function runItem(deps: JobDeps, jobId: string, position: number, last: boo
     });
     return true;
   }
-  const holder: SlotHolder = { id: claimed.job.apiKeyId, accountId: Number(claimed.job.accountId), tier: claimed.tier };
+  const holder: SlotHolder = { id: claimed.apiKeyId, accountId: claimed.accountId, tier: claimed.tier };
   try {
     await settle({ post: await whenSlotFrees(() => postRecord(deps, new URL(claimed.url), { key: holder })) });
   } catch (error) {
