@@ -3,7 +3,7 @@
 // the job's key that looks its post up as `post` does. The queue carries the ids; the rows say
 // what is left to do, so an item run twice (its instance died halfway) is settled and counted once.
 import { type PostDeps, postRecord } from "../handlers/post.ts";
-import { platformOf } from "../handlers/ask.ts";
+import { asking, platformOf } from "../handlers/ask.ts";
 import { errorTable } from "../http/errors.ts";
 import { ApiError } from "../http/problem.ts";
 import { createSlots, type SlotHolder, type Slots, slotsPerTier } from "../limits/slots.ts";
@@ -57,7 +57,7 @@ export function createJobs(deps: JobDeps, queue: Queue): Jobs {
       await queue.work<{ jobId: string }>({
         queue: EXPANSIONS,
         concurrency: 2,
-        run: ({ jobId }, attempt) => expand(deps, queue, jobId, attempt.last),
+        run: ({ jobId }, attempt) => expand(itemDeps, queue, jobId, attempt.last),
       });
       await queue.work<{ jobId: string; position: number }>({
         queue: ITEMS,
@@ -105,17 +105,19 @@ const retryHelps = (error: ApiError) => errorTable[error.code].retry && [502, 50
 async function expand(deps: JobDeps, queue: Queue, jobId: string, last: boolean): Promise<boolean> {
   const job = await jobOf(deps.db, jobId);
   if (job === null || job.status === "cancelled") return true;
-  const [tier] = await deps.db.query<{ tier: string }>("SELECT tier FROM api_keys WHERE id = $1", [job.apiKeyId]);
+  const [key] = await deps.db.query<{ tier: string }>("SELECT tier FROM api_keys WHERE id = $1", [job.apiKeyId]);
+  const tier = key?.tier ?? "FREE";
+  const holder: SlotHolder = { id: job.apiKeyId, accountId: Number(job.accountId), tier };
   let posts: { urls: string[]; incomplete: string | null };
   try {
-    posts = await postsOf(deps, job, jobMaxItemsOf(tier?.tier ?? "FREE"));
+    posts = await postsOf(deps, job, holder, jobMaxItemsOf(tier));
   } catch (error) {
     if (error instanceof ApiError && retryHelps(error) && !last) return false;
     throw error;
   }
   await deps.db.transaction(async (tx) => {
     if (!(await addItems(tx, jobId, posts.urls, posts.incomplete, deps.now()))) return;
-    const group = { id: job.apiKeyId, tier: tier?.tier ?? "FREE" };
+    const group = { id: job.apiKeyId, tier };
     await queue.send(ITEMS, posts.urls.map((_, at) => ({ data: { jobId, position: at + 1 }, group })), tx);
   });
   await finishIfSettled(deps.db, jobId, deps.now());
@@ -125,7 +127,12 @@ async function expand(deps: JobDeps, queue: Queue, jobId: string, last: boolean)
 const expandsPosts = (source: Source): source is Source & Expands => "expand" in source;
 
 /** The posts the job's links stand for, in reading order, at most `most`; why some are missing, if any are. */
-async function postsOf(deps: JobDeps, job: Job, most: number): Promise<{ urls: string[]; incomplete: string | null }> {
+async function postsOf(
+  deps: JobDeps,
+  job: Job,
+  holder: SlotHolder,
+  most: number,
+): Promise<{ urls: string[]; incomplete: string | null }> {
   const urls: string[] = [];
   const missing: string[] = [];
   for (const url of job.request.urls) {
@@ -133,7 +140,7 @@ async function postsOf(deps: JobDeps, job: Job, most: number): Promise<{ urls: s
       missing.push(`the job holds at most ${most} items`);
       break;
     }
-    const expansion = await expansionOf(deps, url, most - urls.length);
+    const expansion = await expansionOf(deps, url, most - urls.length, holder);
     if (expansion === null) {
       urls.push(url.href);
       continue;
@@ -144,14 +151,18 @@ async function postsOf(deps: JobDeps, job: Job, most: number): Promise<{ urls: s
   return { urls, incomplete: missing.length === 0 ? null : missing.join("; ") };
 }
 
-/** What `url` stands for when its source can say; null when it is one post (or no platform's: its item says so). */
-async function expansionOf(deps: JobDeps, url: URL, limit: number): Promise<Expansion | null> {
+/**
+ * What `url` stands for when its source can say, asked as `post` asks (the source's tools, an
+ * extraction slot of the job's key); null when it is one post (or no platform's: its item says so).
+ */
+async function expansionOf(deps: JobDeps, url: URL, limit: number, holder: SlotHolder): Promise<Expansion | null> {
   const platform = await platformOf(url, deps);
   if (platform === null) return null;
   const link = { url, platform };
   const source = deps.sources(link);
   if (!expandsPosts(source)) return null;
-  return source.expand(link, limit, AbortSignal.timeout(EXPANSION_TIMEOUT_MS));
+  const signal = AbortSignal.timeout(EXPANSION_TIMEOUT_MS);
+  return whenSlotFrees(() => asking(deps, source, link, holder, () => source.expand(link, limit, signal)));
 }
 
 /** Bounds one link's expansion (a channel of thousands pages through yt-dlp). */
@@ -168,9 +179,9 @@ async function runItem(deps: JobDeps, jobId: string, position: number, last: boo
     });
     return true;
   }
-  const holder: SlotHolder = { id: claimed.job.apiKeyId, accountId: Number(claimed.job.accountId), tier: claimed.tier };
+  const holder: SlotHolder = { id: claimed.apiKeyId, accountId: claimed.accountId, tier: claimed.tier };
   try {
-    await settle({ post: await postWhenSlotFrees(deps, new URL(claimed.url), holder) });
+    await settle({ post: await whenSlotFrees(() => postRecord(deps, new URL(claimed.url), { key: holder })) });
   } catch (error) {
     if (error instanceof ApiError && retryHelps(error) && !last) return false;
     await settle({ problem: problemOf(error, deps.log, jobId, position) });
@@ -178,11 +189,11 @@ async function runItem(deps: JobDeps, jobId: string, position: number, last: boo
   return true;
 }
 
-/** The post's record as `post` gives it; while the key's or the jobs' extraction slots are taken, it waits its turn. */
-async function postWhenSlotFrees(deps: JobDeps, url: URL, holder: SlotHolder) {
+/** `work`, asked again while the key's or the jobs' extraction slots are taken: a job's work waits its turn. */
+async function whenSlotFrees<T>(work: () => Promise<T>): Promise<T> {
   for (;;) {
     try {
-      return await postRecord(deps, url, { key: holder });
+      return await work();
     } catch (error) {
       if (!(error instanceof ApiError && error.code === "too_many_extractions")) throw error;
       await new Promise((resolve) => setTimeout(resolve, SLOT_WAIT_MS));
