@@ -12,6 +12,7 @@ import { filenameOf } from "../media/filename.ts";
 import { runPlan } from "../media/run-plan.ts";
 import type { Wanted } from "../platforms/source.ts";
 import type { FileWanted, ItemFile } from "./archive.ts";
+import { whenSlotFrees } from "./slot-turn.ts";
 import type { JobRequest } from "./job.ts";
 
 /** How the archive of `ctx`'s request gets each file, with the job's format and output. */
@@ -39,8 +40,9 @@ export function itemFiles(
       filename: null,
     };
     const response = await whenSlotFrees(
-      ctx.request.signal,
       async () => runPlan(await planOf(new URL(item.url), wanted, ctx, deps), wanted.output, caller, deps.runner),
+      ["too_many_downloads", "too_many_extractions"],
+      ctx.request.signal,
     );
     const name = filenameOf(response.headers.get("content-disposition"));
     if (response.body === null || name === null) {
@@ -49,21 +51,4 @@ export function itemFiles(
     }
     return { name, body: response.body };
   };
-}
-
-/** How long a file waits before asking again for a slot the key's other work holds. */
-const SLOT_WAIT_MS = 500;
-const slotTaken = (error: unknown) =>
-  error instanceof ApiError && (error.code === "too_many_downloads" || error.code === "too_many_extractions");
-
-/** `get`, asked again while its slot is taken, until the archive's request ends. */
-async function whenSlotFrees(signal: AbortSignal, get: () => Promise<Response>): Promise<Response> {
-  for (;;) {
-    try {
-      return await get();
-    } catch (error) {
-      if (!slotTaken(error) || signal.aborted) throw error;
-      await new Promise((resolve) => setTimeout(resolve, SLOT_WAIT_MS));
-    }
-  }
 }

@@ -13,6 +13,7 @@ import type { Db } from "../store/db.ts";
 import { addItems, claimItem, countItem, finishIfSettled, type ItemOutcome, jobOf, settleItem } from "../store/jobs.ts";
 import type { ItemProblem, Job } from "./job.ts";
 import type { Queue } from "./queue.ts";
+import { whenSlotFrees } from "./slot-turn.ts";
 import { jobMaxItemsOf } from "./request.ts";
 
 const EXPANSIONS = "job-expansions";
@@ -23,9 +24,6 @@ const ITEMS = "job-items";
  * job work. An item that extracts also holds one of the key's extraction slots (slotsPerTier).
  */
 export const JOB_ITEMS_AT_ONCE: Readonly<Record<string, number>> = { FREE: 2, PRO: 8, GOLD: 32 };
-
-/** How long an item waits before asking again for an extraction slot interactive callers hold. */
-const SLOT_WAIT_MS = 500;
 
 export interface JobSettings {
   /** Items this instance runs at once, of every key. */
@@ -187,18 +185,6 @@ async function runItem(deps: JobDeps, jobId: string, position: number, last: boo
     await settle({ problem: problemOf(error, deps.log, jobId, position) });
   }
   return true;
-}
-
-/** `work`, asked again while the key's or the jobs' extraction slots are taken: a job's work waits its turn. */
-async function whenSlotFrees<T>(work: () => Promise<T>): Promise<T> {
-  for (;;) {
-    try {
-      return await work();
-    } catch (error) {
-      if (!(error instanceof ApiError && error.code === "too_many_extractions")) throw error;
-      await new Promise((resolve) => setTimeout(resolve, SLOT_WAIT_MS));
-    }
-  }
 }
 
 /** An item's failure as the API would have answered it; anything but an ApiError is logged and told as internal. */
