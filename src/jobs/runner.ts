@@ -108,10 +108,12 @@ async function expand(deps: JobDeps, queue: Queue, jobId: string, last: boolean)
   const holder: SlotHolder = { id: job.apiKeyId, accountId: Number(job.accountId), tier };
   let posts: { urls: string[]; incomplete: string | null };
   try {
-    posts = await postsOf(deps, job, holder, jobMaxItemsOf(tier));
+    posts = await postsOf(deps, { job, holder, most: jobMaxItemsOf(tier), last });
   } catch (error) {
-    if (error instanceof ApiError && retryHelps(error) && !last) return false;
-    throw error;
+    if (!last) return false;
+    // The last attempt: the job ends failed, saying why, rather than waiting for ever.
+    deps.log.error("a job's links could not be expanded", { jobId, error: String(error) });
+    posts = { urls: [], incomplete: "Its links could not be expanded; the operator's log says why." };
   }
   await deps.db.transaction(async (tx) => {
     if (!(await addItems(tx, jobId, posts.urls, posts.incomplete, deps.now()))) return;
@@ -127,9 +129,7 @@ const expandsPosts = (source: Source): source is Source & Expands => "expand" in
 /** The posts the job's links stand for, in reading order, at most `most`; why some are missing, if any are. */
 async function postsOf(
   deps: JobDeps,
-  job: Job,
-  holder: SlotHolder,
-  most: number,
+  { job, holder, most, last }: { job: Job; holder: SlotHolder; most: number; last: boolean },
 ): Promise<{ urls: string[]; incomplete: string | null }> {
   const urls: string[] = [];
   const missing: string[] = [];
@@ -138,7 +138,15 @@ async function postsOf(
       missing.push(`the job holds at most ${most} items`);
       break;
     }
-    const expansion = await expansionOf(deps, url, most - urls.length, holder);
+    let expansion: Expansion | null;
+    try {
+      expansion = await expansionOf(deps, url, most - urls.length, holder);
+    } catch (error) {
+      // A link that cannot be expanded (or not now, on the last attempt) is one item: its own problem shows when it runs.
+      if (!(error instanceof ApiError) || (retryHelps(error) && !last)) throw error;
+      missing.push(`${url.href} could not be expanded (${error.code}), so it is one item`);
+      expansion = null;
+    }
     if (expansion === null) {
       urls.push(url.href);
       continue;

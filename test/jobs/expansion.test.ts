@@ -12,7 +12,13 @@ interface JobAnswer {
   id: string;
   status: string;
   counts: { total: number; done: number; failed: number };
-  items: { position: number; url: string; status: string; post: { url: string } | null }[];
+  items: {
+    position: number;
+    url: string;
+    status: string;
+    post: { url: string } | null;
+    problem: { code: string } | null;
+  }[];
   nextCursor: string | null;
 }
 
@@ -74,5 +80,21 @@ describe("a job's expansion through yt-dlp", () => {
       [`${site.origin}/progressive.html?entry=2`, "done"],
     ]);
     expect(done.items.map((item) => item.post?.url)).toEqual(done.items.map((item) => item.url));
+  });
+
+  test("a link that cannot be expanded is one item, whose own problem shows, and the job says so", {
+    timeout: 180_000,
+  }, async () => {
+    const key = await makeKey(store.db, "PRO");
+    const created = await submit(key.plain, [site.pages.missing]);
+    const path = created.headers.get("location")!;
+    const ended = await until("the job to end", async () => {
+      const job = (await (await app.get(path, key.plain)).json()) as JobAnswer & { incomplete: string | null };
+      return job.status === "failed" ? job : undefined;
+    }, 150_000);
+    expect(ended.items.map((item) => [item.url, item.status, item.problem?.code])).toEqual([
+      [site.pages.missing, "failed", "not_found"],
+    ]);
+    expect(ended.incomplete).toContain(`${site.pages.missing} could not be expanded (not_found)`);
   });
 });
