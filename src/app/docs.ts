@@ -26,9 +26,13 @@ interface Operation {
   security?: unknown[];
 }
 
+/** The methods the page shows, in this order; HEAD is GET's twin and is named beside it. */
+const methods = ["get", "post", "delete"] as const;
+type Method = (typeof methods)[number];
+
 interface Document {
   info: { title: string; version: string; description: string };
-  paths: Record<string, { get: Operation }>;
+  paths: Record<string, Partial<Record<Method, Operation>>>;
   components: { schemas: Record<string, JsonSchema> };
 }
 
@@ -59,7 +63,9 @@ export async function docsResponse(document: object): Promise<Response> {
 
 export function renderDocs(document: Document): string {
   const { info, paths, components } = document;
-  const operations = Object.entries(paths).map(([path, item]) => ({ path, ...item.get }));
+  const operations = Object.entries(paths).flatMap(([path, item]) =>
+    methods.flatMap((method) => (item[method] ? [{ path, method, ...item[method] }] : []))
+  );
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -74,7 +80,9 @@ ${info.description.split("\n\n").map((paragraph) => `<p>${inline(paragraph)}</p>
 <p>Machine-readable: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI 3.1).</p>
 <nav><h2>Contents</h2><ul>
 ${
-    operations.map((op) => `<li><a href="#${op.operationId}"><code>GET ${escapeHtml(op.path)}</code></a></li>`).join(
+    operations.map((op) =>
+      `<li><a href="#${op.operationId}"><code>${op.method.toUpperCase()} ${escapeHtml(op.path)}</code></a></li>`
+    ).join(
       "\n",
     )
   }
@@ -93,10 +101,12 @@ ${Object.entries(components.schemas).map(([name, schema]) => renderSchema(name, 
 `;
 }
 
-function renderOperation(op: Operation & { path: string }): string {
+function renderOperation(op: Operation & { path: string; method: Method }): string {
   const parameters = op.parameters ?? [];
   return `<section id="${escapeHtml(op.operationId)}">
-<h3><span class="method">GET</span> <span class="muted">(and HEAD)</span> <code>${escapeHtml(op.path)}</code></h3>
+<h3><span class="method">${op.method.toUpperCase()}</span>${
+    op.method === "get" ? ' <span class="muted">(and HEAD)</span>' : ""
+  } <code>${escapeHtml(op.path)}</code></h3>
 <p><strong>${inline(op.summary)}</strong>${
     op.security?.length === 0 ? ' <span class="muted">(no key needed)</span>' : ""
   }</p>

@@ -6,12 +6,11 @@ import { JobBody } from "../jobs/request.ts";
 import { JobList, JobRecord, JobWithItems } from "../jobs/view.ts";
 import type { ErrorCode } from "../http/errors.ts";
 import {
-  headIdOf,
   problemResponses,
   rateLimitHeadersFor,
   requestIdHeader,
   type Responses,
-  withoutBodies,
+  withHead,
 } from "./openapi-responses.ts";
 
 type Json = Record<string, unknown>;
@@ -51,19 +50,6 @@ const cursorParameter = (what: string) => ({
   description: `\`nextCursor\` of the previous page of ${what}; leave it out for the first`,
   schema: { type: "string", maxLength: 64 },
 });
-
-/** A GET operation and its HEAD twin (the router serves HEAD wherever GET is). */
-function withHead(operationId: string, get: Json & { responses: Responses; summary: string }): Json {
-  return {
-    get: { operationId, ...get },
-    head: {
-      ...get,
-      operationId: headIdOf(operationId),
-      summary: `${get.summary} (headers only)`,
-      responses: withoutBodies(get.responses),
-    },
-  };
-}
 
 /** The jobs' paths, each operation with its answers and `common` codes besides its own. */
 export function jobPaths(common: readonly ErrorCode[]): Record<string, Json> {

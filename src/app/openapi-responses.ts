@@ -151,3 +151,19 @@ export function withoutBodies(responses: Responses): Responses {
 export function headIdOf(operationId: string): string {
   return `head${operationId[0]!.toUpperCase()}${operationId.slice(1)}`;
 }
+
+/** A GET operation and its HEAD twin (the router serves HEAD wherever GET is). */
+export function withHead(
+  operationId: string,
+  get: Record<string, unknown> & { responses: Responses; summary: string },
+): Record<string, unknown> {
+  return {
+    get: { operationId, ...get },
+    head: {
+      ...get,
+      operationId: headIdOf(operationId),
+      summary: `${get.summary} (headers only)`,
+      responses: withoutBodies(get.responses),
+    },
+  };
+}

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { UsageRecord } from "../limits/usage.ts";
 import { jobPaths, jobSchemas } from "./openapi-jobs.ts";
+import { webhookPaths, webhookSchemas } from "./openapi-webhooks.ts";
 import {
   LinkedPostMediaItem,
   LinkedPostRecord,
@@ -256,6 +257,7 @@ function componentSchemas(): Record<string, JsonSchema> {
     TweetVideoVariant: LinkedTweetVideoVariant,
     UsageRecord,
     ...jobSchemas,
+    ...webhookSchemas,
     Problem: ProblemSchema,
   };
   for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
@@ -308,6 +310,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     paths: {
       ...Object.fromEntries(operations.map((spec) => [spec.path, operationObject(spec)])),
       ...jobPaths(apiCodes),
+      ...webhookPaths(apiCodes),
       ...sitePaths(),
     },
     components: {

@@ -31,11 +31,29 @@ export const WebhookBody = z.strictObject({
     .describe("The event types this endpoint receives"),
 });
 
-/** An endpoint as the API shows it: never its secret. */
-export const endpointView = (endpoint: WebhookEndpoint) => ({
+/** An endpoint as the API shows it: never its secret. The OpenAPI document shows this schema. */
+export const WebhookEndpointRecord = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.enum(EVENT_TYPES)),
+  createdAt: z.string().describe("ISO 8601 UTC"),
+  disabledAt: z.string().nullable().describe(
+    "When deliveries stopped (410 Gone, or days of failures); null while enabled",
+  ),
+  disabledReason: z.string().nullable(),
+  failingSince: z.string().nullable().describe(
+    "The first failed attempt since the last delivered one; null while delivering",
+  ),
+});
+export const WebhookEndpointWithSecret = WebhookEndpointRecord.extend({
+  secret: z.string().describe("`whsec_` and the base64 of the signing key's bytes; shown this once"),
+});
+export const WebhookList = z.object({ webhooks: z.array(WebhookEndpointRecord) });
+
+export const endpointView = (endpoint: WebhookEndpoint): z.infer<typeof WebhookEndpointRecord> => ({
   id: endpoint.id,
   url: endpoint.url,
-  events: endpoint.events,
+  events: endpoint.events as z.infer<typeof WebhookEndpointRecord>["events"],
   createdAt: endpoint.createdAt.toISOString(),
   disabledAt: endpoint.disabledAt?.toISOString() ?? null,
   disabledReason: endpoint.disabledReason,

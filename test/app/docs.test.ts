@@ -41,9 +41,12 @@ describe("GET /docs", () => {
   });
 
   it("lists each operation with its parameters and statuses, and each schema's fields", () => {
-    const document = buildOpenApiDocument() as { paths: Record<string, { get: { operationId: string } }> };
+    const document = buildOpenApiDocument() as { paths: Record<string, Record<string, { operationId: string }>> };
     for (const [path, item] of Object.entries(document.paths)) {
-      expect(html).toContain(`<section id="${item.get.operationId}">`);
+      // Every method's operation has its section; HEAD is named beside GET's.
+      for (const [method, operation] of Object.entries(item)) {
+        if (method !== "head") expect(html).toContain(`<section id="${operation.operationId}">`);
+      }
       expect(html).toContain(`<code>${path}</code>`);
     }
     expect(html).toContain("<td><code>audio</code></td><td>one of <code>mp3</code>, <code>m4a</code></td><td>no</td>");

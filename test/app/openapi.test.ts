@@ -50,6 +50,9 @@ describe("the OpenAPI document", () => {
       "/api/v1/post",
       "/api/v1/tweet",
       "/api/v1/usage",
+      "/api/v1/webhooks",
+      "/api/v1/webhooks/{id}",
+      "/api/v1/webhooks/{id}/rotate",
       "/docs",
       "/healthz",
       "/metrics",
@@ -62,13 +65,17 @@ describe("the OpenAPI document", () => {
       expect(document.paths[path].get.security, path).toEqual([]);
     }
     expect(document.paths["/metrics"].get.security).toEqual([{}, { metricsToken: [] }]);
-    // The jobs' paths take POST and DELETE besides (docs/api.md, Jobs).
+    // The jobs' and webhooks' paths take POST and DELETE besides (docs/api.md, Jobs, Webhooks).
     const methods: Record<string, string[]> = {
       "/api/v1/jobs": ["get", "head", "post"],
       "/api/v1/jobs/{id}": ["delete", "get", "head"],
+      "/api/v1/webhooks": ["get", "head", "post"],
+      "/api/v1/webhooks/{id}": ["delete", "get", "head"],
+      "/api/v1/webhooks/{id}/rotate": ["post"],
     };
     for (const [path, item] of Object.entries(document.paths) as [string, Json][]) {
       expect(Object.keys(item).sort(), path).toEqual(methods[path] ?? ["get", "head"]);
+      if (!item.get) continue;
       expect(Object.keys(item.head.responses), path).toEqual(Object.keys(item.get.responses));
       for (const answer of Object.values(item.head.responses) as Json[]) expect(answer.content, path).toBeUndefined();
     }
