@@ -107,7 +107,7 @@ const CUT_WAIT_MS = 2_000;
 async function startJobs(config: Config, db: Db, parts: AppParts, log: Logger): Promise<{ queue: Queue; jobs: Jobs }> {
   const queue = await startQueue(
     db,
-    { retries: 3, retryDelayS: 2, heartbeatS: 10, pollS: 2 },
+    { retries: 3, retryDelayS: 2, heartbeatS: 10, pollS: 1 },
     (error) => log.error("the job queue failed", { error: errorText(error) }),
   );
   const settings = { concurrency: config.JOB_CONCURRENCY, extractionSlots: config.MAX_EXTRACTIONS };

@@ -74,8 +74,6 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
     schedule: false,
     superviseIntervalSeconds: Math.max(1, Math.floor(settings.heartbeatS / 2)),
     monitorIntervalSeconds: Math.max(1, Math.floor(settings.heartbeatS / 2)),
-    // The waiting jobs' count, which lets a busy worker ask again at once (burstWhenReadyExceeds).
-    queueCacheIntervalSeconds: Math.max(1, Math.floor(settings.heartbeatS / 2)),
   });
   boss.on("error", onError);
   await boss.start();
@@ -110,9 +108,6 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
           batchSize: 1,
           localConcurrency: work.concurrency,
           pollingIntervalSeconds: settings.pollS,
-          // While jobs wait, a worker that got one asks again at once instead of after the poll's
-          // pause (pg-boss waits the rest of `pollS` after a job shorter than it).
-          burstWhenReadyExceeds: 1,
           perJobResults: true,
           includeMetadata: true,
           ...(groups ? { localGroupConcurrency: groups } : {}),
