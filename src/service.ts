@@ -51,8 +51,9 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   // Once the service answers: the host's warm-up (about 1.5 s of CPU) would otherwise compete with
   // the store's start, and until the host is ready the tools' programs run every extraction.
   deps.extractor.start(log);
-  await jobs.work();
+  // Deliveries' queue first: a job settling inside a transaction must find it made (see Queue.send).
   await events.work();
+  await jobs.work();
   let admin: RunningServer | undefined;
   if (!config.DATABASE_URL) {
     // We hold the data folder's lock, so a socket file left here is a dead process's.
