@@ -64,8 +64,9 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   // Once the service answers: the host's warm-up (about 1.5 s of CPU) would otherwise compete with
   // the store's start, and until the host is ready the tools' programs run every extraction.
   deps.extractor.start(log);
-  await jobs.work();
+  // Deliveries' queue first: a job settling inside a transaction must find it made (see Queue.send).
   await events.work();
+  await jobs.work();
   const admin = config.DATABASE_URL ? undefined : await serveAdmin(config, db, deps, runtime, log);
   const stopChecks = config.PLATFORM_CHECK_INTERVAL_S > 0
     ? deps.platformChecks.every(config.PLATFORM_CHECK_INTERVAL_S)

@@ -7,7 +7,7 @@ import type { ApiContext, ApiHandler } from "../http/context.ts";
 import { json } from "../http/json-response.ts";
 import { ApiError } from "../http/problem.ts";
 import type { Jobs } from "../jobs/runner.ts";
-import { jobRequestOf, MAX_JOB_BODY_BYTES } from "../jobs/request.ts";
+import { jobRequestOf, MAX_JOB_BODY_BYTES, secondsUntilRunAt } from "../jobs/request.ts";
 import { ITEMS_PER_PAGE, jobRecord, JOBS_PER_PAGE, jobWithItems } from "../jobs/view.ts";
 import { rateLimitHeaders, remainingOf, secondsUntil } from "../limits/admission.ts";
 import type { Db } from "../store/db.ts";
@@ -38,7 +38,7 @@ export function createJobHandler(deps: JobsDeps): ApiHandler {
       MAX_JOB_BODY_BYTES,
       () => new ApiError("invalid_request", `The job's body is larger than ${MAX_JOB_BODY_BYTES} bytes.`),
     );
-    const request = jobRequestOf(text, ctx.key.tier);
+    const request = jobRequestOf(text, ctx.key.tier, ctx.now);
     if (request.webhook) request.webhook = await requireJobEndpoint(deps.db, request.webhook, ctx.key.accountId);
     const left = remainingOf(ctx.key);
     if (request.urls.length > left) throw dayTooShort(ctx, request.urls.length, left);
@@ -49,7 +49,7 @@ export function createJobHandler(deps: JobsDeps): ApiHandler {
       request,
       now: ctx.now,
     });
-    await jobs.queueExpansion(job.id);
+    await jobs.queueExpansion(job.id, secondsUntilRunAt(request, ctx.now));
     return json(jobRecord(job), { status: 202, headers: { location: `${JOBS_PATH}/${job.id}` } });
   };
 }

@@ -21,6 +21,8 @@ export interface JobRequest {
   output: OutputKind;
   /** The account's webhook endpoint that alone hears of this job, or null for every endpoint of the account that takes the event. */
   webhook?: string | null;
+  /** When the job starts (ISO 8601 UTC), or null: at once. Its expansion waits on the queue until then. */
+  runAt?: string | null;
 }
 
 /** Why an item has no record: its problem as the API would have answered it. */

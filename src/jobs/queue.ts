@@ -90,6 +90,8 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
   };
   return {
     async send(queue, jobs, tx) {
+      // Nothing to send makes no queue: making one goes outside `tx`, which on PGlite waits for `tx` to end.
+      if (jobs.length === 0) return;
       await queueNamed(queue);
       const inserts = jobs.map(({ data, group, startAfterS }) => ({
         data,

@@ -14,6 +14,9 @@ export const JOB_MAX_ITEMS: Readonly<Record<string, number>> = { FREE: 100, PRO:
 export const jobMaxItemsOf = (tier: string): number => JOB_MAX_ITEMS[tier] ?? JOB_MAX_ITEMS.FREE!;
 
 /** The largest body a job can need: the largest tier's links at their longest, as JSON. */
+/** The furthest ahead a job's `runAt` may be: 30 days (docs/api.md, Jobs). */
+export const MAX_RUN_AT_AHEAD_S = 30 * 24 * 3600;
+
 export const MAX_JOB_BODY_BYTES = Math.max(...Object.values(JOB_MAX_ITEMS)) * (MAX_URL_LENGTH + 8) + 4096;
 
 const link = z
@@ -34,13 +37,17 @@ export const JobBody = z.strictObject({
   ),
   format: DownloadQuery.shape.format.describe("As `download` takes it: a format for every item's file"),
   audio: DownloadQuery.shape.audio.describe("As `download` takes it: each item's file as sound alone"),
+  runAt: z.iso.datetime({ offset: true, error: "`runAt` must be an ISO 8601 time, such as 2026-01-02T03:04:05Z." })
+    .nullable().default(null).describe(
+      "When the job starts (ISO 8601, at most 30 days ahead): it waits `queued` until then; without it, at once",
+    ),
   webhook: z.string().nullable().default(null).describe(
     "The id of one of the account's webhook endpoints that alone hears of this job's events; without it every endpoint of the account that takes an event hears of it",
   ),
 });
 
 /** The body as a checked request, or 400 saying what is wrong with it; more links than the tier allows is 400 too. */
-export function jobRequestOf(text: string, tier: string): JobRequest {
+export function jobRequestOf(text: string, tier: string, now: Date): JobRequest {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -53,7 +60,7 @@ export function jobRequestOf(text: string, tier: string): JobRequest {
     const where = issue.path.length > 0 ? ` (at ${issue.path.join(".")})` : "";
     throw new ApiError("invalid_request", `${issue.message}${where}`);
   }
-  const { urls, files, format, audio, webhook } = parsed.data;
+  const { urls, files, format, audio, webhook, runAt } = parsed.data;
   const most = jobMaxItemsOf(tier);
   if (urls.length > most) {
     throw new ApiError(
@@ -61,5 +68,32 @@ export function jobRequestOf(text: string, tier: string): JobRequest {
       `A job of a ${tier} key holds at most ${most} items; this one has ${urls.length} links.`,
     );
   }
-  return { urls: urls.map((url) => new URL(url)), files, format: format || null, output: audio ?? "mp4", webhook };
+  const output = audio ?? "mp4";
+  return {
+    urls: urls.map((url) => new URL(url)),
+    files,
+    format: format || null,
+    output,
+    webhook,
+    runAt: runAtOf(runAt, now),
+  };
 }
+
+/** `runAt` as a time no more than 30 days ahead (a time already past runs at once), or 400. */
+function runAtOf(text: string | null, now: Date): string | null {
+  if (text === null) return null;
+  const at = new Date(text);
+  if (at.getTime() - now.getTime() > MAX_RUN_AT_AHEAD_S * 1000) {
+    throw new ApiError(
+      "invalid_request",
+      `\`runAt\` may be at most 30 days ahead, until ${
+        new Date(now.getTime() + MAX_RUN_AT_AHEAD_S * 1000).toISOString()
+      }.`,
+    );
+  }
+  return at.toISOString();
+}
+
+/** Seconds the job waits before its expansion runs: 0 without `runAt` or once it has passed. */
+export const secondsUntilRunAt = (request: JobRequest, now: Date): number =>
+  request.runAt ? Math.max(0, Math.ceil((Date.parse(request.runAt) - now.getTime()) / 1000)) : 0;

@@ -47,8 +47,8 @@ export interface JobDeps extends PostDeps {
 }
 
 export interface Jobs {
-  /** Queues the expansion of a job just recorded. */
-  queueExpansion(jobId: string): Promise<void>;
+  /** Queues the expansion of a job just recorded, to start `startAfterS` seconds from now (its `runAt`). */
+  queueExpansion(jobId: string, startAfterS?: number): Promise<void>;
   /** Starts this instance's workers on the queue. */
   work(): Promise<void>;
 }
@@ -57,7 +57,7 @@ export function createJobs(deps: JobDeps, queue: Queue): Jobs {
   // Jobs' extractions hold a slot of the key (as any call does) and one of the jobs' half.
   const itemDeps: JobDeps = { ...deps, extractions: withinShare(jobsShare(deps.settings), deps.extractions) };
   return {
-    queueExpansion: (jobId) => queue.send(EXPANSIONS, [{ data: { jobId } }]),
+    queueExpansion: (jobId, startAfterS) => queue.send(EXPANSIONS, [{ data: { jobId }, startAfterS }]),
     async work() {
       await queue.work<{ jobId: string }>({
         queue: EXPANSIONS,

@@ -41,6 +41,7 @@ export const JobRecord = z.object({
     files: z.boolean(),
     format: z.string().nullable(),
     audio: z.enum(["mp3", "m4a"]).nullable(),
+    runAt: z.string().nullable().describe("ISO 8601 UTC: when the job starts; null when it started at once"),
   }),
 });
 
@@ -58,7 +59,7 @@ export const JobList = z.object({
 });
 
 export function jobRecord(job: Job): z.infer<typeof JobRecord> {
-  const { urls, files, format, output } = job.request;
+  const { urls, files, format, output, runAt } = job.request;
   return {
     id: job.id,
     status: job.status,
@@ -67,7 +68,13 @@ export function jobRecord(job: Job): z.infer<typeof JobRecord> {
     counts: job.counts,
     complete: job.complete,
     incomplete: job.incomplete,
-    request: { urls: urls.map((url) => url.href), files, format, audio: output === "mp4" ? null : output },
+    request: {
+      urls: urls.map((url) => url.href),
+      files,
+      format,
+      audio: output === "mp4" ? null : output,
+      runAt: runAt ?? null,
+    },
   };
 }
 
