@@ -35,6 +35,8 @@ export type SendDeliveries = (
 export interface DeliveryDeps {
   db: Queryable;
   send: SendDeliveries;
+  /** Makes the deliveries' queue, before a transaction sends to it. */
+  prepare(): Promise<void>;
   /** Seconds to wait before each attempt, the first included. */
   schedule: readonly number[];
   /**

@@ -29,6 +29,7 @@ export function createEvents(options: {
   const { db, queue } = options;
   const deliveries: DeliveryDeps = {
     ...options,
+    prepare: () => queue.prepare(DELIVERY_QUEUE),
     send: (items, tx) =>
       queue.send(
         DELIVERY_QUEUE,

@@ -25,6 +25,7 @@ export function jobEvents(deps: DeliveryDeps & { db: Db }): JobEvents {
       const job = await jobOf(deps.db, jobId);
       if (job === null) return;
       if (position !== null) await itemFailed(job, position);
+      await deps.prepare();
       await deps.db.transaction(async (tx) => {
         if (!(await claimJobEnd(tx, jobId, deps.now()))) return;
         const ended = (await jobOf(tx, jobId))!;

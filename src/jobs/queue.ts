@@ -60,6 +60,8 @@ export interface Queue {
     jobs: readonly { data: object; group?: { id: string; tier: string }; startAfterS?: number }[],
     tx?: Queryable,
   ): Promise<void>;
+  /** Makes `queue` now, so that a later `send` inside a transaction need not (on PGlite that waits for the transaction). */
+  prepare(queue: string): Promise<void>;
   work<Data extends object>(work: QueueWork<Data>): Promise<void>;
   stop(): Promise<void>;
 }
@@ -89,6 +91,7 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
     made.add(name);
   };
   return {
+    prepare: queueNamed,
     async send(queue, jobs, tx) {
       // Nothing to send makes no queue: making one goes outside `tx`, which on PGlite waits for `tx` to end.
       if (jobs.length === 0) return;

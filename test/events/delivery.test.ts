@@ -59,6 +59,7 @@ describe.each(storeKinds)("webhook deliveries on %s", (kind) => {
     const deps: DeliveryDeps = {
       db: store.db,
       send: async (items) => void queued.push(...items),
+      prepare: async () => {},
       schedule,
       receivers: receiversWith({
         trusted: new Set([endpointKey("127.0.0.1", port)]),
