@@ -9,6 +9,7 @@ import { slotHolder } from "../limits/slots.ts";
 import { type RunDeps, runPlan } from "../media/run-plan.ts";
 import { mediaLinkPlan } from "../platforms/items.ts";
 import type { SourceOf } from "../platforms/sources.ts";
+import { canonicalLink } from "../platforms/table.ts";
 import type { Ask, Plan, Wanted } from "../platforms/source.ts";
 import { DIRECT_HOSTS } from "../media/direct-hosts.ts";
 import { type AskDeps, platformOf, type SupportedSites, supportedText } from "./ask.ts";
@@ -70,7 +71,8 @@ function hostNotAllowed(url: URL, sites: SupportedSites): ApiError {
  * The plan of the link's source, asked as every source is (ask.ts); a link of X's media hosts is
  * relayed as it is, and any other link is refused (403 `host_not_allowed`).
  */
-async function planOf(url: URL, wanted: Wanted, ctx: ApiContext, deps: DownloadDeps): Promise<Plan> {
+async function planOf(pasted: URL, wanted: Wanted, ctx: ApiContext, deps: DownloadDeps): Promise<Plan> {
+  const url = canonicalLink(pasted);
   const platform = await platformOf(url, deps);
   if (platform === null && !DIRECT_HOSTS.has(url.hostname)) throw hostNotAllowed(url, deps);
   if (platform === null) return mediaLinkPlan(url, wanted);

@@ -7,6 +7,7 @@ import { parseQuery, PostQuery } from "../http/query.ts";
 import { type SlotHolder, slotHolder } from "../limits/slots.ts";
 import type { PostRecord } from "../platforms/records.ts";
 import type { SourceOf } from "../platforms/sources.ts";
+import { canonicalLink } from "../platforms/table.ts";
 import { type AskDeps, asking, requirePlatform, type SupportedSites } from "./ask.ts";
 
 export interface PostDeps extends AskDeps, SupportedSites {
@@ -20,7 +21,8 @@ export type PostAsker = { key: SlotHolder } | { check: true };
  * The record of a post, the way every `post` request gets it; the platform check (src/doctor/)
  * runs its reference posts through this same function.
  */
-export async function postRecord(deps: PostDeps, page: URL, asker: PostAsker): Promise<PostRecord> {
+export async function postRecord(deps: PostDeps, pasted: URL, asker: PostAsker): Promise<PostRecord> {
+  const page = canonicalLink(pasted);
   const link = { url: page, platform: await requirePlatform(page, deps) };
   const source = deps.sources(link);
   const holder = "key" in asker ? asker.key : null;

@@ -13,6 +13,11 @@ export interface PlatformRow {
   /** Human name for error messages and docs. */
   name: string;
   hosts: readonly string[];
+  /**
+   * Other front doors whose links stand for the platform's own (the fix-embed mirrors people share, hosts the tools
+   * do not claim): each host (with its subdomains) and the canonical host its links are read on, path kept.
+   */
+  mirrors?: Readonly<Record<string, string>>;
   /** The platform's media CDN hosts (each with its subdomains), from which a post's files are relayed as they are. */
   mediaHosts?: readonly string[];
   /**
@@ -29,6 +34,10 @@ export interface PlatformRow {
    */
   referencePost: string | null;
 }
+
+/** Mirror hosts that all stand for one canonical host. */
+const mirrorsOf = (canonical: string, hosts: readonly string[]) =>
+  Object.fromEntries(hosts.map((host) => [host, canonical]));
 
 const countryDomains = (label: string, suffixes: readonly string[]) => suffixes.map((s) => `${label}.${s}`);
 
@@ -115,6 +124,14 @@ export const platformTable: readonly PlatformRow[] = [
     id: "X",
     name: "X (Twitter)",
     hosts: ["twitter.com", "x.com"],
+    // FxEmbed's, BetterTwitFix's and their forks' hosts, as cobalt, FxEmbed and people's share links name them.
+    mirrors: mirrorsOf("x.com", [
+      "fxtwitter.com",
+      "fixupx.com",
+      "vxtwitter.com",
+      "fixvx.com",
+      "twittpr.com",
+    ]),
     reader: "x",
     referencePost: "https://x.com/jack/status/20",
   },
@@ -122,6 +139,13 @@ export const platformTable: readonly PlatformRow[] = [
     id: "INSTAGRAM",
     name: "Instagram",
     hosts: ["instagram.com"],
+    mirrors: mirrorsOf("www.instagram.com", [
+      "ddinstagram.com",
+      "kkinstagram.com",
+      "vxinstagram.com",
+      "instagramez.com",
+      "instagr.am",
+    ]),
     mediaHosts: ["cdninstagram.com", "fbcdn.net"],
     reader: "yt-dlp+gallery-dl",
     photoShape: /^\/(?:[^/]+\/)?p\/[^/]+/,
@@ -130,7 +154,7 @@ export const platformTable: readonly PlatformRow[] = [
   {
     id: "YOUTUBE",
     name: "YouTube",
-    hosts: ["youtube.com", "youtu.be", "youtube-nocookie.com"],
+    hosts: ["youtube.com", "youtu.be", "youtube-nocookie.com", "youtubekids.com"],
     reader: "yt-dlp",
     referencePost: "https://www.youtube.com/watch?v=jNQXAC9IVRw",
   },
@@ -138,6 +162,7 @@ export const platformTable: readonly PlatformRow[] = [
     id: "TIKTOK",
     name: "TikTok",
     hosts: ["tiktok.com"],
+    mirrors: mirrorsOf("www.tiktok.com", ["tnktok.com", "vxtiktok.com", "tiktxk.com", "tfxktok.com"]),
     mediaHosts: ["tiktokcdn.com", "tiktokcdn-us.com", "tiktokcdn-eu.com", "tiktokv.com", "ibyteimg.com", "byteimg.com"],
     reader: "yt-dlp+gallery-dl",
     photoShape: /\/photo\/\d+/,
@@ -176,7 +201,14 @@ export const platformTable: readonly PlatformRow[] = [
     reader: "yt-dlp",
     referencePost: "https://www.amazon.co.uk/dp/B098XNCHLD/",
   },
-  { id: "VIMEO", name: "Vimeo", hosts: ["vimeo.com"], reader: "yt-dlp", referencePost: "https://vimeo.com/76979871" },
+  {
+    id: "VIMEO",
+    name: "Vimeo",
+    hosts: ["vimeo.com"],
+    mirrors: { "m.vimeo.com": "vimeo.com" },
+    reader: "yt-dlp",
+    referencePost: "https://vimeo.com/76979871",
+  },
   {
     id: "DAILYMOTION",
     name: "Dailymotion",
@@ -188,6 +220,7 @@ export const platformTable: readonly PlatformRow[] = [
     id: "BLUESKY",
     name: "Bluesky",
     hosts: ["bsky.app"],
+    mirrors: mirrorsOf("bsky.app", ["bskx.app", "fxbsky.app", "bskyx.app"]),
     mediaHosts: ["cdn.bsky.app", "video.bsky.app"],
     reader: "bluesky",
     referencePost: "https://bsky.app/profile/bsky.app/post/3l3vgf77uco2g",
@@ -195,7 +228,9 @@ export const platformTable: readonly PlatformRow[] = [
   {
     id: "BILIBILI",
     name: "Bilibili",
-    hosts: ["bilibili.com", "b23.tv"],
+    hosts: ["bilibili.com", "bilibili.tv", "b23.tv"],
+    // The mobile site's links are the main site's paths, which no tool claims on m.bilibili.com.
+    mirrors: { "m.bilibili.com": "www.bilibili.com" },
     mediaHosts: ["hdslb.com"],
     reader: "yt-dlp+gallery-dl",
     photoShape: /^\/opus\/\d+/,
@@ -221,6 +256,7 @@ export const platformTable: readonly PlatformRow[] = [
     id: "OKRU",
     name: "OK.ru",
     hosts: ["ok.ru", "odnoklassniki.ru"],
+    mirrors: { "m.ok.ru": "ok.ru", "mobile.ok.ru": "ok.ru" },
     reader: "yt-dlp",
     referencePost: "https://ok.ru/video/1484130554189",
   },
@@ -358,8 +394,32 @@ export function extraPageHostOf(url: URL, extraPageHosts: readonly string[]): st
   );
 }
 
+/** The canonical host a mirror host of a row stands for; null when the host is no row's mirror. */
+function mirroredHost(hostname: string): string | null {
+  for (const row of platformTable) {
+    const mirror = Object.keys(row.mirrors ?? {}).find((host) => hostMatches(hostname, host));
+    if (mirror !== undefined) return row.mirrors![mirror]!;
+  }
+  return null;
+}
+
+/**
+ * The link as its platform's own site writes it: a link on a mirror or other front door of a row is read on
+ * the row's canonical host (https, no port, path and query kept), so that the tools claim it and the record's
+ * `url` names the platform; any other link is returned as it is.
+ */
+export function canonicalLink(url: URL): URL {
+  const canonical = mirroredHost(normalizeHost(url.hostname));
+  if (canonical === null) return url;
+  const link = new URL(url.href);
+  link.protocol = "https:";
+  link.port = "";
+  link.hostname = canonical;
+  return link;
+}
+
 function tablePlatform(url: URL): PlatformRow["id"] | null {
-  const hostname = normalizeHost(url.hostname);
+  const hostname = normalizeHost(canonicalLink(url).hostname);
   return platformTable.find((r) => r.hosts.some((h) => hostMatches(hostname, h)))?.id ?? null;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { detectPlatform, supportedPlatformsText } from "../../src/platforms/table.ts";
+import { canonicalLink, detectPlatform, supportedPlatformsText } from "../../src/platforms/table.ts";
 
 const platformOf = (url: string, extra: string[] = []) => detectPlatform(new URL(url), extra);
 
@@ -83,5 +83,30 @@ describe("detectPlatform()", () => {
       "X (Twitter), Instagram, YouTube, TikTok, Reddit, Facebook, Pinterest, Amazon, Vimeo, Dailymotion, Bluesky, Bilibili, Loom, Newgrounds, " +
         "OK.ru, Rutube, Snapchat, SoundCloud, Streamable, Tumblr, Twitch, VK, Xiaohongshu (RedNote), Threads",
     );
+  });
+});
+
+describe("canonicalLink()", () => {
+  test.each([
+    ["https://fxtwitter.com/jack/status/20", "https://x.com/jack/status/20"],
+    ["http://d.fxtwitter.com:8443/jack/status/20?s=20", "https://x.com/jack/status/20?s=20"],
+    ["https://fixupx.com/jack/status/20/photo/1", "https://x.com/jack/status/20/photo/1"],
+    ["https://www.ddinstagram.com/reel/Chunk8-jurw/", "https://www.instagram.com/reel/Chunk8-jurw/"],
+    ["https://instagr.am/p/aye83DjauH/", "https://www.instagram.com/p/aye83DjauH/"],
+    ["https://vxtiktok.com/@a/video/1", "https://www.tiktok.com/@a/video/1"],
+    ["https://fxbsky.app/profile/bsky.app/post/3l3vgf77uco2g", "https://bsky.app/profile/bsky.app/post/3l3vgf77uco2g"],
+    ["https://m.bilibili.com/video/BV13x41117TL", "https://www.bilibili.com/video/BV13x41117TL"],
+    ["https://m.ok.ru/video/1", "https://ok.ru/video/1"],
+  ])("reads %s as %s", (pasted, canonical) => {
+    expect(canonicalLink(new URL(pasted)).href).toBe(canonical);
+  });
+
+  test.each([
+    "https://x.com/jack/status/20",
+    "https://www.bilibili.com/video/BV13x41117TL",
+    "https://notfxtwitter.com/jack/status/20",
+    "https://example.com/a",
+  ])("leaves %s as it is", (url) => {
+    expect(canonicalLink(new URL(url)).href).toBe(url);
   });
 });
