@@ -20,6 +20,7 @@ import { countedUpstream, isHealthyStatus } from "./metrics/upstream.ts";
 import { createExtractorClaims, type ExtractorClaims } from "./platforms/claims.ts";
 import { createBlueskySource } from "./platforms/bluesky/source.ts";
 import { createOutbound, type Outbound } from "./platforms/outbound.ts";
+import { createLinkResolver, SHORT_LINK_TIMEOUT_MS } from "./platforms/short-links.ts";
 import { createXiaohongshuSource } from "./platforms/xiaohongshu/source.ts";
 import { createThreadsSource } from "./platforms/threads/source.ts";
 import type { Source } from "./platforms/source.ts";
@@ -136,6 +137,13 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
     extractions: slots.extractions,
     extraPageHosts: config.EXTRA_PAGE_HOSTS,
     claims: extractorClaims(wiring),
+    resolveLink: createLinkResolver(
+      readerClient(wiring, {
+        name: "The short link's host",
+        timeoutMs: SHORT_LINK_TIMEOUT_MS,
+        upstreamOf: () => "short_link",
+      }),
+    ),
   };
   const runner = {
     relay: relayOptions(wiring),

@@ -8,6 +8,12 @@ import type { ClaimedPlatformId, ListedPlatformId, PlatformId } from "./records.
 /** Which source reads a platform's links (platforms/sources.ts builds one per name). */
 export type ReaderName = "x" | "bluesky" | "xiaohongshu" | "threads" | "yt-dlp" | "yt-dlp+gallery-dl";
 
+export interface ShortLinkShape {
+  host: string;
+  /** Any path when absent. */
+  path?: RegExp;
+}
+
 export interface PlatformRow {
   id: Exclude<ListedPlatformId, "OTHER"> | ClaimedPlatformId;
   /** Human name for error messages and docs. */
@@ -18,6 +24,11 @@ export interface PlatformRow {
    * do not claim): each host (with its subdomains) and the canonical host its links are read on, path kept.
    */
   mirrors?: Readonly<Record<string, string>>;
+  /**
+   * The platform's short links, which the service follows to the post they stand for (platforms/short-links.ts):
+   * a host (with its subdomains) and, where that host serves other pages too, the path shape of its short links.
+   */
+  shortLinks?: readonly ShortLinkShape[];
   /** The platform's media CDN hosts (each with its subdomains), from which a post's files are relayed as they are. */
   mediaHosts?: readonly string[];
   /**
@@ -162,6 +173,7 @@ export const platformTable: readonly PlatformRow[] = [
     id: "TIKTOK",
     name: "TikTok",
     hosts: ["tiktok.com"],
+    shortLinks: [{ host: "vm.tiktok.com" }, { host: "vt.tiktok.com" }, { host: "tiktok.com", path: /^\/t\/\w+/ }],
     mirrors: mirrorsOf("www.tiktok.com", ["tnktok.com", "vxtiktok.com", "tiktxk.com", "tfxktok.com"]),
     mediaHosts: ["tiktokcdn.com", "tiktokcdn-us.com", "tiktokcdn-eu.com", "tiktokv.com", "ibyteimg.com", "byteimg.com"],
     reader: "yt-dlp+gallery-dl",
@@ -172,6 +184,8 @@ export const platformTable: readonly PlatformRow[] = [
     id: "REDDIT",
     name: "Reddit",
     hosts: ["reddit.com", "redd.it"],
+    // redd.it/<id> and a post's share link; the media hosts' files (i.redd.it/<name>.jpg) have a dot in them.
+    shortLinks: [{ host: "redd.it", path: /^\/\w+\/?$/ }, { host: "reddit.com", path: /^\/r\/\w+\/s\/\w+/ }],
     mediaHosts: ["i.redd.it", "preview.redd.it", "v.redd.it", "redditmedia.com"],
     reader: "yt-dlp+gallery-dl",
     photoShape: /^\/gallery\/\w+|\.(?:jpe?g|png|webp|gif)$/i,
@@ -181,6 +195,7 @@ export const platformTable: readonly PlatformRow[] = [
     id: "FACEBOOK",
     name: "Facebook",
     hosts: ["facebook.com", "fb.watch"],
+    shortLinks: [{ host: "fb.watch" }, { host: "facebook.com", path: /^\/share\// }],
     mediaHosts: ["fbcdn.net"],
     reader: "yt-dlp+gallery-dl",
     photoShape: /\/photos?(?:\/|\.php|$)/,
@@ -190,6 +205,7 @@ export const platformTable: readonly PlatformRow[] = [
     id: "PINTEREST",
     name: "Pinterest",
     hosts: [...countryDomains("pinterest", pinterestSuffixes), "pin.it"],
+    shortLinks: [{ host: "pin.it" }],
     mediaHosts: ["pinimg.com"],
     reader: "yt-dlp+gallery-dl",
     referencePost: "https://www.pinterest.com/pin/664281013778109217/",
@@ -198,6 +214,7 @@ export const platformTable: readonly PlatformRow[] = [
     id: "AMAZON",
     name: "Amazon",
     hosts: countryDomains("amazon", amazonSuffixes),
+    shortLinks: [{ host: "amzn.to" }, { host: "amzn.eu" }, { host: "a.co" }],
     reader: "yt-dlp",
     referencePost: "https://www.amazon.co.uk/dp/B098XNCHLD/",
   },
@@ -229,6 +246,7 @@ export const platformTable: readonly PlatformRow[] = [
     id: "BILIBILI",
     name: "Bilibili",
     hosts: ["bilibili.com", "bilibili.tv", "b23.tv"],
+    shortLinks: [{ host: "b23.tv" }],
     // The mobile site's links are the main site's paths, which no tool claims on m.bilibili.com.
     mirrors: { "m.bilibili.com": "www.bilibili.com" },
     mediaHosts: ["hdslb.com"],
@@ -271,6 +289,7 @@ export const platformTable: readonly PlatformRow[] = [
     id: "SNAPCHAT",
     name: "Snapchat",
     hosts: ["snapchat.com"],
+    shortLinks: [{ host: "t.snapchat.com" }],
     reader: "yt-dlp",
     referencePost: "https://www.snapchat.com/spotlight/W7_EDlXWTBiXAEEniNoMPwAAYYWtidGhudGZpAX1TKn0JAX1TKnXJAAAAAA",
   },
@@ -278,6 +297,7 @@ export const platformTable: readonly PlatformRow[] = [
     id: "SOUNDCLOUD",
     name: "SoundCloud",
     hosts: ["soundcloud.com"],
+    shortLinks: [{ host: "on.soundcloud.com" }],
     reader: "yt-dlp",
     referencePost: "https://soundcloud.com/ethmusic/lostin-powers-she-so-heavy",
   },
@@ -293,6 +313,7 @@ export const platformTable: readonly PlatformRow[] = [
     id: "TUMBLR",
     name: "Tumblr",
     hosts: ["tumblr.com"],
+    shortLinks: [{ host: "tmblr.co" }],
     mediaHosts: ["media.tumblr.com"],
     reader: "yt-dlp+gallery-dl",
     referencePost: "https://tatianamaslanydaily.tumblr.com/post/54196191430/orphan-black-dvd-extra-behind-the-scenes",
@@ -418,9 +439,19 @@ export function canonicalLink(url: URL): URL {
   return link;
 }
 
+/** The row whose short link `url` is (platforms/short-links.ts follows it); null for any other link. */
+export function shortLinkRow(url: URL): PlatformRow | null {
+  const hostname = normalizeHost(url.hostname);
+  const isShort = (shape: ShortLinkShape) =>
+    hostMatches(hostname, shape.host) && (shape.path?.test(url.pathname) ?? true);
+  return platformTable.find((row) => row.shortLinks?.some(isShort)) ?? null;
+}
+
 function tablePlatform(url: URL): PlatformRow["id"] | null {
   const hostname = normalizeHost(canonicalLink(url).hostname);
-  return platformTable.find((r) => r.hosts.some((h) => hostMatches(hostname, h)))?.id ?? null;
+  const onHost = (row: PlatformRow) =>
+    [...row.hosts, ...(row.shortLinks ?? []).map((shape) => shape.host)].some((host) => hostMatches(hostname, host));
+  return platformTable.find(onHost)?.id ?? null;
 }
 
 /** The platform a page URL belongs to; extra hosts (operator configuration) are `OTHER`; else null. */

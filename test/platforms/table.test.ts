@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { canonicalLink, detectPlatform, supportedPlatformsText } from "../../src/platforms/table.ts";
+import { canonicalLink, detectPlatform, shortLinkRow, supportedPlatformsText } from "../../src/platforms/table.ts";
 
 const platformOf = (url: string, extra: string[] = []) => detectPlatform(new URL(url), extra);
 
@@ -108,5 +108,41 @@ describe("canonicalLink()", () => {
     "https://example.com/a",
   ])("leaves %s as it is", (url) => {
     expect(canonicalLink(new URL(url)).href).toBe(url);
+  });
+});
+
+describe("shortLinkRow()", () => {
+  // Real shapes from the platforms' share buttons, yt-dlp's and gallery-dl's tests and issue threads.
+  test.each([
+    ["https://vm.tiktok.com/ZMeMf2Ljq/", "TIKTOK"],
+    ["https://vt.tiktok.com/ZSjUKYTWv/", "TIKTOK"],
+    ["https://www.tiktok.com/t/ZTRfKbxUf/", "TIKTOK"],
+    ["https://redd.it/6rrwyj", "REDDIT"],
+    ["https://www.reddit.com/r/pics/s/Fhh7ABZYnw", "REDDIT"],
+    ["https://fb.watch/aTb2zJnH2y/", "FACEBOOK"],
+    ["https://www.facebook.com/share/v/1BLmYT9yS9/", "FACEBOOK"],
+    ["https://www.facebook.com/share/r/15AZRyK3ef/", "FACEBOOK"],
+    ["https://pin.it/4Hj8d2MmL", "PINTEREST"],
+    ["https://amzn.to/3Fz0qzC", "AMAZON"],
+    ["https://amzn.eu/d/5bM5Mhb", "AMAZON"],
+    ["https://a.co/d/0aBcDeF", "AMAZON"],
+    ["https://b23.tv/BV1xx411c7mD", "BILIBILI"],
+    ["https://t.snapchat.com/q7jQ4dYE", "SNAPCHAT"],
+    ["https://on.soundcloud.com/qMBH7", "SOUNDCLOUD"],
+    ["https://tmblr.co/ZQzrEx2Wg1m_8", "TUMBLR"],
+  ])("%s is a short link of %s, and of its platform", (url, platform) => {
+    expect(shortLinkRow(new URL(url))?.id).toBe(platform);
+    expect(detectPlatform(new URL(url), [])).toBe(platform);
+  });
+
+  test.each([
+    "https://www.tiktok.com/@leenabhushan/video/6748451240264420610",
+    "https://i.redd.it/abc123.jpg",
+    "https://www.reddit.com/r/videos/comments/6rrwyj/that_small_heart_attack/",
+    "https://www.facebook.com/radiokicksfm/videos/3676516585958356/",
+    "https://youtu.be/jNQXAC9IVRw",
+    "https://t.co/abc",
+  ])("%s is no short link the service follows", (url) => {
+    expect(shortLinkRow(new URL(url))).toBeNull();
   });
 });
