@@ -10,6 +10,7 @@ import { type RunDeps, runPlan } from "../media/run-plan.ts";
 import { mediaLinkPlan } from "../platforms/items.ts";
 import type { SourceOf } from "../platforms/sources.ts";
 import type { LinkResolver } from "../platforms/short-links.ts";
+import { requireOnePost } from "../platforms/table.ts";
 import type { Ask, Plan, Wanted } from "../platforms/source.ts";
 import { DIRECT_HOSTS } from "../media/direct-hosts.ts";
 import { type AskDeps, platformOf, type SupportedSites, supportedText } from "./ask.ts";
@@ -78,6 +79,7 @@ async function planOf(pasted: URL, wanted: Wanted, ctx: ApiContext, deps: Downlo
   const platform = await platformOf(url, deps);
   if (platform === null && !DIRECT_HOSTS.has(url.hostname)) throw hostNotAllowed(url, deps);
   if (platform === null) return mediaLinkPlan(url, wanted);
+  requireOnePost(url, platform);
   const link = { url, platform };
   return deps.ask(deps.sources(link), link, wanted, { signal: ctx.request.signal, holder: slotHolder(ctx) });
 }

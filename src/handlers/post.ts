@@ -8,6 +8,7 @@ import { type SlotHolder, slotHolder } from "../limits/slots.ts";
 import type { PostRecord } from "../platforms/records.ts";
 import type { SourceOf } from "../platforms/sources.ts";
 import type { LinkResolver } from "../platforms/short-links.ts";
+import { requireOnePost } from "../platforms/table.ts";
 import { type AskDeps, asking, requirePlatform, type SupportedSites } from "./ask.ts";
 
 export interface PostDeps extends AskDeps, SupportedSites {
@@ -26,6 +27,7 @@ export type PostAsker = { key: SlotHolder } | { check: true };
 export async function postRecord(deps: PostDeps, pasted: URL, asker: PostAsker): Promise<PostRecord> {
   const page = await deps.resolveLink(pasted);
   const link = { url: page, platform: await requirePlatform(page, deps) };
+  requireOnePost(link.url, link.platform);
   const source = deps.sources(link);
   const holder = "key" in asker ? asker.key : null;
   return asking(deps, source, link, holder, () => source.describe(link, { uncached: "check" in asker }));

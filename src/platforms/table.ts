@@ -37,6 +37,11 @@ export interface PlatformRow {
    * in; platforms/post-source.ts).
    */
   reader: ReaderName;
+  /**
+   * Path shapes of the row's links that stand for many posts (a profile, a feed, a list) which its reader does not
+   * read as one post: `post` and `download` answer such a link with the job to make (`requireOnePost`).
+   */
+  collectionShape?: RegExp;
   /** Path shapes of photo posts (which may hold videos too), read by gallery-dl first. */
   photoShape?: RegExp;
   /**
@@ -144,6 +149,8 @@ export const platformTable: readonly PlatformRow[] = [
       "twittpr.com",
     ]),
     reader: "x",
+    // A profile and its tabs (handles are 1-15 word characters), and a list.
+    collectionShape: /^\/(?:\w{1,15}(?:\/(?:media|with_replies|highlights|likes))?|i\/lists\/\d+)\/?$/,
     referencePost: "https://x.com/jack/status/20",
   },
   {
@@ -240,6 +247,7 @@ export const platformTable: readonly PlatformRow[] = [
     mirrors: mirrorsOf("bsky.app", ["bskx.app", "fxbsky.app", "bskyx.app"]),
     mediaHosts: ["cdn.bsky.app", "video.bsky.app"],
     reader: "bluesky",
+    collectionShape: /^\/profile\/[^/]+(?:\/(?:feed|lists)\/[^/]+)?\/?$/,
     referencePost: "https://bsky.app/profile/bsky.app/post/3l3vgf77uco2g",
   },
   {
@@ -343,6 +351,7 @@ export const platformTable: readonly PlatformRow[] = [
     hosts: ["xiaohongshu.com", "xhslink.com"],
     mediaHosts: ["xhscdn.com", "xhscdn.net"],
     reader: "xiaohongshu",
+    collectionShape: /^\/user\/profile\/\w+\/?$/,
     referencePost: null,
   },
   // Read from the post's page by the service itself: no tool reads Threads. No default check yet:
@@ -354,6 +363,7 @@ export const platformTable: readonly PlatformRow[] = [
     hosts: ["threads.com", "threads.net"],
     mediaHosts: ["cdninstagram.com", "fbcdn.net"],
     reader: "threads",
+    collectionShape: /^\/@[\w.]+\/?$/,
     referencePost: null,
   },
 ];
@@ -465,6 +475,21 @@ export function detectPlatform(url: URL, extraPageHosts: readonly string[]): Pla
  */
 export function siteOf(url: URL, extraPageHosts: readonly string[]): string | null {
   return tablePlatform(url) ?? extraPageHostOf(url, extraPageHosts);
+}
+
+/**
+ * Throws 400 invalid_url for a link of the row's `collectionShape` (a profile, a feed, a list), naming the job that
+ * fetches its posts: the row's reader reads one post, and would refuse the link with words about posts.
+ */
+export function requireOnePost(url: URL, platform: PlatformId): void {
+  const row = rowOf(platform);
+  if (row?.collectionShape?.test(url.pathname) !== true) return;
+  throw new ApiError(
+    "invalid_url",
+    `This ${row.name} link stands for many posts (a profile, a feed or a list); \`post\` and \`download\` read one post. To fetch its posts, make a job: POST /api/v1/jobs with {"urls": [${
+      JSON.stringify(url.href)
+    }]}.`,
+  );
 }
 
 /**

@@ -1,5 +1,12 @@
 import { describe, expect, test } from "vitest";
-import { canonicalLink, detectPlatform, shortLinkRow, supportedPlatformsText } from "../../src/platforms/table.ts";
+import { ApiError } from "../../src/http/problem.ts";
+import {
+  canonicalLink,
+  detectPlatform,
+  requireOnePost,
+  shortLinkRow,
+  supportedPlatformsText,
+} from "../../src/platforms/table.ts";
 
 const platformOf = (url: string, extra: string[] = []) => detectPlatform(new URL(url), extra);
 
@@ -144,5 +151,41 @@ describe("shortLinkRow()", () => {
     "https://t.co/abc",
   ])("%s is no short link the service follows", (url) => {
     expect(shortLinkRow(new URL(url))).toBeNull();
+  });
+});
+
+describe("requireOnePost()", () => {
+  const refusal = (url: string) => {
+    try {
+      requireOnePost(new URL(url), detectPlatform(new URL(url), [])!);
+      return null;
+    } catch (error) {
+      if (error instanceof ApiError) return error;
+      throw error;
+    }
+  };
+
+  test.each([
+    "https://x.com/jack",
+    "https://twitter.com/jack/media",
+    "https://x.com/i/lists/1234567890",
+    "https://bsky.app/profile/bsky.app",
+    "https://bsky.app/profile/bsky.app/feed/whats-hot",
+    "https://www.threads.com/@mosseri",
+    "https://www.xiaohongshu.com/user/profile/5ff0e6410000000001008400",
+  ])("%s is 400 invalid_url, naming the job to make with the link", (url) => {
+    const error = refusal(url);
+    expect([error?.status, error?.code]).toEqual([400, "invalid_url"]);
+    expect(error?.message).toContain(`To fetch its posts, make a job: POST /api/v1/jobs with {"urls": ["${url}"]}.`);
+  });
+
+  test.each([
+    "https://x.com/jack/status/20",
+    "https://x.com/i/web/status/20",
+    "https://bsky.app/profile/bsky.app/post/3l3vgf77uco2g",
+    "https://www.threads.com/@mosseri/post/DDupwppSjcp",
+    "https://www.youtube.com/@jawed",
+  ])("%s passes: one post, or a list its reader reads", (url) => {
+    expect(refusal(url)).toBeNull();
   });
 });
