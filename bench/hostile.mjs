@@ -1,8 +1,8 @@
 // Hostile pages against the built service (issue 32, its first "done when"): a post of a page
 // that never ends, of a 400 MB page and of a page listing 200 000 videos, each alone and then all
-// three at once; how long each takes to be answered, with what, and the service's whole process
-// tree's peak RSS (the service, the extraction host and its children), sampled every 100 ms; then
-// whether a normal post still answers.
+// three at once, then four posts at once of the 200 000-video page (issue 43); how long each takes
+// to be answered, with what, and the service's whole process tree's peak RSS (the service, the
+// extraction host and its children), sampled every 100 ms; then whether a normal post still answers.
 //
 //   npm run bench -- hostile
 import { mkdtempSync, rmSync } from "node:fs";
@@ -149,6 +149,18 @@ export async function benchHostile() {
       }),
     );
     row("all three at once", all.answers, all.peak);
+    // Four links of their own (equal look-ups at once would share one run).
+    const four = await sampled(
+      service.pid,
+      async () => ({
+        answers: await Promise.all(
+          [1, 2, 3, 4].map((n) =>
+            post(service.url, key, `${hostile.url}${pages["a page of 200 000 videos"]}?four=${n}`)
+          ),
+        ),
+      }),
+    );
+    row("four posts at once of the 200 000-video page", four.answers, four.peak);
     const normal = await sampled(
       service.pid,
       async () => ({ answer: await post(service.url, key, `${site.url}/clip4.html`) }),

@@ -627,5 +627,43 @@ class WorkerTest(HostCase):
         self.assertEqual(self.run_job("-J", "--", "https://site/log")["exitCode"], 0)
 
 
+class BoundMediaTagsTest(unittest.TestCase):
+    """Issue 43: yt-dlp's HTML5 parse reads a page only through one element past the last item asked for."""
+
+    def test_a_page_is_read_through_one_media_element_past_the_last_item(self):
+        sys.path.insert(0, os.path.dirname(HOST))
+        from child import bound_media_tags
+        import types
+
+        class InfoExtractor:  # yt-dlp's, as far as the bound reads it: its parse says what page it was given
+            def _parse_html5_media_entries(self, base_url, webpage, video_id, *args, **kwargs):
+                return webpage
+
+        common = types.ModuleType("yt_dlp.extractor.common")
+        common.InfoExtractor = InfoExtractor
+        before = sys.modules.get("yt_dlp.extractor.common")
+        sys.modules["yt_dlp.extractor.common"] = common
+        try:
+            bound_media_tags()
+            bound_media_tags()  # once a process: a second call wraps nothing again
+        finally:
+            if before is None:
+                del sys.modules["yt_dlp.extractor.common"]
+            else:
+                sys.modules["yt_dlp.extractor.common"] = before
+        tags = ['<video src="/v/1.mp4"></video>', '<amp-video src="/v/2.mp4"></amp-video>', '<audio src="/a.mp3"/>']
+        page = "".join(tags) + '<video src="/v/4.mp4"></video><p>after</p>'
+
+        def seen(items):
+            ie = InfoExtractor()
+            ie._downloader = types.SimpleNamespace(params={"playlist_items": items})
+            return ie._parse_html5_media_entries("http://p/", page, "x")
+
+        self.assertEqual(seen("1:2"), "".join(tags))
+        self.assertEqual(seen("1"), "".join(tags[:2]))
+        self.assertEqual(seen("1:100"), page)
+        self.assertEqual(seen(None), page)
+
+
 if __name__ == "__main__":
     unittest.main()

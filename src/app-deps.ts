@@ -21,12 +21,15 @@ import { createExtractorClaims, type ExtractorClaims } from "./platforms/claims.
 import { createBlueskySource } from "./platforms/bluesky/source.ts";
 import { createOutbound, type Outbound } from "./platforms/outbound.ts";
 import { createLinkResolver, SHORT_LINK_TIMEOUT_MS } from "./platforms/short-links.ts";
+import { ATTEMPT_TIMEOUT_MS } from "./events/delivery.ts";
+import { createBlueskyThreads } from "./platforms/bluesky/threads.ts";
 import { createXiaohongshuSource } from "./platforms/xiaohongshu/source.ts";
 import { createThreadsSource } from "./platforms/threads/source.ts";
-import type { Source } from "./platforms/source.ts";
+import type { Expands, Source } from "./platforms/source.ts";
 import { createSources } from "./platforms/sources.ts";
 import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
-import { createTweetSource, type TweetSource, xWebClientBearerToken } from "./platforms/x/source.ts";
+import { createTweetSource, type TweetSource, type XClient, xWebClientBearerToken } from "./platforms/x/source.ts";
+import { createXThreads } from "./platforms/x/threads.ts";
 import { type CookieFile, cookieFile, type Files } from "./platforms/ytdlp/cookie-file.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { workerOptions } from "./platforms/ytdlp/run.ts";
@@ -95,6 +98,10 @@ export interface AppParts extends DownloadDeps, PostDeps {
   gate: EgressGate;
   /** COOKIES_FILE; undefined without one. */
   cookies: CookieFile | undefined;
+  /** Where a webhook receiver may be: public addresses, and the operator's WEBHOOK_EXTRA_HOSTS. */
+  webhookTargets: EgressPolicy;
+  /** The client deliveries reach receivers through: every connection checked by `webhookTargets` and pinned. */
+  webhookReceivers: Outbound;
 }
 
 /** What every builder reads. */
@@ -121,13 +128,15 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
   const { config, metrics, cookies, gate, egress } = wiring;
   const tools = probedTools(wiring);
   const tweets = xClient(wiring);
+  const bluesky = blueskyClient(wiring);
   const { extractor, pages, galleries } = extraction(wiring);
   const slots = operationSlots(config, metrics.slotsHeld);
   const ask = createAsk({ tools, extractions: slots.extractions });
   const posts: PostDeps = {
     sources: createSources({
       tweets,
-      bluesky: blueskySource(wiring),
+      bluesky: blueskySource(wiring, bluesky),
+      threadExpansions: { x: createXThreads(tweets), bluesky: blueskyThreads(wiring, bluesky) },
       xiaohongshu: xiaohongshuSource(wiring),
       threads: threadsSource(wiring),
       pages,
@@ -157,6 +166,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
     ...posts,
     ask,
     runner,
+    ...webhookClients(wiring),
     tweets,
     metrics,
     platformChecks: platformChecks(wiring, posts, tools),
@@ -241,13 +251,30 @@ function readerClient(
   });
 }
 
+/** Where webhooks may be delivered, and the client that delivers them. */
+function webhookClients({ config, runtime, upstream }: Wiring): Pick<AppParts, "webhookTargets" | "webhookReceivers"> {
+  const webhookTargets = {
+    trusted: trustedEndpoints(config.WEBHOOK_EXTRA_HOSTS, new Map()),
+    resolveHost: runtime.resolveHost,
+  };
+  const webhookReceivers = createOutbound({
+    name: "The webhook receiver",
+    timeoutMs: ATTEMPT_TIMEOUT_MS,
+    upstream,
+    policy: webhookTargets,
+    originOverrides: new Map(),
+  });
+  return { webhookTargets, webhookReceivers };
+}
+
 /** X's syndication and GraphQL clients, counting each call by the endpoint it went to. */
-function xClient(wiring: Wiring): TweetSource {
+function xClient(wiring: Wiring): XClient {
   const { config, metrics, cookies, now } = wiring;
   const graphqlBase = config.X_GRAPHQL_URL === "off" ? null : config.X_GRAPHQL_URL.replace(/\/+$/, "");
   const graphql = graphqlBase === null ? null : {
     guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
     tweetResultUrl: `${graphqlBase}/graphql/${config.X_GRAPHQL_QUERY_ID}/TweetResultByRestId`,
+    tweetDetailUrl: `${graphqlBase}/graphql/${config.X_TWEET_DETAIL_QUERY_ID}/TweetDetail`,
     bearerToken: xWebClientBearerToken,
   };
   const xUpstreamOf = ({ href }: URL) =>
@@ -255,7 +282,7 @@ function xClient(wiring: Wiring): TweetSource {
       ? "x_syndication"
       : href.startsWith(graphql.guestActivateUrl)
       ? "x_guest_token"
-      : href.startsWith(graphql.tweetResultUrl)
+      : href.startsWith(graphql.tweetResultUrl) || href.startsWith(graphql.tweetDetailUrl)
       ? "x_graphql"
       : "x_syndication";
   return createTweetSource({
@@ -285,14 +312,23 @@ function extractorClaims({ config, runtime }: Wiring): ExtractorClaims | null {
   });
 }
 
-function blueskySource(wiring: Wiring): Source {
+/** Bluesky's AppView, for its posts and for its threads in a job. */
+function blueskyClient(wiring: Wiring): Outbound {
+  return readerClient(wiring, {
+    name: "Bluesky",
+    timeoutMs: wiring.config.BLUESKY_TIMEOUT_MS,
+    upstreamOf: () => "bluesky",
+  });
+}
+
+function blueskyThreads(wiring: Wiring, outbound: Outbound): Expands {
+  return createBlueskyThreads({ outbound, baseUrl: wiring.config.BLUESKY_APPVIEW_URL });
+}
+
+function blueskySource(wiring: Wiring, outbound: Outbound): Source {
   const { config } = wiring;
   return createBlueskySource({
-    outbound: readerClient(wiring, {
-      name: "Bluesky",
-      timeoutMs: config.BLUESKY_TIMEOUT_MS,
-      upstreamOf: () => "bluesky",
-    }),
+    outbound,
     appViewUrl: config.BLUESKY_APPVIEW_URL,
     cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
     cacheMaxEntries: 500,
@@ -405,6 +441,7 @@ function extraction(
   });
   const galleries = createGallerySource({
     ...shared,
+    maxItems: config.PLAYLIST_MAX_ITEMS,
     onChild: () => metrics.childStarted("gallery-dl"),
     caFile: config.GALLERY_DL_CA_FILE,
   });

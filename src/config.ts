@@ -23,6 +23,14 @@ const hostList = z.string().transform((text, ctx) => {
   return z.NEVER;
 });
 
+/** A comma list of whole seconds, at least one: the waits before each attempt of a delivery. */
+const retrySchedule = z.string().transform((text, ctx) => {
+  const waits = text.split(",").map((item) => item.trim());
+  if (waits.length > 0 && waits.every((wait) => /^\d{1,7}$/.test(wait))) return waits.map(Number);
+  ctx.addIssue({ code: "custom", message: "is not a comma list of whole seconds, such as 0,5,300" });
+  return z.NEVER;
+});
+
 /** An http://, https:// or socks5:// proxy URL, credentials allowed. */
 const outboundProxy = z.string().transform((text, ctx) => {
   const proxy = parseOutboundProxy(text);
@@ -182,6 +190,9 @@ export const ConfigSchema = z.object({
   X_GRAPHQL_QUERY_ID: z.string().regex(/^[\w-]+$/).default("2ICDjqPd81tulZcYrtpTuQ").describe(
     "Query id of TweetResultByRestId; X changes it now and then",
   ),
+  X_TWEET_DETAIL_QUERY_ID: z.string().regex(/^[\w-]+$/).default("559hs_YZNV4IgA3Z6zIIuw").describe(
+    "Query id of TweetDetail, which a job reads an X thread with (signed in); X changes it now and then",
+  ),
   X_TIMEOUT_MS: positiveInt.default(8000).describe("Bound on each call to X's APIs, body included"),
   X_CACHE_TTL_S: z.coerce.number().int().min(0).default(60).describe("How long tweet answers are cached, in seconds"),
   X_CACHE_MAX_ENTRIES: positiveInt.default(5000).describe("How many tweet answers the cache holds at most"),
@@ -259,11 +270,19 @@ export const ConfigSchema = z.object({
   EXTRA_PAGE_HOSTS: hostList.default([]).describe(
     "Comma list of further hosts (host:port for that port only; a bare host means ports 80 and 443) whose pages yt-dlp may fetch, as platform OTHER",
   ),
+  WEBHOOK_EXTRA_HOSTS: hostList.default([]).describe(
+    "Comma list of receivers webhooks may be delivered to although they are not on a public address (host:port for that port only; a bare host means ports 80 and 443), such as one on this machine",
+  ),
+  WEBHOOK_RETRY_SCHEDULE: retrySchedule
+    .default([0, 5, 300, 1800, 7200, 18000, 36000, 36000])
+    .describe(
+      "Comma list of seconds to wait before each attempt to deliver a webhook event, the first included (Standard Webhooks' schedule: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h); after the last the event is given up",
+    ),
   EXTRACTION_HOST: z
     .enum(["on", "off"])
     .default("on")
     .describe(
-      "on: one resident Python process keeps yt-dlp and gallery-dl loaded and runs each extraction in a warm worker or child of its own (tens of ms instead of about a second); off: each extraction starts the tool's program",
+      "on: one resident Python process keeps yt-dlp and gallery-dl loaded and runs each extraction in a warm worker or child of its own (tens of ms instead of about a second) and reads a page's HTML5 media only up to PLAYLIST_MAX_ITEMS; off: each extraction starts the tool's program, which reads them all",
     ),
   EXTRACT_MEMORY_MB: positiveInt
     .min(256)
@@ -283,7 +302,10 @@ export const ConfigSchema = z.object({
     "How long post descriptions from yt-dlp, gallery-dl and Bluesky are kept, in seconds",
   ),
   PLAYLIST_MAX_ITEMS: positiveInt.max(100).default(20).describe(
-    "Most items yt-dlp describes of a page with several media (a carousel, a playlist link), 1 to 100",
+    "Most items yt-dlp and gallery-dl describe of a page with several media (a carousel, a playlist link, a gallery), 1 to 100",
+  ),
+  JOB_CONCURRENCY: positiveInt.max(1000).default(32).describe(
+    "Items of jobs this instance runs at once, of every key together (each key's share by tier: docs/api.md, Jobs)",
   ),
   PLATFORM_CHECK_POSTS: referenceEntries
     .default([])

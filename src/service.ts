@@ -19,6 +19,10 @@ import { ageWarning, type Tools } from "./processes/tools.ts";
 import type { RunningServer } from "./runtime/serve.ts";
 import type { Runtime } from "./runtime/runtime.ts";
 import { connectionLimits } from "./runtime/connection-caps.ts";
+import { type Queue, startQueue } from "./jobs/queue.ts";
+import { createJobs, type Jobs } from "./jobs/runner.ts";
+import { createEvents, type Events } from "./events/events.ts";
+import type { AppParts } from "./app-deps.ts";
 
 export interface Service {
   server: RunningServer;
@@ -43,12 +47,15 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   await startLinkSecretLogged(db, log);
   // The store may open and still be unable to write (a full DATA_DIR): say so now, not at the first 503.
   await db.ready?.().catch((error: unknown) => log.error("the store is not ready", { reason: errorText(error) }));
+  const { queue, jobs, events } = await startJobs(config, db, deps, log);
   // Set when a stop begins: /readyz then fails, so a balancer that probes it stops sending here.
   let draining = false;
   const app = createApp({
     config,
     db,
     log,
+    jobs,
+    deliveries: events.deliveries,
     ...deps,
     readinessChecks: [...deps.readinessChecks, drainCheck(() => draining)],
   });
@@ -57,15 +64,9 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   // Once the service answers: the host's warm-up (about 1.5 s of CPU) would otherwise compete with
   // the store's start, and until the host is ready the tools' programs run every extraction.
   deps.extractor.start(log);
-  let admin: RunningServer | undefined;
-  if (!config.DATABASE_URL) {
-    // We hold the data folder's lock, so a socket file left here is a dead process's.
-    const folder = join(config.DATA_DIR, ADMIN_FOLDER);
-    privateFolder(folder);
-    const socket = join(config.DATA_DIR, ADMIN_SOCKET);
-    rmSync(socket, { force: true });
-    admin = await serve(servedFetch(createAdminChannel(db, deps.platformChecks), log), { path: socket }, log);
-  }
+  await jobs.work();
+  await events.work();
+  const admin = config.DATABASE_URL ? undefined : await serveAdmin(config, db, deps, runtime, log);
   const stopChecks = config.PLATFORM_CHECK_INTERVAL_S > 0
     ? deps.platformChecks.every(config.PLATFORM_CHECK_INTERVAL_S)
     : () => {};
@@ -97,6 +98,10 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
         await settlesWithin(drained, CUT_WAIT_MS);
       }
       deps.claims?.close();
+      // Items in flight finish or, past the queue's wait, run again on an instance that is up.
+      await queue.stop().catch((error: unknown) =>
+        log.error("the job queue did not stop cleanly", { error: errorText(error) })
+      );
       await Promise.all([deps.gate.close(), deps.extractor.close()]);
       copies?.remove();
       await db.close();
@@ -105,6 +110,21 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
 }
 
 const CUT_WAIT_MS = 2_000;
+
+/** The admin socket of the embedded store, in its data folder, for `admin` beside a running service. */
+async function serveAdmin(
+  config: Config,
+  db: Db,
+  deps: AppParts,
+  runtime: Runtime,
+  log: Logger,
+): Promise<RunningServer> {
+  // We hold the data folder's lock, so a socket file left here is a dead process's.
+  privateFolder(join(config.DATA_DIR, ADMIN_FOLDER));
+  const socket = join(config.DATA_DIR, ADMIN_SOCKET);
+  rmSync(socket, { force: true });
+  return runtime.serve(servedFetch(createAdminChannel(db, deps.platformChecks), log), { path: socket }, log);
+}
 
 /** The store's own link secret, made or (a secret every store of its build shared) replaced at this start. */
 async function startLinkSecretLogged(db: Db, log: Logger): Promise<void> {
@@ -126,6 +146,31 @@ function drainCheck(draining: () => boolean): ReadinessCheck {
       if (draining()) throw new Error("stopping: no new connections, the requests in flight are finishing");
     },
   };
+}
+
+/** The queue on the store just opened (its schema made after the service's migrations), and this instance's side of it. */
+async function startJobs(
+  config: Config,
+  db: Db,
+  parts: AppParts,
+  log: Logger,
+): Promise<{ queue: Queue; jobs: Jobs; events: Events }> {
+  const queue = await startQueue(
+    db,
+    { retries: 3, retryDelayS: 2, heartbeatS: 10, pollS: 1 },
+    (error) => log.error("the job queue failed", { error: errorText(error) }),
+  );
+  const now = () => new Date();
+  const events = createEvents({
+    db,
+    queue,
+    schedule: config.WEBHOOK_RETRY_SCHEDULE,
+    receivers: parts.webhookReceivers,
+    now,
+    log,
+  });
+  const settings = { concurrency: config.JOB_CONCURRENCY, extractionSlots: config.MAX_EXTRACTIONS };
+  return { queue, events, jobs: createJobs({ ...parts, db, log, now, settings, events: events.jobs }, queue) };
 }
 
 /** What the tools' probe found at start-up, and each time that changes (an install or an update). */

@@ -149,8 +149,10 @@ const FLOORS: string[][] = [
   ["src/media"],
   ["src/platforms"],
   ["src/config.ts"],
-  ["src/jobs"],
   ["src/handlers"],
+  ["src/jobs"], // a job's items are asked as `post` and `download` ask
+  ["src/events"], // webhooks: told by the jobs
+  ["src/handlers/jobs.ts", "src/handlers/webhooks.ts"], // the operations on jobs and webhooks
   ["src/doctor"],
   ["src/web"],
   // The top: the app, its API and site paths, the OpenAPI document, /docs and the error sink.

@@ -10,6 +10,9 @@ import type { TweetSource } from "../platforms/x/source.ts";
 import type { Logger } from "../log.ts";
 import type { ServiceMetrics } from "../metrics/service-metrics.ts";
 import type { Db } from "../store/db.ts";
+import type { DeliveryDeps } from "../events/delivery.ts";
+import type { Jobs } from "../jobs/runner.ts";
+import type { EgressPolicy } from "../media/egress.ts";
 
 /** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createAppDeps). */
 export interface AppDeps extends DownloadDeps, PostDeps {
@@ -26,6 +29,12 @@ export interface AppDeps extends DownloadDeps, PostDeps {
     | "TRUST_PROXY"
   >;
   db: Db;
+  /** The job queue's side of this instance (src/jobs/); without it the jobs' operations answer 503. */
+  jobs?: Jobs | null;
+  /** Webhook deliveries on the same queue (src/events/); without them the owner's page cannot resend. */
+  deliveries?: DeliveryDeps | null;
+  /** Where a webhook receiver may be: public addresses, and the operator's WEBHOOK_EXTRA_HOSTS. */
+  webhookTargets: EgressPolicy;
   log: Logger;
   /** Injected so tests can move time without sleeping. */
   now?: () => Date;

@@ -3,6 +3,7 @@
 // /api/v1/openapi.json and rendered as /docs.
 import { z } from "zod";
 import { UsageRecord } from "../limits/usage.ts";
+import { jobPaths, jobSchemas } from "./openapi-jobs.ts";
 import {
   LinkedPostMediaItem,
   LinkedPostRecord,
@@ -113,7 +114,7 @@ const operations: OperationSpec[] = [
     operationId: "getPost",
     summary: "Post record for a URL of any supported platform",
     description:
-      "Returns the platform-independent record of a post or video. Every field is present; an unknown value is null and lists are always arrays. When `needsServerProcessing` is true, fetch the media with /api/v1/download in page mode, passing a variant's `formatId` as `format`. `media` lists every item of the post in the platform's order (a carousel of photos and videos, a gallery, a slideshow, several videos on one page, X's photos and videos); download one with `index`. Photo posts are read with gallery-dl (Bluesky's, Xiaohongshu's and Threads' by the service itself): their items carry the file's `url`, width and height. A Xiaohongshu link needs the `xsec_token` its app's Share gives; without it, or with a stale one, the answer is 404 `post_unavailable`.",
+      "Returns the platform-independent record of a post or video. Every field is present; an unknown value is null and lists are always arrays. When `needsServerProcessing` is true, fetch the media with /api/v1/download in page mode, passing a variant's `formatId` as `format`. `media` lists every item of the post in the platform's order (a carousel of photos and videos, a gallery, a slideshow, several videos on one page, X's photos and videos); download one with `index`. Photo posts are read with gallery-dl (Bluesky's, Xiaohongshu's and Threads' by the service itself): their items carry the file's `url`, width and height. A Xiaohongshu link needs the `xsec_token` its app's Share gives; without it, or with a stale one, the answer is 404 `post_unavailable`. A post with no item to download and no text is never 200: 404 `no_media` when the platform showed it without media (or a page lists nothing), 502 `upstream_blocked` for a login wall, 502 `upstream_failed` when the media tool could not reach the site.",
     query: PostQuery.extend({ url: PostQuery.shape.url.describe(postUrlText) }),
     success: jsonSuccess("PostRecord", "The post record"),
     errors: [
@@ -122,6 +123,7 @@ const operations: OperationSpec[] = [
       "unsupported_url",
       "not_found",
       "post_unavailable",
+      "no_media",
       "too_many_extractions",
       "upstream_failed",
       "upstream_blocked",
@@ -261,6 +263,7 @@ function componentSchemas(): Record<string, JsonSchema> {
     TweetMediaItem: LinkedTweetMediaItem,
     TweetVideoVariant: LinkedTweetVideoVariant,
     UsageRecord,
+    ...jobSchemas,
     Problem: ProblemSchema,
   };
   for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
@@ -312,6 +315,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     security: [{ bearerAuth: [] }],
     paths: {
       ...Object.fromEntries(operations.map((spec) => [spec.path, operationObject(spec)])),
+      ...jobPaths(apiCodes),
       ...sitePaths(),
     },
     components: {

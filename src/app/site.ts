@@ -54,6 +54,8 @@ export function sitePath(
       api,
       log: deps.log,
       pageError: (error, log) => errorAnswer(error, { as: "page", log }),
+      webhookTargets: deps.webhookTargets,
+      deliveries: deps.deliveries ?? null,
     }),
     {
       method: "GET",

@@ -72,9 +72,10 @@ function hostNotAllowed(url: URL, sites: SupportedSites): ApiError {
 
 /**
  * The plan of the link's source, asked as every source is (ask.ts); a link of X's media hosts is
- * relayed as it is, and any other link is refused (403 `host_not_allowed`).
+ * relayed as it is, and any other link is refused (403 `host_not_allowed`). A job's archive plans
+ * each file of its items the same way.
  */
-async function planOf(pasted: URL, wanted: Wanted, ctx: ApiContext, deps: DownloadDeps): Promise<Plan> {
+export async function planOf(pasted: URL, wanted: Wanted, ctx: ApiContext, deps: DownloadDeps): Promise<Plan> {
   const url = await deps.resolveLink(pasted, ctx.request.signal);
   const platform = await platformOf(url, deps);
   if (platform === null && !DIRECT_HOSTS.has(url.hostname)) throw hostNotAllowed(url, deps);

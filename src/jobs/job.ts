@@ -19,6 +19,8 @@ export interface JobRequest {
   format: string | null;
   /** The file each item's archive entry holds: as served (MP4), or sound only. */
   output: OutputKind;
+  /** The account's webhook endpoint that alone hears of this job, or null for every endpoint of the account that takes the event. */
+  webhook?: string | null;
 }
 
 /** Why an item has no record: its problem as the API would have answered it. */

@@ -160,15 +160,45 @@ function m4aOutputArgs(plan: RemuxPlan): string[] {
 
 const outputArgs = { mp4: mp4OutputArgs, mp3: mp3OutputArgs, m4a: m4aOutputArgs } as const;
 
+/** The streams of the plan that are encoded rather than copied, as `-map` specifiers. */
+function encodedStreams(plan: RemuxPlan): string[] {
+  const audio = `${plan.audioInput ?? 0}:a:0`;
+  if (plan.output === "mp3") return [audio];
+  if (plan.output === "m4a") return [];
+  const optional = plan.inputs.length === 1 ? "?" : "";
+  return [
+    ...(plan.transcodeVideo && plan.videoInput !== null ? [`${plan.videoInput}:v:0${optional}`] : []),
+    ...(plan.transcodeAudio && plan.audioInput !== null ? [`${plan.audioInput}:a:0${optional}`] : []),
+  ];
+}
+
+/**
+ * A second output that keeps nothing (`framecrc` to /dev/null): the encoded streams copied as
+ * they came in, so that its muxer checks their timestamps as a stream copy's does. An encoder
+ * numbers its own time and MP3 holds none, so a source that answered a reconnect from its start
+ * would otherwise be encoded on as more of the file, with no sign in the log (issue 43).
+ */
+function witnessArgs(plan: RemuxPlan): string[] {
+  const streams = encodedStreams(plan);
+  if (streams.length === 0) return [];
+  return [...streams.flatMap((stream) => ["-map", stream]), "-c", "copy", "-f", "framecrc", "-y", "/dev/null"];
+}
+
 /**
  * With files as inputs, `-xerror` makes a failed read (a connection that broke off for good)
- * exit 1 instead of 0. With HLS it cannot be used: ffmpeg 5.1's HLS reader repeats the first
- * timestamp of an audio-only MPEG-TS playlist, which ffmpeg quietly fixes, but which
- * `-xerror` turns into "Non-monotonous DTS ... aborting" (measured). Warnings are logged
- * either way: each reconnect is one, and readFfmpegLog reads them. `repeat` keeps ffmpeg from
- * folding equal lines into "Last message repeated N times", which it writes only once another
- * line comes (a source that loops logs nothing else), so every reconnect is a line; `-stats`
- * writes how far the output has come (`time=`) twice a second, even at this log level.
+ * exit 1 instead of 0, and a muxer's "Non-monotonous DTS" (a source that answered a reconnect
+ * from its start) end the run. For MP3, `-copyts -start_at_zero` keeps the timestamps as the file
+ * has them: by default ffmpeg quietly shifts an MPEG-TS input whose time jumps back, and the jump
+ * then reaches no muxer (measured: read on as 93 s of a 60 s file); the output is the same. Only
+ * for MP3: with `-copyts` ffmpeg 5.1's `time=` counts from its first report, not from the start
+ * (measured: 2.1 s of a 4 s file), and MP3's length is read from its size instead (mp3BytesPerSec).
+ * Neither with HLS: ffmpeg 5.1's HLS reader repeats the first timestamp of an audio-only MPEG-TS
+ * playlist, which ffmpeg quietly fixes, but which `-xerror` turns into "Non-monotonous DTS ...
+ * aborting" (measured), and a playlist's segments may start a new timeline by design. Warnings
+ * are logged either way: each reconnect is one, and readFfmpegLog reads them. `repeat` keeps
+ * ffmpeg from folding equal lines into "Last message repeated N times", which it writes only once
+ * another line comes (a source that loops logs nothing else), so every reconnect is a line;
+ * `-stats` writes how far the output has come (`size=`, `time=`) twice a second, even at this log level.
  */
 export function ffmpegArgs(plan: RemuxPlan, limits: FfmpegLimits, proxy?: string): string[] {
   const hls = plan.inputs.some((input) => input.hls);
@@ -178,18 +208,19 @@ export function ffmpegArgs(plan: RemuxPlan, limits: FfmpegLimits, proxy?: string
     "-loglevel",
     "repeat+warning",
     "-stats",
-    ...(hls ? [] : ["-xerror"]),
+    ...(hls ? [] : ["-xerror", ...(plan.output === "mp3" ? ["-copyts", "-start_at_zero"] : [])]),
     ...plan.inputs.flatMap((input) => inputArgs(input, limits, proxy)),
     ...(plan.subtitles && plan.output === "mp4" ? inputArgs(plan.subtitles.input, limits, proxy) : []),
     ...outputArgs[plan.output](plan),
     "pipe:1",
+    ...(hls ? [] : witnessArgs(plan)),
   ];
 }
 
 /** Lines of ffmpeg's log that say something about the run (measured with ffmpeg 5.1). */
 const logSigns = {
-  /** `-stats`: how far the output has come, as `time=HH:MM:SS.cc` (or N/A, or negative before the first timestamp). */
-  progress: /^(?:frame=.*)?L?size=.*\btime=(?:(\d+):(\d\d):(\d\d(?:\.\d+)?))?/,
+  /** `-stats`: how far the output has come, as `size=NkB` and `time=HH:MM:SS.cc` (or N/A, or negative before the first timestamp). */
+  progress: /^(?:frame=.*)?L?size=\s*(?:(\d+)kB)?.*\btime=(?:(\d+):(\d\d):(\d\d(?:\.\d+)?))?/,
   /** One reconnect to a source that broke off; the line also names the read's error. */
   reconnect: /Will reconnect at \d+/,
   /** The source answered with an error, or could not be reached. */
@@ -215,13 +246,19 @@ const logSigns = {
   timeWentBack: /DTS -?\d+ < -?\d+ out of order|Non-monotonous DTS|non monotonically increasing dts/i,
   /** Input lost though ffmpeg went on (it may still exit 0): a skipped segment, a read that failed. */
   lost: /Failed to open segment|Input\/output error/i,
+  /** The sound asked for is not in the source: its map of the audio stream found none (ffmpeg then exits 1). */
+  noSound: /^Stream map '[^']*:a:0' matches no streams/,
 };
 
-/** What the log reader knows of the source: its length when the source says it, and whether it is HLS. */
+/** What the log reader knows of the run: the source's length when it says it, whether it is HLS, and the output. */
 export interface FfmpegSource {
   durationSec: number | null;
   hls: boolean;
+  output?: RemuxPlan["output"];
 }
+
+/** MP3 at 320 kbit/s CBR is 40 000 bytes a second: its length is its size over this. */
+export const mp3BytesPerSec = 40_000;
 
 /** How far the output's length may stray from the source's: 2 s, or 5 % of a long one. */
 const durationSlackSec = (durationSec: number) => Math.max(2, durationSec * 0.05);
@@ -231,6 +268,15 @@ function notStreamable(cause?: Error): ApiError {
   return new ApiError(
     "source_not_streamable",
     "This file cannot be streamed from its source: its index is at its end and the source's server does not serve parts of files (Range requests), so it can only be read whole, to disk. Retrying will not help.",
+    { cause },
+  );
+}
+
+/** 400: sound asked of a video that has none (as `noSoundIn` of platforms/items.ts for a photo); no retry helps. */
+export function silentVideo(cause?: Error): ApiError {
+  return new ApiError(
+    "invalid_parameter",
+    "This video has no sound, so `audio` has nothing to give; leave `audio` out to download the video.",
     { cause },
   );
 }
@@ -246,9 +292,10 @@ const lengthDiffers = (outputSec: number, durationSec: number) =>
     } s of ${durationSec} s): the source did not send it whole and once; try again later.`,
   );
 
-/** Seconds of a `-stats` line's `time=`; null when it has none yet. */
-function progressSec(match: RegExpExecArray): number | null {
-  const [, hours, minutes, seconds] = match;
+/** Seconds of output a `-stats` line says: MP3's from its size (see ffmpegArgs), else its `time=`; null when it has none yet. */
+function progressSec(match: RegExpExecArray, output: FfmpegSource["output"]): number | null {
+  const [, kilobytes, hours, minutes, seconds] = match;
+  if (output === "mp3") return kilobytes === undefined ? null : (Number(kilobytes) * 1024) / mp3BytesPerSec;
   return hours === undefined ? null : Number(hours) * 3600 + Number(minutes) * 60 + Number(seconds);
 }
 
@@ -264,7 +311,7 @@ export function readFfmpegLog(
   limits: Pick<FfmpegLimits, "maxReconnects">,
   source: FfmpegSource = { durationSec: null, hls: false },
 ): Required<Pick<SpawnStreamOptions, "classify" | "failedDespiteExit0" | "readLog">> {
-  const { durationSec, hls } = source;
+  const { durationSec, hls, output = "mp4" } = source;
   let reconnects = 0;
   let sourceError = false;
   let lost = false;
@@ -280,7 +327,7 @@ export function readFfmpegLog(
     readLog(line) {
       const progress = logSigns.progress.exec(line);
       if (progress) {
-        outputSec = progressSec(progress) ?? outputSec;
+        outputSec = progressSec(progress, output) ?? outputSec;
         const tooLong = durationSec !== null && outputSec !== null &&
           outputSec > durationSec + durationSlackSec(durationSec);
         // Progress lines stay out of the log's excerpt: they would push ffmpeg's last words out of it.
@@ -304,6 +351,7 @@ export function readFfmpegLog(
           ? upstreamFailed("The source broke off before the whole file was read; try again later.", { cause })
           : notStreamable(cause);
       }
+      if (output !== "mp4" && logSigns.noSound.test(line)) return silentVideo(cause);
       if (logSigns.corrupt.test(line)) return damaged(cause);
       if (logSigns.corruptPacket.test(line)) return hls && reconnects === 0 ? undefined : damaged(cause);
       if (logSigns.timeWentBack.test(line) && reconnects > 0) return damaged(cause);

@@ -85,6 +85,17 @@ export function contentDisposition(filename: string): string {
   return `attachment; filename="${asciiFallback(filename)}"; filename*=UTF-8''${encodeRfc5987(filename)}`;
 }
 
+/** The exact name a `contentDisposition` header holds (its `filename*=`); null for another header. */
+export function filenameOf(disposition: string | null): string | null {
+  const encoded = /filename\*=UTF-8''([^;\s]+)/.exec(disposition ?? "")?.[1];
+  if (encoded === undefined) return null;
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return null;
+  }
+}
+
 /** The extension that matches a Content-Type, or null when the type says nothing useful. */
 export function extensionForContentType(contentType: string | null): string | null {
   const essence = contentType?.split(";")[0]?.trim().toLowerCase() ?? "";

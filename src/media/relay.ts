@@ -154,6 +154,10 @@ async function clientResponse(upstream: UpstreamResponse, input: RelayInput, opt
     await upstream.body?.cancel();
     throw new ApiError("file_too_large", `The file is ${fileSize} bytes; this server relays at most ${maxBytes}.`);
   }
+  if (fileSize === 0) {
+    await upstream.body?.cancel();
+    throw emptyFile();
+  }
 
   const contentType = upstreamHeaders.get("content-type") ?? "application/octet-stream";
   const urlName = nameFromMediaUrl(input.url);
@@ -175,7 +179,8 @@ async function clientResponse(upstream: UpstreamResponse, input: RelayInput, opt
   // A known length is already within the cap and the upstream client stops there, so the bytes pass
   // untouched (and the Node adapter may take the raw Readable); an unknown length is counted.
   if (contentLength === null) {
-    return new Response(capped(upstream.body, maxBytes, options.onUndeclaredBytes), { status, headers });
+    const body = await withFirstBytes(capped(upstream.body, maxBytes, options.onUndeclaredBytes));
+    return new Response(body, { status, headers });
   }
   const response = new Response(upstream.body, { status, headers });
   return upstream.native === undefined ? response : withNativeBody(response, upstream.native);
@@ -192,6 +197,47 @@ function statusError(status: number, headers: Headers): ApiError {
     });
   }
   return upstreamFailed(`The media host answered ${status}; try again later.`);
+}
+
+/**
+ * A file of no bytes is no file: 502 (a mirror may have it), never a 200 a client saves as the
+ * download. A CDN that answers 200 with nothing in it is broken, whatever it declares.
+ */
+function emptyFile(): ApiError {
+  return upstreamFailed("The media host sent an empty file (0 bytes); try again later.");
+}
+
+/**
+ * The body once its first bytes are in, so that one that ends with none is refused before the
+ * head goes out (an undeclared length says nothing of it beforehand).
+ */
+async function withFirstBytes(body: ReadableStream<Uint8Array>): Promise<ReadableStream<Uint8Array>> {
+  const reader = body.getReader();
+  let first: ReadableStreamReadResult<Uint8Array>;
+  try {
+    do first = await reader.read(); while (!first.done && first.value.byteLength === 0);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw upstreamFailed("The media host broke off before sending the file; try again later.", { cause: error });
+  }
+  if (first.done) throw emptyFile();
+  let pending: Uint8Array | null = first.value;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (pending !== null) {
+          controller.enqueue(pending);
+          pending = null;
+          return;
+        }
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 // Errors the stream once more than maxBytes arrived, which also cancels the upstream request.

@@ -2,7 +2,7 @@
 // or MP3, never on disk. Headers go out with the first byte; a failure before it is a
 // problem+json answer, a failure after it aborts the body (see processes/child-stream.ts).
 import { ApiError } from "../http/problem.ts";
-import { ffmpegArgs, type FfmpegLimits, outputTypes, readFfmpegLog, type RemuxPlan } from "./ffmpeg.ts";
+import { ffmpegArgs, type FfmpegLimits, mp3BytesPerSec, outputTypes, readFfmpegLog, type RemuxPlan } from "./ffmpeg.ts";
 import { type EgressGate, type GateSession, gateVerdict } from "./egress-gate.ts";
 import { checkPlaylists, playlistFetcher } from "./hls-playlists.ts";
 import type { UpstreamClient } from "./relay-upstream.ts";
@@ -40,9 +40,6 @@ export interface RemuxRequest {
   /** Called once ffmpeg has ended, however it ended. */
   onEnd: () => void;
 }
-
-/** MP3 at 320 kbit/s CBR is 40 000 bytes a second. */
-const mp3BytesPerSec = 40_000;
 
 /**
  * What the output will likely weigh: for MP4 the sum of the sources' sizes (remuxing copies the
@@ -88,6 +85,7 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
   const log = readFfmpegLog(options.limits, {
     durationSec: request.durationSec,
     hls: plan.inputs.some((input) => input.hls),
+    output: plan.output,
   });
   const child = spawnStream(
     options.processes,

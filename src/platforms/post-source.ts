@@ -30,10 +30,10 @@ export interface FallbackRule {
 }
 
 export const ytdlpThenGallery: FallbackRule = {
-  // No video in the post, or a failure of yt-dlp's own. A platform's refusal, a missing post and the time cap stand.
-  handOver: new Set<ErrorCode>(["unsupported_url", "upstream_failed"]),
+  // No video in the post (or a list of nothing), or a failure of yt-dlp's own. A platform's refusal, a missing post and the time cap stand.
+  handOver: new Set<ErrorCode>(["unsupported_url", "no_media", "upstream_failed"]),
   // Past "no video" gallery-dl's failure says more; past a failure of yt-dlp's own, yt-dlp's does.
-  secondFailureTold: new Set<ErrorCode>(["unsupported_url"]),
+  secondFailureTold: new Set<ErrorCode>(["unsupported_url", "no_media"]),
   // When gallery-dl finds nothing either, yt-dlp's answer stands.
   secondAnswers: (record) => record.media.length > 0,
   // Pictures say more than the sound alone.

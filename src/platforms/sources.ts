@@ -1,9 +1,11 @@
 // Which source reads a link: its platform row's `reader` (table.ts), one line per reader. A page of
-// an extra host of the operator's (`OTHER`) is yt-dlp's.
+// an extra host of the operator's (`OTHER`) is yt-dlp's. X's and Bluesky's sources also say which
+// posts a link stands for in a job (Expands): its author's thread.
 import { galleryReader } from "./gallerydl/reader.ts";
 import type { GallerySource } from "./gallerydl/source.ts";
 import { fallbackSource, isPhotoShaped, ytdlpThenGallery } from "./post-source.ts";
-import type { Ask, Link, Source } from "./source.ts";
+import { isEmptyPost, nothingToDownload } from "./post-errors.ts";
+import type { Ask, Expands, Link, Source } from "./source.ts";
 import { type ReaderName, rowOf } from "./table.ts";
 import { xReader } from "./x/reader.ts";
 import type { TweetSource } from "./x/source.ts";
@@ -14,6 +16,8 @@ import type { PageSource } from "./ytdlp/source.ts";
 export interface SourceClients {
   tweets: TweetSource;
   bluesky: Source;
+  /** The threads of X and of Bluesky (x/threads.ts, bluesky/threads.ts), which a job expands a post into. */
+  threadExpansions: { x: Expands; bluesky: Expands };
   xiaohongshu: Source;
   threads: Source;
   pages: PageSource;
@@ -28,15 +32,37 @@ export function createSources(clients: SourceClients, ask: Ask): SourceOf {
   const ytdlp = ytdlpReader(clients.pages);
   const gallery = galleryReader(clients.galleries);
   const ytdlpThenGalleryDl = fallbackSource(ytdlp, gallery, ytdlpThenGallery);
-  const x = xReader(clients.tweets, ytdlp, ask);
+  const x = withThreads(xReader(clients.tweets, ytdlp, ask), clients.threadExpansions.x);
+  const bluesky = withThreads(clients.bluesky, clients.threadExpansions.bluesky);
   const readers: Record<ReaderName, (link: Link) => Source> = {
     x: () => x,
-    bluesky: () => clients.bluesky,
+    bluesky: () => bluesky,
     xiaohongshu: () => clients.xiaohongshu,
     threads: () => clients.threads,
     "yt-dlp": () => ytdlp,
     // A photo-shaped link goes to gallery-dl alone.
     "yt-dlp+gallery-dl": (link) => (isPhotoShaped(link.url, link.platform) ? gallery : ytdlpThenGalleryDl),
   };
-  return (link) => readers[rowOf(link.platform)?.reader ?? "yt-dlp"](link);
+  return (link) => heldToRecordRule(readers[rowOf(link.platform)?.reader ?? "yt-dlp"](link));
 }
+
+/**
+ * The one rule of every record, whichever source made it (post-errors.ts): a post with no item to
+ * download and no text is no answer (404 no_media). A source whose tool says why (gallery-dl's
+ * warnings) answers before this, in its own words.
+ */
+function heldToRecordRule(source: Source | (Source & Expands)): Source {
+  return {
+    ...("expand" in source ? { expand: source.expand } : {}),
+    tools: (link) => source.tools(link),
+    extracts: source.extracts,
+    async describe(link, options) {
+      const record = await source.describe(link, options);
+      if (isEmptyPost(record)) throw nothingToDownload();
+      return record;
+    },
+    plan: (link, wanted, asker) => source.plan(link, wanted, asker),
+  };
+}
+
+const withThreads = (source: Source, threads: Expands): Source & Expands => ({ ...source, expand: threads.expand });

@@ -7,8 +7,11 @@ import { isDiskFull } from "./disk-space.ts";
 export interface Queryable {
   /** One statement with $1-style parameters. */
   query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]>;
-  /** Several statements without parameters, as in a migration file. */
-  exec(script: string): Promise<void>;
+  /**
+   * Several statements without parameters, as in a migration file; the rows each returned, in
+   * order (the queue's scripts read a RETURNING between their BEGIN and COMMIT).
+   */
+  exec<Row = Record<string, unknown>>(script: string): Promise<Row[]>;
 }
 
 export interface Db extends Queryable {
@@ -120,6 +123,11 @@ function connectionGuard(onDown: () => void, now: () => number = Date.now) {
   };
 }
 
+/** postgres.js answers a script of one statement with its rows, and of several with one row list each. */
+function rowsOfEach(result: unknown[]): unknown[] {
+  return result.some(Array.isArray) ? result.flatMap((each) => (Array.isArray(each) ? each : [])) : result;
+}
+
 export interface PostgresOptions {
   /** Schema to work in; tests give each file its own. */
   searchPath?: string;
@@ -139,9 +147,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Db {
   const over = (handle: postgres.Sql | postgres.TransactionSql): Queryable => ({
     query: async (text, params = []) =>
       (await handle.unsafe(text, params as postgres.ParameterOrJSON<never>[])) as never,
-    exec: async (script) => {
-      await handle.unsafe(script).simple();
-    },
+    exec: async (script) => rowsOfEach(await handle.unsafe(script).simple()) as never,
   });
   const guarded = connectionGuard(() => {
     const lost = sql;
@@ -173,9 +179,7 @@ export async function openPglite(dataDir?: string): Promise<Db> {
   const db = await PGlite.create(dataDir, { startParams: pgliteStartParams });
   const over = (handle: Pick<PGlite, "query" | "exec">): Queryable => ({
     query: async (text, params = []) => (await handle.query(text, params as unknown[])).rows as never,
-    exec: async (script) => {
-      await handle.exec(script);
-    },
+    exec: async (script) => (await handle.exec(script)).flatMap((result) => result.rows) as never,
   });
   return {
     kind: "pglite",

@@ -9,6 +9,8 @@ import signInClients from "./migrations/005_sign_in_clients.sql?raw";
 import signUpLimits from "./migrations/006_sign_up_limits.sql?raw";
 import linkSecret from "./migrations/007_link_secret.sql?raw";
 import linkSecretPerStore from "./migrations/008_link_secret_per_store.sql?raw";
+import jobs from "./migrations/009_jobs.sql?raw";
+import webhooks from "./migrations/010_webhooks.sql?raw";
 
 export const migrations: readonly { version: number; sql: string }[] = [
   { version: 1, sql: init },
@@ -19,6 +21,8 @@ export const migrations: readonly { version: number; sql: string }[] = [
   { version: 6, sql: signUpLimits },
   { version: 7, sql: linkSecret },
   { version: 8, sql: linkSecretPerStore },
+  { version: 9, sql: jobs },
+  { version: 10, sql: webhooks },
 ];
 
 const MIGRATION_LOCK = 7_303_001;

@@ -147,9 +147,7 @@ export async function openPgliteThread(folder: string, workerFile = bundledWorke
   };
   const over = (tx?: number): Queryable => ({
     query: (text, params = []) => call({ op: "query", text, params: [...params], tx }) as never,
-    exec: async (script) => {
-      await call({ op: "exec", script, tx });
-    },
+    exec: async (script) => (await call({ op: "exec", script, tx })) as never,
   });
 
   try {

@@ -8,6 +8,7 @@ import { assetResponse, assets } from "./assets.ts";
 import { keyRoutes } from "./key-routes.ts";
 import { pasteRoutes } from "./paste-routes.ts";
 import { signInRoutes } from "./sign-in-routes.ts";
+import { webhookRoutes } from "./webhook-routes.ts";
 import { KEYS_PAGE, redirect, type SiteHandler, siteOf, type WebDeps } from "./site.ts";
 
 export { MAX_KEYS_PER_ACCOUNT } from "./key-routes.ts";
@@ -23,6 +24,7 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
     ...keyRoutes(site),
     ...accountRoutes(site),
     ...pasteRoutes(site),
+    ...webhookRoutes(site, deps),
     ...Object.keys(assets).map((path) => ({
       method: "GET" as const,
       path,

@@ -3,7 +3,9 @@
 // BLUESKY_APPVIEW_URL at `origin` and map the two media hosts to it with ORIGIN_OVERRIDES.
 //
 // The AppView answers from the real recordings in test/fixtures/upstream/bluesky/: the recorded
-// getPostThread answers as they are, and each post of the recorded author feed in the thread
+// getPostThread answers as they are (with the replies below the `depth` asked for left out, as the
+// AppView leaves them out), a reply inside them as its own subtree (the thread the AppView gives
+// for it, less the parents this service does not ask for), and each post of the recorded author feed in the thread
 // shape getPostThread gives it (the same post view). The video post is the quoted post of feed
 // item 29, its recorded view's `embeds[0]` as its own `embed` (the shape a post's own video embed
 // has). A post it does not know is the AppView's 400 NotFound; `blockedRkey` is a blocked post.
@@ -31,6 +33,10 @@ export const imagesThread: { thread: { post: PostView } } = <never> fixture(
 );
 export const cardThread: { thread: { post: PostView } } = <never> fixture(
   "getPostThread__external-card_root_with_replies__atrrr__jbgruber_3kbi55xm6u62v.json",
+);
+/** The third post of cardThread's chain, opened in its middle. */
+export const parentChainThread: { thread: { post: PostView } } = <never> fixture(
+  "getPostThread__reply_parent-chain_images-reply__atrrr__jbgruber_3kbi57u4sys2l.json",
 );
 export const quotes = fixture("getQuotes__recordWithMedia-external_quote__bskyr__bskyr_3lc5c5qv72r2w.json")
   .posts as PostView[];
@@ -124,8 +130,24 @@ function postsByUri(): Map<string, object> {
   for (const { post } of feed) answers.set(post.uri, asThread(post));
   for (const post of quotes) answers.set(post.uri, asThread(post));
   answers.set(videoPost.uri, asThread(videoPost));
-  for (const thread of [imagesThread, cardThread]) answers.set(thread.thread.post.uri, thread);
+  for (const thread of [imagesThread, cardThread, parentChainThread]) answers.set(thread.thread.post.uri, thread);
+  // Replies found in the recorded threads; a recorded answer of their own stays as it is.
+  const replies = [imagesThread, cardThread, parentChainThread].flatMap(({ thread }) => repliesBelow(thread));
+  for (const reply of replies) if (!answers.has(reply.post.uri)) answers.set(reply.post.uri, { thread: reply });
   return answers;
+}
+
+type ThreadNode = Record<string, any> & { post: PostView };
+function repliesBelow(node: Record<string, any>): ThreadNode[] {
+  const replies = ((node.replies ?? []) as Record<string, any>[]).filter((reply) => reply.post !== undefined);
+  return replies.flatMap((reply) => [reply as ThreadNode, ...repliesBelow(reply)]);
+}
+
+/** A thread node with the replies below `depth` levels left out. */
+function toDepth(node: Record<string, any>, depth: number): Record<string, any> {
+  const { replies, ...rest } = node;
+  if (depth <= 0 || !Array.isArray(replies)) return rest;
+  return { ...rest, replies: replies.map((reply) => toDepth(reply, depth - 1)) };
 }
 
 function handles(threads: Map<string, object>): Map<string, string> {
@@ -168,8 +190,11 @@ export async function startFakeBluesky(): Promise<FakeBluesky> {
           },
         });
       }
-      const answer = threads.get(uri);
-      return answer ? json(res, 200, answer) : json(res, 400, { error: "NotFound", message: `Post not found: ${uri}` });
+      const answer = threads.get(uri) as { thread: Record<string, any> } | undefined;
+      const depth = Number(query.get("depth") ?? 6);
+      return answer
+        ? json(res, 200, { ...answer, thread: toDepth(answer.thread, depth) })
+        : json(res, 400, { error: "NotFound", message: `Post not found: ${uri}` });
     }
     if (url.pathname.startsWith("/img/")) {
       return res.writeHead(200, { "content-type": "image/jpeg", "content-length": imageBytes.length }).end(imageBytes);

@@ -1,5 +1,6 @@
-// A local video site whose media break the cuts of issue 32 (item 5): a file that hangs up once and
-// answers the retry from its start, a source without Content-Length that sends its file again on
+// A local video site whose media break the cuts of issue 32 (item 5) and issue 43 (item 3): a file
+// that hangs up once and answers the retry from its start (on a page that gives its length, and on
+// one that does not), a video without sound, a source without Content-Length that sends its file again on
 // every reconnect, an honest slow source with keyframes far apart, and HLS of segments written one
 // by one (their MPEG-TS continuity counters restart). Pages are ones yt-dlp's generic extractor
 // reads; add the site's `host` to the extra page hosts.
@@ -26,12 +27,16 @@ export interface HostileSite {
   pages: {
     /** A JSON-LD page (so yt-dlp gives the length) of an MPEG-TS file that hangs up once at 55 % and answers the retry from its start, ignoring Range. */
     hangupOnce: string;
-    /** `<video src>` of an MPEG-TS file sent without Content-Length and cut off after its end, every time from its start: every reconnect gets it again. */
+    /** The same file on a page that gives no length, only its type with codecs (so `audio=m4a` may copy its AAC). */
+    hangupOnceBare: string;
+    /** An MPEG-TS file (its type with codecs) sent without Content-Length and cut off after its end, every time from its start: every reconnect gets it again. */
     loop: string;
     /** `<video src>` of an MP4 with keyframes 10 s apart, sent steadily at a rate that takes 16 s for the whole (Range honoured). */
     slow: string;
     /** HLS of MPEG-TS segments written by `ffmpeg -f segment`, whose continuity counters restart per segment. */
     segments: string;
+    /** `<video src>` of an MP4 with a picture and no sound. */
+    silent: string;
   };
   /** Makes ffmpeg's next request for the hang-up file hang up at 55 % (one per download). */
   armHangup(): void;
@@ -96,6 +101,7 @@ async function makeMedia(dir: string): Promise<void> {
       "+faststart",
       "slow.mp4",
     ),
+    ff("-i", "clip.ts", "-map", "0:v", "-c", "copy", "-movflags", "+faststart", "silent.mp4"),
     ff(
       "-i",
       "clip.ts",
@@ -117,6 +123,10 @@ async function makeMedia(dir: string): Promise<void> {
 const page = (title: string, body: string) =>
   `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;
 
+/** `<video>` of an MPEG-TS file with its codecs in its type: yt-dlp then knows its sound is AAC. */
+const tsSource = (src: string) =>
+  `<video><source src="${src}" type='video/mp2t; codecs="avc1.42E01E, mp4a.40.2"'></video>`;
+
 function pagesFor(origin: string): Record<string, string> {
   const ld = JSON.stringify({
     "@context": "https://schema.org",
@@ -127,8 +137,10 @@ function pagesFor(origin: string): Record<string, string> {
   });
   return {
     "/hangup-once.html": page("Hang-up once", `<script type="application/ld+json">${ld}</script>`),
-    "/loop.html": page("Loop", '<video src="/media/loop.ts"></video>'),
+    "/hangup-once-bare.html": page("Hang-up once, no length", tsSource("/media/hangup-once.ts")),
+    "/loop.html": page("Loop", tsSource("/media/loop.ts")),
     "/slow.html": page("Slow", '<video src="/media/slow.mp4"></video>'),
+    "/silent.html": page("Silent", '<video src="/media/silent.mp4"></video>'),
     "/segments.html": page("Segments", '<video><source src="/seg/segments.m3u8" type="application/x-mpegURL"></video>'),
   };
 }
@@ -180,6 +192,12 @@ export async function startHostileSite(): Promise<HostileSite> {
         res.writeHead(200, { "content-type": "video/mp2t" });
         res.write(ts);
         return void setTimeout(() => res.destroy(), 50);
+      case "/media/silent.mp4":
+        return void res.writeHead(200, {
+          "content-type": "video/mp4",
+          "content-length": String(files["silent.mp4"]!.byteLength),
+        })
+          .end(files["silent.mp4"]);
       case "/media/slow.mp4": {
         const slow = files["slow.mp4"]!;
         const range = ranged(req.headers.range, slow.byteLength);
@@ -210,9 +228,11 @@ export async function startHostileSite(): Promise<HostileSite> {
     host: `127.0.0.1:${port}`,
     pages: {
       hangupOnce: `${origin}/hangup-once.html`,
+      hangupOnceBare: `${origin}/hangup-once-bare.html`,
       loop: `${origin}/loop.html`,
       slow: `${origin}/slow.html`,
       segments: `${origin}/segments.html`,
+      silent: `${origin}/silent.html`,
     },
     armHangup: () => void (armed = true),
     requests: (mediaPath) => counts.get(mediaPath) ?? 0,

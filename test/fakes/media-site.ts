@@ -47,6 +47,8 @@ export interface MediaSite {
     hls: string;
     /** An HTML page without media: yt-dlp says "Unsupported URL". */
     noMedia: string;
+    /** An RSS feed with no items: yt-dlp describes a playlist of no entries. */
+    emptyFeed: string;
     /** HTTP 404. */
     missing: string;
     /** A page whose video file is 404: extraction works, fetching the media fails at once. */
@@ -98,6 +100,9 @@ const contentTypes: Record<string, string> = {
 
 const page = (title: string, body: string) =>
   `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;
+
+const emptyFeed = (origin: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>An empty feed</title><link>${origin}/</link><description>Nothing yet</description></channel></rss>`;
 
 const pages: Record<string, string> = {
   "/progressive.html": page(
@@ -420,6 +425,10 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
       res.writeHead(403, botCheckMessage, { "content-type": "text/plain" }).end("bot check");
       return;
     }
+    if (urlPath === "/empty-feed.rss") {
+      res.writeHead(200, { "content-type": "application/rss+xml" }).end(emptyFeed(origin));
+      return;
+    }
     if (membersOnly(urlPath) && !hasMembersCookie(req)) {
       res.writeHead(403, { "content-type": "text/plain" }).end("members only");
       return;
@@ -449,6 +458,7 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
       split: `${origin}/split.html`,
       hls: `${origin}/hls.html`,
       noMedia: `${origin}/no-media.html`,
+      emptyFeed: `${origin}/empty-feed.rss`,
       missing: `${origin}/missing.html`,
       goneMedia: `${origin}/gone-media.html`,
       truncatedMedia: `${origin}/truncated.html`,

@@ -4,7 +4,11 @@
 //   POST /1.1/guest/activate.json               {"guest_token": "guest-<n>"}
 //   GET  /graphql/<query id>/TweetResultByRestId?variables={"tweetId":...}
 //        the recorded GraphQL body for <id>, else {"data":{"tweetResult":{}}}; 403 without a live guest token
-//        or the signed-in session `xSession` (cookies auth_token and ct0, x-csrf-token = ct0)
+//        or the signed-in session `xSession` (cookies auth_token and ct0, x-csrf-token = ct0); a tweet
+//        of a recorded conversation has its recorded object as its answer
+//   GET  /graphql/<query id>/TweetDetail?variables={"focalTweetId":...}
+//        the recorded conversation of <id> (or that shows <id>) to the signed-in session, else an
+//        empty one; 403 to a guest
 // The age-restricted post (fakeTweetIds.ageRestricted) is refused to guests the way X refuses
 // them: a tombstone from syndication, TweetUnavailable "NsfwLoggedOut" from GraphQL; the
 // signed-in session gets the recorded video post.
@@ -31,6 +35,13 @@ export const fakeTweetIds = {
   /** A photo, a video and a photo (mixedMediaPost), files of the fake CDN. */
   mixedMedia: "1000000000000000005",
 } as const;
+
+/**
+ * The id of the `n`th of as many numbered posts as a test wants (jobs of hundreds of links): each
+ * is the recorded NASA video post under its own id, so no two share an answer or a cache entry.
+ */
+export const numberedPostId = (n: number): string => String(7_000_000_000_000_000_000n + BigInt(n));
+const isNumberedPost = (id: string) => /^7[0-9]{18}$/.test(id);
 
 /** The signed-in session the fake accepts, as a cookie file holds it. */
 export const xSession = { authToken: "fake-auth-token-5b1c", ct0: "fake-ct0-93ad" } as const;
@@ -79,7 +90,12 @@ function mixedMediaPost(nasaVideoPost: string): string {
   });
 }
 
-export type FakeRoute = "syndication" | "activate" | "graphql";
+/** The recorded post `recorded` under the id `id`. */
+function numberedPost(recorded: string, id: string): string {
+  return JSON.stringify({ ...JSON.parse(recorded), id_str: id });
+}
+
+export type FakeRoute = "syndication" | "activate" | "graphql" | "detail";
 
 export type FakeMode =
   | { kind: "normal" }
@@ -101,7 +117,7 @@ export interface FakeXUpstream {
   url: string;
   /** The options createTweetSource needs to use this fake for both upstreams. */
   syndicationUrl: string;
-  graphql: { guestActivateUrl: string; tweetResultUrl: string; bearerToken: string };
+  graphql: { guestActivateUrl: string; tweetResultUrl: string; tweetDetailUrl: string; bearerToken: string };
   /** Requests seen on this path (e.g. "/tweet-result"), or on all paths when none is given. */
   calls(path?: string): number;
   setMode(route: FakeRoute, mode: FakeMode): void;
@@ -111,6 +127,7 @@ export interface FakeXUpstream {
 }
 
 const tweetResultPath = "/graphql/fakeQueryId/TweetResultByRestId";
+const tweetDetailPath = "/graphql/fakeDetailQueryId/TweetDetail";
 
 function readFixtures(dir: string, idOf: (file: string) => string | undefined): Map<string, string> {
   const bodies = new Map<string, string>();
@@ -132,18 +149,45 @@ function loadSyndicationBodies(): Map<string, string> {
   return bodies;
 }
 
-function loadGraphqlBodies(): Map<string, string> {
-  return readFixtures("graphql", (file) => /^TweetResultByRestId_.*_(\d+)\.json$/.exec(file)?.[1]);
+/** The recorded conversations by focal tweet, and by each tweet they show that has none of its own. */
+function loadDetailBodies(): Map<string, string> {
+  const bodies = readFixtures("graphql", (file) => /^TweetDetail_.*_(\d+)\.json$/.exec(file)?.[1]);
+  for (const body of [...bodies.values()]) {
+    for (const tweet of conversationTweets(body)) if (!bodies.has(tweet.rest_id)) bodies.set(tweet.rest_id, body);
+  }
+  return bodies;
+}
+
+/** The tweet objects of a TweetDetail answer, plain or wrapped once more for limited visibility. */
+function conversationTweets(body: string): { rest_id: string }[] {
+  const instructions = JSON.parse(body).data.threaded_conversation_with_injections_v2.instructions as any[];
+  const contents = instructions.flatMap((i) => i.entries ?? []).flatMap((entry) => [
+    entry.content.itemContent,
+    ...(entry.content.items ?? []).map((module: any) => module.item.itemContent),
+  ]);
+  return contents.map((content) => content?.tweet_results?.result).filter((tweet) => tweet?.rest_id !== undefined);
+}
+
+function loadGraphqlBodies(details: Map<string, string>): Map<string, string> {
+  const bodies = readFixtures("graphql", (file) => /^TweetResultByRestId_.*_(\d+)\.json$/.exec(file)?.[1]);
+  for (const tweet of [...details.values()].flatMap(conversationTweets)) {
+    if (!bodies.has(tweet.rest_id)) {
+      bodies.set(tweet.rest_id, JSON.stringify({ data: { tweetResult: { result: tweet } } }));
+    }
+  }
+  return bodies;
 }
 
 export async function startFakeXUpstream(): Promise<FakeXUpstream> {
   const syndication = loadSyndicationBodies();
-  const graphqlBodies = loadGraphqlBodies();
+  const detailBodies = loadDetailBodies();
+  const graphqlBodies = loadGraphqlBodies(detailBodies);
   const counts = new Map<string, number>();
   const modes: Record<FakeRoute, FakeMode> = {
     syndication: { kind: "normal" },
     activate: { kind: "normal" },
     graphql: { kind: "normal" },
+    detail: { kind: "normal" },
   };
   let issuedTokens = 0;
   const liveTokens = new Set<string>();
@@ -151,7 +195,9 @@ export async function startFakeXUpstream(): Promise<FakeXUpstream> {
   function normalAnswer(route: FakeRoute, url: URL, req: IncomingMessage): { status: number; body: string } {
     switch (route) {
       case "syndication": {
-        const body = syndication.get(url.searchParams.get("id") ?? "");
+        const id = url.searchParams.get("id") ?? "";
+        const body = syndication.get(id) ??
+          (isNumberedPost(id) ? numberedPost(syndication.get("1491475671058681863")!, id) : undefined);
         return body ? { status: 200, body } : { status: 404, body: "" };
       }
       case "activate": {
@@ -174,6 +220,16 @@ export async function startFakeXUpstream(): Promise<FakeXUpstream> {
         const body = graphqlBodies.get(variables.tweetId ?? "") ?? JSON.stringify({ data: { tweetResult: {} } });
         return { status: 200, body };
       }
+      case "detail": {
+        // X answers a conversation only to a signed-in account.
+        if (!signedIn(req)) {
+          return { status: 403, body: JSON.stringify({ errors: [{ code: 200, message: "Forbidden." }] }) };
+        }
+        const variables = JSON.parse(url.searchParams.get("variables") ?? "{}") as { focalTweetId?: string };
+        const body = detailBodies.get(variables.focalTweetId ?? "") ??
+          JSON.stringify({ data: { threaded_conversation_with_injections_v2: { instructions: [] } } });
+        return { status: 200, body };
+      }
     }
   }
 
@@ -181,6 +237,7 @@ export async function startFakeXUpstream(): Promise<FakeXUpstream> {
     if (req.method === "GET" && url.pathname === "/tweet-result") return "syndication";
     if (req.method === "POST" && url.pathname === "/1.1/guest/activate.json") return "activate";
     if (req.method === "GET" && url.pathname === tweetResultPath) return "graphql";
+    if (req.method === "GET" && url.pathname === tweetDetailPath) return "detail";
     return null;
   }
 
@@ -230,6 +287,7 @@ export async function startFakeXUpstream(): Promise<FakeXUpstream> {
     graphql: {
       guestActivateUrl: `${base}/1.1/guest/activate.json`,
       tweetResultUrl: `${base}${tweetResultPath}`,
+      tweetDetailUrl: `${base}${tweetDetailPath}`,
       bearerToken: "fake-bearer",
     },
     calls: (pathname) =>

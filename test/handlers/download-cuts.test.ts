@@ -1,4 +1,4 @@
-// Issue 32, item 5: honest cuts, both ways. A file that comes out longer than its source, or from a
+// Issue 32, item 5, and issue 43, item 3: honest cuts, both ways, for every output. A file that comes out longer than its source, or from a
 // source that loops, is a visible failure (a broken transfer or a 502, never a clean 200); an honest
 // slow source with keyframes far apart, and valid HLS whose segments restart their continuity
 // counters, give the whole file. Real yt-dlp and ffmpeg against the hostile site of test/fakes.
@@ -44,9 +44,9 @@ describe("page mode's cuts against hostile sources", () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  async function download(page: string, output: "mp4" | "mp3"): Promise<Transfer> {
+  async function download(page: string, output: "mp4" | "mp3" | "m4a"): Promise<Transfer> {
     return transfer(
-      `${server.address}/api/v1/download?url=${encodeURIComponent(page)}${output === "mp3" ? "&audio=mp3" : ""}`,
+      `${server.address}/api/v1/download?url=${encodeURIComponent(page)}${output === "mp4" ? "" : `&audio=${output}`}`,
       key,
     );
   }
@@ -72,17 +72,51 @@ describe("page mode's cuts against hostile sources", () => {
     });
   }
 
+  // With no length to hold the output against, only the timestamps tell the file started over: an
+  // encode (MP3) numbers its own. M4A of such a source is not covered (docs/architecture.md).
+  for (const output of ["mp4", "mp3"] as const) {
+    it(`${output}: the same source on a page that gives no length is a visible failure, not a longer file`, async () => {
+      site.armHangup();
+      const result = await download(site.pages.hangupOnceBare, output);
+      expect(visiblyFailed(result), `status ${result.status}, ${result.body.byteLength} bytes`).toBe(true);
+    });
+  }
+
+  it("m4a: the same page without the hang-up gives the whole sound", async () => {
+    const result = await download(site.pages.hangupOnceBare, "m4a");
+    expect(result.status).toBe(200);
+    expect(result.complete).toBe(true);
+    const file = path.join(dir, "whole.m4a");
+    await writeFile(file, result.body);
+    const probe = await run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file]);
+    expect(Math.abs(Number(probe.stdout.trim()) - hostileDurationSec)).toBeLessThan(1);
+  });
+
   it("the same source without the hang-up gives the whole file, of its length", async () => {
     await expectWhole(await download(site.pages.hangupOnce, "mp4"), "whole.mp4");
   });
 
-  it("a source without Content-Length that sends its file again on every reconnect ends at the reconnect bound", async () => {
-    const before = site.requests("/media/loop.ts");
-    const result = await download(site.pages.loop, "mp3");
-    expect(visiblyFailed(result)).toBe(true);
-    // The first read and maxReconnects more; the download's time does not say it (the machine is busy), the reads do.
-    expect(site.requests("/media/loop.ts") - before).toBeLessThanOrEqual(defaultFfmpegLimits.maxReconnects + 1);
-  });
+  for (const output of ["mp4", "mp3"] as const) {
+    it(`${output}: a source without Content-Length that sends its file again on every reconnect is cut at its first return`, async () => {
+      const before = site.requests("/media/loop.ts");
+      const result = await download(site.pages.loop, output);
+      expect(visiblyFailed(result)).toBe(true);
+      // The first read and the reconnect that brought the file again; the download's time does not
+      // say it (the machine is busy), the reads do. Before, MP3 went on to the reconnect bound.
+      expect(site.requests("/media/loop.ts") - before).toBeLessThanOrEqual(2);
+      expect(defaultFfmpegLimits.maxReconnects).toBeGreaterThan(2);
+    });
+  }
+
+  // Issue 43, item 6: no retry gives a silent video sound, so it is not "try again".
+  for (const output of ["mp3", "m4a"] as const) {
+    it(`${output} of a video without sound is 400 saying so`, async () => {
+      const result = await download(site.pages.silent, output);
+      expect(result.status, result.body.toString("utf8")).toBe(400);
+      const problem = JSON.parse(result.body.toString("utf8"));
+      expect(problem).toMatchObject({ code: "invalid_parameter", detail: expect.stringContaining("no sound") });
+    });
+  }
 
   it("an honest slow source whose fragments take longer than the idle cut to arrive gives the whole file", async () => {
     await expectWhole(await download(site.pages.slow, "mp4"), "slow.mp4");

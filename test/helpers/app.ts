@@ -10,6 +10,9 @@ import { nodeUpstream } from "../../src/runtime/node/relay-upstream.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { createApiKey, type Tier } from "../../src/store/api-keys.ts";
 import type { Db } from "../../src/store/db.ts";
+import type { Queue } from "../../src/jobs/queue.ts";
+import { createJobs, type Jobs } from "../../src/jobs/runner.ts";
+import { createEvents, type Events } from "../../src/events/events.ts";
 
 export class TestClock {
   constructor(public current = new Date("2026-01-01T00:00:00.000Z")) {}
@@ -31,6 +34,10 @@ export interface TestApp {
    * for it first: a busy machine can take longer than the readiness check's own bound to run them.
    */
   toolsProbed: Promise<unknown>;
+  /** The jobs' side of the app, with `queue`: its workers start with `jobs.work()`. */
+  jobs: Jobs | null;
+  /** The webhooks' side, with `queue`: its delivery workers start with `events.work()`. */
+  events: Events | null;
 }
 
 /**
@@ -40,7 +47,7 @@ export interface TestApp {
  */
 export function buildTestApp(
   db: Db,
-  options: { clock?: TestClock; env?: Record<string, string>; extractionHost?: boolean } = {},
+  options: { clock?: TestClock; env?: Record<string, string>; extractionHost?: boolean; queue?: Queue } = {},
 ): TestApp {
   const clock = options.clock ?? new TestClock();
   const logLines: string[] = [];
@@ -53,13 +60,30 @@ export function buildTestApp(
   const log = createLogger("debug", (line) => logLines.push(line));
   const deps = createAppDeps({ config, runtime: { upstream: nodeUpstream, ...nodeCapabilities }, now: clock.now, log });
   if (options.extractionHost) deps.extractor.start(log);
-  const app = createApp({ config, db, log, now: clock.now, ...deps });
+  const settings = { concurrency: config.JOB_CONCURRENCY, extractionSlots: config.MAX_EXTRACTIONS };
+  const events = options.queue
+    ? createEvents({
+      db,
+      queue: options.queue,
+      schedule: config.WEBHOOK_RETRY_SCHEDULE,
+      receivers: deps.webhookReceivers,
+      // A receiver checks the signature's timestamp against its own clock: deliveries keep real time.
+      now: () => new Date(),
+      log,
+    })
+    : null;
+  const jobs = options.queue
+    ? createJobs({ ...deps, db, log, now: clock.now, settings, events: events!.jobs }, options.queue)
+    : null;
+  const app = createApp({ config, db, log, now: clock.now, jobs, deliveries: events?.deliveries ?? null, ...deps });
   return {
     app,
     clock,
     logLines,
     extractor: deps.extractor,
     toolsProbed: deps.tools.current(),
+    jobs,
+    events,
     get: (path, key, init = {}) => {
       const headers = new Headers(init.headers);
       if (key) headers.set("authorization", `Bearer ${key}`);

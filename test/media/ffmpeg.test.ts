@@ -117,8 +117,19 @@ describe("ffmpegArgs()", () => {
     ]);
   });
 
-  test("MP3 at 320 kb/s", () => {
+  const witness = (...maps: string[]) => [
+    ...maps.flatMap((map) => ["-map", map]),
+    "-c",
+    "copy",
+    "-f",
+    "framecrc",
+    "-y",
+    "/dev/null",
+  ];
+
+  test("MP3 at 320 kb/s of the file's own timestamps, its sound also copied to a witness whose muxer checks them", () => {
     const args = ffmpegArgs({ ...single, output: "mp3", videoInput: null }, limits);
+    expect(args.slice(4, 9)).toEqual(["-stats", "-xerror", "-copyts", "-start_at_zero", "-protocol_whitelist"]);
     expect(args.slice(args.indexOf("-map"))).toEqual([
       "-map",
       "0:a:0",
@@ -130,13 +141,41 @@ describe("ffmpegArgs()", () => {
       "-f",
       "mp3",
       "pipe:1",
+      ...witness("0:a:0"),
     ]);
   });
 
-  test("re-encodes what MP4 cannot hold; no ADTS filter after re-encoding", () => {
+  test("M4A and MP4 stream copies need no witness: their own muxer sees the timestamps", () => {
+    expect(ffmpegArgs(single, limits).at(-1)).toBe("pipe:1");
+    expect(ffmpegArgs({ ...single, output: "m4a", videoInput: null }, limits).at(-1)).toBe("pipe:1");
+  });
+
+  test("re-encodes what MP4 cannot hold, each re-encoded stream witnessed; no ADTS filter after re-encoding", () => {
     const args = ffmpegArgs({ ...single, transcodeVideo: true, transcodeAudio: true, adtsAudio: true }, limits);
     expect(args.join(" ")).toContain("-c:v libx264 -preset veryfast -crf 20 -c:a aac -b:a 192k -movflags");
     expect(args).not.toContain("aac_adtstoasc");
+    expect(args.slice(args.indexOf("pipe:1"))).toEqual(["pipe:1", ...witness("0:v:0?", "0:a:0?")]);
+    const twoInputs = ffmpegArgs({
+      ...single,
+      inputs: [file("https://cdn/v.webm"), file("https://cdn/a.webm")],
+      audioInput: 1,
+      transcodeAudio: true,
+    }, limits);
+    expect(twoInputs.slice(twoInputs.indexOf("pipe:1"))).toEqual(["pipe:1", ...witness("1:a:0")]);
+  });
+
+  test("MP4 and M4A keep ffmpeg's time (-copyts would make time= count from its first report)", () => {
+    expect(ffmpegArgs(single, limits)).not.toContain("-copyts");
+    expect(ffmpegArgs({ ...single, output: "m4a", videoInput: null }, limits)).not.toContain("-copyts");
+  });
+
+  test("HLS keeps ffmpeg's own timestamp fixes and has no witness", () => {
+    const args = ffmpegArgs(
+      { ...single, output: "mp3", inputs: [{ ...file("https://cdn/a.m3u8"), hls: true }] },
+      limits,
+    );
+    expect(args).not.toContain("-copyts");
+    expect(args.at(-1)).toBe("pipe:1");
   });
 
   test("a subtitle file is read after the media and written as mov_text with its ISO 639-2 language", () => {
@@ -264,11 +303,35 @@ describe("readFfmpegLog() and the source's length", () => {
     expect(unknown.failedDespiteExit0("")).toBe(false);
   });
 
+  test("MP3's length is its size at 320 kb/s, not its time= (which -copyts counts from the first report)", () => {
+    const mp3 = readFfmpegLog(limits, { ...twentySeconds, output: "mp3" });
+    // 800 kB is 20.48 s at 40 000 bytes a second, whatever time= says.
+    expect(mp3.readLog("size=     800kB time=00:00:02.11 bitrate= 612.9kbits/s speed=26.6x    ")).toBe("omit");
+    expect(mp3.failedDespiteExit0("")).toBe(false);
+    expect(mp3.readLog("size=    1300kB time=00:00:05.00 bitrate= 612.9kbits/s speed=26.6x    ")).toMatchObject({
+      code: "upstream_failed",
+      message: expect.stringContaining("longer than its source (33.3 s of 20 s)"),
+    });
+    const short = readFfmpegLog(limits, { ...twentySeconds, output: "mp3" });
+    short.readLog("size=     400kB time=00:00:19.90 bitrate= 320.0kbits/s speed=26.6x    ");
+    expect(short.failedDespiteExit0("")).toBe(true);
+  });
+
   test("timestamps that go back after a reconnect are damage; without a reconnect ffmpeg's own fix is trusted", () => {
     const wentBack = "[mpegts @ 0x1] DTS 128090 < 1118090 out of order";
     const reconnect = "[http @ 0x1] Will reconnect at 333568 in 0 second(s), error=Input/output error.";
     expect(judge([wentBack]).ended).toBeNull();
     expect(judge([reconnect, wentBack]).ended).toMatchObject({ status: 502, code: "upstream_failed" });
+  });
+
+  test("sound asked of a source without any is 400 saying so; in an MP4 the same line is no such verdict", () => {
+    const line = "Stream map '0:a:0' matches no streams.";
+    expect(judge([line], { durationSec: null, hls: false, output: "mp3" }).ended).toMatchObject({
+      status: 400,
+      code: "invalid_parameter",
+      message: expect.stringContaining("no sound"),
+    });
+    expect(judge([line]).ended).toBeNull();
   });
 
   test("a corrupt MPEG-TS packet is damage in a file, and in HLS only after a reconnect", () => {

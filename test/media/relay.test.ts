@@ -347,6 +347,27 @@ describe.each(
     });
   });
 
+  // Issue 43, item 4: a file of no bytes is no download, however the host declares it.
+  describe("an empty file", () => {
+    it.each(
+      [
+        ["declared as 0 bytes", "/file/0/a.mp4", "GET"],
+        ["of undeclared length that ends with no byte", "/file/0/a.mp4?chunked=1", "GET"],
+        ["asked for with HEAD", "/file/0/a.mp4", "HEAD"],
+      ] as const,
+    )("%s is 502 upstream_failed, never a 200", async (_what, path, method) => {
+      const error = await apiErrorOf(relay(path, { method }));
+      expect(error).toMatchObject({ status: 502, code: "upstream_failed" });
+      expect(error.message).toContain("empty file");
+    });
+
+    it("a 1-byte file of undeclared length is still relayed whole", async () => {
+      const response = await relay("/file/1/a.mp4?chunked=1");
+      expect(response.status).toBe(200);
+      expect(await sha256Of(response.body)).toBe(fakeSha256(0, 1));
+    });
+  });
+
   it("refuses a URL outside the allowed hosts before any request", async () => {
     const before = cdn.requests.length;
     const error = await apiErrorOf(relay(`${cdn.origin}/file/10`));
@@ -390,7 +411,7 @@ describe("relayMedia() connection target", () => {
       seen.push(request);
       return {
         status: 200,
-        headers: new Headers({ "content-type": "video/mp4", "content-length": "0" }),
+        headers: new Headers({ "content-type": "video/mp4", "content-length": "10" }),
         body: null,
         ended: Promise.resolve(),
       };

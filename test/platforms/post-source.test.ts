@@ -20,11 +20,13 @@ const notAsked = (name: string): Source => ({
   describe: () => Promise.reject(new Error(`${name} is not asked here`)),
   plan: () => Promise.reject(new Error(`${name} is not asked here`)),
 });
+const noThreads = { expand: () => Promise.reject(new Error("no thread is asked for here")) };
 const ownSources = {
   tweets: noTweets,
   bluesky: notAsked("Bluesky"),
   xiaohongshu: notAsked("Xiaohongshu"),
   threads: notAsked("Threads"),
+  threadExpansions: { x: noThreads, bluesky: noThreads },
 };
 
 /** The post's record from the source the link's platform row names, as `post` asks it. */
@@ -265,6 +267,28 @@ describe("a download's plan by the same rule", () => {
     ]);
     expect(plan.kind === "remux" && plan.name).toBe("tiktok_7436185392745209118");
     expect(sound.runs.gallery).toBe(0);
+  });
+});
+
+// Issue 43, item 4: the one rule of every record, whichever source made it.
+describe("a record with no item and no text", () => {
+  const recordSource = (record: PostRecord): Source => ({ ...notAsked("Bluesky"), describe: async () => record });
+  const ask = (record: PostRecord) => {
+    const link = { url: new URL("https://bsky.app/profile/a.bsky.social/post/3k"), platform: "BLUESKY" as const };
+    return createSources({
+      ...ownSources,
+      ...sources(() => Promise.reject(noVideo()), () => Promise.reject(noVideo())),
+      bluesky: recordSource(record),
+    }, () => Promise.reject(new Error("a description asks no source for a plan")))(link).describe(link);
+  };
+
+  test("is 404 no_media from any source, not 200 with nothing in it", async () => {
+    await expect(ask(photoRecord(0))).rejects.toMatchObject({ status: 404, code: "no_media" });
+  });
+
+  test("with text, or with an item, it is the answer", async () => {
+    await expect(ask({ ...photoRecord(0), text: "Words only" })).resolves.toMatchObject({ text: "Words only" });
+    await expect(ask(photoRecord(1))).resolves.toMatchObject({ media: [expect.anything()] });
   });
 });
 

@@ -1,6 +1,7 @@
 // Bluesky's public AppView API (no key): a handle's DID (com.atproto.identity.resolveHandle) and a
-// post's view (app.bsky.feed.getPostThread, the post alone: no replies, no parents). The AppView
-// answers a missing post or an unknown handle with 400 and an error name in its JSON body.
+// post's thread (app.bsky.feed.getPostThread: the post alone, or with its replies some levels deep,
+// never its parents). The AppView answers a missing post or an unknown handle with 400 and an
+// error name in its JSON body.
 import { upstreamFailed } from "../../http/problem.ts";
 import type { JsonAnswer, Outbound } from "../outbound.ts";
 import { type BlueskyPost, notFound, threadToPost } from "./post.ts";
@@ -16,6 +17,8 @@ export interface AppViewOptions {
 export interface AppView {
   /** The post's view as a record; 404 when it is deleted, blocked or its author's handle names nobody. */
   post(ref: BlueskyPostRef): Promise<BlueskyPost>;
+  /** getPostThread's answer with `depth` levels of replies below the post (404 as `post`), unread. */
+  thread(ref: BlueskyPostRef, depth: number): Promise<unknown>;
 }
 
 /** The error name of a 400 answer (`NotFound`, `InvalidRequest`), or null. */
@@ -45,13 +48,16 @@ export function createAppView(options: AppViewOptions): AppView {
     return did;
   }
 
+  async function thread(ref: BlueskyPostRef, depth: number): Promise<unknown> {
+    const uri = `at://${await didOf(ref)}/app.bsky.feed.post/${ref.rkey}`;
+    const answer = await call("app.bsky.feed.getPostThread", { uri, depth: String(depth), parentHeight: "0" });
+    if (answer.status === 400 && errorName(answer) === "NotFound") throw notFound(ref);
+    if (answer.status !== 200) throw failed(answer);
+    return answer.body;
+  }
+
   return {
-    async post(ref) {
-      const uri = `at://${await didOf(ref)}/app.bsky.feed.post/${ref.rkey}`;
-      const answer = await call("app.bsky.feed.getPostThread", { uri, depth: "0", parentHeight: "0" });
-      if (answer.status === 400 && errorName(answer) === "NotFound") throw notFound(ref);
-      if (answer.status !== 200) throw failed(answer);
-      return threadToPost(answer.body, ref);
-    },
+    post: async (ref) => threadToPost(await thread(ref, 0), ref),
+    thread,
   };
 }

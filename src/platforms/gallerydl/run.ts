@@ -18,6 +18,11 @@ export interface GalleryRunOptions extends RunAccess {
   socketTimeoutSec: number;
   /** A PEM file of certificate authorities gallery-dl trusts instead of its default ones (GALLERY_DL_CA_FILE). */
   caFile?: string;
+  /**
+   * Which files (and posts) to describe, in gallery-dl's range syntax: `1-20`. gallery-dl stops
+   * reading once past it, so a page of thousands is not read, nor held, whole.
+   */
+  items: string;
   signal?: AbortSignal;
 }
 
@@ -32,15 +37,16 @@ const Message = z.union([
 ]);
 const Messages = z.array(Message);
 
-/** What gallery-dl said of a post: its metadata and its files in the platform's order. */
+/** What gallery-dl said of a post: its metadata and its files in the platform's order, and its log (warnings it went on after). */
 export interface GalleryOutput {
   post: GalleryMetadata | null;
   files: { url: string; metadata: GalleryMetadata }[];
+  log: string;
 }
 
 export function galleryArgs(
   url: string,
-  options: Pick<GalleryRunOptions, "socketTimeoutSec" | "proxy" | "cookiesFile" | "caFile">,
+  options: Pick<GalleryRunOptions, "socketTimeoutSec" | "proxy" | "cookiesFile" | "caFile" | "items">,
 ): string[] {
   return [
     // --config-ignore: a gallery-dl.conf in /etc or the home folder must not change what runs.
@@ -60,6 +66,10 @@ export function galleryArgs(
     "extractor.instagram.videos=merged",
     "-o",
     "extractor.tiktok.audio=false",
+    "--range",
+    options.items,
+    "--post-range",
+    options.items,
     ...(options.proxy ? ["--proxy", options.proxy] : []),
     ...(options.cookiesFile ? ["--cookies", options.cookiesFile] : []),
     ...(options.caFile ? ["-o", `verify=${options.caFile}`] : []),
@@ -104,7 +114,7 @@ export async function runGallery(url: string, options: GalleryRunOptions): Promi
     throw unreadableOutput(cause);
   }
   const errors = parsed.flatMap((message) => (message[0] === -1 ? [`${message[1].error}: ${message[1].message}`] : []));
-  const result: GalleryOutput = { post: null, files: [] };
+  const result: GalleryOutput = { post: null, files: [], log: output.stderr };
   for (const message of parsed) {
     if (message[0] === 2) result.post ??= message[1];
     if (message[0] === 3) result.files.push({ url: message[1], metadata: message[2] });

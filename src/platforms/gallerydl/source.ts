@@ -3,6 +3,7 @@
 import type { Extractor } from "../../processes/extractor.ts";
 import { sharedRuns } from "../../util/shared-runs.ts";
 import { createTtlCache } from "../../util/ttl-cache.ts";
+import { emptyPostError, isEmptyPost } from "../post-errors.ts";
 import type { PlatformId, PostRecord } from "../records.ts";
 import { type ToolAccess, withToolAccess } from "../tool-access.ts";
 import { galleryToPost } from "./post.ts";
@@ -17,6 +18,8 @@ export interface GallerySourceOptions extends ToolAccess {
   cacheMaxEntries: number;
   /** GALLERY_DL_CA_FILE: the certificate authorities gallery-dl trusts instead of its own. */
   caFile?: string;
+  /** Most files of a post (a carousel, a gallery, a profile) a record holds (PLAYLIST_MAX_ITEMS). */
+  maxItems: number;
   now?: () => number;
 }
 
@@ -43,10 +46,13 @@ export function createGallerySource(options: GallerySourceOptions): GallerySourc
           timeoutMs: options.timeoutMs,
           socketTimeoutSec: options.socketTimeoutSec,
           caFile: options.caFile,
+          items: `1-${options.maxItems}`,
           ...access,
         }),
     );
     const record = galleryToPost(output, platform, page);
+    // gallery-dl prints `[]` and exits 0 after a warning (a login redirect, a site out of reach).
+    if (isEmptyPost(record)) throw emptyPostError("gallery-dl", output.log);
     cache.set(page.href, record, options.cacheTtlMs);
     return record;
   }

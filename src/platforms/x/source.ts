@@ -20,6 +20,8 @@ export interface GraphqlOptions {
   guestActivateUrl: string;
   /** The TweetResultByRestId endpoint, query id included; X changes query ids now and then. */
   tweetResultUrl: string;
+  /** The TweetDetail endpoint (a conversation; X answers it only to a signed-in account), query id included. */
+  tweetDetailUrl: string;
   /** The bearer token of X's public web client (the same for every visitor). */
   bearerToken: string;
 }
@@ -47,6 +49,20 @@ export interface TweetSource {
   getTweet(id: string, options?: { uncached?: boolean }): Promise<TweetRecord>;
 }
 
+/** The tweet source, and what X's threads are read through (x/threads.ts). */
+export interface XClient extends TweetSource {
+  /**
+   * A GraphQL operation's 200 answer, unread, asked as a guest or as the session's account when one
+   * is given (threads read it); null when GraphQL is off.
+   */
+  graphql: GraphqlAsk | null;
+  /** The operator's signed-in X session; null without one. */
+  session(): Promise<XSession | null>;
+}
+
+export type GraphqlOperation = "TweetResultByRestId" | "TweetDetail";
+export type GraphqlAsk = (operation: GraphqlOperation, variables: object, session?: XSession) => Promise<unknown>;
+
 /**
  * The bearer token shipped in X's public web client JavaScript, the same for every visitor: it
  * identifies the client, not a user. The endpoints are in the configuration (src/config.ts).
@@ -57,7 +73,7 @@ export const xWebClientBearerToken =
 /** X's answers are tens to hundreds of KB; the bound keeps one that never ends from filling memory. */
 const maxAnswerBytes = 4 * 2 ** 20;
 
-export function createTweetSource(options: TweetSourceOptions): TweetSource {
+export function createTweetSource(options: TweetSourceOptions): XClient {
   const now = options.now ?? Date.now;
   const { outbound } = options;
   const read = cachedPosts<TweetRecord>(options);
@@ -106,6 +122,8 @@ export function createTweetSource(options: TweetSourceOptions): TweetSource {
       if (!/^\d{1,19}$/.test(id)) throw new ApiError("invalid_url", `"${id}" is not an X status id; ids are digits.`);
       return read(id, () => load(id), uncached);
     },
+    graphql: graphql && graphql.ask,
+    session: async () => (await options.session?.()) ?? null,
   };
 }
 
@@ -161,6 +179,7 @@ const graphqlFeatures = JSON.stringify({
 interface GraphqlClient {
   /** As a guest, or signed in as the session's account when one is given. */
   getTweet(id: string, session?: XSession): Promise<TweetRecord>;
+  ask: GraphqlAsk;
 }
 
 function createGraphqlClient(
@@ -199,14 +218,16 @@ function createGraphqlClient(
     return { headers: { "x-guest-token": token }, spent };
   }
 
-  async function fetchTweet(id: string, session: XSession | undefined): Promise<TweetRecord> {
+  const urls: Record<GraphqlOperation, string> = {
+    TweetResultByRestId: options.tweetResultUrl,
+    TweetDetail: options.tweetDetailUrl,
+  };
+
+  async function ask(operation: GraphqlOperation, variables: object, session: XSession | undefined): Promise<unknown> {
     const { headers, spent } = session ? { headers: sessionHeaders(session), spent: () => {} } : await guestHeaders();
-    const query = new URLSearchParams({
-      variables: JSON.stringify({ tweetId: id, ...graphqlVariables }),
-      features: graphqlFeatures,
-    });
+    const query = new URLSearchParams({ variables: JSON.stringify(variables), features: graphqlFeatures });
     const answer = await outbound.json({
-      url: new URL(`${options.tweetResultUrl}?${query}`),
+      url: new URL(`${urls[operation]}?${query}`),
       session: { authorization, ...headers },
       maxBytes: maxAnswerBytes,
     });
@@ -219,8 +240,16 @@ function createGraphqlClient(
         : undefined;
       throw upstreamFailed(`X answered with status ${answer.status}; try again later.`, { cause });
     }
-    return graphqlAnswerToTweet(answer.body, id);
+    return answer.body;
   }
 
-  return { getTweet: (id, session) => guarded(backoff, () => fetchTweet(id, session)) };
+  return {
+    getTweet: (id, session) =>
+      guarded(
+        backoff,
+        async () =>
+          graphqlAnswerToTweet(await ask("TweetResultByRestId", { tweetId: id, ...graphqlVariables }, session), id),
+      ),
+    ask: (operation, variables, session) => guarded(backoff, () => ask(operation, variables, session)),
+  };
 }

@@ -79,12 +79,12 @@ export type YtdlpInfo = z.infer<typeof YtdlpInfo>;
 /**
  * The items of a post. A page with several media (a carousel, two videos) comes back as a
  * playlist even with `--no-playlist`; each entry is an item, and fields an entry lacks
- * (uploader, title) are taken from the playlist. Anything else is one item.
+ * (uploader, title) are taken from the playlist. Anything else is one item. A playlist of no
+ * entries has none: it is not an item itself (extractInfo refuses it, see isEmptyPlaylist).
  */
 export function postItems(info: YtdlpInfo): YtdlpEntry[] {
-  const entries = entriesOf(info);
-  if (entries.length === 0) return [info];
-  return entries.map((entry) => {
+  if (info._type !== "playlist") return [info];
+  return entriesOf(info).map((entry) => {
     const merged: Record<string, unknown> = { ...info, entries: undefined };
     for (const [key, value] of Object.entries(entry)) {
       if (value !== null && value !== undefined) merged[key] = value;
@@ -101,6 +101,11 @@ export function postItems(info: YtdlpInfo): YtdlpEntry[] {
 export function itemDescription(info: YtdlpInfo, item: number): YtdlpEntry | undefined {
   if (info._type !== "playlist") return item === 1 ? info : undefined;
   return entriesOf(info)[item - 1];
+}
+
+/** A playlist with no entries (an RSS feed with no items, a page that lists nothing). */
+export function isEmptyPlaylist(info: YtdlpInfo): boolean {
+  return info._type === "playlist" && entriesOf(info).length === 0;
 }
 
 function entriesOf(info: YtdlpInfo): YtdlpEntry[] {

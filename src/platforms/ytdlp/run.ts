@@ -1,9 +1,9 @@
 // Runs `yt-dlp -J` on a page URL and returns its parsed info, or throws the classified ApiError.
 import { upstreamFailed } from "../../http/problem.ts";
 import type { Extractor } from "../../processes/extractor.ts";
-import { unreadableOutput } from "../post-errors.ts";
+import { emptyPostError, unreadableOutput } from "../post-errors.ts";
 import { classifyYtdlpFailure } from "./errors.ts";
-import { YtdlpInfo } from "./info.ts";
+import { isEmptyPlaylist, YtdlpInfo } from "./info.ts";
 import { jsRuntimeArgs } from "./js-runtime.ts";
 
 export interface ExtractOptions {
@@ -92,5 +92,7 @@ export async function extractInfo(url: string, options: ExtractOptions): Promise
   if (!parsed.success || json === null) {
     throw upstreamFailed("The media tool returned no description of this link; try again later.");
   }
+  // Not one phantom item with the list's title and no file: nothing to download here.
+  if (isEmptyPlaylist(parsed.data)) throw emptyPostError("yt-dlp", output.stderr);
   return parsed.data;
 }

@@ -4,7 +4,7 @@
 // those URLs directly, which starts ~0.8 s sooner than piping `yt-dlp -o -` into it
 // (first byte ~0.09 s against ~0.85 s, measured by hand).
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
-import type { RemuxPlan } from "../../media/ffmpeg.ts";
+import { type RemuxPlan, silentVideo } from "../../media/ffmpeg.ts";
 import { audioCodecOf, hasAudio, hasVideo, isFfmpegReadable, isHls, videoCodecOf } from "./formats.ts";
 import { formatCookies, withoutCookieHeader } from "./format-cookies.ts";
 import { mainEntry, type YtdlpFormat, type YtdlpInfo } from "./info.ts";
@@ -65,6 +65,8 @@ export function planRemux(chosen: readonly YtdlpFormat[], output: OutputKind): R
     chosen[0]!;
   const soundOnly = output !== "mp4";
   const sources = soundOnly || video === null ? [audio] : [...new Set([video, audio])];
+  // A format that says it has no sound has none to give; one that says nothing is tried (ffmpeg then tells).
+  if (soundOnly && !hasAudio(audio)) throw silentVideo();
   const audioCodec = audioCodecOf(audio);
   if (output === "m4a") requireAac(audio, audioCodec);
   return {

@@ -11,6 +11,7 @@ describe("galleryArgs()", () => {
       proxy: "http://s:k@127.0.0.1:9",
       cookiesFile: "/tmp/c/cookies.txt",
       caFile: "/etc/ca.pem",
+      items: "1-20",
     });
     expect(args.slice(0, 4)).toEqual(["-j", "--config-ignore", "--http-timeout", "20"]);
     expect(args).toContain("retries=0");
@@ -18,7 +19,16 @@ describe("galleryArgs()", () => {
       "--proxy http://s:k@127.0.0.1:9 --cookies /tmp/c/cookies.txt -o verify=/etc/ca.pem",
     );
     expect(args.slice(-2)).toEqual(["--", "-https://x"]);
-    expect(galleryArgs("https://x", { socketTimeoutSec: 5 }).join(" ")).not.toMatch(/--proxy|--cookies|verify/);
+    expect(galleryArgs("https://x", { socketTimeoutSec: 5, items: "1-20" }).join(" ")).not.toMatch(
+      /--proxy|--cookies|verify/,
+    );
+  });
+
+  // Issue 43, item 6: gallery-dl stops reading past the range (measured: a page of 200 000 pictures
+  // described in 5.8 s and 152 MB as 20, against 33 s, 217 MB and 200 000 messages without).
+  test("files and posts past the range the caller gives are not described", () => {
+    const args = galleryArgs("https://x", { socketTimeoutSec: 5, items: "1-7" }).join(" ");
+    expect(args).toContain("--range 1-7 --post-range 1-7");
   });
 });
 

@@ -168,6 +168,14 @@ describe("extractInfo() against the local site", () => {
     });
   });
 
+  // Issue 43, item 4: not one phantom item with the feed's title and signed links that fail.
+  test("an RSS feed with no items is 404 no_media, not a playlist to make an item of", async () => {
+    await expect(extractInfo(site.pages.emptyFeed, { ...options, playlistItems: "1:20" })).rejects.toMatchObject({
+      status: 404,
+      code: "no_media",
+    });
+  });
+
   test("a format that does not exist is 400 format_not_available", async () => {
     await expect(extractInfo(site.pages.progressive, { ...options, format: "999" })).rejects.toMatchObject({
       status: 400,

@@ -62,6 +62,20 @@ describe("planRemux()", () => {
     expect(plan).toMatchObject({ output: "mp3", videoInput: null, audioInput: 0 });
   });
 
+  test("sound of a format that says it has none is 400 saying so, for MP3 and M4A; an MP4 of it is fine", () => {
+    const silent = { format_id: "v", url: "https://cdn/v.mp4", ext: "mp4", vcodec: "avc1.64001f", acodec: "none" };
+    for (const output of ["mp3", "m4a"] as const) {
+      expect(() => planRemux([silent], output)).toThrow(
+        expect.objectContaining({
+          status: 400,
+          code: "invalid_parameter",
+          message: expect.stringContaining("no sound"),
+        }),
+      );
+    }
+    expect(planRemux([silent], "mp4")).toMatchObject({ videoInput: 0 });
+  });
+
   test("a single chosen format is read from the top level (X http-1280), with the size yt-dlp estimates", () => {
     const plan = planRemux(chosenFormats(ytdlpFixture("twitter_verge_957383241714970624")), "mp4");
     expect(plan.inputs).toEqual([{

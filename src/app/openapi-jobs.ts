@@ -1,0 +1,95 @@
+// The jobs' operations in the OpenAPI document (docs/api.md, Jobs): POST and GET /api/v1/jobs,
+// GET and DELETE /api/v1/jobs/{id}. Their schemas are the ones the handlers parse and answer with
+// (src/jobs/request.ts, src/jobs/view.ts), so a generated client needs no glue.
+import { z } from "zod";
+import { JobBody } from "../jobs/request.ts";
+import { JobList, JobRecord, JobWithItems } from "../jobs/view.ts";
+import type { ErrorCode } from "../http/errors.ts";
+import { problemResponses, rateLimitHeadersFor, requestIdHeader } from "./openapi-responses.ts";
+
+type Json = Record<string, unknown>;
+
+/** The schemas the jobs' operations name, for the document's components. */
+export const jobSchemas = { Job: JobRecord, JobWithItems, JobList } as const;
+
+/** The body as a caller sends it (`files` may be left out), inline: the components show answers. */
+function requestSchema(): Json {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(JobBody, { target: "draft-2020-12", io: "input" }) as Json;
+  return schema;
+}
+
+const ref = (name: keyof typeof jobSchemas) => ({ $ref: `#/components/schemas/${name}` });
+
+function answer(status: number, schema: keyof typeof jobSchemas, description: string, extra: Json = {}) {
+  return {
+    [status]: {
+      description,
+      headers: { ...rateLimitHeadersFor("admitted"), ...requestIdHeader, ...extra },
+      content: { "application/json": { schema: ref(schema) } },
+    },
+  };
+}
+
+const idParameter = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "The job's id, as POST /api/v1/jobs answered it",
+  schema: { type: "string" },
+};
+const cursorParameter = (what: string) => ({
+  name: "cursor",
+  in: "query",
+  required: false,
+  description: `\`nextCursor\` of the previous page of ${what}; leave it out for the first`,
+  schema: { type: "string", maxLength: 64 },
+});
+
+/** The jobs' paths, each operation with its answers and `common` codes besides its own. */
+export function jobPaths(common: readonly ErrorCode[]): Record<string, Json> {
+  const problems = (own: readonly ErrorCode[]) => problemResponses([...common, ...own]);
+  return {
+    "/api/v1/jobs": {
+      post: {
+        operationId: "createJob",
+        summary: "Run many links, or a playlist, channel, profile or thread, as one job",
+        description:
+          "Records the job and queues it; each item (a post, after the links are expanded) is one counted call of the key. A job of more links than the key's day has left is 429 `quota_exceeded` up front, saying how many calls are left.",
+        requestBody: { required: true, content: { "application/json": { schema: requestSchema() } } },
+        responses: {
+          ...answer(202, "Job", "The job, queued", {
+            Location: { description: "/api/v1/jobs/{id}", required: true, schema: { type: "string" } },
+          }),
+          ...problems(["busy"]),
+        },
+      },
+      get: {
+        operationId: "listJobs",
+        summary: "The account's jobs, newest first",
+        description: "Every job of the key's account, a page at a time.",
+        parameters: [cursorParameter("jobs")],
+        responses: { ...answer(200, "JobList", "A page of the account's jobs"), ...problems(["invalid_parameter"]) },
+      },
+    },
+    "/api/v1/jobs/{id}": {
+      get: {
+        operationId: "getJob",
+        summary: "A job: its status, counts and a page of its items in order",
+        description:
+          "Each item shows its link, its status and either its post record (with signed `downloadUrl`s) or its problem. Another account's job is 404.",
+        parameters: [idParameter, cursorParameter("items")],
+        responses: {
+          ...answer(200, "JobWithItems", "The job and a page of its items"),
+          ...problems(["not_found", "invalid_parameter"]),
+        },
+      },
+      delete: {
+        operationId: "cancelJob",
+        summary: "Cancel what of a job has not run",
+        description: "Items that are running finish; the others are cancelled. Another account's job is 404.",
+        parameters: [idParameter],
+        responses: { ...answer(200, "Job", "The job as it is now"), ...problems(["not_found"]) },
+      },
+    },
+  };
+}

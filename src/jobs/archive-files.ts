@@ -1,0 +1,53 @@
+// The files of a job's archive, each got the way `download` gets it: the item's plan from its
+// source (handlers/download.ts `planOf`: the source's tools checked, an extraction slot held while it
+// plans), carried out by the runner (media/run-plan.ts: a relay or ffmpeg's remux, with the slot its
+// kind costs until its body ends, cut when the client stops taking the archive). One file is
+// fetched at a time, when the archive reaches it.
+import type { ApiContext } from "../http/context.ts";
+import { type DownloadDeps, planOf } from "../handlers/download.ts";
+import { ApiError } from "../http/problem.ts";
+import { slotHolder } from "../limits/slots.ts";
+import { filenameOf } from "../media/filename.ts";
+import { runPlan } from "../media/run-plan.ts";
+import type { Wanted } from "../platforms/source.ts";
+import type { FileWanted, ItemFile } from "./archive.ts";
+import type { JobRequest } from "./job.ts";
+
+/** How the archive of `ctx`'s request gets each file, with the job's format and output. */
+export function itemFiles(
+  deps: DownloadDeps,
+  ctx: ApiContext,
+  request: JobRequest,
+): (wanted: FileWanted) => Promise<ItemFile> {
+  // Each file is asked for whole: a Range the archive's request may carry is about the archive.
+  const whole = new Request(ctx.url, { method: "GET", signal: ctx.request.signal });
+  const caller = {
+    request: whole,
+    whenDone: ctx.whenDone,
+    clientProgress: ctx.clientProgress,
+    holder: slotHolder(ctx),
+  };
+  return async ({ item, index }) => {
+    const media = item.post?.media[(index ?? 1) - 1];
+    const wanted: Wanted = {
+      output: request.output,
+      // A format names a video's variant; a photo has none.
+      format: media?.type === "photo" ? null : request.format,
+      index,
+      subtitles: null,
+      filename: null,
+    };
+    const { response } = await runPlan(
+      await planOf(new URL(item.url), wanted, ctx, deps),
+      wanted.output,
+      caller,
+      deps.runner,
+    );
+    const name = filenameOf(response.headers.get("content-disposition"));
+    if (response.body === null || name === null) {
+      await response.body?.cancel();
+      throw new ApiError("internal_error", `The file of item ${item.position} came without a body or a name.`);
+    }
+    return { name, body: response.body };
+  };
+}

@@ -1,0 +1,92 @@
+// A job's archive (GET /api/v1/jobs/{id}/archive): one ZIP of every done item's files and
+// `records.json`, made while it is sent. client-zip pulls the next entry, and the next bytes of an
+// entry, only when the response's reader asks for more, so each file is fetched from its source
+// only as fast as the client takes the archive, and nothing of it is kept (on disk or in memory
+// beyond a chunk). Sizes are not known ahead, so every entry has a data descriptor and the archive
+// turns ZIP64 where it passes 4 GiB. A file that fails, before its first byte or midway, errors the
+// stream: the client's transfer breaks, as a download's does, rather than ending in a clean ZIP
+// with a short or missing file.
+import { makeZip } from "client-zip";
+import type { OutputKind } from "../platforms/source.ts";
+import type { Job, JobItem } from "./job.ts";
+
+/** One file of an item as `download` gives it: its name as the response names it, and its body. */
+export interface ItemFile {
+  name: string;
+  body: ReadableStream<Uint8Array>;
+}
+
+/** Which file of an item's post (`index` as `download` takes it: null for the post's default). */
+export interface FileWanted {
+  item: JobItem;
+  index: number | null;
+}
+
+/** An item of records.json: as the job shows it, with the names of its files in the archive. */
+export interface ArchivedItem extends JobItem {
+  files: string[];
+}
+
+export interface ArchiveInput {
+  job: Job;
+  /** The job's items in its order. */
+  items: AsyncIterable<JobItem>;
+  /** Gets one file of an item, when the archive reaches it. */
+  fileOf(wanted: FileWanted): Promise<ItemFile>;
+  now: Date;
+}
+
+/**
+ * The files of a done item: each media item of its post when it has several (photos where the
+ * output is the file as served), else the post's default; none for a post without media or when
+ * the job asked for records only.
+ */
+export function filesOf(item: JobItem, job: Job): FileWanted[] {
+  const media = item.post?.media ?? [];
+  if (!job.request.files || item.status !== "done" || media.length === 0) return [];
+  if (media.length === 1) return [{ item, index: null }];
+  const kept = media.flatMap((entry, at) => (keepsItem(entry.type, job.request.output) ? [at + 1] : []));
+  return kept.map((index) => ({ item, index }));
+}
+
+/** Sound alone has nothing to take from a photo. */
+const keepsItem = (type: string, output: OutputKind) => output === "mp4" || type !== "photo";
+
+/** `0007-x_123.mp4`: the item's place first, so that the archive lists files in the job's order. */
+export const entryName = (position: number, name: string) => `${String(position).padStart(4, "0")}-${name}`;
+
+async function* entries(input: ArchiveInput) {
+  const archived: ArchivedItem[] = [];
+  for await (const item of input.items) {
+    const names: string[] = [];
+    for (const wanted of filesOf(item, input.job)) {
+      const file = await input.fileOf(wanted);
+      const name = entryName(item.position, file.name);
+      names.push(name);
+      yield { name, input: file.body, lastModified: input.now };
+    }
+    archived.push({ ...item, files: names });
+  }
+  yield { name: "records.json", input: recordsJson(input.job, archived), lastModified: input.now };
+}
+
+/** The job and its items in its order, with each item's files' names: the archive's last entry. */
+export function recordsJson(job: Job, items: readonly ArchivedItem[]): string {
+  const { id, status, createdAt, finishedAt, counts, complete, incomplete } = job;
+  return JSON.stringify({ id, status, createdAt, finishedAt, counts, complete, incomplete, items }, null, 2);
+}
+
+/** The archive as a stream; it pulls its entries (and their sources) as it is read. */
+export function archiveStream(input: ArchiveInput): ReadableStream<Uint8Array> {
+  const zip = makeZip(entries(input), { buffersAreUTF8: true }).getReader();
+  return new ReadableStream({
+    async pull(controller) {
+      const { done, value } = await zip.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    // client-zip ends the entry it was reading by throwing the reason into its generator, and then
+    // rejects with it; a cancelled archive has nobody left to tell.
+    cancel: (reason) => zip.cancel(reason).catch(() => {}),
+  }, { highWaterMark: 0 });
+}

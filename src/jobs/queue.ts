@@ -1,0 +1,134 @@
+// The queue every instance shares: pg-boss (an engine others maintain and operators know) on the
+// store the service already opened, through its own connection rather than a second pool. The
+// queue carries only ids; the rows of jobs and job_items are the truth (src/jobs/store.ts). This
+// is the one module that speaks to pg-boss: the events (webhook deliveries, schedules) become
+// queues here too.
+import { PgBoss } from "pg-boss";
+import type { Db as IDatabase, Job as QueuedJob, JobResult } from "pg-boss";
+import type { Db, Queryable } from "../store/db.ts";
+
+/** The queue's own schema, beside the service's tables; `admin` sees it as it sees them. */
+export const QUEUE_SCHEMA = "pgboss";
+
+// pg-boss sends its schema scripts as one text `BEGIN; ...; COMMIT;` without parameters.
+const TRANSACTION_SCRIPT = /^\s*BEGIN;([\s\S]*)COMMIT;\s*$/;
+
+/**
+ * pg-boss's database over the service's `Db`: a statement with parameters as a query, a script as
+ * one, and a script that is a transaction inside the store's own transaction, so it runs on one
+ * connection of the pool (postgres.js) or under the embedded store's lock (PGlite) and rolls back
+ * there when it fails, leaving no connection in an aborted transaction.
+ */
+export function queueDb(db: Db | Queryable): IDatabase {
+  return {
+    executeSql: async (text, values) => {
+      if (values !== undefined && values.length > 0) return { rows: await db.query(text, values) };
+      const transaction = TRANSACTION_SCRIPT.exec(text);
+      if (transaction === null || !("transaction" in db)) return { rows: await db.exec(text) };
+      return { rows: await db.transaction((tx) => tx.exec(transaction[1]!)) };
+    },
+  };
+}
+
+/** What a queue's worker is handed: the data each job was sent with. */
+export interface QueueWork<Data> {
+  /** The ids each instance works on together: `group` caps how many of one group run at once here. */
+  queue: string;
+  /** Jobs run at once on this instance: each by a worker of its own, which asks for one job at a time. */
+  concurrency: number;
+  /** How many jobs of one group (a key, for fairness) run at once here, by the group's tier. */
+  groups?: { perTier: Readonly<Record<string, number>>; otherwise: number };
+  /** Runs one job: true when settled, false when it should run again later (a retry can help). */
+  run(data: Data, attempt: { retries: number; last: boolean }): Promise<boolean>;
+}
+
+export interface QueueSettings {
+  /** Attempts after the first of a job that asks to be run again, each after a growing pause. */
+  retries: number;
+  /** The first pause before a retry, in seconds; it doubles (pg-boss's backoff, with jitter). */
+  retryDelayS: number;
+  /** A job whose instance stops saying it works on it (it died) is run again after this long. */
+  heartbeatS: number;
+  /** How often an idle worker asks for jobs, in seconds (at least 0.5). */
+  pollS: number;
+}
+
+export interface Queue {
+  /** Puts jobs on `queue`, inside `tx` when given (so they exist exactly when the rows written there do). */
+  send(
+    queue: string,
+    jobs: readonly { data: object; group?: { id: string; tier: string }; startAfterS?: number }[],
+    tx?: Queryable,
+  ): Promise<void>;
+  work<Data extends object>(work: QueueWork<Data>): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts pg-boss on `db`: its schema is made (or migrated) now, after the service's migrations. */
+export async function startQueue(db: Db, settings: QueueSettings, onError: (error: Error) => void): Promise<Queue> {
+  const boss = new PgBoss({
+    db: queueDb(db),
+    schema: QUEUE_SCHEMA,
+    backend: db.kind === "pglite" ? "pglite" : "postgres",
+    // Cron schedules are the events issue's; nothing here needs the clock monitor.
+    schedule: false,
+    superviseIntervalSeconds: Math.max(1, Math.floor(settings.heartbeatS / 2)),
+    monitorIntervalSeconds: Math.max(1, Math.floor(settings.heartbeatS / 2)),
+  });
+  boss.on("error", onError);
+  await boss.start();
+  const made = new Set<string>();
+  const queueNamed = async (name: string) => {
+    if (made.has(name)) return;
+    await boss.createQueue(name, {
+      retryLimit: settings.retries,
+      retryDelay: settings.retryDelayS,
+      retryBackoff: true,
+      heartbeatSeconds: Math.max(10, settings.heartbeatS),
+    });
+    made.add(name);
+  };
+  return {
+    async send(queue, jobs, tx) {
+      await queueNamed(queue);
+      const inserts = jobs.map(({ data, group, startAfterS }) => ({
+        data,
+        ...(group ? { group } : {}),
+        ...(startAfterS ? { startAfter: startAfterS } : {}),
+      }));
+      await boss.insert(queue, inserts, tx === undefined ? undefined : { db: queueDb(tx) });
+    },
+    async work<Data extends object>(work: QueueWork<Data>) {
+      await queueNamed(work.queue);
+      // A group's share is counted in workers, so no share exceeds them.
+      const most = (share: number) => Math.min(share, work.concurrency);
+      const groups = work.groups && {
+        default: most(work.groups.otherwise),
+        tiers: Object.fromEntries(Object.entries(work.groups.perTier).map(([tier, share]) => [tier, most(share)])),
+      };
+      await boss.work<Data>(
+        work.queue,
+        {
+          batchSize: 1,
+          localConcurrency: work.concurrency,
+          pollingIntervalSeconds: settings.pollS,
+          perJobResults: true,
+          includeMetadata: true,
+          ...(groups ? { localGroupConcurrency: groups } : {}),
+        },
+        (jobs) => Promise.all(jobs.map((job) => settled(job, work, settings.retries))),
+      );
+    },
+    stop: () => boss.stop({ graceful: true, close: false, timeout: 10_000 }),
+  };
+}
+
+/** One job's outcome as pg-boss takes it: a job that asks to run again fails, and pg-boss retries it. */
+async function settled<Data extends object>(
+  job: QueuedJob<Data> & { retryCount: number },
+  work: QueueWork<Data>,
+  retries: number,
+): Promise<JobResult> {
+  const done = await work.run(job.data, { retries: job.retryCount, last: job.retryCount >= retries });
+  return { id: job.id, status: done ? "completed" : "failed" };
+}

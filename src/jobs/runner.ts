@@ -1,0 +1,209 @@
+// What runs a job, on whichever instance the queue hands it to: first its expansion (its links
+// into the posts they stand for, as items in reading order), then each item, one counted call of
+// the job's key that looks its post up as `post` does. The queue carries the ids; the rows say
+// what is left to do, so an item run twice (its instance died halfway) is settled and counted once.
+import { type PostDeps, postRecord } from "../handlers/post.ts";
+import { platformOf } from "../handlers/ask.ts";
+import { errorTable } from "../http/errors.ts";
+import { ApiError } from "../http/problem.ts";
+import { createSlots, type SlotHolder, type Slots, slotsPerTier } from "../limits/slots.ts";
+import type { Logger } from "../log.ts";
+import type { Expands, Expansion, Source } from "../platforms/source.ts";
+import type { Db } from "../store/db.ts";
+import { addItems, claimItem, countItem, finishIfSettled, type ItemOutcome, jobOf, settleItem } from "./store.ts";
+import type { ItemProblem, Job } from "./job.ts";
+import type { Queue } from "./queue.ts";
+import { jobMaxItemsOf } from "./request.ts";
+
+const EXPANSIONS = "job-expansions";
+const ITEMS = "job-items";
+
+/**
+ * Items of one key that run at once on an instance, by tier: its fair share of the instance's
+ * job work. An item that extracts also holds one of the key's extraction slots (slotsPerTier).
+ */
+export const JOB_ITEMS_AT_ONCE: Readonly<Record<string, number>> = { FREE: 2, PRO: 8, GOLD: 32 };
+
+/** How long an item waits before asking again for an extraction slot interactive callers hold. */
+const SLOT_WAIT_MS = 500;
+
+export interface JobSettings {
+  /** Items this instance runs at once, of every key. */
+  concurrency: number;
+  /** The instance's extraction slots: at most half go to jobs. */
+  extractionSlots: number;
+}
+
+/** Who hears of each settled item (`position`) and expansion (null): the webhooks' side, events/job-events.ts. */
+export interface JobEvents {
+  settled(jobId: string, position: number | null): Promise<void>;
+}
+
+export interface JobDeps extends PostDeps {
+  db: Db;
+  log: Logger;
+  now: () => Date;
+  settings: JobSettings;
+  /** Told of each settled item and expansion: the webhooks' side (events/job-events.ts). */
+  events?: JobEvents;
+}
+
+export interface Jobs {
+  /** Queues the expansion of a job just recorded. */
+  queueExpansion(jobId: string): Promise<void>;
+  /** Starts this instance's workers on the queue. */
+  work(): Promise<void>;
+}
+
+export function createJobs(deps: JobDeps, queue: Queue): Jobs {
+  // Jobs' extractions hold a slot of the key (as any call does) and one of the jobs' half.
+  const itemDeps: JobDeps = { ...deps, extractions: withinShare(jobsShare(deps.settings), deps.extractions) };
+  return {
+    queueExpansion: (jobId) => queue.send(EXPANSIONS, [{ data: { jobId } }]),
+    async work() {
+      await queue.work<{ jobId: string }>({
+        queue: EXPANSIONS,
+        concurrency: 2,
+        run: ({ jobId }, attempt) => expand(deps, queue, jobId, attempt.last),
+      });
+      await queue.work<{ jobId: string; position: number }>({
+        queue: ITEMS,
+        concurrency: deps.settings.concurrency,
+        groups: { perTier: JOB_ITEMS_AT_ONCE, otherwise: JOB_ITEMS_AT_ONCE.FREE! },
+        run: ({ jobId, position }, attempt) => runItem(itemDeps, jobId, position, attempt.last),
+      });
+    },
+  };
+}
+
+/** Slots for jobs' extractions: half the instance's (at least one), by the tiers' page-mode caps. */
+function jobsShare(settings: JobSettings): Slots {
+  return createSlots({
+    perTier: slotsPerTier,
+    server: Math.max(1, Math.floor(settings.extractionSlots / 2)),
+    code: "too_many_extractions",
+    what: "extractions of jobs",
+  });
+}
+
+/** A slot of `share` and one of `all` together, or neither. */
+function withinShare(share: Slots, all: Slots): Slots {
+  return {
+    acquire(holder) {
+      const fromShare = share.acquire(holder);
+      try {
+        const fromAll = all.acquire(holder);
+        return () => {
+          fromAll();
+          fromShare();
+        };
+      } catch (error) {
+        fromShare();
+        throw error;
+      }
+    },
+  };
+}
+
+/** Whether a failure may pass when the same item runs again later: the platform's 502, 504 or 429. */
+const retryHelps = (error: ApiError) => errorTable[error.code].retry && [502, 503, 504].includes(error.status);
+
+/** Gives the job its items and queues them, once; false asks the queue to try again later. */
+async function expand(deps: JobDeps, queue: Queue, jobId: string, last: boolean): Promise<boolean> {
+  const job = await jobOf(deps.db, jobId);
+  if (job === null || job.status === "cancelled") return true;
+  const [tier] = await deps.db.query<{ tier: string }>("SELECT tier FROM api_keys WHERE id = $1", [job.apiKeyId]);
+  let posts: { urls: string[]; incomplete: string | null };
+  try {
+    posts = await postsOf(deps, job, jobMaxItemsOf(tier?.tier ?? "FREE"));
+  } catch (error) {
+    if (error instanceof ApiError && retryHelps(error) && !last) return false;
+    throw error;
+  }
+  await deps.db.transaction(async (tx) => {
+    if (!(await addItems(tx, jobId, posts.urls, posts.incomplete, deps.now()))) return;
+    const group = { id: job.apiKeyId, tier: tier?.tier ?? "FREE" };
+    await queue.send(ITEMS, posts.urls.map((_, at) => ({ data: { jobId, position: at + 1 }, group })), tx);
+  });
+  await finishIfSettled(deps.db, jobId, deps.now());
+  await deps.events?.settled(jobId, null);
+  return true;
+}
+
+const expandsPosts = (source: Source): source is Source & Expands => "expand" in source;
+
+/** The posts the job's links stand for, in reading order, at most `most`; why some are missing, if any are. */
+async function postsOf(deps: JobDeps, job: Job, most: number): Promise<{ urls: string[]; incomplete: string | null }> {
+  const urls: string[] = [];
+  const missing: string[] = [];
+  for (const url of job.request.urls) {
+    if (urls.length >= most) {
+      missing.push(`the job holds at most ${most} items`);
+      break;
+    }
+    const expansion = await expansionOf(deps, url, most - urls.length);
+    if (expansion === null) {
+      urls.push(url.href);
+      continue;
+    }
+    urls.push(...expansion.posts.slice(0, most - urls.length).map((post) => post.href));
+    if (!expansion.complete) missing.push(`${url.href}: ${expansion.incomplete ?? "not every post was reached"}`);
+  }
+  return { urls, incomplete: missing.length === 0 ? null : missing.join("; ") };
+}
+
+/** What `url` stands for when its source can say; null when it is one post (or no platform's: its item says so). */
+async function expansionOf(deps: JobDeps, url: URL, limit: number): Promise<Expansion | null> {
+  const platform = await platformOf(url, deps);
+  if (platform === null) return null;
+  const link = { url, platform };
+  const source = deps.sources(link);
+  if (!expandsPosts(source)) return null;
+  return source.expand(link, limit, AbortSignal.timeout(EXPANSION_TIMEOUT_MS));
+}
+
+/** Bounds one link's expansion (a channel of thousands pages through yt-dlp). */
+const EXPANSION_TIMEOUT_MS = 5 * 60_000;
+
+/** Runs one item: its post's record, or its problem; false asks the queue to run it again later. */
+async function runItem(deps: JobDeps, jobId: string, position: number, last: boolean): Promise<boolean> {
+  const claimed = await claimItem(deps.db, jobId, position);
+  if (claimed === null) return true;
+  const settle = async (outcome: ItemOutcome) => {
+    await settleItem(deps.db, jobId, position, outcome, deps.now());
+    await deps.events?.settled(jobId, position);
+  };
+  if ((await countItem(deps.db, jobId, position, deps.now())) === null) {
+    await settle({
+      problem: { code: "quota_exceeded", detail: "The key's daily limit was used up before this item ran." },
+    });
+    return true;
+  }
+  const holder: SlotHolder = { id: claimed.job.apiKeyId, accountId: Number(claimed.job.accountId), tier: claimed.tier };
+  try {
+    await settle({ post: await postWhenSlotFrees(deps, new URL(claimed.url), holder) });
+  } catch (error) {
+    if (error instanceof ApiError && retryHelps(error) && !last) return false;
+    await settle({ problem: problemOf(error, deps.log, jobId, position) });
+  }
+  return true;
+}
+
+/** The post's record as `post` gives it; while the key's or the jobs' extraction slots are taken, it waits its turn. */
+async function postWhenSlotFrees(deps: JobDeps, url: URL, holder: SlotHolder) {
+  for (;;) {
+    try {
+      return await postRecord(deps, url, { key: holder });
+    } catch (error) {
+      if (!(error instanceof ApiError && error.code === "too_many_extractions")) throw error;
+      await new Promise((resolve) => setTimeout(resolve, SLOT_WAIT_MS));
+    }
+  }
+}
+
+/** An item's failure as the API would have answered it; anything but an ApiError is logged and told as internal. */
+function problemOf(error: unknown, log: Logger, jobId: string, position: number): ItemProblem {
+  if (error instanceof ApiError) return { code: error.code, detail: error.message };
+  log.error("a job's item failed unexpectedly", { jobId, position, error: String(error) });
+  return { code: "internal_error", detail: "The item could not be run; the operator's log says why." };
+}

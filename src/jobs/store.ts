@@ -1,0 +1,235 @@
+// The jobs and their items (migration 009, src/jobs/job.ts): what the API shows, what the queue's
+// workers claim and settle. Every change an item goes through is one statement guarded by the
+// status it expects, so an item that two instances run (the first died halfway) is settled once.
+import type { ItemProblem, Job, JobItem, JobRequest, JobStatus } from "./job.ts";
+import type { PostRecord } from "../platforms/records.ts";
+import type { Queryable } from "../store/db.ts";
+
+/** The request as the store keeps it: the links as text. */
+type StoredRequest = Omit<JobRequest, "urls"> & { urls: string[] };
+
+interface JobRow {
+  id: string;
+  account_id: number | string;
+  api_key_id: string;
+  status: JobStatus;
+  request: StoredRequest;
+  created_at: Date;
+  finished_at: Date | null;
+  complete: boolean;
+  incomplete: string | null;
+  total: number;
+  done: number;
+  failed: number;
+}
+
+const JOB_COLUMNS = `j.id, j.account_id, j.api_key_id, j.status, j.request, j.created_at, j.finished_at, j.complete,
+  j.incomplete,
+  (SELECT count(*)::integer FROM job_items i WHERE i.job_id = j.id) AS total,
+  (SELECT count(*)::integer FROM job_items i WHERE i.job_id = j.id AND i.status = 'done') AS done,
+  (SELECT count(*)::integer FROM job_items i WHERE i.job_id = j.id AND i.status = 'failed') AS failed`;
+
+const toJob = (row: JobRow): Job => ({
+  id: row.id,
+  accountId: String(row.account_id),
+  apiKeyId: row.api_key_id,
+  status: row.status,
+  request: { ...row.request, urls: row.request.urls.map((url) => new URL(url)), webhook: row.request.webhook ?? null },
+  createdAt: row.created_at,
+  finishedAt: row.finished_at,
+  counts: { total: row.total, done: row.done, failed: row.failed },
+  complete: row.complete,
+  incomplete: row.incomplete,
+});
+
+export interface NewJob {
+  id: string;
+  accountId: number;
+  apiKeyId: string;
+  request: JobRequest;
+  now: Date;
+}
+
+export async function createJob(db: Queryable, job: NewJob): Promise<Job> {
+  const request: StoredRequest = { ...job.request, urls: job.request.urls.map((url) => url.href) };
+  await db.query(
+    `INSERT INTO jobs (id, account_id, api_key_id, request, created_at) VALUES ($1, $2, $3, $4::jsonb, $5)`,
+    [job.id, job.accountId, job.apiKeyId, request, job.now],
+  );
+  return (await jobOf(db, job.id))!;
+}
+
+/** The job `id`, when it is there and (with `accountId`) that account's: another account's job is none. */
+export async function jobOf(db: Queryable, id: string, accountId?: number): Promise<Job | null> {
+  const [row] = await db.query<JobRow>(
+    `SELECT ${JOB_COLUMNS} FROM jobs j WHERE j.id = $1 AND ($2::bigint IS NULL OR j.account_id = $2)`,
+    [id, accountId ?? null],
+  );
+  return row ? toJob(row) : null;
+}
+
+/** Where a page of an account's jobs starts: after the job made at `createdAt` with `id`. */
+export interface JobsCursor {
+  createdAt: Date;
+  id: string;
+}
+
+/** The account's jobs, newest first, `limit` of them after `cursor`. */
+export async function jobsOf(
+  db: Queryable,
+  accountId: number,
+  page: { after: JobsCursor | null; limit: number },
+): Promise<Job[]> {
+  const rows = await db.query<JobRow>(
+    `SELECT ${JOB_COLUMNS} FROM jobs j
+      WHERE j.account_id = $1 AND ($2::timestamptz IS NULL OR (j.created_at, j.id) < ($2, $3))
+      ORDER BY j.created_at DESC, j.id DESC LIMIT $4`,
+    [accountId, page.after?.createdAt ?? null, page.after?.id ?? "", page.limit],
+  );
+  return rows.map(toJob);
+}
+
+interface ItemRow {
+  position: number;
+  url: string;
+  status: JobItem["status"];
+  post: PostRecord | null;
+  problem: ItemProblem | null;
+}
+
+/**
+ * The job's items in reading order, `limit` of them after position `after` (0 for the first).
+ * The archive and the API page through a job with this; the caller has checked the job's owner.
+ */
+export async function itemsOf(
+  db: Queryable,
+  jobId: string,
+  page: { after: number; limit: number },
+): Promise<JobItem[]> {
+  return db.query<ItemRow>(
+    `SELECT position, url, status, post, problem FROM job_items
+      WHERE job_id = $1 AND position > $2 ORDER BY position LIMIT $3`,
+    [jobId, page.after, page.limit],
+  );
+}
+
+/**
+ * Gives the job its items, the posts its links stand for in reading order, once: false when it
+ * had them already (its expansion ran before, on this instance or another). `incomplete` says why
+ * some posts are missing, null when none is.
+ */
+export async function addItems(
+  db: Queryable,
+  jobId: string,
+  posts: readonly string[],
+  incomplete: string | null,
+  now: Date,
+): Promise<boolean> {
+  const [claimed] = await db.query(
+    `UPDATE jobs SET expanded_at = $2, complete = $3, incomplete = $4
+      WHERE id = $1 AND expanded_at IS NULL AND status <> 'cancelled' RETURNING id`,
+    [jobId, now, incomplete === null, incomplete],
+  );
+  if (!claimed) return false;
+  await db.query(
+    `INSERT INTO job_items (job_id, position, url)
+     SELECT $1, position::integer, url FROM unnest($2::text[]) WITH ORDINALITY AS posts (url, position)`,
+    [jobId, posts],
+  );
+  return true;
+}
+
+/** What a worker needs to run an item it claimed. */
+export interface ClaimedItem {
+  url: string;
+  job: Job;
+  /** The tier of the job's key now: the item's fair share is the key's. */
+  tier: string;
+}
+
+/**
+ * Marks the item running, and its job with it, unless it is settled (done, failed, cancelled):
+ * an item left running by an instance that died is claimed again.
+ */
+export async function claimItem(db: Queryable, jobId: string, position: number): Promise<ClaimedItem | null> {
+  const [item] = await db.query<{ url: string }>(
+    `UPDATE job_items SET status = 'running'
+      WHERE job_id = $1 AND position = $2 AND status IN ('queued', 'running') RETURNING url`,
+    [jobId, position],
+  );
+  if (!item) return null;
+  await db.query(`UPDATE jobs SET status = 'running' WHERE id = $1 AND status = 'queued'`, [jobId]);
+  const job = (await jobOf(db, jobId))!;
+  const [key] = await db.query<{ tier: string }>("SELECT tier FROM api_keys WHERE id = $1", [job.apiKeyId]);
+  return { url: item.url, job, tier: key!.tier };
+}
+
+/** How an item ended: its record, or its problem. */
+export type ItemOutcome = { post: PostRecord } | { problem: ItemProblem };
+
+/** Settles a running item (once: false when it was settled already), and its job when it was the last. */
+export async function settleItem(
+  db: Queryable,
+  jobId: string,
+  position: number,
+  outcome: ItemOutcome,
+  now: Date,
+): Promise<boolean> {
+  const [settled] = await db.query(
+    `UPDATE job_items SET status = $3, post = $4::jsonb, problem = $5::jsonb, finished_at = $6
+      WHERE job_id = $1 AND position = $2 AND status = 'running' RETURNING position`,
+    [
+      jobId,
+      position,
+      "post" in outcome ? "done" : "failed",
+      // Objects: both drivers serialize a parameter of a json type themselves.
+      "post" in outcome ? outcome.post : null,
+      "problem" in outcome ? outcome.problem : null,
+      now,
+    ],
+  );
+  await finishIfSettled(db, jobId, now);
+  return settled !== undefined;
+}
+
+/**
+ * Finishes the job once every item is settled: completed when any is done, failed when none is
+ * (a job with no items, every link failing its expansion, too).
+ */
+export async function finishIfSettled(db: Queryable, jobId: string, now: Date): Promise<void> {
+  await db.query(
+    `UPDATE jobs j SET finished_at = $2,
+            status = CASE WHEN EXISTS (SELECT 1 FROM job_items i WHERE i.job_id = j.id AND i.status = 'done')
+                          THEN 'completed' ELSE 'failed' END
+      WHERE j.id = $1 AND j.status IN ('queued', 'running') AND j.expanded_at IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM job_items i WHERE i.job_id = j.id AND i.status IN ('queued', 'running'))`,
+    [jobId, now],
+  );
+}
+
+/**
+ * Cancels what of the account's job has not run: its queued items, and the job unless it has
+ * finished. The job as it is then; null when the account has no such job.
+ */
+export async function cancelJob(db: Queryable, id: string, accountId: number, now: Date): Promise<Job | null> {
+  const job = await jobOf(db, id, accountId);
+  if (job === null) return null;
+  await db.query(
+    `UPDATE job_items SET status = 'cancelled', finished_at = $2 WHERE job_id = $1 AND status = 'queued'`,
+    [id, now],
+  );
+  await db.query(
+    `UPDATE jobs SET status = 'cancelled', finished_at = $2 WHERE id = $1 AND status IN ('queued', 'running')`,
+    [id, now],
+  );
+  return jobOf(db, id);
+}
+
+/**
+ * Counts the item as one call of the job's key against its day, once however often it runs
+ * (count_job_item in migration 009): the calls left after it, or null when the day had none left.
+ */
+export async function countItem(db: Queryable, jobId: string, position: number, now: Date): Promise<number | null> {
+  const [row] = await db.query<{ left: number }>("SELECT count_job_item($1, $2, $3) AS left", [jobId, position, now]);
+  return row!.left < 0 ? null : row!.left;
+}

@@ -1,0 +1,89 @@
+// A job as the API shows it (docs/api.md, Jobs): its record, its items with their post records'
+// signed links, and the cursors that page through them. Zod schemas, which the OpenAPI document
+// shows too.
+import { z } from "zod";
+import { type LinkMaker, withDownloadUrls } from "../auth/download-links.ts";
+import { LinkedPostRecord } from "../platforms/records.ts";
+import type { Job, JobItem } from "./job.ts";
+
+/** Items shown on one page of a job. */
+export const ITEMS_PER_PAGE = 100;
+/** Jobs shown on one page of the list. */
+export const JOBS_PER_PAGE = 50;
+
+const ItemProblemRecord = z.object({
+  code: z.string().describe("The error code the operation would have answered, from the error table"),
+  detail: z.string(),
+});
+
+export const JobItemRecord = z.object({
+  position: z.number().int().describe("1-based place in the job's reading order"),
+  url: z.string(),
+  status: z.enum(["queued", "running", "done", "failed", "cancelled"]),
+  post: LinkedPostRecord.nullable().describe("The post's record once the item is done, with signed `downloadUrl`s"),
+  problem: ItemProblemRecord.nullable().describe("Why the item failed"),
+});
+
+export const JobRecord = z.object({
+  id: z.string(),
+  status: z.enum(["queued", "running", "completed", "failed", "cancelled"]),
+  createdAt: z.string().describe("ISO 8601 UTC"),
+  finishedAt: z.string().nullable().describe("ISO 8601 UTC; null until the job is completed, failed or cancelled"),
+  counts: z.object({
+    total: z.number().int().describe("Items, once the links are expanded (0 before)"),
+    done: z.number().int(),
+    failed: z.number().int(),
+  }),
+  complete: z.boolean().describe("False when an expansion could not reach every post; `incomplete` says why"),
+  incomplete: z.string().nullable(),
+  request: z.object({
+    urls: z.array(z.string()),
+    files: z.boolean(),
+    format: z.string().nullable(),
+    audio: z.enum(["mp3", "m4a"]).nullable(),
+  }),
+});
+
+export const JobWithItems = JobRecord.extend({
+  items: z.array(JobItemRecord).describe(`The items in reading order, at most ${ITEMS_PER_PAGE} a page`),
+  nextCursor: z.string().nullable().describe("Pass as `cursor` for the next page of items; null on the last"),
+});
+
+export const JobList = z.object({
+  jobs: z.array(JobRecord).describe(`The account's jobs, newest first, at most ${JOBS_PER_PAGE} a page`),
+  nextCursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last"),
+});
+
+export function jobRecord(job: Job): z.infer<typeof JobRecord> {
+  const { urls, files, format, output } = job.request;
+  return {
+    id: job.id,
+    status: job.status,
+    createdAt: job.createdAt.toISOString(),
+    finishedAt: job.finishedAt?.toISOString() ?? null,
+    counts: job.counts,
+    complete: job.complete,
+    incomplete: job.incomplete,
+    request: { urls: urls.map((url) => url.href), files, format, audio: output === "mp4" ? null : output },
+  };
+}
+
+/** The job with one page of its items (`page` holds one more than is shown when there are more). */
+export async function jobWithItems(
+  job: Job,
+  page: readonly JobItem[],
+  links: LinkMaker,
+): Promise<z.infer<typeof JobWithItems>> {
+  const shown = page.slice(0, ITEMS_PER_PAGE);
+  const items = await Promise.all(
+    shown.map(async (item) => ({
+      position: item.position,
+      url: item.url,
+      status: item.status,
+      post: item.post === null ? null : await withDownloadUrls(item.post, links),
+      problem: item.problem,
+    })),
+  );
+  const more = page.length > ITEMS_PER_PAGE;
+  return { ...jobRecord(job), items, nextCursor: more ? String(shown.at(-1)!.position) : null };
+}

@@ -1,0 +1,68 @@
+// X's expansion for jobs (platforms/source.ts, Expands): a post link stands for its author's own
+// thread. With the operator's X session, the chain down from the post, from the conversation X
+// shows a signed-in account (TweetDetail); a post its author did not reply to is one post (null). Without one X shows no conversation, so the chain is
+// read up to the post instead, tweet by tweet as a guest (each names the tweet it replies to),
+// and the expansion says it is not complete.
+import type { Expands, Expansion } from "../source.ts";
+import { notFound } from "./errors.ts";
+import type { GraphqlAsk, XClient } from "./source.ts";
+import { chainDown, conversationTweets, resultTweet, type ThreadTweet } from "./thread.ts";
+import { parseStatusId } from "./url.ts";
+
+// What X's web client sends with TweetDetail (FxEmbed's and nitter's variables).
+const detailVariables = {
+  referrer: "tweet",
+  with_rux_injections: false,
+  rankingMode: "Relevance",
+  includePromotedContent: false,
+  withCommunity: false,
+  withQuickPromoteEligibilityTweetFields: false,
+  withBirdwatchNotes: true,
+  withVoice: false,
+};
+const resultVariables = { withCommunity: false, includePromotedContent: false, withVoice: false };
+
+const noSession = "X shows the replies below a post only to a signed-in account, and this service has no X session " +
+  "(COOKIES_FILE with x.com's auth_token and ct0): the thread is read up to the linked post, not below it.";
+const noGraphql = "X's GraphQL API is off here (X_GRAPHQL_URL=off), so the thread around the post cannot be read.";
+
+/** The author's chain from the post up, root first: at most `limit` tweets, ending with the post. */
+async function chainUp(ask: GraphqlAsk, id: string, limit: number, signal: AbortSignal): Promise<ThreadTweet[]> {
+  const chain: ThreadTweet[] = [];
+  let next: string | null = id;
+  while (next !== null && chain.length < limit) {
+    signal.throwIfAborted();
+    const tweet = resultTweet(await ask("TweetResultByRestId", { tweetId: next, ...resultVariables }));
+    if (tweet === null) {
+      if (chain.length === 0) throw notFound(id);
+      break;
+    }
+    chain.unshift(tweet);
+    next = tweet.replyTo?.authorId === tweet.authorId ? tweet.replyTo.id : null;
+  }
+  return chain;
+}
+
+const expansion = (tweets: ThreadTweet[], incomplete: string | null): Expansion => ({
+  posts: tweets.map((tweet) => tweet.link),
+  complete: incomplete === null,
+  incomplete,
+});
+
+export function createXThreads(x: XClient): Expands {
+  return {
+    async expand(link, limit, signal) {
+      const id = parseStatusId(link.url.href);
+      const ask = x.graphql;
+      if (ask === null) return { posts: [link.url], complete: false, incomplete: noGraphql };
+      const session = await x.session();
+      if (session === null) return expansion(await chainUp(ask, id, limit, signal), noSession);
+      const answer = await ask("TweetDetail", { focalTweetId: id, ...detailVariables }, session);
+      const chain = chainDown(conversationTweets(answer), id);
+      if (chain.length === 0) throw notFound(id);
+      if (chain.length === 1) return null;
+      const cut = chain.length > limit ? `The thread goes on past the ${limit} posts a job may hold.` : null;
+      return expansion(chain.slice(0, limit), cut);
+    },
+  };
+}

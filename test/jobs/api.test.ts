@@ -1,0 +1,187 @@
+// The jobs' operations against a local X that answers each post after a delay, on both stores:
+// a job of 100 links completes with its 100 records in order, each counted once against the key;
+// a FREE key's job of more links than its day has left is 429 up front; another account's job is
+// 404; DELETE cancels what has not run.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type Queue, startQueue } from "../../src/jobs/queue.ts";
+import { type FakeXUpstream, numberedPostId, startFakeXUpstream } from "../fakes/x-upstream.ts";
+import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
+import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
+import { until } from "../helpers/until.ts";
+
+const queueSettings = { retries: 2, retryDelayS: 1, heartbeatS: 10, pollS: 0.5 };
+const postLink = (n: number) => `https://x.com/nasa/status/${numberedPostId(n)}`;
+
+interface JobAnswer {
+  id: string;
+  status: string;
+  counts: { total: number; done: number; failed: number };
+  items: { position: number; url: string; status: string; post: { id: string; downloadUrl: string } | null }[];
+  nextCursor: string | null;
+}
+
+describe.each(storeKinds)("jobs on %s", (kind) => {
+  let store: TestStore;
+  let x: FakeXUpstream;
+  let queue: Queue;
+  let app: TestApp;
+
+  beforeAll(async () => {
+    [store, x] = await Promise.all([openTestStore(kind), startFakeXUpstream()]);
+    queue = await startQueue(store.db, queueSettings, (error) => console.error(error));
+    app = buildTestApp(store.db, { env: { X_SYNDICATION_URL: x.syndicationUrl }, queue });
+    await app.jobs!.work();
+  }, 120_000);
+  afterAll(async () => {
+    await queue?.stop();
+    await Promise.all([store?.close(), x?.close()]);
+  });
+
+  const submit = (key: string, body: unknown) =>
+    app.get("/api/v1/jobs", key, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const show = async (key: string, path: string) => (await (await app.get(path, key)).json()) as JobAnswer;
+
+  test("a job of 100 links completes with their records in order, each item counted once", {
+    timeout: 120_000,
+  }, async () => {
+    x.setMode("syndication", { kind: "delay", ms: 1000 });
+    const key = await makeKey(store.db, "GOLD");
+    const urls = Array.from({ length: 100 }, (_, at) => postLink(at + 1));
+    const created = await submit(key.plain, { urls });
+    expect(created.status).toBe(202);
+    const location = created.headers.get("location")!;
+    const job = (await created.json()) as JobAnswer;
+    expect(location).toBe(`/api/v1/jobs/${job.id}`);
+    expect(job.status).toBe("queued");
+
+    const finished = await until("the job to complete", async () => {
+      const now = await show(key.plain, location);
+      return now.status === "completed" ? now : undefined;
+    }, 100_000);
+    expect(finished.items.filter((item) => item.status !== "done").map((item) => JSON.stringify(item)).slice(0, 3))
+      .toEqual([]);
+    expect(finished.counts).toEqual({ total: 100, done: 100, failed: 0 });
+    expect(finished.items.map((item) => item.position)).toEqual(urls.map((_, at) => at + 1));
+    expect(finished.items.map((item) => item.url)).toEqual(urls);
+    expect(finished.items.map((item) => item.post?.id)).toEqual(urls.map((_, at) => numberedPostId(at + 1)));
+    expect(finished.items.every((item) => item.post!.downloadUrl.includes("/api/v1/download?"))).toBe(true);
+    expect(finished.nextCursor).toBeNull();
+    expect(x.calls("/tweet-result")).toBeGreaterThanOrEqual(100);
+
+    // Each item is one call of the key, the POST and every GET are one each.
+    const counted = await store.db.query<{ n: number }>(
+      "SELECT coalesce(sum(count), 0)::int AS n FROM usage_minutes WHERE api_key_id = $1",
+      [key.id],
+    );
+    const items = await store.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM job_items WHERE job_id = $1 AND counted_at IS NOT NULL",
+      [job.id],
+    );
+    expect(items[0]!.n).toBe(100);
+    const usage = (await (await app.get("/api/v1/usage", key.plain)).json()) as { remaining: number };
+    expect(100_000 - usage.remaining).toBe(counted[0]!.n + 1);
+    x.setMode("syndication", { kind: "normal" });
+  });
+
+  test("pages through a job's items with cursor, and lists the account's jobs newest first", {
+    timeout: 60_000,
+  }, async () => {
+    const key = await makeKey(store.db, "GOLD");
+    const first = (await (await submit(key.plain, { urls: [postLink(1)] })).json()) as JobAnswer;
+    app.clock.advance(1000);
+    const urls = Array.from({ length: 120 }, (_, at) => postLink(at + 1));
+    const second = (await (await submit(key.plain, { urls })).json()) as JobAnswer;
+    await until(
+      "the long job to complete",
+      async () => (await show(key.plain, `/api/v1/jobs/${second.id}`)).status === "completed",
+    );
+    const page1 = await show(key.plain, `/api/v1/jobs/${second.id}`);
+    expect(page1.items).toHaveLength(100);
+    expect(page1.nextCursor).toBe("100");
+    const page2 = await show(key.plain, `/api/v1/jobs/${second.id}?cursor=${page1.nextCursor}`);
+    expect(page2.items.map((item) => item.position)).toEqual(Array.from({ length: 20 }, (_, at) => 101 + at));
+    expect(page2.nextCursor).toBeNull();
+    const list = (await (await app.get("/api/v1/jobs", key.plain)).json()) as { jobs: { id: string }[] };
+    expect(list.jobs.map((job) => job.id)).toEqual([second.id, first.id]);
+    expect((await app.get(`/api/v1/jobs/${second.id}?cursor=abc`, key.plain)).status).toBe(400);
+  });
+
+  test("a FREE key's job of more links than its day has left is 429 up front, and not counted", async () => {
+    const key = await makeKey(store.db, "FREE");
+    // 95 of the day's 100 calls are used; the POST itself is the 96th, so 4 are left for items.
+    await store.db.query("INSERT INTO usage_minutes (api_key_id, minute, count) VALUES ($1, $2, 95)", [
+      key.id,
+      app.clock.now(),
+    ]);
+    const refused = await submit(key.plain, { urls: Array.from({ length: 5 }, (_, at) => postLink(at + 1)) });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toMatch(/^[0-9]+$/);
+    const problem = (await refused.json()) as { code: string; detail: string };
+    expect(problem.code).toBe("quota_exceeded");
+    expect(problem.detail).toContain("4 calls left");
+    const jobs = await store.db.query("SELECT id FROM jobs WHERE api_key_id = $1", [key.id]);
+    expect(jobs).toEqual([]);
+    const usage = (await (await app.get("/api/v1/usage", key.plain)).json()) as { remaining: number };
+    expect(usage.remaining).toBe(4);
+    // A FREE job holds at most 100 items.
+    const tooMany = await submit(key.plain, { urls: Array.from({ length: 101 }, (_, at) => postLink(at + 1)) });
+    expect(tooMany.status).toBe(400);
+  });
+
+  test("another account's job is 404, to show, to cancel and in the list", async () => {
+    const [owner, stranger] = await Promise.all([makeKey(store.db, "PRO"), makeKey(store.db, "PRO")]);
+    const job = (await (await submit(owner.plain, { urls: [postLink(1)] })).json()) as JobAnswer;
+    const path = `/api/v1/jobs/${job.id}`;
+    expect((await app.get(path, stranger.plain)).status).toBe(404);
+    expect((await app.get(path, stranger.plain, { method: "DELETE" })).status).toBe(404);
+    expect((await app.get(`/api/v1/jobs/${crypto.randomUUID()}`, owner.plain)).status).toBe(404);
+    const list = (await (await app.get("/api/v1/jobs", stranger.plain)).json()) as { jobs: unknown[] };
+    expect(list.jobs).toEqual([]);
+    expect((await app.get(path, owner.plain)).status).toBe(200);
+  });
+
+  test("a body that is no job is 400 and names what is wrong", async () => {
+    const key = await makeKey(store.db, "PRO");
+    const answers = await Promise.all([
+      submit(key.plain, { urls: [] }),
+      submit(key.plain, { urls: ["ftp://example.com/a"] }),
+      submit(key.plain, { urls: [postLink(1)], audio: "flac" }),
+      submit(key.plain, { urls: [postLink(1)], extra: true }),
+      app.get("/api/v1/jobs", key.plain, { method: "POST", body: "not json" }),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([400, 400, 400, 400, 400]);
+  });
+
+  test("DELETE cancels the items that have not run; those keep no record", { timeout: 60_000 }, async () => {
+    x.setMode("syndication", { kind: "delay", ms: 3000 });
+    const key = await makeKey(store.db, "FREE");
+    const urls = Array.from({ length: 10 }, (_, at) => postLink(500 + at));
+    const job = (await (await submit(key.plain, { urls })).json()) as JobAnswer;
+    const path = `/api/v1/jobs/${job.id}`;
+    // A FREE key's burst is 10 calls a minute: the store is watched, not the API.
+    const statusOf = async () =>
+      (await store.db.query<{ status: string }>("SELECT status FROM jobs WHERE id = $1", [job.id]))[0]!.status;
+    const itemsRunning = async () =>
+      (await store.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM job_items WHERE job_id = $1 AND status = 'running'",
+        [job.id],
+      ))[0]!.n;
+    await until("the job to run", async () => (await statusOf()) === "running");
+    const cancelled = await app.get(path, key.plain, { method: "DELETE" });
+    expect(cancelled.status).toBe(200);
+    expect(((await cancelled.json()) as JobAnswer).status).toBe("cancelled");
+    // The items that were running end; none of the others runs.
+    await until("the running items to end", async () => (await itemsRunning()) === 0);
+    const after = await show(key.plain, path);
+    const cancelledItems = after.items.filter((item) => item.status === "cancelled");
+    // A FREE key's items run two at a time: at most two had begun.
+    expect(cancelledItems.length).toBeGreaterThanOrEqual(8);
+    expect(cancelledItems.every((item) => item.post === null)).toBe(true);
+    expect(after.status).toBe("cancelled");
+    x.setMode("syndication", { kind: "normal" });
+  });
+});

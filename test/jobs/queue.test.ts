@@ -1,0 +1,75 @@
+// pg-boss on the service's own store connection (src/jobs/queue.ts), on both stores: its schema is
+// made at start, jobs sent inside a store transaction exist exactly when that transaction commits,
+// and a job that asks to run again is retried a bounded number of times.
+import { afterEach, describe, expect, test } from "vitest";
+import { type Queue, QUEUE_SCHEMA, startQueue } from "../../src/jobs/queue.ts";
+import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
+import { until } from "../helpers/until.ts";
+
+const settings = { retries: 2, retryDelayS: 1, heartbeatS: 10, pollS: 0.5 };
+
+describe.each(storeKinds)("the queue on %s", (kind) => {
+  let store: TestStore;
+  let queue: Queue;
+  afterEach(async () => {
+    await queue?.stop();
+    await store?.close();
+  });
+
+  test("runs each job sent, and only those of a transaction that committed", { timeout: 60_000 }, async () => {
+    store = await openTestStore(kind);
+    queue = await startQueue(store.db, settings, (error) => {
+      throw error;
+    });
+    const [schema] = await store.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1",
+      [QUEUE_SCHEMA],
+    );
+    expect(schema!.n).toBeGreaterThan(0);
+    const ran: number[] = [];
+    await queue.work<{ n: number }>({
+      queue: "test-runs",
+      concurrency: 4,
+      run: async ({ n }) => {
+        ran.push(n);
+        return true;
+      },
+    });
+    await queue.send("test-runs", [1, 2, 3].map((n) => ({ data: { n } })));
+    await store.db.transaction(async (tx) => {
+      await queue.send("test-runs", [{ data: { n: 4 } }], tx);
+    });
+    await store.db
+      .transaction(async (tx) => {
+        await queue.send("test-runs", [{ data: { n: 5 } }], tx);
+        throw new Error("rolled back");
+      })
+      .catch(() => {});
+    await until("the four committed jobs to run", () => ran.length >= 4);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(ran.sort()).toEqual([1, 2, 3, 4]);
+  });
+
+  test("retries a job that asks to, at most `retries` times", { timeout: 60_000 }, async () => {
+    store = await openTestStore(kind);
+    queue = await startQueue(store.db, settings, (error) => {
+      throw error;
+    });
+    const attempts: { retries: number; last: boolean }[] = [];
+    await queue.work<object>({
+      queue: "test-retries",
+      concurrency: 1,
+      run: async (_, attempt) => {
+        attempts.push(attempt);
+        return attempt.last;
+      },
+    });
+    await queue.send("test-retries", [{ data: {} }]);
+    await until("the last attempt", () => attempts.some((each) => each.last), 30_000);
+    expect(attempts).toEqual([
+      { retries: 0, last: false },
+      { retries: 1, last: false },
+      { retries: 2, last: true },
+    ]);
+  });
+});
