@@ -1,6 +1,7 @@
 // Bundles each entry into dist/. SQL migrations, the extraction host's Python program and the
 // tools' watchdog script (src/processes/watchdog.sh) are inlined as text; the database drivers
-// stay external because PGlite loads its WASM from its own package folder: every runtime imports
+// stay external because PGlite loads its WASM from its own package folder, and the queue (pg-boss)
+// because its driver `pg` is CommonJS, which an ESM bundle cannot require: every runtime imports
 // them from node_modules (Deno too, as a package.json sits beside it).
 // With --if-stale (`npm run admin`) the bundles are left as they are when none of their sources
 // changed since they were made: the bundling alone costs each command most of a second.
@@ -94,7 +95,7 @@ if (esbuild) {
     format: "esm",
     target: "es2022",
     sourcemap: true,
-    external: ["postgres", "@electric-sql/pglite"],
+    external: ["postgres", "@electric-sql/pglite", "pg-boss"],
     plugins: [rawAsText],
     logLevel: quiet ? "error" : "info",
   });

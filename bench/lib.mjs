@@ -341,15 +341,20 @@ const listen = async (server) => {
   };
 };
 
-/** X's syndication API on loopback: every request gets the recorded NASA video post. */
-export async function startFakeSyndication() {
+/** X's syndication API on loopback: every request gets the recorded NASA video post, after `delayMs` as a platform's would. */
+export async function startFakeSyndication({ delayMs = 0 } = {}) {
   const fixture = readFileSync(
     new URL("../test/fixtures/upstream/syndication/video_nasa_1491475671058681863.json", import.meta.url),
   );
+  const answer = (res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-length": fixture.length });
+    res.end(fixture);
+  };
   return listen(
     createServer((req, res) => {
-      res.writeHead(200, { "content-type": "application/json", "content-length": fixture.length });
-      res.end(fixture);
+      if (delayMs === 0) return answer(res);
+      const timer = setTimeout(() => answer(res), delayMs);
+      res.on("close", () => clearTimeout(timer));
     }),
   );
 }

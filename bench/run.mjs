@@ -3,6 +3,7 @@ import { benchAuth } from "./auth.mjs";
 import { benchCapacity } from "./capacity.mjs";
 import { benchExtraction } from "./extraction.mjs";
 import { benchHostile } from "./hostile.mjs";
+import { benchJobs } from "./jobs.mjs";
 import { benchPage } from "./page.mjs";
 import { benchRelay } from "./relay.mjs";
 import { benchRuntimes } from "./runtimes.mjs";
@@ -22,6 +23,7 @@ const sections = {
   capacity: benchCapacity,
   hostile: benchHostile,
   soak: benchSoak,
+  jobs: benchJobs,
 };
 const only = process.argv.slice(2);
 for (const [name, run] of Object.entries(sections)) {

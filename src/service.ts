@@ -157,7 +157,7 @@ async function startJobs(
 ): Promise<{ queue: Queue; jobs: Jobs; events: Events }> {
   const queue = await startQueue(
     db,
-    { retries: 3, retryDelayS: 2, heartbeatS: 10, pollS: 1 },
+    { retries: 3, retryDelayS: 2, heartbeatS: 10, pollS: 2 },
     (error) => log.error("the job queue failed", { error: errorText(error) }),
   );
   const now = () => new Date();

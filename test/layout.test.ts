@@ -153,6 +153,7 @@ const FLOORS: string[][] = [
   ["src/jobs"], // a job's items are asked as `post` and `download` ask
   ["src/events"], // webhooks: told by the jobs
   ["src/handlers/jobs.ts", "src/handlers/webhooks.ts"], // the operations on jobs and webhooks
+  ["src/handlers/job-archive.ts"], // a job's archive, which finds the job as GET does
   ["src/doctor"],
   ["src/web"],
   // The top: the app, its API and site paths, the OpenAPI document, /docs and the error sink.

@@ -18,11 +18,13 @@ import { downloadHandler } from "../handlers/download.ts";
 import {
   cancelJobHandler,
   createJobHandler,
+  JOB_ARCHIVE_PATH,
   JOB_PATH,
   jobHandler,
   JOBS_PATH,
   listJobsHandler,
 } from "../handlers/jobs.ts";
+import { jobArchiveHandler } from "../handlers/job-archive.ts";
 import { postHandler } from "../handlers/post.ts";
 import {
   createWebhookHandler,
@@ -57,6 +59,7 @@ function apiRoutes(deps: AppDeps): Route<ApiHandler>[] {
     { method: "GET", path: JOBS_PATH, handler: listJobsHandler(deps) },
     { method: "GET", path: JOB_PATH, handler: jobHandler(deps) },
     { method: "DELETE", path: JOB_PATH, handler: cancelJobHandler(deps) },
+    { method: "GET", path: JOB_ARCHIVE_PATH, handler: jobArchiveHandler(deps) },
     { method: "POST", path: WEBHOOKS_PATH, handler: createWebhookHandler(deps) },
     { method: "GET", path: WEBHOOKS_PATH, handler: listWebhooksHandler(deps) },
     { method: "GET", path: WEBHOOK_PATH, handler: webhookHandler(deps) },
@@ -116,6 +119,7 @@ export function apiPath(
         whenDone: exchange.end.whenDone,
         clientProgress: exchange.clientProgress,
         links,
+        linkTo: (path) => linkSigner(linkSettings, request, admitted.id, at, path),
       });
     } catch (error) {
       if (error instanceof ApiError && error.status === 429) {

@@ -1,11 +1,18 @@
 // The jobs' operations in the OpenAPI document (docs/api.md, Jobs): POST and GET /api/v1/jobs,
-// GET and DELETE /api/v1/jobs/{id}. Their schemas are the ones the handlers parse and answer with
+// GET and DELETE /api/v1/jobs/{id}, GET (and HEAD) /api/v1/jobs/{id}/archive. Their schemas are the ones the handlers parse and answer with
 // (src/jobs/request.ts, src/jobs/view.ts), so a generated client needs no glue.
 import { z } from "zod";
 import { JobBody } from "../jobs/request.ts";
 import { JobList, JobRecord, JobWithItems } from "../jobs/view.ts";
 import type { ErrorCode } from "../http/errors.ts";
-import { problemResponses, rateLimitHeadersFor, requestIdHeader } from "./openapi-responses.ts";
+import {
+  headIdOf,
+  problemResponses,
+  rateLimitHeadersFor,
+  requestIdHeader,
+  type Responses,
+  withoutBodies,
+} from "./openapi-responses.ts";
 
 type Json = Record<string, unknown>;
 
@@ -45,6 +52,19 @@ const cursorParameter = (what: string) => ({
   schema: { type: "string", maxLength: 64 },
 });
 
+/** A GET operation and its HEAD twin (the router serves HEAD wherever GET is). */
+function withHead(operationId: string, get: Json & { responses: Responses; summary: string }): Json {
+  return {
+    get: { operationId, ...get },
+    head: {
+      ...get,
+      operationId: headIdOf(operationId),
+      summary: `${get.summary} (headers only)`,
+      responses: withoutBodies(get.responses),
+    },
+  };
+}
+
 /** The jobs' paths, each operation with its answers and `common` codes besides its own. */
 export function jobPaths(common: readonly ErrorCode[]): Record<string, Json> {
   const problems = (own: readonly ErrorCode[]) => problemResponses([...common, ...own]);
@@ -63,17 +83,15 @@ export function jobPaths(common: readonly ErrorCode[]): Record<string, Json> {
           ...problems(["busy"]),
         },
       },
-      get: {
-        operationId: "listJobs",
+      ...withHead("listJobs", {
         summary: "The account's jobs, newest first",
         description: "Every job of the key's account, a page at a time.",
         parameters: [cursorParameter("jobs")],
         responses: { ...answer(200, "JobList", "A page of the account's jobs"), ...problems(["invalid_parameter"]) },
-      },
+      }),
     },
     "/api/v1/jobs/{id}": {
-      get: {
-        operationId: "getJob",
+      ...withHead("getJob", {
         summary: "A job: its status, counts and a page of its items in order",
         description:
           "Each item shows its link, its status and either its post record (with signed `downloadUrl`s) or its problem. Another account's job is 404.",
@@ -82,7 +100,7 @@ export function jobPaths(common: readonly ErrorCode[]): Record<string, Json> {
           ...answer(200, "JobWithItems", "The job and a page of its items"),
           ...problems(["not_found", "invalid_parameter"]),
         },
-      },
+      }),
       delete: {
         operationId: "cancelJob",
         summary: "Cancel what of a job has not run",
@@ -91,5 +109,32 @@ export function jobPaths(common: readonly ErrorCode[]): Record<string, Json> {
         responses: { ...answer(200, "Job", "The job as it is now"), ...problems(["not_found"]) },
       },
     },
+    "/api/v1/jobs/{id}/archive": archivePath(problems(["not_found", "job_not_finished"])),
   };
+}
+
+function archivePath(problems: Responses): Json {
+  return withHead("getJobArchive", {
+    summary: "A finished job's files and records.json in one ZIP",
+    description:
+      "Each done item's files, fetched from the platforms as /api/v1/download fetches them while the archive is sent, then `records.json` (the job and its items in order, each with the names of its files). Nothing is stored on the service; ZIP64 past 4 GiB. A file that fails breaks the transfer rather than ending the archive short. A job still queued or running is 409 `job_not_finished`; the job's `archiveUrl` is a signed link to this operation once it has finished.",
+    parameters: [idParameter],
+    responses: {
+      200: {
+        description:
+          "The ZIP, made while it is sent: no Content-Length, and a transfer that breaks off is not a whole archive",
+        headers: {
+          ...rateLimitHeadersFor("admitted"),
+          ...requestIdHeader,
+          "Content-Disposition": {
+            description: '`attachment; filename="job-<id>.zip"`',
+            required: true,
+            schema: { type: "string" },
+          },
+        },
+        content: { "application/zip": { schema: { type: "string", contentMediaType: "application/zip" } } },
+      },
+      ...problems,
+    },
+  });
 }

@@ -146,3 +146,8 @@ export type Responses = Record<string, { description: string; headers?: Headers;
 export function withoutBodies(responses: Responses): Responses {
   return Object.fromEntries(Object.entries(responses).map(([status, { content: _body, ...rest }]) => [status, rest]));
 }
+
+/** The id of a GET operation's HEAD twin: `head` + the GET's id capitalized. */
+export function headIdOf(operationId: string): string {
+  return `head${operationId[0]!.toUpperCase()}${operationId.slice(1)}`;
+}

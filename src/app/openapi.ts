@@ -16,6 +16,7 @@ import {
 import type { ErrorCode } from "../http/errors.ts";
 import {
   fileContent,
+  headIdOf,
   problemResponses,
   rateLimitHeadersFor,
   requestIdHeader,
@@ -240,10 +241,6 @@ function operationObject(spec: OperationSpec) {
       responses: withoutBodies(responses),
     },
   };
-}
-
-function headIdOf(operationId: string): string {
-  return `head${operationId[0]!.toUpperCase()}${operationId.slice(1)}`;
 }
 
 function toJsonSchema(schema: z.ZodType, io: "input" | "output" = "output"): JsonSchema {

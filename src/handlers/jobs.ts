@@ -22,6 +22,7 @@ export interface JobsDeps {
 
 export const JOBS_PATH = "/api/v1/jobs";
 export const JOB_PATH = "/api/v1/jobs/{id}";
+export const JOB_ARCHIVE_PATH = "/api/v1/jobs/{id}/archive";
 
 function queueOf(deps: JobsDeps): Jobs {
   if (!deps.jobs) throw new ApiError("busy", "This instance runs no job queue; try again later.");
@@ -64,7 +65,7 @@ function dayTooShort(ctx: ApiContext, links: number, left: number): ApiError {
 }
 
 /** The job the path names, when it is the caller's account's; else 404. */
-async function ownJob(deps: JobsDeps, ctx: ApiContext) {
+export async function ownJob(deps: JobsDeps, ctx: ApiContext) {
   const id = ctx.url.pathname.slice(JOBS_PATH.length + 1).split("/")[0] ?? "";
   const job = await jobOf(deps.db, id, ctx.key.accountId);
   if (job === null) throw new ApiError("not_found", "This account has no job with this id.");
@@ -77,7 +78,11 @@ export function jobHandler(deps: JobsDeps): ApiHandler {
     const job = await ownJob(deps, ctx);
     const after = cursorOf(ctx.url, /^[0-9]{1,9}$/) ?? "0";
     const page = await itemsOf(deps.db, job.id, { after: Number(after), limit: ITEMS_PER_PAGE + 1 });
-    return json(await jobWithItems(job, page, ctx.links));
+    // A finished job's archive, by a signed link (handlers/job-archive.ts).
+    const archive = job.finishedAt !== null
+      ? await ctx.linkTo(JOB_ARCHIVE_PATH.replace("{id}", encodeURIComponent(job.id)))({})
+      : null;
+    return json(await jobWithItems(job, page, ctx.links, archive));
   };
 }
 

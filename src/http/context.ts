@@ -20,6 +20,8 @@ export interface ApiContext {
   clientProgress: ClientProgress | undefined;
   /** Signs download links for this key (the records' `downloadUrl`). */
   links: LinkMaker;
+  /** Signs links to another operation's `path` for this key (a job's `archiveUrl`). */
+  linkTo(path: string): LinkMaker;
 }
 
 /** A download's response and the mode that made it: a relay from the media host is direct, ffmpeg's output is page. */

@@ -2,7 +2,8 @@
 // source (handlers/download.ts `planOf`: the source's tools checked, an extraction slot held while it
 // plans), carried out by the runner (media/run-plan.ts: a relay or ffmpeg's remux, with the slot its
 // kind costs until its body ends, cut when the client stops taking the archive). One file is
-// fetched at a time, when the archive reaches it.
+// fetched at a time, when the archive reaches it. Where the key's other downloads or extractions
+// hold every slot it needs, the archive waits its turn rather than break: it has begun.
 import type { ApiContext } from "../http/context.ts";
 import { type DownloadDeps, planOf } from "../handlers/download.ts";
 import { ApiError } from "../http/problem.ts";
@@ -11,6 +12,7 @@ import { filenameOf } from "../media/filename.ts";
 import { runPlan } from "../media/run-plan.ts";
 import type { Wanted } from "../platforms/source.ts";
 import type { FileWanted, ItemFile } from "./archive.ts";
+import { whenSlotFrees } from "./slot-turn.ts";
 import type { JobRequest } from "./job.ts";
 
 /** How the archive of `ctx`'s request gets each file, with the job's format and output. */
@@ -37,11 +39,10 @@ export function itemFiles(
       subtitles: null,
       filename: null,
     };
-    const { response } = await runPlan(
-      await planOf(new URL(item.url), wanted, ctx, deps),
-      wanted.output,
-      caller,
-      deps.runner,
+    const { response } = await whenSlotFrees(
+      async () => runPlan(await planOf(new URL(item.url), wanted, ctx, deps), wanted.output, caller, deps.runner),
+      ["too_many_downloads", "too_many_extractions"],
+      ctx.request.signal,
     );
     const name = filenameOf(response.headers.get("content-disposition"));
     if (response.body === null || name === null) {

@@ -37,15 +37,15 @@ export interface ArchiveInput {
 }
 
 /**
- * The files of a done item: each media item of its post when it has several (photos where the
- * output is the file as served), else the post's default; none for a post without media or when
- * the job asked for records only.
+ * The files of a done item: each media item of its post when it has several, else the post's
+ * default; none for a post without media or when the job asked for records only. Sound alone
+ * (`audio`) takes nothing from a photo.
  */
 export function filesOf(item: JobItem, job: Job): FileWanted[] {
   const media = item.post?.media ?? [];
-  if (!job.request.files || item.status !== "done" || media.length === 0) return [];
-  if (media.length === 1) return [{ item, index: null }];
+  if (!job.request.files || item.status !== "done") return [];
   const kept = media.flatMap((entry, at) => (keepsItem(entry.type, job.request.output) ? [at + 1] : []));
+  if (media.length === 1) return kept.map(() => ({ item, index: null }));
   return kept.map((index) => ({ item, index }));
 }
 

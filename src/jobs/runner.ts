@@ -3,7 +3,7 @@
 // the job's key that looks its post up as `post` does. The queue carries the ids; the rows say
 // what is left to do, so an item run twice (its instance died halfway) is settled and counted once.
 import { type PostDeps, postRecord } from "../handlers/post.ts";
-import { platformOf } from "../handlers/ask.ts";
+import { asking, platformOf } from "../handlers/ask.ts";
 import { errorTable } from "../http/errors.ts";
 import { ApiError } from "../http/problem.ts";
 import { createSlots, type SlotHolder, type Slots, slotsPerTier } from "../limits/slots.ts";
@@ -13,6 +13,7 @@ import type { Db } from "../store/db.ts";
 import { addItems, claimItem, countItem, finishIfSettled, type ItemOutcome, jobOf, settleItem } from "./store.ts";
 import type { ItemProblem, Job } from "./job.ts";
 import type { Queue } from "./queue.ts";
+import { whenSlotFrees } from "./slot-turn.ts";
 import { jobMaxItemsOf } from "./request.ts";
 
 const EXPANSIONS = "job-expansions";
@@ -23,9 +24,6 @@ const ITEMS = "job-items";
  * job work. An item that extracts also holds one of the key's extraction slots (slotsPerTier).
  */
 export const JOB_ITEMS_AT_ONCE: Readonly<Record<string, number>> = { FREE: 2, PRO: 8, GOLD: 32 };
-
-/** How long an item waits before asking again for an extraction slot interactive callers hold. */
-const SLOT_WAIT_MS = 500;
 
 export interface JobSettings {
   /** Items this instance runs at once, of every key. */
@@ -64,7 +62,7 @@ export function createJobs(deps: JobDeps, queue: Queue): Jobs {
       await queue.work<{ jobId: string }>({
         queue: EXPANSIONS,
         concurrency: 2,
-        run: ({ jobId }, attempt) => expand(deps, queue, jobId, attempt.last),
+        run: ({ jobId }, attempt) => expand(itemDeps, queue, jobId, attempt.last),
       });
       await queue.work<{ jobId: string; position: number }>({
         queue: ITEMS,
@@ -112,17 +110,21 @@ const retryHelps = (error: ApiError) => errorTable[error.code].retry && [502, 50
 async function expand(deps: JobDeps, queue: Queue, jobId: string, last: boolean): Promise<boolean> {
   const job = await jobOf(deps.db, jobId);
   if (job === null || job.status === "cancelled") return true;
-  const [tier] = await deps.db.query<{ tier: string }>("SELECT tier FROM api_keys WHERE id = $1", [job.apiKeyId]);
+  const [key] = await deps.db.query<{ tier: string }>("SELECT tier FROM api_keys WHERE id = $1", [job.apiKeyId]);
+  const tier = key?.tier ?? "FREE";
+  const holder: SlotHolder = { id: job.apiKeyId, accountId: Number(job.accountId), tier };
   let posts: { urls: string[]; incomplete: string | null };
   try {
-    posts = await postsOf(deps, job, jobMaxItemsOf(tier?.tier ?? "FREE"));
+    posts = await postsOf(deps, { job, holder, most: jobMaxItemsOf(tier), last });
   } catch (error) {
-    if (error instanceof ApiError && retryHelps(error) && !last) return false;
-    throw error;
+    if (!last) return false;
+    // The last attempt: the job ends failed, saying why, rather than waiting for ever.
+    deps.log.error("a job's links could not be expanded", { jobId, error: String(error) });
+    posts = { urls: [], incomplete: "Its links could not be expanded; the operator's log says why." };
   }
   await deps.db.transaction(async (tx) => {
     if (!(await addItems(tx, jobId, posts.urls, posts.incomplete, deps.now()))) return;
-    const group = { id: job.apiKeyId, tier: tier?.tier ?? "FREE" };
+    const group = { id: job.apiKeyId, tier };
     await queue.send(ITEMS, posts.urls.map((_, at) => ({ data: { jobId, position: at + 1 }, group })), tx);
   });
   await finishIfSettled(deps.db, jobId, deps.now());
@@ -133,7 +135,10 @@ async function expand(deps: JobDeps, queue: Queue, jobId: string, last: boolean)
 const expandsPosts = (source: Source): source is Source & Expands => "expand" in source;
 
 /** The posts the job's links stand for, in reading order, at most `most`; why some are missing, if any are. */
-async function postsOf(deps: JobDeps, job: Job, most: number): Promise<{ urls: string[]; incomplete: string | null }> {
+async function postsOf(
+  deps: JobDeps,
+  { job, holder, most, last }: { job: Job; holder: SlotHolder; most: number; last: boolean },
+): Promise<{ urls: string[]; incomplete: string | null }> {
   const urls: string[] = [];
   const missing: string[] = [];
   for (const url of job.request.urls) {
@@ -141,7 +146,15 @@ async function postsOf(deps: JobDeps, job: Job, most: number): Promise<{ urls: s
       missing.push(`the job holds at most ${most} items`);
       break;
     }
-    const expansion = await expansionOf(deps, url, most - urls.length);
+    let expansion: Expansion | null;
+    try {
+      expansion = await expansionOf(deps, url, most - urls.length, holder);
+    } catch (error) {
+      // A link that cannot be expanded (or not now, on the last attempt) is one item: its own problem shows when it runs.
+      if (!(error instanceof ApiError) || (retryHelps(error) && !last)) throw error;
+      missing.push(`${url.href} could not be expanded (${error.code}), so it is one item`);
+      expansion = null;
+    }
     if (expansion === null) {
       urls.push(url.href);
       continue;
@@ -152,14 +165,18 @@ async function postsOf(deps: JobDeps, job: Job, most: number): Promise<{ urls: s
   return { urls, incomplete: missing.length === 0 ? null : missing.join("; ") };
 }
 
-/** What `url` stands for when its source can say; null when it is one post (or no platform's: its item says so). */
-async function expansionOf(deps: JobDeps, url: URL, limit: number): Promise<Expansion | null> {
+/**
+ * What `url` stands for when its source can say, asked as `post` asks (the source's tools, an
+ * extraction slot of the job's key); null when it is one post (or no platform's: its item says so).
+ */
+async function expansionOf(deps: JobDeps, url: URL, limit: number, holder: SlotHolder): Promise<Expansion | null> {
   const platform = await platformOf(url, deps);
   if (platform === null) return null;
   const link = { url, platform };
   const source = deps.sources(link);
   if (!expandsPosts(source)) return null;
-  return source.expand(link, limit, AbortSignal.timeout(EXPANSION_TIMEOUT_MS));
+  const signal = AbortSignal.timeout(EXPANSION_TIMEOUT_MS);
+  return whenSlotFrees(() => asking(deps, source, link, holder, () => source.expand(link, limit, signal)));
 }
 
 /** Bounds one link's expansion (a channel of thousands pages through yt-dlp). */
@@ -179,26 +196,14 @@ async function runItem(deps: JobDeps, jobId: string, position: number, last: boo
     });
     return true;
   }
-  const holder: SlotHolder = { id: claimed.job.apiKeyId, accountId: Number(claimed.job.accountId), tier: claimed.tier };
+  const holder: SlotHolder = { id: claimed.apiKeyId, accountId: claimed.accountId, tier: claimed.tier };
   try {
-    await settle({ post: await postWhenSlotFrees(deps, new URL(claimed.url), holder) });
+    await settle({ post: await whenSlotFrees(() => postRecord(deps, new URL(claimed.url), { key: holder })) });
   } catch (error) {
     if (error instanceof ApiError && retryHelps(error) && !last) return false;
     await settle({ problem: problemOf(error, deps.log, jobId, position) });
   }
   return true;
-}
-
-/** The post's record as `post` gives it; while the key's or the jobs' extraction slots are taken, it waits its turn. */
-async function postWhenSlotFrees(deps: JobDeps, url: URL, holder: SlotHolder) {
-  for (;;) {
-    try {
-      return await postRecord(deps, url, { key: holder });
-    } catch (error) {
-      if (!(error instanceof ApiError && error.code === "too_many_extractions")) throw error;
-      await new Promise((resolve) => setTimeout(resolve, SLOT_WAIT_MS));
-    }
-  }
 }
 
 /** An item's failure as the API would have answered it; anything but an ApiError is logged and told as internal. */

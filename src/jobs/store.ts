@@ -142,26 +142,30 @@ export async function addItems(
 /** What a worker needs to run an item it claimed. */
 export interface ClaimedItem {
   url: string;
-  job: Job;
+  accountId: number;
+  apiKeyId: string;
   /** The tier of the job's key now: the item's fair share is the key's. */
   tier: string;
 }
 
 /**
  * Marks the item running, and its job with it, unless it is settled (done, failed, cancelled):
- * an item left running by an instance that died is claimed again.
+ * an item left running by an instance that died is claimed again. One statement: every item of
+ * a job of thousands runs it.
  */
 export async function claimItem(db: Queryable, jobId: string, position: number): Promise<ClaimedItem | null> {
-  const [item] = await db.query<{ url: string }>(
-    `UPDATE job_items SET status = 'running'
-      WHERE job_id = $1 AND position = $2 AND status IN ('queued', 'running') RETURNING url`,
+  const [row] = await db.query<{ url: string; account_id: number | string; api_key_id: string; tier: string }>(
+    `WITH claimed AS (
+       UPDATE job_items SET status = 'running'
+        WHERE job_id = $1 AND position = $2 AND status IN ('queued', 'running') RETURNING job_id, url),
+     started AS (
+       UPDATE jobs SET status = 'running' WHERE id = $1 AND status = 'queued' AND EXISTS (SELECT 1 FROM claimed))
+     SELECT c.url, j.account_id, j.api_key_id, k.tier
+       FROM claimed c JOIN jobs j ON j.id = c.job_id JOIN api_keys k ON k.id = j.api_key_id`,
     [jobId, position],
   );
-  if (!item) return null;
-  await db.query(`UPDATE jobs SET status = 'running' WHERE id = $1 AND status = 'queued'`, [jobId]);
-  const job = (await jobOf(db, jobId))!;
-  const [key] = await db.query<{ tier: string }>("SELECT tier FROM api_keys WHERE id = $1", [job.apiKeyId]);
-  return { url: item.url, job, tier: key!.tier };
+  if (!row) return null;
+  return { url: row.url, accountId: Number(row.account_id), apiKeyId: row.api_key_id, tier: row.tier };
 }
 
 /** How an item ended: its record, or its problem. */

@@ -45,6 +45,9 @@ export const JobRecord = z.object({
 });
 
 export const JobWithItems = JobRecord.extend({
+  archiveUrl: z.string().nullable().describe(
+    "Once the job has finished (completed, failed or cancelled): a signed link to its archive (GET /api/v1/jobs/{id}/archive) that works without the key until it expires; null before",
+  ),
   items: z.array(JobItemRecord).describe(`The items in reading order, at most ${ITEMS_PER_PAGE} a page`),
   nextCursor: z.string().nullable().describe("Pass as `cursor` for the next page of items; null on the last"),
 });
@@ -68,11 +71,15 @@ export function jobRecord(job: Job): z.infer<typeof JobRecord> {
   };
 }
 
-/** The job with one page of its items (`page` holds one more than is shown when there are more). */
+/**
+ * The job with one page of its items (`page` holds one more than is shown when there are more),
+ * and the signed link to its archive once it has completed.
+ */
 export async function jobWithItems(
   job: Job,
   page: readonly JobItem[],
   links: LinkMaker,
+  archiveUrl: string | null,
 ): Promise<z.infer<typeof JobWithItems>> {
   const shown = page.slice(0, ITEMS_PER_PAGE);
   const items = await Promise.all(
@@ -85,5 +92,5 @@ export async function jobWithItems(
     })),
   );
   const more = page.length > ITEMS_PER_PAGE;
-  return { ...jobRecord(job), items, nextCursor: more ? String(shown.at(-1)!.position) : null };
+  return { ...jobRecord(job), archiveUrl, items, nextCursor: more ? String(shown.at(-1)!.position) : null };
 }

@@ -5,8 +5,11 @@
 import createClient from "openapi-fetch";
 import type { paths } from "./api.generated.ts";
 
-/** What a caller does with each status the document declares for the path's GET. */
-type AnswerTable<P extends keyof paths> = Record<keyof paths[P]["get"]["responses"], string>;
+/** What a caller does with each status the document declares for the path's operation (its GET unless named). */
+type AnswerTable<P extends keyof paths, M extends "get" | "post" = "get"> = Record<
+  paths[P][M] extends { responses: infer Responses } ? keyof Responses : never,
+  string
+>;
 
 const postAnswers: AnswerTable<"/api/v1/post"> = {
   200: "show the record",
@@ -53,6 +56,31 @@ const downloadAnswers: AnswerTable<"/api/v1/download"> = {
   504: "the platform was slow",
 };
 
+const createJobAnswers: AnswerTable<"/api/v1/jobs", "post"> = {
+  202: "poll the job at Location",
+  400: "fix the links",
+  401: "ask for a key",
+  403: "the key is passive or expired",
+  405: "use POST or GET",
+  429: "send fewer links, or wait Retry-After seconds",
+  431: "send smaller headers",
+  500: "report it",
+  503: "the server cannot serve now",
+};
+
+const jobAnswers: AnswerTable<"/api/v1/jobs/{id}"> = {
+  200: "show the job",
+  400: "fix the cursor",
+  401: "ask for a key",
+  403: "the key is passive or expired",
+  404: "no such job of this account",
+  405: "use GET, HEAD or DELETE",
+  429: "wait Retry-After seconds",
+  431: "send smaller headers",
+  500: "report it",
+  503: "the server cannot serve now",
+};
+
 export interface Called {
   status: number;
   /** What the caller's table says to do for the status. */
@@ -82,6 +110,24 @@ export function apiClient(baseUrl: string, key: string) {
         action: action(postAnswers, response.status),
         id: data?.id ?? null,
         code: error?.code ?? null,
+      };
+    },
+    async createJob(urls: string[]): Promise<Called & { id: string | null; location: string | null }> {
+      const { data, response } = await client.POST("/api/v1/jobs", { body: { urls } });
+      return {
+        status: response.status,
+        action: action(createJobAnswers, response.status),
+        id: data?.id ?? null,
+        location: response.headers.get("location"),
+      };
+    },
+    async job(id: string): Promise<Called & { status_: string | null; posts: (string | null)[] }> {
+      const { data, response } = await client.GET("/api/v1/jobs/{id}", { params: { path: { id } } });
+      return {
+        status: response.status,
+        action: action(jobAnswers, response.status),
+        status_: data?.status ?? null,
+        posts: data?.items.map((item) => item.post?.id ?? null) ?? [],
       };
     },
     async download(url: string): Promise<Called & { bytes: Uint8Array | null }> {

@@ -25,6 +25,8 @@ type ApiClient = (baseUrl: string, key: string) => {
   usageHead(): Promise<{ status: number; action: string }>;
   post(url: string): Promise<{ status: number; action: string; id: string | null; code: string | null }>;
   download(url: string): Promise<{ status: number; action: string; bytes: Uint8Array | null }>;
+  createJob(urls: string[]): Promise<{ status: number; action: string; id: string | null; location: string | null }>;
+  job(id: string): Promise<{ status: number; action: string; status_: string | null; posts: (string | null)[] }>;
 };
 // Imported by a name tsc does not follow: the root type check runs before the types are generated.
 const clientModule = "../client/client.ts";
@@ -75,6 +77,8 @@ describe("a generated client and Prism's validation proxy against the built serv
   let prism: Awaited<ReturnType<typeof startPrism>>;
   let gold: string;
   let free: string;
+  /** A key of another account. */
+  let other: string;
   const tmp = mkdtempSync(join(tmpdir(), "client-"));
 
   beforeAll(async () => {
@@ -91,6 +95,8 @@ describe("a generated client and Prism's validation proxy against the built serv
     await runAdmin(["users", "create", "--email", "client@example.com"], admin, "client password\n");
     gold = (await runAdmin(["keys", "create", "--email", "client@example.com", "--tier", "GOLD"], admin)).stdout.trim();
     free = (await runAdmin(["keys", "create", "--email", "client@example.com", "--tier", "FREE"], admin)).stdout.trim();
+    await runAdmin(["users", "create", "--email", "other@example.com"], admin, "other password\n");
+    other = (await runAdmin(["keys", "create", "--email", "other@example.com", "--tier", "PRO"], admin)).stdout.trim();
     const document = await (await fetch(`${service.url}/api/v1/openapi.json`)).json();
     const documentPath = join(tmp, "openapi.json");
     writeFileSync(documentPath, JSON.stringify(document));
@@ -142,6 +148,22 @@ describe("a generated client and Prism's validation proxy against the built serv
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) statuses.push((await burst.usage()).status);
     expect(statuses).toEqual([...Array<number>(10).fill(200), 429]);
+  });
+
+  it("posts a job and follows it to its end through Prism, and another account's job is 404", async () => {
+    const client = apiClient(prism.url, gold);
+    const created = await client.createJob([`https://x.com/nasa/status/1491475671058681863`]);
+    expect(created).toMatchObject({ status: 202, location: `/api/v1/jobs/${created.id}` });
+    for (;;) {
+      const job = await client.job(created.id!);
+      expect(job.status).toBe(200);
+      if (job.status_ === "completed") {
+        expect(job.posts).toEqual(["1491475671058681863"]);
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect((await apiClient(prism.url, other).job(created.id!)).status).toBe(404);
   });
 
   it("serves the probes, the reference page and the document through Prism", async () => {

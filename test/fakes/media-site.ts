@@ -59,6 +59,8 @@ export interface MediaSite {
     stalledMedia: string;
     /** A page whose video is on a private address (127.0.0.2) that is not the site's own. */
     privateMedia: string;
+    /** An RSS feed of `entries` links to the progressive page (`?entry=<n>`), which yt-dlp lists as a playlist. */
+    feed: (entries: number) => string;
     /** HTTP 429, as a platform that rate-limits this server answers. */
     rateLimited: string;
     /** HTTP 403 whose reason phrase is yt-dlp's YouTube bot-check message, which yt-dlp then prints. */
@@ -393,6 +395,19 @@ const brokenMedia: Record<string, { file: string; breakage: Breakage; ranges: bo
   "/norange/tail.mp4": { file: "tail.mp4", breakage: "none", ranges: false },
 };
 
+/**
+ * An RSS feed of `entries` items, each linking to the progressive page as a post of its own
+ * (`?entry=<n>`): yt-dlp's generic extractor reads a feed as a playlist of its links.
+ */
+function feedOf(origin: string, entries: number): string {
+  const items = Array.from(
+    { length: entries },
+    (_, at) => `<item><title>Clip ${at + 1}</title><link>${origin}/progressive.html?entry=${at + 1}</link></item>`,
+  );
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>Clips</title><link>${origin}/</link>` +
+    `<description>Every clip</description>${items.join("")}</channel></rss>`;
+}
+
 export async function startMediaSite(options: { ffmpegPath?: string } = {}): Promise<MediaSite> {
   const dir = await mkdtemp(path.join(tmpdir(), "media-site-"));
   try {
@@ -415,6 +430,11 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
     const crafted = craftedAnswer(urlPath, new URL(req.url ?? "/", origin).searchParams);
     if (crafted !== null) {
       res.writeHead(crafted.status, crafted.headers).end(crafted.body);
+      return;
+    }
+    if (urlPath === "/feed.xml") {
+      const entries = Number(new URL(req.url ?? "/", origin).searchParams.get("entries") ?? "3");
+      res.writeHead(200, { "content-type": "application/rss+xml" }).end(feedOf(origin, entries));
       return;
     }
     if (urlPath === "/rate-limited.html") {
@@ -474,6 +494,7 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
       hangupNoRange: `${origin}/hangup-norange.html`,
       hangupRanged: `${origin}/hangup-ranged.html`,
       garbage: `${origin}/garbage.html`,
+      feed: (entries: number) => `${origin}/feed.xml?entries=${entries}`,
     },
     mp4Url: `${origin}/media/clip.mp4`,
     mp4Bytes: clipBytes,

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { archiveStream, type FileWanted, type ItemFile } from "../../src/jobs/archive.ts";
+import { archiveStream, filesOf, type FileWanted, type ItemFile } from "../../src/jobs/archive.ts";
 import type { Job, JobItem } from "../../src/jobs/job.ts";
 import type { PostRecord } from "../../src/platforms/records.ts";
 import { fakeBytes } from "../fakes/cdn.ts";
@@ -195,4 +195,12 @@ describe("archiveStream()", () => {
     },
     300_000,
   );
+
+  test("with sound alone, a post's photos give no file: its videos do", () => {
+    const sound = { ...job, request: { ...job.request, output: "mp3" as const } };
+    expect(filesOf(item(1, ["/b.jpg"]), sound)).toEqual([]);
+    expect(filesOf(item(2, ["/b.jpg", "/a.mp4", "/c.jpg"]), sound).map((wanted) => wanted.index)).toEqual([2]);
+    expect(filesOf(item(3, ["/a.mp4"]), sound).map((wanted) => wanted.index)).toEqual([null]);
+    expect(filesOf(item(4, ["/b.jpg", "/c.jpg"]), job).map((wanted) => wanted.index)).toEqual([1, 2]);
+  });
 });

@@ -24,7 +24,6 @@ const resultVariables = { withCommunity: false, includePromotedContent: false, w
 
 const noSession = "X shows the replies below a post only to a signed-in account, and this service has no X session " +
   "(COOKIES_FILE with x.com's auth_token and ct0): the thread is read up to the linked post, not below it.";
-const noGraphql = "X's GraphQL API is off here (X_GRAPHQL_URL=off), so the thread around the post cannot be read.";
 
 /** The author's chain from the post up, root first: at most `limit` tweets, ending with the post. */
 async function chainUp(ask: GraphqlAsk, id: string, limit: number, signal: AbortSignal): Promise<ThreadTweet[]> {
@@ -54,7 +53,8 @@ export function createXThreads(x: XClient): Expands {
     async expand(link, limit, signal) {
       const id = parseStatusId(link.url.href);
       const ask = x.graphql;
-      if (ask === null) return { posts: [link.url], complete: false, incomplete: noGraphql };
+      // With X's GraphQL API off (X_GRAPHQL_URL=off) the operator keeps to syndication, which shows no thread.
+      if (ask === null) return null;
       const session = await x.session();
       if (session === null) return expansion(await chainUp(ask, id, limit, signal), noSession);
       const answer = await ask("TweetDetail", { focalTweetId: id, ...detailVariables }, session);

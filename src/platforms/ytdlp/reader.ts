@@ -1,17 +1,22 @@
 // yt-dlp as a source (platforms/source.ts): a page's post record from its description, and a
 // download as ffmpeg's remux of the formats `format` selects from the item `index` names.
 import { requireItem } from "../items.ts";
-import type { Source } from "../source.ts";
+import type { Expands, Source } from "../source.ts";
+import { expansionOf, mayStandForMany } from "./expansion.ts";
 import { mainEntry, postItems } from "./info.ts";
 import { infoToPost, postId } from "./post.ts";
 import { planRemux, selectorFor } from "./selection.ts";
 import type { PageSource } from "./source.ts";
 import { chooseSubtitle } from "./subtitles.ts";
 
-export function ytdlpReader(pages: PageSource): Source {
+export function ytdlpReader(pages: PageSource): Source & Expands {
   return {
     tools: () => ["yt-dlp"],
     extracts: true,
+    async expand(link, limit, signal) {
+      if (!mayStandForMany(link)) return null;
+      return expansionOf(await pages.listing(link.url, `1:${limit}`, signal), limit);
+    },
     async describe(link, options = {}) {
       return infoToPost(await pages.info(link.url, options), link.platform, link.url);
     },

@@ -19,6 +19,11 @@ export interface ExtractOptions {
    * default `1`. Always bounded: a channel or playlist link must not become hundreds of extractions.
    */
   playlistItems?: string;
+  /**
+   * Lists a playlist's entries without describing each (`--flat-playlist`, a job's expansion): a
+   * link that is both a post and a playlist (a video in a list) then stands for the list.
+   */
+  flat?: boolean;
   signal?: AbortSignal;
   /**
    * An info JSON from an earlier run: yt-dlp then only applies `format` to it, with no network
@@ -52,14 +57,14 @@ export function extractInfoArgs(
   url: string,
   options: Pick<
     ExtractOptions,
-    "format" | "socketTimeoutSec" | "infoJson" | "jsRuntime" | "cookiesFile" | "proxy" | "playlistItems"
+    "format" | "socketTimeoutSec" | "infoJson" | "jsRuntime" | "cookiesFile" | "proxy" | "playlistItems" | "flat"
   >,
 ): string[] {
   return [
     // --ignore-config: a yt-dlp.conf in the working or home folder must not change what runs.
     "-J",
     "--ignore-config",
-    "--no-playlist",
+    ...(options.flat ? ["--flat-playlist", "--yes-playlist"] : ["--no-playlist"]),
     "--playlist-items",
     options.playlistItems ?? "1",
     "--no-warnings",

@@ -43,6 +43,8 @@ export interface PageSource {
     signal?: AbortSignal,
     item?: number,
   ): Promise<{ info: YtdlpInfo; formats: YtdlpFormat[] }>;
+  /** yt-dlp's flat listing of the page's first `limit` entries (`range`, as `--playlist-items` takes it), not kept. */
+  listing(page: URL, range: string, signal: AbortSignal): Promise<YtdlpInfo>;
 }
 
 // yt-dlp tries such formats over the network before it picks one; only yt-dlp can choose there.
@@ -77,7 +79,7 @@ export function createPageSource(options: PageSourceOptions): PageSource {
 
   async function run(
     page: URL,
-    extra: { playlistItems?: string; format?: string; infoJson?: string; signal?: AbortSignal },
+    extra: { playlistItems?: string; format?: string; infoJson?: string; signal?: AbortSignal; flat?: boolean },
   ): Promise<YtdlpInfo> {
     const common = {
       extractor: options.extractor,
@@ -109,6 +111,7 @@ export function createPageSource(options: PageSourceOptions): PageSource {
   }
 
   return {
+    listing: (page, range, signal) => run(page, { playlistItems: range, flat: true, signal }),
     info(page, { uncached = false } = {}) {
       const kept = uncached ? undefined : cache.get(page.href);
       if (kept) return Promise.resolve(kept.info);

@@ -32,6 +32,8 @@ CREATE TABLE job_items (
   finished_at timestamptz,
   PRIMARY KEY (job_id, position)
 );
+-- What of a job is still to run: asked after each item settles, whether it was the last.
+CREATE INDEX job_items_open ON job_items (job_id) WHERE status IN ('queued', 'running');
 
 -- Counts a job's item as one call of the job's key against its day, the first time it is asked
 -- for that item; later asks (the item run again after a crash, or retried) count nothing. The day

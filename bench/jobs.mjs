@@ -1,0 +1,103 @@
+// Jobs (docs/api.md, Jobs) on PostgreSQL: a job of 1000 links to a local X whose every answer
+// comes after 1 s, in items per second on one instance and on two sharing the database, next to
+// the same links as 1000 `post` calls from a client that paces itself (32 at a time, as many as
+// a key's job items run); and a GOLD key's `post` p99 while a PRO job of 1000 runs.
+import { setTimeout as sleep } from "node:timers/promises";
+import { fmt, load, printTable, runAdmin, startFakeSyndication, startService, withBenchDatabase } from "./lib.mjs";
+
+const LINKS = 1000;
+const PLATFORM_LATENCY_MS = 1000;
+const linkOf = (n) => `https://x.com/NASA/status/${String(7_000_000_000_000_000_000n + BigInt(n))}`;
+
+export async function benchJobs() {
+  const upstream = await startFakeSyndication({ delayMs: PLATFORM_LATENCY_MS });
+  try {
+    await withBenchDatabase(async (databaseUrl) => {
+      const env = { DATABASE_URL: databaseUrl, X_SYNDICATION_URL: upstream.url, X_GRAPHQL_URL: "off" };
+      const first = await startService(env);
+      const second = await startService(env);
+      try {
+        await runAdmin(["users", "create", "--email", "jobs@example.com"], env, "bench password\n");
+        const key = (tier) => runAdmin(["keys", "create", "--email", "jobs@example.com", "--tier", tier], env);
+        const one = await timedJob(first.url, await key("GOLD"), second);
+        const two = await timedJob(first.url, await key("GOLD"));
+        const paced = await pacedPosts(first.url, await key("GOLD"));
+        const interactive = await postWhileJobRuns(first.url, await key("PRO"), await key("GOLD"));
+        printTable(`Jobs (PostgreSQL; ${LINKS} links, the platform answers each after ${PLATFORM_LATENCY_MS} ms)`, [
+          { what: "job, one instance", "items/s": fmt(one, 1), target: ">= 20" },
+          { what: "job, two instances", "items/s": fmt(two, 1), target: `>= ${fmt(one * 1.7, 1)} (1.7x one)` },
+          { what: "1000 post calls, client paces itself (32 at once)", "items/s": fmt(paced, 1), target: "reference" },
+          {
+            what: "GOLD post p99 while a PRO job of 1000 runs",
+            "items/s": `p99 ${fmt(interactive.p99, 0)} ms, ${JSON.stringify(interactive.statuses)}`,
+            target: "< 3000 ms",
+          },
+        ]);
+      } finally {
+        await Promise.all([first.stop(), second.stop()]);
+      }
+    });
+  } finally {
+    await upstream.close();
+  }
+}
+
+/** Posts a job of LINKS links and waits for it to complete; items per second. `paused` is an instance kept from work meanwhile. */
+async function timedJob(url, key, paused) {
+  if (paused) process.kill(paused.pid, "SIGSTOP");
+  try {
+    const started = performance.now();
+    const job = await submit(url, key, LINKS, 0);
+    await completed(url, key, job.id);
+    return LINKS / ((performance.now() - started) / 1000);
+  } finally {
+    if (paused) process.kill(paused.pid, "SIGCONT");
+  }
+}
+
+async function submit(url, key, links, offset) {
+  const answer = await fetch(`${url}/api/v1/jobs`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ urls: Array.from({ length: links }, (_, at) => linkOf(offset + at + 1)) }),
+  });
+  if (answer.status !== 202) throw new Error(`POST /api/v1/jobs answered ${answer.status}: ${await answer.text()}`);
+  return answer.json();
+}
+
+async function completed(url, key, id) {
+  for (;;) {
+    const job = await (await fetch(`${url}/api/v1/jobs/${id}`, { headers: { authorization: `Bearer ${key}` } })).json();
+    if (job.status === "completed" || job.status === "failed") return job;
+    await sleep(250);
+  }
+}
+
+/** The same links as `post` calls, 32 at a time; calls per second. */
+async function pacedPosts(url, key) {
+  const headers = { authorization: `Bearer ${key}` };
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < LINKS) {
+      const n = 2_000 + next++;
+      const answer = await fetch(`${url}/api/v1/post?url=${encodeURIComponent(linkOf(n))}`, { headers });
+      await answer.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, worker));
+  return LINKS / ((performance.now() - started) / 1000);
+}
+
+/** A GOLD key's `post` latency (8 at a time, posts never seen) while a PRO job of LINKS runs. */
+async function postWhileJobRuns(url, jobKey, goldKey) {
+  const job = await submit(url, jobKey, LINKS, 5_000);
+  await sleep(2_000);
+  const result = await load((n) => `${url}/api/v1/post?url=${encodeURIComponent(linkOf(20_000 + n))}`, {
+    headers: { authorization: `Bearer ${goldKey}` },
+    connections: 8,
+    durationMs: 15_000,
+  });
+  await completed(url, jobKey, job.id);
+  return result;
+}
