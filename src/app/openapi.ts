@@ -107,7 +107,7 @@ const estimatedLengthHeader = {
 
 // From the platform table (http/ sits below platforms/, so the query schema cannot name them itself).
 const postUrlText =
-  `Post or video URL of a supported platform: ${supportedPlatformsText}. A link on a platform's mirror (fxtwitter.com, ddinstagram.com, ...) is read on the platform's own host; a short link (pin.it, vm.tiktok.com, b23.tv, ...) is followed to its post within its platform. A profile, feed or list link of X, Bluesky, Threads or Xiaohongshu is 400 \`invalid_url\` naming the job to make (POST /api/v1/jobs).`;
+  `Post or video URL of a supported platform: ${supportedPlatformsText}. A link on a platform's mirror (fxtwitter.com, ddinstagram.com, ...) is read on the platform's own host; a short link (pin.it, vm.tiktok.com, b23.tv, ...) is followed to its post within its platform. A profile, feed or list link of X, Bluesky, Threads or Xiaohongshu is 400 \`invalid_url\` saying to pass its posts' links (one here, or many in POST /api/v1/jobs).`;
 
 const operations: OperationSpec[] = [
   {

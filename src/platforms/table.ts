@@ -39,7 +39,7 @@ export interface PlatformRow {
   reader: ReaderName;
   /**
    * Path shapes of the row's links that stand for many posts (a profile, a feed, a list) which its reader does not
-   * read as one post: `post` and `download` answer such a link with the job to make (`requireOnePost`).
+   * read as one post: `post` and `download` answer such a link with the job call for its posts (`requireOnePost`).
    */
   collectionShape?: RegExp;
   /** Path shapes of photo posts (which may hold videos too), read by gallery-dl first. */
@@ -478,17 +478,16 @@ export function siteOf(url: URL, extraPageHosts: readonly string[]): string | nu
 }
 
 /**
- * Throws 400 invalid_url for a link of the row's `collectionShape` (a profile, a feed, a list), naming the job that
- * fetches its posts: the row's reader reads one post, and would refuse the link with words about posts.
+ * Throws 400 invalid_url for a link of the row's `collectionShape` (a profile, a feed, a list), naming the job call
+ * that runs many posts: the row's reader reads one post, and would refuse the link with words about posts. The
+ * job's expansions (src/jobs/) do not list these rows' profiles either, so the detail says to pass the posts.
  */
 export function requireOnePost(url: URL, platform: PlatformId): void {
   const row = rowOf(platform);
   if (row?.collectionShape?.test(url.pathname) !== true) return;
   throw new ApiError(
     "invalid_url",
-    `This ${row.name} link stands for many posts (a profile, a feed or a list); \`post\` and \`download\` read one post. To fetch its posts, make a job: POST /api/v1/jobs with {"urls": [${
-      JSON.stringify(url.href)
-    }]}.`,
+    `This ${row.name} link stands for many posts (a profile, a feed or a list); \`post\` and \`download\` read one post, and no job expands this link into its posts yet. Pass the links of its posts: one to \`post\`, or many in one job: POST /api/v1/jobs with {"urls": ["<post link>", ...]}.`,
   );
 }
 

@@ -176,7 +176,9 @@ describe("requireOnePost()", () => {
   ])("%s is 400 invalid_url, naming the job to make with the link", (url) => {
     const error = refusal(url);
     expect([error?.status, error?.code]).toEqual([400, "invalid_url"]);
-    expect(error?.message).toContain(`To fetch its posts, make a job: POST /api/v1/jobs with {"urls": ["${url}"]}.`);
+    expect(error?.message).toContain(
+      `no job expands this link into its posts yet. Pass the links of its posts: one to \`post\`, or many in one job: POST /api/v1/jobs with {"urls": ["<post link>", ...]}.`,
+    );
   });
 
   test.each([
