@@ -20,6 +20,7 @@ import { countedUpstream, isHealthyStatus } from "./metrics/upstream.ts";
 import { createExtractorClaims, type ExtractorClaims } from "./platforms/claims.ts";
 import { createBlueskySource } from "./platforms/bluesky/source.ts";
 import { createOutbound, type Outbound } from "./platforms/outbound.ts";
+import { createLinkResolver, SHORT_LINK_TIMEOUT_MS } from "./platforms/short-links.ts";
 import { ATTEMPT_TIMEOUT_MS } from "./events/delivery.ts";
 import { createBlueskyThreads } from "./platforms/bluesky/threads.ts";
 import { createXiaohongshuSource } from "./platforms/xiaohongshu/source.ts";
@@ -145,6 +146,13 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
     extractions: slots.extractions,
     extraPageHosts: config.EXTRA_PAGE_HOSTS,
     claims: extractorClaims(wiring),
+    resolveLink: createLinkResolver(
+      readerClient(wiring, {
+        name: "The short link's host",
+        timeoutMs: SHORT_LINK_TIMEOUT_MS,
+        upstreamOf: () => "short_link",
+      }),
+    ),
   };
   const runner = {
     relay: relayOptions(wiring),

@@ -9,6 +9,8 @@ import { slotHolder } from "../limits/slots.ts";
 import { type RunDeps, runPlan } from "../media/run-plan.ts";
 import { mediaLinkPlan } from "../platforms/items.ts";
 import type { SourceOf } from "../platforms/sources.ts";
+import type { LinkResolver } from "../platforms/short-links.ts";
+import { requireOnePost } from "../platforms/table.ts";
 import type { Ask, Plan, Wanted } from "../platforms/source.ts";
 import { DIRECT_HOSTS } from "../media/direct-hosts.ts";
 import { type AskDeps, platformOf, type SupportedSites, supportedText } from "./ask.ts";
@@ -17,6 +19,8 @@ export interface DownloadDeps extends AskDeps, SupportedSites {
   sources: SourceOf;
   /** How the handler asks the link's source for its plan (ask.ts `createAsk`). */
   ask: Ask;
+  /** The link a reader reads for a pasted one: a mirror's on its platform's host, a short link followed. */
+  resolveLink: LinkResolver;
   /** What carrying out a plan needs: the relay's and ffmpeg's options, the slots by kind of work. */
   runner: RunDeps;
 }
@@ -71,10 +75,12 @@ function hostNotAllowed(url: URL, sites: SupportedSites): ApiError {
  * relayed as it is, and any other link is refused (403 `host_not_allowed`). A job's archive plans
  * each file of its items the same way.
  */
-export async function planOf(url: URL, wanted: Wanted, ctx: ApiContext, deps: DownloadDeps): Promise<Plan> {
+export async function planOf(pasted: URL, wanted: Wanted, ctx: ApiContext, deps: DownloadDeps): Promise<Plan> {
+  const url = await deps.resolveLink(pasted, ctx.request.signal);
   const platform = await platformOf(url, deps);
   if (platform === null && !DIRECT_HOSTS.has(url.hostname)) throw hostNotAllowed(url, deps);
   if (platform === null) return mediaLinkPlan(url, wanted);
+  requireOnePost(url, platform);
   const link = { url, platform };
   return deps.ask(deps.sources(link), link, wanted, { signal: ctx.request.signal, holder: slotHolder(ctx) });
 }

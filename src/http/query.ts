@@ -44,7 +44,7 @@ function textParam(name: string, max: number, pattern = NO_CONTROL_CHARACTERS, w
 
 export const PostQuery = z.object({
   url: urlParam(
-    "Post or video URL of a supported platform (X, Instagram, YouTube, TikTok, Reddit, Facebook, Pinterest, Amazon, Vimeo, Dailymotion)",
+    "Post or video URL of a supported platform (the OpenAPI document names them from the platform table)",
   ),
 });
 

@@ -15,6 +15,7 @@ export type Upstream =
   | "bluesky"
   | "xiaohongshu"
   | "threads"
+  | "short_link"
   | "media_host";
 export type ChildTool = "yt-dlp" | "gallery-dl" | "ffmpeg";
 

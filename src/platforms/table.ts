@@ -8,11 +8,27 @@ import type { ClaimedPlatformId, ListedPlatformId, PlatformId } from "./records.
 /** Which source reads a platform's links (platforms/sources.ts builds one per name). */
 export type ReaderName = "x" | "bluesky" | "xiaohongshu" | "threads" | "yt-dlp" | "yt-dlp+gallery-dl";
 
+export interface ShortLinkShape {
+  host: string;
+  /** Any path when absent. */
+  path?: RegExp;
+}
+
 export interface PlatformRow {
   id: Exclude<ListedPlatformId, "OTHER"> | ClaimedPlatformId;
   /** Human name for error messages and docs. */
   name: string;
   hosts: readonly string[];
+  /**
+   * Other front doors whose links stand for the platform's own (the fix-embed mirrors people share, hosts the tools
+   * do not claim): each host (with its subdomains) and the canonical host its links are read on, path kept.
+   */
+  mirrors?: Readonly<Record<string, string>>;
+  /**
+   * The platform's short links, which the service follows to the post they stand for (platforms/short-links.ts):
+   * a host (with its subdomains) and, where that host serves other pages too, the path shape of its short links.
+   */
+  shortLinks?: readonly ShortLinkShape[];
   /** The platform's media CDN hosts (each with its subdomains), from which a post's files are relayed as they are. */
   mediaHosts?: readonly string[];
   /**
@@ -21,6 +37,11 @@ export interface PlatformRow {
    * in; platforms/post-source.ts).
    */
   reader: ReaderName;
+  /**
+   * Path shapes of the row's links that stand for many posts (a profile, a feed, a list) which its reader does not
+   * read as one post: `post` and `download` answer such a link with the job call for its posts (`requireOnePost`).
+   */
+  collectionShape?: RegExp;
   /** Path shapes of photo posts (which may hold videos too), read by gallery-dl first. */
   photoShape?: RegExp;
   /**
@@ -29,6 +50,10 @@ export interface PlatformRow {
    */
   referencePost: string | null;
 }
+
+/** Mirror hosts that all stand for one canonical host. */
+const mirrorsOf = (canonical: string, hosts: readonly string[]) =>
+  Object.fromEntries(hosts.map((host) => [host, canonical]));
 
 const countryDomains = (label: string, suffixes: readonly string[]) => suffixes.map((s) => `${label}.${s}`);
 
@@ -115,13 +140,30 @@ export const platformTable: readonly PlatformRow[] = [
     id: "X",
     name: "X (Twitter)",
     hosts: ["twitter.com", "x.com"],
+    // FxEmbed's, BetterTwitFix's and their forks' hosts, as cobalt, FxEmbed and people's share links name them.
+    mirrors: mirrorsOf("x.com", [
+      "fxtwitter.com",
+      "fixupx.com",
+      "vxtwitter.com",
+      "fixvx.com",
+      "twittpr.com",
+    ]),
     reader: "x",
+    // A profile and its tabs (handles are 1-15 word characters), and a list.
+    collectionShape: /^\/(?:\w{1,15}(?:\/(?:media|with_replies|highlights|likes))?|i\/lists\/\d+)\/?$/,
     referencePost: "https://x.com/jack/status/20",
   },
   {
     id: "INSTAGRAM",
     name: "Instagram",
     hosts: ["instagram.com"],
+    mirrors: mirrorsOf("www.instagram.com", [
+      "ddinstagram.com",
+      "kkinstagram.com",
+      "vxinstagram.com",
+      "instagramez.com",
+      "instagr.am",
+    ]),
     mediaHosts: ["cdninstagram.com", "fbcdn.net"],
     reader: "yt-dlp+gallery-dl",
     photoShape: /^\/(?:[^/]+\/)?p\/[^/]+/,
@@ -130,7 +172,7 @@ export const platformTable: readonly PlatformRow[] = [
   {
     id: "YOUTUBE",
     name: "YouTube",
-    hosts: ["youtube.com", "youtu.be", "youtube-nocookie.com"],
+    hosts: ["youtube.com", "youtu.be", "youtube-nocookie.com", "youtubekids.com"],
     reader: "yt-dlp",
     referencePost: "https://www.youtube.com/watch?v=jNQXAC9IVRw",
   },
@@ -138,6 +180,8 @@ export const platformTable: readonly PlatformRow[] = [
     id: "TIKTOK",
     name: "TikTok",
     hosts: ["tiktok.com"],
+    shortLinks: [{ host: "vm.tiktok.com" }, { host: "vt.tiktok.com" }, { host: "tiktok.com", path: /^\/t\/\w+/ }],
+    mirrors: mirrorsOf("www.tiktok.com", ["tnktok.com", "vxtiktok.com", "tiktxk.com", "tfxktok.com"]),
     mediaHosts: ["tiktokcdn.com", "tiktokcdn-us.com", "tiktokcdn-eu.com", "tiktokv.com", "ibyteimg.com", "byteimg.com"],
     reader: "yt-dlp+gallery-dl",
     photoShape: /\/photo\/\d+/,
@@ -147,6 +191,8 @@ export const platformTable: readonly PlatformRow[] = [
     id: "REDDIT",
     name: "Reddit",
     hosts: ["reddit.com", "redd.it"],
+    // redd.it/<id> and a post's share link; the media hosts' files (i.redd.it/<name>.jpg) have a dot in them.
+    shortLinks: [{ host: "redd.it", path: /^\/\w+\/?$/ }, { host: "reddit.com", path: /^\/r\/\w+\/s\/\w+/ }],
     mediaHosts: ["i.redd.it", "preview.redd.it", "v.redd.it", "redditmedia.com"],
     reader: "yt-dlp+gallery-dl",
     photoShape: /^\/gallery\/\w+|\.(?:jpe?g|png|webp|gif)$/i,
@@ -156,6 +202,7 @@ export const platformTable: readonly PlatformRow[] = [
     id: "FACEBOOK",
     name: "Facebook",
     hosts: ["facebook.com", "fb.watch"],
+    shortLinks: [{ host: "fb.watch" }, { host: "facebook.com", path: /^\/share\// }],
     mediaHosts: ["fbcdn.net"],
     reader: "yt-dlp+gallery-dl",
     photoShape: /\/photos?(?:\/|\.php|$)/,
@@ -165,6 +212,7 @@ export const platformTable: readonly PlatformRow[] = [
     id: "PINTEREST",
     name: "Pinterest",
     hosts: [...countryDomains("pinterest", pinterestSuffixes), "pin.it"],
+    shortLinks: [{ host: "pin.it" }],
     mediaHosts: ["pinimg.com"],
     reader: "yt-dlp+gallery-dl",
     referencePost: "https://www.pinterest.com/pin/664281013778109217/",
@@ -173,10 +221,18 @@ export const platformTable: readonly PlatformRow[] = [
     id: "AMAZON",
     name: "Amazon",
     hosts: countryDomains("amazon", amazonSuffixes),
+    shortLinks: [{ host: "amzn.to" }, { host: "amzn.eu" }, { host: "a.co" }],
     reader: "yt-dlp",
     referencePost: "https://www.amazon.co.uk/dp/B098XNCHLD/",
   },
-  { id: "VIMEO", name: "Vimeo", hosts: ["vimeo.com"], reader: "yt-dlp", referencePost: "https://vimeo.com/76979871" },
+  {
+    id: "VIMEO",
+    name: "Vimeo",
+    hosts: ["vimeo.com"],
+    mirrors: { "m.vimeo.com": "vimeo.com" },
+    reader: "yt-dlp",
+    referencePost: "https://vimeo.com/76979871",
+  },
   {
     id: "DAILYMOTION",
     name: "Dailymotion",
@@ -188,14 +244,19 @@ export const platformTable: readonly PlatformRow[] = [
     id: "BLUESKY",
     name: "Bluesky",
     hosts: ["bsky.app"],
+    mirrors: mirrorsOf("bsky.app", ["bskx.app", "fxbsky.app", "bskyx.app"]),
     mediaHosts: ["cdn.bsky.app", "video.bsky.app"],
     reader: "bluesky",
+    collectionShape: /^\/profile\/[^/]+(?:\/(?:feed|lists)\/[^/]+)?\/?$/,
     referencePost: "https://bsky.app/profile/bsky.app/post/3l3vgf77uco2g",
   },
   {
     id: "BILIBILI",
     name: "Bilibili",
-    hosts: ["bilibili.com", "b23.tv"],
+    hosts: ["bilibili.com", "bilibili.tv", "b23.tv"],
+    shortLinks: [{ host: "b23.tv" }],
+    // The mobile site's links are the main site's paths, which no tool claims on m.bilibili.com.
+    mirrors: { "m.bilibili.com": "www.bilibili.com" },
     mediaHosts: ["hdslb.com"],
     reader: "yt-dlp+gallery-dl",
     photoShape: /^\/opus\/\d+/,
@@ -221,6 +282,7 @@ export const platformTable: readonly PlatformRow[] = [
     id: "OKRU",
     name: "OK.ru",
     hosts: ["ok.ru", "odnoklassniki.ru"],
+    mirrors: { "m.ok.ru": "ok.ru", "mobile.ok.ru": "ok.ru" },
     reader: "yt-dlp",
     referencePost: "https://ok.ru/video/1484130554189",
   },
@@ -235,6 +297,7 @@ export const platformTable: readonly PlatformRow[] = [
     id: "SNAPCHAT",
     name: "Snapchat",
     hosts: ["snapchat.com"],
+    shortLinks: [{ host: "t.snapchat.com" }],
     reader: "yt-dlp",
     referencePost: "https://www.snapchat.com/spotlight/W7_EDlXWTBiXAEEniNoMPwAAYYWtidGhudGZpAX1TKn0JAX1TKnXJAAAAAA",
   },
@@ -242,6 +305,7 @@ export const platformTable: readonly PlatformRow[] = [
     id: "SOUNDCLOUD",
     name: "SoundCloud",
     hosts: ["soundcloud.com"],
+    shortLinks: [{ host: "on.soundcloud.com" }],
     reader: "yt-dlp",
     referencePost: "https://soundcloud.com/ethmusic/lostin-powers-she-so-heavy",
   },
@@ -257,6 +321,7 @@ export const platformTable: readonly PlatformRow[] = [
     id: "TUMBLR",
     name: "Tumblr",
     hosts: ["tumblr.com"],
+    shortLinks: [{ host: "tmblr.co" }],
     mediaHosts: ["media.tumblr.com"],
     reader: "yt-dlp+gallery-dl",
     referencePost: "https://tatianamaslanydaily.tumblr.com/post/54196191430/orphan-black-dvd-extra-behind-the-scenes",
@@ -286,6 +351,7 @@ export const platformTable: readonly PlatformRow[] = [
     hosts: ["xiaohongshu.com", "xhslink.com"],
     mediaHosts: ["xhscdn.com", "xhscdn.net"],
     reader: "xiaohongshu",
+    collectionShape: /^\/user\/profile\/\w+\/?$/,
     referencePost: null,
   },
   // Read from the post's page by the service itself: no tool reads Threads. No default check yet:
@@ -297,6 +363,7 @@ export const platformTable: readonly PlatformRow[] = [
     hosts: ["threads.com", "threads.net"],
     mediaHosts: ["cdninstagram.com", "fbcdn.net"],
     reader: "threads",
+    collectionShape: /^\/@[\w.]+\/?$/,
     referencePost: null,
   },
 ];
@@ -358,9 +425,43 @@ export function extraPageHostOf(url: URL, extraPageHosts: readonly string[]): st
   );
 }
 
-function tablePlatform(url: URL): PlatformRow["id"] | null {
+/** The canonical host a mirror host of a row stands for; null when the host is no row's mirror. */
+function mirroredHost(hostname: string): string | null {
+  for (const row of platformTable) {
+    const mirror = Object.keys(row.mirrors ?? {}).find((host) => hostMatches(hostname, host));
+    if (mirror !== undefined) return row.mirrors![mirror]!;
+  }
+  return null;
+}
+
+/**
+ * The link as its platform's own site writes it: a link on a mirror or other front door of a row is read on
+ * the row's canonical host (https, no port, path and query kept), so that the tools claim it and the record's
+ * `url` names the platform; any other link is returned as it is.
+ */
+export function canonicalLink(url: URL): URL {
+  const canonical = mirroredHost(normalizeHost(url.hostname));
+  if (canonical === null) return url;
+  const link = new URL(url.href);
+  link.protocol = "https:";
+  link.port = "";
+  link.hostname = canonical;
+  return link;
+}
+
+/** The row whose short link `url` is (platforms/short-links.ts follows it); null for any other link. */
+export function shortLinkRow(url: URL): PlatformRow | null {
   const hostname = normalizeHost(url.hostname);
-  return platformTable.find((r) => r.hosts.some((h) => hostMatches(hostname, h)))?.id ?? null;
+  const isShort = (shape: ShortLinkShape) =>
+    hostMatches(hostname, shape.host) && (shape.path?.test(url.pathname) ?? true);
+  return platformTable.find((row) => row.shortLinks?.some(isShort)) ?? null;
+}
+
+function tablePlatform(url: URL): PlatformRow["id"] | null {
+  const hostname = normalizeHost(canonicalLink(url).hostname);
+  const onHost = (row: PlatformRow) =>
+    [...row.hosts, ...(row.shortLinks ?? []).map((shape) => shape.host)].some((host) => hostMatches(hostname, host));
+  return platformTable.find(onHost)?.id ?? null;
 }
 
 /** The platform a page URL belongs to; extra hosts (operator configuration) are `OTHER`; else null. */
@@ -374,6 +475,20 @@ export function detectPlatform(url: URL, extraPageHosts: readonly string[]): Pla
  */
 export function siteOf(url: URL, extraPageHosts: readonly string[]): string | null {
   return tablePlatform(url) ?? extraPageHostOf(url, extraPageHosts);
+}
+
+/**
+ * Throws 400 invalid_url for a link of the row's `collectionShape` (a profile, a feed, a list), naming the job call
+ * that runs many posts: the row's reader reads one post, and would refuse the link with words about posts. The
+ * job's expansions (src/jobs/) do not list these rows' profiles either, so the detail says to pass the posts.
+ */
+export function requireOnePost(url: URL, platform: PlatformId): void {
+  const row = rowOf(platform);
+  if (row?.collectionShape?.test(url.pathname) !== true) return;
+  throw new ApiError(
+    "invalid_url",
+    `This ${row.name} link stands for many posts (a profile, a feed or a list); \`post\` and \`download\` read one post, and no job expands this link into its posts yet. Pass the links of its posts: one to \`post\`, or many in one job: POST /api/v1/jobs with {"urls": ["<post link>", ...]}.`,
+  );
 }
 
 /**

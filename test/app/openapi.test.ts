@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorTable } from "../../src/http/errors.ts";
 import { buildOpenApiDocument } from "../../src/app/openapi.ts";
 import { LinkedTweetRecord } from "../../src/platforms/records.ts";
+import { platformTable } from "../../src/platforms/table.ts";
 import { UsageRecord } from "../../src/limits/usage.ts";
 import { type FakeCdn, startFakeCdn } from "../fakes/cdn.ts";
 import { fakeTweetIds, type FakeXUpstream, fixturesDir, startFakeXUpstream } from "../fakes/x-upstream.ts";
@@ -83,6 +84,16 @@ describe("the OpenAPI document", () => {
     expect(document.paths["/api/v1/openapi.json"].get.responses[200].content["application/json"].schema).toEqual({
       $ref: "#/components/schemas/OpenApiDocument",
     });
+  });
+
+  it("names every platform of the table in post's url parameter", () => {
+    const paths = document.paths as Record<
+      string,
+      Record<string, { parameters: { name: string; description: string }[] }>
+    >;
+    const url = paths["/api/v1/post"]!.get!.parameters.find((parameter) => parameter.name === "url")!;
+    for (const row of platformTable) expect(url.description).toContain(row.name);
+    expect(url.description).toContain("Threads");
   });
 
   it("keeps records open to fields a later version adds", () => {

@@ -1,5 +1,12 @@
 import { describe, expect, test } from "vitest";
-import { detectPlatform, supportedPlatformsText } from "../../src/platforms/table.ts";
+import { ApiError } from "../../src/http/problem.ts";
+import {
+  canonicalLink,
+  detectPlatform,
+  requireOnePost,
+  shortLinkRow,
+  supportedPlatformsText,
+} from "../../src/platforms/table.ts";
 
 const platformOf = (url: string, extra: string[] = []) => detectPlatform(new URL(url), extra);
 
@@ -83,5 +90,104 @@ describe("detectPlatform()", () => {
       "X (Twitter), Instagram, YouTube, TikTok, Reddit, Facebook, Pinterest, Amazon, Vimeo, Dailymotion, Bluesky, Bilibili, Loom, Newgrounds, " +
         "OK.ru, Rutube, Snapchat, SoundCloud, Streamable, Tumblr, Twitch, VK, Xiaohongshu (RedNote), Threads",
     );
+  });
+});
+
+describe("canonicalLink()", () => {
+  test.each([
+    ["https://fxtwitter.com/jack/status/20", "https://x.com/jack/status/20"],
+    ["http://d.fxtwitter.com:8443/jack/status/20?s=20", "https://x.com/jack/status/20?s=20"],
+    ["https://fixupx.com/jack/status/20/photo/1", "https://x.com/jack/status/20/photo/1"],
+    ["https://www.ddinstagram.com/reel/Chunk8-jurw/", "https://www.instagram.com/reel/Chunk8-jurw/"],
+    ["https://instagr.am/p/aye83DjauH/", "https://www.instagram.com/p/aye83DjauH/"],
+    ["https://vxtiktok.com/@a/video/1", "https://www.tiktok.com/@a/video/1"],
+    ["https://fxbsky.app/profile/bsky.app/post/3l3vgf77uco2g", "https://bsky.app/profile/bsky.app/post/3l3vgf77uco2g"],
+    ["https://m.bilibili.com/video/BV13x41117TL", "https://www.bilibili.com/video/BV13x41117TL"],
+    ["https://m.ok.ru/video/1", "https://ok.ru/video/1"],
+  ])("reads %s as %s", (pasted, canonical) => {
+    expect(canonicalLink(new URL(pasted)).href).toBe(canonical);
+  });
+
+  test.each([
+    "https://x.com/jack/status/20",
+    "https://www.bilibili.com/video/BV13x41117TL",
+    "https://notfxtwitter.com/jack/status/20",
+    "https://example.com/a",
+  ])("leaves %s as it is", (url) => {
+    expect(canonicalLink(new URL(url)).href).toBe(url);
+  });
+});
+
+describe("shortLinkRow()", () => {
+  // Real shapes from the platforms' share buttons, yt-dlp's and gallery-dl's tests and issue threads.
+  test.each([
+    ["https://vm.tiktok.com/ZMeMf2Ljq/", "TIKTOK"],
+    ["https://vt.tiktok.com/ZSjUKYTWv/", "TIKTOK"],
+    ["https://www.tiktok.com/t/ZTRfKbxUf/", "TIKTOK"],
+    ["https://redd.it/6rrwyj", "REDDIT"],
+    ["https://www.reddit.com/r/pics/s/Fhh7ABZYnw", "REDDIT"],
+    ["https://fb.watch/aTb2zJnH2y/", "FACEBOOK"],
+    ["https://www.facebook.com/share/v/1BLmYT9yS9/", "FACEBOOK"],
+    ["https://www.facebook.com/share/r/15AZRyK3ef/", "FACEBOOK"],
+    ["https://pin.it/4Hj8d2MmL", "PINTEREST"],
+    ["https://amzn.to/3Fz0qzC", "AMAZON"],
+    ["https://amzn.eu/d/5bM5Mhb", "AMAZON"],
+    ["https://a.co/d/0aBcDeF", "AMAZON"],
+    ["https://b23.tv/BV1xx411c7mD", "BILIBILI"],
+    ["https://t.snapchat.com/q7jQ4dYE", "SNAPCHAT"],
+    ["https://on.soundcloud.com/qMBH7", "SOUNDCLOUD"],
+    ["https://tmblr.co/ZQzrEx2Wg1m_8", "TUMBLR"],
+  ])("%s is a short link of %s, and of its platform", (url, platform) => {
+    expect(shortLinkRow(new URL(url))?.id).toBe(platform);
+    expect(detectPlatform(new URL(url), [])).toBe(platform);
+  });
+
+  test.each([
+    "https://www.tiktok.com/@leenabhushan/video/6748451240264420610",
+    "https://i.redd.it/abc123.jpg",
+    "https://www.reddit.com/r/videos/comments/6rrwyj/that_small_heart_attack/",
+    "https://www.facebook.com/radiokicksfm/videos/3676516585958356/",
+    "https://youtu.be/jNQXAC9IVRw",
+    "https://t.co/abc",
+  ])("%s is no short link the service follows", (url) => {
+    expect(shortLinkRow(new URL(url))).toBeNull();
+  });
+});
+
+describe("requireOnePost()", () => {
+  const refusal = (url: string) => {
+    try {
+      requireOnePost(new URL(url), detectPlatform(new URL(url), [])!);
+      return null;
+    } catch (error) {
+      if (error instanceof ApiError) return error;
+      throw error;
+    }
+  };
+
+  test.each([
+    "https://x.com/jack",
+    "https://twitter.com/jack/media",
+    "https://x.com/i/lists/1234567890",
+    "https://bsky.app/profile/bsky.app",
+    "https://bsky.app/profile/bsky.app/feed/whats-hot",
+    "https://www.threads.com/@mosseri",
+    "https://www.xiaohongshu.com/user/profile/5ff0e6410000000001008400",
+  ])("%s is 400 invalid_url, naming the job to make with the link", (url) => {
+    const error = refusal(url);
+    expect([error?.status, error?.code]).toEqual([400, "invalid_url"]);
+    expect(error?.message).toContain(
+      `no job expands this link into its posts yet. Pass the links of its posts: one to \`post\`, or many in one job: POST /api/v1/jobs with {"urls": ["<post link>", ...]}.`,
+    );
+  });
+
+  test.each([
+    "https://x.com/jack/status/20",
+    "https://x.com/i/web/status/20",
+    "https://bsky.app/profile/bsky.app/post/3l3vgf77uco2g",
+    "https://www.threads.com/@mosseri/post/DDupwppSjcp",
+    "https://www.youtube.com/@jawed",
+  ])("%s passes: one post, or a list its reader reads", (url) => {
+    expect(refusal(url)).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 // Post links of X as people paste them. The status id is the only part that matters upstream.
 import { ApiError } from "../../http/problem.ts";
+import { canonicalLink } from "../table.ts";
 
 /** Hosts whose links are X post pages (docs/api.md, Tweet record). */
 export const xPageHosts = [
@@ -30,7 +31,8 @@ export function parseStatusId(input: string): string {
   const withScheme = /^[a-z][a-z0-9+.-]*:/i.test(trimmed) ? trimmed : `https://${trimmed}`;
   let url: URL;
   try {
-    url = new URL(withScheme);
+    // A link on a mirror (fxtwitter.com, vxtwitter.com, ...) is read as X's own (table.ts).
+    url = canonicalLink(new URL(withScheme));
   } catch {
     throw invalid(input);
   }

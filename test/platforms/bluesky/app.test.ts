@@ -82,6 +82,15 @@ describe("Bluesky posts through the app", () => {
     expect(Buffer.from(await bytesOf(image)).equals(imageBytes)).toBe(true);
   });
 
+  test("a post pasted on a mirror (fxbsky.app) is read on bsky.app: the same record, the mirror never asked", async () => {
+    const link = linkOf(imagesThread.thread.post);
+    const mirrored = link.replace("https://bsky.app/", "https://fxbsky.app/");
+    const response = await call("post", mirrored);
+    expect(response.status).toBe(200);
+    const record = PostRecord.parse(await response.json());
+    expect(record).toMatchObject({ platform: "BLUESKY", id: "3k7qmjev5lr2s", url: link });
+  });
+
   test("a video post: page mode streams the best stream of its HLS playlist as MP4", async () => {
     const link = linkOf(videoPost);
     const record = PostRecord.parse(await (await call("post", link)).json());

@@ -25,6 +25,9 @@ describe("parseStatusId()", () => {
     ["  https://x.com/jack/status/20\n", "20"],
     ["x.com/jack/status/20", "20"],
     ["https://twitter.com/#!/jack/status/20", "20"],
+    ["https://fxtwitter.com/jack/status/20", "20"],
+    ["https://d.vxtwitter.com/jack/status/20/photo/1", "20"],
+    ["fixupx.com/jack/status/20", "20"],
   ];
   it.each(accepted)("reads the id from %s", (input, id) => {
     expect(parseStatusId(input)).toBe(id);

@@ -1,0 +1,31 @@
+// `post` and `download` of a link that stands for many posts, on a platform whose reader reads one
+// post: 400 invalid_url whose detail says to pass its posts (and the job call for many), before any reader is asked.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
+import { openTestStore, type TestStore } from "../helpers/stores.ts";
+
+describe("profiles and lists given to post", () => {
+  let store: TestStore;
+  let app: TestApp;
+  let key: string;
+
+  beforeAll(async () => {
+    store = await openTestStore("pglite");
+    app = buildTestApp(store.db);
+    key = (await makeKey(store.db, "GOLD")).plain;
+  }, 120_000);
+  afterAll(() => store?.close());
+
+  test.each([
+    ["post", "https://fxtwitter.com/jack", "X (Twitter)"],
+    ["download", "https://bsky.app/profile/bsky.app", "Bluesky"],
+  ])("%s of %s is 400 with the job call", async (operation, pasted, name) => {
+    const response = await app.get(`/api/v1/${operation}?url=${encodeURIComponent(pasted)}`, key);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      code: "invalid_url",
+      detail:
+        `This ${name} link stands for many posts (a profile, a feed or a list); \`post\` and \`download\` read one post, and no job expands this link into its posts yet. Pass the links of its posts: one to \`post\`, or many in one job: POST /api/v1/jobs with {"urls": ["<post link>", ...]}.`,
+    });
+  });
+});
