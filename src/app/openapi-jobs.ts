@@ -1,13 +1,14 @@
 // The jobs' operations in the OpenAPI document (docs/api.md, Jobs): POST and GET /api/v1/jobs,
 // GET and DELETE /api/v1/jobs/{id}, GET (and HEAD) /api/v1/jobs/{id}/archive. Their schemas are the ones the handlers parse and answer with
 // (src/jobs/request.ts, src/jobs/view.ts), so a generated client needs no glue.
-import { z } from "zod";
 import { JobBody } from "../jobs/request.ts";
 import { JobList, JobRecord, JobWithItems } from "../jobs/view.ts";
 import type { ErrorCode } from "../http/errors.ts";
 import {
+  jsonAnswer,
   problemResponses,
   rateLimitHeadersFor,
+  requestBodySchema,
   requestIdHeader,
   type Responses,
   withHead,
@@ -17,24 +18,6 @@ type Json = Record<string, unknown>;
 
 /** The schemas the jobs' operations name, for the document's components. */
 export const jobSchemas = { Job: JobRecord, JobWithItems, JobList } as const;
-
-/** The body as a caller sends it (`files` may be left out), inline: the components show answers. */
-function requestSchema(): Json {
-  const { $schema: _dialect, ...schema } = z.toJSONSchema(JobBody, { target: "draft-2020-12", io: "input" }) as Json;
-  return schema;
-}
-
-const ref = (name: keyof typeof jobSchemas) => ({ $ref: `#/components/schemas/${name}` });
-
-function answer(status: number, schema: keyof typeof jobSchemas, description: string, extra: Json = {}) {
-  return {
-    [status]: {
-      description,
-      headers: { ...rateLimitHeadersFor("admitted"), ...requestIdHeader, ...extra },
-      content: { "application/json": { schema: ref(schema) } },
-    },
-  };
-}
 
 const idParameter = {
   name: "id",
@@ -61,9 +44,9 @@ export function jobPaths(common: readonly ErrorCode[]): Record<string, Json> {
         summary: "Run many links, or a playlist, channel, profile or thread, as one job",
         description:
           "Records the job and queues it; each item (a post, after the links are expanded) is one counted call of the key. A job of more links than the key's day has left is 429 `quota_exceeded` up front, saying how many calls are left.",
-        requestBody: { required: true, content: { "application/json": { schema: requestSchema() } } },
+        requestBody: { required: true, content: { "application/json": { schema: requestBodySchema(JobBody) } } },
         responses: {
-          ...answer(202, "Job", "The job, queued", {
+          ...jsonAnswer(202, "Job", "The job, queued", {
             Location: { description: "/api/v1/jobs/{id}", required: true, schema: { type: "string" } },
           }),
           ...problems(["busy"]),
@@ -73,7 +56,10 @@ export function jobPaths(common: readonly ErrorCode[]): Record<string, Json> {
         summary: "The account's jobs, newest first",
         description: "Every job of the key's account, a page at a time.",
         parameters: [cursorParameter("jobs")],
-        responses: { ...answer(200, "JobList", "A page of the account's jobs"), ...problems(["invalid_parameter"]) },
+        responses: {
+          ...jsonAnswer(200, "JobList", "A page of the account's jobs"),
+          ...problems(["invalid_parameter"]),
+        },
       }),
     },
     "/api/v1/jobs/{id}": {
@@ -83,7 +69,7 @@ export function jobPaths(common: readonly ErrorCode[]): Record<string, Json> {
           "Each item shows its link, its status and either its post record (with signed `downloadUrl`s) or its problem. Another account's job is 404.",
         parameters: [idParameter, cursorParameter("items")],
         responses: {
-          ...answer(200, "JobWithItems", "The job and a page of its items"),
+          ...jsonAnswer(200, "JobWithItems", "The job and a page of its items"),
           ...problems(["not_found", "invalid_parameter"]),
         },
       }),
@@ -92,7 +78,7 @@ export function jobPaths(common: readonly ErrorCode[]): Record<string, Json> {
         summary: "Cancel what of a job has not run",
         description: "Items that are running finish; the others are cancelled. Another account's job is 404.",
         parameters: [idParameter],
-        responses: { ...answer(200, "Job", "The job as it is now"), ...problems(["not_found"]) },
+        responses: { ...jsonAnswer(200, "Job", "The job as it is now"), ...problems(["not_found"]) },
       },
     },
     "/api/v1/jobs/{id}/archive": archivePath(problems(["not_found", "job_not_finished"])),

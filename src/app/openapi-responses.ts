@@ -1,6 +1,7 @@
 // The response objects of the OpenAPI document: headers, problem answers whose codes come from the
 // one error table (errors.ts), file bodies, and the HEAD twin of a GET. Pure data builders for
 // openapi.ts.
+import { z } from "zod";
 import { type ErrorCode, errorTable } from "../http/errors.ts";
 
 type Header = { description: string; required?: boolean; schema: Record<string, unknown> };
@@ -164,6 +165,31 @@ export function withHead(
       operationId: headIdOf(operationId),
       summary: `${get.summary} (headers only)`,
       responses: withoutBodies(get.responses),
+    },
+  };
+}
+
+/** A request body's schema as a caller sends it (defaults may be left out), inline: the components show answers. */
+export function requestBodySchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input" }) as Record<
+    string,
+    unknown
+  >;
+  return json;
+}
+
+/** A JSON answer of a component schema, with the admitted key's rate-limit headers and `extra` headers. */
+export function jsonAnswer(
+  status: number,
+  component: string,
+  description: string,
+  extra: Record<string, unknown> = {},
+) {
+  return {
+    [status]: {
+      description,
+      headers: { ...rateLimitHeadersFor("admitted"), ...requestIdHeader, ...extra },
+      content: { "application/json": { schema: { $ref: `#/components/schemas/${component}` } } },
     },
   };
 }

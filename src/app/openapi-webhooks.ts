@@ -1,9 +1,15 @@
 // The webhook endpoints' operations in the OpenAPI document (docs/api.md, Webhooks). Their schemas
 // are the ones the handlers parse and answer with (src/handlers/webhooks.ts).
-import { z } from "zod";
 import { WebhookBody, WebhookEndpointRecord, WebhookEndpointWithSecret, WebhookList } from "../handlers/webhooks.ts";
 import type { ErrorCode } from "../http/errors.ts";
-import { problemResponses, rateLimitHeadersFor, requestIdHeader, withHead } from "./openapi-responses.ts";
+import {
+  jsonAnswer,
+  problemResponses,
+  rateLimitHeadersFor,
+  requestBodySchema,
+  requestIdHeader,
+  withHead,
+} from "./openapi-responses.ts";
 
 type Json = Record<string, unknown>;
 
@@ -14,18 +20,6 @@ export const webhookSchemas = {
   WebhookList,
 } as const;
 
-const ref = (name: keyof typeof webhookSchemas) => ({ $ref: `#/components/schemas/${name}` });
-
-function answer(status: number, schema: keyof typeof webhookSchemas, description: string, extra: Json = {}) {
-  return {
-    [status]: {
-      description,
-      headers: { ...rateLimitHeadersFor("admitted"), ...requestIdHeader, ...extra },
-      content: { "application/json": { schema: ref(schema) } },
-    },
-  };
-}
-
 const idParameter = {
   name: "id",
   in: "path",
@@ -33,15 +27,6 @@ const idParameter = {
   description: "The endpoint's id, as POST /api/v1/webhooks answered it",
   schema: { type: "string" },
 };
-
-/** The body as a caller sends it, inline. */
-function requestSchema(): Json {
-  const { $schema: _dialect, ...schema } = z.toJSONSchema(WebhookBody, {
-    target: "draft-2020-12",
-    io: "input",
-  }) as Json;
-  return schema;
-}
 
 /** The webhook endpoints' paths, each operation with its answers and `common` codes besides its own. */
 export function webhookPaths(common: readonly ErrorCode[]): Record<string, Json> {
@@ -53,9 +38,9 @@ export function webhookPaths(common: readonly ErrorCode[]): Record<string, Json>
         summary: "Register a receiver of the account's job events, signed as Standard Webhooks signs",
         description:
           "The receiver must be on a public address (or one the operator allows with WEBHOOK_EXTRA_HOSTS); 400 `invalid_parameter` says why not. The answer holds the signing secret, shown this once.",
-        requestBody: { required: true, content: { "application/json": { schema: requestSchema() } } },
+        requestBody: { required: true, content: { "application/json": { schema: requestBodySchema(WebhookBody) } } },
         responses: {
-          ...answer(201, "WebhookEndpointWithSecret", "The endpoint and its secret", {
+          ...jsonAnswer(201, "WebhookEndpointWithSecret", "The endpoint and its secret", {
             Location: { description: "/api/v1/webhooks/{id}", required: true, schema: { type: "string" } },
           }),
           ...problems(["invalid_parameter", "webhooks_full"]),
@@ -64,7 +49,7 @@ export function webhookPaths(common: readonly ErrorCode[]): Record<string, Json>
       ...withHead("listWebhooks", {
         summary: "The account's webhook endpoints, oldest first",
         description: "Without their secrets.",
-        responses: { ...answer(200, "WebhookList", "The account's endpoints"), ...problems([]) },
+        responses: { ...jsonAnswer(200, "WebhookList", "The account's endpoints"), ...problems([]) },
       }),
     },
     "/api/v1/webhooks/{id}": {
@@ -72,7 +57,7 @@ export function webhookPaths(common: readonly ErrorCode[]): Record<string, Json>
         summary: "A webhook endpoint",
         description: "Another account's endpoint is 404.",
         parameters: [idParameter],
-        responses: { ...answer(200, "WebhookEndpoint", "The endpoint"), ...problems(["webhook_not_found"]) },
+        responses: { ...jsonAnswer(200, "WebhookEndpoint", "The endpoint"), ...problems(["webhook_not_found"]) },
       }),
       delete: {
         operationId: "deleteWebhook",
@@ -91,7 +76,7 @@ export function webhookPaths(common: readonly ErrorCode[]): Record<string, Json>
         description: "A disabled endpoint is enabled again. The new secret is shown this once.",
         parameters: [idParameter],
         responses: {
-          ...answer(200, "WebhookEndpointWithSecret", "The endpoint and its new secret"),
+          ...jsonAnswer(200, "WebhookEndpointWithSecret", "The endpoint and its new secret"),
           ...problems(["webhook_not_found"]),
         },
       },
