@@ -2,8 +2,9 @@
 // it reads a Reddit link post's target): pages that never end, a very large one, one listing
 // 200 000 videos, one that trickles forever, and a 404 for every other path (which is how the
 // links whose path or query reads like a platform's refusal are answered).
-import { createServer, type ServerResponse } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { pour } from "../helpers/pour.ts";
 
 export interface HostilePages {
   /** host:port, for EXTRA_PAGE_HOSTS. */
@@ -26,21 +27,6 @@ export interface HostilePages {
 
 const filler = Buffer.from(`<p>${"lorem ipsum dolor sit amet ".repeat(2400)}</p>\n`);
 
-/** Writes `chunk` until the client stops reading, then on each drain; stops at `limit` bytes. */
-function pour(res: ServerResponse, count: (bytes: number) => void, limit = Infinity): void {
-  let written = 0;
-  const more = () => {
-    while (written < limit && !res.destroyed) {
-      const chunk = filler.subarray(0, Math.min(filler.length, limit - written));
-      written += chunk.length;
-      count(chunk.length);
-      if (!res.write(chunk)) return void res.once("drain", more);
-    }
-    if (written >= limit) res.end();
-  };
-  more();
-}
-
 export async function startHostilePages(): Promise<HostilePages> {
   const sent = new Map<string, number>();
   const counter = (path: string) => (bytes: number) => sent.set(path, (sent.get(path) ?? 0) + bytes);
@@ -58,12 +44,15 @@ export async function startHostilePages(): Promise<HostilePages> {
     const html = { "content-type": "text/html; charset=utf-8" };
     if (path === "/endless.html") {
       res.writeHead(200, html);
-      return res.write("<!DOCTYPE html><html><head><title>Endless</title></head><body>\n", () => pour(res, count));
+      return res.write(
+        "<!DOCTYPE html><html><head><title>Endless</title></head><body>\n",
+        () => pour(res, filler, count),
+      );
     }
     if (path === "/huge.html") {
       const size = 400 * 1024 * 1024;
       res.writeHead(200, { ...html, "content-length": String(size) });
-      return pour(res, count, size);
+      return pour(res, filler, count, size);
     }
     if (path === "/many-videos.html") {
       count(manyVideos.length);

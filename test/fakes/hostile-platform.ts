@@ -1,8 +1,9 @@
 // A platform's host gone bad, for the outbound client: it answers every path with a redirect to
 // where the test says, or with 300 MB of a playlist or a page poured as fast as it is read (made as
 // it goes, never held whole), and records what each request carried.
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { pour } from "../helpers/pour.ts";
 
 export type HostileAnswer =
   /** 302 to `location`, or to where it says for the request's path; a relative one is resolved against that path. */
@@ -26,21 +27,6 @@ export interface HostilePlatform {
 export const pouredBytes = 300 * 2 ** 20;
 const filler = Buffer.from(`#${"x".repeat(1022)}\n`.repeat(64));
 
-/** Writes filler until the client stops reading, then on each drain; ends at `limit` bytes. */
-function pour(res: ServerResponse, limit: number, count: (bytes: number) => void): void {
-  let written = 0;
-  const more = () => {
-    while (written < limit && !res.destroyed) {
-      const chunk = filler.subarray(0, Math.min(filler.length, limit - written));
-      written += chunk.length;
-      count(chunk.length);
-      if (!res.write(chunk)) return void res.once("drain", more);
-    }
-    if (written >= limit) res.end();
-  };
-  more();
-}
-
 export async function startHostilePlatform(): Promise<HostilePlatform> {
   let current: HostileAnswer = { kind: "redirect", location: "/" };
   let sent = 0;
@@ -57,7 +43,7 @@ export async function startHostilePlatform(): Promise<HostilePlatform> {
     res.writeHead(200, { "content-type": current.contentType, "content-length": String(pouredBytes) });
     sent += head.length;
     res.write(head);
-    pour(res, pouredBytes - head.length, (bytes) => (sent += bytes));
+    pour(res, filler, (bytes) => (sent += bytes), pouredBytes - head.length);
   });
   const open = new Set<Socket>();
   server.on("connection", (socket: Socket) => {
