@@ -43,6 +43,8 @@ export interface QueueWork<Data> {
 }
 
 export interface QueueSettings {
+  /** The queue's schema, QUEUE_SCHEMA unless tests that share one database give each store its own. */
+  schema?: string;
   /** Attempts after the first of a job that asks to be run again, each after a growing pause. */
   retries: number;
   /** The first pause before a retry, in seconds; it doubles (pg-boss's backoff, with jitter). */
@@ -70,7 +72,7 @@ export interface Queue {
 export async function startQueue(db: Db, settings: QueueSettings, onError: (error: Error) => void): Promise<Queue> {
   const boss = new PgBoss({
     db: queueDb(db),
-    schema: QUEUE_SCHEMA,
+    schema: settings.schema ?? QUEUE_SCHEMA,
     backend: db.kind === "pglite" ? "pglite" : "postgres",
     // Cron schedules are the events issue's; nothing here needs the clock monitor.
     schedule: false,

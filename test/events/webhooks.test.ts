@@ -57,7 +57,11 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
   });
 
   async function startInstance(db = store.db) {
-    const instanceQueue = await startQueue(db, queueSettings, (error) => console.error(error));
+    const instanceQueue = await startQueue(
+      db,
+      { ...queueSettings, schema: store.queueSchema },
+      (error) => console.error(error),
+    );
     // The app's clock at the wall clock's now: a rotation's day is measured against deliveries' real time.
     const instance = buildTestApp(db, { env: env(), queue: instanceQueue, clock: new TestClock(new Date()) });
     await instance.jobs!.work();
@@ -75,10 +79,7 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
   });
 
   const call = (key: string, path: string, method = "GET", body?: unknown) =>
-    app.get(path, key, {
-      method,
-      ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
-    });
+    method === "POST" ? app.post(path, key, body) : app.get(path, key, { method });
 
   async function register(key: string, events = ["job.completed", "job.failed", "job.item.failed"]) {
     const answer = await call(key, "/api/v1/webhooks", "POST", { url: receiver.url, events });
@@ -89,11 +90,7 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
   test("an endpoint on a loopback address is refused without WEBHOOK_EXTRA_HOSTS, 400 saying why", async () => {
     const bare = buildTestApp(store.db);
     const key = await makeKey(store.db, "PRO");
-    const answer = await bare.get("/api/v1/webhooks", key.plain, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ url: receiver.url, events: ["job.completed"] }),
-    });
+    const answer = await bare.post("/api/v1/webhooks", key.plain, { url: receiver.url, events: ["job.completed"] });
     expect(answer.status).toBe(400);
     expect(((await answer.json()) as { detail: string }).detail).toMatch(/public address.*WEBHOOK_EXTRA_HOSTS/);
   });
@@ -201,11 +198,7 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
         const ids: string[] = [];
         for (let n = 10; n < 20; n += 1) {
           const client = n % 2 === 0 ? app : second.app;
-          const answer = await client.get("/api/v1/jobs", key.plain, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ urls: [postLink(n)], webhook: hook.id }),
-          });
+          const answer = await client.post("/api/v1/jobs", key.plain, { urls: [postLink(n)], webhook: hook.id });
           ids.push(((await answer.json()) as { id: string }).id);
         }
         const ofJobs = () =>

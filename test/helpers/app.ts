@@ -27,6 +27,8 @@ export interface TestApp {
   clock: TestClock;
   logLines: string[];
   get(path: string, key?: string, init?: RequestInit): Promise<Response>;
+  /** A POST of `body` as JSON, with the key. */
+  post(path: string, key: string, body: unknown): Promise<Response>;
   /** The app's extractor: the extraction host, started only with `extractionHost: true`. */
   extractor: ExtractionHost;
   /**
@@ -76,6 +78,11 @@ export function buildTestApp(
     ? createJobs({ ...deps, db, log, now: clock.now, settings, events: events!.jobs }, options.queue)
     : null;
   const app = createApp({ config, db, log, now: clock.now, jobs, deliveries: events?.deliveries ?? null, ...deps });
+  const get: TestApp["get"] = (path, key, init = {}) => {
+    const headers = new Headers(init.headers);
+    if (key) headers.set("authorization", `Bearer ${key}`);
+    return app.fetch(new Request(`http://test.local${path}`, { ...init, headers }));
+  };
   return {
     app,
     clock,
@@ -84,11 +91,9 @@ export function buildTestApp(
     toolsProbed: deps.tools.current(),
     jobs,
     events,
-    get: (path, key, init = {}) => {
-      const headers = new Headers(init.headers);
-      if (key) headers.set("authorization", `Bearer ${key}`);
-      return app.fetch(new Request(`http://test.local${path}`, { ...init, headers }));
-    },
+    get,
+    post: (path, key, body) =>
+      get(path, key, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
   };
 }
 

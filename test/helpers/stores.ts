@@ -11,6 +11,11 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://po
 
 export interface TestStore {
   db: Db;
+  /**
+   * The job queue's schema for this store: pg-boss names its schema itself, so stores that are
+   * schemas of one database give their queues schemas of their own, or one file's workers take another's jobs.
+   */
+  queueSchema: string;
   /** Opens another pool on the same data (Postgres only): a second service instance, or one through `url`. */
   connectAgain(url?: string): Db;
   close(): Promise<void>;
@@ -24,6 +29,7 @@ export async function openTestStore(kind: StoreKind): Promise<TestStore> {
     await migrate(db);
     return {
       db,
+      queueSchema: "pgboss",
       connectAgain: () => {
         throw new Error("PGlite is one process's database");
       },
@@ -41,11 +47,14 @@ export async function openTestStore(kind: StoreKind): Promise<TestStore> {
   };
   const db = connectAgain();
   await migrate(db);
+  const queueSchema = `${schema}_queue`;
   return {
     db,
+    queueSchema,
     connectAgain,
     async close() {
       await Promise.all(opened.map((each) => each.close()));
+      await admin.unsafe(`DROP SCHEMA IF EXISTS ${queueSchema} CASCADE`);
       await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`);
       await admin.end();
     },

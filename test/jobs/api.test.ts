@@ -28,7 +28,11 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
 
   beforeAll(async () => {
     [store, x] = await Promise.all([openTestStore(kind), startFakeXUpstream()]);
-    queue = await startQueue(store.db, queueSettings, (error) => console.error(error));
+    queue = await startQueue(
+      store.db,
+      { ...queueSettings, schema: store.queueSchema },
+      (error) => console.error(error),
+    );
     app = buildTestApp(store.db, { env: { X_SYNDICATION_URL: x.syndicationUrl }, queue });
     await app.jobs!.work();
   }, 120_000);
@@ -37,12 +41,7 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
     await Promise.all([store?.close(), x?.close()]);
   });
 
-  const submit = (key: string, body: unknown) =>
-    app.get("/api/v1/jobs", key, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
+  const submit = (key: string, body: unknown) => app.post("/api/v1/jobs", key, body);
   const show = async (key: string, path: string) => (await (await app.get(path, key)).json()) as JobAnswer;
 
   test("a job of 100 links completes with their records in order, each item counted once", {

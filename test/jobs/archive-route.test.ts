@@ -44,7 +44,13 @@ beforeAll(async () => {
   tmp = mkdtempSync(path.join(tmpdir(), "archive-tmp-"));
   // The tools the app runs (ffmpeg, yt-dlp) are its children, and get its environment.
   process.env.TMPDIR = tmp;
-  queue = await startQueue(store.db, { retries: 2, retryDelayS: 1, heartbeatS: 10, pollS: 0.5 }, console.error);
+  queue = await startQueue(store.db, {
+    retries: 2,
+    retryDelayS: 1,
+    heartbeatS: 10,
+    pollS: 0.5,
+    schema: store.queueSchema,
+  }, console.error);
   app = buildTestApp(store.db, {
     env: {
       DATA_DIR: dataDir,

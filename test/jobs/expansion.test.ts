@@ -30,7 +30,13 @@ describe("a job's expansion through yt-dlp", () => {
 
   beforeAll(async () => {
     [store, site] = await Promise.all([openTestStore("pglite"), startMediaSite()]);
-    queue = await startQueue(store.db, { retries: 1, retryDelayS: 1, heartbeatS: 10, pollS: 0.5 }, console.error);
+    queue = await startQueue(store.db, {
+      retries: 1,
+      retryDelayS: 1,
+      heartbeatS: 10,
+      pollS: 0.5,
+      schema: store.queueSchema,
+    }, console.error);
     app = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: site.host }, queue });
     await app.jobs!.work();
   }, 120_000);

@@ -18,7 +18,7 @@ describe.each(storeKinds)("the queue on %s", (kind) => {
 
   test("runs each job sent, and only those of a transaction that committed", { timeout: 60_000 }, async () => {
     store = await openTestStore(kind);
-    queue = await startQueue(store.db, settings, (error) => {
+    queue = await startQueue(store.db, { ...settings, schema: store.queueSchema }, (error) => {
       throw error;
     });
     const [schema] = await store.db.query<{ n: number }>(
@@ -52,7 +52,7 @@ describe.each(storeKinds)("the queue on %s", (kind) => {
 
   test("retries a job that asks to, at most `retries` times", { timeout: 60_000 }, async () => {
     store = await openTestStore(kind);
-    queue = await startQueue(store.db, settings, (error) => {
+    queue = await startQueue(store.db, { ...settings, schema: store.queueSchema }, (error) => {
       throw error;
     });
     const attempts: { retries: number; last: boolean }[] = [];

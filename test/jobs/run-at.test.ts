@@ -19,7 +19,11 @@ describe.each(storeKinds)("runAt on %s", (kind) => {
 
   beforeAll(async () => {
     [store, x] = await Promise.all([openTestStore(kind), startFakeXUpstream()]);
-    queue = await startQueue(store.db, queueSettings, (error) => console.error(error));
+    queue = await startQueue(
+      store.db,
+      { ...queueSettings, schema: store.queueSchema },
+      (error) => console.error(error),
+    );
     // The app's clock at the wall clock's: the queue waits on the store's real time.
     app = buildTestApp(store.db, {
       env: { X_SYNDICATION_URL: x.syndicationUrl },
@@ -33,12 +37,7 @@ describe.each(storeKinds)("runAt on %s", (kind) => {
     await Promise.all([store?.close(), x?.close()]);
   });
 
-  const submit = (key: string, body: unknown) =>
-    app.get("/api/v1/jobs", key, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
+  const submit = (key: string, body: unknown) => app.post("/api/v1/jobs", key, body);
   const statusOf = async (key: string, id: string) =>
     ((await (await app.get(`/api/v1/jobs/${id}`, key)).json()) as { status: string }).status;
 
