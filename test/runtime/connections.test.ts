@@ -4,7 +4,7 @@
 // either, a connection that sends no complete request head is closed, its descriptor released,
 // within REQUEST_HEAD_TIMEOUT_S, and one whose body arrives slower than REQUEST_BODY_MIN_RATE after
 // its grace is closed.
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -70,7 +70,31 @@ async function openMany(url: string, localAddress: string, count: number, batch 
   return all;
 }
 
-const descriptorsOf = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
+/**
+ * How many of `clients` (their local ports) the process `pid` still holds a socket for: its own
+ * socket descriptors matched against the kernel's table of IPv4 connections by inode. Exact where
+ * a count of all its descriptors is not (a runtime opens and closes others of its own meanwhile).
+ */
+function socketsHeldFor(pid: number, clients: readonly Opened[]): number {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    const target = (() => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        return ""; // closed between the listing and the read
+      }
+    })();
+    const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+    if (inode) inodes.add(inode);
+  }
+  const ports = new Set(clients.map((client) => client.socket.localPort!.toString(16).toUpperCase().padStart(4, "0")));
+  return readFileSync("/proc/net/tcp", "utf8").split("\n").slice(1).filter((line) => {
+    const fields = line.trim().split(/\s+/);
+    // fields: sl, local address, remote address (hex ip:port), state, ..., inode at 9
+    return fields.length > 9 && ports.has(fields[2]!.split(":")[1]!) && inodes.has(fields[9]!);
+  }).length;
+}
 
 async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -219,9 +243,6 @@ describe.each(runtimes)("connections on $name", ({ name, program }) => {
     async () => {
       const { service } = await start({ REQUEST_HEAD_TIMEOUT_S: "2" }, [program, bundle], false);
       const pid = service.child.pid!;
-      // Settled: the tools' probes at start-up have their own pipes.
-      await new Promise((r) => setTimeout(r, 1_500));
-      const before = descriptorsOf(pid);
       const opened = Date.now();
       const silent = await Promise.all(Array.from({ length: 20 }, () => open(service.url, "127.0.0.3")));
       const partial = await Promise.all(
@@ -229,9 +250,9 @@ describe.each(runtimes)("connections on $name", ({ name, program }) => {
       );
       const all = [...silent, ...partial];
       sockets.push(...all.map((each) => each.socket));
-      expect(await until(() => descriptorsOf(pid) >= before + 40, 2_000)).toBe(true);
-      // The clients keep their ends open: only the server closing its own releases the descriptors.
-      expect(await until(() => descriptorsOf(pid) <= before + 2, 6_000)).toBe(true);
+      expect(await until(() => socketsHeldFor(pid, all) === 40, 5_000)).toBe(true);
+      // The clients keep their ends open: only the server closing its own releases its sockets.
+      expect(await until(() => socketsHeldFor(pid, all) === 0, 10_000)).toBe(true);
       const seconds = (Date.now() - opened) / 1000;
       expect(seconds).toBeGreaterThanOrEqual(1.5);
       // The server's side is gone; the clients hear of it a moment later on a loaded machine.
