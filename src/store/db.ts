@@ -61,13 +61,18 @@ export function reportingFullDisk(db: Db): Db {
 /** How long connecting to the server may take; the driver's default is 30 s. */
 const CONNECT_TIMEOUT_S = 3;
 /**
- * How long a call may wait for the server's answer before the server counts as gone. The driver
- * has no such bound of its own: a connection that something accepts and closes at once (a TCP
- * proxy such as docker's port forward with no database behind it) it tries again for as long as
- * a query waits, and the query never fails. A transaction is bounded until its work begins, so a
- * long migration may take the time it needs.
+ * How long a call may wait for the server's answer before the server counts as gone, unless a
+ * probe on a connection of its own, sent halfway through, has answered by then. The driver has no such bound of its own: a connection that
+ * something accepts and closes at once (a TCP proxy such as docker's port forward with no database
+ * behind it) it tries again for as long as a query waits, and the query never fails. A call may
+ * also wait because the server is busy (every pooled connection in use, a row locked by another
+ * instance, a machine under load): the probe tells the two apart, so a slow store is not taken for
+ * a gone one, which would answer 503 and drop the calls in flight. A transaction is bounded until
+ * its work begins, so a long migration may take the time it needs.
  */
 const ANSWER_DEADLINE_MS = CONNECT_TIMEOUT_S * 1000;
+/** How long a call may wait in all while the server answers the probe; past it the pool counts as stuck. */
+const SLOW_ANSWER_DEADLINE_MS = 30_000;
 /** After a failed connection, calls fail at once for this long instead of each waiting again. */
 const RETRY_AFTER_MS = 2_000;
 // Errors that say the server is not there (or went away), as opposed to a failed statement.
@@ -90,6 +95,26 @@ const CONNECTION_ERRORS = new Set([
   "57P03", // admin_shutdown, crash_shutdown, cannot_connect_now
 ]);
 
+const noAnswer = (ms: number) => Object.assign(new Error(`no answer within ${ms} ms`), { code: "NO_ANSWER" });
+
+/**
+ * Rejects with NO_ANSWER when `call` has not begun within ANSWER_DEADLINE_MS unless `probe`, started
+ * halfway, has answered by then; and in any case when it has not begun within SLOW_ANSWER_DEADLINE_MS.
+ */
+function answerDeadline(probe: () => Promise<void>) {
+  let probeAnswered = false;
+  const timers: ReturnType<typeof setTimeout>[] = [];
+  const expired = new Promise<never>((_, reject) => {
+    const probeAfterMs = ANSWER_DEADLINE_MS / 2;
+    timers.push(
+      setTimeout(() => probe().then(() => (probeAnswered = true), () => {}), probeAfterMs),
+      setTimeout(() => probeAnswered || reject(noAnswer(ANSWER_DEADLINE_MS)), ANSWER_DEADLINE_MS),
+      setTimeout(() => reject(noAnswer(SLOW_ANSWER_DEADLINE_MS)), SLOW_ANSWER_DEADLINE_MS),
+    );
+  });
+  return { expired, end: () => timers.forEach(clearTimeout) };
+}
+
 /**
  * Runs calls to a server that may be gone: a connection failure, or no answer in time, opens a
  * short window in which every call fails at once with StoreUnavailableError, and `onDown` drops
@@ -97,17 +122,13 @@ const CONNECTION_ERRORS = new Set([
  * caller got a 503. The first call after the window tries again: the store recovers by itself.
  * A call says `begun()` once the server has answered it, which ends its deadline.
  */
-function connectionGuard(onDown: () => void, now: () => number = Date.now) {
+function connectionGuard(onDown: () => void, probe: () => Promise<void>, now: () => number = Date.now) {
   let downUntil = 0;
   return async <T>(call: (begun: () => void) => Promise<T>): Promise<T> => {
     if (now() < downUntil) throw new StoreUnavailableError("The database server could not be reached a moment ago.");
-    let deadline: ReturnType<typeof setTimeout> | undefined;
-    const silence = new Promise<never>((_, reject) => {
-      const error = Object.assign(new Error(`no answer within ${ANSWER_DEADLINE_MS} ms`), { code: "NO_ANSWER" });
-      deadline = setTimeout(() => reject(error), ANSWER_DEADLINE_MS);
-    });
+    const deadline = answerDeadline(probe);
     try {
-      return await Promise.race([call(() => clearTimeout(deadline)), silence]);
+      return await Promise.race([call(deadline.end), deadline.expired]);
     } catch (error) {
       if (!CONNECTION_ERRORS.has(String((error as { code?: unknown }).code))) throw error;
       if (now() >= downUntil) {
@@ -118,7 +139,7 @@ function connectionGuard(onDown: () => void, now: () => number = Date.now) {
         cause: error,
       });
     } finally {
-      clearTimeout(deadline);
+      deadline.end();
     }
   };
 }
@@ -144,6 +165,20 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Db {
       // Integers beyond 2^53 are not used; counts come back as int4.
     });
   let sql = connect();
+  // On a connection of its own: the pool's may all be busy, which is what the probe tells apart.
+  const probe = async () => {
+    const lone = postgres(url, { max: 1, connect_timeout: CONNECT_TIMEOUT_S, onnotice: () => {} });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const silence = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(noAnswer(ANSWER_DEADLINE_MS / 2)), ANSWER_DEADLINE_MS / 2);
+    });
+    try {
+      await Promise.race([lone`select 1`, silence]);
+    } finally {
+      clearTimeout(timer);
+      void lone.end({ timeout: 0 }).catch(() => {});
+    }
+  };
   const over = (handle: postgres.Sql | postgres.TransactionSql): Queryable => ({
     query: async (text, params = []) =>
       (await handle.unsafe(text, params as postgres.ParameterOrJSON<never>[])) as never,
@@ -153,7 +188,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Db {
     const lost = sql;
     sql = connect();
     void lost.end({ timeout: 0 }).catch(() => {});
-  });
+  }, probe);
   return {
     kind: "postgres",
     query: (text, params) => guarded(() => over(sql).query(text, params)),

@@ -1,6 +1,7 @@
 // A database server that cannot be reached: every call is a fast 503 store_unavailable with
 // Retry-After, and the service recovers by itself when the server is back.
 import { connect, createServer, type Server, type Socket } from "node:net";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres } from "../../src/store/db.ts";
 import { buildTestApp, makeKey } from "../helpers/app.ts";
@@ -99,6 +100,41 @@ describe("an unreachable database server", () => {
     } finally {
       lever.down(true);
       await lever.close();
+    }
+  });
+
+  it("waits out a call that a lock holds past the answer deadline, where the server answers, instead of calling it gone", async () => {
+    const table = `lock_wait_${process.pid}`;
+    const db = openPostgres(TEST_DATABASE_URL);
+    const other = postgres(TEST_DATABASE_URL, { max: 2, onnotice: () => {} });
+    let release = () => {};
+    try {
+      await db.exec(`create table ${table} (id int primary key, n int not null); insert into ${table} values (1, 0)`);
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let locked = () => {};
+      const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+      const holder = other.begin(async (tx) => {
+        await tx.unsafe(`select * from ${table} where id = 1 for update`);
+        locked();
+        await released;
+      });
+      await lockTaken;
+      const held = db.query(`update ${table} set n = n + 1 where id = 1 returning n`);
+      // The call has waited on the lock for longer than the 3 s answer deadline.
+      await expect.poll(async () =>
+        (await other.unsafe(
+          `select count(*)::int as waiting from pg_stat_activity
+            where wait_event_type = 'Lock' and query like 'update ${table}%' and now() - query_start > interval '4 s'`,
+        ))[0]!.waiting, { timeout: 20_000, interval: 200 }).toBe(1);
+      release();
+      await holder;
+      expect(await held).toEqual([{ n: 1 }]);
+      expect(await db.query("select 1 as one")).toEqual([{ one: 1 }]);
+    } finally {
+      release();
+      await db.exec(`drop table if exists ${table}`).catch(() => {});
+      await db.close();
+      await other.end();
     }
   });
 });
