@@ -136,7 +136,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
     sources: createSources({
       tweets,
       bluesky: blueskySource(wiring, bluesky),
-      threadExpansions: { x: createXThreads(tweets), bluesky: blueskyThreads(wiring, bluesky) },
+      expansions: { x: createXThreads(tweets), bluesky: blueskyThreads(wiring, bluesky) },
       xiaohongshu: xiaohongshuSource(wiring),
       threads: threadsSource(wiring),
       pages,

@@ -41,6 +41,9 @@ export const JobBody = z.strictObject({
     .nullable().default(null).describe(
       "When the job starts (ISO 8601, at most 30 days ahead): it waits `queued` until then; without it, at once",
     ),
+  threads: z.boolean().default(true).describe(
+    "Whether an X or Bluesky post link stands for its author's thread (true) or for the post alone (false: no thread is read, and without an X session no job says it is incomplete for want of one)",
+  ),
   webhook: z.string().nullable().default(null).describe(
     "The id of one of the account's webhook endpoints that alone hears of this job's events; without it every endpoint of the account that takes an event hears of it",
   ),
@@ -60,7 +63,7 @@ export function jobRequestOf(text: string, tier: string, now: Date): JobRequest 
     const where = issue.path.length > 0 ? ` (at ${issue.path.join(".")})` : "";
     throw new ApiError("invalid_request", `${issue.message}${where}`);
   }
-  const { urls, files, format, audio, webhook, runAt } = parsed.data;
+  const { urls, files, format, audio, webhook, runAt, threads } = parsed.data;
   const most = jobMaxItemsOf(tier);
   if (urls.length > most) {
     throw new ApiError(
@@ -76,6 +79,7 @@ export function jobRequestOf(text: string, tier: string, now: Date): JobRequest 
     output,
     webhook,
     runAt: runAtOf(runAt, now),
+    threads,
   };
 }
 

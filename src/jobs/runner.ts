@@ -8,7 +8,8 @@ import { errorTable } from "../http/errors.ts";
 import { ApiError } from "../http/problem.ts";
 import { createSlots, type SlotHolder, type Slots, slotsPerTier } from "../limits/slots.ts";
 import type { Logger } from "../log.ts";
-import type { Expands, Expansion, Source } from "../platforms/source.ts";
+import type { Expands, Expansion, Link, Source } from "../platforms/source.ts";
+import { rowOf, standsForMany } from "../platforms/table.ts";
 import type { Db } from "../store/db.ts";
 import { addItems, claimItem, countItem, finishIfSettled, type ItemOutcome, jobOf, settleItem } from "./store.ts";
 import type { ItemProblem, Job } from "./job.ts";
@@ -141,43 +142,74 @@ async function postsOf(
 ): Promise<{ urls: string[]; incomplete: string | null }> {
   const urls: string[] = [];
   const missing: string[] = [];
-  for (const url of job.request.urls) {
+  for (const pasted of job.request.urls) {
     if (urls.length >= most) {
       missing.push(`the job holds at most ${most} items`);
       break;
     }
-    let expansion: Expansion | null;
+    let found: LinkPosts;
     try {
-      expansion = await expansionOf(deps, url, most - urls.length, holder);
+      found = await linkPostsOf(
+        deps,
+        pasted,
+        { limit: most - urls.length, threads: job.request.threads ?? true },
+        holder,
+      );
     } catch (error) {
       // A link that cannot be expanded (or not now, on the last attempt) is one item: its own problem shows when it runs.
       if (!(error instanceof ApiError) || (retryHelps(error) && !last)) throw error;
-      missing.push(`${url.href} could not be expanded (${error.code}), so it is one item`);
-      expansion = null;
+      missing.push(`${pasted.href} could not be expanded (${error.code}), so it is one item`);
+      found = { link: pasted, expansion: null };
     }
+    const { link, expansion } = found;
     if (expansion === null) {
-      urls.push(url.href);
+      urls.push(link.href);
       continue;
     }
     urls.push(...expansion.posts.slice(0, most - urls.length).map((post) => post.href));
-    if (!expansion.complete) missing.push(`${url.href}: ${expansion.incomplete ?? "not every post was reached"}`);
+    if (!expansion.complete) missing.push(`${pasted.href}: ${expansion.incomplete ?? "not every post was reached"}`);
   }
   return { urls, incomplete: missing.length === 0 ? null : missing.join("; ") };
 }
 
+/** A pasted link as its reader reads it (a short link followed), and the posts it stands for (null: it is one post). */
+interface LinkPosts {
+  link: URL;
+  expansion: Expansion | null;
+}
+
 /**
- * What `url` stands for when its source can say, asked as `post` asks (the source's tools, an
- * extraction slot of the job's key); null when it is one post (or no platform's: its item says so).
+ * What `pasted` stands for when its source can say, asked as `post` asks (the link resolved first,
+ * once, so that its items need not follow it again; the source's tools; an extraction slot of the
+ * job's key); a null expansion when it is one post (or no platform's: its item says so).
  */
-async function expansionOf(deps: JobDeps, url: URL, limit: number, holder: SlotHolder): Promise<Expansion | null> {
+async function linkPostsOf(
+  deps: JobDeps,
+  pasted: URL,
+  { limit, threads }: { limit: number; threads: boolean },
+  holder: SlotHolder,
+): Promise<LinkPosts> {
+  const signal = AbortSignal.timeout(EXPANSION_TIMEOUT_MS);
+  const url = await deps.resolveLink(pasted, signal);
   const platform = await platformOf(url, deps);
-  if (platform === null) return null;
+  if (platform === null) return { link: url, expansion: null };
   const link = { url, platform };
   const source = deps.sources(link);
-  if (!expandsPosts(source)) return null;
-  const signal = AbortSignal.timeout(EXPANSION_TIMEOUT_MS);
-  return whenSlotFrees(() => asking(deps, source, link, holder, () => source.expand(link, limit, signal)));
+  const expansion = expandsPosts(source)
+    ? await whenSlotFrees(() => asking(deps, source, link, holder, () => source.expand(link, limit, signal, threads)))
+    : null;
+  if (expansion === null && standsForMany(url, platform)) return { link: url, expansion: notListed(link) };
+  return { link: url, expansion };
 }
+
+/** A profile, feed or list link no source lists the posts of: no item (its item could only fail), and why. */
+const notListed = (link: Link): Expansion => ({
+  posts: [],
+  complete: false,
+  incomplete: `this service cannot list the posts of this ${
+    rowOf(link.platform)?.name ?? link.platform
+  } profile, feed or list; pass the links of its posts`,
+});
 
 /** Bounds one link's expansion (a channel of thousands pages through yt-dlp). */
 const EXPANSION_TIMEOUT_MS = 5 * 60_000;

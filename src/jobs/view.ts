@@ -42,6 +42,7 @@ export const JobRecord = z.object({
     format: z.string().nullable(),
     audio: z.enum(["mp3", "m4a"]).nullable(),
     runAt: z.string().nullable().describe("ISO 8601 UTC: when the job starts; null when it started at once"),
+    threads: z.boolean().describe("Whether an X or Bluesky post link stood for its author's thread"),
   }),
 });
 
@@ -59,7 +60,7 @@ export const JobList = z.object({
 });
 
 export function jobRecord(job: Job): z.infer<typeof JobRecord> {
-  const { urls, files, format, output, runAt } = job.request;
+  const { urls, files, format, output, runAt, threads } = job.request;
   return {
     id: job.id,
     status: job.status,
@@ -74,6 +75,7 @@ export function jobRecord(job: Job): z.infer<typeof JobRecord> {
       format,
       audio: output === "mp4" ? null : output,
       runAt: runAt ?? null,
+      threads: threads ?? true,
     },
   };
 }

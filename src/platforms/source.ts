@@ -78,7 +78,10 @@ export interface Expansion {
   incomplete: string | null;
 }
 
-/** A source that can say which posts a link stands for; null when the link is one post. */
+/**
+ * A source that can say which posts a link stands for; null when the link is one post. `threads` false asks for a
+ * post link as the one post it is, not its author's thread (the job's `threads`).
+ */
 export interface Expands {
-  expand(link: Link, limit: number, signal: AbortSignal): Promise<Expansion | null>;
+  expand(link: Link, limit: number, signal: AbortSignal, threads?: boolean): Promise<Expansion | null>;
 }

@@ -1,6 +1,7 @@
 // Which source reads a link: its platform row's `reader` (table.ts), one line per reader. A page of
 // an extra host of the operator's (`OTHER`) is yt-dlp's. X's and Bluesky's sources also say which
-// posts a link stands for in a job (Expands): its author's thread.
+// posts a link stands for in a job (Expands): a post's author's thread, a profile's posts; yt-dlp's
+// say it for playlists, channels and profiles, also where gallery-dl reads beside it.
 import { galleryReader } from "./gallerydl/reader.ts";
 import type { GallerySource } from "./gallerydl/source.ts";
 import { fallbackSource, isPhotoShaped, ytdlpThenGallery } from "./post-source.ts";
@@ -16,8 +17,8 @@ import type { PageSource } from "./ytdlp/source.ts";
 export interface SourceClients {
   tweets: TweetSource;
   bluesky: Source;
-  /** The threads of X and of Bluesky (x/threads.ts, bluesky/threads.ts), which a job expands a post into. */
-  threadExpansions: { x: Expands; bluesky: Expands };
+  /** What a job expands X's and Bluesky's links into (x/threads.ts, bluesky/threads.ts): a post's thread, a profile's posts. */
+  expansions: { x: Expands; bluesky: Expands };
   xiaohongshu: Source;
   threads: Source;
   pages: PageSource;
@@ -31,9 +32,10 @@ export type SourceOf = (link: Link) => Source;
 export function createSources(clients: SourceClients, ask: Ask): SourceOf {
   const ytdlp = ytdlpReader(clients.pages);
   const gallery = galleryReader(clients.galleries);
-  const ytdlpThenGalleryDl = fallbackSource(ytdlp, gallery, ytdlpThenGallery);
-  const x = withThreads(xReader(clients.tweets, ytdlp, ask), clients.threadExpansions.x);
-  const bluesky = withThreads(clients.bluesky, clients.threadExpansions.bluesky);
+  // What a link stands for in a job is yt-dlp's to say (a TikTok profile), also where gallery-dl reads its posts.
+  const ytdlpThenGalleryDl = withExpansion(fallbackSource(ytdlp, gallery, ytdlpThenGallery), ytdlp);
+  const x = withExpansion(xReader(clients.tweets, ytdlp, ask), clients.expansions.x);
+  const bluesky = withExpansion(clients.bluesky, clients.expansions.bluesky);
   const readers: Record<ReaderName, (link: Link) => Source> = {
     x: () => x,
     bluesky: () => bluesky,
@@ -65,4 +67,4 @@ function heldToRecordRule(source: Source | (Source & Expands)): Source {
   };
 }
 
-const withThreads = (source: Source, threads: Expands): Source & Expands => ({ ...source, expand: threads.expand });
+const withExpansion = (source: Source, expands: Expands): Source & Expands => ({ ...source, expand: expands.expand });

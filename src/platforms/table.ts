@@ -479,16 +479,22 @@ export function siteOf(url: URL, extraPageHosts: readonly string[]): string | nu
 
 /**
  * Throws 400 invalid_url for a link of the row's `collectionShape` (a profile, a feed, a list), naming the job call
- * that runs many posts: the row's reader reads one post, and would refuse the link with words about posts. The
- * job's expansions (src/jobs/) do not list these rows' profiles either, so the detail says to pass the posts.
+ * that runs many posts: the row's reader reads one post, and would refuse the link with words about posts. A job
+ * expands some of these (a Bluesky profile) and says of the others that it could not, so the detail names both ways.
  */
 export function requireOnePost(url: URL, platform: PlatformId): void {
-  const row = rowOf(platform);
-  if (row?.collectionShape?.test(url.pathname) !== true) return;
+  if (!standsForMany(url, platform)) return;
   throw new ApiError(
     "invalid_url",
-    `This ${row.name} link stands for many posts (a profile, a feed or a list); \`post\` and \`download\` read one post, and no job expands this link into its posts yet. Pass the links of its posts: one to \`post\`, or many in one job: POST /api/v1/jobs with {"urls": ["<post link>", ...]}.`,
+    `This ${
+      rowOf(platform)!.name
+    } link stands for many posts (a profile, a feed or a list); \`post\` and \`download\` read one post. A job (POST /api/v1/jobs with {"urls": ["<link>"]}) runs the posts of the link where this service can list them, and says so where it cannot; or pass the links of its posts.`,
   );
+}
+
+/** Whether the link is of its row's `collectionShape`: a profile, a feed or a list, which no reader reads as one post. */
+export function standsForMany(url: URL, platform: PlatformId): boolean {
+  return rowOf(platform)?.collectionShape?.test(url.pathname) === true;
 }
 
 /**

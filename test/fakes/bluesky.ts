@@ -1,4 +1,4 @@
-// A local Bluesky on 127.0.0.1: the public AppView's two calls the service makes, the image CDN
+// A local Bluesky on 127.0.0.1: the public AppView's three calls the service makes, the image CDN
 // (cdn.bsky.app) and the video host (video.bsky.app), one server for all three. Point
 // BLUESKY_APPVIEW_URL at `origin` and map the two media hosts to it with ORIGIN_OVERRIDES.
 //
@@ -6,7 +6,8 @@
 // getPostThread answers as they are (with the replies below the `depth` asked for left out, as the
 // AppView leaves them out), a reply inside them as its own subtree (the thread the AppView gives
 // for it, less the parents this service does not ask for), and each post of the recorded author feed in the thread
-// shape getPostThread gives it (the same post view). The video post is the quoted post of feed
+// shape getPostThread gives it (the same post view); the recorded author feed itself, a page at a time
+// (`authorFeedPage`). The video post is the quoted post of feed
 // item 29, its recorded view's `embeds[0]` as its own `embed` (the shape a post's own video embed
 // has). A post it does not know is the AppView's 400 NotFound; `blockedRkey` is a blocked post.
 // The video host serves a master playlist naming two streams, 360p (small) first, as Bluesky's
@@ -40,6 +41,29 @@ export const parentChainThread: { thread: { post: PostView } } = <never> fixture
 );
 export const quotes = fixture("getQuotes__recordWithMedia-external_quote__bskyr__bskyr_3lc5c5qv72r2w.json")
   .posts as PostView[];
+
+/** The recorded feed's profile: the author of its posts that are no reposts. */
+export const feedAuthor: { did: string; handle: string } = feed[0]!.post.author;
+
+type FeedItem = { post: PostView; reply?: { root: Record<string, any>; parent: Record<string, any> }; reason?: any };
+/** Where an item sits in the feed: the time of the repost, else of the post (the AppView's cursor is this time). */
+const sortedAt = (item: FeedItem): string => item.reason?.indexedAt ?? item.post.indexedAt;
+/** posts_and_author_threads: the profile's posts and reposts, and only those replies whose thread is all the author's. */
+const inAuthorThreads = (item: FeedItem) =>
+  item.reply === undefined ||
+  (item.reply.root.author?.did === feedAuthor.did && item.reply.parent.author?.did === feedAuthor.did);
+
+/**
+ * A page of the recorded author feed as getAuthorFeed gives it: `filter` applied, `limit` items after the `cursor`
+ * time, and the time of the page's last item as the next cursor. The recording is the profile's first 50 items, so
+ * here the profile ends with them: a page past them is empty, with no cursor, as the AppView ends a feed.
+ */
+export function authorFeedPage(filter: string | null, cursor: string | null, limit: number) {
+  const items = (feed as FeedItem[]).filter((item) => filter !== "posts_and_author_threads" || inAuthorThreads(item));
+  const start = cursor === null ? 0 : items.findIndex((item) => sortedAt(item) < cursor);
+  const page = start === -1 ? [] : items.slice(start, start + limit);
+  return page.length === 0 ? { feed: [] } : { feed: page, cursor: sortedAt(page.at(-1)!) };
+}
 
 /** A post view in the thread shape of getPostThread. */
 export const asThread = (post: PostView) => ({
@@ -195,6 +219,13 @@ export async function startFakeBluesky(): Promise<FakeBluesky> {
       return answer
         ? json(res, 200, { ...answer, thread: toDepth(answer.thread, depth) })
         : json(res, 400, { error: "NotFound", message: `Post not found: ${uri}` });
+    }
+    if (url.pathname === "/xrpc/app.bsky.feed.getAuthorFeed") {
+      const actor = query.get("actor") ?? "";
+      if (actor !== feedAuthor.did && actor !== feedAuthor.handle) {
+        return json(res, 400, { error: "InvalidRequest", message: "Profile not found" });
+      }
+      return json(res, 200, authorFeedPage(query.get("filter"), query.get("cursor"), Number(query.get("limit") ?? 50)));
     }
     if (url.pathname.startsWith("/img/")) {
       return res.writeHead(200, { "content-type": "image/jpeg", "content-length": imageBytes.length }).end(imageBytes);

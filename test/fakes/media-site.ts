@@ -302,6 +302,9 @@ const routes: Record<string, string> = {
 
 function fileFor(urlPath: string): string | null {
   if (routes[urlPath]) return routes[urlPath];
+  // X's video CDN (video.twimg.com mapped here with ORIGIN_OVERRIDES): every MP4 variant a recorded post names is the
+  // clip, so that a relayed X video plays.
+  if (/^\/amplify_video\/\d+\/vid\/\d+x\d+\/\w+\.mp4$/.test(urlPath)) return "clip.mp4";
   const segment = /^\/(hls|split)\/((?:hls|v|a)-\d+\.ts)$/.exec(urlPath);
   return segment ? segment[2]! : null;
 }

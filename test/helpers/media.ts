@@ -1,8 +1,11 @@
 // Looking at what page mode produced: ffprobe on the bytes, the tools still running, the files on disk.
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
 
 export interface ProbedMedia {
   duration: number;
@@ -18,27 +21,32 @@ export async function probeMedia(bytes: Uint8Array): Promise<ProbedMedia> {
   try {
     const file = join(dir, "media");
     writeFileSync(file, bytes);
-    const out = execFileSync("ffprobe", [
-      "-v",
-      "error",
-      "-show_entries",
-      "format=duration:stream=codec_name,bit_rate",
-      "-of",
-      "json",
-      file,
-    ]).toString();
-    const parsed = JSON.parse(out) as {
-      format: { duration?: string };
-      streams: { codec_name: string; bit_rate?: string }[];
-    };
-    return {
-      duration: Number(parsed.format.duration),
-      streams: parsed.streams.map((stream) => stream.codec_name),
-      bitRates: parsed.streams.flatMap((stream) => (stream.bit_rate ? [Number(stream.bit_rate)] : [])),
-    };
+    return await probeFile(file);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** ffprobe on a file: its length, its streams' codecs and bit rates. */
+export async function probeFile(file: string): Promise<ProbedMedia> {
+  const { stdout } = await run("ffprobe", [
+    "-v",
+    "error",
+    "-show_entries",
+    "format=duration:stream=codec_name,bit_rate",
+    "-of",
+    "json",
+    file,
+  ]);
+  const parsed = JSON.parse(stdout) as {
+    format: { duration?: string };
+    streams: { codec_name: string; bit_rate?: string }[];
+  };
+  return {
+    duration: Number(parsed.format.duration),
+    streams: parsed.streams.map((stream) => stream.codec_name),
+    bitRates: parsed.streams.flatMap((stream) => (stream.bit_rate ? [Number(stream.bit_rate)] : [])),
+  };
 }
 
 /**

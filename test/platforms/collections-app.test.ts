@@ -25,7 +25,7 @@ describe("profiles and lists given to post", () => {
     expect(await response.json()).toMatchObject({
       code: "invalid_url",
       detail:
-        `This ${name} link stands for many posts (a profile, a feed or a list); \`post\` and \`download\` read one post, and no job expands this link into its posts yet. Pass the links of its posts: one to \`post\`, or many in one job: POST /api/v1/jobs with {"urls": ["<post link>", ...]}.`,
+        `This ${name} link stands for many posts (a profile, a feed or a list); \`post\` and \`download\` read one post. A job (POST /api/v1/jobs with {"urls": ["<link>"]}) runs the posts of the link where this service can list them, and says so where it cannot; or pass the links of its posts.`,
     });
   });
 });

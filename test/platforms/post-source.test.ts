@@ -26,7 +26,7 @@ const ownSources = {
   bluesky: notAsked("Bluesky"),
   xiaohongshu: notAsked("Xiaohongshu"),
   threads: notAsked("Threads"),
-  threadExpansions: { x: noThreads, bluesky: noThreads },
+  expansions: { x: noThreads, bluesky: noThreads },
 };
 
 /** The post's record from the source the link's platform row names, as `post` asks it. */

@@ -177,7 +177,7 @@ describe("requireOnePost()", () => {
     const error = refusal(url);
     expect([error?.status, error?.code]).toEqual([400, "invalid_url"]);
     expect(error?.message).toContain(
-      `no job expands this link into its posts yet. Pass the links of its posts: one to \`post\`, or many in one job: POST /api/v1/jobs with {"urls": ["<post link>", ...]}.`,
+      `A job (POST /api/v1/jobs with {"urls": ["<link>"]}) runs the posts of the link where this service can list them, and says so where it cannot; or pass the links of its posts.`,
     );
   });
 

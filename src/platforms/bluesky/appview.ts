@@ -1,8 +1,8 @@
-// Bluesky's public AppView API (no key): a handle's DID (com.atproto.identity.resolveHandle) and a
+// Bluesky's public AppView API (no key): a handle's DID (com.atproto.identity.resolveHandle), a
 // post's thread (app.bsky.feed.getPostThread: the post alone, or with its replies some levels deep,
-// never its parents). The AppView answers a missing post or an unknown handle with 400 and an
-// error name in its JSON body.
-import { upstreamFailed } from "../../http/problem.ts";
+// never its parents) and a profile's feed (app.bsky.feed.getAuthorFeed, a page at a time). The
+// AppView answers a missing post or an unknown handle with 400 and an error name in its JSON body.
+import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import type { JsonAnswer, Outbound } from "../outbound.ts";
 import { type BlueskyPost, notFound, threadToPost } from "./post.ts";
 import type { BlueskyPostRef } from "./url.ts";
@@ -19,6 +19,8 @@ export interface AppView {
   post(ref: BlueskyPostRef): Promise<BlueskyPost>;
   /** getPostThread's answer with `depth` levels of replies below the post (404 as `post`), unread. */
   thread(ref: BlueskyPostRef, depth: number): Promise<unknown>;
+  /** getAuthorFeed's answer: the profile's posts (its Posts tab), `limit` (1 to 100) from `cursor` on; unread. */
+  authorFeed(actor: string, cursor: string | null, limit: number): Promise<unknown>;
 }
 
 /** The error name of a 400 answer (`NotFound`, `InvalidRequest`), or null. */
@@ -56,8 +58,18 @@ export function createAppView(options: AppViewOptions): AppView {
     return answer.body;
   }
 
+  async function authorFeed(actor: string, cursor: string | null, limit: number): Promise<unknown> {
+    const params = { actor, limit: String(limit), filter: "posts_and_author_threads" };
+    const answer = await call("app.bsky.feed.getAuthorFeed", cursor === null ? params : { ...params, cursor });
+    // An unknown profile is 400 InvalidRequest ("Profile not found").
+    if (answer.status === 400) throw new ApiError("not_found", `Bluesky has no profile ${actor}; check the link.`);
+    if (answer.status !== 200) throw failed(answer);
+    return answer.body;
+  }
+
   return {
     post: async (ref) => threadToPost(await thread(ref, 0), ref),
     thread,
+    authorFeed,
   };
 }

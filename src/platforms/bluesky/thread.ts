@@ -5,6 +5,7 @@
 // a chain that reaches that depth with replies still counted goes on in a further answer.
 import { z } from "zod";
 import { upstreamFailed } from "../../http/problem.ts";
+import { postLinkOf } from "./url.ts";
 
 interface Node {
   $type?: string;
@@ -42,10 +43,7 @@ export interface ChainPage {
 const isPost = (node: Node): node is Node & { post: NonNullable<Node["post"]> } =>
   node.$type === "app.bsky.feed.defs#threadViewPost" && node.post !== undefined;
 
-function chainPost(post: NonNullable<Node["post"]>): ChainPost {
-  const rkey = post.uri.split("/").pop()!;
-  return { uri: post.uri, link: new URL(`https://bsky.app/profile/${post.author.handle}/post/${rkey}`) };
-}
+const chainPost = (post: NonNullable<Node["post"]>): ChainPost => ({ uri: post.uri, link: postLinkOf(post) });
 
 /** The author's own reply a chain goes on with: their earliest, by the time their record gives. */
 function nextOf(node: Node, authorDid: string): Node | null {

@@ -1,10 +1,11 @@
 // Bluesky's expansion for jobs (platforms/source.ts, Expands): a post link stands for the author's
 // own chain of replies from that post down, read from the public AppView as the posts are; a post
-// its author did not reply to is one post (null).
+// its author did not reply to is one post (null). A profile link stands for its posts (profile.ts).
 import type { Expands } from "../source.ts";
 import { type AppViewOptions, createAppView } from "./appview.ts";
 import { authorChain, type ChainPost } from "./thread.ts";
-import { parsePostLink } from "./url.ts";
+import { profilePosts } from "./profile.ts";
+import { parsePostLink, profileActorOf } from "./url.ts";
 
 export interface BlueskyThreadsOptions extends AppViewOptions {
   /** Levels of replies asked for in one answer (100 when not given); a deeper chain is read in further answers. */
@@ -15,7 +16,10 @@ export function createBlueskyThreads(options: BlueskyThreadsOptions): Expands {
   const appView = createAppView(options);
   const depthPerAnswer = options.depthPerAnswer ?? 100;
   return {
-    async expand(link, limit, signal) {
+    async expand(link, limit, signal, threads = true) {
+      const actor = profileActorOf(link.url);
+      if (actor !== null) return profilePosts(appView, actor, limit, signal);
+      if (!threads) return null;
       const posts: ChainPost[] = [];
       let from = link.url;
       for (;;) {

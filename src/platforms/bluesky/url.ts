@@ -32,3 +32,17 @@ export function parsePostLink(url: URL): BlueskyPostRef {
   }
   return { actor: actor.startsWith("did:") ? actor : actor.toLowerCase(), rkey };
 }
+
+/** The link people open a post by, from its at:// URI and its author's handle. */
+export function postLinkOf(post: { uri: string; author: { handle: string } }): URL {
+  return new URL(`https://bsky.app/profile/${post.author.handle}/post/${post.uri.split("/").pop()}`);
+}
+
+const profilePath = /^\/profile\/([^/]+)\/?$/;
+
+/** The handle or DID of a profile link (bsky.app/profile/<handle or DID>); null for any other link. */
+export function profileActorOf(url: URL): string | null {
+  const actor = decodeURIComponent(profilePath.exec(url.pathname)?.[1] ?? "");
+  if (did.test(actor)) return actor;
+  return handle.test(actor.toLowerCase()) ? actor.toLowerCase() : null;
+}

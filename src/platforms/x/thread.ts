@@ -15,6 +15,8 @@ export interface ThreadTweet {
   authorId: string;
   /** The tweet it replies to and that tweet's author; null for a tweet that replies to none. */
   replyTo: { id: string; authorId: string } | null;
+  /** Replies to it, of anyone, as X counts them; null where the answer does not say. */
+  replyCount: number | null;
   link: URL;
 }
 
@@ -33,6 +35,7 @@ const Tweet = z.object({
     user_id_str: z.string(),
     in_reply_to_status_id_str: z.string().optional(),
     in_reply_to_user_id_str: z.string().optional(),
+    reply_count: z.number().optional(),
   }),
 });
 // Posts with limited visibility wrap the tweet once more; a tombstone is no tweet of the thread.
@@ -65,6 +68,7 @@ function threadTweet(result: unknown): ThreadTweet | null {
     id: tweet.rest_id,
     authorId: tweet.legacy.user_id_str,
     replyTo: parentId && parentAuthorId ? { id: parentId, authorId: parentAuthorId } : null,
+    replyCount: tweet.legacy.reply_count ?? null,
     link: new URL(`https://x.com/${handle}/status/${tweet.rest_id}`),
   };
 }

@@ -2,11 +2,12 @@
 // thread. With the operator's X session, the chain down from the post, from the conversation X
 // shows a signed-in account (TweetDetail); a post its author did not reply to is one post (null). Without one X shows no conversation, so the chain is
 // read up to the post instead, tweet by tweet as a guest (each names the tweet it replies to),
-// and the expansion says it is not complete.
+// and the expansion says it is not complete, unless X counts no reply to the post.
 import type { Expands, Expansion } from "../source.ts";
 import { notFound } from "./errors.ts";
 import type { GraphqlAsk, XClient } from "./source.ts";
 import { chainDown, conversationTweets, resultTweet, type ThreadTweet } from "./thread.ts";
+import { standsForMany } from "../table.ts";
 import { parseStatusId } from "./url.ts";
 
 // What X's web client sends with TweetDetail (FxEmbed's and nitter's variables).
@@ -48,15 +49,28 @@ const expansion = (tweets: ThreadTweet[], incomplete: string | null): Expansion 
   incomplete,
 });
 
+/**
+ * The chain up to the linked post, read without a session: complete when X counts no reply to the post (nothing
+ * can be below it), and then no expansion at all for a post that replies to no post of its author's; else it may
+ * go on below, which only a session shows.
+ */
+function withoutSession(chain: ThreadTweet[]): Expansion | null {
+  if (chain.at(-1)!.replyCount !== 0) return expansion(chain, noSession);
+  return chain.length === 1 ? null : expansion(chain, null);
+}
+
 export function createXThreads(x: XClient): Expands {
   return {
-    async expand(link, limit, signal) {
+    async expand(link, limit, signal, threads = true) {
+      // A profile or list is not listed: X's UserTweets needs a signed-in account, and no recorded answer of it
+      // exists to build its reader on (the job says so of the link).
+      if (!threads || standsForMany(link.url, link.platform)) return null;
       const id = parseStatusId(link.url.href);
       const ask = x.graphql;
       // With X's GraphQL API off (X_GRAPHQL_URL=off) the operator keeps to syndication, which shows no thread.
       if (ask === null) return null;
       const session = await x.session();
-      if (session === null) return expansion(await chainUp(ask, id, limit, signal), noSession);
+      if (session === null) return withoutSession(await chainUp(ask, id, limit, signal));
       const answer = await ask("TweetDetail", { focalTweetId: id, ...detailVariables }, session);
       const chain = chainDown(conversationTweets(answer), id);
       if (chain.length === 0) throw notFound(id);

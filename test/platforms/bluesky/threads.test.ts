@@ -1,9 +1,17 @@
-// Bluesky's thread expansion against the local AppView that answers with the recorded threads.
+// Bluesky's expansion against the local AppView that answers with the recorded threads and author feed.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createBlueskyThreads } from "../../../src/platforms/bluesky/threads.ts";
 import type { Link } from "../../../src/platforms/source.ts";
 import { testOutbound } from "../../helpers/outbound.ts";
-import { cardThread, type FakeBluesky, imagesThread, linkOf, startFakeBluesky } from "../../fakes/bluesky.ts";
+import {
+  authorFeedPage,
+  cardThread,
+  type FakeBluesky,
+  feedAuthor,
+  imagesThread,
+  linkOf,
+  startFakeBluesky,
+} from "../../fakes/bluesky.ts";
 
 let fake: FakeBluesky;
 beforeAll(async () => {
@@ -65,6 +73,42 @@ describe("createBlueskyThreads()", () => {
 
   test("a missing post is 404, as the post operation says", async () => {
     await expect(threads().expand(link(post("3kbi5zzzzzzzz")), 100, signal)).rejects.toMatchObject({
+      code: "not_found",
+    });
+  });
+});
+
+describe("createBlueskyThreads() of a profile link", () => {
+  const profile = (actor: string) => link(`https://bsky.app/profile/${actor}`);
+  /** The recorded profile's own posts in its Posts tab (posts_and_author_threads), newest first: no reposts. */
+  const ownPosts = authorFeedPage("posts_and_author_threads", null, 100).feed
+    .filter((item) => !("reason" in item))
+    .map((item) => linkOf(item.post));
+
+  test("stands for the profile's own posts, newest first, read a page at a time to the feed's end", async () => {
+    const before = fake.calls.length;
+    const expansion = await threads().expand(profile(feedAuthor.handle), 100, signal);
+    // The recording's 50 items less its reposts and the replies to other people's threads.
+    expect(ownPosts).toHaveLength(20);
+    expect(expansion).toEqual({ posts: ownPosts.map((href) => new URL(href)), complete: true, incomplete: null });
+    const asked = fake.calls.slice(before).map((call) => new URLSearchParams(call.split("?")[1]));
+    expect(asked.map((params) => [params.get("actor"), params.get("filter"), params.get("cursor")])).toEqual([
+      [feedAuthor.handle, "posts_and_author_threads", null],
+      [feedAuthor.handle, "posts_and_author_threads", authorFeedPage("posts_and_author_threads", null, 50).cursor],
+    ]);
+  });
+
+  test("a profile of more posts than the job holds is cut there and says so; its DID works as its handle", async () => {
+    const expansion = await threads().expand(profile(feedAuthor.did), 5, signal);
+    expect(expansion).toEqual({
+      posts: ownPosts.slice(0, 5).map((href) => new URL(href)),
+      complete: false,
+      incomplete: "The profile has more posts than the 5 a job may hold.",
+    });
+  });
+
+  test("a profile Bluesky does not know is 404", async () => {
+    await expect(threads().expand(profile("nobody.example.com"), 10, signal)).rejects.toMatchObject({
       code: "not_found",
     });
   });

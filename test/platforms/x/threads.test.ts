@@ -80,6 +80,13 @@ describe("createXThreads() without a session", () => {
       signal,
     );
     expect(expansion?.posts.map(String)).toEqual(["https://x.com/ashevat/status/1649263296434806785"]);
+    // X counts 2 replies to it, which may be its author's: only a session would show.
+    expect(expansion?.complete).toBe(false);
+  });
+
+  test("a post X counts no reply to, replying to no post of its author's, is the post alone, complete", async () => {
+    // A reply to the root by someone else, with no reply of its own (reply_count 0 as recorded): nothing is below it.
+    expect(await threads(false).expand(link("https://x.com/i/status/1649593041966219264"), 100, signal)).toBeNull();
   });
 
   test("with X's GraphQL API off, the post alone", async () => {
