@@ -3,7 +3,8 @@
 import type { CookieFile } from "../platforms/ytdlp/cookie-file.ts";
 import { galleryReads } from "../platforms/post-source.ts";
 import type { PlatformId } from "../platforms/records.ts";
-import { type ReaderName, rowOf } from "../platforms/table.ts";
+import type { ReaderName } from "../platforms/platform.ts";
+import { rowOf } from "../platforms/table.ts";
 import { galleryDlAgeDays, type ToolProbe, type Tools, toolVersion, ytdlpAgeDays } from "../processes/tools.ts";
 import type { FailureContext } from "./classify.ts";
 import { expiredSession } from "./session-cookies.ts";

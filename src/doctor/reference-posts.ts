@@ -2,7 +2,8 @@
 // the platform table (a row may have none). The operator replaces or drops any of them, and adds
 // posts on their EXTRA_PAGE_HOSTS, with PLATFORM_CHECK_POSTS.
 import { ConfigError } from "../config.ts";
-import { platformTable, siteOf } from "../platforms/table.ts";
+import { platformList } from "../platforms/list.ts";
+import { siteOf } from "../platforms/table.ts";
 
 export interface ReferencePost {
   /** The platform's id in the table (YOUTUBE), or the EXTRA_PAGE_HOSTS entry the post is on. */
@@ -23,14 +24,14 @@ export function referencePosts(entries: readonly ReferenceEntry[], extraPageHost
   const replaced = new Map(
     entries.flatMap((entry) => ("platform" in entry ? [[entry.platform, entry.url] as const] : [])),
   );
-  const posts: ReferencePost[] = platformTable.flatMap(({ id, referencePost }) => {
+  const posts: ReferencePost[] = platformList.flatMap(({ id, referencePost }) => {
     const url = replaced.has(id) ? replaced.get(id)! : referencePost === null ? null : new URL(referencePost);
     return url === null ? [] : [{ site: id, url }];
   });
   for (const entry of entries) {
     if ("platform" in entry) continue;
     const site = siteOf(entry.url, extraPageHosts);
-    if (site === null || platformTable.some(({ id }) => id === site)) {
+    if (site === null || platformList.some(({ id }) => id === site)) {
       throw new ConfigError(
         `PLATFORM_CHECK_POSTS: ${entry.url.href} is not on one of the EXTRA_PAGE_HOSTS; a platform's post is given as PLATFORM=url (YOUTUBE=https://...).`,
       );

@@ -2,34 +2,10 @@
 // unknown values are null and lists are arrays (docs/api.md). These schemas also
 // describe the records in the OpenAPI document.
 import { z } from "zod";
+import { platformList } from "./list.ts";
 
-export const platformIds = [
-  "X",
-  "INSTAGRAM",
-  "YOUTUBE",
-  "TIKTOK",
-  "REDDIT",
-  "FACEBOOK",
-  "PINTEREST",
-  "AMAZON",
-  "VIMEO",
-  "DAILYMOTION",
-  "BLUESKY",
-  "BILIBILI",
-  "LOOM",
-  "NEWGROUNDS",
-  "OKRU",
-  "RUTUBE",
-  "SNAPCHAT",
-  "SOUNDCLOUD",
-  "STREAMABLE",
-  "TUMBLR",
-  "TWITCH",
-  "VK",
-  "XIAOHONGSHU",
-  "THREADS",
-  "OTHER",
-] as const;
+/** The list's platforms' ids, and OTHER. */
+export const platformIds = [...platformList.map(({ id }) => id), "OTHER"] as const;
 /** A platform of the table, or OTHER (a host the operator added: EXTRA_PAGE_HOSTS). */
 export const ListedPlatformId = z.enum(platformIds);
 export type ListedPlatformId = z.infer<typeof ListedPlatformId>;
