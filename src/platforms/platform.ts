@@ -3,7 +3,10 @@
 // (list.ts) is the array of the modules; the code that reads them (table.ts, sources.ts, the
 // platform check, gallery-dl's arguments, the OpenAPI text, docs/api.md's table) names no platform.
 
-/** Which source reads a platform's links (platforms/sources.ts builds one per name). */
+/**
+ * Which source reads a platform's links (platforms/sources.ts builds one per name): a tool, or a reader of the
+ * service's own, named after its platform's folder.
+ */
 export type ReaderName = "x" | "bluesky" | "xiaohongshu" | "threads" | "yt-dlp" | "yt-dlp+gallery-dl";
 
 export interface ShortLinkShape {
@@ -53,7 +56,7 @@ export interface Platform<Id extends string = string> {
   /** The platform's media CDN hosts (each with its subdomains), from which a post's files are relayed as they are. */
   mediaHosts?: readonly string[];
   /**
-   * Which source reads a link: X's APIs, Bluesky's AppView, Xiaohongshu's note pages, Threads' post pages, yt-dlp,
+   * Which source reads a link: the service's own reader of the platform (its APIs or its pages), yt-dlp,
    * or yt-dlp with gallery-dl beside it (gallery-dl reads the photo-shaped links, and a post yt-dlp finds no video
    * in; platforms/post-source.ts).
    */
@@ -70,6 +73,11 @@ export interface Platform<Id extends string = string> {
   /** gallery-dl `-o` options this platform's extractor needs (`extractor.<category>.<option>=<value>`). */
   galleryDlOptions?: readonly string[];
   /**
+   * How the platform check names the service's own reader of the platform and what the operator does when it fails,
+   * where its default (`the <name> reader`; update the service) does not say enough.
+   */
+  checkAdvice?: { reader: string; update: string };
+  /**
    * The public post the platform check fetches by default (doctor/reference-posts.ts); null where
    * no link stays readable (the operator names one with PLATFORM_CHECK_POSTS).
    */
@@ -81,6 +89,12 @@ export interface Platform<Id extends string = string> {
   /** Sample links of every shape the platform accepts, which test/platforms/rows.test.ts runs through the tools. */
   samples: readonly Sample[];
 }
+
+/** The readers that are tools: every other reader is the service's own. */
+const toolReaders: ReadonlySet<ReaderName> = new Set(["yt-dlp", "yt-dlp+gallery-dl"]);
+
+/** Whether the service itself reads the platform's posts (its own client of the platform's pages or APIs). */
+export const readByService = (platform: Platform): boolean => !toolReaders.has(platform.reader);
 
 /** Mirror hosts that all stand for one canonical host. */
 export const mirrorsOf = (canonical: string, hosts: readonly string[]): Readonly<Record<string, string>> =>

@@ -11,6 +11,11 @@ export const x: Platform<"X"> = {
   // A profile and its tabs (handles are 1-15 word characters), and a list.
   collectionShape: /^\/(?:\w{1,15}(?:\/(?:media|with_replies|highlights|likes))?|i\/lists\/\d+)\/?$/,
   sessionCookies: ["auth_token"],
+  checkAdvice: {
+    reader: "the X client",
+    update:
+      "X posts are read by this service's own X client: update the service, or set X_GRAPHQL_QUERY_ID to the query id X's web client uses now",
+  },
   // X's first post: old, famous, kept working.
   referencePost: "https://x.com/jack/status/20",
   readBy: "X's APIs; files relayed from X's media hosts (direct mode)",
