@@ -54,7 +54,7 @@ export type PostSubtitle = z.infer<typeof PostSubtitle>;
 
 export const PostMediaItem = mediaItem(PostVideoVariant).extend({
   altText: z.string().nullable().describe(
-    "The item's description for those who cannot see it, as its author wrote it (Bluesky); null when there is none",
+    "The item's description for those who cannot see it, as its author wrote it, where the platform keeps one; null when there is none",
   ),
 });
 export type PostMediaItem = z.infer<typeof PostMediaItem>;
@@ -87,7 +87,7 @@ export const PostRecord = z.object({
     "Subtitle tracks of the post's first item that /api/v1/download can embed (`subtitles=<lang>`)",
   ),
   card: LinkCard.nullable().describe(
-    "The link preview the post carries (Bluesky's external card); null when there is none",
+    "The link preview the post carries (an external card); null when there is none",
   ),
 });
 export type PostRecord = z.infer<typeof PostRecord>;

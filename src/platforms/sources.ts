@@ -13,7 +13,7 @@ import type { TweetSource } from "./x/source.ts";
 import { ytdlpReader } from "./ytdlp/reader.ts";
 import type { PageSource } from "./ytdlp/source.ts";
 
-/** What the sources read through: X's client, Bluesky's, Xiaohongshu's and Threads' sources, yt-dlp's and gallery-dl's descriptions. */
+/** What the sources read through: the clients and sources of the service's own readers, yt-dlp's and gallery-dl's descriptions. */
 export interface SourceClients {
   tweets: TweetSource;
   bluesky: Source;
