@@ -39,3 +39,42 @@ export function photoPostsText(list: readonly Platform[]): string {
     ...notes,
   ].join(" ");
 }
+
+/** The first sample of each shape and host: the link shapes a platform accepts, one example each. */
+function shapeExamples(platform: Platform): string {
+  const seen = new Set<string>();
+  const firsts = platform.samples.filter(({ shape, url }) => {
+    const key = `${shape} ${new URL(url).hostname}`;
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+  return firsts.map(({ shape, url }) => `${shape} \`${url}\``).join(", ");
+}
+
+function hostsCell(platform: Platform): string {
+  const canonicals = [...new Set(Object.values(platform.mirrors ?? {}))];
+  const mirrors = canonicals.map((canonical) =>
+    `${
+      Object.keys(platform.mirrors!).filter((host) => platform.mirrors![host] === canonical).join(", ")
+    } (read on ${canonical})`
+  );
+  const shortHosts = [...new Set((platform.shortLinks ?? []).map(({ host }) => host))];
+  return [
+    platform.hosts.join(", "),
+    ...(mirrors.length === 0 ? [] : [`mirrors ${mirrors.join(", ")}`]),
+    ...(shortHosts.length === 0 ? [] : [`short links on ${shortHosts.join(", ")}`]),
+  ].join("; ");
+}
+
+/** docs/api.md's table of the platforms (between its `platforms` markers), one row per module of the list. */
+export function platformsTable(list: readonly Platform[]): string {
+  return [
+    "| `platform` | hosts | link shapes (one sample each) | read by | files relayed from |",
+    "|---|---|---|---|---|",
+    ...list.map((platform) =>
+      `| \`${platform.id}\` | ${hostsCell(platform)} | ${shapeExamples(platform)} | ${platform.readBy} | ${
+        (platform.mediaHosts ?? []).join(", ")
+      } |`
+    ),
+    "| `OTHER` | hosts the operator added (`EXTRA_PAGE_HOSTS`) | any page yt-dlp reads there | yt-dlp | |",
+  ].join("\n");
+}
