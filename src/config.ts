@@ -7,7 +7,7 @@ import { LONGEST_LINK_TTL_S } from "./auth/signed-link.ts";
 import { parseTrustedProxies } from "./http/client-address.ts";
 import { type SlotCaps, slotCaps } from "./limits/slot-caps.ts";
 import { parseOutboundProxy } from "./media/outbound-proxy.ts";
-import { platformTable } from "./platforms/table.ts";
+import { platformList } from "./platforms/list.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
@@ -76,13 +76,13 @@ const referenceEntries = z.string().transform((text, ctx) => {
   for (const item of text.split(",").map((part) => part.trim()).filter(Boolean)) {
     const named = /^([A-Z]+)=(.*)$/.exec(item);
     const url = URL.parse(named ? named[2]!.trim() : item);
-    const platformKnown = named === null || platformTable.some(({ id }) => id === named[1]);
+    const platformKnown = named === null || platformList.some(({ id }) => id === named[1]);
     const urlOk = (named !== null && named[2]!.trim() === "off") || (url !== null && /^https?:$/.test(url.protocol));
     if (!platformKnown || !urlOk) {
       ctx.addIssue({
         code: "custom",
         message: `"${item}" is not PLATFORM=url, PLATFORM=off or an http(s) URL (platforms: ${
-          platformTable.map(({ id }) => id).join(", ")
+          platformList.map(({ id }) => id).join(", ")
         })`,
       });
       return z.NEVER;

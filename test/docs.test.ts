@@ -5,6 +5,9 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { ConfigSchema } from "../src/config.ts";
+import { platformList } from "../src/platforms/list.ts";
+import { platformsTable } from "../src/platforms/list-text.ts";
+import { platformsTableOf } from "../scripts/platforms-section.ts";
 import { type ErrorCode, errorTable as codeTable } from "../src/http/errors.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -110,6 +113,12 @@ describe("README.md", () => {
       .find((line) => line.startsWith("bash scripts/setup-debian.sh"));
     expect(command).toBeDefined();
     expect(readme.split("\n")).toContain(command);
+  });
+});
+
+describe("docs/api.md's table of the platforms", () => {
+  it("is the one the platform modules make (npm run docs:platforms writes it)", () => {
+    expect(platformsTableOf(read("docs/api.md"))).toBe(platformsTable(platformList));
   });
 });
 

@@ -27,7 +27,8 @@ import {
 } from "./openapi-responses.ts";
 import { sitePaths, siteSchemas } from "./openapi-site.ts";
 import { DownloadQuery, PostQuery, TweetQuery } from "../http/query.ts";
-import { supportedPlatformsText } from "../platforms/table.ts";
+import { platformList } from "../platforms/list.ts";
+import { photoPostsText, postUrlText } from "../platforms/list-text.ts";
 
 export const API_VERSION = "1.0.0";
 
@@ -106,9 +107,8 @@ const estimatedLengthHeader = {
   },
 };
 
-// From the platform table (http/ sits below platforms/, so the query schema cannot name them itself).
-const postUrlText =
-  `Post or video URL of a supported platform: ${supportedPlatformsText}. A link on a platform's mirror (fxtwitter.com, ddinstagram.com, ...) is read on the platform's own host; a short link (pin.it, vm.tiktok.com, b23.tv, ...) is followed to its post within its platform. A profile, feed or list link of X, Bluesky, Threads or Xiaohongshu is 400 \`invalid_url\` saying to pass its posts' links (one here, or many in POST /api/v1/jobs).`;
+// From the platform modules (http/ sits below platforms/, so the query schema cannot name them itself).
+const postUrlDescription = postUrlText(platformList);
 
 const operations: OperationSpec[] = [
   {
@@ -116,8 +116,10 @@ const operations: OperationSpec[] = [
     operationId: "getPost",
     summary: "Post record for a URL of any supported platform",
     description:
-      "Returns the platform-independent record of a post or video. Every field is present; an unknown value is null and lists are always arrays. When `needsServerProcessing` is true, fetch the media with /api/v1/download in page mode, passing a variant's `formatId` as `format`. `media` lists every item of the post in the platform's order (a carousel of photos and videos, a gallery, a slideshow, several videos on one page, X's photos and videos); download one with `index`. Photo posts are read with gallery-dl (Bluesky's, Xiaohongshu's and Threads' by the service itself): their items carry the file's `url`, width and height. A Xiaohongshu link needs the `xsec_token` its app's Share gives; without it, or with a stale one, the answer is 404 `post_unavailable`. A post with no item to download and no text is never 200: 404 `no_media` when the platform showed it without media (or a page lists nothing), 502 `upstream_blocked` for a login wall, 502 `upstream_failed` when the media tool could not reach the site.",
-    query: PostQuery.extend({ url: PostQuery.shape.url.describe(postUrlText) }),
+      "Returns the platform-independent record of a post or video. Every field is present; an unknown value is null and lists are always arrays. When `needsServerProcessing` is true, fetch the media with /api/v1/download in page mode, passing a variant's `formatId` as `format`. `media` lists every item of the post in the platform's order (a carousel of photos and videos, a gallery, a slideshow, several videos on one page, X's photos and videos); download one with `index`. " +
+      photoPostsText(platformList) +
+      " A post with no item to download and no text is never 200: 404 `no_media` when the platform showed it without media (or a page lists nothing), 502 `upstream_blocked` for a login wall, 502 `upstream_failed` when the media tool could not reach the site.",
+    query: PostQuery.extend({ url: PostQuery.shape.url.describe(postUrlDescription) }),
     success: jsonSuccess("PostRecord", "The post record"),
     errors: [
       "invalid_url",

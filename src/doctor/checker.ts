@@ -7,7 +7,7 @@ import { type CheckStatus, classifyFailure, type FailureContext } from "./classi
 import type { ReferencePost } from "./reference-posts.ts";
 
 export interface CheckResult {
-  /** The platform's id (YOUTUBE) or the EXTRA_PAGE_HOSTS entry. */
+  /** The platform's id (of the list) or the EXTRA_PAGE_HOSTS entry. */
   site: string;
   /** The reference post. */
   url: string;

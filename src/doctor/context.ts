@@ -3,7 +3,8 @@
 import type { CookieFile } from "../platforms/ytdlp/cookie-file.ts";
 import { galleryReads } from "../platforms/post-source.ts";
 import type { PlatformId } from "../platforms/records.ts";
-import { type ReaderName, rowOf } from "../platforms/table.ts";
+import { readByService } from "../platforms/platform.ts";
+import { rowOf } from "../platforms/table.ts";
 import { galleryDlAgeDays, type ToolProbe, type Tools, toolVersion, ytdlpAgeDays } from "../processes/tools.ts";
 import type { FailureContext } from "./classify.ts";
 import { expiredSession } from "./session-cookies.ts";
@@ -17,12 +18,8 @@ export interface ContextSources {
 
 const toolsUpdate =
   "update the media tools (bash scripts/setup-debian.sh --update-tools, or point YTDLP_PATH / GALLERY_DL_PATH at current ones)";
-const xUpdate =
-  "X posts are read by this service's own X client: update the service, or set X_GRAPHQL_QUERY_ID to the query id X's web client uses now";
 const ownUpdate = (name: string) =>
   `${name} posts are read by this service itself, not by the media tools: update the service`;
-/** The readers that are the service's own code beside X's client: a failure of theirs is the service's to fix. */
-const ownReaders: ReadonlySet<ReaderName> = new Set(["bluesky", "xiaohongshu", "threads"]);
 
 const ageOf = { "yt-dlp": ytdlpAgeDays, "gallery-dl": galleryDlAgeDays } as const;
 
@@ -41,10 +38,11 @@ export function failureContext(sources: ContextSources): (site: string) => Promi
     const now = sources.now();
     const cookies = (await sources.cookies?.read()) ?? null;
     const expired = cookies === null ? null : expiredSession(new TextDecoder().decode(cookies), site, now);
-    if (site === "X") return { extractor: "the X client", update: xUpdate, expiredSession: expired };
     const row = rowOf(site as PlatformId);
-    if (row !== undefined && ownReaders.has(row.reader)) {
-      return { extractor: `the ${row.name} reader`, update: ownUpdate(row.name), expiredSession: expired };
+    // The service's own reader failed: the service is the one to fix it.
+    if (row !== undefined && readByService(row)) {
+      const { reader, update } = row.checkAdvice ?? { reader: `the ${row.name} reader`, update: ownUpdate(row.name) };
+      return { extractor: reader, update, expiredSession: expired };
     }
     const tools = await sources.tools.current();
     // A platform gallery-dl reads may have failed in either tool.

@@ -32,7 +32,7 @@ export interface GateSession {
   /** The budget an extraction's session passed (egress-budget.ts), as 502 source_too_large; null when none. */
   overBudget(): ApiError | null;
   /**
-   * The first connection the gate could not open for this session, with why ("www.youtube.com:443:
+   * The first connection the gate could not open for this session, with why ("www.example.com:443:
    * host not found"); null when none. The child only hears "502 Bad Gateway" from the gate.
    */
   failure(): string | null;

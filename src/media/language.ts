@@ -17,7 +17,7 @@ const iso639_1to2 = "aaaar ababk aeave afafr akaka amamh anarg arara asasm avava
   "wawln wowol xhxho yiyid yoyor zazha zhzho zuzu";
 const threeLetterOf = new Map<string, string>();
 for (const pair of iso639_1to2.split(" ")) threeLetterOf.set(pair.slice(0, 2), pair.slice(2));
-// Codes ISO 639-1 withdrew that YouTube still sends (Hebrew, Indonesian, Yiddish).
+// Codes ISO 639-1 withdrew that platforms still send (Hebrew, Indonesian, Yiddish).
 for (const [old, code] of [["iw", "heb"], ["in", "ind"], ["ji", "yid"]] as const) threeLetterOf.set(old, code);
 
 /** The ISO 639-2/T code of a language tag's primary language, or `und` (undetermined). */

@@ -52,12 +52,12 @@ function lineWords(line: string): string {
     const status = /\(caused by <HTTPError (\d{3}): ([^>]*)>\)\s*$/.exec(text);
     return status === null ? "" : statusWords(status[1]!, status[2]!);
   }
-  // yt-dlp's "[instagram] <id>: <message>": the id is the link's; a platform's ids hold no space.
+  // yt-dlp's "[<extractor>] <id>: <message>": the id is the link's; a platform's ids hold no space.
   let words = text.replace(/^(\s*(?:ERROR:|WARNING:)?\s*\[[^\]\s]+\]\s+)\S*?:\s/, "$1").replace(
     /\bhttps?:\/\/\S+/gi,
     "",
   );
-  // gallery-dl quotes what it was given ("[instagram][error] ... 'rate-limit'"); yt-dlp's words have apostrophes.
+  // gallery-dl quotes what it was given ("[<category>][error] ... 'rate-limit'"); yt-dlp's words have apostrophes.
   if (/^\s*(\[[\w-]+\]){2}|^\s*[A-Z]\w*Error: /.test(text)) words = words.replace(/'[^'\n]*'/g, "");
   return words.replace(
     /HTTP ?Error:? (\d{3}):? ([^\n(>]*)/g,

@@ -1,5 +1,5 @@
-// Posts of a platform the service reads itself (X's APIs, Bluesky's AppView, Xiaohongshu's note
-// pages), kept a short while: a post for `cacheTtlMs`, one the platform does not show (a 404) for
+// Posts of a platform the service reads itself (a platform module whose reader is the service's
+// own: its APIs or its pages), kept a short while: a post for `cacheTtlMs`, one the platform does not show (a 404) for
 // `notFoundTtlMs` (it may be shown again), and one read per burst of equal requests. Any other
 // failure is told to that burst's callers and kept by none.
 import { ApiError } from "../http/problem.ts";

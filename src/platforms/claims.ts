@@ -8,7 +8,7 @@ import { ApiError } from "../http/problem.ts";
 import { spawnWatched } from "../processes/child-stream.ts";
 import type { ProcessHost, SpawnedChild } from "../processes/process-host.ts";
 
-/** The extractors that claim a link: yt-dlp's key (`TedTalk`) and gallery-dl's category (`bluesky`); null for none. */
+/** The extractors that claim a link: yt-dlp's key (`TedTalk`) and gallery-dl's category (`tedtalk`); null for none. */
 export interface Claim {
   ytdlp: string | null;
   gallerydl: string | null;

@@ -1,5 +1,5 @@
-// The outbound client: how the readers the service runs itself (X's APIs, Bluesky's AppView and
-// video host, Xiaohongshu's pages, and any platform it reads next) reach their platform. One place
+// The outbound client: how the readers the service runs itself (a platform's APIs, pages and
+// video hosts, whatever platform it reads) reach their platform. One place
 // holds the rules the egress gate holds for the media tools: every hop, redirects included, is
 // checked with the egress policy (egress.ts) before a connection opens and is pinned to the address
 // it checked; redirects are bounded; the session's headers (cookies, tokens, a CSRF header) go only
@@ -12,7 +12,7 @@ import type { UpstreamClient, UpstreamResponse } from "../media/relay-upstream.t
 import { boundedText } from "../util/bounded-text.ts";
 
 export interface OutboundOptions {
-  /** Named in the detail of a failure: "X", "Bluesky". */
+  /** Named in the detail of a failure: the platform's name. */
   name: string;
   /** Bound on each exchange: every hop and the body. */
   timeoutMs: number;

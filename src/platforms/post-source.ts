@@ -2,12 +2,12 @@
 // (`reader: "yt-dlp+gallery-dl"`). yt-dlp is made for video and audio, gallery-dl for photos,
 // carousels and galleries. A photo-shaped link (the row's `photoShape`) goes to gallery-dl alone
 // (platforms/sources.ts); any other to yt-dlp, and to gallery-dl too when yt-dlp finds no video in
-// it, or fails in a way gallery-dl may not (its extractor out of date with the site, Instagram's
-// logged-out path that Debian's yt-dlp cannot take), or reads only sound in it (a TikTok slideshow
-// behind a /video/ link, which yt-dlp gives as its music). The rule is data (`ytdlpThenGallery`).
+// it, or fails in a way gallery-dl may not (its extractor out of date with the site, a logged-out
+// path that Debian's yt-dlp cannot take), or reads only sound in it (a slideshow behind a video's
+// link, which yt-dlp gives as its music). The rule is data (`ytdlpThenGallery`).
 //
 // gallery-dl keeps the platform's order of photos and videos, and gives each video as the file
-// the platform serves (Instagram's merged MP4), which the download operation relays as it is. yt-dlp
+// the platform serves (a merged MP4), which the download operation relays as it is. yt-dlp
 // cannot describe such a carousel at all: a picture in it has no format, and yt-dlp fails the
 // whole post.
 import type { ErrorCode } from "../http/errors.ts";

@@ -2,34 +2,10 @@
 // unknown values are null and lists are arrays (docs/api.md). These schemas also
 // describe the records in the OpenAPI document.
 import { z } from "zod";
+import { platformList } from "./list.ts";
 
-export const platformIds = [
-  "X",
-  "INSTAGRAM",
-  "YOUTUBE",
-  "TIKTOK",
-  "REDDIT",
-  "FACEBOOK",
-  "PINTEREST",
-  "AMAZON",
-  "VIMEO",
-  "DAILYMOTION",
-  "BLUESKY",
-  "BILIBILI",
-  "LOOM",
-  "NEWGROUNDS",
-  "OKRU",
-  "RUTUBE",
-  "SNAPCHAT",
-  "SOUNDCLOUD",
-  "STREAMABLE",
-  "TUMBLR",
-  "TWITCH",
-  "VK",
-  "XIAOHONGSHU",
-  "THREADS",
-  "OTHER",
-] as const;
+/** The list's platforms' ids, and OTHER. */
+export const platformIds = [...platformList.map(({ id }) => id), "OTHER"] as const;
 /** A platform of the table, or OTHER (a host the operator added: EXTRA_PAGE_HOSTS). */
 export const ListedPlatformId = z.enum(platformIds);
 export type ListedPlatformId = z.infer<typeof ListedPlatformId>;
@@ -78,7 +54,7 @@ export type PostSubtitle = z.infer<typeof PostSubtitle>;
 
 export const PostMediaItem = mediaItem(PostVideoVariant).extend({
   altText: z.string().nullable().describe(
-    "The item's description for those who cannot see it, as its author wrote it (Bluesky); null when there is none",
+    "The item's description for those who cannot see it, as its author wrote it, where the platform keeps one; null when there is none",
   ),
 });
 export type PostMediaItem = z.infer<typeof PostMediaItem>;
@@ -111,7 +87,7 @@ export const PostRecord = z.object({
     "Subtitle tracks of the post's first item that /api/v1/download can embed (`subtitles=<lang>`)",
   ),
   card: LinkCard.nullable().describe(
-    "The link preview the post carries (Bluesky's external card); null when there is none",
+    "The link preview the post carries (an external card); null when there is none",
   ),
 });
 export type PostRecord = z.infer<typeof PostRecord>;

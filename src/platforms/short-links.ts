@@ -1,6 +1,6 @@
 // The link a reader is given for a link as pasted: a mirror's link on its platform's own host
-// (table.ts `canonicalLink`), and a short link (pin.it/..., vm.tiktok.com/..., b23.tv/..., a Reddit
-// share link) followed to the post it stands for. The service follows a short link itself, hop by
+// (table.ts `canonicalLink`), and a short link (a platform module's `shortLinks`: a short host, or a
+// share link's path) followed to the post it stands for. The service follows a short link itself, hop by
 // hop through the outbound client (each hop checked by the egress policy), a few hops at most, and
 // only while each hop stays on a host of the same platform: a short link is anyone's to make, so
 // one that leads elsewhere (another platform, a private address) is refused, never fetched.

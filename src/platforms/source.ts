@@ -1,5 +1,5 @@
-// The one seam from a link to bytes. A source (X's APIs, yt-dlp, gallery-dl, Bluesky's AppView,
-// or a fallback made of two of them) describes a post and plans a download; a plan is a relay of
+// The one seam from a link to bytes. A source (a platform's APIs or pages read by the service, yt-dlp,
+// gallery-dl, or a fallback made of two of them) describes a post and plans a download; a plan is a relay of
 // one file as its host serves it, or a remux of inputs by ffmpeg; a runner (media/) carries it out
 // with the slot its kind costs. Which source reads a link is its platform row's `reader`.
 import type { SlotHolder } from "../limits/slots.ts";

@@ -7,13 +7,14 @@ import type { GallerySource } from "./gallerydl/source.ts";
 import { fallbackSource, isPhotoShaped, ytdlpThenGallery } from "./post-source.ts";
 import { isEmptyPost, nothingToDownload } from "./post-errors.ts";
 import type { Ask, Expands, Link, Source } from "./source.ts";
-import { type ReaderName, rowOf } from "./table.ts";
+import type { ReaderName } from "./platform.ts";
+import { rowOf } from "./table.ts";
 import { xReader } from "./x/reader.ts";
 import type { TweetSource } from "./x/source.ts";
 import { ytdlpReader } from "./ytdlp/reader.ts";
 import type { PageSource } from "./ytdlp/source.ts";
 
-/** What the sources read through: X's client, Bluesky's, Xiaohongshu's and Threads' sources, yt-dlp's and gallery-dl's descriptions. */
+/** What the sources read through: the clients and sources of the service's own readers, yt-dlp's and gallery-dl's descriptions. */
 export interface SourceClients {
   tweets: TweetSource;
   bluesky: Source;

@@ -45,7 +45,7 @@ export interface Extractor {
   run(job: ExtractionJob): Promise<ExtractionOutput>;
 }
 
-// A YouTube page's info is ~0.5 MB; far more means something is wrong.
+// The biggest video page's info is ~0.5 MB; far more means something is wrong.
 export const maxExtractionOutputBytes = 32 * 1024 * 1024;
 export const oversizedOutput = () => upstreamFailed("The media tool returned an oversized description of this link.");
 

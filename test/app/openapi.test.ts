@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorTable } from "../../src/http/errors.ts";
 import { buildOpenApiDocument } from "../../src/app/openapi.ts";
 import { LinkedTweetRecord } from "../../src/platforms/records.ts";
-import { platformTable } from "../../src/platforms/table.ts";
+import { platformList } from "../../src/platforms/list.ts";
 import { UsageRecord } from "../../src/limits/usage.ts";
 import { type FakeCdn, startFakeCdn } from "../fakes/cdn.ts";
 import { fakeTweetIds, type FakeXUpstream, fixturesDir, startFakeXUpstream } from "../fakes/x-upstream.ts";
@@ -92,7 +92,7 @@ describe("the OpenAPI document", () => {
       Record<string, { parameters: { name: string; description: string }[] }>
     >;
     const url = paths["/api/v1/post"]!.get!.parameters.find((parameter) => parameter.name === "url")!;
-    for (const row of platformTable) expect(url.description).toContain(row.name);
+    for (const row of platformList) expect(url.description).toContain(row.name);
     expect(url.description).toContain("Threads");
   });
 

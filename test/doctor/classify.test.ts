@@ -8,7 +8,8 @@ import { referencePosts } from "../../src/doctor/reference-posts.ts";
 import { expiredSession } from "../../src/doctor/session-cookies.ts";
 import { ApiError, upstreamFailed } from "../../src/http/problem.ts";
 import { type GateSession, gateVerdict } from "../../src/media/egress-gate.ts";
-import { detectPlatform, platformTable } from "../../src/platforms/table.ts";
+import { platformList } from "../../src/platforms/list.ts";
+import { detectPlatform } from "../../src/platforms/table.ts";
 import type { ToolProbe } from "../../src/processes/tools.ts";
 import { happening } from "../../src/util/event.ts";
 import { classifyYtdlpFailure } from "../../src/platforms/ytdlp/errors.ts";
@@ -21,9 +22,9 @@ const posts = (value: string, extraHosts = "") => {
 describe("the reference posts", () => {
   it("are one public post of each platform of the table that has one by default, each detected as that platform", () => {
     expect(posts("").map(([site]) => site)).toEqual(
-      platformTable.filter((row) => row.referencePost !== null).map(({ id }) => id),
+      platformList.filter((row) => row.referencePost !== null).map(({ id }) => id),
     );
-    for (const { id, referencePost } of platformTable) {
+    for (const { id, referencePost } of platformList) {
       if (referencePost !== null) expect(detectPlatform(new URL(referencePost), [])).toBe(id);
     }
     // Xiaohongshu's links expire with their token: its check is the operator's to name.

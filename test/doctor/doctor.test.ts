@@ -6,7 +6,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { platformTable, rowOf } from "../../src/platforms/table.ts";
+import { platformList } from "../../src/platforms/list.ts";
+import { rowOf } from "../../src/platforms/table.ts";
 import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { photoPosts, startPhotoPlatforms } from "../fakes/photo-platforms.ts";
 import { startFakeXUpstream } from "../fakes/x-upstream.ts";
@@ -35,7 +36,7 @@ async function closedPort(): Promise<number> {
 
 /** PLATFORM_CHECK_POSTS that replaces the named platforms' posts and drops every other one (no test reaches a real platform). */
 function checkPosts(posts: Record<string, string>, extra: string[] = []): string {
-  return [...platformTable.map(({ id }) => `${id}=${posts[id] ?? "off"}`), ...extra].join(",");
+  return [...platformList.map(({ id }) => `${id}=${posts[id] ?? "off"}`), ...extra].join(",");
 }
 
 function dataDir(): string {

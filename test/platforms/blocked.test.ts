@@ -9,7 +9,7 @@ import { type HostilePages, startHostilePages } from "../fakes/hostile-pages.ts"
 import { type PhotoPlatforms, photoPosts, startPhotoPlatforms } from "../fakes/photo-platforms.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
-import { platformTable } from "../../src/platforms/table.ts";
+import { platformList } from "../../src/platforms/list.ts";
 
 const token = "metrics-token-0123456789";
 let store: TestStore;
@@ -23,7 +23,7 @@ beforeAll(async () => {
     startPhotoPlatforms(),
   ]);
   // INSTAGRAM's reference post is a public carousel of the local Instagram; every other check is off.
-  const checks = platformTable.map(({ id }) => `${id}=${id === "INSTAGRAM" ? photoPosts.instagramThreePhotos : "off"}`)
+  const checks = platformList.map(({ id }) => `${id}=${id === "INSTAGRAM" ? photoPosts.instagramThreePhotos : "off"}`)
     .join(",");
   app = buildTestApp(store.db, {
     env: {

@@ -1,6 +1,6 @@
 // Maps gallery-dl's messages to the platform-independent post record (docs/api.md, Post record).
 // Each extractor names its metadata its own way; the few fields a record needs are read from
-// the names Instagram's, TikTok's, Reddit's, Pinterest's and Facebook's extractors use.
+// the names the extractors of the photo platforms (list.ts, reader `yt-dlp+gallery-dl`) use.
 import type { PlatformId, PostMediaItem, PostRecord } from "../records.ts";
 import type { GalleryMetadata, GalleryOutput } from "./run.ts";
 
@@ -28,7 +28,7 @@ function kindOf(url: string, meta: GalleryMetadata): PostMediaItem["type"] | nul
 }
 
 /**
- * Width and height: gallery-dl's own (Instagram, TikTok), else Reddit's: a gallery's
+ * Width and height: gallery-dl's own (most extractors), else a gallery's
  * `media_metadata` entry of this file, or an image post's preview source.
  */
 function dimensions(url: string, meta: GalleryMetadata): { width: number | null; height: number | null } {
@@ -64,7 +64,7 @@ function mediaItem(url: string, meta: GalleryMetadata, type: PostMediaItem["type
     return { type, url: file, posterUrl: null, width, height, durationSec: null, videoVariants: [], altText: null };
   }
   const duration = typeof meta.duration === "number" && meta.duration > 0 ? Math.round(meta.duration) : null;
-  // Instagram gives a video's still as the post's picture of it.
+  // Some extractors give a video's still as the post's picture of it.
   return {
     type,
     url: file,
@@ -100,7 +100,7 @@ export function galleryToPost(output: GalleryOutput, platform: PlatformId, pageU
     platform,
     id: String(text(post.post_shortcode) ?? text(post.id) ?? text(post.post_id) ?? size(post.id) ?? ""),
     url: permalink ?? pageUrl.href,
-    // Instagram and Pinterest: description; TikTok: desc; Reddit: the title (its body is often empty).
+    // description, or desc, or the title where the post's body is often empty.
     text: text(post.description) ?? text(post.desc) ?? text(post.title) ?? text(post.selftext),
     authorName: authorOf(post),
     durationSec: firstVideo?.durationSec ?? null,

@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { ApiError } from "../../http/problem.ts";
 import type { Extractor } from "../../processes/extractor.ts";
 import { blockedError } from "../blocked.ts";
+import { platformList } from "../list.ts";
 import { noMediaFound, postNotFound, postUnreadable, unreadableOutput } from "../post-errors.ts";
 import type { RunAccess } from "../tool-access.ts";
 
@@ -60,12 +61,8 @@ export function galleryArgs(
     "retries=0",
     "-o",
     "sleep-request=0",
-    // Instagram's video as one file, not a DASH manifest handed on to yt-dlp; TikTok's slideshow
-    // without its music track (the record lists pictures and videos).
-    "-o",
-    "extractor.instagram.videos=merged",
-    "-o",
-    "extractor.tiktok.audio=false",
+    // The options each platform's extractor needs (its module's `galleryDlOptions`).
+    ...platformList.flatMap(({ galleryDlOptions }) => (galleryDlOptions ?? []).flatMap((option) => ["-o", option])),
     "--range",
     options.items,
     "--post-range",

@@ -26,7 +26,7 @@ const relayProviders: Record<string, boolean> = {
   IsInternalUser: false,
 };
 
-/** The post's numeric id: its shortcode read as base 64 over A-Za-z0-9-_ (Instagram's rule). */
+/** The post's numeric id: its shortcode read as base 64 over A-Za-z0-9-_ (Meta's rule). */
 export function postIdOf(code: string): string {
   let id = 0n;
   for (const digit of code) id = id * 64n + BigInt(shortcodeDigits.indexOf(digit));

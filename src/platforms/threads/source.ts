@@ -5,7 +5,7 @@
 // FxEmbed asks it.
 // No tool reads Threads (cobalt has no reader, yt-dlp and gallery-dl no extractor), so the service
 // reads the page itself through its outbound client, and keeps what it read a while
-// (cached-posts.ts), as for Bluesky and Xiaohongshu.
+// (cached-posts.ts), as for the other platforms the service reads itself.
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
 import { itemName, photoPlan, requireItem, requireNoSubtitles } from "../items.ts";

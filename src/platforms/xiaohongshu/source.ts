@@ -2,7 +2,7 @@
 // initial state names the note's photos and its video's files on the site's CDN, which are relayed
 // as they are served. A short link is followed to its note first. yt-dlp reads only a note's video
 // and gallery-dl none of the site, so the service reads the page itself, and keeps what it read
-// a while (cached-posts.ts), as for Bluesky.
+// a while (cached-posts.ts), as for the other platforms the service reads itself.
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
 import { itemName, photoPlan, requireItem, requireNoSubtitles } from "../items.ts";

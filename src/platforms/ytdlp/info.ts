@@ -6,7 +6,7 @@ import { z } from "zod";
 const optional = <T extends z.ZodType>(schema: T) => schema.nullish().catch(null);
 const text = optional(z.string());
 const number = optional(z.number());
-// yt-dlp writes some ids as numbers (for example Vimeo's `id`).
+// yt-dlp writes some ids as numbers (some extractors' `id`).
 const identifier = optional(z.union([z.string(), z.number()]).transform(String));
 const headers = optional(z.record(z.string(), z.string()));
 
@@ -118,7 +118,7 @@ export function mainEntry(info: YtdlpInfo): YtdlpEntry {
 }
 
 /**
- * The formats of an entry. An entry without `formats[]` (og:video, twitter:player, direct
+ * The formats of an entry. An entry without `formats[]` (og:video, a player card, direct
  * links) describes its one format at the top level, with format id `0`.
  */
 export function entryFormats(entry: YtdlpEntry): YtdlpFormat[] {

@@ -83,7 +83,7 @@ function mediaItem(entry: YtdlpEntry): PostMediaItem {
 
 /**
  * The title, unless it is only a stand-in for the post text: some extractors title a post
- * "Video by <user>" or "<user> - <first words of the text>..." (X, TikTok), and the
+ * "Video by <user>" or "<user> - <first words of the text>..." (a short-video platform's), and the
  * description then holds the whole text.
  */
 function postText(entry: YtdlpEntry): string | null {
@@ -148,8 +148,8 @@ function variantSelector(format: YtdlpFormat): string {
 }
 
 /**
- * The formats behind the variants: one per height, best first; when there is no video (a
- * SoundCloud track), every audio-only format, best first, each its codec's content type.
+ * The formats behind the variants: one per height, best first; when there is no video (an
+ * audio track), every audio-only format, best first, each its codec's content type.
  */
 function variantFormats(formats: YtdlpFormat[]): YtdlpFormat[] {
   const media = formats.filter((f) => f.url !== null && (hasVideo(f) || hasAudio(f)));

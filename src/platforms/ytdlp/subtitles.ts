@@ -1,5 +1,5 @@
 // The subtitle tracks of a yt-dlp entry: what the post record lists and what a download embeds.
-// yt-dlp lists each language in several formats (YouTube: json3, srv1-3, ttml, vtt); only the
+// yt-dlp lists each language in several formats (json3, srv1-3, ttml, vtt); only the
 // ones ffmpeg reads as subtitles count, so every language the record lists can be embedded.
 import { ApiError } from "../../http/problem.ts";
 import type { SubtitleInput } from "../../media/ffmpeg.ts";

@@ -1,0 +1,34 @@
+// Instagram: yt-dlp reads reels and videos, gallery-dl `/p/` posts (each photo and video as the CDN's file).
+import { mirrorsOf, type Platform, samplesOf } from "../platform.ts";
+
+export const instagram: Platform<"INSTAGRAM"> = {
+  id: "INSTAGRAM",
+  name: "Instagram",
+  hosts: ["instagram.com"],
+  mirrors: mirrorsOf("www.instagram.com", [
+    "ddinstagram.com",
+    "kkinstagram.com",
+    "vxinstagram.com",
+    "instagramez.com",
+    "instagr.am",
+  ]),
+  mediaHosts: ["cdninstagram.com", "fbcdn.net"],
+  reader: "yt-dlp+gallery-dl",
+  photoShape: /^\/(?:[^/]+\/)?p\/[^/]+/,
+  sessionCookies: ["sessionid"],
+  // A video as one file, not a DASH manifest handed on to yt-dlp.
+  galleryDlOptions: ["extractor.instagram.videos=merged"],
+  referencePost: "https://www.instagram.com/p/aye83DjauH/",
+  readBy: "yt-dlp + gallery-dl (`/p/` posts)",
+  samples: [
+    ...samplesOf("photo", "gallery-dl", "instagram", ["https://www.instagram.com/p/aye83DjauH/"]),
+    ...samplesOf("post", "yt-dlp", "Instagram", ["https://www.instagram.com/reel/Chunk8-jurw/"]),
+    ...samplesOf("mirror", "yt-dlp", "Instagram", [
+      "https://www.ddinstagram.com/reel/Chunk8-jurw/",
+      "https://kkinstagram.com/reel/Chunk8-jurw/",
+      "https://vxinstagram.com/reel/Chunk8-jurw/",
+      "https://instagramez.com/reel/Chunk8-jurw/",
+      "https://instagr.am/reel/Chunk8-jurw/",
+    ]),
+  ],
+};

@@ -1,0 +1,18 @@
+// Snapchat: Spotlight videos through yt-dlp.
+import { type Platform, samplesOf } from "../platform.ts";
+
+export const snapchat: Platform<"SNAPCHAT"> = {
+  id: "SNAPCHAT",
+  name: "Snapchat",
+  hosts: ["snapchat.com"],
+  shortLinks: [{ host: "t.snapchat.com" }],
+  reader: "yt-dlp",
+  referencePost: "https://www.snapchat.com/spotlight/W7_EDlXWTBiXAEEniNoMPwAAYYWtidGhudGZpAX1TKn0JAX1TKnXJAAAAAA",
+  readBy: "yt-dlp (Spotlight)",
+  samples: [
+    ...samplesOf("post", "yt-dlp", "SnapchatSpotlight", [
+      "https://www.snapchat.com/spotlight/W7_EDlXWTBiXAEEniNoMPwAAYYWtidGhudGZpAX1TKn0JAX1TKnXJAAAAAA",
+    ]),
+    ...samplesOf("short", "service", null, ["https://t.snapchat.com/aBcDeFgH"]),
+  ],
+};

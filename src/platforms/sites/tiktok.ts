@@ -1,0 +1,34 @@
+// TikTok: yt-dlp reads videos (and a slideshow's music), gallery-dl a slideshow's pictures.
+import { mirrorsOf, type Platform, samplesOf } from "../platform.ts";
+
+export const tiktok: Platform<"TIKTOK"> = {
+  id: "TIKTOK",
+  name: "TikTok",
+  hosts: ["tiktok.com"],
+  shortLinks: [{ host: "vm.tiktok.com" }, { host: "vt.tiktok.com" }, { host: "tiktok.com", path: /^\/t\/\w+/ }],
+  mirrors: mirrorsOf("www.tiktok.com", ["tnktok.com", "vxtiktok.com", "tiktxk.com", "tfxktok.com"]),
+  mediaHosts: ["tiktokcdn.com", "tiktokcdn-us.com", "tiktokcdn-eu.com", "tiktokv.com", "ibyteimg.com", "byteimg.com"],
+  reader: "yt-dlp+gallery-dl",
+  photoShape: /\/photo\/\d+/,
+  sessionCookies: ["sessionid", "sid_tt"],
+  // A slideshow without its music track: the record lists pictures and videos.
+  galleryDlOptions: ["extractor.tiktok.audio=false"],
+  referencePost: "https://www.tiktok.com/@leenabhushan/video/6748451240264420610",
+  readBy: "yt-dlp + gallery-dl (`/photo/`)",
+  samples: [
+    ...samplesOf("post", "yt-dlp", "TikTok", ["https://www.tiktok.com/@leenabhushan/video/6748451240264420610"]),
+    ...samplesOf("photo", "gallery-dl", "tiktok", ["https://www.tiktok.com/@user/photo/7296335380254706949"]),
+    ...samplesOf("short", "service", null, [
+      "https://vm.tiktok.com/ZMabc123/",
+      "https://vt.tiktok.com/ZSabc123/",
+      "https://www.tiktok.com/t/ZTabc123/",
+    ]),
+    ...samplesOf("mirror", "yt-dlp", "TikTok", [
+      "https://www.tnktok.com/@leenabhushan/video/6748451240264420610",
+      "https://vxtiktok.com/@leenabhushan/video/6748451240264420610",
+      "https://tiktxk.com/@leenabhushan/video/6748451240264420610",
+      "https://tfxktok.com/@leenabhushan/video/6748451240264420610",
+    ]),
+    ...samplesOf("collection", "yt-dlp", "TikTokUser", ["https://www.tiktok.com/@leenabhushan"]),
+  ],
+};

@@ -1,0 +1,93 @@
+// One platform in one place (issue 45): no file of src/ names a platform (its id, its name, its hosts) but its own
+// module (src/platforms/sites/<name>.ts, or its folder src/platforms/<name>/ where it has a reader of ours) and the
+// list, except the few places below that must, each with the reason.
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, test } from "vitest";
+import { platformList } from "../../src/platforms/list.ts";
+import type { Platform } from "../../src/platforms/platform.ts";
+
+/** Every file of src/ with its text. */
+const files = readdirSync("src", { recursive: true, encoding: "utf8" })
+  .filter((file) => file.endsWith(".ts"))
+  .map((file) => path.posix.join("src", file.split(path.sep).join("/")))
+  .map((file) => ({ file, text: readFileSync(file, "utf8") }));
+
+/** Words that are also English or the house's own (a worker's threads, a post's thread): matched as written. */
+const commonWords = new Set(["Threads"]);
+
+/** The patterns that name a platform: its id, each word of its name and each of its hosts. */
+function wordsOf(platform: Platform): RegExp[] {
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const names = platform.name.split(/[()]/).map((part) => part.trim()).filter((part) => part.length > 1);
+  return [
+    // A one-letter id (X) is every other sentence's word: X is found by its other name and hosts.
+    ...(platform.id.length > 1 ? [new RegExp(`\\b${platform.id}\\b`)] : []),
+    ...names.map((name) => new RegExp(`\\b${escape(name)}\\b`, commonWords.has(name) ? "" : "i")),
+    ...platform.hosts.map((host) => new RegExp(`\\b${escape(host)}\\b`, "i")),
+  ];
+}
+
+/** Where a platform's module lives: its file, or the folder of its own reader. */
+function homeOf(id: string): (file: string) => boolean {
+  const name = id.toLowerCase();
+  return (file) => file === `src/platforms/sites/${name}.ts` || file.startsWith(`src/platforms/${name}/`);
+}
+
+/** The places that must name a platform outside its module, as `file: id`, each with why. */
+const allowed: Record<string, string> = {
+  // The service's own readers are built where the service's clients are wired (the floor above the platforms):
+  // each gets its settings (BLUESKY_APPVIEW_URL, THREADS_QUERY_ID, ...) and its outbound client there.
+  "src/app-deps.ts: BLUESKY": "wires Bluesky's AppView client and source",
+  "src/app-deps.ts: XIAOHONGSHU": "wires Xiaohongshu's source",
+  "src/app-deps.ts: THREADS": "wires Threads' source",
+  "src/config.ts: BLUESKY": "the settings of Bluesky's reader (BLUESKY_APPVIEW_URL, BLUESKY_TIMEOUT_MS)",
+  "src/config.ts: XIAOHONGSHU": "the setting of Xiaohongshu's reader (XIAOHONGSHU_TIMEOUT_MS)",
+  "src/config.ts: THREADS": "the settings of Threads' reader (THREADS_TIMEOUT_MS, THREADS_QUERY_ID)",
+  "src/config.ts: X": "the settings of X's client (X_SYNDICATION_URL's default, api.x.com)",
+  // The names of the readers of the service's own (ReaderName), and the source sources.ts builds for each.
+  "src/platforms/platform.ts: BLUESKY": "ReaderName",
+  "src/platforms/platform.ts: XIAOHONGSHU": "ReaderName",
+  "src/platforms/sources.ts: BLUESKY": "the Bluesky reader's source and its threads' expansion",
+  "src/platforms/sources.ts: XIAOHONGSHU": "the Xiaohongshu reader's source",
+  // metrics/ sits below platforms/: the upstream label of each client of the service's own is a name of its own.
+  "src/metrics/service-metrics.ts: BLUESKY": "the upstream label of Bluesky's client",
+  "src/metrics/service-metrics.ts: XIAOHONGSHU": "the upstream label of Xiaohongshu's client",
+  // The tweet operation is X's own (its query's and its OpenAPI text's hosts).
+  "src/http/query.ts: X": "TweetQuery's url: x.com or twitter.com",
+  "src/app/openapi.ts: X": "the tweet operation: x.com and twitter.com links only",
+  "src/auth/download-links.ts: X": "the tweet record's signed links read its post on x.com",
+  // YouTube's JavaScript challenges: yt-dlp's --js-runtimes, a setting of the operator's given to every yt-dlp run.
+  "src/config.ts: YOUTUBE": "JS_RUNTIME, and the memory ceiling it runs under",
+  "src/platforms/ytdlp/js-runtime.ts: YOUTUBE": "--js-runtimes",
+  "src/platforms/ytdlp/run.ts: YOUTUBE": "--js-runtimes",
+  // Left for the jobs' expansions (being reworked beside this move): which links of a platform yt-dlp expands.
+  "src/platforms/ytdlp/expansion.ts: YOUTUBE": "manyPostShapes",
+  "src/platforms/ytdlp/expansion.ts: SOUNDCLOUD": "manyPostShapes",
+  "src/platforms/ytdlp/expansion.ts: TIKTOK": "manyPostShapes",
+  "src/platforms/ytdlp/expansion.ts: VIMEO": "manyPostShapes",
+  "src/platforms/ytdlp/expansion.ts: DAILYMOTION": "manyPostShapes",
+};
+
+/** `file: id` for every file outside a platform's home and the list that names it. */
+function namings(list: readonly Platform[]): string[] {
+  return list.flatMap((platform) => {
+    const words = wordsOf(platform);
+    const home = homeOf(platform.id);
+    return files.filter(({ file }) => !home(file) && file !== "src/platforms/list.ts")
+      .filter(({ text }) => words.some((word) => word.test(text)))
+      .map(({ file }) => `${file}: ${platform.id}`);
+  });
+}
+
+const found = namings(platformList);
+
+describe("one platform in one place", () => {
+  test("no file names a platform outside its module and the list, but those allowed (with why)", () => {
+    expect(found.filter((naming) => !(naming in allowed))).toEqual([]);
+  });
+
+  test("each allowed naming is still there (the list only shrinks)", () => {
+    expect(Object.keys(allowed).filter((naming) => !found.includes(naming))).toEqual([]);
+  });
+});
