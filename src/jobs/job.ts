@@ -23,7 +23,7 @@ export interface JobRequest {
   webhook?: string | null;
   /** When the job starts (ISO 8601 UTC), or null: at once. Its expansion waits on the queue until then. */
   runAt?: string | null;
-  /** Whether an X or Bluesky post link stands for its author's thread (true, and for jobs older than the field) or for the post alone. */
+  /** Whether a post link of a platform with threads stands for its author's thread (true, and for jobs older than the field) or for the post alone. */
   threads?: boolean;
 }
 

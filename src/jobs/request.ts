@@ -42,7 +42,7 @@ export const JobBody = z.strictObject({
       "When the job starts (ISO 8601, at most 30 days ahead): it waits `queued` until then; without it, at once",
     ),
   threads: z.boolean().default(true).describe(
-    "Whether an X or Bluesky post link stands for its author's thread (true) or for the post alone (false: no thread is read, and without an X session no job says it is incomplete for want of one)",
+    "Whether a post link of a platform whose threads a job reads (docs/api.md, Jobs) stands for its author's thread (true) or for the post alone (false: no thread is read, and without an X session no job says it is incomplete for want of one)",
   ),
   webhook: z.string().nullable().default(null).describe(
     "The id of one of the account's webhook endpoints that alone hears of this job's events; without it every endpoint of the account that takes an event hears of it",

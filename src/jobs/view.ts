@@ -42,7 +42,7 @@ export const JobRecord = z.object({
     format: z.string().nullable(),
     audio: z.enum(["mp3", "m4a"]).nullable(),
     runAt: z.string().nullable().describe("ISO 8601 UTC: when the job starts; null when it started at once"),
-    threads: z.boolean().describe("Whether an X or Bluesky post link stood for its author's thread"),
+    threads: z.boolean().describe("Whether a post link of a platform with threads stood for its author's thread"),
   }),
 });
 

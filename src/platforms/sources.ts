@@ -33,7 +33,7 @@ export type SourceOf = (link: Link) => Source;
 export function createSources(clients: SourceClients, ask: Ask): SourceOf {
   const ytdlp = ytdlpReader(clients.pages);
   const gallery = galleryReader(clients.galleries);
-  // What a link stands for in a job is yt-dlp's to say (a TikTok profile), also where gallery-dl reads its posts.
+  // What a link stands for in a job is yt-dlp's to say (a profile of a platform yt-dlp pages through), also where gallery-dl reads its posts.
   const ytdlpThenGalleryDl = withExpansion(fallbackSource(ytdlp, gallery, ytdlpThenGallery), ytdlp);
   const x = withExpansion(xReader(clients.tweets, ytdlp, ask), clients.expansions.x);
   const bluesky = withExpansion(clients.bluesky, clients.expansions.bluesky);

@@ -95,7 +95,7 @@ function standsForManyOf(row: PlatformRow | undefined, url: URL): boolean {
 /**
  * Throws 400 invalid_url for a link of the row's `collectionShape` (a profile, a feed, a list), naming the job call
  * that runs many posts: the row's reader reads one post, and would refuse the link with words about posts. A job
- * expands some of these (a Bluesky profile) and says of the others that it could not, so the detail names both ways.
+ * expands some of these (a profile whose reader lists its posts) and says of the others that it could not, so the detail names both ways.
  */
 function requireOnePostOf(row: PlatformRow | undefined, url: URL): void {
   if (!standsForManyOf(row, url)) return;
