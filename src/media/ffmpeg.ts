@@ -3,6 +3,7 @@
 // running them.
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import type { SpawnStreamOptions } from "../processes/child-stream.ts";
+import { fragmentClock } from "./fmp4-clock.ts";
 import { mp4Language } from "./language.ts";
 
 export interface FfmpegInput {
@@ -185,13 +186,38 @@ function witnessArgs(plan: RemuxPlan): string[] {
 }
 
 /**
+ * The copied sound that is sure to be there (M4A's; a merge's separate sound), as a `-map`
+ * specifier; null when there is none. Not an MP4 of one file, whose sound may be missing (a
+ * silent clip): an output with nothing to map fails the run.
+ */
+function copiedSound(plan: RemuxPlan): string | null {
+  const copied = plan.output === "m4a" || (plan.output === "mp4" && plan.inputs.length > 1 && !plan.transcodeAudio);
+  return copied && plan.audioInput !== null ? `${plan.audioInput}:a:0` : null;
+}
+
+/**
+ * A third output that keeps nothing: the copied sound decoded (`null` to /dev/null). A copy
+ * reads AAC frames by the sizes the container's index gives and never looks into them, so a
+ * source that answered a reconnect from its start, or sent damaged bytes, would be copied on as
+ * sound of the right length that does not play (measured: M4A of an M4A file that hung up once
+ * and ignored Range); its decoder says so, and `-xerror` ends the run. Decoding AAC costs about
+ * 0.1 s of CPU per 10 minutes of sound (measured), against the 0.5 s the copy itself costs.
+ */
+function soundWitnessArgs(plan: RemuxPlan): string[] {
+  const sound = copiedSound(plan);
+  return sound === null ? [] : ["-map", sound, "-f", "null", "-y", "/dev/null"];
+}
+
+/**
  * With files as inputs, `-xerror` makes a failed read (a connection that broke off for good)
  * exit 1 instead of 0, and a muxer's "Non-monotonous DTS" (a source that answered a reconnect
- * from its start) end the run. For MP3, `-copyts -start_at_zero` keeps the timestamps as the file
- * has them: by default ffmpeg quietly shifts an MPEG-TS input whose time jumps back, and the jump
- * then reaches no muxer (measured: read on as 93 s of a 60 s file); the output is the same. Only
- * for MP3: with `-copyts` ffmpeg 5.1's `time=` counts from its first report, not from the start
- * (measured: 2.1 s of a 4 s file), and MP3's length is read from its size instead (mp3BytesPerSec).
+ * from its start) end the run. `-copyts -start_at_zero` keeps the timestamps as the file has
+ * them: by default ffmpeg quietly shifts an MPEG-TS input whose time jumps back (any jump of more
+ * than 0.1 s), and the jump then reaches no muxer (measured: MP3 read on as 93 s of a 60 s file,
+ * M4A as 30.8 s of a 20 s one); the output is the same. With `-copyts` ffmpeg 5.1's `time=`
+ * counts from its first report, not from the start (measured: 2.1 s of a 4 s file), so the
+ * output's length is read from the output itself instead: MP3's from its size (mp3BytesPerSec),
+ * fragmented MP4's from its fragments (fmp4-clock.ts).
  * Neither with HLS: ffmpeg 5.1's HLS reader repeats the first timestamp of an audio-only MPEG-TS
  * playlist, which ffmpeg quietly fixes, but which `-xerror` turns into "Non-monotonous DTS ...
  * aborting" (measured), and a playlist's segments may start a new timeline by design. Warnings
@@ -208,19 +234,19 @@ export function ffmpegArgs(plan: RemuxPlan, limits: FfmpegLimits, proxy?: string
     "-loglevel",
     "repeat+warning",
     "-stats",
-    ...(hls ? [] : ["-xerror", ...(plan.output === "mp3" ? ["-copyts", "-start_at_zero"] : [])]),
+    ...(hls ? [] : ["-xerror", "-copyts", "-start_at_zero"]),
     ...plan.inputs.flatMap((input) => inputArgs(input, limits, proxy)),
     ...(plan.subtitles && plan.output === "mp4" ? inputArgs(plan.subtitles.input, limits, proxy) : []),
     ...outputArgs[plan.output](plan),
     "pipe:1",
-    ...(hls ? [] : witnessArgs(plan)),
+    ...(hls ? [] : [...witnessArgs(plan), ...soundWitnessArgs(plan)]),
   ];
 }
 
 /** Lines of ffmpeg's log that say something about the run (measured with ffmpeg 5.1). */
 const logSigns = {
-  /** `-stats`: how far the output has come, as `size=NkB` and `time=HH:MM:SS.cc` (or N/A, or negative before the first timestamp). */
-  progress: /^(?:frame=.*)?L?size=\s*(?:(\d+)kB)?.*\btime=(?:(\d+):(\d\d):(\d\d(?:\.\d+)?))?/,
+  /** `-stats`: how far the output has come, as `size=NkB` (or N/A) and a `time=` that -copyts makes unreliable (see ffmpegArgs). */
+  progress: /^(?:frame=.*)?L?size=\s*(?:(\d+)kB)?.*\btime=/,
   /** One reconnect to a source that broke off; the line also names the read's error. */
   reconnect: /Will reconnect at \d+/,
   /** The source answered with an error, or could not be reached. */
@@ -292,46 +318,59 @@ const lengthDiffers = (outputSec: number, durationSec: number) =>
     } s of ${durationSec} s): the source did not send it whole and once; try again later.`,
   );
 
-/** Seconds of output a `-stats` line says: MP3's from its size (see ffmpegArgs), else its `time=`; null when it has none yet. */
-function progressSec(match: RegExpExecArray, output: FfmpegSource["output"]): number | null {
-  const [, kilobytes, hours, minutes, seconds] = match;
-  if (output === "mp3") return kilobytes === undefined ? null : (Number(kilobytes) * 1024) / mp3BytesPerSec;
-  return hours === undefined ? null : Number(hours) * 3600 + Number(minutes) * 60 + Number(seconds);
+/**
+ * The output's length held against the source's, when the source says it: `seen` is told how
+ * far the output has come and says when it is already too long; `tooShort` is asked at the end.
+ */
+function lengthCheck(durationSec: number | null) {
+  let outputSec: number | null = null;
+  const off = (sign: 1 | -1) =>
+    durationSec !== null && outputSec !== null && sign * (outputSec - durationSec) > durationSlackSec(durationSec);
+  return {
+    seen(seconds: number | null): ApiError | undefined {
+      outputSec = seconds ?? outputSec;
+      return off(1) ? lengthDiffers(outputSec!, durationSec!) : undefined;
+    },
+    tooShort: () => off(-1),
+    shortError: () => lengthDiffers(outputSec!, durationSec!),
+  };
 }
 
 /**
  * Reads ffmpeg's log as it streams, every line of it (a sign of lost input may come first and be
- * followed by kilobytes of other errors), and judges the run from it: one reader per run, its
- * fields spawnStream's options. A line that shows the output is already broken (damaged media,
- * a part out of reach, reconnects past `limits.maxReconnects`, timestamps that went back after
- * a reconnect, output longer than the source's length) ends ffmpeg at once; lost input from
- * which ffmpeg went on, or output shorter than the source, makes a clean exit a failure.
+ * followed by kilobytes of other errors), and its output (`readOutput`: how long the file is so
+ * far, see ffmpegArgs), and judges the run from them: one reader per run, its fields spawnStream's
+ * options. A sign that the output is already broken (damaged media, a part out of reach,
+ * reconnects past `limits.maxReconnects`, timestamps that went back after a reconnect, output
+ * longer than the source's length) ends ffmpeg at once; lost input from which ffmpeg went on, or
+ * output shorter than the source, makes a clean exit a failure.
  */
 export function readFfmpegLog(
   limits: Pick<FfmpegLimits, "maxReconnects">,
   source: FfmpegSource = { durationSec: null, hls: false },
-): Required<Pick<SpawnStreamOptions, "classify" | "failedDespiteExit0" | "readLog">> {
+): Required<Pick<SpawnStreamOptions, "classify" | "failedDespiteExit0" | "readLog" | "readOutput">> {
   const { durationSec, hls, output = "mp4" } = source;
   let reconnects = 0;
   let sourceError = false;
   let lost = false;
-  let outputSec: number | null = null;
-  const tooShort = () =>
-    durationSec !== null && outputSec !== null && outputSec < durationSec - durationSlackSec(durationSec);
+  const length = lengthCheck(durationSec);
+  const clock = output === "mp3" ? null : fragmentClock();
   return {
-    classify: (
-      code,
-      stderr,
-    ) => (code === 0 && tooShort() ? lengthDiffers(outputSec!, durationSec!) : classifyFfmpegFailure(code, stderr)),
-    failedDespiteExit0: () => lost || tooShort(),
+    classify: (code, stderr) =>
+      code === 0 && length.tooShort() ? length.shortError() : classifyFfmpegFailure(code, stderr),
+    failedDespiteExit0: () => lost || length.tooShort(),
+    readOutput(chunk) {
+      if (clock === null) return undefined;
+      clock.read(chunk);
+      return length.seen(clock.seconds());
+    },
     readLog(line) {
       const progress = logSigns.progress.exec(line);
       if (progress) {
-        outputSec = progressSec(progress, output) ?? outputSec;
-        const tooLong = durationSec !== null && outputSec !== null &&
-          outputSec > durationSec + durationSlackSec(durationSec);
+        const kilobytes = progress[1];
+        const mp3Sec = output === "mp3" && kilobytes !== undefined ? (Number(kilobytes) * 1024) / mp3BytesPerSec : null;
         // Progress lines stay out of the log's excerpt: they would push ffmpeg's last words out of it.
-        return tooLong ? lengthDiffers(outputSec!, durationSec!) : "omit";
+        return length.seen(mp3Sec) ?? "omit";
       }
       const cause = new Error(line.trim().slice(0, 200));
       if (logSigns.reconnect.test(line)) {

@@ -95,6 +95,7 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
       // A source that led ffmpeg to an address the gate refused is 403, not a failed fetch.
       classify: (code, stderr) => gateVerdict(session, log.classify(code, stderr)),
       failedDespiteExit0: (stderr) => session?.refusal() != null || log.failedDespiteExit0(stderr),
+      readOutput: log.readOutput,
       readLog: (line) => {
         const meaning = log.readLog(line);
         return meaning instanceof ApiError ? gateVerdict(session, meaning) : meaning;

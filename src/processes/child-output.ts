@@ -16,13 +16,18 @@ export interface ChildOutput {
 export interface OutputEvents {
   /** The first byte is queued (told a turn of the event loop later, see below). */
   firstByte(): void;
-  /** The child must be ended: its output passed `maxBytes` (with the error), or the reader cancelled (null). */
+  /** The child must be ended: its output passed `maxBytes` or `readOutput` failed it (with the error), or the reader cancelled (null). */
   stop(reason: ApiError | null): void;
 }
 
 export function childOutput(
   child: SpawnedChild,
-  options: { highWaterMark?: number; maxBytes?: number; onBytes?: (count: number) => void },
+  options: {
+    highWaterMark?: number;
+    maxBytes?: number;
+    onBytes?: (count: number) => void;
+    readOutput?: (chunk: Uint8Array) => ApiError | undefined;
+  },
   events: OutputEvents,
 ): ChildOutput {
   let closed = false;
@@ -46,6 +51,8 @@ export function childOutput(
         new ApiError("file_too_large", `The file is larger than the ${options.maxBytes} bytes this server sends.`),
       );
     }
+    const failure = options.readOutput?.(chunk);
+    if (failure) return events.stop(failure);
     options.onBytes?.(chunk.byteLength);
     // The head goes out at the first byte; a sign in the log written just before it (a tool logs
     // a broken input, then writes what it has) must still turn the answer into an error. Log and

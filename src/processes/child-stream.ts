@@ -20,6 +20,12 @@ export interface SpawnStreamOptions {
    * at once with that error.
    */
   readLog?: (line: string) => LogMeaning;
+  /**
+   * Told every chunk of stdout before it is sent (a tool whose output shows what its log cannot,
+   * such as how long the file is so far); an ApiError ends the tool at once with that error, and
+   * the chunk is not sent.
+   */
+  readOutput?: (chunk: Uint8Array) => ApiError | undefined;
   /** Aborting kills the child, for example when the client goes away. */
   signal?: AbortSignal;
   /** Kills the child after this long. */

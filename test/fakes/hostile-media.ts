@@ -1,6 +1,6 @@
 // A local video site whose media break the cuts of issue 32 (item 5) and issue 43 (item 3): a file
-// that hangs up once and answers the retry from its start (on a page that gives its length, and on
-// one that does not), a video without sound, a source without Content-Length that sends its file again on
+// that hangs up once and answers the retry from its start (MPEG-TS on a page that gives its length
+// and on one that does not, and MP4), a video without sound, a source without Content-Length that sends its file again on
 // every reconnect, an honest slow source with keyframes far apart, and HLS of segments written one
 // by one (their MPEG-TS continuity counters restart). Pages are ones yt-dlp's generic extractor
 // reads; add the site's `host` to the extra page hosts.
@@ -29,6 +29,8 @@ export interface HostileSite {
     hangupOnce: string;
     /** The same file on a page that gives no length, only its type with codecs (so `audio=m4a` may copy its AAC). */
     hangupOnceBare: string;
+    /** `<video src>` of the same clip as MP4 (its index at the start), which hangs up once and answers the retry from its start. */
+    hangupOnceMp4: string;
     /** An MPEG-TS file (its type with codecs) sent without Content-Length and cut off after its end, every time from its start: every reconnect gets it again. */
     loop: string;
     /** `<video src>` of an MP4 with keyframes 10 s apart, sent steadily at a rate that takes 16 s for the whole (Range honoured). */
@@ -38,7 +40,7 @@ export interface HostileSite {
     /** `<video src>` of an MP4 with a picture and no sound. */
     silent: string;
   };
-  /** Makes ffmpeg's next request for the hang-up file hang up at 55 % (one per download). */
+  /** Makes ffmpeg's next request for a hang-up file (MPEG-TS or MP4) hang up at 55 % (one per download). */
   armHangup(): void;
   /** Requests so far for a media path (for example `/media/loop.ts`). */
   requests(mediaPath: string): number;
@@ -102,6 +104,7 @@ async function makeMedia(dir: string): Promise<void> {
       "slow.mp4",
     ),
     ff("-i", "clip.ts", "-map", "0:v", "-c", "copy", "-movflags", "+faststart", "silent.mp4"),
+    ff("-i", "clip.ts", "-c", "copy", "-movflags", "+faststart", "clip.mp4"),
     ff(
       "-i",
       "clip.ts",
@@ -138,6 +141,7 @@ function pagesFor(origin: string): Record<string, string> {
   return {
     "/hangup-once.html": page("Hang-up once", `<script type="application/ld+json">${ld}</script>`),
     "/hangup-once-bare.html": page("Hang-up once, no length", tsSource("/media/hangup-once.ts")),
+    "/hangup-once-mp4.html": page("Hang-up once, MP4", '<video src="/media/hangup-once.mp4"></video>'),
     "/loop.html": page("Loop", tsSource("/media/loop.ts")),
     "/slow.html": page("Slow", '<video src="/media/slow.mp4"></video>'),
     "/silent.html": page("Silent", '<video src="/media/silent.mp4"></video>'),
@@ -179,15 +183,20 @@ export async function startHostileSite(): Promise<HostileSite> {
     const html = pages[urlPath];
     if (html !== undefined) return void res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html);
     const ts = files["clip.ts"]!;
+    const hangupOnce = /^\/media\/hangup-once\.(ts|mp4)$/.exec(urlPath);
+    if (hangupOnce) {
+      const file = files[`clip.${hangupOnce[1]}`]!;
+      res.writeHead(200, {
+        "content-type": hangupOnce[1] === "ts" ? "video/mp2t" : "video/mp4",
+        "content-length": String(file.byteLength),
+      });
+      // Only ffmpeg asks with Range (from 0); yt-dlp's look at the link does not.
+      if (!armed || req.headers.range === undefined) return void res.end(file);
+      armed = false;
+      res.write(file.subarray(0, Math.floor(file.byteLength * 0.55)));
+      return void setTimeout(() => res.destroy(), 50);
+    }
     switch (urlPath) {
-      case "/media/hangup-once.ts": {
-        res.writeHead(200, { "content-type": "video/mp2t", "content-length": String(ts.byteLength) });
-        // Only ffmpeg asks with Range (from 0); yt-dlp's look at the link does not.
-        if (!armed || req.headers.range === undefined) return void res.end(ts);
-        armed = false;
-        res.write(ts.subarray(0, Math.floor(ts.byteLength * 0.55)));
-        return void setTimeout(() => res.destroy(), 50);
-      }
       case "/media/loop.ts":
         res.writeHead(200, { "content-type": "video/mp2t" });
         res.write(ts);
@@ -229,6 +238,7 @@ export async function startHostileSite(): Promise<HostileSite> {
     pages: {
       hangupOnce: `${origin}/hangup-once.html`,
       hangupOnceBare: `${origin}/hangup-once-bare.html`,
+      hangupOnceMp4: `${origin}/hangup-once-mp4.html`,
       loop: `${origin}/loop.html`,
       slow: `${origin}/slow.html`,
       segments: `${origin}/segments.html`,

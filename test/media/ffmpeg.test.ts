@@ -1,4 +1,6 @@
-import { describe, expect, test } from "vitest";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, test } from "vitest";
 import {
   classifyFfmpegFailure,
   ffmpegArgs,
@@ -7,6 +9,7 @@ import {
   type RemuxPlan,
 } from "../../src/media/ffmpeg.ts";
 
+const run = promisify(execFile);
 const limits = { readTimeoutMs: 5000, reconnectDelayMaxSec: 2, maxReconnects: 3 };
 const file = (url: string, headers: Record<string, string> = {}) => ({ url, headers, hls: false });
 const single: RemuxPlan = {
@@ -56,6 +59,8 @@ describe("ffmpegArgs()", () => {
       "repeat+warning",
       "-stats",
       "-xerror",
+      "-copyts",
+      "-start_at_zero",
       ...inputPrefix,
       "-user_agent",
       "UA/1",
@@ -145,9 +150,18 @@ describe("ffmpegArgs()", () => {
     ]);
   });
 
-  test("M4A and MP4 stream copies need no witness: their own muxer sees the timestamps", () => {
+  const soundWitness = (map: string) => ["-map", map, "-f", "null", "-y", "/dev/null"];
+
+  test("stream copies need no timestamp witness (their own muxer sees the timestamps); copied sound sure to be there is decoded by a witness", () => {
     expect(ffmpegArgs(single, limits).at(-1)).toBe("pipe:1");
-    expect(ffmpegArgs({ ...single, output: "m4a", videoInput: null }, limits).at(-1)).toBe("pipe:1");
+    const m4a = ffmpegArgs({ ...single, output: "m4a", videoInput: null }, limits);
+    expect(m4a.slice(m4a.indexOf("pipe:1"))).toEqual(["pipe:1", ...soundWitness("0:a:0")]);
+    const merged = ffmpegArgs({
+      ...single,
+      inputs: [file("https://cdn/v.mp4"), file("https://cdn/a.m4a")],
+      audioInput: 1,
+    }, limits);
+    expect(merged.slice(merged.indexOf("pipe:1"))).toEqual(["pipe:1", ...soundWitness("1:a:0")]);
   });
 
   test("re-encodes what MP4 cannot hold, each re-encoded stream witnessed; no ADTS filter after re-encoding", () => {
@@ -164,9 +178,15 @@ describe("ffmpegArgs()", () => {
     expect(twoInputs.slice(twoInputs.indexOf("pipe:1"))).toEqual(["pipe:1", ...witness("1:a:0")]);
   });
 
-  test("MP4 and M4A keep ffmpeg's time (-copyts would make time= count from its first report)", () => {
-    expect(ffmpegArgs(single, limits)).not.toContain("-copyts");
-    expect(ffmpegArgs({ ...single, output: "m4a", videoInput: null }, limits)).not.toContain("-copyts");
+  test("every output of files keeps the files' own timestamps, so that a jump back reaches a muxer", () => {
+    for (const output of ["mp4", "mp3", "m4a"] as const) {
+      const args = ffmpegArgs({ ...single, output }, limits);
+      expect(args.slice(args.indexOf("-xerror"), args.indexOf("-xerror") + 3)).toEqual([
+        "-xerror",
+        "-copyts",
+        "-start_at_zero",
+      ]);
+    }
   });
 
   test("HLS keeps ffmpeg's own timestamp fixes and has no witness", () => {
@@ -277,30 +297,57 @@ describe("readFfmpegLog() and the source's length", () => {
     ).toBe("omit");
   });
 
-  test("output longer than the source's length ends the run at once", () => {
-    const log = readFfmpegLog(limits, twentySeconds);
-    expect(log.readLog(progress("00:00:21.50"))).toBe("omit");
-    expect(log.readLog(progress("00:00:31.08"))).toMatchObject({
-      status: 502,
-      code: "upstream_failed",
-      message: expect.stringContaining("longer than its source (31.1 s of 20 s)"),
-    });
+  /** 4 s of fragmented M4A as page mode's ffmpeg writes it: a fragment a second. */
+  let m4a: Uint8Array;
+  beforeAll(async () => {
+    const { stdout } = await run("ffmpeg", [
+      ...["-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100", "-t", "4"],
+      ...["-c:a", "aac", "-movflags", "empty_moov+default_base_moof", "-frag_duration", "1000000", "-f", "mp4"],
+      "pipe:1",
+    ], { encoding: "buffer" });
+    m4a = new Uint8Array(stdout);
   });
 
-  test("output shorter than the source's length fails a clean exit; the right length passes", () => {
-    const short = readFfmpegLog(limits, twentySeconds);
-    short.readLog(progress("00:00:11.00"));
+  /** Feeds the file to `log` in small chunks, as ffmpeg's stdout comes: the first verdict, if any. */
+  const readAll = (log: ReturnType<typeof readFfmpegLog>, bytes: Uint8Array) => {
+    for (let at = 0; at < bytes.byteLength; at += 4096) {
+      const verdict = log.readOutput(bytes.subarray(at, at + 4096));
+      if (verdict) return { verdict, at };
+    }
+    return null;
+  };
+
+  test("fragmented output longer than the source's length ends the run at once, from the fragments it writes", () => {
+    const log = readFfmpegLog(limits, { durationSec: 1, hls: false, output: "m4a" });
+    const ended = readAll(log, m4a);
+    expect(ended?.verdict).toMatchObject({
+      status: 502,
+      code: "upstream_failed",
+      message: expect.stringMatching(/longer than its source \(3\.\d s of 1 s\)/),
+    });
+    expect(ended!.at).toBeLessThan(m4a.byteLength - 4096);
+  });
+
+  test("fragmented output shorter than the source's length fails a clean exit; the right length passes", () => {
+    const short = readFfmpegLog(limits, { durationSec: 10, hls: false, output: "m4a" });
+    expect(readAll(short, m4a)).toBeNull();
     expect(short.failedDespiteExit0("")).toBe(true);
     expect(short.classify(0, "")).toMatchObject({
       status: 502,
       message: expect.stringContaining("shorter than its source"),
     });
-    const whole = readFfmpegLog(limits, twentySeconds);
-    whole.readLog(progress("00:00:20.06"));
+    const whole = readFfmpegLog(limits, { durationSec: 4, hls: false, output: "mp4" });
+    expect(readAll(whole, m4a)).toBeNull();
     expect(whole.failedDespiteExit0("")).toBe(false);
     const unknown = readFfmpegLog(limits, { durationSec: null, hls: false });
-    unknown.readLog(progress("01:00:00.00"));
+    expect(readAll(unknown, m4a)).toBeNull();
     expect(unknown.failedDespiteExit0("")).toBe(false);
+  });
+
+  test("time= does not count for fragmented output (-copyts makes it count from the first report)", () => {
+    const log = readFfmpegLog(limits, twentySeconds);
+    expect(log.readLog(progress("00:00:31.08"))).toBe("omit");
+    expect(log.failedDespiteExit0("")).toBe(false);
   });
 
   test("MP3's length is its size at 320 kb/s, not its time= (which -copyts counts from the first report)", () => {
