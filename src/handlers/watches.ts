@@ -10,6 +10,7 @@ import type { Watches } from "../jobs/watch-runner.ts";
 import { WatchBody, watchRequestOf } from "../jobs/watch-request.ts";
 import { createWatch, deleteWatch, pauseWatch, watchesOf, watchOf } from "../jobs/watch-store.ts";
 import { watchRecord } from "../jobs/watch-view.ts";
+import { OWNER_PAUSE } from "../jobs/watch.ts";
 import type { Db } from "../store/db.ts";
 import { requirePlatform, type SupportedSites } from "./ask.ts";
 
@@ -30,9 +31,6 @@ export const WATCH_RESUME_PATH = `${WATCHES_PATH}/{id}/resume`;
 export const MAX_WATCHES_PER_ACCOUNT = 50;
 
 export const noSuchWatch = () => new ApiError("not_found", "This account has no watch with this id.");
-
-/** The pause the owner asks for, as the watch says it. */
-export const OWNER_PAUSE = "paused by its owner";
 
 function runsOf(deps: WatchesDeps): Watches {
   if (!deps.watches) throw new ApiError("busy", "This instance runs no job queue; try again later.");

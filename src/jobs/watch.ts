@@ -7,6 +7,9 @@ import type { JobRequest } from "./job.ts";
 /** How often a watch runs: every so many seconds, or at the times of a cron line (UTC). */
 export type Repeat = { everyS: number } | { cron: string };
 
+/** Why a watch its owner paused is paused, as the watch says it. */
+export const OWNER_PAUSE = "paused by its owner";
+
 /** What each run's job takes from its watch: as a job takes them, without links or `runAt`. */
 export type WatchJobRequest = Pick<JobRequest, "files" | "format" | "output"> & { webhook: string | null };
 

@@ -13,6 +13,7 @@ import { buildTestApp, makeKey, type TestApp, TestClock } from "../helpers/app.t
 import { type Receiver, startReceiver } from "../helpers/receiver.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
+import { Visitor } from "../helpers/visitor.ts";
 
 /** The wall clock: a watch's runs are queued for real times. */
 class WallClock extends TestClock {
@@ -174,6 +175,36 @@ describe("watches", () => {
     // The run that paused it made no run of its own (a run in flight when the key changed may have finished).
     expect(paused.runs).toBeLessThanOrEqual(before.runs + 1);
   });
+
+  test(
+    "the owner's page lists, pauses, resumes and deletes a watch; another owner's page neither shows nor touches it",
+    {
+      timeout: 30_000,
+    },
+    async () => {
+      const owner = new Visitor(app.app);
+      expect((await owner.signUp("watcher@example.com")).status).toBe(303);
+      const key = /xva_[A-Za-z0-9_-]{43}/.exec(await (await owner.createKey("watching")).text())![0];
+      const made = await watch(key, { every: "1d" });
+      const page = await (await owner.send("/profile/watches")).text();
+      expect(page).toContain(`<code>${site.pages.growingFeed}</code>`);
+      expect(page).toContain("every 86400 s");
+      const csrf = await owner.csrfOf("/profile/watches");
+      const stranger = new Visitor(app.app);
+      expect((await stranger.signUp("stranger-watcher@example.com")).status).toBe(303);
+      expect(await (await stranger.send("/profile/watches")).text()).not.toContain(site.pages.growingFeed);
+      const strangerCsrf = await stranger.csrfOf("/profile/watches");
+      expect((await stranger.post("/profile/watches/pause", { csrf: strangerCsrf, id: made.id })).status).toBe(404);
+      const paused = await owner.post("/profile/watches/pause", { csrf, id: made.id });
+      expect([paused.status, paused.headers.get("location")]).toEqual([303, "/profile/watches?notice=paused"]);
+      expect(await (await owner.send("/profile/watches")).text()).toContain("Paused</span>");
+      expect((await show(key, made.id)).pausedReason).toBe("paused by its owner");
+      expect((await owner.post("/profile/watches/resume", { csrf, id: made.id })).status).toBe(303);
+      expect((await show(key, made.id)).paused).toBe(false);
+      expect((await owner.post("/profile/watches/delete", { csrf, id: made.id })).status).toBe(303);
+      expect((await app.get(`/api/v1/watches/${made.id}`, key)).status).toBe(404);
+    },
+  );
 
   test("a repeat outside 15 minutes' floor (here 1 s) and 7 days, or neither or both of every and cron, is 400", async () => {
     const key = await makeKey(store.db, "PRO");
