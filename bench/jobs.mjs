@@ -1,8 +1,10 @@
 // Jobs (docs/api.md, Jobs) on PostgreSQL: a job of 1000 links to a local X whose every answer
 // comes after 1 s, in items per second on one instance and on two sharing the database, next to
 // the same links as 1000 `post` calls from a client that paces itself (32 at a time, as many as
-// a key's job items run); and a GOLD key's `post` p99 while a PRO job of 1000 runs.
+// a key's job items run); a GOLD key's `post` p99 while a PRO job of 1000 runs; and the time from
+// a job's end to its webhook's arrival, on one instance and on two (job-webhooks.mjs).
 import { setTimeout as sleep } from "node:timers/promises";
+import { startTimingReceiver, webhookLatency } from "./job-webhooks.mjs";
 import { fmt, load, printTable, runAdmin, startFakeSyndication, startService, withBenchDatabase } from "./lib.mjs";
 
 const LINKS = 1000;
@@ -11,9 +13,15 @@ const linkOf = (n) => `https://x.com/NASA/status/${String(7_000_000_000_000_000_
 
 export async function benchJobs() {
   const upstream = await startFakeSyndication({ delayMs: PLATFORM_LATENCY_MS });
+  const receiver = await startTimingReceiver();
   try {
     await withBenchDatabase(async (databaseUrl) => {
-      const env = { DATABASE_URL: databaseUrl, X_SYNDICATION_URL: upstream.url, X_GRAPHQL_URL: "off" };
+      const env = {
+        DATABASE_URL: databaseUrl,
+        X_SYNDICATION_URL: upstream.url,
+        X_GRAPHQL_URL: "off",
+        WEBHOOK_EXTRA_HOSTS: receiver.endpoint,
+      };
       const first = await startService(env);
       const second = await startService(env);
       try {
@@ -34,12 +42,40 @@ export async function benchJobs() {
             target: "< 3000 ms",
           },
         ]);
+        const hooks = { receiver, linkOf };
+        const alone = await webhookLatency({
+          ...hooks,
+          urls: [first.url],
+          key: await key("GOLD"),
+          offset: 30_000,
+          paused: second,
+        });
+        const both = await webhookLatency({
+          ...hooks,
+          urls: [first.url, second.url],
+          key: await key("GOLD"),
+          offset: 31_000,
+        });
+        printTable("A job's end to its webhook's arrival (PostgreSQL; one-link jobs, 4 at a time, 60 per row)", [
+          {
+            what: "one instance",
+            p50: `${fmt(alone.p50, 0)} ms`,
+            p99: `${fmt(alone.p99, 0)} ms`,
+            target: "p99 < 2000 ms",
+          },
+          {
+            what: "two instances",
+            p50: `${fmt(both.p50, 0)} ms`,
+            p99: `${fmt(both.p99, 0)} ms`,
+            target: "p99 < 2000 ms",
+          },
+        ]);
       } finally {
         await Promise.all([first.stop(), second.stop()]);
       }
     });
   } finally {
-    await upstream.close();
+    await Promise.all([upstream.close(), receiver.close()]);
   }
 }
 

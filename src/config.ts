@@ -278,6 +278,9 @@ export const ConfigSchema = z.object({
     .describe(
       "Comma list of seconds to wait before each attempt to deliver a webhook event, the first included (Standard Webhooks' schedule: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h); after the last the event is given up",
     ),
+  WATCH_MIN_EVERY_S: positiveInt.max(7 * 24 * 3600).default(900).describe(
+    "The shortest period a watch may run on, in seconds (every at least this; no two runs of a cron line closer); each run expands its link on this server's extractions",
+  ),
   EXTRACTION_HOST: z
     .enum(["on", "off"])
     .default("on")

@@ -21,6 +21,7 @@ import type { Runtime } from "./runtime/runtime.ts";
 import { connectionLimits } from "./runtime/connection-caps.ts";
 import { type Queue, startQueue } from "./jobs/queue.ts";
 import { createJobs, type Jobs } from "./jobs/runner.ts";
+import { createWatches, type Watches } from "./jobs/watch-runner.ts";
 import { createEvents, type Events } from "./events/events.ts";
 import type { AppParts } from "./app-deps.ts";
 
@@ -47,7 +48,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   await startLinkSecretLogged(db, log);
   // The store may open and still be unable to write (a full DATA_DIR): say so now, not at the first 503.
   await db.ready?.().catch((error: unknown) => log.error("the store is not ready", { reason: errorText(error) }));
-  const { queue, jobs, events } = await startJobs(config, db, deps, log);
+  const { queue, jobs, watches, events, work } = await startJobs(config, db, deps, log);
   // Set when a stop begins: /readyz then fails, so a balancer that probes it stops sending here.
   let draining = false;
   const app = createApp({
@@ -55,6 +56,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
     db,
     log,
     jobs,
+    watches,
     deliveries: events.deliveries,
     ...deps,
     readinessChecks: [...deps.readinessChecks, drainCheck(() => draining)],
@@ -64,9 +66,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   // Once the service answers: the host's warm-up (about 1.5 s of CPU) would otherwise compete with
   // the store's start, and until the host is ready the tools' programs run every extraction.
   deps.extractor.start(log);
-  // Deliveries' queue first: a job settling inside a transaction must find it made (see Queue.send).
-  await events.work();
-  await jobs.work();
+  await work();
   const admin = config.DATABASE_URL ? undefined : await serveAdmin(config, db, deps, runtime, log);
   const stopChecks = config.PLATFORM_CHECK_INTERVAL_S > 0
     ? deps.platformChecks.every(config.PLATFORM_CHECK_INTERVAL_S)
@@ -149,13 +149,16 @@ function drainCheck(draining: () => boolean): ReadinessCheck {
   };
 }
 
-/** The queue on the store just opened (its schema made after the service's migrations), and this instance's side of it. */
+/**
+ * The queue on the store just opened (its schema made after the service's migrations), this
+ * instance's side of it, and `work`, which starts its workers.
+ */
 async function startJobs(
   config: Config,
   db: Db,
   parts: AppParts,
   log: Logger,
-): Promise<{ queue: Queue; jobs: Jobs; events: Events }> {
+): Promise<{ queue: Queue; jobs: Jobs; watches: Watches; events: Events; work(): Promise<void> }> {
   const queue = await startQueue(
     db,
     { retries: 3, retryDelayS: 2, heartbeatS: 10, pollS: 1 },
@@ -171,7 +174,16 @@ async function startJobs(
     log,
   });
   const settings = { concurrency: config.JOB_CONCURRENCY, extractionSlots: config.MAX_EXTRACTIONS };
-  return { queue, events, jobs: createJobs({ ...parts, db, log, now, settings, events: events.jobs }, queue) };
+  const jobDeps = { ...parts, db, log, now, settings, events: events.jobs };
+  const [jobs, watches] = [createJobs(jobDeps, queue), createWatches(jobDeps, queue)];
+  const work = async () => {
+    // Deliveries' queue first: a job settling inside a transaction must find it made (see Queue.send).
+    await events.work();
+    await jobs.work();
+    // After the jobs' queues: a watch's run queues its job's items inside a transaction.
+    await watches.work();
+  };
+  return { queue, events, jobs, watches, work };
 }
 
 /** What the tools' probe found at start-up, and each time that changes (an install or an update). */

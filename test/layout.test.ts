@@ -152,7 +152,7 @@ const FLOORS: string[][] = [
   ["src/handlers"],
   ["src/jobs"], // a job's items are asked as `post` and `download` ask
   ["src/events"], // webhooks: told by the jobs
-  ["src/handlers/jobs.ts", "src/handlers/webhooks.ts"], // the operations on jobs and webhooks
+  ["src/handlers/jobs.ts", "src/handlers/webhooks.ts", "src/handlers/watches.ts"], // the operations on jobs, webhooks and watches
   ["src/handlers/job-archive.ts"], // a job's archive, which finds the job as GET does
   ["src/doctor"],
   ["src/web"],

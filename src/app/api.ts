@@ -36,6 +36,19 @@ import {
   webhookHandler,
   WEBHOOKS_PATH,
 } from "../handlers/webhooks.ts";
+import {
+  createWatchHandler,
+  deleteWatchHandler,
+  listWatchesHandler,
+  pauseWatchHandler,
+  resumeWatchHandler,
+  WATCH_PATH,
+  WATCH_PAUSE_PATH,
+  WATCH_RESUME_PATH,
+  WATCHES_PATH,
+  type WatchesDeps,
+  watchHandler,
+} from "../handlers/watches.ts";
 import { tweetHandler } from "../handlers/tweet.ts";
 import type { AppDeps } from "./deps.ts";
 import { type Exchange, methodNotAllowed } from "./exchange.ts";
@@ -50,6 +63,7 @@ function clientOf(sender: Sender, trusted: TrustedProxies): string | undefined {
 
 /** The operations under /api/v1/, each a handler behind the key's admission. */
 function apiRoutes(deps: AppDeps): Route<ApiHandler>[] {
+  const watches: WatchesDeps = { ...deps, watchMinEveryS: deps.config.WATCH_MIN_EVERY_S };
   return [
     { method: "GET", path: "/api/v1/usage", handler: usageHandler },
     { method: "GET", path: "/api/v1/post", handler: postHandler(deps) },
@@ -65,6 +79,12 @@ function apiRoutes(deps: AppDeps): Route<ApiHandler>[] {
     { method: "GET", path: WEBHOOK_PATH, handler: webhookHandler(deps) },
     { method: "DELETE", path: WEBHOOK_PATH, handler: deleteWebhookHandler(deps) },
     { method: "POST", path: WEBHOOK_ROTATE_PATH, handler: rotateWebhookHandler(deps) },
+    { method: "POST", path: WATCHES_PATH, handler: createWatchHandler(watches) },
+    { method: "GET", path: WATCHES_PATH, handler: listWatchesHandler(watches) },
+    { method: "GET", path: WATCH_PATH, handler: watchHandler(watches) },
+    { method: "DELETE", path: WATCH_PATH, handler: deleteWatchHandler(watches) },
+    { method: "POST", path: WATCH_PAUSE_PATH, handler: pauseWatchHandler(watches) },
+    { method: "POST", path: WATCH_RESUME_PATH, handler: resumeWatchHandler(watches) },
   ];
 }
 

@@ -12,6 +12,7 @@ import type { ServiceMetrics } from "../metrics/service-metrics.ts";
 import type { Db } from "../store/db.ts";
 import type { DeliveryDeps } from "../events/delivery.ts";
 import type { Jobs } from "../jobs/runner.ts";
+import type { Watches } from "../jobs/watch-runner.ts";
 import type { EgressPolicy } from "../media/egress.ts";
 
 /** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createAppDeps). */
@@ -27,10 +28,13 @@ export interface AppDeps extends DownloadDeps, PostDeps {
     | "SIGNUP"
     | "SIGNUPS_PER_CLIENT"
     | "TRUST_PROXY"
+    | "WATCH_MIN_EVERY_S"
   >;
   db: Db;
   /** The job queue's side of this instance (src/jobs/); without it the jobs' operations answer 503. */
   jobs?: Jobs | null;
+  /** The watches' runs on the same queue (src/jobs/watch-runner.ts); without them creating or resuming a watch answers 503. */
+  watches?: Watches | null;
   /** Webhook deliveries on the same queue (src/events/); without them the owner's page cannot resend. */
   deliveries?: DeliveryDeps | null;
   /** Where a webhook receiver may be: public addresses, and the operator's WEBHOOK_EXTRA_HOSTS. */

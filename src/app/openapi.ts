@@ -5,6 +5,7 @@ import { z } from "zod";
 import { UsageRecord } from "../limits/usage.ts";
 import { jobPaths, jobSchemas } from "./openapi-jobs.ts";
 import { webhookPaths, webhookSchemas } from "./openapi-webhooks.ts";
+import { watchPaths, watchSchemas } from "./openapi-watches.ts";
 import {
   LinkedPostMediaItem,
   LinkedPostRecord,
@@ -265,6 +266,7 @@ function componentSchemas(): Record<string, JsonSchema> {
     UsageRecord,
     ...jobSchemas,
     ...webhookSchemas,
+    ...watchSchemas,
     Problem: ProblemSchema,
   };
   for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
@@ -318,6 +320,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       ...Object.fromEntries(operations.map((spec) => [spec.path, operationObject(spec)])),
       ...jobPaths(apiCodes),
       ...webhookPaths(apiCodes),
+      ...watchPaths(apiCodes),
       ...sitePaths(),
     },
     components: {

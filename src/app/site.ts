@@ -56,6 +56,7 @@ export function sitePath(
       pageError: (error, log) => errorAnswer(error, { as: "page", log }),
       webhookTargets: deps.webhookTargets,
       deliveries: deps.deliveries ?? null,
+      watches: deps.watches ?? null,
     }),
     {
       method: "GET",

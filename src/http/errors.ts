@@ -43,6 +43,7 @@ export const errorTable = {
   request_timeout: { status: 408, retry: true },
   email_taken: { status: 409, retry: false },
   webhooks_full: { status: 409, retry: false },
+  watches_full: { status: 409, retry: false },
   job_not_finished: { status: 409, retry: true },
   file_too_large: { status: 413, retry: false },
   form_too_large: { status: 413, retry: false },

@@ -57,4 +57,6 @@ export interface Job {
   /** False when an expansion could not reach every post (an X thread without a session); `incomplete` says why. */
   complete: boolean;
   incomplete: string | null;
+  /** The watch whose run made this job of the posts it found, or null; its end is told as `watch.found`. */
+  watchId: string | null;
 }

@@ -10,7 +10,7 @@ import { createSlots, type SlotHolder, type Slots, slotsPerTier } from "../limit
 import type { Logger } from "../log.ts";
 import type { Expands, Expansion, Link, Source } from "../platforms/source.ts";
 import { rowOf, standsForMany } from "../platforms/table.ts";
-import type { Db } from "../store/db.ts";
+import type { Db, Queryable } from "../store/db.ts";
 import { addItems, claimItem, countItem, finishIfSettled, type ItemOutcome, jobOf, settleItem } from "./store.ts";
 import type { ItemProblem, Job } from "./job.ts";
 import type { Queue } from "./queue.ts";
@@ -123,13 +123,30 @@ async function expand(deps: JobDeps, queue: Queue, jobId: string, last: boolean)
     deps.log.error("a job's links could not be expanded", { jobId, error: String(error) });
     posts = { urls: [], incomplete: "Its links could not be expanded; the operator's log says why." };
   }
-  await deps.db.transaction(async (tx) => {
-    if (!(await addItems(tx, jobId, posts.urls, posts.incomplete, deps.now()))) return;
-    const group = { id: job.apiKeyId, tier };
-    await queue.send(ITEMS, posts.urls.map((_, at) => ({ data: { jobId, position: at + 1 }, group })), tx);
-  });
+  await deps.db.transaction((tx) => queueItems(tx, queue, { job, tier, posts, now: deps.now() }));
   await finishIfSettled(deps.db, jobId, deps.now());
   await deps.events?.settled(jobId, null);
+  return true;
+}
+
+/**
+ * Gives the job its items, the posts its links stand for, and queues them inside `tx` (so they
+ * exist exactly when the items do), once: false when it had them already. A job is expanded
+ * here, and a watch's run makes one of the posts it found.
+ */
+export async function queueItems(
+  tx: Queryable,
+  queue: Queue,
+  { job, tier, posts, now }: {
+    job: Job;
+    tier: string;
+    posts: { urls: string[]; incomplete: string | null };
+    now: Date;
+  },
+): Promise<boolean> {
+  if (!(await addItems(tx, job.id, posts.urls, posts.incomplete, now))) return false;
+  const group = { id: job.apiKeyId, tier };
+  await queue.send(ITEMS, posts.urls.map((_, at) => ({ data: { jobId: job.id, position: at + 1 }, group })), tx);
   return true;
 }
 
@@ -173,7 +190,7 @@ async function postsOf(
 }
 
 /** A pasted link as its reader reads it (a short link followed), and the posts it stands for (null: it is one post). */
-interface LinkPosts {
+export interface LinkPosts {
   link: URL;
   expansion: Expansion | null;
 }
@@ -183,7 +200,7 @@ interface LinkPosts {
  * once, so that its items need not follow it again; the source's tools; an extraction slot of the
  * job's key); a null expansion when it is one post (or no platform's: its item says so).
  */
-async function linkPostsOf(
+export async function linkPostsOf(
   deps: JobDeps,
   pasted: URL,
   { limit, threads }: { limit: number; threads: boolean },

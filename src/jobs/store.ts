@@ -21,10 +21,11 @@ interface JobRow {
   total: number;
   done: number;
   failed: number;
+  watch_id: string | null;
 }
 
 const JOB_COLUMNS = `j.id, j.account_id, j.api_key_id, j.status, j.request, j.created_at, j.finished_at, j.complete,
-  j.incomplete,
+  j.incomplete, j.watch_id,
   (SELECT count(*)::integer FROM job_items i WHERE i.job_id = j.id) AS total,
   (SELECT count(*)::integer FROM job_items i WHERE i.job_id = j.id AND i.status = 'done') AS done,
   (SELECT count(*)::integer FROM job_items i WHERE i.job_id = j.id AND i.status = 'failed') AS failed`;
@@ -40,6 +41,7 @@ const toJob = (row: JobRow): Job => ({
   counts: { total: row.total, done: row.done, failed: row.failed },
   complete: row.complete,
   incomplete: row.incomplete,
+  watchId: row.watch_id,
 });
 
 export interface NewJob {
@@ -48,13 +50,16 @@ export interface NewJob {
   apiKeyId: string;
   request: JobRequest;
   now: Date;
+  /** The watch whose run makes this job, if one does. */
+  watchId?: string;
 }
 
 export async function createJob(db: Queryable, job: NewJob): Promise<Job> {
   const request: StoredRequest = { ...job.request, urls: job.request.urls.map((url) => url.href) };
   await db.query(
-    `INSERT INTO jobs (id, account_id, api_key_id, request, created_at) VALUES ($1, $2, $3, $4::jsonb, $5)`,
-    [job.id, job.accountId, job.apiKeyId, request, job.now],
+    `INSERT INTO jobs (id, account_id, api_key_id, request, created_at, watch_id)
+     VALUES ($1, $2, $3, $4::jsonb, $5, $6)`,
+    [job.id, job.accountId, job.apiKeyId, request, job.now, job.watchId ?? null],
   );
   return (await jobOf(db, job.id))!;
 }

@@ -11,6 +11,7 @@ import linkSecret from "./migrations/007_link_secret.sql?raw";
 import linkSecretPerStore from "./migrations/008_link_secret_per_store.sql?raw";
 import jobs from "./migrations/009_jobs.sql?raw";
 import webhooks from "./migrations/010_webhooks.sql?raw";
+import watches from "./migrations/011_watches.sql?raw";
 
 export const migrations: readonly { version: number; sql: string }[] = [
   { version: 1, sql: init },
@@ -23,6 +24,7 @@ export const migrations: readonly { version: number; sql: string }[] = [
   { version: 8, sql: linkSecretPerStore },
   { version: 9, sql: jobs },
   { version: 10, sql: webhooks },
+  { version: 11, sql: watches },
 ];
 
 const MIGRATION_LOCK = 7_303_001;

@@ -64,7 +64,7 @@ export function documentOf(layout: Layout, main: Html): Html {
       ${layout.account
         ? html`
           <nav class="nav"
-            aria-label="Pages"><a href="/profile/api-keys">API keys</a> <a href="/paste">Paste a link</a> <a href="/profile/webhooks">Webhooks</a> <a href="/profile/account">Account</a> <a href="/docs">API reference</a></nav>
+            aria-label="Pages"><a href="/profile/api-keys">API keys</a> <a href="/paste">Paste a link</a> <a href="/profile/webhooks">Webhooks</a> <a href="/profile/watches">Watches</a> <a href="/profile/account">Account</a> <a href="/docs">API reference</a></nav>
           <form class="signout" method="post" action="/sign-out">
             <span class="who">${layout.account.email}</span>
             <input type="hidden" name="csrf" value="${layout.account.csrf}">

@@ -9,6 +9,7 @@ import { keyRoutes } from "./key-routes.ts";
 import { pasteRoutes } from "./paste-routes.ts";
 import { signInRoutes } from "./sign-in-routes.ts";
 import { webhookRoutes } from "./webhook-routes.ts";
+import { watchRoutes } from "./watch-routes.ts";
 import { KEYS_PAGE, redirect, type SiteHandler, siteOf, type WebDeps } from "./site.ts";
 
 export { MAX_KEYS_PER_ACCOUNT } from "./key-routes.ts";
@@ -25,6 +26,7 @@ export function webRoutes(deps: WebDeps): Route<SiteHandler>[] {
     ...accountRoutes(site),
     ...pasteRoutes(site),
     ...webhookRoutes(site, deps),
+    ...watchRoutes(site, deps),
     ...Object.keys(assets).map((path) => ({
       method: "GET" as const,
       path,

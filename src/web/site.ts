@@ -1,6 +1,7 @@
 // What every handler of the owner's site shares: its dependencies, the wrapper that turns an
 // ApiError into a page and adds the security headers, and the wrappers for signed-in and
 // signed-out pages with their CSRF checks.
+import type { Watches } from "../jobs/watch-runner.ts";
 import type { DeliveryDeps } from "../events/delivery.ts";
 import type { Logger } from "../log.ts";
 import type { TrustedProxies } from "../http/client-address.ts";
@@ -41,6 +42,8 @@ export interface WebDeps {
   webhookTargets: EgressPolicy;
   /** Webhook deliveries, for the page's resend; null where no queue runs. */
   deliveries: DeliveryDeps | null;
+  /** The watches' runs, for the page's resume; null where no queue runs. */
+  watches: Watches | null;
 }
 
 /** `log` is the request's logger, whose lines carry its id, and `peer` the socket's, when the app hands them in. */

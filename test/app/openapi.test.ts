@@ -51,6 +51,10 @@ describe("the OpenAPI document", () => {
       "/api/v1/post",
       "/api/v1/tweet",
       "/api/v1/usage",
+      "/api/v1/watches",
+      "/api/v1/watches/{id}",
+      "/api/v1/watches/{id}/pause",
+      "/api/v1/watches/{id}/resume",
       "/api/v1/webhooks",
       "/api/v1/webhooks/{id}",
       "/api/v1/webhooks/{id}/rotate",
@@ -66,13 +70,17 @@ describe("the OpenAPI document", () => {
       expect(document.paths[path].get.security, path).toEqual([]);
     }
     expect(document.paths["/metrics"].get.security).toEqual([{}, { metricsToken: [] }]);
-    // The jobs' and webhooks' paths take POST and DELETE besides (docs/api.md, Jobs, Webhooks).
+    // The jobs', webhooks' and watches' paths take POST and DELETE besides (docs/api.md, Jobs, Webhooks, Watches).
     const methods: Record<string, string[]> = {
       "/api/v1/jobs": ["get", "head", "post"],
       "/api/v1/jobs/{id}": ["delete", "get", "head"],
       "/api/v1/webhooks": ["get", "head", "post"],
       "/api/v1/webhooks/{id}": ["delete", "get", "head"],
       "/api/v1/webhooks/{id}/rotate": ["post"],
+      "/api/v1/watches": ["get", "head", "post"],
+      "/api/v1/watches/{id}": ["delete", "get", "head"],
+      "/api/v1/watches/{id}/pause": ["post"],
+      "/api/v1/watches/{id}/resume": ["post"],
     };
     for (const [path, item] of Object.entries(document.paths) as [string, Json][]) {
       expect(Object.keys(item).sort(), path).toEqual(methods[path] ?? ["get", "head"]);

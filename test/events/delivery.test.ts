@@ -145,6 +145,27 @@ describe.each(storeKinds)("webhook deliveries on %s", (kind) => {
     expect(target.received).toHaveLength(1);
   });
 
+  it("disables an endpoint whose every attempt has failed for five days, saying since when", async () => {
+    const target = await receiver([500, 500, 500]);
+    const hook = await endpoint(target.url);
+    const { deps, drain } = deliveries(target.port, [0]);
+    const first = new Date();
+    deps.now = () => first;
+    await publishEvent(deps, { accountId, type: "job.completed", data: {}, endpointId: hook.id });
+    await drain();
+    deps.now = () => new Date(first.getTime() + 4 * 86_400_000);
+    await publishEvent(deps, { accountId, type: "job.completed", data: {}, endpointId: hook.id });
+    await drain();
+    expect((await endpointOf(store.db, hook.id, accountId))!.disabledAt).toBeNull();
+    deps.now = () => new Date(first.getTime() + 5 * 86_400_000);
+    await publishEvent(deps, { accountId, type: "job.completed", data: {}, endpointId: hook.id });
+    await drain();
+    target.close();
+    const disabled = (await endpointOf(store.db, hook.id, accountId))!;
+    expect(disabled.disabledReason).toBe(`every attempt failed since ${first.toISOString()}`);
+    expect(await publishEvent(deps, { accountId, type: "job.completed", data: {}, endpointId: hook.id })).toBe(0);
+  });
+
   it("refuses at delivery a receiver whose name has come to resolve to a private address", async () => {
     const target = await receiver([]);
     const hook = await endpoint(target.url.replace("127.0.0.1", "hooks.example.com"));

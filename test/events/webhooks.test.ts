@@ -2,47 +2,17 @@
 // registered and refused, a job's events reaching a local receiver that verifies each with the
 // standardwebhooks package, a rotation signing with both secrets, an attempt that fails and comes
 // again after a restart of the queue's instance, and (PostgreSQL) two instances delivering once.
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Queue, startQueue } from "../../src/jobs/queue.ts";
 import { type FakeXUpstream, numberedPostId, startFakeXUpstream } from "../fakes/x-upstream.ts";
 import { buildTestApp, makeKey, type TestApp, TestClock } from "../helpers/app.ts";
+import { type Receiver, startReceiver } from "../helpers/receiver.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
 
 const queueSettings = { retries: 2, retryDelayS: 1, heartbeatS: 10, pollS: 0.5 };
 const postLink = (n: number) => `https://x.com/nasa/status/${numberedPostId(n)}`;
-
-interface Delivery {
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** A receiver on this machine that answers with the statuses it is told, 200 after them, and keeps what came. */
-async function startReceiver() {
-  const received: Delivery[] = [];
-  const answers: number[] = [];
-  const server = createServer(async (request, response) => {
-    let body = "";
-    for await (const chunk of request) body += chunk;
-    received.push({ headers: request.headers as Record<string, string>, body });
-    response.writeHead(answers.shift() ?? 200).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}/hooks`,
-    endpoint: `127.0.0.1:${port}`,
-    received,
-    answers,
-    events: (type: string) => received.filter((each) => JSON.parse(each.body).type === type),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
 describe.each(storeKinds)("webhooks on %s", (kind) => {
   let store: TestStore;

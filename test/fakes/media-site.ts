@@ -61,6 +61,8 @@ export interface MediaSite {
     privateMedia: string;
     /** An RSS feed of `entries` links to the progressive page (`?entry=<n>`), which yt-dlp lists as a playlist. */
     feed: (entries: number) => string;
+    /** The same feed at one link, of as many entries as `growingFeed.entries` says now: a channel that gains posts. */
+    growingFeed: string;
     /** HTTP 429, as a platform that rate-limits this server answers. */
     rateLimited: string;
     /** HTTP 403 whose reason phrase is yt-dlp's YouTube bot-check message, which yt-dlp then prints. */
@@ -88,6 +90,8 @@ export interface MediaSite {
   mp4Bytes: number;
   /** Requests so far, in order (for example to see that ffmpeg read the media with the right headers). */
   requestLog: LoggedRequest[];
+  /** How many entries `pages.growingFeed` lists now: a test sets it. */
+  growingFeed: { entries: number };
   close(): Promise<void>;
 }
 
@@ -421,6 +425,7 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
   }
   const clipBytes = (await stat(path.join(dir, "clip.mp4"))).size;
   const requestLog: LoggedRequest[] = [];
+  const growingFeed = { entries: 0 };
   const server = createServer((req, res) => {
     const urlPath = new URL(req.url ?? "/", "http://site").pathname;
     requestLog.push({
@@ -435,8 +440,9 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
       res.writeHead(crafted.status, crafted.headers).end(crafted.body);
       return;
     }
-    if (urlPath === "/feed.xml") {
-      const entries = Number(new URL(req.url ?? "/", origin).searchParams.get("entries") ?? "3");
+    if (urlPath === "/feed.xml" || urlPath === "/growing-feed.xml") {
+      const asked = Number(new URL(req.url ?? "/", origin).searchParams.get("entries") ?? "3");
+      const entries = urlPath === "/feed.xml" ? asked : growingFeed.entries;
       res.writeHead(200, { "content-type": "application/rss+xml" }).end(feedOf(origin, entries));
       return;
     }
@@ -498,7 +504,9 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
       hangupRanged: `${origin}/hangup-ranged.html`,
       garbage: `${origin}/garbage.html`,
       feed: (entries: number) => `${origin}/feed.xml?entries=${entries}`,
+      growingFeed: `${origin}/growing-feed.xml`,
     },
+    growingFeed,
     mp4Url: `${origin}/media/clip.mp4`,
     mp4Bytes: clipBytes,
     requestLog,

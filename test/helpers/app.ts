@@ -12,6 +12,7 @@ import { createApiKey, type Tier } from "../../src/store/api-keys.ts";
 import type { Db } from "../../src/store/db.ts";
 import type { Queue } from "../../src/jobs/queue.ts";
 import { createJobs, type Jobs } from "../../src/jobs/runner.ts";
+import { createWatches, type Watches } from "../../src/jobs/watch-runner.ts";
 import { createEvents, type Events } from "../../src/events/events.ts";
 
 export class TestClock {
@@ -40,6 +41,8 @@ export interface TestApp {
   jobs: Jobs | null;
   /** The webhooks' side, with `queue`: its delivery workers start with `events.work()`. */
   events: Events | null;
+  /** The watches' side, with `queue`: its worker starts with `watches.work()`, after `jobs.work()`. */
+  watches: Watches | null;
 }
 
 /**
@@ -74,10 +77,11 @@ export function buildTestApp(
       log,
     })
     : null;
-  const jobs = options.queue
-    ? createJobs({ ...deps, db, log, now: clock.now, settings, events: events!.jobs }, options.queue)
-    : null;
-  const app = createApp({ config, db, log, now: clock.now, jobs, deliveries: events?.deliveries ?? null, ...deps });
+  const jobDeps = { ...deps, db, log, now: clock.now, settings, events: events?.jobs };
+  const jobs = options.queue ? createJobs(jobDeps, options.queue) : null;
+  const watches = options.queue ? createWatches(jobDeps, options.queue) : null;
+  const deliveries = events?.deliveries ?? null;
+  const app = createApp({ config, db, log, now: clock.now, jobs, watches, deliveries, ...deps });
   const get: TestApp["get"] = (path, key, init = {}) => {
     const headers = new Headers(init.headers);
     if (key) headers.set("authorization", `Bearer ${key}`);
@@ -91,6 +95,7 @@ export function buildTestApp(
     toolsProbed: deps.tools.current(),
     jobs,
     events,
+    watches,
     get,
     post: (path, key, body) =>
       get(path, key, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),

@@ -75,6 +75,7 @@ const job: Job = {
   counts: { total: 3, done: 2, failed: 1 },
   complete: true,
   incomplete: null,
+  watchId: null,
 };
 
 async function* listed(items: JobItem[]) {

@@ -25,6 +25,7 @@ describe("html", () => {
       'href="/profile/api-keys"',
       'href="/paste"',
       'href="/profile/webhooks"',
+      'href="/profile/watches"',
       'href="/profile/account"',
       'href="/docs"',
     ]);
