@@ -46,7 +46,7 @@ export function createWatchHandler(deps: WatchesDeps): ApiHandler {
     const runs = runsOf(deps);
     const body = await readJsonBody(ctx.request, WatchBody, {
       maxBytes: 16 * 1024,
-      example: '{"url": "https://www.youtube.com/@channel", "every": "6h"}',
+      example: '{"url": "<a channel, playlist or profile link>", "every": "6h"}',
     });
     const request = watchRequestOf(body, deps.watchMinEveryS, ctx.now);
     await requirePlatform(request.url, deps);
