@@ -172,6 +172,10 @@ describe("archiveStream()", () => {
       let tail = new Uint8Array(0);
       for (let next = await reader.read(); !next.done; next = await reader.read()) {
         total += next.value.length;
+        if (next.value.length >= 1024) {
+          tail = next.value.slice(-1024);
+          continue;
+        }
         const joined = new Uint8Array(tail.length + next.value.length);
         joined.set(tail);
         joined.set(next.value, tail.length);
