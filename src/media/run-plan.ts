@@ -7,6 +7,7 @@ import type { ApiContext, Download } from "../http/context.ts";
 import type { SlotHolder, Slots } from "../limits/slots.ts";
 import { requireTools, type ToolProbe } from "../processes/tools.ts";
 import { assertFetchable, type EgressPolicy } from "./egress.ts";
+import { withOriginOverride } from "./direct-hosts.ts";
 import type { RemuxPlan } from "./ffmpeg.ts";
 import { type Plan, relayAsSound, type RelayPlan, type RemuxJob, type RunSlot, slotOf } from "./plan.ts";
 import { relayMedia, type RelayOptions } from "./relay.ts";
@@ -100,7 +101,12 @@ function mirrorMayServe(error: unknown): boolean {
 
 async function remux(job: RemuxJob, request: Request, release: () => void, deps: RunDeps): Promise<Response> {
   const inputs = [...job.ffmpeg.inputs, ...(job.ffmpeg.subtitles ? [job.ffmpeg.subtitles.input] : [])];
-  await Promise.all(inputs.map((input) => assertFetchable(new URL(input.url), deps.egress)));
+  // Checked where the gate will connect: an input on a host the operator sent elsewhere (ORIGIN_OVERRIDES) is fetched
+  // from that origin, which the name itself need not resolve to.
+  const overrides = deps.relay.originOverrides;
+  await Promise.all(
+    inputs.map((input) => assertFetchable(withOriginOverride(new URL(input.url), overrides), deps.egress)),
+  );
   const { ffmpeg, name, durationSec } = job;
   return remuxResponse(
     { plan: ffmpeg, name, durationSec, method: request.method, signal: request.signal, onEnd: release },

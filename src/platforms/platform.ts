@@ -9,6 +9,12 @@
  */
 export type ReaderName = "x" | "bluesky" | "xiaohongshu" | "threads" | "yt-dlp" | "yt-dlp+gallery-dl";
 
+/** A path shape of a platform's links and the reader that reads it. */
+export interface ShapeReader {
+  path: RegExp;
+  reader: ReaderName;
+}
+
 export interface ShortLinkShape {
   host: string;
   /** Any path when absent. */
@@ -61,6 +67,11 @@ export interface Platform<Id extends string = string> {
    * in; platforms/post-source.ts).
    */
   reader: ReaderName;
+  /**
+   * Path shapes of the platform's links that another reader reads than `reader` (X's broadcasts and Spaces, which
+   * yt-dlp reads where X's own client reads posts): the first whose `path` matches names the link's reader.
+   */
+  shapeReaders?: readonly ShapeReader[];
   /**
    * Path shapes of the platform's links that stand for many posts (a profile, a feed, a list) which its reader does
    * not read as one post: `post` and `download` answer such a link with the job call for its posts (`requireOnePost`).

@@ -2,13 +2,15 @@
 // an extra host of the operator's (`OTHER`) is yt-dlp's. X's and Bluesky's sources also say which
 // posts a link stands for in a job (Expands): a post's author's thread, a profile's posts; yt-dlp's
 // say it for playlists, channels and profiles, also where gallery-dl reads beside it.
+import { ApiError } from "../http/problem.ts";
 import { galleryReader } from "./gallerydl/reader.ts";
 import type { GallerySource } from "./gallerydl/source.ts";
+import { knownShapesText } from "./known-shapes.ts";
 import { fallbackSource, isPhotoShaped, ytdlpThenGallery } from "./post-source.ts";
 import { isEmptyPost, nothingToDownload } from "./post-errors.ts";
 import type { Ask, Expands, Link, Source } from "./source.ts";
 import type { ReaderName } from "./platform.ts";
-import { rowOf } from "./table.ts";
+import { readerOf, rowOf } from "./table.ts";
 import { xReader } from "./x/reader.ts";
 import type { TweetSource } from "./x/source.ts";
 import { ytdlpReader } from "./ytdlp/reader.ts";
@@ -46,7 +48,7 @@ export function createSources(clients: SourceClients, ask: Ask): SourceOf {
     // A photo-shaped link goes to gallery-dl alone.
     "yt-dlp+gallery-dl": (link) => (isPhotoShaped(link.url, link.platform) ? gallery : ytdlpThenGalleryDl),
   };
-  return (link) => heldToRecordRule(readers[rowOf(link.platform)?.reader ?? "yt-dlp"](link));
+  return (link) => heldToRecordRule(readers[readerOf(link.url, link.platform)](link));
 }
 
 /**
@@ -60,12 +62,28 @@ function heldToRecordRule(source: Source | (Source & Expands)): Source {
     tools: (link) => source.tools(link),
     extracts: source.extracts,
     async describe(link, options) {
-      const record = await source.describe(link, options);
+      const record = await namingShapes(link, source.describe(link, options));
       if (isEmptyPost(record)) throw nothingToDownload();
       return record;
     },
-    plan: (link, wanted, asker) => source.plan(link, wanted, asker),
+    plan: (link, wanted, asker) => namingShapes(link, source.plan(link, wanted, asker)),
   };
+}
+
+/**
+ * A source's word that it found no post at the link (`unsupported_url`: a tool's extractor for the platform does not
+ * take the link's shape, and its generic one found nothing on the page) names the shapes the platform's module knows.
+ */
+async function namingShapes<T>(link: Link, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    const row = rowOf(link.platform);
+    if (!(error instanceof ApiError) || error.code !== "unsupported_url" || !row?.samples.length) throw error;
+    throw new ApiError("unsupported_url", `${error.message} ${knownShapesText(row, link.url)}`, {
+      cause: error.cause ?? error,
+    });
+  }
 }
 
 const withExpansion = (source: Source, expands: Expands): Source & Expands => ({ ...source, expand: expands.expand });

@@ -4,7 +4,8 @@ import { extraHostEndpoint, portOf } from "../media/egress.ts";
 import { ApiError } from "../http/problem.ts";
 import type { Claim } from "./claims.ts";
 import { platformList } from "./list.ts";
-import type { Platform, ShortLinkShape } from "./platform.ts";
+import { unknownShapeText } from "./known-shapes.ts";
+import type { Platform, ReaderName, ShortLinkShape } from "./platform.ts";
 import type { ClaimedPlatformId, ListedPlatformId, PlatformId } from "./records.ts";
 
 /** A platform of the list, or of a site outside it that an extractor claimed (SUPPORTED_SITES=all). */
@@ -107,6 +108,19 @@ function requireOnePostOf(row: PlatformRow | undefined, url: URL): void {
   );
 }
 
+/** The reader of a link of the row: its `shapeReaders`' for the link's shape, else the row's own (yt-dlp for OTHER). */
+function readerOfRow(row: PlatformRow | undefined, url: URL): ReaderName {
+  return row?.shapeReaders?.find(({ path }) => path.test(url.pathname))?.reader ?? row?.reader ?? "yt-dlp";
+}
+
+/** 400 invalid_url for a link on the row's hosts whose path is of no shape its reader reads, naming the shapes it knows. */
+function unknownShapeOf(row: PlatformRow | undefined, url: URL): ApiError {
+  const detail = row === undefined
+    ? `This link is of no shape this service reads: "${url.href.slice(0, 200)}".`
+    : unknownShapeText(row, url);
+  return new ApiError("invalid_url", detail);
+}
+
 /**
  * Throws 403 host_not_allowed unless `url` is an https file on one of the row's media hosts
  * (no user, password or port): a post's files are relayed from there and from nowhere else.
@@ -150,6 +164,10 @@ export function tableOf(rows: readonly PlatformRow[]) {
      */
     siteOf: (url: URL, extraPageHosts: readonly string[]): string | null =>
       rowOn(rows, url)?.id ?? extraPageHostOf(url, extraPageHosts),
+    /** Which reader reads the link (platforms/sources.ts builds one source per reader). */
+    readerOf: (url: URL, platform: PlatformId): ReaderName => readerOfRow(rowOf(platform), url),
+    /** What a reader throws for a link on its platform's hosts that it cannot read: the shapes the module knows. */
+    unknownShape: (url: URL, platform: PlatformId): ApiError => unknownShapeOf(rowOf(platform), url),
     standsForMany: (url: URL, platform: PlatformId): boolean => standsForManyOf(rowOf(platform), url),
     requireOnePost: (url: URL, platform: PlatformId): void => requireOnePostOf(rowOf(platform), url),
     platformMediaCheck: (platform: PlatformId) => mediaCheckOf(rowOf(platform), platform),
@@ -166,6 +184,8 @@ export const {
   shortLinkRow,
   detectPlatform,
   siteOf,
+  readerOf,
+  unknownShape,
   standsForMany,
   requireOnePost,
   platformMediaCheck,

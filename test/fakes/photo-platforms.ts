@@ -6,7 +6,7 @@
 // The service reaches them through ORIGIN_OVERRIDES (the egress gate routes the tools' CONNECTs,
 // the relay its fetches) and gallery-dl trusts the authority through GALLERY_DL_CA_FILE.
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { makeCertificates } from "../helpers/test-authority.ts";
 
 const run = promisify(execFile);
 const fixtures = fileURLToPath(new URL("../fixtures/upstream/gallery/", import.meta.url));
@@ -113,60 +114,6 @@ function tiktokFiles(scope: Json): CdnFile[] {
   }));
 }
 
-/** A CA and a certificate for the platforms' hosts signed by it, made with openssl. */
-async function makeCertificates(dir: string): Promise<{ caFile: string; key: Buffer; cert: Buffer }> {
-  const openssl = (...args: string[]) => run("openssl", args, { cwd: dir });
-  await writeFile(
-    path.join(dir, "ca.ext"),
-    "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\nsubjectKeyIdentifier=hash\n",
-  );
-  await writeFile(
-    path.join(dir, "leaf.ext"),
-    `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nauthorityKeyIdentifier=keyid\nsubjectAltName=${
-      platformHosts.map((h) => `DNS:${h}`).join(",")
-    }\n`,
-  );
-  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-  await openssl("req", ...ec, "-keyout", "ca.key", "-out", "ca.csr", "-subj", "/CN=media-api test authority");
-  await openssl(
-    "x509",
-    "-req",
-    "-in",
-    "ca.csr",
-    "-signkey",
-    "ca.key",
-    "-out",
-    "ca.pem",
-    "-days",
-    "2",
-    "-extfile",
-    "ca.ext",
-  );
-  await openssl("req", ...ec, "-keyout", "leaf.key", "-out", "leaf.csr", "-subj", "/CN=photo platforms");
-  await openssl(
-    "x509",
-    "-req",
-    "-in",
-    "leaf.csr",
-    "-CA",
-    "ca.pem",
-    "-CAkey",
-    "ca.key",
-    "-CAcreateserial",
-    "-out",
-    "leaf.pem",
-    "-days",
-    "2",
-    "-extfile",
-    "leaf.ext",
-  );
-  return {
-    caFile: path.join(dir, "ca.pem"),
-    key: await readFile(path.join(dir, "leaf.key")),
-    cert: await readFile(path.join(dir, "leaf.pem")),
-  };
-}
-
 /** One picture (a JPEG of its own colour) or clip (H.264 + AAC MP4) per file, in the file's size. */
 async function makeMedia(dir: string, files: CdnFile[]): Promise<Map<string, string>> {
   const made = new Map<string, string>();
@@ -240,7 +187,7 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
     tiktokSlideshow: tiktokFiles(tiktok),
   };
   const [{ caFile, key, cert }, media] = await Promise.all([
-    makeCertificates(dir),
+    makeCertificates(dir, platformHosts, "photo platforms"),
     makeMedia(dir, Object.values(files).flat()),
   ]);
   const requestLog: PhotoPlatforms["requestLog"] = [];

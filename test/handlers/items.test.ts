@@ -143,6 +143,24 @@ describe("media items, index and subtitles", () => {
       expect(subtitles.status).toBe(400);
       expect((await subtitles.json()).detail).toContain("no subtitles");
     });
+
+    it("reads the media viewer's link as the post, and sends the item it names unless index names another", async () => {
+      const viewer = (suffix: string) => `${link}/${suffix}?s=20&t=Xyz12aBcD3eFgHiJkLmNoP`;
+      const post = PostRecord.parse(await (await call("post", viewer("photo/3"))).json());
+      expect(post.id).toBe(fakeTweetIds.mixedMedia);
+      expect(post.media.map((item) => item.type)).toEqual(["photo", "video", "photo"]);
+      const third = await call("download", viewer("photo/3"));
+      expect(third.headers.get("content-disposition")).toContain(`filename="x_${fakeTweetIds.mixedMedia}_3.jpg"`);
+      expect(third.headers.get("content-length")).toBe(String(mixedMediaFiles[2].size));
+      await third.arrayBuffer();
+      const first = await call("download", viewer("photo/3"), "&index=1");
+      expect(first.headers.get("content-disposition")).toContain(`filename="x_${fakeTweetIds.mixedMedia}_1.jpg"`);
+      await first.arrayBuffer();
+      // A post's other views name no item: the video, as for the post's own link.
+      const analytics = await call("download", viewer("analytics"));
+      expect(analytics.headers.get("content-length")).toBe("3000");
+      await analytics.arrayBuffer();
+    });
   });
 
   describe("a page with two <video> elements", () => {

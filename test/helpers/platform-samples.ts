@@ -49,9 +49,10 @@ export async function checkSample(table: Table, platform: Platform, sample: Samp
   expect(oneLinkError(() => table.requireOnePost(link, platform.id as PlatformId))?.code).toBe(
     answersJobCall ? "invalid_url" : undefined,
   );
-  if (sample.shape !== "collection") expect(sample.claimedBy).toBe(firstReader(platform, link));
+  const reader = table.readerOf(link, platform.id as PlatformId);
+  if (sample.shape !== "collection") expect(sample.claimedBy).toBe(firstReader(platform, reader, link));
   if (sample.claimedBy === "service") {
-    if (!answersJobCall) expect(ownLinkParsers[platform.reader]?.(link) ?? null).not.toBeNull();
+    if (!answersJobCall) expect(ownLinkParsers[reader]?.(link) ?? null).not.toBeNull();
     return;
   }
   const claim = await claims.claimOf(link);
@@ -59,13 +60,14 @@ export async function checkSample(table: Table, platform: Platform, sample: Samp
 }
 
 /**
- * Who reads a post link of the platform first: gallery-dl for a photo-shaped link beside yt-dlp, the service where
- * no tool reads the platform, else yt-dlp, whose extractor for X's, Bluesky's and Xiaohongshu's links (read by the
- * service) still has to claim them, so that the link shape is one the platform has.
+ * Who reads a post link of the platform first, by the link's reader (the platform's, or its shape's): gallery-dl for a
+ * photo-shaped link beside yt-dlp, the service where no tool reads the platform, else yt-dlp, whose extractor for X's,
+ * Bluesky's and Xiaohongshu's links (read by the service) still has to claim them, so that the link shape is one the
+ * platform has.
  */
-function firstReader(platform: Platform, link: URL): Sample["claimedBy"] {
-  if (platform.reader === "yt-dlp+gallery-dl" && platform.photoShape?.test(link.pathname)) return "gallery-dl";
-  return ownLinkParsers[platform.reader] === undefined ? "yt-dlp" : "service";
+function firstReader(platform: Platform, reader: ReaderName, link: URL): Sample["claimedBy"] {
+  if (reader === "yt-dlp+gallery-dl" && platform.photoShape?.test(link.pathname)) return "gallery-dl";
+  return ownLinkParsers[reader] === undefined ? "yt-dlp" : "service";
 }
 
 function oneLinkError(check: () => void): ApiError | undefined {

@@ -109,6 +109,25 @@ describe("describePost()", () => {
     expect(youtube.runs.gallery).toBe(0);
   });
 
+  test("a link the tools find no post at is told the shapes the platform's module knows for its host", async () => {
+    const neither = sources(() => Promise.reject(noVideo()), () => Promise.reject(noVideo()));
+    const failure = describePost(neither, new URL("https://old.reddit.com/r/pics/about/"), "REDDIT");
+    await expect(failure).rejects.toMatchObject({ status: 400, code: "unsupported_url" });
+    await expect(failure).rejects.toThrow(
+      "No downloadable media was found at this link. Links of reddit.com this service reads look like: https://www.reddit.com/r/videos/comments/6rrwyj/that_small_heart_attack/ (a post), https://www.reddit.com/gallery/hrrh23 (a photo post), https://www.reddit.com/r/videos/s/Xyz123 (a short link).",
+    );
+    // Another failure says what it says.
+    const blocked = new ApiError("upstream_blocked", "refused");
+    await expect(
+      describePost(
+        sources(() => Promise.reject(blocked), () => Promise.reject(blocked)),
+        new URL("https://www.youtube.com/about"),
+        "YOUTUBE",
+      ),
+    )
+      .rejects.toBe(blocked);
+  });
+
   test("after no video gallery-dl's own refusal is told; after yt-dlp's own failure, yt-dlp's", async () => {
     const link = new URL("https://www.tiktok.com/@a/video/1");
     const blocked = new ApiError("upstream_blocked", "refused");

@@ -3,9 +3,11 @@ import { ApiError } from "../../src/http/problem.ts";
 import {
   canonicalLink,
   detectPlatform,
+  readerOf,
   requireOnePost,
   shortLinkRow,
   supportedPlatformsText,
+  unknownShape,
 } from "../../src/platforms/table.ts";
 
 const platformOf = (url: string, extra: string[] = []) => detectPlatform(new URL(url), extra);
@@ -189,5 +191,50 @@ describe("requireOnePost()", () => {
     "https://www.youtube.com/@jawed",
   ])("%s passes: one post, or a list its reader reads", (url) => {
     expect(refusal(url)).toBeNull();
+  });
+});
+
+describe("readerOf()", () => {
+  test.each([
+    ["https://x.com/jack/status/20", "x"],
+    ["https://x.com/jack/status/20/photo/1", "x"],
+    ["https://x.com/i/broadcasts/1yNGaQLWpejGj", "yt-dlp"],
+    ["https://twitter.com/i/broadcasts/1ZkKzeyrPbaxv/", "yt-dlp"],
+    ["https://x.com/i/spaces/1OwxWwQOPlNxQ", "yt-dlp"],
+    ["https://x.com/i/spaces/1OwxWwQOPlNxQ/peek", "yt-dlp"],
+    // Not a Space's id (13 characters): X's own reader, which says which shapes X has.
+    ["https://x.com/i/spaces/1OwxWw", "x"],
+    ["https://bsky.app/profile/bsky.app/post/3l3vgf77uco2g", "bluesky"],
+    ["https://www.youtube.com/watch?v=jNQXAC9IVRw", "yt-dlp"],
+    ["https://www.instagram.com/p/aye83DjauH/", "yt-dlp+gallery-dl"],
+  ])("%s is read by %s", (url, reader) => {
+    expect(readerOf(new URL(url), detectPlatform(new URL(url), [])!)).toBe(reader);
+  });
+
+  test("a page of an extra host of the operator's (OTHER) is yt-dlp's", () => {
+    expect(readerOf(new URL("http://127.0.0.1:8123/"), "OTHER")).toBe("yt-dlp");
+  });
+});
+
+describe("unknownShape()", () => {
+  const detailOf = (url: string) => {
+    const error = unknownShape(new URL(url), detectPlatform(new URL(url), [])!);
+    expect([error.status, error.code]).toEqual([400, "invalid_url"]);
+    return error.message;
+  };
+
+  test("names the shapes X's module knows on the link's host, one sample of each kind", () => {
+    expect(detailOf("https://x.com/i/bookmarks")).toBe(
+      'This X (Twitter) link is of no shape this service reads: "https://x.com/i/bookmarks". Links of x.com this service reads look like: https://x.com/jack/status/20 (a post), https://x.com/i/broadcasts/1ZkKzeyrPbaxv (a post), https://x.com/i/spaces/1DXGydznBYWKM (a post), https://x.com/jack (many posts, for POST /api/v1/jobs), https://x.com/jack/media (many posts, for POST /api/v1/jobs), https://x.com/i/lists/123 (many posts, for POST /api/v1/jobs).',
+    );
+  });
+
+  test("names the host's own samples (twitter.com's) and the module's note on its links (Xiaohongshu's token)", () => {
+    expect(detailOf("https://twitter.com/settings")).toContain(
+      "Links of twitter.com this service reads look like: https://twitter.com/i/web/status/20 (a post), https://mobile.twitter.com/jack/status/20/photo/1 (a post), https://twitter.com/i/broadcasts/1yNGaQLWpejGj (a post), https://twitter.com/i/spaces/1OwxWwQOPlNxQ (a post).",
+    );
+    expect(detailOf("https://www.xiaohongshu.com/about")).toMatch(
+      /Links of xiaohongshu\.com .*https:\/\/www\.xiaohongshu\.com\/explore\/6411cf99000000001300b6d9 \(a post\).* needs the `xsec_token`/,
+    );
   });
 });

@@ -8,12 +8,12 @@ import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
 import { itemName, photoPlan, requireItem, requireNoSubtitles } from "../items.ts";
 import type { PostMediaItem } from "../records.ts";
 import type { Link, Plan, Source } from "../source.ts";
-import { platformMediaCheck } from "../table.ts";
+import { platformMediaCheck, unknownShape } from "../table.ts";
 import type { Outbound } from "../outbound.ts";
 import { createAppView } from "./appview.ts";
 import { bestVariant } from "./playlist.ts";
 import type { BlueskyPost } from "./post.ts";
-import { parsePostLink } from "./url.ts";
+import { postRefOf } from "./url.ts";
 
 export interface BlueskySourceOptions extends CachedPostsOptions {
   /** Base URL of the public AppView (BLUESKY_APPVIEW_URL). */
@@ -34,7 +34,8 @@ export function createBlueskySource(options: BlueskySourceOptions): Source {
   const read = cachedPosts<BlueskyPost>(options);
 
   function post(link: Link, uncached = false): Promise<BlueskyPost> {
-    const ref = parsePostLink(link.url);
+    const ref = postRefOf(link.url);
+    if (ref === null) throw unknownShape(link.url, link.platform);
     return read(`${ref.actor}/${ref.rkey}`, () => appView.post(ref), uncached);
   }
 

@@ -2,10 +2,11 @@
 // own chain of replies from that post down, read from the public AppView as the posts are; a post
 // its author did not reply to is one post (null). A profile link stands for its posts (profile.ts).
 import type { Expands } from "../source.ts";
+import { unknownShape } from "../table.ts";
 import { type AppViewOptions, createAppView } from "./appview.ts";
 import { authorChain, type ChainPost } from "./thread.ts";
 import { profilePosts } from "./profile.ts";
-import { parsePostLink, profileActorOf } from "./url.ts";
+import { postRefOf, profileActorOf } from "./url.ts";
 
 export interface BlueskyThreadsOptions extends AppViewOptions {
   /** Levels of replies asked for in one answer (100 when not given); a deeper chain is read in further answers. */
@@ -24,7 +25,9 @@ export function createBlueskyThreads(options: BlueskyThreadsOptions): Expands {
       let from = link.url;
       for (;;) {
         signal.throwIfAborted();
-        const answer = await appView.thread(parsePostLink(from), Math.min(depthPerAnswer, limit));
+        const ref = postRefOf(from);
+        if (ref === null) throw unknownShape(from, link.platform);
+        const answer = await appView.thread(ref, Math.min(depthPerAnswer, limit));
         const page = authorChain(answer);
         // A further answer starts with the post the one before ended on.
         posts.push(...(posts.length === 0 ? page.posts : page.posts.slice(1)));

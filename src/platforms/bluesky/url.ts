@@ -1,6 +1,5 @@
 // Bluesky post links as people paste them: bsky.app/profile/<handle or DID>/post/<record key>.
 // The author and the record key are all that matter upstream (they name the post's at:// URI).
-import { ApiError } from "../../http/problem.ts";
 
 export interface BlueskyPostRef {
   /** A handle (`alice.bsky.social`, lower case) or a DID (`did:plc:...`, `did:web:...`). */
@@ -16,20 +15,13 @@ const did = /^did:[a-z]+:[a-zA-Z0-9._:%-]{1,2000}$/;
 const rkeyShape = /^[a-zA-Z0-9._:~-]{1,512}$/;
 const postPath = /^\/profile\/([^/]+)\/post\/([^/]+)\/?$/;
 
-/** The author and record key of a Bluesky post link; 400 invalid_url for any other link. */
-export function parsePostLink(url: URL): BlueskyPostRef {
+/** The author and record key of a Bluesky post link; null for any other link. */
+export function postRefOf(url: URL): BlueskyPostRef | null {
   const match = postPath.exec(url.pathname);
   const actor = match ? decodeURIComponent(match[1]!) : "";
   const rkey = match?.[2] ?? "";
   const actorOk = did.test(actor) || handle.test(actor.toLowerCase());
-  if (!actorOk || !rkeyShape.test(rkey) || rkey === "." || rkey === "..") {
-    throw new ApiError(
-      "invalid_url",
-      `Pass the link of a Bluesky post, such as https://bsky.app/profile/<handle>/post/<id>; got "${
-        url.href.slice(0, 200)
-      }".`,
-    );
-  }
+  if (!actorOk || !rkeyShape.test(rkey) || rkey === "." || rkey === "..") return null;
   return { actor: actor.startsWith("did:") ? actor : actor.toLowerCase(), rkey };
 }
 

@@ -12,11 +12,11 @@ import { itemName, photoPlan, requireItem, requireNoSubtitles } from "../items.t
 import type { Outbound } from "../outbound.ts";
 import type { PostRecord } from "../records.ts";
 import type { Link, Plan, Source } from "../source.ts";
-import { platformMediaCheck } from "../table.ts";
+import { platformMediaCheck, unknownShape } from "../table.ts";
 import { relayResultsOf } from "./page.ts";
 import { postIn, threadsPost } from "./post.ts";
 import { cookiesOf, lsdOf, postQuery } from "./query.ts";
-import { notAPostLink, postOf, postPage, type ThreadsPostRef } from "./url.ts";
+import { postOf, postPage, type ThreadsPostRef } from "./url.ts";
 
 export interface ThreadsSourceOptions extends CachedPostsOptions {
   /** The outbound client to the site, whose timeout bounds each exchange. */
@@ -68,7 +68,7 @@ export function createThreadsSource(options: ThreadsSourceOptions): Source {
 
   function post(link: Link, uncached = false): Promise<PostRecord> {
     const ref = postOf(link.url);
-    if (ref === null) throw notAPostLink(link.url);
+    if (ref === null) throw unknownShape(link.url, link.platform);
     return read(ref.code, () => load(ref), uncached);
   }
 

@@ -1,7 +1,6 @@
 // Threads post links as people paste them: www.threads.com or threads.net, `/@<user>/post/<code>`
 // (with `/media` after it as the web client writes a post's media view), `/t/<code>` and
 // `/_/post/<code>`, the shapes cobalt's, FxEmbed's and yt-dlp's readers accept. Pure.
-import { ApiError } from "../../http/problem.ts";
 
 export interface ThreadsPostRef {
   /** The post's shortcode, as in its link. */
@@ -27,15 +26,6 @@ export function postOf(url: URL): ThreadsPostRef | null {
     return match.length === 3 ? { user: match[1]!, code: match[2]! } : { user: "_", code: match[1]! };
   }
   return null;
-}
-
-export function notAPostLink(url: URL): ApiError {
-  return new ApiError(
-    "invalid_url",
-    `Pass the link of a Threads post, such as https://www.threads.com/@<user>/post/<code>; got "${
-      url.href.slice(0, 200)
-    }".`,
-  );
 }
 
 /** The post's page on threads.com, which threads.net links lead to too. */

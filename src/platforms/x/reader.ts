@@ -9,7 +9,7 @@ import type { TweetMediaItem, TweetRecord } from "../records.ts";
 import type { Ask, Source, Wanted } from "../source.ts";
 import { tweetToPost, ytdlpFormatId } from "./post.ts";
 import type { TweetSource } from "./source.ts";
-import { parseStatusId } from "./url.ts";
+import { statusOf } from "./url.ts";
 
 /** X's source; `pages` (yt-dlp's), asked through `ask`, takes the videos X offers only as HLS. */
 export function xReader(tweets: TweetSource, pages: Source, ask: Ask): Source {
@@ -17,17 +17,22 @@ export function xReader(tweets: TweetSource, pages: Source, ask: Ask): Source {
     tools: () => [],
     extracts: false,
     async describe(link, options = {}) {
-      return tweetToPost(await tweets.getTweet(parseStatusId(link.url.href), { uncached: options.uncached }));
+      return tweetToPost(await tweets.getTweet(statusOf(link).id, { uncached: options.uncached }));
     },
     async plan(link, wanted, asker) {
       requireNoSubtitles(wanted);
-      const tweet = await tweets.getTweet(parseStatusId(link.url.href));
-      const item = tweetItem(tweet, wanted.index);
+      const status = statusOf(link);
+      const tweet = await tweets.getTweet(status.id);
+      // The item the media viewer's link names is the one sent, unless `index` names another.
+      const index = wanted.index ?? status.item;
+      const item = tweetItem(tweet, index);
       if (item.type === "photo" && wanted.output !== "mp4") throw noSoundIn(item.type, wanted.output);
-      const name = wanted.filename ?? (wanted.index === null ? `x_${tweet.id}` : `x_${tweet.id}_${wanted.index}`);
+      const name = wanted.filename ?? (index === null ? `x_${tweet.id}` : `x_${tweet.id}_${index}`);
       const file = itemUrl(item, wanted.format);
       if (file !== null) return { kind: "relay", url: file, allowed: assertDirectUrl, name };
-      return ask(pages, link, { ...wanted, filename: name, index: amongVideos(tweet, wanted.index) }, asker);
+      // The post's own link: yt-dlp reads a media viewer's `/video/<n>` as that video alone, which `index` counts in.
+      const post = { ...link, url: new URL(`https://x.com/i/status/${tweet.id}`) };
+      return ask(pages, post, { ...wanted, filename: name, index: amongVideos(tweet, index) }, asker);
     },
   };
 }

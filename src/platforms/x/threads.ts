@@ -8,7 +8,7 @@ import { notFound } from "./errors.ts";
 import type { GraphqlAsk, XClient } from "./source.ts";
 import { chainDown, conversationTweets, resultTweet, type ThreadTweet } from "./thread.ts";
 import { standsForMany } from "../table.ts";
-import { parseStatusId } from "./url.ts";
+import { statusOf } from "./url.ts";
 
 // What X's web client sends with TweetDetail (FxEmbed's and nitter's variables).
 const detailVariables = {
@@ -65,7 +65,7 @@ export function createXThreads(x: XClient): Expands {
       // A profile or list is not listed: X's UserTweets needs a signed-in account, and no recorded answer of it
       // exists to build its reader on (the job says so of the link).
       if (!threads || standsForMany(link.url, link.platform)) return null;
-      const id = parseStatusId(link.url.href);
+      const id = statusOf(link).id;
       const ask = x.graphql;
       // With X's GraphQL API off (X_GRAPHQL_URL=off) the operator keeps to syndication, which shows no thread.
       if (ask === null) return null;

@@ -1,6 +1,7 @@
 // Post links of X as people paste them. The status id is the only part that matters upstream.
 import { ApiError } from "../../http/problem.ts";
-import { canonicalLink } from "../table.ts";
+import type { Link } from "../source.ts";
+import { canonicalLink, unknownShape } from "../table.ts";
 
 /** Hosts whose links are X post pages (docs/api.md, Tweet record). */
 export const xPageHosts = [
@@ -12,16 +13,42 @@ export const xPageHosts = [
   "mobile.twitter.com",
 ] as const;
 
-// `/<user>/status/<id>`, `/<user>/statuses/<id>`, `/i/web/status/<id>`, `/i/status/<id>`,
-// optionally followed by `/video/<n>` or `/photo/<n>`. Handles are 1-15 word characters.
-// Ids are 64-bit integers, so at most 19 digits.
-const statusPath = /^\/(?:i\/web\/|i\/|\w{1,15}\/)?status(?:es)?\/(\d{1,19})(?:\/(?:video|photo)\/\d{1,2})?\/?$/;
+// `/<user>/status/<id>`, `/<user>/statuses/<id>`, `/i/web/status/<id>`, `/i/status/<id>`, optionally followed by
+// a suffix X's web client writes: its media viewer's `/photo/<n>` and `/video/<n>`, and a post's other views
+// (`/media_tags`, `/analytics`, `/likes`, `/retweets`, `/retweets/with_comments`, `/quotes`, `/history`), each of
+// which stands for the post. Handles are 1-15 word characters. Ids are 64-bit integers, so at most 19 digits.
+const statusPath =
+  /^\/(?:i\/web\/|i\/|\w{1,15}\/)?status(?:es)?\/(\d{1,19})(?:\/(?:(?:photo|video)\/(\d{1,2})|media_tags|analytics|likes|retweets(?:\/with_comments)?|quotes|history))?\/?$/;
 
 const example = "https://x.com/<user>/status/<numeric id> (twitter.com links work too)";
 
 function invalid(input: string): ApiError {
   const shown = input.length > 200 ? `${input.slice(0, 200)}…` : input;
   return new ApiError("invalid_url", `Pass the link of an X post, such as ${example}; got "${shown}".`);
+}
+
+/** A post link of X: the post's id, and the item its media viewer's `/photo/<n>` or `/video/<n>` names. */
+export interface StatusLink {
+  id: string;
+  /** X numbers a post's photos and videos together, 1 to 4 in the post's order (the record's `media`); null without one. */
+  item: number | null;
+}
+
+/** The post an X link on one of its hosts names (its path, or a 2010-2012 hash-bang); null when it names none. */
+export function statusLinkOf(url: URL): StatusLink | null {
+  // Links from the 2010-2012 web client carry the path in a hash-bang fragment: twitter.com/#!/jack/status/20
+  const path = url.pathname === "/" && url.hash.startsWith("#!/") ? url.hash.slice(2).split("?")[0]! : url.pathname;
+  const match = statusPath.exec(path);
+  if (match === null) return null;
+  const item = match[2] === undefined ? null : Number(match[2]);
+  return { id: match[1]!, item: item === 0 ? null : item };
+}
+
+/** The post a link of X's hosts names; 400 naming the shapes X's module knows for any other link. */
+export function statusOf(link: Link): StatusLink {
+  const status = statusLinkOf(link.url);
+  if (status === null) throw unknownShape(link.url, link.platform);
+  return status;
 }
 
 /** The status id in a pasted X post link; throws 400 invalid_url for anything else. */
@@ -38,9 +65,7 @@ export function parseStatusId(input: string): string {
   }
   const hostOk = (xPageHosts as readonly string[]).includes(url.hostname.toLowerCase());
   if (!hostOk || (url.protocol !== "https:" && url.protocol !== "http:")) throw invalid(input);
-  // Links from the 2010-2012 web client carry the path in a hash-bang fragment: twitter.com/#!/jack/status/20
-  const path = url.pathname === "/" && url.hash.startsWith("#!/") ? url.hash.slice(2).split("?")[0]! : url.pathname;
-  const match = statusPath.exec(path);
-  if (!match) throw invalid(input);
-  return match[1]!;
+  const link = statusLinkOf(url);
+  if (link === null) throw invalid(input);
+  return link.id;
 }

@@ -8,10 +8,10 @@ import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
 import { itemName, photoPlan, requireItem, requireNoSubtitles } from "../items.ts";
 import type { Link, Plan, Source } from "../source.ts";
 import type { Outbound, OutboundAnswer } from "../outbound.ts";
-import { platformMediaCheck } from "../table.ts";
+import { platformMediaCheck, unknownShape } from "../table.ts";
 import { noteToPost, type XiaohongshuPost } from "./note.ts";
 import { initialStateOf } from "./state.ts";
-import { isShortLink, notANoteLink, noteOf, notePage, type NoteRef } from "./url.ts";
+import { isShortLink, noteOf, notePage, type NoteRef } from "./url.ts";
 
 export interface XiaohongshuSourceOptions extends CachedPostsOptions {
   /** The outbound client to the site, whose timeout bounds each exchange. */
@@ -91,7 +91,7 @@ export function createXiaohongshuSource(options: XiaohongshuSourceOptions): Sour
 
   async function post(link: Link, uncached = false): Promise<XiaohongshuPost> {
     const ref = isShortLink(link.url) ? await followShortLink(link.url) : noteOf(link.url);
-    if (ref === null) throw notANoteLink(link.url);
+    if (ref === null) throw unknownShape(link.url, link.platform);
     return read(ref.id, () => load(ref), uncached);
   }
 

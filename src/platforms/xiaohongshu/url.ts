@@ -1,7 +1,6 @@
 // Xiaohongshu (RedNote) note links as people paste them: www.xiaohongshu.com/explore/<id>, or
 // /discovery/item/<id> as the app shares them, each with the `xsec_token` the site now wants before
 // it shows a note to a visitor; and xhslink.com short links, which redirect to one of those.
-import { ApiError } from "../../http/problem.ts";
 
 export interface NoteRef {
   /** The note's id: 24 hex digits (yt-dlp's pattern is `[\da-f]+`). */
@@ -30,15 +29,6 @@ export function noteOf(url: URL): NoteRef | null {
     if (value !== null && value.length <= 512) access.set(name, value);
   }
   return { id, access };
-}
-
-export function notANoteLink(url: URL): ApiError {
-  return new ApiError(
-    "invalid_url",
-    `Pass the link of a Xiaohongshu note, such as https://www.xiaohongshu.com/explore/<id>?xsec_token=... or an xhslink.com short link, as the app's Share gives it; got "${
-      url.href.slice(0, 200)
-    }".`,
-  );
 }
 
 /** The note page's address, asked with the link's access token. */

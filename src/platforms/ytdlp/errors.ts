@@ -19,6 +19,16 @@ const rules: Rule[] = [
     make: noMediaFound,
   },
   {
+    // A live stream (an X broadcast or Space, a premiere) that has not begun, or that ended without a recording kept.
+    pattern: /replay is disabled|not downloadable yet|has not yet started|not started yet/i,
+    make: (cause) =>
+      new ApiError(
+        "no_media",
+        "This live stream has nothing to download: it has not begun, or it ended without a recording kept.",
+        { cause },
+      ),
+  },
+  {
     // A link cut short, or one that names no video ("watch?v="): no retry can help.
     pattern: /Incomplete \S+ ID|looks truncated|Unable to extract (?:video )?id\b/i,
     make: (cause) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../../src/http/problem.ts";
-import { parseStatusId } from "../../../src/platforms/x/url.ts";
+import { parseStatusId, statusLinkOf } from "../../../src/platforms/x/url.ts";
 
 describe("parseStatusId()", () => {
   const accepted: Array<[string, string]> = [
@@ -28,6 +28,14 @@ describe("parseStatusId()", () => {
     ["https://fxtwitter.com/jack/status/20", "20"],
     ["https://d.vxtwitter.com/jack/status/20/photo/1", "20"],
     ["fixupx.com/jack/status/20", "20"],
+    // The views of a post X's web client writes after it, each of which stands for the post.
+    ["https://x.com/jack/status/20/analytics", "20"],
+    ["https://x.com/jack/status/20/media_tags", "20"],
+    ["https://x.com/jack/status/20/likes", "20"],
+    ["https://x.com/jack/status/20/retweets", "20"],
+    ["https://twitter.com/jack/status/20/retweets/with_comments", "20"],
+    ["https://x.com/jack/status/20/quotes?s=20&t=Xyz12aBcD3eFgHiJkLmNoP", "20"],
+    ["https://x.com/jack/status/20/history/", "20"],
   ];
   it.each(accepted)("reads the id from %s", (input, id) => {
     expect(parseStatusId(input)).toBe(id);
@@ -48,7 +56,10 @@ describe("parseStatusId()", () => {
     "https://x.com/jack/status/20abc",
     "https://x.com/jack/status/12345678901234567890",
     "https://x.com/jack/likes/20",
-    "https://x.com/jack/status/20/analytics",
+    "https://x.com/jack/status/20/analytics/more",
+    "https://x.com/jack/status/20/photo",
+    "https://x.com/jack/status/20/photo/123",
+    "https://x.com/jack/status/20/reposts",
     "https://x.com/a/b/status/20",
     "https://x.com/?status=20",
   ];
@@ -70,4 +81,23 @@ describe("parseStatusId()", () => {
     const input = `https://example.com/${"a".repeat(500)}`;
     expect(() => parseStatusId(input)).toThrow(/a{180}…"\.$/);
   });
+});
+
+describe("statusLinkOf()", () => {
+  it.each([
+    ["https://x.com/jack/status/20", null],
+    ["https://x.com/jack/status/20/photo/2?s=20&t=abc", 2],
+    ["https://x.com/jack/status/20/video/1", 1],
+    ["https://x.com/jack/status/20/video/0", null],
+    ["https://x.com/jack/status/20/analytics", null],
+  ])("%s names item %s", (link, item) => {
+    expect(statusLinkOf(new URL(link))).toEqual({ id: "20", item });
+  });
+
+  it.each(["https://x.com/i/broadcasts/1yNGaQLWpejGj", "https://x.com/i/spaces/1OwxWwQOPlNxQ", "https://x.com/jack"])(
+    "%s names no post",
+    (link) => {
+      expect(statusLinkOf(new URL(link))).toBeNull();
+    },
+  );
 });
