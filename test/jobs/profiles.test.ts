@@ -1,9 +1,9 @@
 // Profile links and short links in a job, through the app and the real queue on PGlite: a Bluesky
 // profile becomes its own posts, newest first, each done as `post` reads it; an Instagram profile its
-// posts as gallery-dl pages through them with the operator's session, and without one no item, the job
-// saying why; a profile no reader lists (Threads) gives no item and the job says so; a short link is
-// followed once, before its expansion, and its item is the post it leads to; `threads: false` takes a
-// post link alone.
+// posts as gallery-dl pages through them, and an X profile its own posts through X's UserTweets, with the
+// operator's sessions, and without them no item, the job saying why; a profile no reader lists (an X
+// list, Threads) gives no item and the job says so; a short link is followed once, before its expansion,
+// and its item is the post it leads to; `threads: false` takes a post link alone.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -20,6 +20,7 @@ import {
 import { instagramProfile, instagramProfilePosts } from "../fakes/instagram-profile.ts";
 import { type PhotoPlatforms, startPhotoPlatforms } from "../fakes/photo-platforms.ts";
 import { type ShortLinkHost, startShortLinkHost } from "../fakes/short-links.ts";
+import { fakeQueryIds, type FakeXUpstream, startFakeXUpstream, xSession } from "../fakes/x-upstream.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
@@ -38,6 +39,7 @@ describe("profiles and short links in a job", () => {
   let bluesky: FakeBluesky;
   let shortLinks: ShortLinkHost;
   let photos: PhotoPlatforms;
+  let x: FakeXUpstream;
   let queue: Queue;
   let app: TestApp;
   let key: string;
@@ -48,11 +50,12 @@ describe("profiles and short links in a job", () => {
     writeFile(cookiesFile(), ["# Netscape HTTP Cookie File", ...lines, ""].join("\n"));
 
   beforeAll(async () => {
-    [store, bluesky, shortLinks, photos, cookiesDir] = await Promise.all([
+    [store, bluesky, shortLinks, photos, x, cookiesDir] = await Promise.all([
       openTestStore("pglite"),
       startFakeBluesky(),
       startShortLinkHost(),
       startPhotoPlatforms(),
+      startFakeXUpstream(),
       mkdtemp(path.join(tmpdir(), "profiles-cookies-")),
     ]);
     await giveSessions();
@@ -69,6 +72,9 @@ describe("profiles and short links in a job", () => {
         ORIGIN_OVERRIDES: `${bluesky.originOverrides},vm.tiktok.com=${shortLinks.origin},${photos.originOverrides}`,
         GALLERY_DL_CA_FILE: photos.caFile,
         COOKIES_FILE: cookiesFile(),
+        X_SYNDICATION_URL: x.syndicationUrl,
+        X_GRAPHQL_URL: x.url,
+        ...fakeQueryIds,
       },
       queue,
       // Each post of the Instagram profile is a run of gallery-dl: warm, they take a tenth of the time.
@@ -80,7 +86,7 @@ describe("profiles and short links in a job", () => {
   afterAll(async () => {
     await queue?.stop();
     await app?.extractor.close();
-    await Promise.all([store?.close(), bluesky?.close(), shortLinks?.close(), photos?.close()]);
+    await Promise.all([store?.close(), bluesky?.close(), shortLinks?.close(), photos?.close(), x?.close()]);
     if (cookiesDir) await rm(cookiesDir, { recursive: true, force: true });
   });
 
@@ -135,13 +141,49 @@ describe("profiles and short links in a job", () => {
     },
   );
 
+  test("an X profile without the operator's session gives no item: the job says X wants a sign-in", {
+    timeout: 90_000,
+  }, async () => {
+    await giveSessions();
+    const job = await endedJob(["https://x.com/XDevelopers"]);
+    expect(job).toMatchObject({ status: "failed", complete: false, counts: { total: 0 } });
+    expect(job.incomplete).toBe(
+      "https://x.com/XDevelopers: X shows a profile's posts only to a signed-in account, and this service has no X session (COOKIES_FILE with x.com's auth_token and ct0); pass the links of its posts.",
+    );
+  });
+
+  test("an X profile with the operator's session becomes its own posts, newest first, each done", {
+    timeout: 90_000,
+  }, async () => {
+    await giveSessions(
+      `.x.com\tTRUE\t/\tTRUE\t1900000000\tauth_token\t${xSession.authToken}`,
+      `.x.com\tTRUE\t/\tTRUE\t1900000000\tct0\t${xSession.ct0}`,
+    );
+    // The timeline's tweets are recorded as X's GraphQL shows them: their items are read there, as when
+    // syndication refuses.
+    x.setMode("syndication", { kind: "status", status: 503 });
+    try {
+      const job = await endedJob(["https://x.com/XDevelopers"]);
+      // The recorded page's own posts (a conversation of two, two more; 15 retweets left out), the four of the
+      // older page the fake makes after it, and the pinned post at its own time.
+      const own = ["2082640276389249363", "2082640274845811115", "2074882755905585583", "2072126677535346779"];
+      const ids = [...own, ...own.map((id) => String(BigInt(id) - 20_000_000_000_000_000n)), "2019881223666233717"];
+      const links = ids.map((id) => `https://x.com/XDevelopers/status/${id}`);
+      expect(job.items.map((item) => [item.url, item.status])).toEqual(links.map((link) => [link, "done"]));
+      expect(job.items.map((item) => item.post?.url)).toEqual(links);
+      expect(job).toMatchObject({ status: "completed", complete: true, incomplete: null });
+    } finally {
+      x.setMode("syndication", { kind: "normal" });
+    }
+  });
+
   test("a profile no reader lists gives no item, and the job says which and why", { timeout: 90_000 }, async () => {
     const post = linkOf(authorFeedPage(null, null, 1).feed[0]!.post);
-    const job = await endedJob(["https://x.com/jack", "https://www.threads.com/@zuck", post]);
+    const job = await endedJob(["https://x.com/i/lists/123", "https://www.threads.com/@zuck", post]);
     expect(job.items.map((item) => [item.url, item.status])).toEqual([[post, "done"]]);
     expect(job.complete).toBe(false);
     expect(job.incomplete).toBe(
-      "https://x.com/jack: this service cannot list the posts of this X (Twitter) profile, feed or list; pass the links of its posts; " +
+      "https://x.com/i/lists/123: this service cannot list the posts of this X (Twitter) profile, feed or list; pass the links of its posts; " +
         "https://www.threads.com/@zuck: this service cannot list the posts of this Threads profile, feed or list; pass the links of its posts",
     );
   });
