@@ -121,7 +121,7 @@ describe("profiles and short links in a job", () => {
       expect(job).toMatchObject({ status: "failed", complete: false, counts: { total: 0 } });
       expect(job.incomplete).toBe(
         `${instagramProfile.link}: Instagram answered with its sign-in page: it shows a profile's posts only to a signed-in account. ` +
-          "The operator gives this service one with the sessionid cookie of a signed-in browser in COOKIES_FILE, or a fresh one when it has expired; or pass the links of its posts.",
+          "The operator gives this service one with the sessionid cookie of a signed-in browser in COOKIES_FILE, or a fresh one when it has expired; or pass the links of its posts",
       );
     },
   );
@@ -148,7 +148,7 @@ describe("profiles and short links in a job", () => {
     const job = await endedJob(["https://x.com/XDevelopers"]);
     expect(job).toMatchObject({ status: "failed", complete: false, counts: { total: 0 } });
     expect(job.incomplete).toBe(
-      "https://x.com/XDevelopers: X shows a profile's posts only to a signed-in account, and this service has no X session (COOKIES_FILE with x.com's auth_token and ct0); pass the links of its posts.",
+      "https://x.com/XDevelopers: X shows a profile's posts only to a signed-in account, and this service has no X session (COOKIES_FILE with x.com's auth_token and ct0); pass the links of its posts",
     );
   });
 

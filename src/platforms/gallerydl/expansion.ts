@@ -52,6 +52,6 @@ function signInWall(platform: PlatformId): Expansion {
     complete: false,
     incomplete: `${
       row?.name ?? platform
-    } answered with its sign-in page: it shows a profile's posts only to a signed-in account. The operator gives this service one with the ${cookies} cookie of a signed-in browser in COOKIES_FILE, or a fresh one when it has expired; or pass the links of its posts.`,
+    } answered with its sign-in page: it shows a profile's posts only to a signed-in account. The operator gives this service one with the ${cookies} cookie of a signed-in browser in COOKIES_FILE, or a fresh one when it has expired; or pass the links of its posts`,
   };
 }

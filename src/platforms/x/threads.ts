@@ -32,7 +32,7 @@ const noProfileSession: Expansion = {
   posts: [],
   complete: false,
   incomplete:
-    `X shows a profile's posts only to a signed-in account, and ${noSessionWords}; pass the links of its posts.`,
+    `X shows a profile's posts only to a signed-in account, and ${noSessionWords}; pass the links of its posts`,
 };
 
 /** The author's chain from the post up, root first: at most `limit` tweets, ending with the post. */

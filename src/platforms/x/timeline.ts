@@ -76,16 +76,11 @@ export function timelinePage(answer: unknown): TimelinePage {
  */
 export function ownPosts(pages: readonly TimelinePage[], authorId: string, ended: boolean): URL[] {
   const read = pages.flatMap((page) => page.tweets);
-  const oldest = read.reduce<bigint | null>(
-    (min, tweet) => (min === null || BigInt(tweet.id) < min ? BigInt(tweet.id) : min),
-    null,
-  );
-  const pinned = pages.flatMap((page) => (page.pinned === null ? [] : [page.pinned]))
-    .filter((tweet) => ended || (oldest !== null && BigInt(tweet.id) >= oldest));
-  const own = new Map(
-    [...read, ...pinned].filter((tweet) => tweet.authorId === authorId && !tweet.retweet).map((
-      tweet,
-    ) => [tweet.id, tweet]),
-  );
-  return [...own.values()].sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1)).map((tweet) => tweet.link);
+  const ids = read.map((tweet) => BigInt(tweet.id));
+  const oldest = ids.reduce((min, id) => (id < min ? id : min), ids[0] ?? 0n);
+  const pinned = pages.flatMap((page) => (page.pinned === null ? [] : [page.pinned]));
+  const reached = pinned.filter((tweet) => ended || (ids.length > 0 && BigInt(tweet.id) >= oldest));
+  const own = [...read, ...reached].filter((tweet) => tweet.authorId === authorId && !tweet.retweet);
+  const once = new Map(own.map((tweet) => [tweet.id, tweet]));
+  return [...once.values()].sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1)).map((tweet) => tweet.link);
 }
