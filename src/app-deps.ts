@@ -275,6 +275,8 @@ function xClient(wiring: Wiring): XClient {
     guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
     tweetResultUrl: `${graphqlBase}/graphql/${config.X_GRAPHQL_QUERY_ID}/TweetResultByRestId`,
     tweetDetailUrl: `${graphqlBase}/graphql/${config.X_TWEET_DETAIL_QUERY_ID}/TweetDetail`,
+    userByScreenNameUrl: `${graphqlBase}/graphql/${config.X_USER_BY_SCREEN_NAME_QUERY_ID}/UserByScreenName`,
+    userTweetsUrl: `${graphqlBase}/graphql/${config.X_USER_TWEETS_QUERY_ID}/UserTweets`,
     bearerToken: xWebClientBearerToken,
   };
   const xUpstreamOf = ({ href }: URL) =>
@@ -282,7 +284,7 @@ function xClient(wiring: Wiring): XClient {
       ? "x_syndication"
       : href.startsWith(graphql.guestActivateUrl)
       ? "x_guest_token"
-      : href.startsWith(graphql.tweetResultUrl) || href.startsWith(graphql.tweetDetailUrl)
+      : href.startsWith(`${graphqlBase}/graphql/`)
       ? "x_graphql"
       : "x_syndication";
   return createTweetSource({

@@ -5,6 +5,9 @@
 // words and the platform's count, never text quoted from a link (ownWords).
 import { ApiError } from "../http/problem.ts";
 
+/** How a platform refuses whoever is not signed in. */
+const signIn = "a sign-in";
+
 const blockedKinds: { pattern: RegExp; kind: string }[] = [
   { pattern: /confirm you.?re not a bot|redirect to challenge page|ChallengeError/i, kind: "a bot check" },
   {
@@ -15,7 +18,7 @@ const blockedKinds: { pattern: RegExp; kind: string }[] = [
   {
     pattern:
       /login required|log ?in required|requires? (a )?log ?in|account authentication is required|redirect to login page|AuthorizationError|AuthenticationError/i,
-    kind: "a sign-in",
+    kind: signIn,
   },
 ];
 
@@ -86,3 +89,7 @@ export function blockedError(log: string, tool: "yt-dlp" | "gallery-dl", reason:
     { cause: new RefusalCause(tool, reason, kind) },
   );
 }
+
+/** Whether `error` is a platform's refusal of whoever is not signed in (its sign-in page, a "login required"). */
+export const isSignInWall = (error: unknown): boolean =>
+  error instanceof ApiError && error.cause instanceof RefusalCause && error.cause.kind === signIn;

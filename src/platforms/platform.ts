@@ -77,6 +77,12 @@ export interface Platform<Id extends string = string> {
    * not read as one post: `post` and `download` answer such a link with the job call for its posts (`requireOnePost`).
    */
   collectionShape?: RegExp;
+  /**
+   * The links whose posts gallery-dl lists for a job (a profile): their path shape, and the path gallery-dl is handed
+   * for the posts alone (`$1` the shape's first group), where the link itself stands for more to gallery-dl (a
+   * profile's stories and highlights beside its posts).
+   */
+  galleryDlListing?: { shape: RegExp; postsPath: string };
   /** Path shapes of photo posts (which may hold videos too), read by gallery-dl first. */
   photoShape?: RegExp;
   /** The cookies that carry a signed-in session (what the site sets at sign-in), which the platform check reads. */

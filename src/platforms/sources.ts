@@ -1,8 +1,10 @@
 // Which source reads a link: its platform row's `reader` (table.ts), one line per reader. A page of
 // an extra host of the operator's (`OTHER`) is yt-dlp's. X's and Bluesky's sources also say which
 // posts a link stands for in a job (Expands): a post's author's thread, a profile's posts; yt-dlp's
-// say it for playlists, channels and profiles, also where gallery-dl reads beside it.
+// say it for playlists, channels and profiles, also where gallery-dl reads beside it, but for the profiles a platform
+// module says gallery-dl lists.
 import { ApiError } from "../http/problem.ts";
+import { galleryExpansion } from "./gallerydl/expansion.ts";
 import { galleryReader } from "./gallerydl/reader.ts";
 import type { GallerySource } from "./gallerydl/source.ts";
 import { knownShapesText } from "./known-shapes.ts";
@@ -35,8 +37,12 @@ export type SourceOf = (link: Link) => Source;
 export function createSources(clients: SourceClients, ask: Ask): SourceOf {
   const ytdlp = ytdlpReader(clients.pages);
   const gallery = galleryReader(clients.galleries);
-  // What a link stands for in a job is yt-dlp's to say (a profile of a platform yt-dlp pages through), also where gallery-dl reads its posts.
-  const ytdlpThenGalleryDl = withExpansion(fallbackSource(ytdlp, gallery, ytdlpThenGallery), ytdlp);
+  // What a link stands for in a job is yt-dlp's to say (a profile of a platform yt-dlp pages through), also where
+  // gallery-dl reads its posts, but for a profile gallery-dl lists.
+  const ytdlpThenGalleryDl = withExpansion(
+    fallbackSource(ytdlp, gallery, ytdlpThenGallery),
+    firstOf(galleryExpansion(clients.galleries), ytdlp),
+  );
   const x = withExpansion(xReader(clients.tweets, ytdlp, ask), clients.expansions.x);
   const bluesky = withExpansion(clients.bluesky, clients.expansions.bluesky);
   const readers: Record<ReaderName, (link: Link) => Source> = {
@@ -87,3 +93,9 @@ async function namingShapes<T>(link: Link, work: Promise<T>): Promise<T> {
 }
 
 const withExpansion = (source: Source, expands: Expands): Source & Expands => ({ ...source, expand: expands.expand });
+
+/** What the first of two expansions says a link stands for, or where it says nothing (null), the second. */
+const firstOf = (first: Expands, second: Expands): Expands => ({
+  expand: async (link, limit, signal, threads) =>
+    (await first.expand(link, limit, signal, threads)) ?? second.expand(link, limit, signal, threads),
+});

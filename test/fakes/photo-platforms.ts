@@ -15,6 +15,12 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { makeCertificates } from "../helpers/test-authority.ts";
+import {
+  type InstagramProfileFake,
+  instagramProfileFake,
+  instagramStaticHost,
+  mediaIdOf,
+} from "./instagram-profile.ts";
 
 const run = promisify(execFile);
 const fixtures = fileURLToPath(new URL("../fixtures/upstream/gallery/", import.meta.url));
@@ -35,7 +41,7 @@ export const photoPosts = {
   tiktokSlideshow: "https://www.tiktok.com/@breadlab/photo/7436185392745209118",
 } as const;
 
-const platformHosts = ["www.instagram.com", "www.reddit.com", "www.tiktok.com"];
+const platformHosts = ["www.instagram.com", instagramStaticHost, "www.reddit.com", "www.tiktok.com"];
 const cdnHosts = ["instagram.fbog4-1.fna.fbcdn.net", "i.redd.it", "p16-sign-va.tiktokcdn.com"];
 
 /** A file a fixture names: where the CDN serves it, its size and kind. */
@@ -57,13 +63,11 @@ export interface PhotoPlatforms {
   bytes(url: string): Promise<Uint8Array>;
   /** Every request the platforms and CDNs got, in order. */
   requestLog: { host: string; path: string; cookie: string | null }[];
+  /** The Instagram profile (test/fakes/instagram-profile.ts). */
+  instagramProfile: Pick<InstagramProfileFake, "pagesAsked">;
   close(): Promise<void>;
 }
 
-const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-/** Instagram's media id of a shortcode (base 64 in its own alphabet), as its API paths use it. */
-const mediaId = (shortcode: string) =>
-  [...shortcode].reduce((id, c) => id * 64n + BigInt(alphabet.indexOf(c)), 0n).toString();
 const shortcodeOf = (link: string) => /\/p\/([^/]+)/.exec(link)![1]!;
 
 async function loadJson(name: string): Promise<unknown> {
@@ -195,20 +199,22 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
     requestLog.push({ host: url.hostname, path: url.pathname, cookie: req.headers.cookie ?? null });
 
   const instagramMedia = new Map<string, Json>([
-    [mediaId(shortcodeOf(photoPosts.instagramThreePhotos)), three],
-    [mediaId(shortcodeOf(photoPosts.instagramPhotoVideoPhoto)), mixed],
+    [mediaIdOf(shortcodeOf(photoPosts.instagramThreePhotos)), three],
+    [mediaIdOf(shortcodeOf(photoPosts.instagramPhotoVideoPhoto)), mixed],
   ]);
-  const loginWallId = mediaId(shortcodeOf(photoPosts.instagramLoginWall));
-  const stalledId = mediaId(shortcodeOf(photoPosts.instagramStalled));
-  const endlessId = mediaId(shortcodeOf(photoPosts.instagramEndless));
+  const profile = instagramProfileFake(three.items[0].carousel_media[0]);
+  const loginWallId = mediaIdOf(shortcodeOf(photoPosts.instagramLoginWall));
+  const stalledId = mediaIdOf(shortcodeOf(photoPosts.instagramStalled));
+  const endlessId = mediaIdOf(shortcodeOf(photoPosts.instagramEndless));
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { "content-type": "application/json; charset=utf-8" });
     res.end(JSON.stringify(body));
   };
 
-  const platforms = createHttpsServer({ key, cert }, (req, res) => {
+  const platforms = createHttpsServer({ key, cert }, async (req, res) => {
     const url = new URL(req.url ?? "/", `https://${req.headers.host}`);
     log(req, url);
+    if (await profile.answer(req, res, url)) return;
     if (url.hostname === "www.instagram.com") {
       const id = /^\/api\/v1\/media\/(\d+)\/info\/$/.exec(url.pathname)?.[1];
       if (id === stalledId) return;
@@ -267,6 +273,7 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
     caFile,
     files,
     requestLog,
+    instagramProfile: profile,
     async bytes(url) {
       return readFile(media.get(new URL(url).pathname)!);
     },

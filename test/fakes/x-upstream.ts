@@ -9,6 +9,11 @@
 //   GET  /graphql/<query id>/TweetDetail?variables={"focalTweetId":...}
 //        the recorded conversation of <id> (or that shows <id>) to the signed-in session, else an
 //        empty one; 403 to a guest
+//   GET  /graphql/<query id>/UserByScreenName?variables={"screen_name":...}
+//        the recorded account of @XDevelopers to the signed-in session, else `{"data":{}}`; 403 to a guest
+//   GET  /graphql/<query id>/UserTweets?variables={"userId":...,"cursor":...}
+//        @XDevelopers' timeline to the signed-in session, 403 to a guest: the recorded page first, then
+//        the same page with its tweets made older (timelinePages), then a page of cursors alone, its end
 // The age-restricted post (fakeTweetIds.ageRestricted) is refused to guests the way X refuses
 // them: a tombstone from syndication, TweetUnavailable "NsfwLoggedOut" from GraphQL; the
 // signed-in session gets the recorded video post.
@@ -57,6 +62,8 @@ const ageRestrictedTombstone = {
   },
 };
 
+const forbidden = { status: 403, body: JSON.stringify({ errors: [{ code: 200, message: "Forbidden." }] }) };
+
 function signedIn(req: IncomingMessage): boolean {
   const cookies = String(req.headers.cookie ?? "").split(/;\s*/);
   return cookies.includes(`auth_token=${xSession.authToken}`) && cookies.includes(`ct0=${xSession.ct0}`) &&
@@ -95,7 +102,7 @@ function numberedPost(recorded: string, id: string): string {
   return JSON.stringify({ ...JSON.parse(recorded), id_str: id });
 }
 
-export type FakeRoute = "syndication" | "activate" | "graphql" | "detail";
+export type FakeRoute = "syndication" | "activate" | "graphql" | "detail" | "user" | "timeline";
 
 export type FakeMode =
   | { kind: "normal" }
@@ -117,7 +124,14 @@ export interface FakeXUpstream {
   url: string;
   /** The options createTweetSource needs to use this fake for both upstreams. */
   syndicationUrl: string;
-  graphql: { guestActivateUrl: string; tweetResultUrl: string; tweetDetailUrl: string; bearerToken: string };
+  graphql: {
+    guestActivateUrl: string;
+    tweetResultUrl: string;
+    tweetDetailUrl: string;
+    userByScreenNameUrl: string;
+    userTweetsUrl: string;
+    bearerToken: string;
+  };
   /** Requests seen on this path (e.g. "/tweet-result"), or on all paths when none is given. */
   calls(path?: string): number;
   setMode(route: FakeRoute, mode: FakeMode): void;
@@ -128,6 +142,57 @@ export interface FakeXUpstream {
 
 const tweetResultPath = "/graphql/fakeQueryId/TweetResultByRestId";
 const tweetDetailPath = "/graphql/fakeDetailQueryId/TweetDetail";
+const userPath = "/graphql/fakeUserQueryId/UserByScreenName";
+const timelinePath = "/graphql/fakeTimelineQueryId/UserTweets";
+
+/** The query ids of the fake's paths, as the service's settings name them. */
+export const fakeQueryIds = {
+  X_GRAPHQL_QUERY_ID: "fakeQueryId",
+  X_TWEET_DETAIL_QUERY_ID: "fakeDetailQueryId",
+  X_USER_BY_SCREEN_NAME_QUERY_ID: "fakeUserQueryId",
+  X_USER_TWEETS_QUERY_ID: "fakeTimelineQueryId",
+} as const;
+
+/** The account whose timeline is recorded. */
+export const timelineAccount = { handle: "XDevelopers", id: "2244994945" } as const;
+const olderPageNext = "fake-cursor-after-older-page";
+const endNext = "fake-cursor-end";
+
+/** The timeline's instructions of a UserTweets answer. */
+const timelineOf = (answer: any): any[] => answer.data.user.result.timeline.timeline.instructions;
+
+/**
+ * The timeline's pages by the cursor that asks for them (the first by none): the recorded page; then the same page
+ * with each of its tweets' ids (and every mention of them) 2 * 10^16 lower, so older than the recorded page's oldest
+ * (X's ids grow with time), without the pinned tweet (X sends it on the first page only); then X's last page, its
+ * cursors alone.
+ */
+function timelinePages(): Map<string | null, string> {
+  const recorded = readFileSync(path.join(fixturesDir, "graphql", "UserTweets_XDevelopers_2244994945.json"), "utf8");
+  const answer = JSON.parse(recorded);
+  const instructions = timelineOf(answer);
+  const next = instructions.flatMap((i) => i.entries ?? []).find((e: any) => e.content.cursorType === "Bottom")
+    .content.value as string;
+  const unpinned = instructions.filter((i) => i.type !== "TimelinePinEntry");
+  let older = JSON.stringify({
+    data: { user: { result: { ...answer.data.user.result, timeline: { timeline: { instructions: unpinned } } } } },
+  })
+    .replace(next, olderPageNext);
+  for (const tweet of instructionTweets(unpinned)) {
+    older = older.replaceAll(tweet.rest_id, String(BigInt(tweet.rest_id) - 20_000_000_000_000_000n));
+  }
+  const cursors = ["Top", "Bottom"].map((cursorType) => ({
+    entryId: `cursor-${cursorType.toLowerCase()}-2085474396218064000`,
+    sortIndex: "2085474396218064000",
+    content: { entryType: "TimelineTimelineCursor", __typename: "TimelineTimelineCursor", cursorType, value: endNext },
+  }));
+  const last = { type: "TimelineAddEntries", entries: cursors };
+  const end = { data: { user: { result: { __typename: "User", timeline: { timeline: { instructions: [last] } } } } } };
+  return new Map([[null, recorded], [next, older], [olderPageNext, JSON.stringify(end)], [
+    endNext,
+    JSON.stringify(end),
+  ]]);
+}
 
 function readFixtures(dir: string, idOf: (file: string) => string | undefined): Map<string, string> {
   const bodies = new Map<string, string>();
@@ -160,17 +225,23 @@ function loadDetailBodies(): Map<string, string> {
 
 /** The tweet objects of a TweetDetail answer, plain or wrapped once more for limited visibility. */
 function conversationTweets(body: string): { rest_id: string }[] {
-  const instructions = JSON.parse(body).data.threaded_conversation_with_injections_v2.instructions as any[];
-  const contents = instructions.flatMap((i) => i.entries ?? []).flatMap((entry) => [
+  return instructionTweets(JSON.parse(body).data.threaded_conversation_with_injections_v2.instructions);
+}
+
+/** The tweet objects of a conversation's or a timeline's instructions: of their entries, modules and pinned entry. */
+function instructionTweets(instructions: any[]): { rest_id: string }[] {
+  const entries = instructions.flatMap((i) => [...(i.entries ?? []), ...(i.entry ? [i.entry] : [])]);
+  const contents = entries.flatMap((entry) => [
     entry.content.itemContent,
     ...(entry.content.items ?? []).map((module: any) => module.item.itemContent),
   ]);
   return contents.map((content) => content?.tweet_results?.result).filter((tweet) => tweet?.rest_id !== undefined);
 }
 
-function loadGraphqlBodies(details: Map<string, string>): Map<string, string> {
+function loadGraphqlBodies(details: Map<string, string>, timeline: Map<string | null, string>): Map<string, string> {
   const bodies = readFixtures("graphql", (file) => /^TweetResultByRestId_.*_(\d+)\.json$/.exec(file)?.[1]);
-  for (const tweet of [...details.values()].flatMap(conversationTweets)) {
+  const timelineTweets = [...timeline.values()].flatMap((page) => instructionTweets(timelineOf(JSON.parse(page))));
+  for (const tweet of [...[...details.values()].flatMap(conversationTweets), ...timelineTweets]) {
     if (!bodies.has(tweet.rest_id)) {
       bodies.set(tweet.rest_id, JSON.stringify({ data: { tweetResult: { result: tweet } } }));
     }
@@ -181,13 +252,20 @@ function loadGraphqlBodies(details: Map<string, string>): Map<string, string> {
 export async function startFakeXUpstream(): Promise<FakeXUpstream> {
   const syndication = loadSyndicationBodies();
   const detailBodies = loadDetailBodies();
-  const graphqlBodies = loadGraphqlBodies(detailBodies);
+  const timeline = timelinePages();
+  const graphqlBodies = loadGraphqlBodies(detailBodies, timeline);
+  const recordedUser = readFileSync(
+    path.join(fixturesDir, "graphql", "UserByScreenName_XDevelopers_2244994945.json"),
+    "utf8",
+  );
   const counts = new Map<string, number>();
   const modes: Record<FakeRoute, FakeMode> = {
     syndication: { kind: "normal" },
     activate: { kind: "normal" },
     graphql: { kind: "normal" },
     detail: { kind: "normal" },
+    user: { kind: "normal" },
+    timeline: { kind: "normal" },
   };
   let issuedTokens = 0;
   const liveTokens = new Set<string>();
@@ -220,11 +298,21 @@ export async function startFakeXUpstream(): Promise<FakeXUpstream> {
         const body = graphqlBodies.get(variables.tweetId ?? "") ?? JSON.stringify({ data: { tweetResult: {} } });
         return { status: 200, body };
       }
+      case "user":
+      case "timeline": {
+        // X answers a profile's account and timeline only to a signed-in account.
+        if (!signedIn(req)) return forbidden;
+        const variables = JSON.parse(url.searchParams.get("variables") ?? "{}");
+        if (route === "user") {
+          const known = String(variables.screen_name).toLowerCase() === timelineAccount.handle.toLowerCase();
+          return { status: 200, body: known ? recordedUser : JSON.stringify({ data: {} }) };
+        }
+        const page = variables.userId === timelineAccount.id ? timeline.get(variables.cursor ?? null) : undefined;
+        return { status: 200, body: page ?? JSON.stringify({ data: { user: { result: { __typename: "User" } } } }) };
+      }
       case "detail": {
         // X answers a conversation only to a signed-in account.
-        if (!signedIn(req)) {
-          return { status: 403, body: JSON.stringify({ errors: [{ code: 200, message: "Forbidden." }] }) };
-        }
+        if (!signedIn(req)) return forbidden;
         const variables = JSON.parse(url.searchParams.get("variables") ?? "{}") as { focalTweetId?: string };
         const body = detailBodies.get(variables.focalTweetId ?? "") ??
           JSON.stringify({ data: { threaded_conversation_with_injections_v2: { instructions: [] } } });
@@ -238,6 +326,8 @@ export async function startFakeXUpstream(): Promise<FakeXUpstream> {
     if (req.method === "POST" && url.pathname === "/1.1/guest/activate.json") return "activate";
     if (req.method === "GET" && url.pathname === tweetResultPath) return "graphql";
     if (req.method === "GET" && url.pathname === tweetDetailPath) return "detail";
+    if (req.method === "GET" && url.pathname === userPath) return "user";
+    if (req.method === "GET" && url.pathname === timelinePath) return "timeline";
     return null;
   }
 
@@ -288,6 +378,8 @@ export async function startFakeXUpstream(): Promise<FakeXUpstream> {
       guestActivateUrl: `${base}/1.1/guest/activate.json`,
       tweetResultUrl: `${base}${tweetResultPath}`,
       tweetDetailUrl: `${base}${tweetDetailPath}`,
+      userByScreenNameUrl: `${base}${userPath}`,
+      userTweetsUrl: `${base}${timelinePath}`,
       bearerToken: "fake-bearer",
     },
     calls: (pathname) =>

@@ -69,6 +69,9 @@ const photoRecord = (media: number): PostRecord => ({
   ),
 });
 
+/** A listing no test of these asks for (a profile's, in a job). */
+const unused = () => Promise.reject(new Error("unused"));
+
 /** Sources that answer as told and count their runs. */
 function sources(ytdlp: () => Promise<never> | Promise<object>, gallery: () => Promise<PostRecord>) {
   const runs = { ytdlp: 0, gallery: 0 };
@@ -76,7 +79,7 @@ function sources(ytdlp: () => Promise<never> | Promise<object>, gallery: () => P
     info: () => (runs.ytdlp++, ytdlp()),
     select: () => Promise.reject(new Error("unused")),
   } as unknown as PageSource;
-  const galleries: GallerySource = { post: () => (runs.gallery++, gallery()) };
+  const galleries: GallerySource = { post: () => (runs.gallery++, gallery()), listing: unused };
   return { pages, galleries, runs };
 }
 
@@ -194,7 +197,7 @@ describe("a post yt-dlp reads only sound in", () => {
 
   test("is gallery-dl's pictures when it finds some (a TikTok slideshow behind a /video/ link)", async () => {
     const record = await describePost(
-      { pages: ytdlpMusic, galleries: { post: async () => photoRecord(4) } },
+      { pages: ytdlpMusic, galleries: { post: async () => photoRecord(4), listing: unused } },
       link,
       "TIKTOK",
     );
@@ -205,7 +208,11 @@ describe("a post yt-dlp reads only sound in", () => {
     expect(soundOnlyRecord(music)).toBe(true);
     expect(soundOnlyRecord(photoRecord(1))).toBe(false);
     for (const gallery of [async () => photoRecord(0), () => Promise.reject(noVideo())]) {
-      const record = await describePost({ pages: ytdlpMusic, galleries: { post: gallery } }, link, "TIKTOK");
+      const record = await describePost(
+        { pages: ytdlpMusic, galleries: { post: gallery, listing: unused } },
+        link,
+        "TIKTOK",
+      );
       expect(record.videoVariants).toEqual([{ qualityLabel: "audio", formatId: "audio", contentType: "audio/mpeg" }]);
     }
   });
@@ -236,7 +243,7 @@ describe("a download's plan by the same rule", () => {
       info: () => (runs.ytdlp++, ytdlp()),
       select: async () => (runs.ytdlp++, { info: await ytdlp(), formats: (await ytdlp()).formats }),
     } as unknown as PageSource;
-    const galleries: GallerySource = { post: () => (runs.gallery++, gallery()) };
+    const galleries: GallerySource = { post: () => (runs.gallery++, gallery()), listing: unused };
     const link = { url, platform };
     const ask: Ask = (source, asked, what, asker) => source.plan(asked, what, asker);
     const asker = { signal: new AbortController().signal, holder: null };

@@ -1,6 +1,7 @@
 // A Bluesky profile link in a job (platforms/source.ts, Expands): the profile's own posts, newest
 // first as its Posts tab shows them, read from the public AppView's author feed a page at a time
 // until the feed ends or the job is full.
+import { profileExpansion } from "../profile-expansion.ts";
 import type { Expansion } from "../source.ts";
 import type { AppView } from "./appview.ts";
 import { authorFeedPage } from "./author-feed.ts";
@@ -22,10 +23,5 @@ export async function profilePosts(
     posts.push(...page.posts);
     cursor = page.cursor;
   } while (cursor !== null && posts.length < limit);
-  const cut = posts.length > limit || (posts.length === limit && cursor !== null);
-  return {
-    posts: posts.slice(0, limit),
-    complete: !cut,
-    incomplete: cut ? `The profile has more posts than the ${limit} a job may hold.` : null,
-  };
+  return profileExpansion(posts, limit, cursor !== null);
 }

@@ -88,7 +88,7 @@ function authorOf(post: GalleryMetadata): string | null {
 
 /** The record of a post gallery-dl read; its items are files the download operation relays as they are. */
 export function galleryToPost(output: GalleryOutput, platform: PlatformId, pageUrl: URL): PostRecord {
-  const post = output.post ?? output.files[0]?.metadata ?? {};
+  const post = output.posts[0] ?? output.files[0]?.metadata ?? {};
   const media = output.files.flatMap(({ url, metadata }) => {
     const type = kindOf(url, metadata);
     return type === null ? [] : [mediaItem(url, metadata, type)];

@@ -24,6 +24,8 @@ export interface GalleryRunOptions extends RunAccess {
    * reading once past it, so a page of thousands is not read, nor held, whole.
    */
   items: string;
+  /** false: the posts alone, none of their files (a profile's listing for a job). */
+  files?: boolean;
   signal?: AbortSignal;
 }
 
@@ -38,16 +40,19 @@ const Message = z.union([
 ]);
 const Messages = z.array(Message);
 
-/** What gallery-dl said of a post: its metadata and its files in the platform's order, and its log (warnings it went on after). */
+/**
+ * What gallery-dl said of a post: its metadata and its files in the platform's order, and its log (warnings it went
+ * on after); of a listing, each post's metadata.
+ */
 export interface GalleryOutput {
-  post: GalleryMetadata | null;
+  posts: GalleryMetadata[];
   files: { url: string; metadata: GalleryMetadata }[];
   log: string;
 }
 
 export function galleryArgs(
   url: string,
-  options: Pick<GalleryRunOptions, "socketTimeoutSec" | "proxy" | "cookiesFile" | "caFile" | "items">,
+  options: Pick<GalleryRunOptions, "socketTimeoutSec" | "proxy" | "cookiesFile" | "caFile" | "items" | "files">,
 ): string[] {
   return [
     // --config-ignore: a gallery-dl.conf in /etc or the home folder must not change what runs.
@@ -63,8 +68,8 @@ export function galleryArgs(
     "sleep-request=0",
     // The options each platform's extractor needs (its module's `galleryDlOptions`).
     ...platformList.flatMap(({ galleryDlOptions }) => (galleryDlOptions ?? []).flatMap((option) => ["-o", option])),
-    "--range",
-    options.items,
+    // A filter no file passes keeps a listing's output to its posts.
+    ...(options.files === false ? ["--filter", "False"] : ["--range", options.items]),
     "--post-range",
     options.items,
     ...(options.proxy ? ["--proxy", options.proxy] : []),
@@ -111,14 +116,15 @@ export async function runGallery(url: string, options: GalleryRunOptions): Promi
     throw unreadableOutput(cause);
   }
   const errors = parsed.flatMap((message) => (message[0] === -1 ? [`${message[1].error}: ${message[1].message}`] : []));
-  const result: GalleryOutput = { post: null, files: [], log: output.stderr };
+  const result: GalleryOutput = { posts: [], files: [], log: output.stderr };
   for (const message of parsed) {
-    if (message[0] === 2) result.post ??= message[1];
+    if (message[0] === 2) result.posts.push(message[1]);
     if (message[0] === 3) result.files.push({ url: message[1], metadata: message[2] });
   }
   // A file or two and then an exception is a post read in part: not a description to give out.
   const logged = /\[error\]/.test(output.stderr);
-  if (errors.length > 0 || (logged && result.files.length === 0)) {
+  const read = options.files === false ? result.posts : result.files;
+  if (errors.length > 0 || (logged && read.length === 0)) {
     throw classifyGalleryFailure(0, [output.stderr, ...errors].join("\n"));
   }
   return result;

@@ -7,7 +7,7 @@ import { emptyPostError, isEmptyPost } from "../post-errors.ts";
 import type { PlatformId, PostRecord } from "../records.ts";
 import { type ToolAccess, withToolAccess } from "../tool-access.ts";
 import { galleryToPost } from "./post.ts";
-import { runGallery } from "./run.ts";
+import { type GalleryMetadata, runGallery } from "./run.ts";
 
 export interface GallerySourceOptions extends ToolAccess {
   /** Runs gallery-dl (per request, or in the warm extraction host). */
@@ -29,14 +29,16 @@ export interface GallerySource {
    * `uncached` skips a kept record (the platform check wants to know how the platform answers now).
    */
   post(page: URL, platform: PlatformId, options?: { uncached?: boolean }): Promise<PostRecord>;
+  /** The metadata of the posts gallery-dl lists for a link (a profile), the first `posts` of them, without files; not kept. */
+  listing(page: URL, posts: number, signal: AbortSignal): Promise<GalleryMetadata[]>;
 }
 
 export function createGallerySource(options: GallerySourceOptions): GallerySource {
   const cache = createTtlCache<PostRecord>({ maxEntries: options.cacheMaxEntries, now: options.now ?? Date.now });
   const shared = sharedRuns<PostRecord>();
 
-  async function fresh(page: URL, platform: PlatformId): Promise<PostRecord> {
-    const output = await withToolAccess(
+  const run = (page: URL, what: { items: string; files?: boolean; signal?: AbortSignal }) =>
+    withToolAccess(
       options,
       page,
       true,
@@ -46,10 +48,13 @@ export function createGallerySource(options: GallerySourceOptions): GallerySourc
           timeoutMs: options.timeoutMs,
           socketTimeoutSec: options.socketTimeoutSec,
           caFile: options.caFile,
-          items: `1-${options.maxItems}`,
+          ...what,
           ...access,
         }),
     );
+
+  async function fresh(page: URL, platform: PlatformId): Promise<PostRecord> {
+    const output = await run(page, { items: `1-${options.maxItems}` });
     const record = galleryToPost(output, platform, page);
     // gallery-dl prints `[]` and exits 0 after a warning (a login redirect, a site out of reach).
     if (isEmptyPost(record)) throw emptyPostError("gallery-dl", output.log);
@@ -62,6 +67,9 @@ export function createGallerySource(options: GallerySourceOptions): GallerySourc
       const kept = uncached ? undefined : cache.get(page.href);
       if (kept) return Promise.resolve(kept);
       return shared(page.href, () => fresh(page, platform));
+    },
+    async listing(page, posts, signal) {
+      return (await run(page, { items: `1-${posts}`, files: false, signal })).posts;
     },
   };
 }

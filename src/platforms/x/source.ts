@@ -22,6 +22,10 @@ export interface GraphqlOptions {
   tweetResultUrl: string;
   /** The TweetDetail endpoint (a conversation; X answers it only to a signed-in account), query id included. */
   tweetDetailUrl: string;
+  /** The UserByScreenName endpoint (an account by its handle), query id included. */
+  userByScreenNameUrl: string;
+  /** The UserTweets endpoint (an account's timeline; X answers it only to a signed-in account), query id included. */
+  userTweetsUrl: string;
   /** The bearer token of X's public web client (the same for every visitor). */
   bearerToken: string;
 }
@@ -60,7 +64,7 @@ export interface XClient extends TweetSource {
   session(): Promise<XSession | null>;
 }
 
-export type GraphqlOperation = "TweetResultByRestId" | "TweetDetail";
+export type GraphqlOperation = "TweetResultByRestId" | "TweetDetail" | "UserByScreenName" | "UserTweets";
 export type GraphqlAsk = (operation: GraphqlOperation, variables: object, session?: XSession) => Promise<unknown>;
 
 /**
@@ -151,7 +155,7 @@ const GuestActivation = z.object({ guest_token: z.string().min(1) });
 
 // Fields and flags the web client sends; X rejects the query when a required flag is missing.
 const graphqlVariables = { withCommunity: false, includePromotedContent: false, withVoice: false };
-const graphqlFeatures = JSON.stringify({
+const tweetFeatures = {
   creator_subscriptions_tweet_preview_api_enabled: true,
   premium_content_api_read_enabled: false,
   communities_web_enable_tweet_community_results_fetch: true,
@@ -174,7 +178,24 @@ const graphqlFeatures = JSON.stringify({
   responsive_web_graphql_skip_user_profile_image_extensions_enabled: false,
   responsive_web_graphql_timeline_navigation_enabled: true,
   responsive_web_enhance_cards_enabled: false,
-});
+};
+// An account's query wants flags of its own beside those (twscrape's user_by_login).
+const userFeatures = {
+  ...tweetFeatures,
+  hidden_profile_subscriptions_enabled: true,
+  highlights_tweets_tab_ui_enabled: true,
+  subscriptions_verification_info_verified_since_enabled: true,
+  subscriptions_verification_info_is_identity_verified_enabled: false,
+  responsive_web_twitter_article_notes_tab_enabled: false,
+  subscriptions_feature_can_gift_premium: false,
+  profile_label_improvements_pcf_label_in_post_enabled: false,
+};
+const featuresOf: Record<GraphqlOperation, string> = {
+  TweetResultByRestId: JSON.stringify(tweetFeatures),
+  TweetDetail: JSON.stringify(tweetFeatures),
+  UserByScreenName: JSON.stringify(userFeatures),
+  UserTweets: JSON.stringify(tweetFeatures),
+};
 
 interface GraphqlClient {
   /** As a guest, or signed in as the session's account when one is given. */
@@ -221,11 +242,13 @@ function createGraphqlClient(
   const urls: Record<GraphqlOperation, string> = {
     TweetResultByRestId: options.tweetResultUrl,
     TweetDetail: options.tweetDetailUrl,
+    UserByScreenName: options.userByScreenNameUrl,
+    UserTweets: options.userTweetsUrl,
   };
 
   async function ask(operation: GraphqlOperation, variables: object, session: XSession | undefined): Promise<unknown> {
     const { headers, spent } = session ? { headers: sessionHeaders(session), spent: () => {} } : await guestHeaders();
-    const query = new URLSearchParams({ variables: JSON.stringify(variables), features: graphqlFeatures });
+    const query = new URLSearchParams({ variables: JSON.stringify(variables), features: featuresOf[operation] });
     const answer = await outbound.json({
       url: new URL(`${urls[operation]}?${query}`),
       session: { authorization, ...headers },

@@ -1,4 +1,5 @@
-// An X thread as a job reads it, from X's GraphQL answers. Pure.
+// An X thread as a job reads it, from X's GraphQL answers, and the tweets of a timeline's entries (a profile's,
+// x/timeline.ts, reads them the same way). Pure.
 // Down from a post (TweetDetail, as a signed-in account): the conversation's tweets are the
 // entries of `threaded_conversation_with_injections_v2`, the focal tweet and its ancestors as
 // single entries, the replies in modules; the author's own chain goes on at each tweet with the
@@ -9,10 +10,12 @@
 import { z } from "zod";
 import { unknownAnswerShape } from "./errors.ts";
 
-/** A tweet of a thread: where it sits in the conversation, and its link. */
+/** A tweet of a thread or a timeline: where it sits in the conversation, and its link. */
 export interface ThreadTweet {
   id: string;
   authorId: string;
+  /** A retweet: the author's share of someone's tweet, which the timeline shows as the author's. */
+  retweet: boolean;
   /** The tweet it replies to and that tweet's author; null for a tweet that replies to none. */
   replyTo: { id: string; authorId: string } | null;
   /** Replies to it, of anyone, as X counts them; null where the answer does not say. */
@@ -36,17 +39,22 @@ const Tweet = z.object({
     in_reply_to_status_id_str: z.string().optional(),
     in_reply_to_user_id_str: z.string().optional(),
     reply_count: z.number().optional(),
+    retweeted_status_result: z.unknown().optional(),
   }),
 });
 // Posts with limited visibility wrap the tweet once more; a tombstone is no tweet of the thread.
 const Wrapped = z.object({ __typename: z.literal("TweetWithVisibilityResults"), tweet: z.unknown() });
 const ItemContent = z.object({ tweet_results: z.object({ result: z.unknown() }).optional() });
-const Entry = z.object({
+/** An entry of a conversation or timeline: a tweet, a module of them, or a cursor (`cursorType`, `value`). */
+export const Entry = z.object({
   content: z.object({
     itemContent: ItemContent.optional(),
     items: z.array(z.object({ item: z.object({ itemContent: ItemContent.optional() }) })).optional(),
+    cursorType: z.string().optional(),
+    value: z.string().optional(),
   }),
 });
+export type Entry = z.infer<typeof Entry>;
 const TweetDetailAnswer = z.object({
   data: z.object({
     threaded_conversation_with_injections_v2: z.object({
@@ -67,6 +75,7 @@ function threadTweet(result: unknown): ThreadTweet | null {
   return {
     id: tweet.rest_id,
     authorId: tweet.legacy.user_id_str,
+    retweet: tweet.legacy.retweeted_status_result !== undefined,
     replyTo: parentId && parentAuthorId ? { id: parentId, authorId: parentAuthorId } : null,
     replyCount: tweet.legacy.reply_count ?? null,
     link: new URL(`https://x.com/${handle}/status/${tweet.rest_id}`),
@@ -77,9 +86,13 @@ function threadTweet(result: unknown): ThreadTweet | null {
 export function conversationTweets(answer: unknown): ThreadTweet[] {
   const parsed = TweetDetailAnswer.safeParse(answer);
   if (!parsed.success) throw unknownAnswerShape(parsed.error);
-  const entries = parsed.data.data.threaded_conversation_with_injections_v2.instructions.flatMap((i) =>
-    i.entries ?? []
+  return entryTweets(
+    parsed.data.data.threaded_conversation_with_injections_v2.instructions.flatMap((i) => i.entries ?? []),
   );
+}
+
+/** The tweets of entries, in their order: each entry's, and each of a module's; neither tombstones nor users. */
+export function entryTweets(entries: readonly Entry[]): ThreadTweet[] {
   const contents = entries.flatMap((entry) => [
     entry.content.itemContent,
     ...(entry.content.items ?? []).map((cell) => cell.item.itemContent),

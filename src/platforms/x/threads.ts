@@ -2,13 +2,15 @@
 // thread. With the operator's X session, the chain down from the post, from the conversation X
 // shows a signed-in account (TweetDetail); a post its author did not reply to is one post (null). Without one X shows no conversation, so the chain is
 // read up to the post instead, tweet by tweet as a guest (each names the tweet it replies to),
-// and the expansion says it is not complete, unless X counts no reply to the post.
+// and the expansion says it is not complete, unless X counts no reply to the post. A profile link
+// stands for the account's own posts (profile.ts), which X shows only to a signed-in account too.
 import type { Expands, Expansion } from "../source.ts";
 import { notFound } from "./errors.ts";
+import { profilePosts } from "./profile.ts";
 import type { GraphqlAsk, XClient } from "./source.ts";
 import { chainDown, conversationTweets, resultTweet, type ThreadTweet } from "./thread.ts";
 import { standsForMany } from "../table.ts";
-import { statusOf } from "./url.ts";
+import { profileHandleOf, statusOf } from "./url.ts";
 
 // What X's web client sends with TweetDetail (FxEmbed's and nitter's variables).
 const detailVariables = {
@@ -23,8 +25,15 @@ const detailVariables = {
 };
 const resultVariables = { withCommunity: false, includePromotedContent: false, withVoice: false };
 
-const noSession = "X shows the replies below a post only to a signed-in account, and this service has no X session " +
-  "(COOKIES_FILE with x.com's auth_token and ct0): the thread is read up to the linked post, not below it.";
+const noSessionWords = "this service has no X session (COOKIES_FILE with x.com's auth_token and ct0)";
+const noSession = `X shows the replies below a post only to a signed-in account, and ${noSessionWords}: ` +
+  "the thread is read up to the linked post, not below it.";
+const noProfileSession: Expansion = {
+  posts: [],
+  complete: false,
+  incomplete:
+    `X shows a profile's posts only to a signed-in account, and ${noSessionWords}; pass the links of its posts`,
+};
 
 /** The author's chain from the post up, root first: at most `limit` tweets, ending with the post. */
 async function chainUp(ask: GraphqlAsk, id: string, limit: number, signal: AbortSignal): Promise<ThreadTweet[]> {
@@ -62,14 +71,16 @@ function withoutSession(chain: ThreadTweet[]): Expansion | null {
 export function createXThreads(x: XClient): Expands {
   return {
     async expand(link, limit, signal, threads = true) {
-      // A profile or list is not listed: X's UserTweets needs a signed-in account, and no recorded answer of it
-      // exists to build its reader on (the job says so of the link).
-      if (!threads || standsForMany(link.url, link.platform)) return null;
-      const id = statusOf(link).id;
       const ask = x.graphql;
-      // With X's GraphQL API off (X_GRAPHQL_URL=off) the operator keeps to syndication, which shows no thread.
-      if (ask === null) return null;
+      const handle = profileHandleOf(link.url);
+      // With X's GraphQL API off (X_GRAPHQL_URL=off) the operator keeps to syndication, which shows no thread and
+      // no profile. A profile's tab or a list is not listed (the job says so of the link).
+      if (ask === null || (handle === null && (!threads || standsForMany(link.url, link.platform)))) return null;
       const session = await x.session();
+      if (handle !== null) {
+        return session === null ? noProfileSession : profilePosts(ask, session, { handle, limit, signal });
+      }
+      const id = statusOf(link).id;
       if (session === null) return withoutSession(await chainUp(ask, id, limit, signal));
       const answer = await ask("TweetDetail", { focalTweetId: id, ...detailVariables }, session);
       const chain = chainDown(conversationTweets(answer), id);

@@ -69,3 +69,13 @@ export function parseStatusId(input: string): string {
   if (link === null) throw invalid(input);
   return link.id;
 }
+
+// A profile: `/<handle>`, but for the first segments of X's own pages.
+const profilePath = /^\/(\w{1,15})\/?$/;
+const ownPages = new Set(["home", "explore", "notifications", "messages", "search", "settings", "compose", "i"]);
+
+/** The handle of an X profile link (its posts, not one of its tabs); null for any other link. */
+export function profileHandleOf(url: URL): string | null {
+  const handle = profilePath.exec(url.pathname)?.[1];
+  return handle === undefined || ownPages.has(handle.toLowerCase()) ? null : handle;
+}

@@ -30,6 +30,12 @@ describe("galleryArgs()", () => {
     const args = galleryArgs("https://x", { socketTimeoutSec: 5, items: "1-7" }).join(" ");
     expect(args).toContain("--range 1-7 --post-range 1-7");
   });
+
+  test("a listing describes the posts in the range and none of their files", () => {
+    const args = galleryArgs("https://x", { socketTimeoutSec: 5, items: "1-31", files: false }).join(" ");
+    expect(args).toContain("--filter False --post-range 1-31");
+    expect(args).not.toContain("--range");
+  });
 });
 
 describe("classifyGalleryFailure()", () => {
