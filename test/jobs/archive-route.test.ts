@@ -36,7 +36,7 @@ beforeAll(async () => {
     EXTRA_PAGE_HOSTS: site.host,
     BLUESKY_APPVIEW_URL: bluesky.origin,
     ORIGIN_OVERRIDES: bluesky.originOverrides,
-  });
+  }, { extractionHost: true });
   app = service.app;
   key = (await makeKey(service.store.db, "GOLD")).plain;
 }, 180_000);

@@ -64,7 +64,7 @@ beforeAll(async () => {
     X_SYNDICATION_URL: x.syndicationUrl,
     X_GRAPHQL_URL: x.url,
     ...fakeQueryIds,
-  }, { cookies: true });
+  }, { cookies: true, extractionHost: true });
 }, 120_000);
 afterAll(async () => {
   await service?.close();
