@@ -5,6 +5,7 @@ import { JobBody } from "../jobs/request.ts";
 import { JobList, JobRecord, JobWithItems } from "../jobs/view.ts";
 import type { ErrorCode } from "../http/errors.ts";
 import {
+  idParameterOf,
   jsonAnswer,
   problemResponses,
   rateLimitHeadersFor,
@@ -19,13 +20,7 @@ type Json = Record<string, unknown>;
 /** The schemas the jobs' operations name, for the document's components. */
 export const jobSchemas = { Job: JobRecord, JobWithItems, JobList } as const;
 
-const idParameter = {
-  name: "id",
-  in: "path",
-  required: true,
-  description: "The job's id, as POST /api/v1/jobs answered it",
-  schema: { type: "string" },
-};
+const idParameter = idParameterOf("job", "/api/v1/jobs");
 const cursorParameter = (what: string) => ({
   name: "cursor",
   in: "query",

@@ -159,7 +159,8 @@ function m4aOutputArgs(plan: RemuxPlan): string[] {
   ];
 }
 
-const outputArgs = { mp4: mp4OutputArgs, mp3: mp3OutputArgs, m4a: m4aOutputArgs } as const;
+/** The options of the output the caller is sent (before its `pipe:1`), per kind: how page mode writes the file. */
+export const outputArgs = { mp4: mp4OutputArgs, mp3: mp3OutputArgs, m4a: m4aOutputArgs } as const;
 
 /** The streams of the plan that are encoded rather than copied, as `-map` specifiers. */
 function encodedStreams(plan: RemuxPlan): string[] {

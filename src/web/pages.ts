@@ -10,8 +10,21 @@ export interface Owner {
 
 export const expiryChoices = ["never", "30", "90", "365"] as const;
 
-const message = (text: string | undefined, kind: "notice" | "error") =>
+/** A line that says what an action did (a notice) or why it did not (an error); nothing without text. */
+export const message = (text: string | undefined, kind: "notice" | "error") =>
   text ? html`<p class="${kind}" role="${kind === "error" ? "alert" : "status"}">${text}</p>` : "";
+
+/** A button that posts one action (`page`/`action`) on the item `id` of a list on the owner's page. */
+export const itemAction = (
+  item: { page: string; id: string; csrf: string },
+  action: string,
+  label: string,
+  kind: "secondary" | "danger",
+) =>
+  html`<form method="post" action="${item.page}/${action}">
+    <input type="hidden" name="csrf" value="${item.csrf}">
+    <input type="hidden" name="id" value="${item.id}">
+    <button type="submit" class="${kind}">${label}</button></form>`;
 
 export function signInPage(
   view: { csrf: string; email?: string; error?: string; notice?: string; signupOpen: boolean },

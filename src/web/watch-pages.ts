@@ -1,12 +1,9 @@
 // The watches page of the owner's site, as a function of what it shows. No I/O here.
 import type { Watch } from "../jobs/watch.ts";
 import { documentOf, type Html, html } from "./html.ts";
-import { formatTime, type Owner } from "./pages.ts";
+import { formatTime, itemAction, message, type Owner } from "./pages.ts";
 
 export const WATCHES_PAGE = "/profile/watches";
-
-const message = (text: string | undefined, kind: "notice" | "error") =>
-  text ? html`<p class="${kind}" role="${kind === "error" ? "alert" : "status"}">${text}</p>` : "";
 
 /** The repeat in words: every so many seconds, or its cron line. */
 const repeatOf = (watch: Watch) =>
@@ -23,11 +20,7 @@ function stateOf(watch: Watch): Html {
 }
 
 function watchRow(watch: Watch, owner: Owner): Html {
-  const action = (path: string, label: string, kind: string) =>
-    html`<form method="post" action="${WATCHES_PAGE}/${path}">
-    <input type="hidden" name="csrf" value="${owner.csrf}">
-    <input type="hidden" name="id" value="${watch.id}">
-    <button type="submit" class="${kind}">${label}</button></form>`;
+  const item = { page: WATCHES_PAGE, id: watch.id, csrf: owner.csrf };
   return html`
     <tr>
       <td data-label="Link"><code>${watch.url.href}</code></td>
@@ -37,8 +30,8 @@ function watchRow(watch: Watch, owner: Owner): Html {
         : ""}</td>
       <td data-label="Runs">${watch.runs}, last ${formatTime(watch.lastRunAt, "never")}</td>
       <td data-label="Actions">${watch.pausedAt
-        ? action("resume", "Resume", "secondary")
-        : action("pause", "Pause", "secondary")}${action("delete", "Delete", "danger")}</td>
+        ? itemAction(item, "resume", "Resume", "secondary")
+        : itemAction(item, "pause", "Pause", "secondary")}${itemAction(item, "delete", "Delete", "danger")}</td>
     </tr>
   `;
 }

@@ -2,7 +2,7 @@
 import { EVENT_TYPES } from "../events/types.ts";
 import type { Attempt, WebhookEndpoint } from "../store/webhooks.ts";
 import { documentOf, type Html, html } from "./html.ts";
-import { formatTime, type Owner } from "./pages.ts";
+import { formatTime, itemAction, message, type Owner } from "./pages.ts";
 
 export const WEBHOOKS_PAGE = "/profile/webhooks";
 
@@ -10,9 +10,6 @@ export interface EndpointView {
   endpoint: WebhookEndpoint;
   attempts: (Attempt & { type: string })[];
 }
-
-const message = (text: string | undefined, kind: "notice" | "error") =>
-  text ? html`<p class="${kind}" role="${kind === "error" ? "alert" : "status"}">${text}</p>` : "";
 
 /** The endpoint's state in words: delivering, failing since, or disabled and why. */
 function stateOf(endpoint: WebhookEndpoint): Html {
@@ -45,11 +42,11 @@ function attemptRow(attempt: EndpointView["attempts"][number], owner: Owner): Ht
 }
 
 function endpointCard({ endpoint, attempts }: EndpointView, owner: Owner): Html {
-  const action = (path: string, label: string, kind: string) =>
-    html`<form method="post" action="${WEBHOOKS_PAGE}/${path}">
-    <input type="hidden" name="csrf" value="${owner.csrf}">
-    <input type="hidden" name="id" value="${endpoint.id}">
-    <button type="submit" class="${kind}">${label}</button></form>`;
+  const item = { page: WEBHOOKS_PAGE, id: endpoint.id, csrf: owner.csrf };
+  const actions = [
+    itemAction(item, "rotate", "Rotate secret", "secondary"),
+    itemAction(item, "delete", "Delete", "danger"),
+  ];
   return html`<section class="card">
   <h2><code>${endpoint.url}</code></h2>
   <p>Events: ${endpoint.events.join(", ")}. ${stateOf(endpoint)}</p>
@@ -70,7 +67,7 @@ function endpointCard({ endpoint, attempts }: EndpointView, owner: Owner): Html 
       </table>
     `
   }
-  <div class="actions">${action("rotate", "Rotate secret", "secondary")}${action("delete", "Delete", "danger")}</div>
+  <div class="actions">${actions}</div>
 </section>`;
 }
 

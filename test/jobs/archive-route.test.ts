@@ -4,17 +4,15 @@
 // job's order; nothing was written under DATA_DIR or the tools' TMPDIR. A file that breaks off
 // midway breaks the archive's transfer; another account's job is 404.
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type Queue, startQueue } from "../../src/jobs/queue.ts";
 import { cardThread, type FakeBluesky, imagesThread, linkOf, startFakeBluesky } from "../fakes/bluesky.ts";
 import { clipDurationSec, type MediaSite, startMediaSite } from "../fakes/media-site.ts";
-import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
+import { makeKey, type TestApp } from "../helpers/app.ts";
+import { completed, type JobService, startJobService } from "../helpers/job-service.ts";
 import { probeMedia, snapshotFiles } from "../helpers/media.ts";
-import { openTestStore, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
 
 const run = promisify(execFile);
@@ -28,46 +26,23 @@ interface JobAnswer {
 
 let site: MediaSite;
 let bluesky: FakeBluesky;
-let store: TestStore;
-let queue: Queue;
+let service: JobService;
 let app: TestApp;
-let dataDir: string;
-let tmp: string;
-let mine: string;
 let key: string;
-const tmpdirBefore = process.env.TMPDIR;
 
 beforeAll(async () => {
-  [site, bluesky, store] = await Promise.all([startMediaSite(), startFakeBluesky(), openTestStore("pglite")]);
-  mine = mkdtempSync(path.join(tmpdir(), "archive-test-"));
-  dataDir = mkdtempSync(path.join(tmpdir(), "archive-data-"));
-  tmp = mkdtempSync(path.join(tmpdir(), "archive-tmp-"));
-  // The tools the app runs (ffmpeg, yt-dlp) are its children, and get its environment.
-  process.env.TMPDIR = tmp;
-  queue = await startQueue(store.db, {
-    retries: 2,
-    retryDelayS: 1,
-    heartbeatS: 10,
-    pollS: 0.5,
-    schema: store.queueSchema,
-  }, console.error);
-  app = buildTestApp(store.db, {
-    env: {
-      DATA_DIR: dataDir,
-      EXTRA_PAGE_HOSTS: site.host,
-      BLUESKY_APPVIEW_URL: bluesky.origin,
-      ORIGIN_OVERRIDES: bluesky.originOverrides,
-    },
-    queue,
-  });
-  await app.jobs!.work();
-  key = (await makeKey(store.db, "GOLD")).plain;
+  [site, bluesky] = await Promise.all([startMediaSite(), startFakeBluesky()]);
+  service = await startJobService({
+    EXTRA_PAGE_HOSTS: site.host,
+    BLUESKY_APPVIEW_URL: bluesky.origin,
+    ORIGIN_OVERRIDES: bluesky.originOverrides,
+  }, { extractionHost: true });
+  app = service.app;
+  key = (await makeKey(service.store.db, "GOLD")).plain;
 }, 180_000);
 afterAll(async () => {
-  process.env.TMPDIR = tmpdirBefore;
-  await queue?.stop();
-  await Promise.all([site?.close(), bluesky?.close(), store?.close()]);
-  for (const dir of [dataDir, tmp, mine]) if (dir) rmSync(dir, { recursive: true, force: true });
+  await service?.close();
+  await Promise.all([site?.close(), bluesky?.close()]);
 });
 
 const call = (pathname: string, init: RequestInit = {}) =>
@@ -82,10 +57,7 @@ async function completedJob(urls: string[]): Promise<JobAnswer> {
   // Unless the job was quick enough to be done already, its archive is not there yet.
   if (early.status !== 200) expect(early.status).toBe(409);
   await early.body?.cancel();
-  return until("the job to complete", async () => {
-    const job = (await (await call(location)).json()) as JobAnswer;
-    return job.status === "completed" ? job : undefined;
-  }, 120_000);
+  return service.jobWhen<JobAnswer>(key, location, completed, 120_000);
 }
 
 describe("GET /api/v1/jobs/{id}/archive", () => {
@@ -102,7 +74,7 @@ describe("GET /api/v1/jobs/{id}/archive", () => {
     expect(answer.status).toBe(200);
     expect(answer.headers.get("content-type")).toBe("application/zip");
     expect(answer.headers.get("content-disposition")).toContain(`job-${job.id}.zip`);
-    const zip = path.join(mine, "job.zip");
+    const zip = path.join(service.scratch, "job.zip");
     writeFileSync(zip, new Uint8Array(await answer.arrayBuffer()));
 
     expect((await run("unzip", ["-t", zip])).stdout).toMatch(/No errors detected/);
@@ -130,6 +102,7 @@ describe("GET /api/v1/jobs/{id}/archive", () => {
     ]);
 
     // The store is elsewhere (in memory): the data folder stays empty, as the tools' temporary folder.
+    const { tmp, dataDir } = service.untouched;
     expect(snapshotFiles([tmp, dataDir])).toEqual({ [tmp]: [], [dataDir]: [] });
   });
 
@@ -142,7 +115,7 @@ describe("GET /api/v1/jobs/{id}/archive", () => {
 
   test("another account's job is 404, as one that never was", async () => {
     const job = await completedJob([site.pages.progressive]);
-    const other = await makeKey(store.db, "GOLD");
+    const other = await makeKey(service.store.db, "GOLD");
     const answer = await app.get(`/api/v1/jobs/${job.id}/archive`, other.plain);
     expect(answer.status).toBe(404);
     expect((await answer.json()).code).toBe("not_found");
@@ -167,7 +140,7 @@ describe("GET /api/v1/jobs/{id}/archive", () => {
     timeout: 240_000,
   }, async () => {
     // A FREE key has one page-mode slot; its burst limit counts calls a minute, so the clock moves on.
-    const free = await makeKey(store.db, "FREE");
+    const free = await makeKey(service.store.db, "FREE");
     const freeCall = (pathname: string, init: RequestInit = {}) => {
       app.clock.advance(61_000);
       return app.get(pathname, free.plain, init);
@@ -197,7 +170,7 @@ describe("GET /api/v1/jobs/{id}/archive", () => {
     await held.body!.cancel();
     await reading;
     expect(endedBeforeRelease).toBe(false);
-    const zip = path.join(mine, "waited.zip");
+    const zip = path.join(service.scratch, "waited.zip");
     writeFileSync(zip, Buffer.concat(chunks));
     expect((await run("unzip", ["-t", zip])).stdout).toMatch(/No errors detected/);
     expect((await run("unzip", ["-Z1", zip])).stdout.trim().split("\n")).toHaveLength(3);

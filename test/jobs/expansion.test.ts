@@ -1,16 +1,35 @@
-// A job's links expanded through yt-dlp (platforms/ytdlp/expansion.ts) against the local media
-// site: a feed of 250 entries, which yt-dlp lists as a playlist, becomes 250 items in its order,
-// past PLAYLIST_MAX_ITEMS; a page of one video stays one item beside them.
+// A job's links expanded, through the app and the real queue on PGlite. Through yt-dlp
+// (platforms/ytdlp/expansion.ts) against the local media site: a feed of 250 entries, which yt-dlp
+// lists as a playlist, becomes 250 items in its order, past PLAYLIST_MAX_ITEMS; a page of one video
+// stays one item beside them. Profiles and short links: a Bluesky profile becomes its own posts,
+// newest first, each done as `post` reads it; an Instagram profile its posts as gallery-dl pages
+// through them, and an X profile its own posts through X's UserTweets, with the operator's sessions,
+// and without them no item, the job saying why; a profile no reader lists (an X list, Threads) gives
+// no item and the job says so; a short link is followed once, before its expansion, and its item is
+// the post it leads to; `threads: false` takes a post link alone.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type Queue, startQueue } from "../../src/jobs/queue.ts";
+import {
+  authorFeedPage,
+  cardThread,
+  type FakeBluesky,
+  feedAuthor,
+  linkOf,
+  startFakeBluesky,
+} from "../fakes/bluesky.ts";
+import { instagramProfile, instagramProfilePosts } from "../fakes/instagram-profile.ts";
 import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
-import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
-import { openTestStore, type TestStore } from "../helpers/stores.ts";
-import { until } from "../helpers/until.ts";
+import { type PhotoPlatforms, startPhotoPlatforms } from "../fakes/photo-platforms.ts";
+import { type ShortLinkHost, startShortLinkHost } from "../fakes/short-links.ts";
+import { fakeQueryIds, type FakeXUpstream, startFakeXUpstream, xSession } from "../fakes/x-upstream.ts";
+import { makeKey } from "../helpers/app.ts";
+import { completed, ended, type JobService, startJobService } from "../helpers/job-service.ts";
 
 interface JobAnswer {
   id: string;
   status: string;
+  request: { threads: boolean };
+  complete: boolean;
+  incomplete: string | null;
   counts: { total: number; done: number; failed: number };
   items: {
     position: number;
@@ -22,48 +41,55 @@ interface JobAnswer {
   nextCursor: string | null;
 }
 
+let service: JobService;
+let site: MediaSite;
+let bluesky: FakeBluesky;
+let shortLinks: ShortLinkHost;
+let photos: PhotoPlatforms;
+let x: FakeXUpstream;
+
+beforeAll(async () => {
+  [site, bluesky, shortLinks, photos, x] = await Promise.all([
+    startMediaSite(),
+    startFakeBluesky(),
+    startShortLinkHost(),
+    startPhotoPlatforms(),
+    startFakeXUpstream(),
+  ]);
+  service = await startJobService({
+    EXTRA_PAGE_HOSTS: site.host,
+    BLUESKY_APPVIEW_URL: bluesky.origin,
+    ORIGIN_OVERRIDES: `${bluesky.originOverrides},vm.tiktok.com=${shortLinks.origin},${photos.originOverrides}`,
+    GALLERY_DL_CA_FILE: photos.caFile,
+    X_SYNDICATION_URL: x.syndicationUrl,
+    X_GRAPHQL_URL: x.url,
+    ...fakeQueryIds,
+  }, { cookies: true, extractionHost: true });
+}, 120_000);
+afterAll(async () => {
+  await service?.close();
+  await Promise.all([site?.close(), bluesky?.close(), shortLinks?.close(), photos?.close(), x?.close()]);
+});
+
+/** Posts a job of `urls` (and `fields`) with `key`; its location. */
+async function submit(key: string, urls: string[], fields: Record<string, unknown> = {}): Promise<string> {
+  const created = await service.app.post("/api/v1/jobs", key, { urls, ...fields });
+  expect(created.status).toBe(202);
+  return created.headers.get("location")!;
+}
+const show = async (key: string, path: string) => (await (await service.app.get(path, key)).json()) as JobAnswer;
+
 describe("a job's expansion through yt-dlp", () => {
-  let store: TestStore;
-  let site: MediaSite;
-  let queue: Queue;
-  let app: TestApp;
-
-  beforeAll(async () => {
-    [store, site] = await Promise.all([openTestStore("pglite"), startMediaSite()]);
-    queue = await startQueue(store.db, {
-      retries: 1,
-      retryDelayS: 1,
-      heartbeatS: 10,
-      pollS: 0.5,
-      schema: store.queueSchema,
-    }, console.error);
-    app = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: site.host }, queue });
-    await app.jobs!.work();
-  }, 120_000);
-  afterAll(async () => {
-    await queue?.stop();
-    await Promise.all([store?.close(), site?.close()]);
-  });
-
-  const submit = (key: string, urls: string[]) =>
-    app.get("/api/v1/jobs", key, { method: "POST", body: JSON.stringify({ urls }) });
-  const show = async (key: string, path: string) => (await (await app.get(path, key)).json()) as JobAnswer;
-
   test("a feed of 250 entries becomes 250 items in its order", { timeout: 180_000 }, async () => {
-    const key = await makeKey(store.db, "PRO");
-    const created = await submit(key.plain, [site.pages.feed(250)]);
-    expect(created.status).toBe(202);
-    const path = created.headers.get("location")!;
-    const expanded = await until("the feed's expansion", async () => {
-      const job = await show(key.plain, path);
-      return job.counts.total > 0 ? job : undefined;
-    }, 150_000);
+    const key = (await makeKey(service.store.db, "PRO")).plain;
+    const path = await submit(key, [site.pages.feed(250)]);
+    const expanded = await service.jobWhen<JobAnswer>(key, path, (job) => job.counts.total > 0, 150_000);
     // Its items are not what this test is about: the 250 extractions are cancelled.
-    await app.get(path, key.plain, { method: "DELETE" });
+    await service.app.get(path, key, { method: "DELETE" });
     expect(expanded.counts.total).toBe(250);
     const urls: string[] = [];
     for (let cursor: string | null = "0"; cursor !== null;) {
-      const page: JobAnswer = await show(key.plain, `${path}?cursor=${cursor}`);
+      const page: JobAnswer = await show(key, `${path}?cursor=${cursor}`);
       urls.push(...page.items.map((item) => item.url));
       cursor = page.nextCursor;
     }
@@ -73,13 +99,9 @@ describe("a job's expansion through yt-dlp", () => {
   test("a page of one video stays one item, and every item's record comes in order", {
     timeout: 180_000,
   }, async () => {
-    const key = await makeKey(store.db, "PRO");
-    const created = await submit(key.plain, [site.pages.progressive, site.pages.feed(2)]);
-    const path = created.headers.get("location")!;
-    const done = await until("the job to complete", async () => {
-      const job = await show(key.plain, path);
-      return job.status === "completed" ? job : undefined;
-    }, 150_000);
+    const key = (await makeKey(service.store.db, "PRO")).plain;
+    const path = await submit(key, [site.pages.progressive, site.pages.feed(2)]);
+    const done = await service.jobWhen<JobAnswer>(key, path, completed, 150_000);
     expect(done.items.map((item) => [item.url, item.status])).toEqual([
       [site.pages.progressive, "done"],
       [`${site.origin}/progressive.html?entry=1`, "done"],
@@ -91,16 +113,139 @@ describe("a job's expansion through yt-dlp", () => {
   test("a link that cannot be expanded is one item, whose own problem shows, and the job says so", {
     timeout: 180_000,
   }, async () => {
-    const key = await makeKey(store.db, "PRO");
-    const created = await submit(key.plain, [site.pages.missing]);
-    const path = created.headers.get("location")!;
-    const ended = await until("the job to end", async () => {
-      const job = (await (await app.get(path, key.plain)).json()) as JobAnswer & { incomplete: string | null };
-      return job.status === "failed" ? job : undefined;
-    }, 150_000);
-    expect(ended.items.map((item) => [item.url, item.status, item.problem?.code])).toEqual([
+    const key = (await makeKey(service.store.db, "PRO")).plain;
+    const path = await submit(key, [site.pages.missing]);
+    const failed = await service.jobWhen<JobAnswer>(key, path, (job) => job.status === "failed", 150_000);
+    expect(failed.items.map((item) => [item.url, item.status, item.problem?.code])).toEqual([
       [site.pages.missing, "failed", "not_found"],
     ]);
-    expect(ended.incomplete).toContain(`${site.pages.missing} could not be expanded (not_found)`);
+    expect(failed.incomplete).toContain(`${site.pages.missing} could not be expanded (not_found)`);
+  });
+});
+
+describe("profiles and short links in a job", () => {
+  let key: string;
+  beforeAll(async () => {
+    key = (await makeKey(service.store.db, "PRO")).plain;
+  });
+
+  /** Posts a job of `urls` and waits for it to end. */
+  async function endedJob(urls: string[], fields: Record<string, unknown> = {}): Promise<JobAnswer> {
+    return service.jobWhen<JobAnswer>(key, await submit(key, urls, fields), ended, 60_000);
+  }
+
+  test("a Bluesky profile becomes its own posts, newest first, each done", { timeout: 90_000 }, async () => {
+    const job = await endedJob([`https://bsky.app/profile/${feedAuthor.handle}`]);
+    const ownPosts = authorFeedPage("posts_and_author_threads", null, 100).feed
+      .filter((item) => !("reason" in item))
+      .map((item) => linkOf(item.post));
+    expect(job.items.map((item) => item.url)).toEqual(ownPosts);
+    expect(job.items.map((item) => item.post?.url)).toEqual(ownPosts);
+    expect(job).toMatchObject({ status: "completed", complete: true, incomplete: null });
+  });
+
+  test(
+    "an Instagram profile without the operator's session gives no item: the job says Instagram wants a sign-in",
+    { timeout: 90_000 },
+    async () => {
+      await service.giveSessions();
+      const job = await endedJob([instagramProfile.link]);
+      // No item ran, so none is done: the job ends failed, saying why.
+      expect(job).toMatchObject({ status: "failed", complete: false, counts: { total: 0 } });
+      expect(job.incomplete).toBe(
+        `${instagramProfile.link}: Instagram answered with its sign-in page: it shows a profile's posts only to a signed-in account. ` +
+          "The operator gives this service one with the sessionid cookie of a signed-in browser in COOKIES_FILE, or a fresh one when it has expired; or pass the links of its posts",
+      );
+    },
+  );
+
+  test(
+    "an Instagram profile with the operator's session becomes its posts, newest first, over gallery-dl's pages",
+    { timeout: 90_000 },
+    async () => {
+      await service.giveSessions(".instagram.com\tTRUE\t/\tTRUE\t0\tsessionid\tfake-instagram-session");
+      photos.instagramProfile.pagesAsked.length = 0;
+      const job = await endedJob([instagramProfile.link], { threads: false });
+      expect(job.items.map((item) => item.url)).toEqual(instagramProfilePosts);
+      expect(job.items.map((item) => item.post?.url)).toEqual(instagramProfilePosts);
+      expect(job).toMatchObject({ status: "completed", complete: true, incomplete: null });
+      // 12 a page, as gallery-dl asks: three pages for 30 posts.
+      expect(photos.instagramProfile.pagesAsked).toHaveLength(3);
+    },
+  );
+
+  test("an X profile without the operator's session gives no item: the job says X wants a sign-in", {
+    timeout: 90_000,
+  }, async () => {
+    await service.giveSessions();
+    const job = await endedJob(["https://x.com/XDevelopers"]);
+    expect(job).toMatchObject({ status: "failed", complete: false, counts: { total: 0 } });
+    expect(job.incomplete).toBe(
+      "https://x.com/XDevelopers: X shows a profile's posts only to a signed-in account, and this service has no X session (COOKIES_FILE with x.com's auth_token and ct0); pass the links of its posts",
+    );
+  });
+
+  test("an X profile with the operator's session becomes its own posts, newest first, each done", {
+    timeout: 90_000,
+  }, async () => {
+    await service.giveSessions(
+      `.x.com\tTRUE\t/\tTRUE\t1900000000\tauth_token\t${xSession.authToken}`,
+      `.x.com\tTRUE\t/\tTRUE\t1900000000\tct0\t${xSession.ct0}`,
+    );
+    // The timeline's tweets are recorded as X's GraphQL shows them: their items are read there, as when
+    // syndication refuses.
+    x.setMode("syndication", { kind: "status", status: 503 });
+    try {
+      const job = await endedJob(["https://x.com/XDevelopers"]);
+      // The recorded page's own posts (a conversation of two, two more; 15 retweets left out), the four of the
+      // older page the fake makes after it, and the pinned post at its own time.
+      const own = ["2082640276389249363", "2082640274845811115", "2074882755905585583", "2072126677535346779"];
+      const ids = [...own, ...own.map((id) => String(BigInt(id) - 20_000_000_000_000_000n)), "2019881223666233717"];
+      const links = ids.map((id) => `https://x.com/XDevelopers/status/${id}`);
+      expect(job.items.map((item) => [item.url, item.status])).toEqual(links.map((link) => [link, "done"]));
+      expect(job.items.map((item) => item.post?.url)).toEqual(links);
+      expect(job).toMatchObject({ status: "completed", complete: true, incomplete: null });
+    } finally {
+      x.setMode("syndication", { kind: "normal" });
+    }
+  });
+
+  test("a profile no reader lists gives no item, and the job says which and why", { timeout: 90_000 }, async () => {
+    const post = linkOf(authorFeedPage(null, null, 1).feed[0]!.post);
+    const job = await endedJob(["https://x.com/i/lists/123", "https://www.threads.com/@zuck", post]);
+    expect(job.items.map((item) => [item.url, item.status])).toEqual([[post, "done"]]);
+    expect(job.complete).toBe(false);
+    expect(job.incomplete).toBe(
+      "https://x.com/i/lists/123: this service cannot list the posts of this X (Twitter) profile, feed or list; pass the links of its posts; " +
+        "https://www.threads.com/@zuck: this service cannot list the posts of this Threads profile, feed or list; pass the links of its posts",
+    );
+  });
+
+  test(
+    "with threads false, a post link is the post alone; a profile still its posts",
+    { timeout: 90_000 },
+    async () => {
+      const root = linkOf(cardThread.thread.post);
+      const before = bluesky.calls.filter((call) => call.startsWith("app.bsky.feed.getPostThread")).length;
+      const job = await endedJob([root], { threads: false });
+      expect(job.items.map((item) => [item.url, item.status])).toEqual([[root, "done"]]);
+      expect(job).toMatchObject({ complete: true, request: { threads: false } });
+      // The thread was not read: the one getPostThread is the item's own record (depth 0).
+      const asked = bluesky.calls.filter((call) => call.startsWith("app.bsky.feed.getPostThread")).slice(before);
+      expect(asked.map((call) => new URLSearchParams(call.split("?")[1]).get("depth"))).toEqual(["0"]);
+      const profile = await endedJob([`https://bsky.app/profile/${feedAuthor.handle}`], { threads: false });
+      expect(profile.counts.total).toBe(20);
+    },
+  );
+
+  test("a short link is followed once, before its expansion: its item is the post it leads to", {
+    timeout: 90_000,
+  }, async () => {
+    const photo = "https://www.tiktok.com/@breadlab/photo/7436185392745209118";
+    shortLinks.answer("/ZMslide/", 301, photo);
+    shortLinks.asked.length = 0;
+    const job = await endedJob(["https://vm.tiktok.com/ZMslide/"]);
+    expect(job.items.map((item) => item.url)).toEqual([photo]);
+    expect(shortLinks.asked).toEqual(["/ZMslide/"]);
   });
 });

@@ -1,39 +1,41 @@
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, test } from "vitest";
+import { type FfmpegInput, outputArgs } from "../../src/media/ffmpeg.ts";
 import { fragmentClock } from "../../src/media/fmp4-clock.ts";
 import { initSegment, probeMedia } from "../helpers/media.ts";
 
 const run = promisify(execFile);
 
-/** 3 s of video and sound as page mode's ffmpeg writes MP4 (a fragment a keyframe, one a second), and its sound as M4A. */
+/** Made by ffmpeg from what the test gives it on its command line, not from these links. */
+const given: FfmpegInput = { url: "given", headers: {}, hls: false };
+const plan = { videoInput: null, audioInput: 0, transcodeVideo: false, transcodeAudio: false, adtsAudio: false };
+
+/**
+ * 3 s of video and sound written as page mode writes MP4 (encoded, a keyframe and so a fragment a
+ * second), and that MP4's sound as page mode writes M4A (copied).
+ */
 let mp4: Uint8Array;
 let m4a: Uint8Array;
 
 beforeAll(async () => {
-  const made = (args: string[]) =>
-    run("ffmpeg", [
+  const encoded = outputArgs.mp4({
+    ...plan,
+    output: "mp4",
+    inputs: [given, given],
+    videoInput: 0,
+    audioInput: 1,
+    transcodeVideo: true,
+    transcodeAudio: true,
+  });
+  mp4 = new Uint8Array(
+    (await run("ffmpeg", [
       ...["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25", "-f", "lavfi"],
-      ...["-i", "sine=frequency=440:sample_rate=44100", "-t", "3", ...args, "pipe:1"],
-    ], { encoding: "buffer" }).then(({ stdout }) => new Uint8Array(stdout));
-  [mp4, m4a] = await Promise.all([
-    made([
-      ...["-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p", "-c:a", "aac"],
-      ...["-movflags", "frag_keyframe+empty_moov+default_base_moof", "-f", "mp4"],
-    ]),
-    made([
-      "-map",
-      "1:a",
-      "-c:a",
-      "aac",
-      "-movflags",
-      "empty_moov+default_base_moof",
-      "-frag_duration",
-      "1000000",
-      "-f",
-      "mp4",
-    ]),
-  ]);
+      ...["-i", "sine=frequency=440:sample_rate=44100", "-t", "3", "-g", "25", ...encoded, "pipe:1"],
+    ], { encoding: "buffer" })).stdout,
+  );
+  const copied = outputArgs.m4a({ ...plan, output: "m4a", inputs: [given] });
+  m4a = new Uint8Array(execFileSync("ffmpeg", ["-v", "error", "-i", "pipe:0", ...copied, "pipe:1"], { input: mp4 }));
 });
 
 /** The clock's seconds after each chunk of `bytes` cut `size` bytes long, as they changed. */

@@ -1,6 +1,6 @@
 // gallery-dl's expansion of a profile, offline: which links it lists (the platform module's `galleryDlListing`) and
 // the link it hands gallery-dl, and the posts of a listing cut at the job's limit. The listing through gallery-dl
-// itself, with and without a session, is test/jobs/profiles.test.ts.
+// itself, with and without a session, is test/jobs/expansion.test.ts.
 import { describe, expect, test } from "vitest";
 import { listingExpansion, postsLinkOf } from "../../../src/platforms/gallerydl/expansion.ts";
 import type { Link } from "../../../src/platforms/source.ts";

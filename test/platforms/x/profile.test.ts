@@ -1,7 +1,7 @@
 // An X profile in a job against the local X: signed in, UserByScreenName then UserTweets page by page over the
 // recorded timeline of @XDevelopers (its retweets, a conversation of its own, its pinned post) and the older page and
 // end the fake makes after it; without a session, or for a tab or a list, no listing. Through the app and the queue:
-// test/jobs/profiles.test.ts.
+// test/jobs/expansion.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Link } from "../../../src/platforms/source.ts";
 import { createTweetSource } from "../../../src/platforms/x/source.ts";
