@@ -2,7 +2,7 @@
 // made at start, jobs sent inside a store transaction exist exactly when that transaction commits,
 // and a job that asks to run again is retried a bounded number of times.
 import { afterEach, describe, expect, test } from "vitest";
-import { type Queue, QUEUE_SCHEMA, startQueue } from "../../src/jobs/queue.ts";
+import { type Queue, startQueue } from "../../src/jobs/queue.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
 
@@ -23,7 +23,7 @@ describe.each(storeKinds)("the queue on %s", (kind) => {
     });
     const [schema] = await store.db.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1",
-      [QUEUE_SCHEMA],
+      [store.queueSchema],
     );
     expect(schema!.n).toBeGreaterThan(0);
     const ran: number[] = [];
