@@ -17,7 +17,8 @@ const TRANSACTION_SCRIPT = /^\s*BEGIN;([\s\S]*)COMMIT;\s*$/;
  * pg-boss's database over the service's `Db`: a statement with parameters as a query, a script as
  * one, and a script that is a transaction inside the store's own transaction, so it runs on one
  * connection of the pool (postgres.js) or under the embedded store's lock (PGlite) and rolls back
- * there when it fails, leaving no connection in an aborted transaction.
+ * there when it fails, leaving no connection in an aborted transaction. The store's LISTEN is its
+ * `listen`, with which pg-boss wakes the workers of a queue as a job is put on it.
  */
 export function queueDb(db: Db | Queryable): IDatabase {
   return {
@@ -27,6 +28,7 @@ export function queueDb(db: Db | Queryable): IDatabase {
       if (transaction === null || !("transaction" in db)) return { rows: await db.exec(text) };
       return { rows: await db.transaction((tx) => tx.exec(transaction[1]!)) };
     },
+    ...("listen" in db ? { listen: (channel, heard, resubscribed) => db.listen(channel, heard, resubscribed) } : {}),
   };
 }
 
@@ -51,7 +53,12 @@ export interface QueueSettings {
   retryDelayS: number;
   /** A job whose instance stops saying it works on it (it died) is run again after this long. */
   heartbeatS: number;
-  /** How often an idle worker asks for jobs, in seconds (at least 0.5). */
+  /**
+   * How often an idle worker asks for jobs, in seconds (at least 0.5), where nothing wakes it: a
+   * job put on the queue wakes its workers on every instance (the store's LISTEN/NOTIFY), so this
+   * bounds only how late a job that waited (`startAfter`, a retry's pause) is taken, and how late
+   * any job is where the store cannot listen.
+   */
   pollS: number;
 }
 
@@ -76,6 +83,7 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
     backend: db.kind === "pglite" ? "pglite" : "postgres",
     // Cron schedules are the events issue's; nothing here needs the clock monitor.
     schedule: false,
+    useListenNotify: true,
     superviseIntervalSeconds: Math.max(1, Math.floor(settings.heartbeatS / 2)),
     monitorIntervalSeconds: Math.max(1, Math.floor(settings.heartbeatS / 2)),
   });
@@ -84,12 +92,16 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
   const made = new Set<string>();
   const queueNamed = async (name: string) => {
     if (made.has(name)) return;
-    await boss.createQueue(name, {
+    const options = {
       retryLimit: settings.retries,
       retryDelay: settings.retryDelayS,
       retryBackoff: true,
       heartbeatSeconds: Math.max(10, settings.heartbeatS),
-    });
+      notify: true,
+    };
+    await boss.createQueue(name, options);
+    // A queue made by an earlier version keeps its options; this brings them to today's.
+    await boss.updateQueue(name, options);
     made.add(name);
   };
   return {
@@ -104,6 +116,10 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
         ...(startAfterS ? { startAfter: startAfterS } : {}),
       }));
       await boss.insert(queue, inserts, tx === undefined ? undefined : { db: queueDb(tx) });
+      // The insert's NOTIFY wakes workers now; a job that waits is taken when it is due, not a poll later.
+      for (const { startAfterS } of jobs) {
+        if (startAfterS) setTimeout(() => wakeIdle(boss, queue), startAfterS * 1000).unref?.();
+      }
     },
     async work<Data extends object>(work: QueueWork<Data>) {
       await queueNamed(work.queue);
@@ -119,15 +135,35 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
           batchSize: 1,
           localConcurrency: work.concurrency,
           pollingIntervalSeconds: settings.pollS,
+          notifyPollingIntervalSeconds: settings.pollS,
           perJobResults: true,
           includeMetadata: true,
           ...(groups ? { localGroupConcurrency: groups } : {}),
         },
-        (jobs) => Promise.all(jobs.map((job) => settled(job, work, settings.retries))),
+        // A worker that ran a job asks for the next at once, instead of waiting out its poll.
+        (jobs) =>
+          Promise.all(jobs.map((job) => settled(job, work, settings.retries))).finally(() =>
+            wakeBusy(boss, work.queue)
+          ),
       );
     },
     stop: () => boss.stop({ graceful: true, close: false, timeout: 10_000 }),
   };
+}
+
+/**
+ * Wakes the workers of `queue` on this instance that hold a job, so each fetches again as soon as its
+ * job is done (the one whose job just ended among them). pg-boss would wait out the poll instead,
+ * and a queue with a backlog would run a job per worker per poll.
+ */
+function wakeBusy(boss: PgBoss, queue: string): void {
+  for (const worker of boss.getWipData()) if (worker.name === queue && worker.count > 0) boss.notifyWorker(worker.id);
+}
+
+/** Wakes one idle worker of `queue` on this instance (a job that waited is due). */
+function wakeIdle(boss: PgBoss, queue: string): void {
+  const idle = boss.getWipData().find((worker) => worker.name === queue && worker.count === 0);
+  if (idle) boss.notifyWorker(idle.id);
 }
 
 /** One job's outcome as pg-boss takes it: a job that asks to run again fails, and pg-boss retries it. */

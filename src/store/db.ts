@@ -14,9 +14,20 @@ export interface Queryable {
   exec<Row = Record<string, unknown>>(script: string): Promise<Row[]>;
 }
 
+/** A subscription to a channel's notifications; `close` ends it. */
+export interface Listening {
+  close(): Promise<void>;
+}
+
 export interface Db extends Queryable {
   readonly kind: "postgres" | "pglite";
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Calls `onNotification` with the payload of each NOTIFY on `channel`, and `onReconnect` after each
+   * time it (re)subscribes, since a notification sent while it was not listening is lost. The job
+   * queue wakes its workers with it instead of each polling every second.
+   */
+  listen(channel: string, onNotification: (payload: string) => void, onReconnect: () => void): Promise<Listening>;
   close(): Promise<void>;
   /** Readiness beyond answering a query, when the store can tell (the embedded store: space left in DATA_DIR); rejects with the reason. */
   ready?(): Promise<void>;
@@ -184,11 +195,24 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Db {
       (await handle.unsafe(text, params as postgres.ParameterOrJSON<never>[])) as never,
     exec: async (script) => rowsOfEach(await handle.unsafe(script).simple()) as never,
   });
+  const listeners = new Set<Listener>();
   const guarded = connectionGuard(() => {
     const lost = sql;
     sql = connect();
     void lost.end({ timeout: 0 }).catch(() => {});
+    // Their connection went with the pool: each listens again on the new one.
+    for (const listener of listeners) void subscribed(listener);
   }, probe);
+  /** Subscribes `listener` on the current pool, trying again while the server cannot be reached. */
+  const subscribed = async (listener: Listener): Promise<void> => {
+    try {
+      const on = sql;
+      const { unlisten } = await on.listen(listener.channel, listener.onNotification, listener.onReconnect);
+      listener.unlisten = unlisten;
+    } catch {
+      if (listeners.has(listener)) setTimeout(() => listeners.has(listener) && subscribed(listener), RETRY_AFTER_MS);
+    }
+  };
   return {
     kind: "postgres",
     query: (text, params) => guarded(() => over(sql).query(text, params)),
@@ -200,8 +224,28 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Db {
           return work(over(tx));
         }) as Promise<never>
       ),
+    async listen(channel, onNotification, onReconnect) {
+      const listener: Listener = { channel, onNotification, onReconnect, unlisten: async () => {} };
+      const { unlisten } = await sql.listen(channel, onNotification, onReconnect);
+      listener.unlisten = unlisten;
+      listeners.add(listener);
+      return {
+        close: async () => {
+          listeners.delete(listener);
+          await listener.unlisten().catch(() => {});
+        },
+      };
+    },
     close: () => sql.end({ timeout: 5 }),
   };
+}
+
+/** A subscription of a PostgreSQL server's store, kept across a new pool. */
+interface Listener {
+  channel: string;
+  onNotification(payload: string): void;
+  onReconnect(): void;
+  unlisten(): Promise<void>;
 }
 
 // PGlite's default of 128 MB shared buffers is most of its resident memory; this store's working
@@ -220,6 +264,11 @@ export async function openPglite(dataDir?: string): Promise<Db> {
     kind: "pglite",
     ...over(db),
     transaction: (work) => db.transaction((tx) => work(over(tx))),
+    async listen(channel, onNotification, onReconnect) {
+      const unlisten = await db.listen(channel, onNotification);
+      onReconnect();
+      return { close: () => unlisten() };
+    },
     close: () => db.close(),
   };
 }

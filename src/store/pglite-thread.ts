@@ -4,19 +4,24 @@
 // GiB costs (docs/runtimes.md); on a thread of its own its heap is collected apart.
 import { type MessagePort, Worker } from "node:worker_threads";
 import { fileURLToPath } from "node:url";
-import { type Db, type Queryable, StoreUnavailableError } from "./db.ts";
+import { type Db, type Listening, type Queryable, StoreUnavailableError } from "./db.ts";
 
 type Call =
   | { id: number; op: "query"; text: string; params: unknown[]; tx?: number }
   | { id: number; op: "exec"; script: string; tx?: number }
   | { id: number; op: "begin" }
   | { id: number; op: "end"; tx: number; commit: boolean }
+  | { id: number; op: "listen"; channel: string }
+  | { id: number; op: "unlisten"; of: number }
   | { id: number; op: "close" };
 
 type CallWithoutId = Call extends infer Each ? (Each extends Call ? Omit<Each, "id"> : never) : never;
 
-/** A reply to call `id`; id 0 says the store is open (or could not be opened). */
-type Reply = { id: number; value?: unknown; error?: SentError };
+/**
+ * A reply to call `id`; id 0 says the store is open (or could not be opened). A notification of a
+ * channel the `listen` call `heard` subscribed to comes as a reply of its own, with its payload.
+ */
+type Reply = { id: number; value?: unknown; error?: SentError } | { heard: number; payload: string };
 
 /** An error as it crosses threads: its message and the fields a Postgres error carries (code, detail, ...). */
 interface SentError {
@@ -53,6 +58,16 @@ export function serveDb(opening: Promise<Db>, port: MessagePort): void {
    * how each is told to end (and which call to answer once it has).
    */
   const transactions = new Map<number, { tx: Queryable; end(commit: boolean, endCall: number): void }>();
+  /** Subscriptions by the id of the `listen` call that made them. */
+  const listening = new Map<number, Listening>();
+  const listen = async (db: Db, id: number, channel: string) => {
+    const heard = (payload: string) => port.postMessage({ heard: id, payload } satisfies Reply);
+    listening.set(id, await db.listen(channel, heard, () => {}));
+  };
+  const unlisten = async (of: number) => {
+    await listening.get(of)?.close();
+    listening.delete(of);
+  };
   const rolledBack = Symbol("rolled back");
 
   const begin = (db: Db, id: number) => {
@@ -96,6 +111,10 @@ export function serveDb(opening: Promise<Db>, port: MessagePort): void {
             return begin(db, call.id);
           case "end":
             return transactions.get(call.tx)!.end(call.commit, call.id);
+          case "listen":
+            return void answer(call.id, () => listen(db, call.id, call.channel));
+          case "unlisten":
+            return void answer(call.id, () => unlisten(call.of));
           case "close":
             return void answer(call.id, () => db.close());
         }
@@ -118,7 +137,11 @@ export async function openPgliteThread(folder: string, workerFile = bundledWorke
     for (const { reject } of waiting.values()) reject(gone);
     waiting.clear();
   };
-  worker.on("message", ({ id, value, error }: Reply) => {
+  /** What each subscription of this side hears, by the id of its `listen` call. */
+  const hearing = new Map<number, (payload: string) => void>();
+  worker.on("message", (reply: Reply) => {
+    if ("heard" in reply) return hearing.get(reply.heard)?.(reply.payload);
+    const { id, value, error } = reply;
     const call = waiting.get(id);
     waiting.delete(id);
     if (error === undefined) call?.resolve(value);
@@ -170,6 +193,18 @@ export async function openPgliteThread(folder: string, workerFile = bundledWorke
       }
       await call({ op: "end", tx, commit: true });
       return result;
+    },
+    async listen(channel, onNotification, onReconnect) {
+      const id = nextId; // the id `call` gives the listen call below, which the thread sends what it hears under
+      hearing.set(id, onNotification);
+      await call({ op: "listen", channel });
+      onReconnect();
+      return {
+        close: async () => {
+          hearing.delete(id);
+          await call({ op: "unlisten", of: id });
+        },
+      };
     },
     async close() {
       await call({ op: "close" });

@@ -1,8 +1,10 @@
 // pg-boss on the service's own store connection (src/jobs/queue.ts), on both stores: its schema is
 // made at start, jobs sent inside a store transaction exist exactly when that transaction commits,
-// and a job that asks to run again is retried a bounded number of times.
+// and a job that asks to run again is retried a bounded number of times. Workers are woken, not
+// polled: with a poll of a minute, a job sent (here, or on another instance of the server's
+// store), the next job of a busy worker and a job that waited until it is due all run in seconds.
 import { afterEach, describe, expect, test } from "vitest";
-import { type Queue, QUEUE_SCHEMA, startQueue } from "../../src/jobs/queue.ts";
+import { type Queue, startQueue } from "../../src/jobs/queue.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
 
@@ -23,7 +25,7 @@ describe.each(storeKinds)("the queue on %s", (kind) => {
     });
     const [schema] = await store.db.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1",
-      [QUEUE_SCHEMA],
+      [store.queueSchema],
     );
     expect(schema!.n).toBeGreaterThan(0);
     const ran: number[] = [];
@@ -71,5 +73,36 @@ describe.each(storeKinds)("the queue on %s", (kind) => {
       { retries: 1, last: false },
       { retries: 2, last: true },
     ]);
+  });
+
+  test("wakes its workers for a job sent, the next job of a busy one and a job that waited, with a poll of a minute", {
+    timeout: 60_000,
+  }, async () => {
+    store = await openTestStore(kind);
+    const slow = { ...settings, pollS: 60, schema: store.queueSchema };
+    const fail = (error: Error) => {
+      throw error;
+    };
+    // On PostgreSQL, the worker is another instance's: the job is sent on one connection, run on another.
+    const sender = await startQueue(store.db, slow, fail);
+    queue = kind === "postgres" ? await startQueue(store.connectAgain(), slow, fail) : sender;
+    const ran: { n: number; at: number }[] = [];
+    await queue.work<{ n: number }>({
+      queue: "test-wakes",
+      concurrency: 1,
+      run: async ({ n }) => {
+        ran.push({ n, at: Date.now() });
+        return true;
+      },
+    });
+    // Its first ask, at start, found nothing: from now on only a wake brings it back within the minute.
+    const sent = Date.now();
+    await sender.send("test-wakes", [1, 2, 3, 4].map((n) => ({ data: { n } })));
+    // A job that waits is woken on the instance that sent it, which in the service works every queue.
+    await queue.send("test-wakes", [{ data: { n: 5 }, startAfterS: 2 }]);
+    await until("the five jobs run", () => ran.length === 5, 40_000);
+    expect(ran.map((each) => each.n).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(ran.find((each) => each.n === 5)!.at - sent).toBeGreaterThanOrEqual(2_000);
+    if (sender !== queue) await sender.stop();
   });
 });
