@@ -50,7 +50,7 @@ describe("watches", () => {
     [store, site, receiver] = await Promise.all([openTestStore("pglite"), startMediaSite(), startReceiver()]);
     queue = await startQueue(
       store.db,
-      { retries: 1, retryDelayS: 1, heartbeatS: 10, pollS: 0.5, schema: store.queueSchema },
+      { retries: 1, retryDelayS: 1, heartbeatS: 10, pollS: 2, schema: store.queueSchema },
       console.error,
     );
     app = buildTestApp(store.db, {

@@ -64,7 +64,7 @@ export async function startJobService(
   if (cookiesFile !== null) await giveSessions();
   const store = await openTestStore("pglite");
   // A try that failed for a cause a retry can help (a 5xx of a fake) runs again a second later.
-  const settings = { retries: 2, retryDelayS: 1, heartbeatS: 10, pollS: 0.5, schema: store.queueSchema };
+  const settings = { retries: 2, retryDelayS: 1, heartbeatS: 10, pollS: 2, schema: store.queueSchema };
   const queue = await startQueue(store.db, settings, console.error);
   const tmpdirBefore = process.env.TMPDIR;
   process.env.TMPDIR = tmp;

@@ -9,7 +9,7 @@ import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
 
-const queueSettings = { retries: 2, retryDelayS: 1, heartbeatS: 10, pollS: 1 };
+const queueSettings = { retries: 2, retryDelayS: 1, heartbeatS: 10, pollS: 2 };
 const postLink = (n: number) => `https://x.com/nasa/status/${numberedPostId(n)}`;
 
 interface JobAnswer {

@@ -8,7 +8,7 @@ import { type Queue, startQueue } from "../../src/jobs/queue.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
 
-const settings = { retries: 2, retryDelayS: 1, heartbeatS: 10, pollS: 0.5 };
+const settings = { retries: 2, retryDelayS: 1, heartbeatS: 10, pollS: 2 };
 
 describe.each(storeKinds)("the queue on %s", (kind) => {
   let store: TestStore;

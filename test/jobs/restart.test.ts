@@ -11,7 +11,7 @@ import { type FakeXUpstream, numberedPostId, startFakeXUpstream } from "../fakes
 import { buildTestApp, makeKey } from "../helpers/app.ts";
 import { until } from "../helpers/until.ts";
 
-const settings = { retries: 1, retryDelayS: 1, heartbeatS: 10, pollS: 0.5 };
+const settings = { retries: 1, retryDelayS: 1, heartbeatS: 10, pollS: 2 };
 let folder: string;
 let x: FakeXUpstream;
 

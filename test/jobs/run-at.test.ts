@@ -8,7 +8,7 @@ import { buildTestApp, makeKey, type TestApp, TestClock } from "../helpers/app.t
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
 
-const queueSettings = { retries: 2, retryDelayS: 1, heartbeatS: 10, pollS: 0.5 };
+const queueSettings = { retries: 2, retryDelayS: 1, heartbeatS: 10, pollS: 2 };
 const postLink = (n: number) => `https://x.com/nasa/status/${numberedPostId(n)}`;
 
 describe.each(storeKinds)("runAt on %s", (kind) => {

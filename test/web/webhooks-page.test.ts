@@ -21,7 +21,7 @@ describe("the webhooks page", () => {
   beforeAll(async () => {
     store = await openTestStore("pglite");
     // A queue for the resend button; no worker runs, so what it sends stays queued.
-    queue = await startQueue(store.db, { retries: 0, retryDelayS: 1, heartbeatS: 10, pollS: 1 }, console.error);
+    queue = await startQueue(store.db, { retries: 0, retryDelayS: 1, heartbeatS: 10, pollS: 2 }, console.error);
     app = buildTestApp(store.db, { env: { WEBHOOK_EXTRA_HOSTS: "127.0.0.1:9" }, queue }).app;
     strict = buildTestApp(store.db).app;
   }, 60_000);
