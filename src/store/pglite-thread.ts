@@ -125,10 +125,14 @@ export function serveDb(opening: Promise<Db>, port: MessagePort): void {
   );
 }
 
-/** PGlite in `folder`, opened and run on a thread of its own. */
-export async function openPgliteThread(folder: string, workerFile = bundledWorker): Promise<Db> {
-  const worker = new Worker(workerFile, { workerData: { folder } });
+/**
+ * The service's side of the thread: `call` sends a call and resolves with its reply; `heard` says
+ * what to do with the notifications the thread passes on under a `listen` call's id (the id the
+ * next `call` will take is `nextId()`); `stop` fails every call still waiting, and every later one.
+ */
+function callsTo(worker: Worker) {
   const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  const hearing = new Map<number, (payload: string) => void>();
   let nextId = 1;
   /** Why no call can be made any more, once the thread is gone. */
   let gone: Error | null = null;
@@ -137,8 +141,6 @@ export async function openPgliteThread(folder: string, workerFile = bundledWorke
     for (const { reject } of waiting.values()) reject(gone);
     waiting.clear();
   };
-  /** What each subscription of this side hears, by the id of its `listen` call. */
-  const hearing = new Map<number, (payload: string) => void>();
   worker.on("message", (reply: Reply) => {
     if ("heard" in reply) return hearing.get(reply.heard)?.(reply.payload);
     const { id, value, error } = reply;
@@ -156,7 +158,6 @@ export async function openPgliteThread(folder: string, workerFile = bundledWorke
     "exit",
     (code) => stop(new StoreUnavailableError(`The embedded store's thread stopped (exit code ${code}).`)),
   );
-
   const wait = (id: number) =>
     new Promise<unknown>((resolve, reject) => {
       if (gone) return reject(gone);
@@ -168,6 +169,13 @@ export async function openPgliteThread(folder: string, workerFile = bundledWorke
     if (!gone) worker.postMessage({ ...message, id });
     return reply;
   };
+  return { call, wait, stop, hearing, nextId: () => nextId };
+}
+
+/** PGlite in `folder`, opened and run on a thread of its own. */
+export async function openPgliteThread(folder: string, workerFile = bundledWorker): Promise<Db> {
+  const worker = new Worker(workerFile, { workerData: { folder } });
+  const { call, wait, stop, hearing, nextId } = callsTo(worker);
   const over = (tx?: number): Queryable => ({
     query: (text, params = []) => call({ op: "query", text, params: [...params], tx }) as never,
     exec: async (script) => (await call({ op: "exec", script, tx })) as never,
@@ -195,7 +203,7 @@ export async function openPgliteThread(folder: string, workerFile = bundledWorke
       return result;
     },
     async listen(channel, onNotification, onReconnect) {
-      const id = nextId; // the id `call` gives the listen call below, which the thread sends what it hears under
+      const id = nextId(); // the listen call's, under which the thread passes on what it hears
       hearing.set(id, onNotification);
       await call({ op: "listen", channel });
       onReconnect();

@@ -106,6 +106,20 @@ describe("PGlite on a thread of its own", () => {
     expect(admissions.filter((each) => each.outcome === "burst")).toHaveLength(10);
   });
 
+  test("passes on what a channel hears to its listener, until the listener closes", async () => {
+    const heard: string[] = [];
+    let subscribed = 0;
+    const listening = await db.listen("thread_heard", (payload) => heard.push(payload), () => subscribed++);
+    expect(subscribed).toBe(1);
+    await db.query("SELECT pg_notify('thread_heard', 'one')");
+    await expect.poll(() => heard).toEqual(["one"]);
+    await listening.close();
+    await db.query("SELECT pg_notify('thread_heard', 'two')");
+    // The thread answers in order: what it heard for the second NOTIFY would have come before this answer.
+    await db.query("SELECT 1");
+    expect(heard).toEqual(["one"]);
+  });
+
   test("after close, every call fails as a store that is unavailable", async () => {
     const other = path.join(dir, "closed");
     cpSync(template, other, { recursive: true });
