@@ -171,7 +171,6 @@ const FLOORS: string[][] = [
  */
 const STILL_RUNNING_UP = [
   "src/auth/download-links.ts -> src/platforms/records.ts",
-  "src/http/client-address.ts -> src/media/address-class.ts",
   "src/http/context.ts -> src/auth/download-links.ts",
   "src/http/context.ts -> src/store/api-keys.ts",
   "src/http/query.ts -> src/media/direct-hosts.ts",
