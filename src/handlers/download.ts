@@ -12,7 +12,7 @@ import type { SourceOf } from "../platforms/sources.ts";
 import type { LinkResolver } from "../platforms/short-links.ts";
 import { requireOnePost } from "../platforms/table.ts";
 import type { Ask, Plan, Wanted } from "../platforms/source.ts";
-import { DIRECT_HOSTS } from "../media/direct-hosts.ts";
+import { DIRECT_HOSTS } from "../http/direct-hosts.ts";
 import { type AskDeps, platformOf, type SupportedSites, supportedText } from "./ask.ts";
 
 export interface DownloadDeps extends AskDeps, SupportedSites {

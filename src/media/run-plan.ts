@@ -7,7 +7,7 @@ import type { ApiContext, Download } from "../http/context.ts";
 import type { SlotHolder, Slots } from "../limits/slots.ts";
 import { requireTools, type ToolProbe } from "../processes/tools.ts";
 import { assertFetchable, type EgressPolicy } from "./egress.ts";
-import { withOriginOverride } from "./direct-hosts.ts";
+import { withOriginOverride } from "../http/direct-hosts.ts";
 import type { RemuxPlan } from "./ffmpeg.ts";
 import { type Plan, relayAsSound, type RelayPlan, type RemuxJob, type RunSlot, slotOf } from "./plan.ts";
 import { relayMedia, type RelayOptions } from "./relay.ts";
