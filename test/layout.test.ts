@@ -171,8 +171,6 @@ const FLOORS: string[][] = [
  */
 const STILL_RUNNING_UP = [
   "src/auth/download-links.ts -> src/platforms/records.ts",
-  "src/http/context.ts -> src/auth/download-links.ts",
-  "src/http/context.ts -> src/store/api-keys.ts",
   "src/metrics/service-metrics.ts -> src/platforms/x/source.ts",
   "src/metrics/service-metrics.ts -> src/processes/extraction-host.ts",
   "src/metrics/upstream.ts -> src/media/relay-upstream.ts",

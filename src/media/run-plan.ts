@@ -3,7 +3,7 @@
 // checked first: a page names them, and a page may name an address inside our network.
 import { cutWhenClientStalls } from "../http/client-stall.ts";
 import { ApiError } from "../http/problem.ts";
-import type { ApiContext, Download } from "../http/context.ts";
+import type { ApiContext, Download } from "../auth/api-context.ts";
 import type { SlotHolder, Slots } from "../limits/slots.ts";
 import { requireTools, type ToolProbe } from "../processes/tools.ts";
 import { assertFetchable, type EgressPolicy } from "./egress.ts";

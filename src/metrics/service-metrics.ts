@@ -1,6 +1,6 @@
 // What the service counts, and the small hooks the rest of the code calls to count it. One
 // instance per app (tests build many apps in one process); /metrics renders it.
-import type { Download } from "../http/context.ts";
+import type { Download } from "../auth/api-context.ts";
 import type { XSourcePath } from "../platforms/x/source.ts";
 import type { SlotKind } from "../limits/slots.ts";
 import type { HostStatus } from "../processes/extraction-host.ts";
