@@ -1,7 +1,6 @@
 // What the service counts, and the small hooks the rest of the code calls to count it. One
 // instance per app (tests build many apps in one process); /metrics renders it.
 import type { Download } from "../auth/api-context.ts";
-import type { XSourcePath } from "../platforms/x/source.ts";
 import type { SlotKind } from "../limits/slots.ts";
 import type { HostStatus } from "../processes/extraction-host.ts";
 import { type Counter, type Gauge, Registry } from "./registry.ts";
@@ -48,8 +47,11 @@ export interface ServiceMetrics {
    * and when its reference post was last checked (null when a user's refused request told).
    */
   platformChecked(site: string, up: boolean, checkedAt: Date | null): void;
-  /** Which path answered an X post: syndication, GraphQL as a guest, or as the operator's account. */
-  xSource(path: XSourcePath): void;
+  /**
+   * Which path answered an X post: syndication, GraphQL as a guest, or as the operator's account
+   * (`syndication`, `guest`, `cookies`), as X's source tells it when the metrics are wired in.
+   */
+  xSource(path: string): void;
   /** The Prometheus text exposition of everything above. */
   render(): string;
 }
