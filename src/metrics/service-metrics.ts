@@ -2,7 +2,6 @@
 // instance per app (tests build many apps in one process); /metrics renders it.
 import type { Download } from "../auth/api-context.ts";
 import type { SlotKind } from "../limits/slots.ts";
-import type { HostStatus } from "../processes/extraction-host.ts";
 import { type Counter, type Gauge, Registry } from "./registry.ts";
 
 export type DownloadMode = Download["mode"];
@@ -38,8 +37,11 @@ export interface ServiceMetrics {
   childStarted(tool: ChildTool): () => void;
   /** The version of a tool this instance runs now (null: it cannot be run); the one before falls to 0. */
   toolInfo(tool: ChildTool, version: string | null): void;
-  /** What the extraction host is doing now (in use or not, the yt-dlp it loaded, its RSS). */
-  extractionHost(status: HostStatus): void;
+  /**
+   * What the extraction host is doing now: its state (`ready` when in use), the yt-dlp version it
+   * loaded and its RSS in bytes ("" and 0 unless it is ready).
+   */
+  extractionHost(state: string, ytdlpVersion: string, rssBytes: number): void;
   /** A platform refused this server (bot check, sign-in wall, rate limit): 502 upstream_blocked. */
   upstreamBlocked(platform: string): void;
   /**
@@ -196,15 +198,12 @@ export function createServiceMetrics(): ServiceMetrics {
       toolVersions.set(tool, version);
       series.tools.set({ tool, version }, 1);
     },
-    extractionHost(status) {
-      const now = {
-        state: status.state,
-        ytdlp_version: status.state === "ready" ? (status.versions["yt-dlp"] ?? "") : "",
-      };
+    extractionHost(state, ytdlpVersion, rssBytes) {
+      const now = { state, ytdlp_version: ytdlpVersion };
       if (hostSeries) series.host.set(hostSeries, 0);
       series.host.set(now, 1);
       hostSeries = now;
-      series.hostRss.set({}, status.state === "ready" ? status.rssBytes : 0);
+      series.hostRss.set({}, rssBytes);
     },
     upstreamBlocked: (platform) => series.blocked.inc({ platform }),
     platformChecked(platform, up, checkedAt) {
