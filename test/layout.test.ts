@@ -165,12 +165,6 @@ const FLOORS: string[][] = [
   ["src/runtime/node.ts", "src/runtime/bun.ts", "src/runtime/deno.ts"], // the entries
 ];
 
-/**
- * Imports that still run up, each to be moved (issue 45); the test fails on any other, and on one of
- * these once it is gone, so that this list only shrinks.
- */
-const STILL_RUNNING_UP: string[] = [];
-
 function floorOf(file: string): number {
   let found = -1;
   let longest = -1;
@@ -217,7 +211,7 @@ describe("the layout", () => {
       ownImports(imports).filter((specifier) => !specifier.endsWith("?raw") && floorOf(specifier) > floorOf(file))
         .map((specifier) => `${file} -> ${specifier}`)
     );
-    expect(up.sort()).toEqual(STILL_RUNNING_UP);
+    expect(up.sort()).toEqual([]);
   });
 
   it("carries no request's state between layers in a WeakMap or a Symbol on the request path", () => {
