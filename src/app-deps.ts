@@ -421,7 +421,10 @@ function extraction(
     enabled: config.EXTRACTION_HOST === "on",
     maxMemoryBytes: config.EXTRACT_MEMORY_MB * 2 ** 20,
     workerOptions,
-    onStatus: metrics.extractionHost,
+    onStatus: (status) =>
+      status.state === "ready"
+        ? metrics.extractionHost(status.state, status.versions["yt-dlp"] ?? "", status.rssBytes)
+        : metrics.extractionHost(status.state, "", 0),
   });
   // What both tools' descriptions are read with: the same caps, cache, gate, cookies and metrics.
   const shared = {

@@ -165,21 +165,6 @@ const FLOORS: string[][] = [
   ["src/runtime/node.ts", "src/runtime/bun.ts", "src/runtime/deno.ts"], // the entries
 ];
 
-/**
- * Imports that still run up, each to be moved (issue 45); the test fails on any other, and on one of
- * these once it is gone, so that this list only shrinks.
- */
-const STILL_RUNNING_UP = [
-  "src/auth/download-links.ts -> src/platforms/records.ts",
-  "src/http/client-address.ts -> src/media/address-class.ts",
-  "src/http/context.ts -> src/auth/download-links.ts",
-  "src/http/context.ts -> src/store/api-keys.ts",
-  "src/http/query.ts -> src/media/direct-hosts.ts",
-  "src/metrics/service-metrics.ts -> src/platforms/x/source.ts",
-  "src/metrics/service-metrics.ts -> src/processes/extraction-host.ts",
-  "src/metrics/upstream.ts -> src/media/relay-upstream.ts",
-];
-
 function floorOf(file: string): number {
   let found = -1;
   let longest = -1;
@@ -226,7 +211,7 @@ describe("the layout", () => {
       ownImports(imports).filter((specifier) => !specifier.endsWith("?raw") && floorOf(specifier) > floorOf(file))
         .map((specifier) => `${file} -> ${specifier}`)
     );
-    expect(up.sort()).toEqual(STILL_RUNNING_UP);
+    expect(up.sort()).toEqual([]);
   });
 
   it("carries no request's state between layers in a WeakMap or a Symbol on the request path", () => {

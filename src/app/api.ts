@@ -4,7 +4,7 @@
 import { admitCaller, type LinkSettings, linkSigner } from "../auth/link-caller.ts";
 import { withoutLinkTerms } from "../auth/signed-link.ts";
 import { clientAddress, clientGroup, type Sender, type TrustedProxies } from "../http/client-address.ts";
-import type { ApiHandler, Download } from "../http/context.ts";
+import type { ApiHandler, Download } from "../auth/api-context.ts";
 import { preflightResponse } from "../http/cors.ts";
 import { errorAnswer } from "./error-sink.ts";
 import { ApiError } from "../http/problem.ts";

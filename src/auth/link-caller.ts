@@ -2,7 +2,6 @@
 // (auth/signed-link.ts). Either way the same admission counts the call against that key.
 import { hashKey } from "./api-key.ts";
 import { readBearerKey } from "./bearer.ts";
-import type { LinkMaker } from "./download-links.ts";
 import { isSignedLink, signLink, verifyLink } from "./signed-link.ts";
 import { ApiError } from "../http/problem.ts";
 import { type Admission, admitKeyById, admitRequest } from "../store/api-keys.ts";
@@ -10,6 +9,9 @@ import type { Queryable } from "../store/db.ts";
 import { readLinkSecret } from "../store/link-secret.ts";
 
 export const DOWNLOAD_PATH = "/api/v1/download";
+
+/** Signs a link to /api/v1/download (or the path it was made for) with these parameters, for the request's key. */
+export type LinkMaker = (params: Record<string, string>) => Promise<string>;
 
 export interface LinkSettings {
   db: Queryable;

@@ -2,7 +2,7 @@
 // the download, a relay of one file or ffmpeg's remux of inputs, and the runner (media/run-plan.ts)
 // carries it out with the slot its kind costs. A link of no platform is a media link of X's CDN,
 // relayed as it is. `audio=mp3` turns any of them into MP3 with ffmpeg, `audio=m4a` into their AAC sound.
-import type { ApiContext, ApiHandler } from "../http/context.ts";
+import type { ApiContext, ApiHandler } from "../auth/api-context.ts";
 import { DownloadQuery, parseQuery } from "../http/query.ts";
 import { ApiError } from "../http/problem.ts";
 import { slotHolder } from "../limits/slots.ts";
@@ -12,7 +12,7 @@ import type { SourceOf } from "../platforms/sources.ts";
 import type { LinkResolver } from "../platforms/short-links.ts";
 import { requireOnePost } from "../platforms/table.ts";
 import type { Ask, Plan, Wanted } from "../platforms/source.ts";
-import { DIRECT_HOSTS } from "../media/direct-hosts.ts";
+import { DIRECT_HOSTS } from "../http/direct-hosts.ts";
 import { type AskDeps, platformOf, type SupportedSites, supportedText } from "./ask.ts";
 
 export interface DownloadDeps extends AskDeps, SupportedSites {

@@ -3,7 +3,7 @@
 // gets it (jobs/archive-files.ts). The job is the caller's account's alone (404 otherwise), and
 // its archive is there once the job has finished: completed, or failed or cancelled with the
 // items it did (409 before).
-import type { ApiHandler } from "../http/context.ts";
+import type { ApiHandler } from "../auth/api-context.ts";
 import { ApiError } from "../http/problem.ts";
 import { contentDisposition } from "../media/filename.ts";
 import { archiveStream } from "../jobs/archive.ts";

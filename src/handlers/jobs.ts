@@ -3,7 +3,7 @@
 // GET /api/v1/jobs lists the account's jobs, newest first. A job is its account's alone: another
 // account's id is 404, as an id that never was.
 import { requireJobEndpoint } from "../events/endpoints.ts";
-import type { ApiContext, ApiHandler } from "../http/context.ts";
+import type { ApiContext, ApiHandler } from "../auth/api-context.ts";
 import { json } from "../http/json-response.ts";
 import { ApiError } from "../http/problem.ts";
 import type { Jobs } from "../jobs/runner.ts";

@@ -1,7 +1,7 @@
 // GET /api/v1/post?url=: the platform-independent record of docs/api.md, from the source the
 // link's platform row names (platforms/sources.ts).
-import { withDownloadUrls } from "../auth/download-links.ts";
-import type { ApiHandler } from "../http/context.ts";
+import { withDownloadUrls } from "./download-links.ts";
+import type { ApiHandler } from "../auth/api-context.ts";
 import { json } from "../http/json-response.ts";
 import { parseQuery, PostQuery } from "../http/query.ts";
 import { type SlotHolder, slotHolder } from "../limits/slots.ts";

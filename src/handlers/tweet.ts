@@ -1,6 +1,6 @@
 // GET /api/v1/tweet?url=: the rich X record of docs/api.md, Tweet record.
-import { withDownloadUrls } from "../auth/download-links.ts";
-import type { ApiHandler } from "../http/context.ts";
+import { withDownloadUrls } from "./download-links.ts";
+import type { ApiHandler } from "../auth/api-context.ts";
 import { json } from "../http/json-response.ts";
 import { parseQuery, TweetQuery } from "../http/query.ts";
 import type { TweetSource } from "../platforms/x/source.ts";

@@ -2,7 +2,7 @@
 // a profile) on a repeat, lists, shows, pauses, resumes and deletes watches. A watch is its
 // account's alone: another account's id is 404, as an id that never was.
 import { requireJobEndpoint } from "../events/endpoints.ts";
-import type { ApiContext, ApiHandler } from "../http/context.ts";
+import type { ApiContext, ApiHandler } from "../auth/api-context.ts";
 import { readJsonBody } from "../http/json-body.ts";
 import { json } from "../http/json-response.ts";
 import { ApiError } from "../http/problem.ts";

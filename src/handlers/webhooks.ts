@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { endpointIdOf, noSuchEndpoint, registerEndpoint, rotateEndpoint } from "../events/endpoints.ts";
 import { EVENT_TYPES } from "../events/types.ts";
-import type { ApiContext, ApiHandler } from "../http/context.ts";
+import type { ApiContext, ApiHandler } from "../auth/api-context.ts";
 import { readJsonBody } from "../http/json-body.ts";
 import { json } from "../http/json-response.ts";
 import type { EgressPolicy } from "../media/egress.ts";

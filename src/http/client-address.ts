@@ -3,7 +3,7 @@
 // client is read from X-Forwarded-For, walking from the right and skipping the hops that are trusted
 // proxies themselves. The left-most entry is whatever the client wrote (a proxy appends to the
 // header, it does not replace it), so trusting it would let one client pose as any address it likes.
-import { isPublicAddress } from "../media/address-class.ts";
+import { isPublicAddress } from "../util/address-class.ts";
 import { mappedIPv4, parseIPv4, parseIPv6 } from "../util/ip-address.ts";
 
 type Ip = { v4: number } | { v6: number[] };

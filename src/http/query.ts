@@ -5,7 +5,7 @@
 // `filename`, which only names the file and is sanitized where it is used (media/filename.ts).
 // To add a parameter, add a field: parseQuery and the document pick it up.
 import { z } from "zod";
-import { DIRECT_HOSTS } from "../media/direct-hosts.ts";
+import { DIRECT_HOSTS } from "./direct-hosts.ts";
 import { nearestName } from "../util/nearest-name.ts";
 import { ApiError } from "./problem.ts";
 

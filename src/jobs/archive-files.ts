@@ -4,7 +4,7 @@
 // kind costs until its body ends, cut when the client stops taking the archive). One file is
 // fetched at a time, when the archive reaches it. Where the key's other downloads or extractions
 // hold every slot it needs, the archive waits its turn rather than break: it has begun.
-import type { ApiContext } from "../http/context.ts";
+import type { ApiContext } from "../auth/api-context.ts";
 import { type DownloadDeps, planOf } from "../handlers/download.ts";
 import { ApiError } from "../http/problem.ts";
 import { slotHolder } from "../limits/slots.ts";

@@ -2,7 +2,8 @@
 // signed links, and the cursors that page through them. Zod schemas, which the OpenAPI document
 // shows too.
 import { z } from "zod";
-import { type LinkMaker, withDownloadUrls } from "../auth/download-links.ts";
+import type { LinkMaker } from "../auth/link-caller.ts";
+import { withDownloadUrls } from "../handlers/download-links.ts";
 import { LinkedPostRecord } from "../platforms/records.ts";
 import type { Job, JobItem } from "./job.ts";
 

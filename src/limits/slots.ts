@@ -14,7 +14,7 @@
 //   cheaper accounts hold theirs;
 // - the last quarter of the instance's slots (at least one) goes only to an account and an address
 //   that hold none: one account fills at most the rest, however many keys and tiers it has.
-import type { ApiContext } from "../http/context.ts";
+import type { ApiContext } from "../auth/api-context.ts";
 import { ApiError } from "../http/problem.ts";
 import { Counts } from "../util/counts.ts";
 

@@ -1,6 +1,6 @@
 // GET /api/v1/usage: what the calling key may still do. Counted like any other call.
 import { z } from "zod";
-import type { ApiHandler } from "../http/context.ts";
+import type { ApiHandler } from "../auth/api-context.ts";
 import { json } from "../http/json-response.ts";
 import { tiers } from "../store/api-keys.ts";
 import { remainingOf } from "./admission.ts";

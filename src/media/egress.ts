@@ -6,7 +6,7 @@
 // the egress gate (egress-gate.ts) that yt-dlp and ffmpeg go through both ask egressAddress.
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import { authority, bareHost } from "./outbound-proxy.ts";
-import { isPublicAddress } from "./address-class.ts";
+import { isPublicAddress } from "../util/address-class.ts";
 
 /** The addresses a host name resolves to; the runtime's resolver (src/runtime/) answers. */
 export type ResolveHost = (host: string) => Promise<string[]>;

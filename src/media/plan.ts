@@ -3,7 +3,7 @@
 // (run-plan.ts), because media/ may not import platforms/; platforms/source.ts names them for
 // the sources that make them.
 import type { RemuxPlan } from "./ffmpeg.ts";
-import { withOriginOverride } from "./direct-hosts.ts";
+import { withOriginOverride } from "../http/direct-hosts.ts";
 
 /** One file relayed as its host serves it (direct mode): Range, HEAD and its length pass through. */
 export interface RelayPlan {

@@ -4,7 +4,7 @@
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import { byteCount } from "../http/content-length.ts";
 import { withNativeBody } from "../http/native-body.ts";
-import { assertDirectUrl, withOriginOverride } from "./direct-hosts.ts";
+import { assertDirectUrl, withOriginOverride } from "../http/direct-hosts.ts";
 import { contentDisposition, extensionForContentType, nameFromMediaUrl, sanitizeFilename } from "./filename.ts";
 import { egressAddress, portOf, type ResolveHost } from "./egress.ts";
 import type { UpstreamClient, UpstreamResponse } from "./relay-upstream.ts";

@@ -3,11 +3,11 @@
 // checked first: a page names them, and a page may name an address inside our network.
 import { cutWhenClientStalls } from "../http/client-stall.ts";
 import { ApiError } from "../http/problem.ts";
-import type { ApiContext, Download } from "../http/context.ts";
+import type { ApiContext, Download } from "../auth/api-context.ts";
 import type { SlotHolder, Slots } from "../limits/slots.ts";
 import { requireTools, type ToolProbe } from "../processes/tools.ts";
 import { assertFetchable, type EgressPolicy } from "./egress.ts";
-import { withOriginOverride } from "./direct-hosts.ts";
+import { withOriginOverride } from "../http/direct-hosts.ts";
 import type { RemuxPlan } from "./ffmpeg.ts";
 import { type Plan, relayAsSound, type RelayPlan, type RemuxJob, type RunSlot, slotOf } from "./plan.ts";
 import { relayMedia, type RelayOptions } from "./relay.ts";

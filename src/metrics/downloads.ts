@@ -4,7 +4,7 @@
 // A body cut by an error is a broken transfer, counted by its cause.
 import { declaredLength } from "../http/content-length.ts";
 import { ApiError } from "../http/problem.ts";
-import type { Download } from "../http/context.ts";
+import type { Download } from "../auth/api-context.ts";
 import type { BodyEnd } from "../http/response-done.ts";
 import type { ServiceMetrics } from "./service-metrics.ts";
 

@@ -1,9 +1,7 @@
 // What the service counts, and the small hooks the rest of the code calls to count it. One
 // instance per app (tests build many apps in one process); /metrics renders it.
-import type { Download } from "../http/context.ts";
-import type { XSourcePath } from "../platforms/x/source.ts";
+import type { Download } from "../auth/api-context.ts";
 import type { SlotKind } from "../limits/slots.ts";
-import type { HostStatus } from "../processes/extraction-host.ts";
 import { type Counter, type Gauge, Registry } from "./registry.ts";
 
 export type DownloadMode = Download["mode"];
@@ -39,8 +37,11 @@ export interface ServiceMetrics {
   childStarted(tool: ChildTool): () => void;
   /** The version of a tool this instance runs now (null: it cannot be run); the one before falls to 0. */
   toolInfo(tool: ChildTool, version: string | null): void;
-  /** What the extraction host is doing now (in use or not, the yt-dlp it loaded, its RSS). */
-  extractionHost(status: HostStatus): void;
+  /**
+   * What the extraction host is doing now: its state (`ready` when in use), the yt-dlp version it
+   * loaded and its RSS in bytes ("" and 0 unless it is ready).
+   */
+  extractionHost(state: string, ytdlpVersion: string, rssBytes: number): void;
   /** A platform refused this server (bot check, sign-in wall, rate limit): 502 upstream_blocked. */
   upstreamBlocked(platform: string): void;
   /**
@@ -48,8 +49,11 @@ export interface ServiceMetrics {
    * and when its reference post was last checked (null when a user's refused request told).
    */
   platformChecked(site: string, up: boolean, checkedAt: Date | null): void;
-  /** Which path answered an X post: syndication, GraphQL as a guest, or as the operator's account. */
-  xSource(path: XSourcePath): void;
+  /**
+   * Which path answered an X post: syndication, GraphQL as a guest, or as the operator's account
+   * (`syndication`, `guest`, `cookies`), as X's source tells it when the metrics are wired in.
+   */
+  xSource(path: string): void;
   /** The Prometheus text exposition of everything above. */
   render(): string;
 }
@@ -194,15 +198,12 @@ export function createServiceMetrics(): ServiceMetrics {
       toolVersions.set(tool, version);
       series.tools.set({ tool, version }, 1);
     },
-    extractionHost(status) {
-      const now = {
-        state: status.state,
-        ytdlp_version: status.state === "ready" ? (status.versions["yt-dlp"] ?? "") : "",
-      };
+    extractionHost(state, ytdlpVersion, rssBytes) {
+      const now = { state, ytdlp_version: ytdlpVersion };
       if (hostSeries) series.host.set(hostSeries, 0);
       series.host.set(now, 1);
       hostSeries = now;
-      series.hostRss.set({}, status.state === "ready" ? status.rssBytes : 0);
+      series.hostRss.set({}, rssBytes);
     },
     upstreamBlocked: (platform) => series.blocked.inc({ platform }),
     platformChecked(platform, up, checkedAt) {

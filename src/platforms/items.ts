@@ -1,6 +1,6 @@
 // The checks every source makes of the item a download asks for, and of the file it names.
 import { ApiError, upstreamFailed } from "../http/problem.ts";
-import { assertDirectUrl } from "../media/direct-hosts.ts";
+import { assertDirectUrl } from "../http/direct-hosts.ts";
 import { nameFromMediaUrl } from "../media/filename.ts";
 import type { RelayPlan } from "../media/plan.ts";
 import type { Wanted } from "./source.ts";

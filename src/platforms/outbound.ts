@@ -6,7 +6,7 @@
 // to the origin they were written for; every body is read up to a bound; the whole exchange, body
 // included, has a deadline. The bytes go over the runtime's upstream client (OUTBOUND_PROXY when set).
 import { ApiError, upstreamFailed } from "../http/problem.ts";
-import { withOriginOverride } from "../media/direct-hosts.ts";
+import { withOriginOverride } from "../http/direct-hosts.ts";
 import { egressAddress, type EgressPolicy, portOf } from "../media/egress.ts";
 import type { UpstreamClient, UpstreamResponse } from "../media/relay-upstream.ts";
 import { boundedText } from "../util/bounded-text.ts";

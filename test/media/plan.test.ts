@@ -1,6 +1,6 @@
 // The slot a plan costs, and a relay asked for as MP3: pure functions of media/plan.ts.
 import { describe, expect, test } from "vitest";
-import { assertDirectUrl } from "../../src/media/direct-hosts.ts";
+import { assertDirectUrl } from "../../src/http/direct-hosts.ts";
 import type { RemuxPlan } from "../../src/media/ffmpeg.ts";
 import { relayAsSound, type RelayPlan, type RemuxJob, slotOf } from "../../src/media/plan.ts";
 

@@ -3,7 +3,7 @@
 // Bluesky's CDN serves it; a video is an HLS playlist, which page mode remuxes into MP4 from its
 // best stream (the master playlist names one per size, smallest first, and ffmpeg would take the first).
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
-import { withOriginOverride } from "../../media/direct-hosts.ts";
+import { withOriginOverride } from "../../http/direct-hosts.ts";
 import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
 import { itemName, photoPlan, requireItem, requireNoSubtitles } from "../items.ts";
 import type { PostMediaItem } from "../records.ts";

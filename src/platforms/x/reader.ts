@@ -3,7 +3,7 @@
 // or the item `index` names. A video X offers only as HLS has no file to relay: it is handed to
 // yt-dlp, which fetches the post's videos itself.
 import { ApiError } from "../../http/problem.ts";
-import { assertDirectUrl } from "../../media/direct-hosts.ts";
+import { assertDirectUrl } from "../../http/direct-hosts.ts";
 import { noSoundIn, requireItem, requireNoSubtitles, upstreamUrl } from "../items.ts";
 import type { TweetMediaItem, TweetRecord } from "../records.ts";
 import type { Ask, Source, Wanted } from "../source.ts";

@@ -1,6 +1,6 @@
 // Which URLs direct mode may fetch: the microblogging platform's media CDN, nothing else.
 
-import { ApiError } from "../http/problem.ts";
+import { ApiError } from "./problem.ts";
 
 export const DIRECT_HOSTS: ReadonlySet<string> = new Set(["video.twimg.com", "pbs.twimg.com", "ton.twimg.com"]);
 

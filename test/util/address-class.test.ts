@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isPublicAddress } from "../../src/media/address-class.ts";
+import { isPublicAddress } from "../../src/util/address-class.ts";
 
 describe("isPublicAddress()", () => {
   it.each([

@@ -1,8 +1,9 @@
-// What an authenticated API handler is given.
-import type { LinkMaker } from "../auth/download-links.ts";
+// What an authenticated API handler is given, and what it answers. It holds the key the store
+// admitted and the links signed for that key, so it stands on auth's floor, above the store.
+import type { LinkMaker } from "./link-caller.ts";
 import type { AdmittedKey } from "../store/api-keys.ts";
-import type { ClientProgress } from "./client-stall.ts";
-import type { BodyEnd } from "./response-done.ts";
+import type { ClientProgress } from "../http/client-stall.ts";
+import type { BodyEnd } from "../http/response-done.ts";
 
 export interface ApiContext {
   request: Request;

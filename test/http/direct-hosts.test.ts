@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/http/problem.ts";
-import { assertDirectUrl, isDirectUrl } from "../../src/media/direct-hosts.ts";
+import { assertDirectUrl, isDirectUrl } from "../../src/http/direct-hosts.ts";
 
 describe("isDirectUrl()", () => {
   it.each([

@@ -1,6 +1,6 @@
 // Whether a resolved IP address is on the public internet. The relay refuses to connect anywhere
 // else, so a CDN name pointed at a private network (or a redirect to one) cannot reach inside.
-import { mappedIPv4, parseIPv4, parseIPv6 } from "../util/ip-address.ts";
+import { mappedIPv4, parseIPv4, parseIPv6 } from "./ip-address.ts";
 
 // IPv4 ranges that are not globally routable (IANA special-purpose registry).
 const PRIVATE_V4: ReadonlyArray<readonly [string, number]> = [

@@ -9,9 +9,7 @@ import {
   type TweetRecord,
   type TweetVideoVariant,
 } from "../platforms/records.ts";
-
-/** Signs a link to /api/v1/download with these parameters, for the request's key. */
-export type LinkMaker = (params: Record<string, string>) => Promise<string>;
+import type { LinkMaker } from "../auth/link-caller.ts";
 
 interface WithVariants<V> {
   videoVariants: V[];
