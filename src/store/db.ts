@@ -72,8 +72,9 @@ export function reportingFullDisk(db: Db): Db {
 /** How long connecting to the server may take; the driver's default is 30 s. */
 const CONNECT_TIMEOUT_S = 3;
 /**
- * How long a call may wait for the server's answer before the server counts as gone, unless a
- * probe on a connection of its own, sent halfway through, has answered by then. The driver has no such bound of its own: a connection that
+ * How long a call waits for the server's answer before the server is asked, on a connection of its
+ * own, whether it is there; the call counts the server as gone once that probe fails or has no
+ * answer within PROBE_DEADLINE_MS. The driver has no such bound of its own: a connection that
  * something accepts and closes at once (a TCP proxy such as docker's port forward with no database
  * behind it) it tries again for as long as a query waits, and the query never fails. A call may
  * also wait because the server is busy (every pooled connection in use, a row locked by another
@@ -81,7 +82,8 @@ const CONNECT_TIMEOUT_S = 3;
  * a gone one, which would answer 503 and drop the calls in flight. A transaction is bounded until
  * its work begins, so a long migration may take the time it needs.
  */
-const ANSWER_DEADLINE_MS = CONNECT_TIMEOUT_S * 1000;
+const PROBE_AFTER_MS = 1_000;
+const PROBE_DEADLINE_MS = 2_000;
 /** How long a call may wait in all while the server answers the probe; past it the pool counts as stuck. */
 const SLOW_ANSWER_DEADLINE_MS = 30_000;
 /** After a failed connection, calls fail at once for this long instead of each waiting again. */
@@ -109,21 +111,26 @@ const CONNECTION_ERRORS = new Set([
 const noAnswer = (ms: number) => Object.assign(new Error(`no answer within ${ms} ms`), { code: "NO_ANSWER" });
 
 /**
- * Rejects with NO_ANSWER when `call` has not begun within ANSWER_DEADLINE_MS unless `probe`, started
- * halfway, has answered by then; and in any case when it has not begun within SLOW_ANSWER_DEADLINE_MS.
+ * Rejects with NO_ANSWER when `call` has not begun by the time `probe`, sent after PROBE_AFTER_MS,
+ * fails; and in any case when it has not begun within SLOW_ANSWER_DEADLINE_MS. Each decision waits
+ * for the I/O already in: a process that a loaded machine held past a deadline has the answer
+ * waiting in its socket, and Node runs due timers before it reads sockets.
  */
 function answerDeadline(probe: () => Promise<void>) {
-  let probeAnswered = false;
+  let ended = false;
   const timers: ReturnType<typeof setTimeout>[] = [];
+  const after = (ms: number, then: () => void) =>
+    timers.push(setTimeout(() => setImmediate(() => ended || then()), ms));
   const expired = new Promise<never>((_, reject) => {
-    const probeAfterMs = ANSWER_DEADLINE_MS / 2;
-    timers.push(
-      setTimeout(() => probe().then(() => (probeAnswered = true), () => {}), probeAfterMs),
-      setTimeout(() => probeAnswered || reject(noAnswer(ANSWER_DEADLINE_MS)), ANSWER_DEADLINE_MS),
-      setTimeout(() => reject(noAnswer(SLOW_ANSWER_DEADLINE_MS)), SLOW_ANSWER_DEADLINE_MS),
-    );
+    const gone = () => setImmediate(() => ended || reject(noAnswer(PROBE_AFTER_MS + PROBE_DEADLINE_MS)));
+    after(PROBE_AFTER_MS, () => void probe().catch(gone));
+    after(SLOW_ANSWER_DEADLINE_MS, () => reject(noAnswer(SLOW_ANSWER_DEADLINE_MS)));
   });
-  return { expired, end: () => timers.forEach(clearTimeout) };
+  const end = () => {
+    ended = true;
+    timers.forEach(clearTimeout);
+  };
+  return { expired, end };
 }
 
 /**
@@ -178,10 +185,10 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Db {
   let sql = connect();
   // On a connection of its own: the pool's may all be busy, which is what the probe tells apart.
   const probe = async () => {
-    const lone = postgres(url, { max: 1, connect_timeout: CONNECT_TIMEOUT_S, onnotice: () => {} });
+    const lone = postgres(url, { max: 1, connect_timeout: PROBE_DEADLINE_MS / 1000, onnotice: () => {} });
     let timer: ReturnType<typeof setTimeout> | undefined;
     const silence = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(noAnswer(ANSWER_DEADLINE_MS / 2)), ANSWER_DEADLINE_MS / 2);
+      timer = setTimeout(() => setImmediate(() => reject(noAnswer(PROBE_DEADLINE_MS))), PROBE_DEADLINE_MS);
     });
     try {
       await Promise.race([lone`select 1`, silence]);
