@@ -23,6 +23,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type { GraphqlOptions } from "../../src/platforms/x/source.ts";
 
 /** The recorded upstream answers (their sources are in its PROVENANCE.md). */
 export const fixturesDir = fileURLToPath(new URL("../fixtures/upstream/", import.meta.url));
@@ -124,14 +125,7 @@ export interface FakeXUpstream {
   url: string;
   /** The options createTweetSource needs to use this fake for both upstreams. */
   syndicationUrl: string;
-  graphql: {
-    guestActivateUrl: string;
-    tweetResultUrl: string;
-    tweetDetailUrl: string;
-    userByScreenNameUrl: string;
-    userTweetsUrl: string;
-    bearerToken: string;
-  };
+  graphql: GraphqlOptions;
   /** Requests seen on this path (e.g. "/tweet-result"), or on all paths when none is given. */
   calls(path?: string): number;
   setMode(route: FakeRoute, mode: FakeMode): void;
