@@ -3,6 +3,7 @@
 // link is followed hop by hop to its post, only while it stays on its platform, a few hops at most.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { ApiError } from "../../src/http/problem.ts";
+import { platformList } from "../../src/platforms/list.ts";
 import { createLinkResolver, MAX_SHORT_LINK_HOPS } from "../../src/platforms/short-links.ts";
 import { type Canary, startCanary } from "../fakes/canary.ts";
 import { type ShortLinkHost, startShortLinkHost } from "../fakes/short-links.ts";
@@ -17,7 +18,27 @@ beforeAll(async () => {
 afterAll(() => Promise.all([host?.close(), canary?.close()]));
 beforeEach(() => void (host.asked.length = 0));
 
-const shortHosts = ["vm.tiktok.com", "pin.it", "b23.tv", "fb.watch", "redd.it", "www.reddit.com", "on.soundcloud.com"];
+/** Each platform's short-link samples, with a post sample of the same platform that each stands for here. */
+const shortSamples = platformList.flatMap((platform) => {
+  const post = platform.samples.find((sample) => sample.shape === "post")!;
+  return platform.samples.filter((sample) => sample.shape === "short").map((short) => ({
+    platform: platform.name,
+    short: short.url,
+    post: post.url,
+  }));
+});
+const shortHosts = [
+  ...new Set([
+    "vm.tiktok.com",
+    "pin.it",
+    "b23.tv",
+    "fb.watch",
+    "redd.it",
+    "www.reddit.com",
+    "on.soundcloud.com",
+    ...shortSamples.map(({ short }) => new URL(short).hostname),
+  ]),
+];
 const resolve = (url: string) => {
   const originOverrides = new Map(shortHosts.map((name) => [name, host.origin]));
   return createLinkResolver(testOutbound({ name: "The short link's host", originOverrides }))(new URL(url));
@@ -43,6 +64,14 @@ describe("following short links", () => {
     const link = await resolve("https://www.reddit.com/r/videos/s/Xyz123");
     expect(link.href).toBe("https://www.reddit.com/r/videos/comments/6rrwyj/that_small_heart_attack/");
     expect(host.asked).toEqual(["/r/videos/s/Xyz123", "/6rrwyj"]);
+  });
+
+  test.each(shortSamples)("$platform: a short link ($short) is followed through the gate to its post", async (each) => {
+    const short = new URL(each.short);
+    host.answer(short.pathname + short.search, 301, each.post);
+    const link = await resolve(each.short);
+    expect(link.href).toBe(new URL(each.post).href);
+    expect(host.asked).toEqual([short.pathname + short.search]);
   });
 
   test("a link a short link leads to on a mirror is read on the platform's own host", async () => {
