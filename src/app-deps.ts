@@ -28,13 +28,13 @@ import { createThreadsSource } from "./platforms/threads/source.ts";
 import type { Expands, Source } from "./platforms/source.ts";
 import { createSources } from "./platforms/sources.ts";
 import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
-import { createTweetSource, type TweetSource, type XClient, xWebClientBearerToken } from "./platforms/x/source.ts";
+import { createXClient, type TweetClient, type XClient, xWebClientBearerToken } from "./platforms/x/client.ts";
 import { createXThreads } from "./platforms/x/threads.ts";
 import { type CookieFile, cookieFile, type Files } from "./platforms/ytdlp/cookie-file.ts";
 import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { workerOptions } from "./platforms/ytdlp/run.ts";
-import { createPageSource, type PageSource } from "./platforms/ytdlp/source.ts";
-import { createGallerySource, type GallerySource } from "./platforms/gallerydl/source.ts";
+import { createPageClient, type PageClient } from "./platforms/ytdlp/client.ts";
+import { createGalleryClient, type GalleryClient } from "./platforms/gallerydl/client.ts";
 import { detectPlatform, siteOf } from "./platforms/table.ts";
 import { createAsk } from "./handlers/ask.ts";
 import type { DownloadDeps } from "./handlers/download.ts";
@@ -88,7 +88,7 @@ export interface AppDepsOptions {
 
 /** The app's parts that talk to the outside, and what start-up and shutdown hold on to. */
 export interface AppParts extends DownloadDeps, PostDeps {
-  tweets: TweetSource;
+  tweets: TweetClient;
   metrics: ServiceMetrics;
   readinessChecks: ReadinessCheck[];
   platformChecks: PlatformChecks;
@@ -287,7 +287,7 @@ function xClient(wiring: Wiring): XClient {
       : href.startsWith(`${graphqlBase}/graphql/`)
       ? "x_graphql"
       : "x_syndication";
-  return createTweetSource({
+  return createXClient({
     outbound: readerClient(wiring, { name: "X", timeoutMs: config.X_TIMEOUT_MS, upstreamOf: xUpstreamOf }),
     syndicationUrl: config.X_SYNDICATION_URL,
     graphql,
@@ -407,7 +407,7 @@ function remuxOptions({ config, runtime, metrics, gate }: Wiring): RemuxOptions 
 /** The extraction host and the descriptions yt-dlp and gallery-dl read through it. */
 function extraction(
   { config, runtime, metrics, gate, cookies, blocked }: Wiring,
-): { extractor: ExtractionHost; pages: PageSource; galleries: GallerySource } {
+): { extractor: ExtractionHost; pages: PageClient; galleries: GalleryClient } {
   const extractor = createExtractionHost({
     processes: runtime.processes,
     toolRuns: runtime.toolRuns,
@@ -438,13 +438,13 @@ function extraction(
     cookies,
     onBlocked: blocked.emit,
   };
-  const pages = createPageSource({
+  const pages = createPageClient({
     ...shared,
     maxItems: config.PLAYLIST_MAX_ITEMS,
     onChild: () => metrics.childStarted("yt-dlp"),
     jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME, runtime.automaticJsRuntime),
   });
-  const galleries = createGallerySource({
+  const galleries = createGalleryClient({
     ...shared,
     maxItems: config.PLAYLIST_MAX_ITEMS,
     onChild: () => metrics.childStarted("gallery-dl"),

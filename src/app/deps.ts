@@ -6,7 +6,7 @@ import type { PlatformChecks } from "../doctor/checker.ts";
 import type { ReadinessCheck } from "../http/readiness.ts";
 import type { DownloadDeps } from "../handlers/download.ts";
 import type { PostDeps } from "../handlers/post.ts";
-import type { TweetSource } from "../platforms/x/source.ts";
+import type { TweetClient } from "../platforms/x/client.ts";
 import type { Logger } from "../log.ts";
 import type { ServiceMetrics } from "../metrics/service-metrics.ts";
 import type { Db } from "../store/db.ts";
@@ -17,7 +17,7 @@ import type { EgressPolicy } from "../media/egress.ts";
 
 /** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createAppDeps). */
 export interface AppDeps extends DownloadDeps, PostDeps {
-  tweets: TweetSource;
+  tweets: TweetClient;
   config: Pick<
     Config,
     | "CORS_ORIGIN"

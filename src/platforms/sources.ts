@@ -6,7 +6,7 @@
 import { ApiError } from "../http/problem.ts";
 import { galleryExpansion } from "./gallerydl/expansion.ts";
 import { galleryReader } from "./gallerydl/reader.ts";
-import type { GallerySource } from "./gallerydl/source.ts";
+import type { GalleryClient } from "./gallerydl/client.ts";
 import { knownShapesText } from "./known-shapes.ts";
 import { fallbackSource, isPhotoShaped, ytdlpThenGallery } from "./post-source.ts";
 import { isEmptyPost, nothingToDownload } from "./post-errors.ts";
@@ -14,20 +14,20 @@ import type { Ask, Expands, Link, Source } from "./source.ts";
 import type { ReaderName } from "./platform.ts";
 import { readerOf, rowOf } from "./table.ts";
 import { xReader } from "./x/reader.ts";
-import type { TweetSource } from "./x/source.ts";
+import type { TweetClient } from "./x/client.ts";
 import { ytdlpReader } from "./ytdlp/reader.ts";
-import type { PageSource } from "./ytdlp/source.ts";
+import type { PageClient } from "./ytdlp/client.ts";
 
 /** What the sources read through: the clients and sources of the service's own readers, yt-dlp's and gallery-dl's descriptions. */
 export interface SourceClients {
-  tweets: TweetSource;
+  tweets: TweetClient;
   bluesky: Source;
   /** What a job expands X's and Bluesky's links into (x/threads.ts, bluesky/threads.ts): a post's thread, a profile's posts. */
   expansions: { x: Expands; bluesky: Expands };
   xiaohongshu: Source;
   threads: Source;
-  pages: PageSource;
-  galleries: GallerySource;
+  pages: PageClient;
+  galleries: GalleryClient;
 }
 
 /** The source of a link of a supported platform. */

@@ -23,7 +23,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { GraphqlOptions } from "../../src/platforms/x/source.ts";
+import type { GraphqlOptions } from "../../src/platforms/x/client.ts";
 
 /** The recorded upstream answers (their sources are in its PROVENANCE.md). */
 export const fixturesDir = fileURLToPath(new URL("../fixtures/upstream/", import.meta.url));
@@ -123,7 +123,7 @@ export type FakeMode =
 export interface FakeXUpstream {
   /** Base URL, for example http://127.0.0.1:40123 (no trailing slash). */
   url: string;
-  /** The options createTweetSource needs to use this fake for both upstreams. */
+  /** The options createXClient needs to use this fake for both upstreams. */
   syndicationUrl: string;
   graphql: GraphqlOptions;
   /** Requests seen on this path (e.g. "/tweet-result"), or on all paths when none is given. */

@@ -4,15 +4,15 @@
 // test/platforms/gallerydl/photo-posts.test.ts and test/platforms/ytdlp/.
 import { describe, expect, test } from "vitest";
 import { ApiError, upstreamFailed } from "../../src/http/problem.ts";
-import type { GallerySource } from "../../src/platforms/gallerydl/source.ts";
+import type { GalleryClient } from "../../src/platforms/gallerydl/client.ts";
 import { isPhotoShaped, soundOnlyRecord } from "../../src/platforms/post-source.ts";
 import type { PlatformId, PostRecord } from "../../src/platforms/records.ts";
 import type { Ask, Plan, Source, Wanted } from "../../src/platforms/source.ts";
 import { createSources } from "../../src/platforms/sources.ts";
-import type { TweetSource } from "../../src/platforms/x/source.ts";
-import type { PageSource } from "../../src/platforms/ytdlp/source.ts";
+import type { TweetClient } from "../../src/platforms/x/client.ts";
+import type { PageClient } from "../../src/platforms/ytdlp/client.ts";
 
-const noTweets: TweetSource = { getTweet: () => Promise.reject(new Error("X is not asked here")) };
+const noTweets: TweetClient = { getTweet: () => Promise.reject(new Error("X is not asked here")) };
 /** A source of the service's own that these tests never reach. */
 const notAsked = (name: string): Source => ({
   tools: () => [],
@@ -31,7 +31,7 @@ const ownSources = {
 
 /** The post's record from the source the link's platform row names, as `post` asks it. */
 function describePost(
-  tools: { pages: PageSource; galleries: GallerySource },
+  tools: { pages: PageClient; galleries: GalleryClient },
   url: URL,
   platform: PlatformId,
 ): Promise<PostRecord> {
@@ -78,8 +78,8 @@ function sources(ytdlp: () => Promise<never> | Promise<object>, gallery: () => P
   const pages = {
     info: () => (runs.ytdlp++, ytdlp()),
     select: () => Promise.reject(new Error("unused")),
-  } as unknown as PageSource;
-  const galleries: GallerySource = { post: () => (runs.gallery++, gallery()), listing: unused };
+  } as unknown as PageClient;
+  const galleries: GalleryClient = { post: () => (runs.gallery++, gallery()), listing: unused };
   return { pages, galleries, runs };
 }
 
@@ -193,7 +193,7 @@ describe("a post yt-dlp reads only sound in", () => {
       acodec: "mp3",
     }],
   };
-  const ytdlpMusic = { info: async () => slideshowMusic } as unknown as PageSource;
+  const ytdlpMusic = { info: async () => slideshowMusic } as unknown as PageClient;
 
   test("is gallery-dl's pictures when it finds some (a TikTok slideshow behind a /video/ link)", async () => {
     const record = await describePost(
@@ -242,8 +242,8 @@ describe("a download's plan by the same rule", () => {
     const pages = {
       info: () => (runs.ytdlp++, ytdlp()),
       select: async () => (runs.ytdlp++, { info: await ytdlp(), formats: (await ytdlp()).formats }),
-    } as unknown as PageSource;
-    const galleries: GallerySource = { post: () => (runs.gallery++, gallery()), listing: unused };
+    } as unknown as PageClient;
+    const galleries: GalleryClient = { post: () => (runs.gallery++, gallery()), listing: unused };
     const link = { url, platform };
     const ask: Ask = (source, asked, what, asker) => source.plan(asked, what, asker);
     const asker = { signal: new AbortController().signal, holder: null };

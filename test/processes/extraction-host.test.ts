@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ApiError, toProblem } from "../../src/http/problem.ts";
 import { createLogger } from "../../src/log.ts";
-import { createPageSource } from "../../src/platforms/ytdlp/source.ts";
+import { createPageClient } from "../../src/platforms/ytdlp/client.ts";
 import { cookieFile as cookieFileOf } from "../../src/platforms/ytdlp/cookie-file.ts";
 import { workerOptions } from "../../src/platforms/ytdlp/run.ts";
 import { createExtractionHost, type ExtractionHost, interpreterOf } from "../../src/processes/extraction-host.ts";
@@ -115,7 +115,7 @@ afterAll(async () => {
 });
 
 const pagesOf = (options: { timeoutMs?: number; cookiesFile?: string } = {}) =>
-  createPageSource({
+  createPageClient({
     extractor: host,
     files: nodeFiles,
     timeoutMs: options.timeoutMs ?? 30_000,

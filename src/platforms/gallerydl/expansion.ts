@@ -8,9 +8,9 @@ import type { PlatformId } from "../records.ts";
 import type { Expands, Expansion, Link } from "../source.ts";
 import { rowOf } from "../table.ts";
 import type { GalleryMetadata } from "./run.ts";
-import type { GallerySource } from "./source.ts";
+import type { GalleryClient } from "./client.ts";
 
-export function galleryExpansion(galleries: GallerySource): Expands {
+export function galleryExpansion(galleries: GalleryClient): Expands {
   return {
     async expand(link, limit, signal) {
       const posts = postsLinkOf(link);

@@ -7,14 +7,14 @@ import { itemName, noSoundIn, requireItem, requireNoSubtitles, upstreamUrl } fro
 import type { PostRecord } from "../records.ts";
 import type { Link, Source, Wanted } from "../source.ts";
 import { platformMediaCheck } from "../table.ts";
-import type { GallerySource } from "./source.ts";
+import type { GalleryClient } from "./client.ts";
 
 /** A source whose plans are read off its record: each item is a file as the platform serves it. */
 export interface RecordSource extends Source {
   planFromRecord(record: PostRecord, link: Link, wanted: Wanted): RelayPlan;
 }
 
-export function galleryReader(galleries: GallerySource): RecordSource {
+export function galleryReader(galleries: GalleryClient): RecordSource {
   return {
     tools: () => ["gallery-dl"],
     extracts: true,

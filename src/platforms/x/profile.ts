@@ -4,7 +4,7 @@
 import { profileExpansion } from "../profile-expansion.ts";
 import type { Expansion } from "../source.ts";
 import type { XSession } from "./session-cookies.ts";
-import type { GraphqlAsk } from "./source.ts";
+import type { GraphqlAsk } from "./client.ts";
 import { ownPosts, profileUserId, type TimelinePage, timelinePage } from "./timeline.ts";
 
 /** Tweets asked for in one answer, as X's web client asks. */

@@ -8,11 +8,11 @@ import { noSoundIn, requireItem, requireNoSubtitles, upstreamUrl } from "../item
 import type { TweetMediaItem, TweetRecord } from "../records.ts";
 import type { Ask, Source, Wanted } from "../source.ts";
 import { tweetToPost, ytdlpFormatId } from "./post.ts";
-import type { TweetSource } from "./source.ts";
+import type { TweetClient } from "./client.ts";
 import { statusOf } from "./url.ts";
 
 /** X's source; `pages` (yt-dlp's), asked through `ask`, takes the videos X offers only as HLS. */
-export function xReader(tweets: TweetSource, pages: Source, ask: Ask): Source {
+export function xReader(tweets: TweetClient, pages: Source, ask: Ask): Source {
   return {
     tools: () => [],
     extracts: false,

@@ -7,7 +7,7 @@
 import type { Expands, Expansion } from "../source.ts";
 import { notFound } from "./errors.ts";
 import { profilePosts } from "./profile.ts";
-import type { GraphqlAsk, XClient } from "./source.ts";
+import type { GraphqlAsk, XClient } from "./client.ts";
 import { chainDown, conversationTweets, resultTweet, type ThreadTweet } from "./thread.ts";
 import { standsForMany } from "../table.ts";
 import { profileHandleOf, statusOf } from "./url.ts";

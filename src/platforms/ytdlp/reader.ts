@@ -6,10 +6,10 @@ import { expansionOf, mayStandForMany } from "./expansion.ts";
 import { mainEntry, postItems } from "./info.ts";
 import { infoToPost, postId } from "./post.ts";
 import { planRemux, selectorFor } from "./selection.ts";
-import type { PageSource } from "./source.ts";
+import type { PageClient } from "./client.ts";
 import { chooseSubtitle } from "./subtitles.ts";
 
-export function ytdlpReader(pages: PageSource): Source & Expands {
+export function ytdlpReader(pages: PageClient): Source & Expands {
   return {
     tools: () => ["yt-dlp"],
     extracts: true,

@@ -4,7 +4,7 @@
 // gallery-dl 1.32 prints in these cases (its warnings in its own log format).
 import { describe, expect, test } from "vitest";
 import { galleryReader } from "../../../src/platforms/gallerydl/reader.ts";
-import { createGallerySource } from "../../../src/platforms/gallerydl/source.ts";
+import { createGalleryClient } from "../../../src/platforms/gallerydl/client.ts";
 import type { PlatformId } from "../../../src/platforms/records.ts";
 import type { ExtractionOutput } from "../../../src/processes/extractor.ts";
 import { nodeFiles } from "../../../src/runtime/node/files.ts";
@@ -12,7 +12,7 @@ import { nodeFiles } from "../../../src/runtime/node/files.ts";
 /** A gallery-dl that prints `stdout` and logs `stderr`, exiting 0, and counts its runs. */
 function standIn(stdout: string, stderr: string) {
   let runs = 0;
-  const source = createGallerySource({
+  const source = createGalleryClient({
     extractor: {
       run: async (job): Promise<ExtractionOutput> => {
         runs += 1;

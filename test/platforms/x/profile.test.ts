@@ -4,7 +4,7 @@
 // test/jobs/expansion.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Link } from "../../../src/platforms/source.ts";
-import { createTweetSource } from "../../../src/platforms/x/source.ts";
+import { createXClient } from "../../../src/platforms/x/client.ts";
 import { createXThreads } from "../../../src/platforms/x/threads.ts";
 import { ownPosts, timelinePage } from "../../../src/platforms/x/timeline.ts";
 import { testOutbound } from "../../helpers/outbound.ts";
@@ -21,7 +21,7 @@ afterAll(() => upstream.close());
 const link = (url: string): Link => ({ url: new URL(url), platform: "X" });
 const signal = new AbortController().signal;
 const profiles = (signedIn: boolean) =>
-  createXThreads(createTweetSource({
+  createXThreads(createXClient({
     syndicationUrl: upstream.syndicationUrl,
     graphql: upstream.graphql,
     outbound: testOutbound({ timeoutMs: 5_000, trustedOrigins: [upstream.url] }),

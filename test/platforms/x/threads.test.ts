@@ -2,7 +2,7 @@
 // @XDevelopers (TweetDetail, signed in) and its tweets (TweetResultByRestId, as a guest).
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Link } from "../../../src/platforms/source.ts";
-import { createTweetSource } from "../../../src/platforms/x/source.ts";
+import { createXClient } from "../../../src/platforms/x/client.ts";
 import { createXThreads } from "../../../src/platforms/x/threads.ts";
 import { testOutbound } from "../../helpers/outbound.ts";
 import { type FakeXUpstream, startFakeXUpstream, xSession } from "../../fakes/x-upstream.ts";
@@ -21,7 +21,7 @@ const link = (url: string): Link => ({ url: new URL(url), platform: "X" });
 const signal = new AbortController().signal;
 
 const threads = (signedIn: boolean, graphql = true) =>
-  createXThreads(createTweetSource({
+  createXThreads(createXClient({
     syndicationUrl: upstream.syndicationUrl,
     graphql: graphql ? upstream.graphql : null,
     outbound: testOutbound({ timeoutMs: 5_000, trustedOrigins: [upstream.url] }),

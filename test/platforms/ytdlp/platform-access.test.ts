@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { cookieFile } from "../../../src/platforms/ytdlp/cookie-file.ts";
-import { createPageSource } from "../../../src/platforms/ytdlp/source.ts";
+import { createPageClient } from "../../../src/platforms/ytdlp/client.ts";
 import { createCliExtractor } from "../../../src/processes/extractor.ts";
 import { nodeProcesses } from "../../../src/runtime/node/processes.ts";
 import { nodeFiles } from "../../../src/runtime/node/files.ts";
@@ -136,7 +136,7 @@ describe("COOKIES_FILE", () => {
     const file = path.join(dir, "killed.txt");
     await writeFile(file, netscapeFile(membersCookie.value));
     const copiesBefore = await cookieCopies();
-    const pages = createPageSource({
+    const pages = createPageClient({
       extractor: createCliExtractor(nodeProcesses, { "yt-dlp": "yt-dlp", "gallery-dl": "gallery-dl" }),
       files: nodeFiles,
       timeoutMs: 150,

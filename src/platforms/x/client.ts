@@ -30,7 +30,7 @@ export interface GraphqlOptions {
   bearerToken: string;
 }
 
-export interface TweetSourceOptions extends CachedPostsOptions {
+export interface XClientOptions extends CachedPostsOptions {
   syndicationUrl: string;
   /** Fallback when syndication fails; null to use syndication only. */
   graphql: GraphqlOptions | null;
@@ -42,19 +42,19 @@ export interface TweetSourceOptions extends CachedPostsOptions {
   /** The operator's signed-in X session, read anew for every use; null when there is none. */
   session?: () => Promise<XSession | null>;
   /** Told which path answered a post that was not in the cache (metrics). */
-  onAnswer?: (path: XSourcePath) => void;
+  onAnswer?: (path: XClientPath) => void;
 }
 
 /** Which path gave a post: syndication, GraphQL as a guest, or GraphQL as the operator's account. */
-export type XSourcePath = "syndication" | "guest" | "cookies";
+export type XClientPath = "syndication" | "guest" | "cookies";
 
-export interface TweetSource {
+export interface TweetClient {
   /** `uncached` skips a kept answer (the platform check wants to know how X answers now). */
   getTweet(id: string, options?: { uncached?: boolean }): Promise<TweetRecord>;
 }
 
-/** The tweet source, and what X's threads are read through (x/threads.ts). */
-export interface XClient extends TweetSource {
+/** The tweet client, and what X's threads are read through (x/threads.ts). */
+export interface XClient extends TweetClient {
   /**
    * A GraphQL operation's 200 answer, unread, asked as a guest or as the session's account when one
    * is given (threads read it); null when GraphQL is off.
@@ -77,7 +77,7 @@ export const xWebClientBearerToken =
 /** X's answers are tens to hundreds of KB; the bound keeps one that never ends from filling memory. */
 const maxAnswerBytes = 4 * 2 ** 20;
 
-export function createTweetSource(options: TweetSourceOptions): XClient {
+export function createXClient(options: XClientOptions): XClient {
   const now = options.now ?? Date.now;
   const { outbound } = options;
   const read = cachedPosts<TweetRecord>(options);
@@ -96,7 +96,7 @@ export function createTweetSource(options: TweetSourceOptions): XClient {
     return syndicationAnswerToTweet(answer.body, id);
   }
 
-  async function asGuest(id: string): Promise<{ tweet: TweetRecord; path: XSourcePath }> {
+  async function asGuest(id: string): Promise<{ tweet: TweetRecord; path: XClientPath }> {
     try {
       return { tweet: await guarded(syndicationBackoff, () => fromSyndication(id)), path: "syndication" };
     } catch (error) {
@@ -106,7 +106,7 @@ export function createTweetSource(options: TweetSourceOptions): XClient {
   }
 
   async function load(id: string): Promise<TweetRecord> {
-    let answer: { tweet: TweetRecord; path: XSourcePath };
+    let answer: { tweet: TweetRecord; path: XClientPath };
     try {
       answer = await asGuest(id);
     } catch (error) {

@@ -1,4 +1,4 @@
-// Post descriptions from gallery-dl, kept briefly like yt-dlp's (ytdlp/source.ts), so that `post`
+// Post descriptions from gallery-dl, kept briefly like yt-dlp's (ytdlp/client.ts), so that `post`
 // followed by `download` of the same link extracts once.
 import type { Extractor } from "../../processes/extractor.ts";
 import { sharedRuns } from "../../util/shared-runs.ts";
@@ -9,7 +9,7 @@ import { type ToolAccess, withToolAccess } from "../tool-access.ts";
 import { galleryToPost } from "./post.ts";
 import { type GalleryMetadata, runGallery } from "./run.ts";
 
-export interface GallerySourceOptions extends ToolAccess {
+export interface GalleryClientOptions extends ToolAccess {
   /** Runs gallery-dl (per request, or in the warm extraction host). */
   extractor: Extractor;
   timeoutMs: number;
@@ -23,7 +23,7 @@ export interface GallerySourceOptions extends ToolAccess {
   now?: () => number;
 }
 
-export interface GallerySource {
+export interface GalleryClient {
   /**
    * The post's record as gallery-dl reads it: every photo and video in the platform's order.
    * `uncached` skips a kept record (the platform check wants to know how the platform answers now).
@@ -33,7 +33,7 @@ export interface GallerySource {
   listing(page: URL, posts: number, signal: AbortSignal): Promise<GalleryMetadata[]>;
 }
 
-export function createGallerySource(options: GallerySourceOptions): GallerySource {
+export function createGalleryClient(options: GalleryClientOptions): GalleryClient {
   const cache = createTtlCache<PostRecord>({ maxEntries: options.cacheMaxEntries, now: options.now ?? Date.now });
   const shared = sharedRuns<PostRecord>();
 

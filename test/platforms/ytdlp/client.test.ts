@@ -2,7 +2,7 @@
 // post picks its formats from the kept description without running yt-dlp again.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { mainEntry } from "../../../src/platforms/ytdlp/info.ts";
-import { createPageSource } from "../../../src/platforms/ytdlp/source.ts";
+import { createPageClient } from "../../../src/platforms/ytdlp/client.ts";
 import { createCliExtractor } from "../../../src/processes/extractor.ts";
 import { nodeProcesses } from "../../../src/runtime/node/processes.ts";
 import { nodeFiles } from "../../../src/runtime/node/files.ts";
@@ -10,7 +10,7 @@ import { type MediaSite, startMediaSite } from "../../fakes/media-site.ts";
 
 // Each yt-dlp run is a new Python process that imports every extractor: on a busy CI machine it
 // can take many seconds, so the caps are wide; no test waits for them.
-describe("createPageSource()", { timeout: 180_000 }, () => {
+describe("createPageClient()", { timeout: 180_000 }, () => {
   let site: MediaSite;
   beforeAll(async () => {
     site = await startMediaSite();
@@ -20,7 +20,7 @@ describe("createPageSource()", { timeout: 180_000 }, () => {
   const pageFetches = (path: string) => site.requestLog.filter((request) => request.path === path).length;
   const source = (cacheTtlMs: number, maxItems = 5) => {
     let children = 0;
-    const pages = createPageSource({
+    const pages = createPageClient({
       extractor: createCliExtractor(nodeProcesses, { "yt-dlp": "yt-dlp", "gallery-dl": "gallery-dl" }),
       files: nodeFiles,
       timeoutMs: 90_000,

@@ -12,7 +12,7 @@ import { entryFormats, itemDescription, type YtdlpEntry, type YtdlpFormat, type 
 import { extractInfo } from "./run.ts";
 import { chosenFormats } from "./selection.ts";
 
-export interface PageSourceOptions extends ToolAccess {
+export interface PageClientOptions extends ToolAccess {
   /** Runs yt-dlp (per request, or in the warm extraction host). */
   extractor: Extractor;
   timeoutMs: number;
@@ -26,7 +26,7 @@ export interface PageSourceOptions extends ToolAccess {
   jsRuntime?: string | null;
 }
 
-export interface PageSource {
+export interface PageClient {
   /**
    * The page's description: formats, title, author, duration, thumbnails. `uncached` skips a kept
    * description (the platform check wants to know how the platform answers now).
@@ -68,7 +68,7 @@ function withYtdlpFields(entry: YtdlpEntry, chosen: YtdlpFormat[]): YtdlpFormat[
 /** A description this large (a page with thousands of formats) is used once and not kept. */
 const maxKeptBytes = 1024 * 1024;
 
-export function createPageSource(options: PageSourceOptions): PageSource {
+export function createPageClient(options: PageClientOptions): PageClient {
   const cache = createTtlCache<{ info: YtdlpInfo; json: string }>({
     maxEntries: options.cacheMaxEntries,
     now: options.now ?? Date.now,

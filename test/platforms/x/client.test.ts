@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ApiError } from "../../../src/http/problem.ts";
 import { graphqlAnswerToTweet } from "../../../src/platforms/x/graphql.ts";
-import { createTweetSource, type TweetSourceOptions } from "../../../src/platforms/x/source.ts";
+import { createXClient, type XClientOptions } from "../../../src/platforms/x/client.ts";
 import { syndicationAnswerToTweet } from "../../../src/platforms/x/syndication.ts";
 import { syndicationToken } from "../../../src/platforms/x/token.ts";
 import { fakeTweetIds, type FakeXUpstream, startFakeXUpstream, xSession } from "../../fakes/x-upstream.ts";
@@ -36,10 +36,10 @@ async function errorOf(promise: Promise<unknown>): Promise<ApiError> {
 // Each test gets a fresh source and resets the fake's modes; counts are compared as deltas.
 function source(
   { timeoutMs = 2_000, onExchange, ...overrides }:
-    & Partial<TweetSourceOptions>
+    & Partial<XClientOptions>
     & { timeoutMs?: number; onExchange?: (url: URL) => void } = {},
 ) {
-  return createTweetSource({
+  return createXClient({
     outbound: testOutbound({ timeoutMs, trustedOrigins: [upstream.url], onExchange }),
     syndicationUrl: upstream.syndicationUrl,
     graphql: null,
@@ -58,7 +58,7 @@ beforeEach(() => {
   for (const route of ["syndication", "activate", "graphql"] as const) upstream.setMode(route, { kind: "normal" });
 });
 
-describe("createTweetSource() against syndication", () => {
+describe("createXClient() against syndication", () => {
   it("answers the mapped record and sends the id with its token", async () => {
     const urls: string[] = [];
     const tweet = await source({ onExchange: (url) => urls.push(url.href) }).getTweet(nasa);
@@ -116,7 +116,7 @@ describe("createTweetSource() against syndication", () => {
   });
 });
 
-describe("createTweetSource() caching", () => {
+describe("createXClient() caching", () => {
   it("answers again from the cache until cacheTtlMs has passed", async () => {
     const tweets = source();
     const before = syndicationCalls();
@@ -165,7 +165,7 @@ describe("createTweetSource() caching", () => {
   });
 });
 
-describe("createTweetSource() coalescing", () => {
+describe("createXClient() coalescing", () => {
   it("makes one upstream call for a burst of identical concurrent requests", async () => {
     upstream.setMode("syndication", { kind: "delay", ms: 100 });
     const tweets = source();
@@ -185,7 +185,7 @@ describe("createTweetSource() coalescing", () => {
   });
 });
 
-describe("createTweetSource() backoff", () => {
+describe("createXClient() backoff", () => {
   it("answers 502 at once while a failing upstream rests, then probes with growing pauses", async () => {
     upstream.setMode("syndication", { kind: "status", status: 503 });
     const tweets = source();
@@ -234,7 +234,7 @@ describe("createTweetSource() backoff", () => {
   });
 });
 
-describe("createTweetSource() GraphQL fallback", () => {
+describe("createXClient() GraphQL fallback", () => {
   const withGraphql = () => source({ graphql: upstream.graphql });
   const graphqlCalls = () => upstream.calls(new URL(upstream.graphql.tweetResultUrl).pathname);
   const activations = () => upstream.calls("/1.1/guest/activate.json");
@@ -297,13 +297,13 @@ describe("createTweetSource() GraphQL fallback", () => {
   });
 });
 
-describe("createTweetSource() as the operator's signed-in account", () => {
+describe("createXClient() as the operator's signed-in account", () => {
   it("sends the session's cookies and CSRF token to X's origin only, never to a redirect's other origin", async () => {
     const elsewhere = await startHostilePlatform();
     try {
       elsewhere.answer({ kind: "redirect", location: `${upstream.url}/not-found` });
       upstream.setMode("graphql", { kind: "redirect", location: `${elsewhere.origin}/graphql` });
-      const tweets = createTweetSource({
+      const tweets = createXClient({
         outbound: testOutbound({ trustedOrigins: [upstream.url, elsewhere.origin] }),
         syndicationUrl: upstream.syndicationUrl,
         graphql: upstream.graphql,
