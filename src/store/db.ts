@@ -2,6 +2,7 @@
 // PGlite (Postgres compiled to WASM) in a local folder. Both run the same SQL.
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
+import { sharedRuns } from "../util/shared-runs.ts";
 import { isDiskFull } from "./disk-space.ts";
 
 export interface Queryable {
@@ -184,7 +185,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Db {
     });
   let sql = connect();
   // On a connection of its own: the pool's may all be busy, which is what the probe tells apart.
-  const probe = async () => {
+  const probeServer = async () => {
     const lone = postgres(url, { max: 1, connect_timeout: PROBE_DEADLINE_MS / 1000, onnotice: () => {} });
     let timer: ReturnType<typeof setTimeout> | undefined;
     const silence = new Promise<never>((_, reject) => {
@@ -197,6 +198,9 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Db {
       void lone.end({ timeout: 0 }).catch(() => {});
     }
   };
+  // The calls that wait at once share one probe, rather than each opening a connection.
+  const probing = sharedRuns<void>();
+  const probe = () => probing("server", probeServer);
   const over = (handle: postgres.Sql | postgres.TransactionSql): Queryable => ({
     query: async (text, params = []) =>
       (await handle.unsafe(text, params as postgres.ParameterOrJSON<never>[])) as never,
