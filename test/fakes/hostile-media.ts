@@ -18,8 +18,8 @@ const run = promisify(execFile);
 export const hostileDurationSec = 20;
 /** Keyframes of the slow file are this far apart: its fragments are this long. */
 const slowKeyframeSec = 10;
-/** How long the slow source takes to send the whole slow file. */
-const slowSendSec = 16;
+/** How long the slow source takes to send the whole slow file: each fragment 4 s, twice the tests' idle cut. */
+const slowSendSec = 8;
 
 export interface HostileSite {
   origin: string;

@@ -16,7 +16,7 @@ import { serveNode } from "../../src/runtime/node-server.ts";
 import type { RunningServer, Served } from "../../src/runtime/serve.ts";
 import { until } from "../helpers/until.ts";
 
-const TIMEOUT_MS = 4_000;
+const TIMEOUT_MS = 2_500;
 const SLOW_READER = fileURLToPath(new URL("../fakes/slow-reader.py", import.meta.url));
 const CHUNK = new Uint8Array(64 * 1024).fill(120);
 
