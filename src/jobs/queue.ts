@@ -55,9 +55,10 @@ export interface QueueSettings {
   heartbeatS: number;
   /**
    * How often an idle worker asks for jobs, in seconds (at least 0.5), where nothing wakes it: a
-   * job put on the queue wakes its workers on every instance (the store's LISTEN/NOTIFY), so this
-   * bounds only how late a job that waited (`startAfter`, a retry's pause) is taken, and how late
-   * any job is where the store cannot listen.
+   * job put on the queue wakes its workers on every instance (the store's LISTEN/NOTIFY), and a job
+   * that waited (`startAfter`, a retry's pause) wakes one on the instance that sent or ran it when it
+   * is due, so this bounds only how late such a job is taken when that instance stopped, and how
+   * late any job is where the store cannot listen.
    */
   pollS: number;
 }
@@ -90,6 +91,20 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
   boss.on("error", onError);
   await boss.start();
   const made = new Set<string>();
+  // Set at stop: a retry's wake still pending then reads nothing from a store that may be closing.
+  let stopped = false;
+  const wakeAtRetry = (queue: string, id: string) => {
+    // pg-boss draws the retry's pause as it records the failure, after the handler returns: retryDelayS
+    // (at least 1 s) doubled with each retry, and up to twice that with jitter. No pause is shorter
+    // than this wait, so after it the failure is recorded and the retry not yet due.
+    const recordedS = Math.max(settings.retryDelayS, 1);
+    setTimeout(() => {
+      if (stopped) return;
+      wakeWhenDue(boss, db, queue, id).catch((error: Error) => {
+        if (!stopped) onError(error);
+      });
+    }, recordedS * 1000).unref?.();
+  };
   const queueNamed = async (name: string) => {
     if (made.has(name)) return;
     const options = {
@@ -140,14 +155,20 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
           includeMetadata: true,
           ...(groups ? { localGroupConcurrency: groups } : {}),
         },
-        // A worker that ran a job asks for the next at once, instead of waiting out its poll.
+        // A worker that ran a job asks for the next at once, instead of waiting out its poll; a job that
+        // asks to run again wakes a worker here when its retry is due.
         (jobs) =>
-          Promise.all(jobs.map((job) => settled(job, work, settings.retries))).finally(() =>
-            wakeBusy(boss, work.queue)
-          ),
+          Promise.all(jobs.map(async (job) => {
+            const result = await settled(job, work, settings.retries);
+            if (result.status === "failed" && job.retryCount < settings.retries) wakeAtRetry(work.queue, job.id);
+            return result;
+          })).finally(() => wakeBusy(boss, work.queue)),
       );
     },
-    stop: () => boss.stop({ graceful: true, close: false, timeout: 10_000 }),
+    stop: () => {
+      stopped = true;
+      return boss.stop({ graceful: true, close: false, timeout: 10_000 });
+    },
   };
 }
 
@@ -160,10 +181,29 @@ function wakeBusy(boss: PgBoss, queue: string): void {
   for (const worker of boss.getWipData()) if (worker.name === queue && worker.count > 0) boss.notifyWorker(worker.id);
 }
 
-/** Wakes one idle worker of `queue` on this instance (a job that waited is due). */
+/** Wakes one idle worker of `queue` on this instance (a job that waited, or a retry, is due). */
 function wakeIdle(boss: PgBoss, queue: string): void {
   const idle = boss.getWipData().find((worker) => worker.name === queue && worker.count === 0);
   if (idle) boss.notifyWorker(idle.id);
+}
+
+/**
+ * Wakes an idle worker of `queue` on this instance when the retry of job `id` is due, at the
+ * start_after pg-boss gave it, as `send` does for a job that waits: the poll would take it up to
+ * `pollS` late. The wait is measured on the store's clock, which the fetch compares start_after
+ * with: woken before that, a worker finds nothing and waits out its poll.
+ */
+async function wakeWhenDue(boss: PgBoss, db: Db, queue: string, id: string): Promise<void> {
+  const [job] = await boss.findJobs(queue, { id });
+  // Taken already (by a poll, or on another instance): nothing to wake for. On a store too slow to
+  // record the failure within the pause, not a retry yet either, and the poll takes it.
+  if (job?.state !== "retry") return;
+  // Rounded up past start_after's microseconds (a Date keeps milliseconds) and a timer's own rounding.
+  const [due] = await db.query<{ ms: number }>(
+    "SELECT (ceil(extract(epoch FROM $1::timestamptz - now()) * 1000) + 2)::float8 AS ms",
+    [job.startAfter.toISOString()],
+  );
+  setTimeout(() => wakeIdle(boss, queue), Math.max(0, due!.ms)).unref?.();
 }
 
 /** One job's outcome as pg-boss takes it: a job that asks to run again fails, and pg-boss retries it. */

@@ -2,7 +2,8 @@
 // made at start, jobs sent inside a store transaction exist exactly when that transaction commits,
 // and a job that asks to run again is retried a bounded number of times. Workers are woken, not
 // polled: with a poll of a minute, a job sent (here, or on another instance of the server's
-// store), the next job of a busy worker and a job that waited until it is due all run in seconds.
+// store), the next job of a busy worker, a job that waited until it is due and a job's retry all
+// run in seconds.
 import { afterEach, describe, expect, test } from "vitest";
 import { type Queue, startQueue } from "../../src/jobs/queue.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
@@ -104,5 +105,26 @@ describe.each(storeKinds)("the queue on %s", (kind) => {
     expect(ran.map((each) => each.n).sort()).toEqual([1, 2, 3, 4, 5]);
     expect(ran.find((each) => each.n === 5)!.at - sent).toBeGreaterThanOrEqual(2_000);
     if (sender !== queue) await sender.stop();
+  });
+
+  test("runs a job's retry when it is due, with a poll of a minute", { timeout: 60_000 }, async () => {
+    store = await openTestStore(kind);
+    queue = await startQueue(store.db, { ...settings, pollS: 60, schema: store.queueSchema }, (error) => {
+      throw error;
+    });
+    const ran: { retries: number; at: number }[] = [];
+    await queue.work<object>({
+      queue: "test-retry-wakes",
+      concurrency: 1,
+      run: async (_, { retries }) => {
+        ran.push({ retries, at: Date.now() });
+        return retries > 0;
+      },
+    });
+    await queue.send("test-retry-wakes", [{ data: {} }]);
+    // The first retry's pause is 1 to 2 s (retryDelayS, with jitter); the poll would take it a minute late.
+    await until("the retry", () => ran.length === 2, 20_000);
+    expect(ran.map((each) => each.retries)).toEqual([0, 1]);
+    expect(ran[1]!.at - ran[0]!.at).toBeGreaterThanOrEqual(1_000);
   });
 });
