@@ -161,8 +161,9 @@ async function startJobs(
 ): Promise<{ queue: Queue; jobs: Jobs; watches: Watches; events: Events; work(): Promise<void> }> {
   const queue = await startQueue(
     db,
-    // A job put on a queue wakes its workers at once (LISTEN/NOTIFY); the poll only bounds how late a
-    // retry is taken, and costs an idle instance 44 workers' asks every pollS (1 s was 10% of a core).
+    // A job put on a queue wakes its workers at once (LISTEN/NOTIFY), and a waiting job or a retry when
+    // due; the poll only bounds how late one is taken whose instance stopped, and costs an idle
+    // instance 44 workers' asks every pollS (1 s was 10% of a core).
     { retries: 3, retryDelayS: 2, heartbeatS: 10, pollS: 10 },
     (error) => log.error("the job queue failed", { error: errorText(error) }),
   );
