@@ -43,8 +43,8 @@ export interface RuntimeUnderTest {
 
 /**
  * For an instance of its own that only relays X's media: nothing runs an extraction, so it starts
- * without the extraction host (about 3 CPU seconds a start). The shared instance, the SIGKILL test's
- * and the first SIGTERM test's keep it on.
+ * without the extraction host (about 3 CPU seconds a start). That is the one of the idle-cut and
+ * grace-period-over tests; the shared instance and the one the SIGKILL test kills keep the host on.
  */
 const relayOnly = { EXTRACTION_HOST: "off" };
 
@@ -118,10 +118,12 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         startFakeXiaohongshu(),
         startFakeThreads(),
       ]);
-      instance = await startInstance();
+      // The grace period is the last test's, which stops this instance ("stopping on SIGTERM").
+      instance = await startInstance({ SHUTDOWN_GRACE_MS: "20000" });
       ({ service, get } = instance);
     });
     afterAll(async () => {
+      // The last test has stopped the service, unless it failed first; dispose stops it only if it runs.
       await instance?.dispose();
       await Promise.all([x?.close(), cdn?.close(), site?.close(), xiaohongshu?.close(), threads?.close()]);
       rmSync(tmp, { recursive: true, force: true });
@@ -250,52 +252,6 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         const bytes = new Uint8Array(await response.arrayBuffer());
         const digest = Buffer.from(await crypto.subtle.digest("SHA-256", bytes)).toString("hex");
         expect(digest).toBe(fakeSha256(0, size));
-      });
-
-      it("cuts a relay whose media host stalls for DOWNLOAD_IDLE_TIMEOUT_S, as a broken transfer, and closes the upstream", async () => {
-        const quick = await startInstance({ DOWNLOAD_IDLE_TIMEOUT_S: "1", ...relayOnly });
-        try {
-          const before = cdn.requests.length;
-          const response = await quick.get(
-            `/api/v1/download?url=${encodeURIComponent(media("/stall/65536/file/1048576"))}`,
-          );
-          expect(response.status).toBe(200);
-          expect(response.headers.get("content-length")).toBe("1048576");
-          const started = Date.now();
-          await expect(response.arrayBuffer()).rejects.toThrow();
-          expect(Date.now() - started).toBeLessThan(10_000);
-          expect(await cdn.requests[before]!.outcome).toBe("closed");
-        } finally {
-          await quick.dispose();
-        }
-      });
-
-      it("with DOWNLOAD_IDLE_TIMEOUT_S=0 relays the same bytes and length, and a client that goes away still closes the upstream", async () => {
-        const unwatched = await startInstance({ DOWNLOAD_IDLE_TIMEOUT_S: "0", ...relayOnly });
-        try {
-          const size = 2 * 1024 * 1024 + 5;
-          const response = await unwatched.get(
-            `/api/v1/download?url=${encodeURIComponent(media(`/file/${size}/clip.mp4`))}`,
-          );
-          expect(response.headers.get("content-length")).toBe(String(size));
-          const digest = Buffer.from(await crypto.subtle.digest("SHA-256", await response.arrayBuffer())).toString(
-            "hex",
-          );
-          expect(digest).toBe(fakeSha256(0, size));
-
-          const before = cdn.requests.length;
-          const controller = new AbortController();
-          const big = await unwatched.get(
-            `/api/v1/download?url=${encodeURIComponent(media("/file/1073741824/big.mp4"))}`,
-            { signal: controller.signal },
-          );
-          const reader = big.body!.getReader();
-          await reader.read();
-          controller.abort();
-          expect(await cdn.requests[before]!.outcome).toBe("closed");
-        } finally {
-          await unwatched.dispose();
-        }
       });
 
       it("relays a body the media host sends in chunks, without a length, in full; cuts one whose host hangs up before its length", async () => {
@@ -545,44 +501,6 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         expect(runningTools(site.host)).toEqual([]);
       });
 
-      it("leaves no yt-dlp, ffmpeg or extraction host running a few seconds after the service is killed with SIGKILL", async () => {
-        const doomed = await startInstance();
-        try {
-          // The extraction host says its pid on /readyz once it is ready.
-          let hostPid: number | undefined;
-          for (
-            const until = Date.now() + 60_000;
-            hostPid === undefined && Date.now() < until;
-            await new Promise((r) => setTimeout(r, 100))
-          ) {
-            const detail: string = (await (await doomed.get("/readyz")).json()).checks["extraction-host"].detail;
-            hostPid = Number(/^in use: pid (\d+)/.exec(detail)?.[1]) || undefined;
-          }
-          expect(hostPid).toBeDefined();
-          const controller = new AbortController();
-          const response = await doomed.get(`/api/v1/download?url=${encodeURIComponent(site.pages.stalledMedia)}`, {
-            signal: controller.signal,
-          });
-          expect(response.status).toBe(200);
-          await response.body!.getReader().read();
-          expect(runningTools(site.host).some((line) => line.includes("ffmpeg"))).toBe(true);
-          const exited = once(doomed.service.child, "exit");
-          doomed.service.child.kill("SIGKILL");
-          await exited;
-          const until = Date.now() + 4_000;
-          const hostRuns = () =>
-            existsSync(`/proc/${hostPid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${hostPid}/stat`, "utf8"));
-          while ((runningTools(site.host).length > 0 || hostRuns()) && Date.now() < until) {
-            await new Promise((r) => setTimeout(r, 100));
-          }
-          expect(runningTools(site.host)).toEqual([]);
-          expect(hostRuns()).toBe(false);
-          controller.abort();
-        } finally {
-          await doomed.dispose();
-        }
-      });
-
       it("caps concurrent page-mode downloads per key with 429 too_many_downloads", async () => {
         // A fresh FREE key of the same service: the cap and the counts are the key's own, so the
         // service needs no start of its own for it.
@@ -722,62 +640,154 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
       });
     });
 
+    // The tests below end the service they run on. Each start costs several CPU seconds under each
+    // of five runtimes, so they share: each instance of its own serves two tests, in order, the last
+    // of which ends it, and the suite's last test stops the shared instance.
+
+    describe("an instance without the idle cut (DOWNLOAD_IDLE_TIMEOUT_S=0), ended by SIGKILL", () => {
+      const media = (path: string) => `https://video.twimg.com${path}`;
+      let unwatched: Instance;
+      // The extraction host stays on: the SIGKILL test watches it end.
+      beforeAll(async () => {
+        unwatched = await startInstance({ DOWNLOAD_IDLE_TIMEOUT_S: "0" });
+      });
+      afterAll(async () => {
+        await unwatched?.dispose();
+      });
+
+      it("with DOWNLOAD_IDLE_TIMEOUT_S=0 relays the same bytes and length, and a client that goes away still closes the upstream", async () => {
+        const size = 2 * 1024 * 1024 + 5;
+        const response = await unwatched.get(
+          `/api/v1/download?url=${encodeURIComponent(media(`/file/${size}/clip.mp4`))}`,
+        );
+        expect(response.headers.get("content-length")).toBe(String(size));
+        const digest = Buffer.from(await crypto.subtle.digest("SHA-256", await response.arrayBuffer())).toString(
+          "hex",
+        );
+        expect(digest).toBe(fakeSha256(0, size));
+
+        const before = cdn.requests.length;
+        const controller = new AbortController();
+        const big = await unwatched.get(
+          `/api/v1/download?url=${encodeURIComponent(media("/file/1073741824/big.mp4"))}`,
+          { signal: controller.signal },
+        );
+        const reader = big.body!.getReader();
+        await reader.read();
+        controller.abort();
+        expect(await cdn.requests[before]!.outcome).toBe("closed");
+      });
+
+      // The last test of this instance: it kills it.
+      it("leaves no yt-dlp, ffmpeg or extraction host running a few seconds after the service is killed with SIGKILL", async () => {
+        // The extraction host says its pid on /readyz once it is ready.
+        let hostPid: number | undefined;
+        for (
+          const until = Date.now() + 60_000;
+          hostPid === undefined && Date.now() < until;
+          await new Promise((r) => setTimeout(r, 100))
+        ) {
+          const detail: string = (await (await unwatched.get("/readyz")).json()).checks["extraction-host"].detail;
+          hostPid = Number(/^in use: pid (\d+)/.exec(detail)?.[1]) || undefined;
+        }
+        expect(hostPid).toBeDefined();
+        const controller = new AbortController();
+        const response = await unwatched.get(`/api/v1/download?url=${encodeURIComponent(site.pages.stalledMedia)}`, {
+          signal: controller.signal,
+        });
+        expect(response.status).toBe(200);
+        await response.body!.getReader().read();
+        expect(runningTools(site.host).some((line) => line.includes("ffmpeg"))).toBe(true);
+        const exited = once(unwatched.service.child, "exit");
+        unwatched.service.child.kill("SIGKILL");
+        await exited;
+        const until = Date.now() + 4_000;
+        const hostRuns = () =>
+          existsSync(`/proc/${hostPid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${hostPid}/stat`, "utf8"));
+        while ((runningTools(site.host).length > 0 || hostRuns()) && Date.now() < until) {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(runningTools(site.host)).toEqual([]);
+        expect(hostRuns()).toBe(false);
+        controller.abort();
+      });
+    });
+
+    describe("an instance with a 1 s idle cut and a 300 ms grace period, ended by SIGTERM", () => {
+      const media = (path: string) => `https://video.twimg.com${path}`;
+      let quick: Instance;
+      beforeAll(async () => {
+        quick = await startInstance({ DOWNLOAD_IDLE_TIMEOUT_S: "1", SHUTDOWN_GRACE_MS: "300", ...relayOnly });
+      });
+      afterAll(async () => {
+        await quick?.dispose();
+      });
+
+      it("cuts a relay whose media host stalls for DOWNLOAD_IDLE_TIMEOUT_S, as a broken transfer, and closes the upstream", async () => {
+        const before = cdn.requests.length;
+        const response = await quick.get(
+          `/api/v1/download?url=${encodeURIComponent(media("/stall/65536/file/1048576"))}`,
+        );
+        expect(response.status).toBe(200);
+        expect(response.headers.get("content-length")).toBe("1048576");
+        const started = Date.now();
+        await expect(response.arrayBuffer()).rejects.toThrow();
+        expect(Date.now() - started).toBeLessThan(10_000);
+        expect(await cdn.requests[before]!.outcome).toBe("closed");
+      });
+
+      // The last test of this instance: it stops it. The idle cut cannot end its download first: the
+      // media host never pauses, and the time the client reads nothing does not count.
+      it("cuts a download still running when the grace period ends, cancelling its upstream, and exits 0", async () => {
+        const before = cdn.requests.length;
+        const response = await quick.get(
+          `/api/v1/download?url=${encodeURIComponent(media("/file/1073741824/huge.mp4"))}`,
+        );
+        const reader = response.body!.getReader();
+        await reader.read();
+        const signalled = Date.now();
+        const exitCode = quick.service.stop();
+        const drained = (async () => {
+          while (!(await reader.read()).done);
+        })();
+        await expect(drained).rejects.toThrow();
+        expect(await cdn.requests[before]!.outcome).toBe("closed");
+        expect(await exitCode).toBe(0);
+        expect(Date.now() - signalled).toBeLessThan(10_000);
+        expect(quick.service.output.some((line) => line.includes("grace period over"))).toBe(true);
+      });
+    });
+
+    // The suite's last test: it stops the shared instance, whose grace period (20 s) is set for it.
     describe("stopping on SIGTERM", () => {
       const media = (path: string) => `/api/v1/download?url=${encodeURIComponent(`https://video.twimg.com${path}`)}`;
 
       it("refuses new connections, lets a download in flight finish within the grace period, and exits 0", async () => {
-        const own = await startInstance({ SHUTDOWN_GRACE_MS: "20000" });
-        try {
-          // Large enough that, unread, it cannot all sit in socket buffers: the relay is mid-file.
-          const size = 64 * 1024 * 1024;
-          const before = cdn.requests.length;
-          const response = await own.get(media(`/file/${size}/long.mp4`));
-          expect(response.status).toBe(200);
-          const reader = response.body!.getReader();
-          const hash = createHash("sha256");
-          let received = 0;
-          const first = await reader.read();
-          hash.update(first.value!);
-          received += first.value!.byteLength;
-          const upstream = cdn.requests[before]!;
-          expect(await settledWithin(upstream.outcome, 200)).toBe(false);
+        // Large enough that, unread, it cannot all sit in socket buffers: the relay is mid-file.
+        const size = 64 * 1024 * 1024;
+        const before = cdn.requests.length;
+        const response = await get(media(`/file/${size}/long.mp4`));
+        expect(response.status).toBe(200);
+        const reader = response.body!.getReader();
+        const hash = createHash("sha256");
+        let received = 0;
+        const first = await reader.read();
+        hash.update(first.value!);
+        received += first.value!.byteLength;
+        const upstream = cdn.requests[before]!;
+        expect(await settledWithin(upstream.outcome, 200)).toBe(false);
 
-          const exitCode = own.service.stop();
-          expect(await connectionRefused(own.service.url)).toBe(true);
-          for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-            hash.update(chunk.value);
-            received += chunk.value.byteLength;
-          }
-          expect(received).toBe(size);
-          expect(hash.digest("hex")).toBe(fakeSha256(0, size));
-          expect(await upstream.outcome).toBe("finished");
-          expect(await exitCode).toBe(0);
-          expect(own.service.output.some((line) => line.includes('"msg":"stopped"'))).toBe(true);
-        } finally {
-          await own.dispose();
+        const exitCode = service.stop();
+        expect(await connectionRefused(service.url)).toBe(true);
+        for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+          hash.update(chunk.value);
+          received += chunk.value.byteLength;
         }
-      });
-
-      it("cuts a download still running when the grace period ends, cancelling its upstream, and exits 0", async () => {
-        const own = await startInstance({ SHUTDOWN_GRACE_MS: "300", ...relayOnly });
-        try {
-          const before = cdn.requests.length;
-          const response = await own.get(media("/file/1073741824/huge.mp4"));
-          const reader = response.body!.getReader();
-          await reader.read();
-          const signalled = Date.now();
-          const exitCode = own.service.stop();
-          const drained = (async () => {
-            while (!(await reader.read()).done);
-          })();
-          await expect(drained).rejects.toThrow();
-          expect(await cdn.requests[before]!.outcome).toBe("closed");
-          expect(await exitCode).toBe(0);
-          expect(Date.now() - signalled).toBeLessThan(10_000);
-          expect(own.service.output.some((line) => line.includes("grace period over"))).toBe(true);
-        } finally {
-          await own.dispose();
-        }
+        expect(received).toBe(size);
+        expect(hash.digest("hex")).toBe(fakeSha256(0, size));
+        expect(await upstream.outcome).toBe("finished");
+        expect(await exitCode).toBe(0);
+        expect(service.output.some((line) => line.includes('"msg":"stopped"'))).toBe(true);
       });
     });
   });
