@@ -78,33 +78,11 @@ export interface Queue {
 
 /** Starts pg-boss on `db`: its schema is made (or migrated) now, after the service's migrations. */
 export async function startQueue(db: Db, settings: QueueSettings, onError: (error: Error) => void): Promise<Queue> {
-  const boss = new PgBoss({
-    db: queueDb(db),
-    schema: settings.schema ?? QUEUE_SCHEMA,
-    backend: db.kind === "pglite" ? "pglite" : "postgres",
-    // Cron schedules are the events issue's; nothing here needs the clock monitor.
-    schedule: false,
-    useListenNotify: true,
-    superviseIntervalSeconds: Math.max(1, Math.floor(settings.heartbeatS / 2)),
-    monitorIntervalSeconds: Math.max(1, Math.floor(settings.heartbeatS / 2)),
-  });
+  const boss = newBoss(db, settings);
   boss.on("error", onError);
   await boss.start();
   const made = new Set<string>();
-  // Set at stop: a retry's wake still pending then reads nothing from a store that may be closing.
-  let stopped = false;
-  const wakeAtRetry = (queue: string, id: string) => {
-    // pg-boss draws the retry's pause as it records the failure, after the handler returns: retryDelayS
-    // (at least 1 s) doubled with each retry, and up to twice that with jitter. No pause is shorter
-    // than this wait, so after it the failure is recorded and the retry not yet due.
-    const recordedS = Math.max(settings.retryDelayS, 1);
-    setTimeout(() => {
-      if (stopped) return;
-      wakeWhenDue(boss, db, queue, id).catch((error: Error) => {
-        if (!stopped) onError(error);
-      });
-    }, recordedS * 1000).unref?.();
-  };
+  const retries = retryWaker(boss, db, settings.retryDelayS, onError);
   const queueNamed = async (name: string) => {
     if (made.has(name)) return;
     const options = {
@@ -160,13 +138,13 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
         (jobs) =>
           Promise.all(jobs.map(async (job) => {
             const result = await settled(job, work, settings.retries);
-            if (result.status === "failed" && job.retryCount < settings.retries) wakeAtRetry(work.queue, job.id);
+            if (result.status === "failed" && job.retryCount < settings.retries) retries.wake(work.queue, job.id);
             return result;
           })).finally(() => wakeBusy(boss, work.queue)),
       );
     },
     stop: () => {
-      stopped = true;
+      retries.stop();
       return boss.stop({ graceful: true, close: false, timeout: 10_000 });
     },
   };
@@ -185,6 +163,41 @@ function wakeBusy(boss: PgBoss, queue: string): void {
 function wakeIdle(boss: PgBoss, queue: string): void {
   const idle = boss.getWipData().find((worker) => worker.name === queue && worker.count === 0);
   if (idle) boss.notifyWorker(idle.id);
+}
+
+function newBoss(db: Db, settings: QueueSettings): PgBoss {
+  return new PgBoss({
+    db: queueDb(db),
+    schema: settings.schema ?? QUEUE_SCHEMA,
+    backend: db.kind === "pglite" ? "pglite" : "postgres",
+    // Cron schedules are the events issue's; nothing here needs the clock monitor.
+    schedule: false,
+    useListenNotify: true,
+    superviseIntervalSeconds: Math.max(1, Math.floor(settings.heartbeatS / 2)),
+    monitorIntervalSeconds: Math.max(1, Math.floor(settings.heartbeatS / 2)),
+  });
+}
+
+/** Wakes a worker here when a failed job's retry is due; after `stop`, a wake still pending reads nothing from a store that may be closing. */
+function retryWaker(boss: PgBoss, db: Db, retryDelayS: number, onError: (error: Error) => void) {
+  let stopped = false;
+  return {
+    wake(queue: string, id: string): void {
+      // pg-boss draws the retry's pause as it records the failure, after the handler returns: retryDelayS
+      // (at least 1 s) doubled with each retry, and up to twice that with jitter. No pause is shorter
+      // than this wait, so after it the failure is recorded and the retry not yet due.
+      const recordedS = Math.max(retryDelayS, 1);
+      setTimeout(() => {
+        if (stopped) return;
+        wakeWhenDue(boss, db, queue, id).catch((error: Error) => {
+          if (!stopped) onError(error);
+        });
+      }, recordedS * 1000).unref?.();
+    },
+    stop(): void {
+      stopped = true;
+    },
+  };
 }
 
 /**
