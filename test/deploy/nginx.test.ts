@@ -110,7 +110,8 @@ describe("a rolling restart behind nginx", () => {
     const answered = (count: number) => until(`${count} answers`, () => client.outcomes.length >= count, 60_000);
     await answered(20);
     for (const index of [0, 1]) {
-      expect(await services[index]!.stop()).toBe(0);
+      const stopped = services[index]!;
+      expect(await stopped.stop(), `its last lines:\n${stopped.output.slice(-15).join("\n")}`).toBe(0);
       const before = client.outcomes.length;
       services[index] = await startService(env[index]!);
       // Calls went on while it was down and starting, and go on after.
