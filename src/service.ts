@@ -17,7 +17,7 @@ import { privateCopies } from "./store/private-copies.ts";
 import { nodeFilesIn } from "./runtime/node/files.ts";
 import { ageWarning, type Tools } from "./processes/tools.ts";
 import type { RunningServer } from "./runtime/serve.ts";
-import type { Runtime } from "./runtime/runtime.ts";
+import type { EntryProcess, Runtime, StopSignal } from "./runtime/runtime.ts";
 import { connectionLimits } from "./runtime/connection-caps.ts";
 import { type Queue, startQueue } from "./jobs/queue.ts";
 import { createJobs, type Jobs } from "./jobs/runner.ts";
@@ -216,19 +216,12 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
   return Promise.race([settled, timeout]).finally(() => clearTimeout(timer));
 }
 
-export type StopSignal = "SIGINT" | "SIGTERM";
-
 /**
  * What every runtime entry does: read the environment, start, and on SIGTERM or SIGINT stop
  * accepting, let the responses in flight finish within SHUTDOWN_GRACE_MS, cut the rest, close the
  * store and exit 0. A signal that comes during the start stops the service once it has started.
  */
-export async function main(
-  env: Record<string, string | undefined>,
-  runtime: Runtime,
-  onSignal: (signal: StopSignal, stop: () => void) => void,
-  exit: (code: number) => never,
-): Promise<void> {
+export async function main(runtime: Runtime, { env, onSignal, onUncaught, exit }: EntryProcess): Promise<void> {
   let config: Config;
   try {
     config = parseConfig(env);
@@ -238,6 +231,7 @@ export async function main(
     return exit(1);
   }
   const log = createLogger(config.LOG_LEVEL);
+  onUncaught(exitOnUncaught(log, exit));
   // Listened for before the start: a signal that came during it would otherwise end the process
   // at once (the default action), leaving what a clean stop removes (the cookie copies, the host).
   let asked: StopSignal | null = null;
@@ -261,6 +255,18 @@ export async function main(
     return exit(1);
   }
   stopOnceStarted();
+}
+
+/**
+ * Logs what nothing caught as one of the service's lines, with its stack, and exits 1 as the
+ * runtime would have: the state it left is unknown. The runtime's own report is a bare stack on
+ * stderr, which says neither when nor what the service was doing (a stop, for one).
+ */
+export function exitOnUncaught(log: Logger, exit: (code: number) => never): (error: unknown) => void {
+  return (error) => {
+    log.error("an error nothing caught: exiting", { error: errorText(error, { stack: true }) });
+    exit(1);
+  };
 }
 
 /** Lets the responses in flight finish (within `graceMs`), closes the store, and exits. */

@@ -7,14 +7,13 @@
 // store runs on a thread of its own: in the relay's heap, PGlite doubled the CPU each relayed GiB
 // cost.
 import { main } from "../service.ts";
+import { nodeProcess } from "./node/entry-process.ts";
 import { openPgliteThread } from "../store/pglite-thread.ts";
 import { nodeCapabilities } from "./node/capabilities.ts";
 import { nodeUpstream } from "./node/relay-upstream.ts";
 import { serveNode } from "./node-server.ts";
 
 await main(
-  process.env,
   { name: "bun", serve: serveNode, upstream: nodeUpstream, openPgliteIn: openPgliteThread, ...nodeCapabilities },
-  (signal, stop) => process.once(signal, stop),
-  (code) => process.exit(code),
+  nodeProcess,
 );

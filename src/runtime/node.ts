@@ -4,6 +4,7 @@ import { setFlagsFromString } from "node:v8";
 import { nodeCapabilities } from "./node/capabilities.ts";
 import { nodeUpstream } from "./node/relay-upstream.ts";
 import { main } from "../service.ts";
+import { nodeProcess } from "./node/entry-process.ts";
 import { serveNode } from "./node-server.ts";
 
 // Every relayed chunk is a new Buffer, and each 64 MB of them makes V8 check whether a full GC
@@ -23,8 +24,6 @@ setFlagsFromString("--heap-growing-percent=200");
 setFlagsFromString("--liftoff-only");
 
 await main(
-  process.env,
   { name: "node", serve: serveNode, upstream: nodeUpstream, ...nodeCapabilities },
-  (signal, stop) => process.once(signal, stop),
-  (code) => process.exit(code),
+  nodeProcess,
 );

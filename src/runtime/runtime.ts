@@ -11,3 +11,14 @@ export interface Runtime extends Capabilities {
   /** Opens the embedded store on a thread of its own (openPgliteThread); in the service's thread when absent. */
   openPgliteIn?: (folder: string) => Promise<Db>;
 }
+
+export type StopSignal = "SIGINT" | "SIGTERM";
+
+/** The process an entry runs the service in: its environment, its signals, what nothing caught, its exit. */
+export interface EntryProcess {
+  env: Record<string, string | undefined>;
+  onSignal(signal: StopSignal, stop: () => void): void;
+  /** Hands `crashed` an exception nothing caught, or a rejection nothing handled, instead of the runtime's own report. */
+  onUncaught(crashed: (error: unknown) => void): void;
+  exit(code: number): never;
+}

@@ -1,0 +1,73 @@
+// What nothing caught reaches the service's handler on each runtime, instead of the runtime's own
+// report: an exception thrown from a timer and a rejection nobody handles, each in a process that
+// runs the runtime's entry process and exits with the handler's code.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/log.ts";
+import { exitOnUncaught } from "../../src/service.ts";
+
+const runtimes = [
+  { name: "node", command: [process.execPath], module: "src/runtime/node/entry-process.ts", exported: "nodeProcess" },
+  {
+    name: "bun",
+    command: [resolve("node_modules/.bin/bun")],
+    module: "src/runtime/node/entry-process.ts",
+    exported: "nodeProcess",
+  },
+  {
+    name: "deno",
+    command: [resolve("node_modules/.bin/deno"), "run", "--allow-all"],
+    module: "src/runtime/deno-process.ts",
+    exported: "denoProcess",
+  },
+];
+
+const failures = {
+  "an exception thrown from a timer": `setTimeout(() => { throw new Error("nobody catches this"); }, 0);`,
+  "a rejection nobody handles": `Promise.reject(new Error("nobody handles this"));`,
+};
+
+describe("the entry process's handler of what nothing caught", () => {
+  const root = mkdtempSync(join(tmpdir(), "media-api-uncaught-"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  for (const { name, command, module, exported } of runtimes) {
+    it.each(Object.entries(failures))(`under ${name}, gets %s and exits with its code`, (what, failure) => {
+      const script = join(root, `${name}-${what.replaceAll(" ", "-")}.ts`);
+      writeFileSync(
+        script,
+        `import { ${exported} as entry } from ${JSON.stringify(resolve(module))};
+entry.onUncaught((error) => { console.log("handled: " + (error as Error).message); entry.exit(7); });
+${failure}
+`,
+      );
+      const run = spawnSync(command[0]!, [...command.slice(1), script], { encoding: "utf8", timeout: 60_000 });
+      expect({ status: run.status, stdout: run.stdout }).toEqual({
+        status: 7,
+        stdout: `handled: ${failure.includes("reject") ? "nobody handles this" : "nobody catches this"}\n`,
+      });
+      // The runtime printed no report of its own.
+      expect(run.stderr).not.toContain("nobody");
+    });
+  }
+});
+
+describe("exitOnUncaught", () => {
+  it("logs the error with its stack as one of the service's lines, then exits 1", () => {
+    const lines: string[] = [];
+    const exits: number[] = [];
+    const crashed = exitOnUncaught(createLogger("info", (line) => lines.push(line)), (code) => {
+      exits.push(code);
+      return undefined as never;
+    });
+    crashed(new Error("a stop's query after the store closed"));
+    expect(exits).toEqual([1]);
+    expect(lines).toHaveLength(1);
+    const line = JSON.parse(lines[0]!);
+    expect(line).toMatchObject({ level: "error", msg: "an error nothing caught: exiting" });
+    expect(line.error).toMatch(/^Error: a stop's query after the store closed\n\s+at /);
+  });
+});
