@@ -78,6 +78,11 @@ export interface Platform<Id extends string = string> {
    */
   collectionShape?: RegExp;
   /**
+   * The links that may stand for many posts to yt-dlp (a playlist, a channel, a set), which a job asks it to list
+   * (platforms/ytdlp/expansion.ts). A platform without it has none: a job of its posts runs yt-dlp once per post.
+   */
+  ytdlpPlaylist?: (url: URL) => boolean;
+  /**
    * The links whose posts gallery-dl lists for a job (a profile): their path shape, and the path gallery-dl is handed
    * for the posts alone (`$1` the shape's first group), where the link itself stands for more to gallery-dl (a
    * profile's stories and highlights beside its posts).

@@ -61,12 +61,6 @@ const allowed: Record<string, string> = {
   "src/config.ts: YOUTUBE": "JS_RUNTIME, and the memory ceiling it runs under",
   "src/platforms/ytdlp/js-runtime.ts: YOUTUBE": "--js-runtimes",
   "src/platforms/ytdlp/run.ts: YOUTUBE": "--js-runtimes",
-  // Left for the jobs' expansions (being reworked beside this move): which links of a platform yt-dlp expands.
-  "src/platforms/ytdlp/expansion.ts: YOUTUBE": "manyPostShapes",
-  "src/platforms/ytdlp/expansion.ts: SOUNDCLOUD": "manyPostShapes",
-  "src/platforms/ytdlp/expansion.ts: TIKTOK": "manyPostShapes",
-  "src/platforms/ytdlp/expansion.ts: VIMEO": "manyPostShapes",
-  "src/platforms/ytdlp/expansion.ts: DAILYMOTION": "manyPostShapes",
 };
 
 /** `file: id` for every file outside a platform's home and the list that names it. */

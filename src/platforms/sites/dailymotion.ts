@@ -6,6 +6,7 @@ export const dailymotion: Platform<"DAILYMOTION"> = {
   name: "Dailymotion",
   hosts: ["dailymotion.com", "dai.ly"],
   reader: "yt-dlp",
+  ytdlpPlaylist: (url) => /^\/playlist\//.test(url.pathname),
   referencePost: "https://www.dailymotion.com/video/x2iuewm",
   readBy: "yt-dlp",
   samples: [

@@ -7,6 +7,8 @@ export const soundcloud: Platform<"SOUNDCLOUD"> = {
   hosts: ["soundcloud.com"],
   shortLinks: [{ host: "on.soundcloud.com" }],
   reader: "yt-dlp",
+  // A set, or an artist's page (one path segment): /name, /name/sets/list.
+  ytdlpPlaylist: (url) => /\/sets\//.test(url.pathname) || /^\/[^/]+\/?$/.test(url.pathname),
   referencePost: "https://soundcloud.com/ethmusic/lostin-powers-she-so-heavy",
   readBy: "yt-dlp (audio: see `audio=m4a`)",
   samples: [

@@ -9,6 +9,7 @@ export const tiktok: Platform<"TIKTOK"> = {
   mirrors: mirrorsOf("www.tiktok.com", ["tnktok.com", "vxtiktok.com", "tiktxk.com", "tfxktok.com"]),
   mediaHosts: ["tiktokcdn.com", "tiktokcdn-us.com", "tiktokcdn-eu.com", "tiktokv.com", "ibyteimg.com", "byteimg.com"],
   reader: "yt-dlp+gallery-dl",
+  ytdlpPlaylist: (url) => /^\/@[^/]+\/?$/.test(url.pathname),
   photoShape: /\/photo\/\d+/,
   sessionCookies: ["sessionid", "sid_tt"],
   // A slideshow without its music track: the record lists pictures and videos.

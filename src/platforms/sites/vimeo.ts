@@ -7,6 +7,7 @@ export const vimeo: Platform<"VIMEO"> = {
   hosts: ["vimeo.com"],
   mirrors: { "m.vimeo.com": "vimeo.com" },
   reader: "yt-dlp",
+  ytdlpPlaylist: (url) => /^\/(channels|showcase|album)\//.test(url.pathname),
   sessionCookies: ["vimeo"],
   referencePost: "https://vimeo.com/76979871",
   readBy: "yt-dlp",

@@ -6,6 +6,9 @@ export const youtube: Platform<"YOUTUBE"> = {
   name: "YouTube",
   hosts: ["youtube.com", "youtu.be", "youtube-nocookie.com", "youtubekids.com"],
   reader: "yt-dlp",
+  ytdlpPlaylist: (url) =>
+    url.searchParams.has("list") || /^\/(playlist|channel\/|c\/|user\/|@)/.test(url.pathname) &&
+      !/\/(shorts|live)\//.test(url.pathname),
   sessionCookies: ["SID", "__Secure-1PSID", "__Secure-3PSID", "LOGIN_INFO"],
   referencePost: "https://www.youtube.com/watch?v=jNQXAC9IVRw",
   readBy: "yt-dlp (the first items of a playlist or channel link)",

@@ -5,7 +5,7 @@ export const threads: Platform<"THREADS"> = {
   id: "THREADS",
   name: "Threads",
   hosts: ["threads.com", "threads.net"],
-  // Meta's CDN: Threads' files come from the hosts Instagram's do, a Threads rule of its own.
+  // Meta's CDN, which serves Threads' files.
   mediaHosts: ["cdninstagram.com", "fbcdn.net"],
   reader: "threads",
   collectionShape: /^\/@[\w.]+\/?$/,

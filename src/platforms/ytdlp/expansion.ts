@@ -1,33 +1,21 @@
 // A job's expansion of a link yt-dlp reads (platforms/source.ts, Expands): which links may stand
-// for many posts, by platform (data: a post's own link is not asked, so a job of many posts runs
-// yt-dlp once per post, not twice), and the posts of yt-dlp's flat listing of a playlist, channel
+// for many posts (each platform's `ytdlpPlaylist`: a post's own link is not asked, so a job of many
+// posts runs yt-dlp once per post, not twice), and the posts of yt-dlp's flat listing of a playlist, channel
 // or feed, in its order.
 import { z } from "zod";
 import { platformIds } from "../records.ts";
+import { rowOf } from "../table.ts";
 import type { Expansion, Link } from "../source.ts";
 import type { YtdlpInfo } from "./info.ts";
 
 /**
- * The links of each platform that may stand for many posts; a platform not listed has none, but
- * for a host the operator added or an extractor claims (SUPPORTED_SITES=all): any of its pages
- * may be one yt-dlp reads as a playlist (a feed, a gallery of videos).
+ * Whether yt-dlp should be asked what the link stands for: a link of its platform's `ytdlpPlaylist`,
+ * and any link of a host the operator added or an extractor claims (SUPPORTED_SITES=all), whose
+ * pages may each be one yt-dlp reads as a playlist (a feed, a gallery of videos).
  */
-const manyPostShapes: Readonly<Record<string, (url: URL) => boolean>> = {
-  YOUTUBE: (url) =>
-    url.searchParams.has("list") || /^\/(playlist|channel\/|c\/|user\/|@)/.test(url.pathname) &&
-      !/\/(shorts|live)\//.test(url.pathname),
-  // A set, or an artist's page (one path segment): /name, /name/sets/list.
-  SOUNDCLOUD: (url) => /\/sets\//.test(url.pathname) || /^\/[^/]+\/?$/.test(url.pathname),
-  TIKTOK: (url) => /^\/@[^/]+\/?$/.test(url.pathname),
-  VIMEO: (url) => /^\/(channels|showcase|album)\//.test(url.pathname),
-  DAILYMOTION: (url) => /^\/playlist\//.test(url.pathname),
-};
-
-/** Whether yt-dlp should be asked what the link stands for. */
 export function mayStandForMany(link: Link): boolean {
-  const shape = manyPostShapes[link.platform];
-  if (shape !== undefined) return shape(link.url);
-  return link.platform === "OTHER" || !(platformIds as readonly string[]).includes(link.platform);
+  if (link.platform === "OTHER" || !(platformIds as readonly string[]).includes(link.platform)) return true;
+  return rowOf(link.platform)?.ytdlpPlaylist?.(link.url) ?? false;
 }
 
 /** An entry of a flat listing: its link, where yt-dlp gives one. */
