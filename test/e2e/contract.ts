@@ -1,11 +1,13 @@
 // The black-box contract: the built service as a process, called over HTTP, with local fake
 // upstreams. Each runtime's test file runs it against that runtime's bundle.
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeCdn, fakeSha256, startFakeCdn } from "../fakes/cdn.ts";
 import { clipDurationSec, type MediaSite, shortClipDurationSec, startMediaSite } from "../fakes/media-site.ts";
@@ -33,7 +35,9 @@ import {
 } from "../fakes/threads.ts";
 import { initSegment, probeMedia, runningTools, snapshotFiles } from "../helpers/media.ts";
 import { malformedRequests, rawRequest } from "../helpers/raw-http.ts";
+import { type Receiver, startReceiver } from "../helpers/receiver.ts";
 import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
+import { until } from "../helpers/until.ts";
 
 export interface RuntimeUnderTest {
   name: string;
@@ -64,6 +68,7 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
     let site: MediaSite;
     let xiaohongshu: FakeXiaohongshu;
     let threads: FakeThreads;
+    let receiver: Receiver;
     let tmp: string;
     let instance: Instance;
     let service: RunningService;
@@ -111,21 +116,29 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
 
     beforeAll(async () => {
       tmp = mkdtempSync(join(tmpdir(), `contract-tmp-${runtime.name}-`));
-      [x, cdn, site, xiaohongshu, threads] = await Promise.all([
+      [x, cdn, site, xiaohongshu, threads, receiver] = await Promise.all([
         startFakeXUpstream(),
         startFakeCdn(),
         startMediaSite(),
         startFakeXiaohongshu(),
         startFakeThreads(),
+        startReceiver(),
       ]);
       // The grace period is the last test's, which stops this instance ("stopping on SIGTERM").
-      instance = await startInstance({ SHUTDOWN_GRACE_MS: "20000" });
+      instance = await startInstance({ SHUTDOWN_GRACE_MS: "20000", WEBHOOK_EXTRA_HOSTS: receiver.endpoint });
       ({ service, get } = instance);
     });
     afterAll(async () => {
       // The last test has stopped the service, unless it failed first; dispose stops it only if it runs.
       await instance?.dispose();
-      await Promise.all([x?.close(), cdn?.close(), site?.close(), xiaohongshu?.close(), threads?.close()]);
+      await Promise.all([
+        x?.close(),
+        cdn?.close(),
+        site?.close(),
+        xiaohongshu?.close(),
+        threads?.close(),
+        receiver?.close(),
+      ]);
       rmSync(tmp, { recursive: true, force: true });
     });
 
@@ -371,6 +384,65 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         expect(missing.status).toBe(404);
         expect((await missing.json()).code).toBe("not_found");
       });
+    });
+
+    describe("jobs", () => {
+      const json = { "content-type": "application/json" };
+      it(
+        "runs a job of a page and a Xiaohongshu note on the queue, signs its end to a webhook, and streams its archive",
+        {
+          timeout: 180_000,
+        },
+        async () => {
+          const registered = await get("/api/v1/webhooks", {
+            method: "POST",
+            headers: json,
+            body: JSON.stringify({ url: receiver.url, events: ["job.completed"] }),
+          });
+          expect(registered.status).toBe(201);
+          const hook = (await registered.json()) as { id: string; secret: string };
+          const note = `https://www.xiaohongshu.com/explore/${videoNote.id}?xsec_token=${
+            encodeURIComponent(videoNote.token)
+          }`;
+          const urls = [site.pages.progressive, note];
+          const created = await get("/api/v1/jobs", {
+            method: "POST",
+            headers: json,
+            body: JSON.stringify({ urls, files: true, webhook: hook.id }),
+          });
+          expect(created.status).toBe(202);
+          const location = created.headers.get("location")!;
+          const job = await until("the job to finish", async () => {
+            const now = (await (await get(location)).json()) as { id: string; status: string; archiveUrl: string };
+            return now.status === "completed" ? now : undefined;
+          }, 150_000);
+
+          // The archive: by the signed link alone, whole for unzip, each item's file and the records.
+          const archive = await fetch(job.archiveUrl);
+          expect(archive.status).toBe(200);
+          expect(archive.headers.get("content-type")).toBe("application/zip");
+          const zip = join(tmp, `job-${runtime.name}.zip`);
+          writeFileSync(zip, new Uint8Array(await archive.arrayBuffer()));
+          expect(execFileSync("unzip", ["-t", zip], { encoding: "utf8" })).toMatch(/No errors detected/);
+          const names = execFileSync("unzip", ["-Z1", zip], { encoding: "utf8" }).trim().split("\n");
+          expect(names).toEqual([
+            expect.stringMatching(/^0001-.*\.mp4$/),
+            expect.stringMatching(/^0002-.*\.mp4$/),
+            "records.json",
+          ]);
+          const relayed = execFileSync("unzip", ["-p", zip, names[1]!], { maxBuffer: 64 * 2 ** 20 });
+          expect(relayed.equals(xiaohongshu.video("v1080.mp4"))).toBe(true);
+          rmSync(zip);
+
+          // The job's end, signed as Standard Webhooks says, with its counts.
+          const ended = await until(
+            "the job's end delivered",
+            () => receiver.events("job.completed").find((each) => JSON.parse(each.body).data.id === job.id),
+          );
+          const verified = new Webhook(hook.secret).verify(ended.body, ended.headers) as { data: { counts: object } };
+          expect(verified.data.counts).toEqual({ total: 2, done: 2, failed: 0 });
+        },
+      );
     });
 
     describe("download, page mode", () => {
