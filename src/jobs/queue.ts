@@ -137,8 +137,9 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
         // asks to run again wakes a worker here when its retry is due.
         (jobs) =>
           Promise.all(jobs.map(async (job) => {
-            const result = await settled(job, work, settings.retries);
-            if (result.status === "failed" && job.retryCount < settings.retries) retries.wake(work.queue, job.id);
+            const last = job.retryCount >= settings.retries;
+            const result = await settled(job, work, last);
+            if (result.status === "failed" && !last) retries.wake(work.queue, job.id);
             return result;
           })).finally(() => wakeBusy(boss, work.queue)),
       );
@@ -223,8 +224,8 @@ async function wakeWhenDue(boss: PgBoss, db: Db, queue: string, id: string): Pro
 async function settled<Data extends object>(
   job: QueuedJob<Data> & { retryCount: number },
   work: QueueWork<Data>,
-  retries: number,
+  last: boolean,
 ): Promise<JobResult> {
-  const done = await work.run(job.data, { retries: job.retryCount, last: job.retryCount >= retries });
+  const done = await work.run(job.data, { retries: job.retryCount, last });
   return { id: job.id, status: done ? "completed" : "failed" };
 }
