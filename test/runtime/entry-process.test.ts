@@ -25,30 +25,35 @@ const runtimes = [
   },
 ];
 
-const failures = {
-  "an exception thrown from a timer": `setTimeout(() => { throw new Error("nobody catches this"); }, 0);`,
-  "a rejection nobody handles": `Promise.reject(new Error("nobody handles this"));`,
-};
+const failures = [
+  {
+    what: "an exception thrown from a timer",
+    message: "nobody catches this",
+    code: `setTimeout(() => { throw new Error("nobody catches this"); }, 0);`,
+  },
+  {
+    what: "a rejection nobody handles",
+    message: "nobody handles this",
+    code: `Promise.reject(new Error("nobody handles this"));`,
+  },
+];
 
 describe("the entry process's handler of what nothing caught", () => {
   const root = mkdtempSync(join(tmpdir(), "media-api-uncaught-"));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   for (const { name, command, module, exported } of runtimes) {
-    it.each(Object.entries(failures))(`under ${name}, gets %s and exits with its code`, (what, failure) => {
+    it.each(failures)(`under ${name}, gets $what and exits with its code`, ({ what, message, code }) => {
       const script = join(root, `${name}-${what.replaceAll(" ", "-")}.ts`);
       writeFileSync(
         script,
         `import { ${exported} as entry } from ${JSON.stringify(resolve(module))};
 entry.onUncaught((error) => { console.log("handled: " + (error as Error).message); entry.exit(7); });
-${failure}
+${code}
 `,
       );
       const run = spawnSync(command[0]!, [...command.slice(1), script], { encoding: "utf8", timeout: 60_000 });
-      expect({ status: run.status, stdout: run.stdout }).toEqual({
-        status: 7,
-        stdout: `handled: ${failure.includes("reject") ? "nobody handles this" : "nobody catches this"}\n`,
-      });
+      expect({ status: run.status, stdout: run.stdout }).toEqual({ status: 7, stdout: `handled: ${message}\n` });
       // The runtime printed no report of its own.
       expect(run.stderr).not.toContain("nobody");
     });
