@@ -23,8 +23,8 @@ import {
   jobHandler,
   JOBS_PATH,
   listJobsHandler,
-} from "../handlers/jobs.ts";
-import { jobArchiveHandler } from "../handlers/job-archive.ts";
+} from "../jobs/routes.ts";
+import { jobArchiveHandler } from "../jobs/archive-route.ts";
 import { postHandler } from "../handlers/post.ts";
 import {
   createWebhookHandler,
@@ -35,7 +35,7 @@ import {
   WEBHOOK_ROTATE_PATH,
   webhookHandler,
   WEBHOOKS_PATH,
-} from "../handlers/webhooks.ts";
+} from "../webhooks/routes.ts";
 import {
   createWatchHandler,
   deleteWatchHandler,
@@ -48,7 +48,7 @@ import {
   WATCHES_PATH,
   type WatchesDeps,
   watchHandler,
-} from "../handlers/watches.ts";
+} from "../watches/routes.ts";
 import { tweetHandler } from "../handlers/tweet.ts";
 import type { AppDeps } from "./deps.ts";
 import { type Exchange, methodNotAllowed } from "./exchange.ts";

@@ -3,9 +3,9 @@
 // /api/v1/openapi.json and rendered as /docs.
 import { z } from "zod";
 import { UsageRecord } from "../limits/usage.ts";
-import { jobPaths, jobSchemas } from "./openapi-jobs.ts";
-import { webhookPaths, webhookSchemas } from "./openapi-webhooks.ts";
-import { watchPaths, watchSchemas } from "./openapi-watches.ts";
+import { jobPaths, jobSchemas } from "../jobs/openapi.ts";
+import { webhookPaths, webhookSchemas } from "../webhooks/openapi.ts";
+import { watchPaths, watchSchemas } from "../watches/openapi.ts";
 import {
   LinkedPostMediaItem,
   LinkedPostRecord,
@@ -25,7 +25,7 @@ import {
   required,
   type Responses,
   withoutBodies,
-} from "./openapi-responses.ts";
+} from "../http/openapi-parts.ts";
 import { sitePaths, siteSchemas } from "./openapi-site.ts";
 import { DownloadQuery, PostQuery, TweetQuery } from "../http/query.ts";
 import { platformList } from "../platforms/list.ts";
