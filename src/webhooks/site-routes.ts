@@ -27,7 +27,7 @@ export interface WebhookPagesDeps {
   deliveries: DeliveryDeps | null;
 }
 
-export function webhookRoutes(site: Site, deps: WebhookPagesDeps): Route<SiteHandler>[] {
+export function webhookPages(site: Site, deps: WebhookPagesDeps): Route<SiteHandler>[] {
   const { db, now } = site;
 
   const render = async (
