@@ -4,7 +4,7 @@
 // redirects are not followed. A failed attempt queues the next one after the schedule's wait
 // (WEBHOOK_RETRY_SCHEDULE); 410 Gone disables the endpoint, and so does failing for days.
 import type { Logger } from "../log.ts";
-import type { Outbound } from "../platforms/outbound.ts";
+import type { Outbound } from "../net/outbound.ts";
 import type { Queryable } from "../store/db.ts";
 import {
   createMessages,

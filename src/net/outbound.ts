@@ -7,8 +7,8 @@
 // included, has a deadline. The bytes go over the runtime's upstream client (OUTBOUND_PROXY when set).
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import { withOriginOverride } from "../http/direct-hosts.ts";
-import { egressAddress, type EgressPolicy, portOf } from "../media/egress.ts";
-import type { UpstreamClient, UpstreamResponse } from "../media/relay-upstream.ts";
+import { egressAddress, type EgressPolicy, portOf } from "./egress.ts";
+import type { UpstreamClient, UpstreamResponse } from "./relay-upstream.ts";
 import { boundedText } from "../util/bounded-text.ts";
 
 export interface OutboundOptions {
