@@ -98,9 +98,7 @@ export function cancelJobHandler(deps: JobsDeps): ApiHandler {
 export function listJobsHandler(deps: JobsDeps): ApiHandler {
   return async (ctx) => {
     const cursor = cursorOf(ctx.url, /^[0-9]{1,16}~[0-9a-f-]{36}$/);
-    const after: JobsCursor | null = cursor === null
-      ? null
-      : { createdAt: new Date(Number(cursor.split("~")[0])), id: cursor.split("~")[1]! };
+    const after: JobsCursor | null = cursor === null ? null : jobsCursorOf(cursor);
     const page = await jobsOf(deps.db, ctx.key.accountId, { after, limit: JOBS_PER_PAGE + 1 });
     const shown = page.slice(0, JOBS_PER_PAGE);
     const last = shown.at(-1);
@@ -111,6 +109,20 @@ export function listJobsHandler(deps: JobsDeps): ApiHandler {
     });
   };
 }
+
+/**
+ * A list cursor as the time and id it holds; 400 for one of the right form whose time is past what
+ * a Date holds (16 digits reach past 8.64e15 ms), which no job of this service was made at.
+ */
+function jobsCursorOf(cursor: string): JobsCursor {
+  const [ms, id] = cursor.split("~") as [string, string];
+  const createdAt = new Date(Number(ms));
+  if (Number.isNaN(createdAt.getTime())) throw badCursor();
+  return { createdAt, id };
+}
+
+const badCursor = () =>
+  new ApiError("invalid_parameter", "`cursor` is not one this service gave; pass `nextCursor` as it came.");
 
 /** The `cursor` parameter when there is one; 400 when it is not one this service gave; 400 for any other parameter. */
 function cursorOf(url: URL, form: RegExp): string | null {
@@ -123,8 +135,6 @@ function cursorOf(url: URL, form: RegExp): string | null {
     }
   }
   const cursor = url.searchParams.get("cursor") || null;
-  if (cursor !== null && !form.test(cursor)) {
-    throw new ApiError("invalid_parameter", "`cursor` is not one this service gave; pass `nextCursor` as it came.");
-  }
+  if (cursor !== null && !form.test(cursor)) throw badCursor();
   return cursor;
 }

@@ -107,6 +107,9 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
     const list = (await (await app.get("/api/v1/jobs", key.plain)).json()) as { jobs: { id: string }[] };
     expect(list.jobs.map((job) => job.id)).toEqual([second.id, first.id]);
     expect((await app.get(`/api/v1/jobs/${second.id}?cursor=abc`, key.plain)).status).toBe(400);
+    // Of the right form, but past the latest time a Date holds: 400, not 500.
+    const farCursor = `9999999999999999~${crypto.randomUUID()}`;
+    expect((await app.get(`/api/v1/jobs?cursor=${farCursor}`, key.plain)).status).toBe(400);
   });
 
   test("a FREE key's job of more links than its day has left is 429 up front, and not counted", async () => {
