@@ -61,6 +61,13 @@ function clientOf(sender: Sender, trusted: TrustedProxies): string | undefined {
   return address === "unknown" ? undefined : clientGroup(address);
 }
 
+/**
+ * The handlers a key may call once its day is spent (docs/api.md, Limits): reading its own jobs
+ * and cancelling one. A caller whose day ran out mid-job can still see it and stop it.
+ */
+const pastDayHandlers = new WeakSet<ApiHandler>();
+const pastDay = (handler: ApiHandler): ApiHandler => (pastDayHandlers.add(handler), handler);
+
 /** The operations under /api/v1/, each a handler behind the key's admission. */
 function apiRoutes(deps: AppDeps): Route<ApiHandler>[] {
   const watches: WatchesDeps = { ...deps, watchMinEveryS: deps.config.WATCH_MIN_EVERY_S };
@@ -70,9 +77,9 @@ function apiRoutes(deps: AppDeps): Route<ApiHandler>[] {
     { method: "GET", path: "/api/v1/tweet", handler: tweetHandler(deps.tweets) },
     { method: "GET", path: "/api/v1/download", handler: downloadHandler(deps) },
     { method: "POST", path: JOBS_PATH, handler: createJobHandler(deps) },
-    { method: "GET", path: JOBS_PATH, handler: listJobsHandler(deps) },
-    { method: "GET", path: JOB_PATH, handler: jobHandler(deps) },
-    { method: "DELETE", path: JOB_PATH, handler: cancelJobHandler(deps) },
+    { method: "GET", path: JOBS_PATH, handler: pastDay(listJobsHandler(deps)) },
+    { method: "GET", path: JOB_PATH, handler: pastDay(jobHandler(deps)) },
+    { method: "DELETE", path: JOB_PATH, handler: pastDay(cancelJobHandler(deps)) },
     { method: "GET", path: JOB_ARCHIVE_PATH, handler: jobArchiveHandler(deps) },
     { method: "POST", path: WEBHOOKS_PATH, handler: createWebhookHandler(deps) },
     { method: "GET", path: WEBHOOKS_PATH, handler: listWebhooksHandler(deps) },
@@ -98,8 +105,8 @@ export function apiPath(
   const linkSettings: LinkSettings = { db: deps.db, publicUrl: deps.config.PUBLIC_URL, ttlS: deps.config.LINK_TTL_S };
 
   /** The key the request is made with (in its header, or the one its signed link names), counted; throws the refusal when it may not be used now. */
-  async function admit(exchange: Exchange, at: Date): Promise<AdmittedKey> {
-    const admission = await admitCaller(linkSettings, exchange.request, exchange.url, at);
+  async function admit(exchange: Exchange, at: Date, handler: ApiHandler): Promise<AdmittedKey> {
+    const admission = await admitCaller(linkSettings, exchange.request, exchange.url, at, pastDayHandlers.has(handler));
     exchange.notes.apiKeyId = admission.key?.id;
     const refusal = admissionError(admission, at);
     if (!refusal) return admission.key!;
@@ -123,7 +130,7 @@ export function apiPath(
     exchange.notes.route = url.pathname;
     if ("allow" in match) throw await withKeyFigures(linkSettings, exchange, methodNotAllowed(match.allow), at);
 
-    let admitted = await admit(exchange, at);
+    let admitted = await admit(exchange, at, match.handler);
     let answered: Response | Download;
     try {
       // A signed link's own terms are the gate's, not the operation's parameters.

@@ -134,6 +134,41 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
     expect(tooMany.status).toBe(400);
   });
 
+  test("a key whose day is spent still shows, lists and cancels its own jobs; its other calls are 429", async () => {
+    x.setMode("syndication", { kind: "delay", ms: 3000 });
+    const key = await makeKey(store.db, "FREE");
+    const job = (await (await submit(key.plain, { urls: [postLink(700), postLink(701), postLink(702)] }))
+      .json()) as JobAnswer;
+    // The day spent: its 100 calls, the POST's among them.
+    await store.db.query(
+      `INSERT INTO usage_minutes (api_key_id, minute, count) VALUES ($1, date_trunc('minute', $2::timestamptz), 100)
+       ON CONFLICT (api_key_id, minute) DO UPDATE SET count = 100`,
+      [key.id, app.clock.now()],
+    );
+    const path = `/api/v1/jobs/${job.id}`;
+    const answers = [
+      await app.get(path, key.plain),
+      await app.get("/api/v1/jobs", key.plain),
+      await app.get(path, key.plain, { method: "DELETE" }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(answers.map((answer) => answer.headers.get("x-ratelimit-remaining"))).toEqual(["0", "0", "0"]);
+    // Cancelled, or failed already: its items that ran past the day failed with quota_exceeded.
+    expect(["cancelled", "failed"]).toContain(((await answers[2]!.json()) as JobAnswer).status);
+    // Past the day they are counted in the burst minute alone: the day's count is where it was.
+    const counted = await store.db.query<{ n: number }>(
+      "SELECT coalesce(sum(count), 0)::int AS n FROM usage_minutes WHERE api_key_id = $1",
+      [key.id],
+    );
+    expect(counted[0]!.n).toBe(100);
+    expect((await app.get("/api/v1/usage", key.plain)).status).toBe(429);
+    expect((await submit(key.plain, { urls: [postLink(703)] })).status).toBe(429);
+    // The burst minute still holds them: FREE's 10 calls a minute, 4 of which are made.
+    const more = await Promise.all(Array.from({ length: 7 }, () => app.get(path, key.plain)));
+    expect(more.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 429]);
+    x.setMode("syndication", { kind: "normal" });
+  });
+
   test("another account's job is 404, to show, to cancel and in the list", async () => {
     const [owner, stranger] = await Promise.all([makeKey(store.db, "PRO"), makeKey(store.db, "PRO")]);
     const job = (await (await submit(owner.plain, { urls: [postLink(1)] })).json()) as JobAnswer;
