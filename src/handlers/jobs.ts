@@ -7,7 +7,7 @@ import type { ApiContext, ApiHandler } from "../auth/api-context.ts";
 import { json } from "../http/json-response.ts";
 import { ApiError } from "../http/problem.ts";
 import type { Jobs } from "../jobs/runner.ts";
-import { jobRequestOf, MAX_JOB_BODY_BYTES, secondsUntilRunAt } from "../jobs/request.ts";
+import { jobBodyBytesOf, jobRequestOf, secondsUntilRunAt } from "../jobs/request.ts";
 import { ITEMS_PER_PAGE, jobRecord, JOBS_PER_PAGE, jobWithItems } from "../jobs/view.ts";
 import { rateLimitHeaders, remainingOf, secondsUntil } from "../limits/admission.ts";
 import type { Db } from "../store/db.ts";
@@ -33,10 +33,11 @@ function queueOf(deps: JobsDeps): Jobs {
 export function createJobHandler(deps: JobsDeps): ApiHandler {
   return async (ctx) => {
     const jobs = queueOf(deps);
+    const most = jobBodyBytesOf(ctx.key.tier);
     const text = await boundedText(
       ctx.request.body ?? new ReadableStream(),
-      MAX_JOB_BODY_BYTES,
-      () => new ApiError("invalid_request", `The job's body is larger than ${MAX_JOB_BODY_BYTES} bytes.`),
+      most,
+      () => new ApiError("invalid_request", `A job's body from a ${ctx.key.tier} key is at most ${most} bytes.`),
     );
     const request = jobRequestOf(text, ctx.key.tier, ctx.now);
     if (request.webhook) request.webhook = await requireJobEndpoint(deps.db, request.webhook, ctx.key.accountId);

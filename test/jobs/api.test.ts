@@ -193,6 +193,29 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
     expect(answers.map((answer) => answer.status)).toEqual([400, 400, 400, 400, 400]);
   });
 
+  test("a FREE key's body of 20 MB is 400 once it passes the tier's bound, long before it is read whole", async () => {
+    const key = await makeKey(store.db, "FREE");
+    const chunk = new TextEncoder().encode(`"${"https://x.com/a/status/1".padEnd(65_534, "1")}",`);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => controller.enqueue(new TextEncoder().encode('{"urls": [')),
+      pull(controller) {
+        if (sent >= 20 * 1024 * 1024) return controller.close();
+        sent += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    }, { highWaterMark: 0 });
+    const answer = await app.get("/api/v1/jobs", key.plain, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(answer.status).toBe(400);
+    expect(((await answer.json()) as { detail: string }).detail).toContain("FREE key is at most 414496 bytes");
+    expect(sent).toBeLessThan(1024 * 1024);
+  });
+
   test("DELETE cancels the items that have not run; those keep no record", { timeout: 60_000 }, async () => {
     x.setMode("syndication", { kind: "delay", ms: 3000 });
     const key = await makeKey(store.db, "FREE");
