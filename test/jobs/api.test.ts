@@ -2,9 +2,11 @@
 // a job of 100 links completes with its 100 records in order, each counted once against the key;
 // a FREE key's job of more links than its day has left is 429 up front; another account's job is
 // 404; DELETE cancels what has not run.
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Queue, startQueue } from "../../src/jobs/queue.ts";
-import { type FakeXUpstream, numberedPostId, startFakeXUpstream } from "../fakes/x-upstream.ts";
+import { type FakeXUpstream, fixturesDir, numberedPostId, startFakeXUpstream } from "../fakes/x-upstream.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
@@ -15,8 +17,15 @@ const postLink = (n: number) => `https://x.com/nasa/status/${numberedPostId(n)}`
 interface JobAnswer {
   id: string;
   status: string;
+  finishedAt: string | null;
   counts: { total: number; done: number; failed: number };
-  items: { position: number; url: string; status: string; post: { id: string; downloadUrl: string } | null }[];
+  items: {
+    position: number;
+    url: string;
+    status: string;
+    post: { id: string; downloadUrl: string; text: string | null } | null;
+    problem: { code: string; detail: string } | null;
+  }[];
   nextCursor: string | null;
 }
 
@@ -167,6 +176,28 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
     const more = await Promise.all(Array.from({ length: 7 }, () => app.get(path, key.plain)));
     expect(more.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 429]);
     x.setMode("syndication", { kind: "normal" });
+  });
+
+  test("a post whose text holds U+0000 and a lone surrogate is done, its text cleaned as it is stored", {
+    timeout: 60_000,
+  }, async () => {
+    const recorded = JSON.parse(
+      readFileSync(path.join(fixturesDir, "syndication", "video_nasa_1491475671058681863.json"), "utf8"),
+    );
+    const text = "Venus\u0000 glows \ud800 on its plains";
+    x.setMode("syndication", {
+      kind: "json",
+      body: { ...recorded, id_str: numberedPostId(900), text, display_text_range: [0, text.length] },
+    });
+    const key = await makeKey(store.db, "PRO");
+    const job = (await (await submit(key.plain, { urls: [postLink(900)], threads: false })).json()) as JobAnswer;
+    const finished = await until("the job to finish", async () => {
+      const now = await show(key.plain, `/api/v1/jobs/${job.id}`);
+      return now.finishedAt ? now : undefined;
+    });
+    x.setMode("syndication", { kind: "normal" });
+    expect(finished.items.map((item) => [item.status, item.problem?.code ?? null])).toEqual([["done", null]]);
+    expect(finished.items[0]!.post!.text).toBe("Venus glows \ufffd on its plains");
   });
 
   test("another account's job is 404, to show, to cancel and in the list", async () => {
