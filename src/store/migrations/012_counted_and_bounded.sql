@@ -83,3 +83,28 @@ BEGIN
                       v_oldest_minute + interval '24 hours', v_oldest_second + interval '60 seconds';
 END;
 $$;
+
+-- Counts a watch's run as one call of its key against its day, as a job's item is counted (the day
+-- alone, not the burst): the calls left after it, or -1 when the day had none (the run is skipped).
+-- The key's row lock, as admit_request takes it, orders it among the key's other calls.
+CREATE FUNCTION count_watch_run(p_key_id text, p_now timestamptz)
+RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_limit integer;
+  v_day integer;
+  v_minute timestamptz := date_trunc('minute', p_now);
+BEGIN
+  SELECT t.daily_limit INTO v_limit
+    FROM api_keys k JOIN tiers t ON t.name = k.tier WHERE k.id = p_key_id FOR UPDATE OF k;
+  SELECT coalesce(sum(u.count), 0)::integer INTO v_day
+    FROM usage_minutes u WHERE u.api_key_id = p_key_id AND u.minute > v_minute - interval '24 hours';
+  IF v_limit IS NULL OR v_day >= v_limit THEN
+    RETURN -1;
+  END IF;
+  INSERT INTO usage_minutes AS u (api_key_id, minute, count) VALUES (p_key_id, v_minute, 1)
+    ON CONFLICT (api_key_id, minute) DO UPDATE SET count = u.count + 1;
+  UPDATE api_keys SET last_used_at = p_now WHERE id = p_key_id;
+  RETURN v_limit - v_day - 1;
+END;
+$$;
