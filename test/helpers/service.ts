@@ -1,6 +1,7 @@
 // Runs the built service (dist/) as a child process, as an operator would, and the admin CLI.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { scaled } from "./slowness.ts";
 
 export interface RunningService {
   url: string;
@@ -37,7 +38,7 @@ export async function startService(
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill("SIGKILL");
-    }, 30_000);
+    }, scaled(30_000));
     const onLine = (chunk: Buffer) => {
       for (const line of chunk.toString().split("\n").filter(Boolean)) {
         output.push(line);
@@ -54,7 +55,9 @@ export async function startService(
       clearTimeout(timer);
       reject(
         new Error(
-          `${timedOut ? "service did not start within 30 s" : `service exited with ${code}`}:\n${output.join("\n")}`,
+          `${timedOut ? `service did not start within ${scaled(30)} s` : `service exited with ${code}`}:\n${
+            output.join("\n")
+          }`,
         ),
       );
     });

@@ -1,15 +1,28 @@
-/** Waits for `probe` to give a value, checking every `everyMs`; throws naming `what` after `timeoutMs`. */
+import { scaled } from "./slowness.ts";
+
+/** Checks `probe` every `everyMs` until it gives a value or `timeoutMs`, scaled by the slowness, has passed. */
+async function poll<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number, everyMs: number) {
+  const deadline = Date.now() + scaled(timeoutMs);
+  for (;;) {
+    const value = await probe();
+    if (value || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/** Waits for `probe` to give a value; throws naming `what` after `timeoutMs` (scaled by the slowness). */
 export async function until<T>(
   what: string,
   probe: () => T | undefined | Promise<T | undefined>,
   timeoutMs = 60_000,
   everyMs = 50,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
+  const value = await poll(probe, timeoutMs, everyMs);
+  if (!value) throw new Error(`timed out waiting for ${what}`);
+  return value;
+}
+
+/** Waits for `done` to hold, at most `timeoutMs` (scaled); says whether it did, so that the test can show what is left. */
+export async function settled(done: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 50) {
+  return (await poll(async () => (await done()) || undefined, timeoutMs, everyMs)) === true;
 }
