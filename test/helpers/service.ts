@@ -21,12 +21,15 @@ export const baseEnv = () => ({
 /** How the built service is started under Node; each runtime has its own (test/e2e/*.test.ts). */
 export const nodeCommand = [process.execPath, "dist/node.mjs"];
 
+/** Starts `command` in `cwd` (the clone unless given). */
 export async function startService(
   env: Record<string, string>,
   command: string[] = nodeCommand,
+  cwd = process.cwd(),
 ): Promise<RunningService> {
   const [executable, ...args] = command;
   const child = spawn(executable!, args, {
+    cwd,
     env: { ...baseEnv(), PORT: "0", HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
