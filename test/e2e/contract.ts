@@ -37,7 +37,7 @@ import { initSegment, probeMedia, runningTools, snapshotFiles, toolsLeft } from 
 import { malformedRequests, rawRequest } from "../helpers/raw-http.ts";
 import { type Receiver, startReceiver } from "../helpers/receiver.ts";
 import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
-import { settled, until } from "../helpers/until.ts";
+import { holdsWithin, settled, until } from "../helpers/until.ts";
 import { scaled } from "../helpers/slowness.ts";
 
 export interface RuntimeUnderTest {
@@ -597,7 +597,7 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         } finally {
           controller.abort();
           // The service goes on serving the tests after this one: let the stalled download's tools end first.
-          await toolsLeft(site.host, 30_000);
+          await settled(() => runningTools(site.host).length === 0, 30_000);
         }
       });
 
@@ -771,7 +771,7 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         await exited;
         const hostRuns = () =>
           existsSync(`/proc/${hostPid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${hostPid}/stat`, "utf8"));
-        await settled(() => runningTools(site.host).length === 0 && !hostRuns(), 4_000, 100);
+        await holdsWithin(() => runningTools(site.host).length === 0 && !hostRuns(), 4_000, 100);
         expect(runningTools(site.host)).toEqual([]);
         expect(hostRuns()).toBe(false);
         controller.abort();

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { settled } from "./until.ts";
+import { holdsWithin } from "./until.ts";
 
 const run = promisify(execFile);
 
@@ -73,9 +73,9 @@ export function runningTools(needle: string): string[] {
     .filter((line) => line.includes(needle) && /\b(yt-dlp|ffmpeg)\b/.test(line) && !line.trim().startsWith("Z"));
 }
 
-/** The yt-dlp and ffmpeg of `needle` still running once they are gone or `ms` (scaled) has passed. */
+/** The yt-dlp and ffmpeg of `needle` still running once they are gone or `ms` has passed (not scaled: the bound is the behaviour). */
 export async function toolsLeft(needle: string, ms: number): Promise<string[]> {
-  await settled(() => runningTools(needle).length === 0, ms, 100);
+  await holdsWithin(() => runningTools(needle).length === 0, ms, 100);
   return runningTools(needle);
 }
 

@@ -10,7 +10,7 @@ import { ffmpegArgs, readFfmpegLog, type RemuxPlan } from "../../src/media/ffmpe
 import { spawnStream, type SpawnStreamOptions } from "../../src/processes/child-stream.ts";
 import { nodeProcesses } from "../../src/runtime/node/processes.ts";
 import { clipDurationSec, type MediaSite, startMediaSite } from "../fakes/media-site.ts";
-import { settled } from "../helpers/until.ts";
+import { holdsWithin } from "../helpers/until.ts";
 
 const run = promisify(execFile);
 let site: MediaSite;
@@ -85,7 +85,7 @@ function isAlive(pid: number): boolean {
   }
 }
 function waitUntilGone(pid: number, ms: number): Promise<boolean> {
-  return settled(() => !isAlive(pid), ms, 20);
+  return holdsWithin(() => !isAlive(pid), ms, 20);
 }
 
 describe("spawnStream(nodeProcesses, ) with real ffmpeg", () => {

@@ -20,7 +20,7 @@ import { nodeProcesses } from "../../src/runtime/node/processes.ts";
 import { nodeToolRuns } from "../../src/runtime/node/tool-runs.ts";
 import { buildTestApp, makeKey } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
-import { settled, until } from "../helpers/until.ts";
+import { holdsWithin, until } from "../helpers/until.ts";
 import { scaled } from "../helpers/slowness.ts";
 
 /** A site of pages yt-dlp's generic extractor reads, one that never answers, one that shows the cookies it got. */
@@ -197,7 +197,7 @@ describe("the extraction host", () => {
     expect(await running(child!)).toBe(true);
     await expect(hanging).rejects.toMatchObject({ status: 504, code: "upstream_timeout" });
     expect(Date.now() - started).toBeLessThan(3_000);
-    await settled(async () => !(await running(child!)), 2_000);
+    await holdsWithin(async () => !(await running(child!)), 2_000);
     expect(await running(child!)).toBe(false);
     expect(readyPid(host)).toBe(pid);
     expect((await pagesOf().info(new URL(`${site.origin}/page.html?after-hang`))).title).toBe("page ?after-hang (1)");
@@ -220,12 +220,8 @@ describe("the extraction host", () => {
     controller.abort();
     await expect(job).rejects.toMatchObject({ status: 499 });
     // A worker with no other job ends at once, like a child; an idle worker may stay.
-    await until(
-      "the process's end",
-      async () => (await childrenOf(pid)).length === processes.length - 1 || undefined,
-      2_000,
-    );
-    await until("the page closed", () => site.hanging() === 0 || undefined, 2_000);
+    expect(await holdsWithin(async () => (await childrenOf(pid)).length === processes.length - 1, 2_000)).toBe(true);
+    expect(await holdsWithin(() => site.hanging() === 0, 2_000)).toBe(true);
   });
 
   test("two jobs with different cookie files each send only their own, and a job without one sends none", async () => {
@@ -297,7 +293,7 @@ describe("the extraction host in the app", () => {
         expect(response.headers.get("content-type")).toBe("application/problem+json");
         expect(await response.json()).toMatchObject({ status: 502, code: "upstream_failed" });
         // The job's child died with its host.
-        await until("the orphaned child's end", async () => !(await running(child!)) || undefined, 3_000);
+        expect(await holdsWithin(async () => !(await running(child!)), 3_000)).toBe(true);
 
         // While the host starts again the program stands in; then the new host answers.
         expect((await post("/page.html?while-restarting")).status).toBe(200);

@@ -14,7 +14,7 @@ import { type FakeCdn, fakeSha256, startFakeCdn } from "../fakes/cdn.ts";
 import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
 import { createHash } from "node:crypto";
 import { scaled } from "../helpers/slowness.ts";
-import { settled } from "../helpers/until.ts";
+import { holdsWithin } from "../helpers/until.ts";
 
 /** A runtime the connection tests run the built service under: its program, which runs `dist/<name>.mjs`. */
 export interface ConnectionsRuntime {
@@ -167,7 +167,7 @@ export function connectionsSuite({ name, program }: ConnectionsRuntime): void {
         // The caps closed the excess (Bun's server tells of a connection a little later); the other
         // address still holds as many as one client may.
         const held = () => idle.filter((each) => !each.closedByServer()).length;
-        expect(await settled(() => held() <= 64, 10_000)).toBe(true);
+        expect(await holdsWithin(() => held() <= 64, 10_000)).toBe(true);
         expect(held()).toBeGreaterThan(0);
         for (const each of idle) each.socket.destroy();
         expect(service.output.join("\n")).toMatch(/connections refused: a connection cap is reached/);
@@ -227,7 +227,7 @@ export function connectionsSuite({ name, program }: ConnectionsRuntime): void {
         const drip = setInterval(() => slow.socket.writable && slow.socket.write("a"), 1_000);
         const flow = setInterval(() => steady.socket.writable && steady.socket.write("a".repeat(40)), 100);
         try {
-          expect(await settled(() => slow.closedByServer(), 20_000)).toBe(true);
+          expect(await holdsWithin(() => slow.closedByServer(), 20_000)).toBe(true);
           expect(steady.closedByServer()).toBe(false);
         } finally {
           clearInterval(drip);
@@ -252,13 +252,13 @@ export function connectionsSuite({ name, program }: ConnectionsRuntime): void {
         );
         const all = [...silent, ...partial];
         sockets.push(...all.map((each) => each.socket));
-        expect(await settled(() => socketsHeldFor(pid, all) === 40, 5_000)).toBe(true);
+        expect(await holdsWithin(() => socketsHeldFor(pid, all) === 40, 5_000)).toBe(true);
         // The clients keep their ends open: only the server closing its own releases its sockets.
-        expect(await settled(() => socketsHeldFor(pid, all) === 0, 10_000)).toBe(true);
+        expect(await holdsWithin(() => socketsHeldFor(pid, all) === 0, 10_000)).toBe(true);
         const seconds = (Date.now() - opened) / 1000;
         expect(seconds).toBeGreaterThanOrEqual(1.5);
         // The server's side is gone; the clients hear of it a moment later on a loaded machine.
-        await settled(() => all.every((each) => each.closedByServer()), 2_000);
+        await holdsWithin(() => all.every((each) => each.closedByServer()), 2_000);
         for (const each of all) {
           expect(each.received()).toMatch(/^HTTP\/1\.1 408 /);
           expect(each.received()).toMatch(/"code":"request_timeout"/);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type PhotoPlatforms, photoPosts, startPhotoPlatforms } from "../../fakes/photo-platforms.ts";
 import { buildTestApp, makeKey, type TestApp } from "../../helpers/app.ts";
 import { probeMedia } from "../../helpers/media.ts";
-import { settled } from "../../helpers/until.ts";
+import { holdsWithin } from "../../helpers/until.ts";
 import { openTestStore, type TestStore } from "../../helpers/stores.ts";
 
 let store: TestStore;
@@ -156,7 +156,7 @@ describe("a platform that never answers", () => {
     expect(Date.now() - started).toBeLessThan(6000);
     // The answer does not wait for the tool's end: it is sent SIGTERM, and SIGKILL a second later.
     const running = () => spawnSync("pgrep", ["-f", "C9kS2slowQq"], { encoding: "utf8" }).stdout.trim();
-    await settled(() => running() === "", 3000, 100);
+    await holdsWithin(() => running() === "", 3000, 100);
     expect(running()).toBe("");
   });
 });
