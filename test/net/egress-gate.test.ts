@@ -19,6 +19,7 @@ import { listenLoopback } from "../../src/runtime/node/gate-listener.ts";
 import { type Canary, startCanary } from "../fakes/canary.ts";
 import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { startHttpProxy, startSocks5Proxy } from "../fakes/proxies.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const run = promisify(execFile);
 
@@ -110,7 +111,7 @@ describe("the egress gate", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     tls = { dir, server, origin: `https://127.0.0.1:${(server.address() as net.AddressInfo).port}`, paths };
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(async () => {
     await Promise.all(gates.map((gate) => gate.close()));
     tls?.server.closeAllConnections();
