@@ -26,6 +26,8 @@ export async function startService(
   env: Record<string, string>,
   command: string[] = nodeCommand,
   cwd = process.cwd(),
+  /** How long it may take to listen: more where several start at once on the test's two cores. */
+  startMs = scaled(30_000),
 ): Promise<RunningService> {
   const [executable, ...args] = command;
   const child = spawn(executable!, args, {
@@ -41,7 +43,7 @@ export async function startService(
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill("SIGKILL");
-    }, scaled(30_000));
+    }, startMs);
     const onLine = (chunk: Buffer) => {
       for (const line of chunk.toString().split("\n").filter(Boolean)) {
         output.push(line);
@@ -58,7 +60,7 @@ export async function startService(
       clearTimeout(timer);
       reject(
         new Error(
-          `${timedOut ? `service did not start within ${scaled(30)} s` : `service exited with ${code}`}:\n${
+          `${timedOut ? `service did not start within ${startMs / 1000} s` : `service exited with ${code}`}:\n${
             output.join("\n")
           }`,
         ),
