@@ -140,6 +140,12 @@ function mp3OutputArgs(plan: RemuxPlan): string[] {
   return ["-map", `${plan.audioInput ?? 0}:a:0`, "-vn", "-c:a", "libmp3lame", "-b:a", "320k", "-f", "mp3"];
 }
 
+/**
+ * The sound copied as it is. `aac_adtstoasc` always: it rewrites ADTS AAC (MPEG-TS, HLS) as MP4
+ * needs it, passes MP4's own AAC through unchanged, and refuses any other codec before the first
+ * byte (measured with ffmpeg 5.1), so the sound's codec is what ffmpeg reads, never guessed from
+ * the container a source names (an MPEG-TS may hold AAC or MP3; readFfmpegLog `notAac`).
+ */
 function m4aOutputArgs(plan: RemuxPlan): string[] {
   return [
     "-map",
@@ -147,7 +153,8 @@ function m4aOutputArgs(plan: RemuxPlan): string[] {
     "-vn",
     "-c:a",
     "copy",
-    ...(plan.adtsAudio ? ["-bsf:a", "aac_adtstoasc"] : []),
+    "-bsf:a",
+    "aac_adtstoasc",
     // Every audio packet is a keyframe, and frag_keyframe then holds the whole file back as one
     // fragment (measured): a fragment a second instead.
     "-movflags",
@@ -275,6 +282,8 @@ const logSigns = {
   lost: /Failed to open segment|Input\/output error/i,
   /** The sound asked for is not in the source: its map of the audio stream found none (ffmpeg then exits 1). */
   noSound: /^Stream map '[^']*:a:0' matches no streams/,
+  /** M4A's copy met sound that is not AAC (m4aOutputArgs); ffmpeg names the codec it read. */
+  notAac: /Codec '([^']+)' \(\d+\) is not supported by the bitstream filter 'aac_adtstoasc'/,
 };
 
 /** What the log reader knows of the run: the source's length when it says it, whether it is HLS, and the output. */
@@ -304,6 +313,15 @@ export function silentVideo(cause?: Error): ApiError {
   return new ApiError(
     "invalid_parameter",
     "This video has no sound, so `audio` has nothing to give; leave `audio` out to download the video.",
+    { cause },
+  );
+}
+
+/** 400: `audio=m4a` of sound that is not AAC (`codec` as the source or ffmpeg names it); only a re-encode would make it. */
+export function notAac(codec: string, cause?: Error): ApiError {
+  return new ApiError(
+    "format_not_available",
+    `This post's sound is ${codec}, not AAC: \`audio=m4a\` copies AAC as it is and never re-encodes. Ask for \`audio=mp3\` (MP3 at 320 kbps) instead.`,
     { cause },
   );
 }
@@ -392,6 +410,8 @@ export function readFfmpegLog(
           : notStreamable(cause);
       }
       if (output !== "mp4" && logSigns.noSound.test(line)) return silentVideo(cause);
+      const other = logSigns.notAac.exec(line);
+      if (other) return notAac(other[1]!, cause);
       if (logSigns.corrupt.test(line)) return damaged(cause);
       if (logSigns.corruptPacket.test(line)) return hls && reconnects === 0 ? undefined : damaged(cause);
       if (logSigns.timeWentBack.test(line) && reconnects > 0) return damaged(cause);
