@@ -157,6 +157,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
     slots,
     egress,
     clientStallTimeoutMs: config.CLIENT_STALL_TIMEOUT_S * 1000,
+    exactCuts: config.CLIP_EXACT_CUTS === "on",
   };
   return {
     ...posts,

@@ -334,6 +334,12 @@ export const ConfigSchema = z.object({
     .describe(
       "Page-mode downloads that encode (audio=mp3) this instance runs at once; unset: MAX_PAGE_DOWNLOADS if set, else the CPU count",
     ),
+  CLIP_EXACT_CUTS: z
+    .enum(["on", "off"])
+    .default("off")
+    .describe(
+      "on: a download's clip may ask for an exact cut (`cut=exact`), which re-encodes the video and holds an encode slot (MAX_ENCODES) for its whole length; off: clips are cut at key frames (stream copy) and `cut=exact` is 400",
+    ),
   MAX_PAGE_DOWNLOADS: positiveInt
     .optional()
     .describe(

@@ -249,7 +249,15 @@ describe("a download's plan by the same rule", () => {
     const link = { url, platform };
     const ask: Ask = (source, asked, what, asker) => source.plan(asked, what, asker);
     const asker = { signal: new AbortController().signal, holder: null };
-    const all: Wanted = { output: "mp4", format: null, index: null, subtitles: null, filename: null, ...wanted };
+    const all: Wanted = {
+      output: "mp4",
+      format: null,
+      index: null,
+      subtitles: null,
+      filename: null,
+      clip: null,
+      ...wanted,
+    };
     return { runs, plan: ask(createSources({ ...ownSources, pages, galleries }, ask)(link), link, all, asker) };
   }
   const reddit = new URL("https://www.reddit.com/r/pics/comments/abc/x/");

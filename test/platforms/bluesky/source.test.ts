@@ -42,6 +42,7 @@ const wanted = (more: Partial<Wanted> = {}): Wanted => ({
   index: null,
   subtitles: null,
   filename: null,
+  clip: null,
   ...more,
 });
 // Bluesky's source hands no link to another source; no slot is held here.
