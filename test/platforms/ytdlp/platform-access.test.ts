@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { cookieFile } from "../../../src/platforms/ytdlp/cookie-file.ts";
+import { wholeFile } from "../../../src/platforms/cookie-jars.ts";
 import { createPageClient } from "../../../src/platforms/ytdlp/client.ts";
 import { createCliExtractor } from "../../../src/processes/extractor.ts";
 import { nodeProcesses } from "../../../src/runtime/node/processes.ts";
@@ -144,7 +145,7 @@ describe("COOKIES_FILE", () => {
       cacheTtlMs: 0,
       cacheMaxEntries: 1,
       maxItems: 1,
-      cookies: cookieFile(nodeFiles, file, () => {}),
+      cookies: wholeFile(cookieFile(nodeFiles, file, () => {})),
     });
     await expect(pages.info(new URL(site.pages.members))).rejects.toMatchObject({ status: 504 });
     expect(await cookieCopies()).toEqual(copiesBefore);
