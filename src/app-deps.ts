@@ -12,6 +12,7 @@ import { cookieHeaderFor } from "./media/cookie-header.ts";
 import { createEgressGate, type EgressGate, type ListenLoopback } from "./media/egress-gate.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
 import { type OutboundProxy, parseOutboundProxy } from "./media/outbound-proxy.ts";
+import { createOutboundRoutes, type OutboundRoutes, routedUpstream } from "./media/outbound-routes.ts";
 import type { RelayOptions } from "./media/relay.ts";
 import type { UpstreamClient } from "./media/relay-upstream.ts";
 import type { RemuxOptions } from "./media/remux.ts";
@@ -192,10 +193,10 @@ function wire(
   { config, runtime, metrics = createServiceMetrics(), now = () => new Date(), log = createLogger("warn") }:
     AppDepsOptions,
 ): Wiring {
-  // With OUTBOUND_PROXY every connection leaves through it: the media relay and X's APIs over the
-  // runtime's proxied client (fetch cannot be pointed at a proxy on every runtime), yt-dlp and ffmpeg
-  // through the egress gate, which chains to it.
-  const outbound = config.OUTBOUND_PROXY ?? null;
+  // A connection leaves through the proxy of its host's platform (OUTBOUND_PROXY_<PLATFORM>), else
+  // OUTBOUND_PROXY: the media relay and the readers over the runtime's proxied client (fetch cannot be
+  // pointed at a proxy on every runtime), yt-dlp and ffmpeg through the egress gate, which chains to it.
+  const outbound = outboundRoutes(config, { metrics, now, log });
   const cookies = config.COOKIES_FILE === undefined
     ? undefined
     : cookieFile(runtime.files, config.COOKIES_FILE, (fault) => log.warn(fault, { setting: "COOKIES_FILE" }));
@@ -213,10 +214,32 @@ function wire(
   });
   const blocked = happening<[page: URL, error: ApiError]>();
   blocked.on((page) => metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER"));
-  const upstream = outbound === null ? runtime.upstream : runtime.proxiedUpstream(outbound);
+  const upstream = routedUpstream(outbound, runtime.upstream, runtime.proxiedUpstream);
   const readerEgress = { ...egress, trusted: new Set([...egress.trusted, ...apiEndpoints(config)]) };
   const jars = cookieJars(config, runtime.files, cookies, { metrics, now, log });
   return { config, runtime, metrics, now, log, cookies, jars, upstream, egress, readerEgress, gate, blocked };
+}
+
+/** Which proxy each connection leaves through; a platform's proxy that failed logged and counted as set aside. */
+function outboundRoutes(
+  config: Config,
+  { metrics, now, log }: Pick<Wiring, "metrics" | "now" | "log">,
+): OutboundRoutes {
+  return createOutboundRoutes({
+    fallback: config.OUTBOUND_PROXY ?? null,
+    platforms: config.platformProxies,
+    platformOfHost,
+    setAsideMs: config.COOKIES_SET_ASIDE_S * 1000,
+    now,
+    onSetAside(platform, proxy, until) {
+      log.warn(`a proxy of ${platform} (${proxy}) could not be reached; it is set aside`, {
+        platform,
+        proxy,
+        until: until.toISOString(),
+      });
+      metrics.setAside(platform, "proxy", proxy);
+    },
+  });
 }
 
 /** The platforms' jars (COOKIES_DIR, COOKIES_FILE_<PLATFORM>), COOKIES_FILE their default; what is set aside logged and counted. */

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError, upstreamFailed } from "../../src/http/problem.ts";
 import { causeText } from "../../src/log.ts";
 import { createEgressGate, type EgressGate, type GateSession, gateVerdict } from "../../src/media/egress-gate.ts";
+import { everyHostThrough } from "../helpers/outbound.ts";
 import { endpointKey } from "../../src/media/egress.ts";
 import { parseOutboundProxy } from "../../src/media/outbound-proxy.ts";
 import { resolveWithDns } from "../../src/runtime/node/dns.ts";
@@ -67,7 +68,7 @@ describe("the egress gate", () => {
     const gate = createEgressGate({
       policy: { trusted, resolveHost: resolveWithDns },
       listen: listenLoopback,
-      outbound: outbound === null ? null : parseOutboundProxy(outbound),
+      outbound: everyHostThrough(outbound === null ? null : parseOutboundProxy(outbound)),
       originOverrides,
     });
     gates.push(gate);
@@ -177,7 +178,7 @@ describe("the egress gate", () => {
     const gate = createEgressGate({
       policy: { trusted, resolveHost: resolveWithDns },
       listen: listenLoopback,
-      outbound: null,
+      outbound: everyHostThrough(null),
     });
     gates.push(gate);
     const ask = async (session: GateSession, head: string) => {
