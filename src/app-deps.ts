@@ -507,6 +507,9 @@ function extraction(
     maxItems: config.PLAYLIST_MAX_ITEMS,
     onChild: () => metrics.childStarted("yt-dlp"),
     jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME, runtime.automaticJsRuntime),
+    poTokens: config.PO_TOKEN_URL === undefined
+      ? undefined
+      : { url: config.PO_TOKEN_URL.replace(/\/+$/, ""), timeoutMs: config.PO_TOKEN_TIMEOUT_MS },
   });
   const galleries = createGalleryClient({
     ...shared,
