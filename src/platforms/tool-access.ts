@@ -3,7 +3,7 @@
 // account of its jar, in turn), counted while it runs; a refusal by the gate or by the platform is
 // told the way every tool's is, and the account the platform refused is set aside.
 import { ApiError } from "../http/problem.ts";
-import { type EgressGate, gateVerdict } from "../media/egress-gate.ts";
+import { type EgressGate, gateVerdict } from "../net/egress-gate.ts";
 import { RefusalCause } from "./blocked.ts";
 import type { CookieSource, TakenCookies } from "./cookie-jars.ts";
 import { type Files, withCookieCopy } from "./ytdlp/cookie-file.ts";
