@@ -6,6 +6,7 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createEgressGate } from "../../src/net/egress-gate.ts";
+import { everyHostThrough } from "../helpers/outbound.ts";
 import { resolveWithDns } from "../../src/runtime/node/dns.ts";
 import { listenLoopback } from "../../src/runtime/node/gate-listener.ts";
 import { type HostilePages, startHostilePages } from "../fakes/hostile-pages.ts";
@@ -130,7 +131,7 @@ describe("the gate's sessions", () => {
     const gate = createEgressGate({
       policy: { trusted, resolveHost: resolveWithDns },
       listen: listenLoopback,
-      outbound: null,
+      outbound: everyHostThrough(null),
       extractionBudget: { maxBytes: 16 * 1024, bodyTimeoutMs: 60_000 },
     });
     try {

@@ -14,6 +14,7 @@ import { causeText } from "../../src/log.ts";
 import { createEgressGate, type EgressGate, type GateSession, gateVerdict } from "../../src/net/egress-gate.ts";
 import { endpointKey } from "../../src/net/egress.ts";
 import { parseOutboundProxy } from "../../src/net/outbound-proxy.ts";
+import { everyHostThrough } from "../helpers/outbound.ts";
 import { resolveWithDns } from "../../src/runtime/node/dns.ts";
 import { listenLoopback } from "../../src/runtime/node/gate-listener.ts";
 import { type Canary, startCanary } from "../fakes/canary.ts";
@@ -68,7 +69,7 @@ describe("the egress gate", () => {
     const gate = createEgressGate({
       policy: { trusted, resolveHost: resolveWithDns },
       listen: listenLoopback,
-      outbound: outbound === null ? null : parseOutboundProxy(outbound),
+      outbound: everyHostThrough(outbound === null ? null : parseOutboundProxy(outbound)),
       originOverrides,
     });
     gates.push(gate);
@@ -178,7 +179,7 @@ describe("the egress gate", () => {
     const gate = createEgressGate({
       policy: { trusted, resolveHost: resolveWithDns },
       listen: listenLoopback,
-      outbound: null,
+      outbound: everyHostThrough(null),
     });
     gates.push(gate);
     const ask = async (session: GateSession, head: string) => {

@@ -12,6 +12,7 @@ import { ApiError, toProblem } from "../../src/http/problem.ts";
 import { createLogger } from "../../src/log.ts";
 import { createPageClient } from "../../src/platforms/ytdlp/client.ts";
 import { cookieFile as cookieFileOf } from "../../src/platforms/ytdlp/cookie-file.ts";
+import { wholeFile } from "../../src/platforms/cookie-jars.ts";
 import { workerOptions } from "../../src/platforms/ytdlp/run.ts";
 import { createExtractionHost, type ExtractionHost, interpreterOf } from "../../src/processes/extraction-host.ts";
 import { createCliExtractor } from "../../src/processes/extractor.ts";
@@ -124,7 +125,9 @@ const pagesOf = (options: { timeoutMs?: number; cookiesFile?: string } = {}) =>
     cacheTtlMs: 0,
     cacheMaxEntries: 1,
     maxItems: 1,
-    cookies: options.cookiesFile === undefined ? undefined : cookieFileOf(nodeFiles, options.cookiesFile, () => {}),
+    cookies: options.cookiesFile === undefined
+      ? undefined
+      : wholeFile(cookieFileOf(nodeFiles, options.cookiesFile, () => {})),
   });
 
 describe("the extraction host", () => {

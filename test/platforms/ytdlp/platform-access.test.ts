@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { cookieFile } from "../../../src/platforms/ytdlp/cookie-file.ts";
+import { wholeFile } from "../../../src/platforms/cookie-jars.ts";
 import { createPageClient } from "../../../src/platforms/ytdlp/client.ts";
 import { createCliExtractor } from "../../../src/processes/extractor.ts";
 import { nodeProcesses } from "../../../src/runtime/node/processes.ts";
@@ -149,7 +150,7 @@ describe("COOKIES_FILE", () => {
       cacheTtlMs: 0,
       cacheMaxEntries: 1,
       maxItems: 1,
-      cookies: cookieFile(files, file, () => {}),
+      cookies: wholeFile(cookieFile(files, file, () => {})),
     });
     await expect(pages.info(new URL(site.pages.members))).rejects.toMatchObject({ status: 504 });
     expect(await cookieCopies(copies)).toEqual([]);
