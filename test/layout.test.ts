@@ -154,6 +154,7 @@ const FLOORS: string[][] = [
   ["src/events"], // webhooks: told by the jobs
   ["src/handlers/jobs.ts", "src/handlers/webhooks.ts", "src/handlers/watches.ts"], // the operations on jobs, webhooks and watches
   ["src/handlers/job-archive.ts"], // a job's archive, which finds the job as GET does
+  ["src/cobalt"], // cobalt's API on an origin of its own, over the operations
   ["src/doctor"],
   ["src/web"],
   // The top: the app, its API and site paths, the OpenAPI document, /docs and the error sink.
