@@ -33,11 +33,19 @@ type Item = LinkedPostRecord["media"][number];
 
 const mimeTypes: Record<string, string> = { mp4: "video/mp4", mp3: "audio/mpeg", jpg: "image/jpeg", png: "image/png" };
 
-/** The best variant no taller than `videoQuality`, when it is not the best of all (which a download takes anyway). */
-function variantFor(variants: PostVideoVariant[], quality: CobaltRequest["videoQuality"]): PostVideoVariant | null {
-  if (quality === "max") return null;
-  const fits = variants.find((variant) => Number(/^(\d+)p$/.exec(variant.qualityLabel)?.[1] ?? 0) <= Number(quality));
-  return fits === undefined || fits === variants[0] ? null : fits;
+/**
+ * The best variant no taller than `videoQuality` (the best of all for `max`), its label for the file's
+ * name, and the `format` that asks for it when it is not the best, which a download takes anyway.
+ */
+function variantFor(
+  variants: PostVideoVariant[],
+  quality: CobaltRequest["videoQuality"],
+): { label: string | null; format: { format?: string } } {
+  const height = (variant: PostVideoVariant) => Number(/^(\d+)p$/.exec(variant.qualityLabel)?.[1] ?? 0);
+  const fits = quality === "max" ? variants[0] : variants.find((variant) => height(variant) <= Number(quality));
+  if (fits === undefined) return { label: null, format: {} };
+  const label = height(fits) > 0 ? fits.qualityLabel : null;
+  return { label, format: fits === variants[0] ? {} : { format: fits.formatId } };
 }
 
 /** A photo's extension as its file says, JPEG when it does not. */
@@ -76,20 +84,18 @@ export async function cobaltAnswer(
   if (items.length === 0) {
     if (record.videoVariants.length === 0 && !record.needsServerProcessing) throw new NothingToSend("fetch.empty");
     const variant = variantFor(record.videoVariants, request.videoQuality);
-    const filename = name("mp4", variant?.qualityLabel ?? null);
-    const params = { url: record.url, filename, ...(variant ? { format: variant.formatId } : {}) };
+    const filename = name("mp4", variant.label);
+    const params = { url: record.url, filename, ...variant.format };
     return single(await tunnel(params), filename, service, request);
   }
   const files = await Promise.all(items.map(async (item, at) => {
     const variant = variantFor(item.videoVariants, request.videoQuality);
-    const filename = item.type === "photo"
-      ? name(photoExtension(item.url), null)
-      : name("mp4", variant?.qualityLabel ?? null);
+    const filename = item.type === "photo" ? name(photoExtension(item.url), null) : name("mp4", variant.label);
     const params = {
       url: record.url,
       index: String(at + 1),
       filename,
-      ...(variant ? { format: variant.formatId } : {}),
+      ...variant.format,
     };
     return { type: item.type, url: await tunnel(params), filename };
   }));
