@@ -3,7 +3,7 @@
 // a FREE key's job of more links than its day has left is 429 up front; another account's job is
 // 404; DELETE cancels what has not run.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type Queue, startQueue } from "../../src/jobs/queue.ts";
+import { type Queue, startQueue } from "../../src/queue/queue.ts";
 import { type FakeXUpstream, numberedPostId, startFakeXUpstream } from "../fakes/x-upstream.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
