@@ -71,15 +71,19 @@ export function cobaltSuite(runtime: RuntimeUnderTest): void {
     beforeAll(async () => {
       [x, cdn, site] = await Promise.all([startFakeXUpstream(), startFakeCdn(), startMediaSite()]);
       dataDir = mkdtempSync(join(tmpdir(), `cobalt-${runtime.name}-`));
-      service = await startService({
-        DATA_DIR: dataDir,
-        COBALT_PORT: "0",
-        X_SYNDICATION_URL: x.syndicationUrl,
-        X_GRAPHQL_URL: "off",
-        ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin},pbs.twimg.com=${cdn.origin}`,
-        EXTRA_PAGE_HOSTS: site.host,
-        X_CACHE_TTL_S: "3600",
-      }, runtime.command);
+      service = await startService(
+        {
+          DATA_DIR: dataDir,
+          COBALT_PORT: "0",
+          X_SYNDICATION_URL: x.syndicationUrl,
+          X_GRAPHQL_URL: "off",
+          ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin},pbs.twimg.com=${cdn.origin}`,
+          EXTRA_PAGE_HOSTS: site.host,
+          X_CACHE_TTL_S: "3600",
+        },
+        runtime.command,
+        120_000,
+      );
       door = /cobalt door open at (http:\/\/\S+?)"/.exec(service.output.join("\n"))![1]!;
       const admin = { DATA_DIR: dataDir };
       await runAdmin(["users", "create", "--email", "cobalt@example.com"], admin, "cobalt password\n");

@@ -23,6 +23,7 @@ export const nodeCommand = [process.execPath, "dist/node.mjs"];
 export async function startService(
   env: Record<string, string>,
   command: string[] = nodeCommand,
+  startWithinMs = 30_000,
 ): Promise<RunningService> {
   const [executable, ...args] = command;
   const child = spawn(executable!, args, {
@@ -37,7 +38,7 @@ export async function startService(
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill("SIGKILL");
-    }, 30_000);
+    }, startWithinMs);
     const onLine = (chunk: Buffer) => {
       for (const line of chunk.toString().split("\n").filter(Boolean)) {
         output.push(line);
@@ -54,7 +55,9 @@ export async function startService(
       clearTimeout(timer);
       reject(
         new Error(
-          `${timedOut ? "service did not start within 30 s" : `service exited with ${code}`}:\n${output.join("\n")}`,
+          `${timedOut ? `service did not start within ${startWithinMs / 1000} s` : `service exited with ${code}`}:\n${
+            output.join("\n")
+          }`,
         ),
       );
     });
