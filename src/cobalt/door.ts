@@ -45,9 +45,11 @@ function serverInfo(deps: DoorDeps, origin: string) {
 /** The headers a tunnel's answer carries for cobalt's clients: a file they may embed from another origin. */
 function asTunnelAnswer(response: Response, method: string): Response {
   response.headers.set("cross-origin-resource-policy", "cross-origin");
-  // A tracker counts `Content-Length: 0` on HEAD as a broken tunnel: a length not known is not said.
-  if (method === "HEAD" && response.headers.get("content-length") === "0") response.headers.delete("content-length");
-  return response;
+  if (method !== "HEAD" || response.headers.has("content-length")) return response;
+  // A tracker counts `Content-Length: 0` on HEAD as a broken tunnel, and a server that is handed no body
+  // says just that (Deno's does): an empty stream claims no length.
+  const empty = new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+  return new Response(empty, { status: response.status, headers: response.headers });
 }
 
 export function createCobaltDoor(deps: DoorDeps): Served {
@@ -79,7 +81,8 @@ export function createCobaltDoor(deps: DoorDeps): Served {
     const read = request.method === "GET" || request.method === "HEAD";
     if (request.method === "OPTIONS") return plain(preflight(deps.config.CORS_ORIGIN, request));
     if (read && (pathname === "/" || pathname === "/api/serverInfo")) {
-      return plain(json(serverInfo(deps, base(request))));
+      const info = json(serverInfo(deps, base(request)));
+      return plain(request.method === "HEAD" ? withoutBody(info) : info);
     }
     if (read && pathname === TUNNEL_PATH) return tunnel(request, arrival);
     if (request.method === "POST" && pathname === "/") {
@@ -114,9 +117,6 @@ export function createCobaltDoor(deps: DoorDeps): Served {
         path: new URL(request.url).pathname,
         status: reply.response.status,
       });
-      if (request.method === "HEAD" && reply.response.body !== null) {
-        return { ...reply, response: withoutBody(reply.response) };
-      }
       return reply;
     },
     refuse: (error, requestId) => {
