@@ -8,7 +8,7 @@ import { EVENT_TYPES } from "./types.ts";
 import type { ApiContext, ApiHandler } from "../auth/api-context.ts";
 import { readJsonBody } from "../http/json-body.ts";
 import { json } from "../http/json-response.ts";
-import type { EgressPolicy } from "../media/egress.ts";
+import type { EgressPolicy } from "../net/egress.ts";
 import type { Db } from "../store/db.ts";
 import { jsonAnswer } from "../http/openapi-parts.ts";
 import { idParamOf, ownedResourceRoutes } from "../http/owned-resource.ts";

@@ -18,6 +18,7 @@ import {
 } from "../fakes/x-upstream.ts";
 import { probeMedia } from "../helpers/media.ts";
 import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 export interface RuntimeUnderTest {
   name: string;
@@ -83,7 +84,8 @@ export function cobaltSuite(runtime: RuntimeUnderTest): void {
           PAGE_CACHE_TTL_S: "3600",
         },
         runtime.command,
-        120_000,
+        process.cwd(),
+        scaled(120_000),
       );
       door = /cobalt door open at (http:\/\/\S+?)"/.exec(service.output.join("\n"))![1]!;
       const admin = { DATA_DIR: dataDir };
