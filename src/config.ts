@@ -131,6 +131,16 @@ export const ConfigSchema = z.object({
     .describe(
       "The address callers reach the service at (https://media.example.com), which signed links start with; unset: each request's own",
     ),
+  COBALT_PORT: port
+    .optional()
+    .describe(
+      "TCP port of the cobalt door, cobalt's API on an origin of its own for cobalt's web app and clients (docs/api.md, cobalt's clients); unset: no door",
+    ),
+  COBALT_PUBLIC_URL: httpUrl
+    .optional()
+    .describe(
+      "The address cobalt's clients reach the door at (https://cobalt.example.com), which its tunnels start with; unset: each request's own",
+    ),
   LINK_TTL_S: positiveInt.max(LONGEST_LINK_TTL_S).default(3600).describe(
     "How long a signed link (downloadUrl) works, in seconds",
   ),
