@@ -27,7 +27,7 @@ import type { ReaderContext } from "./platforms/own-reader.ts";
 import { z } from "zod";
 import type { Source } from "./platforms/source.ts";
 import { createSources } from "./platforms/sources.ts";
-import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
+import { X_SESSION_ORIGIN, xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
 import { createXClient, type TweetClient, type XClient, xWebClientBearerToken } from "./platforms/x/client.ts";
 import { createXThreads } from "./platforms/x/threads.ts";
 import { type CookieFile, cookieFile, type Files } from "./platforms/ytdlp/cookie-file.ts";
@@ -353,7 +353,7 @@ function xClient(wiring: Wiring): XClient {
     cacheTtlMs: config.X_CACHE_TTL_S * 1000,
     cacheMaxEntries: config.X_CACHE_MAX_ENTRIES,
     session: async () => {
-      const taken = await jars.take(new URL("https://x.com/"));
+      const taken = await jars.take(X_SESSION_ORIGIN);
       const session = taken === null ? null : xSessionFromCookieFile(new TextDecoder().decode(taken.content), now());
       return session === null ? null : { ...session, refused: taken!.refused };
     },

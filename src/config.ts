@@ -263,7 +263,7 @@ export const ConfigSchema = z.object({
     "Netscape-format cookie file (as browser export extensions write it) for yt-dlp, gallery-dl, ffmpeg, the media relay and X; read anew for every use, never modified; the default jar of every platform without one of its own (COOKIES_DIR, or COOKIES_FILE_<PLATFORM> such as COOKIES_FILE_YOUTUBE)",
   ),
   COOKIES_DIR: z.string().min(1).optional().describe(
-    "Folder of cookie jars by platform: <dir>/<platform>/*.txt (youtube/alice.txt, instagram/shop.txt), each file one account's Netscape cookies, used only for its platform's hosts and taken in turn; read anew for every use, never modified",
+    "Folder of cookie jars by platform: <dir>/<platform>/*.txt (youtube/alice.txt, youtube/bob.txt), each file one account's Netscape cookies, used only for its platform's hosts and taken in turn; read anew for every use, never modified",
   ),
   COOKIES_SET_ASIDE_S: positiveInt.default(1800).describe(
     "How long an account of a jar that its platform refused (a sign-in or bot wall, its rate limit) is set aside, in seconds; a proxy of OUTBOUND_PROXY_<PLATFORM> that failed is set aside as long",

@@ -100,7 +100,7 @@ function within<T>(ms: number, work: Promise<T>): Promise<T | "timed out"> {
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
-/** The service a failure names (`context.service`): the link's site, as `x.com` gives `x`. */
+/** The service a failure names (`context.service`): the link's site, its host's first label past `www.`. */
 function serviceGuess(url: string): string {
   const labels = new URL(url).hostname.replace(/^(www|m|mobile)\./, "").split(".");
   return labels.length > 1 ? labels[labels.length - 2]! : labels[0]!;

@@ -51,7 +51,7 @@ function cuesOfBlocks(text: string): Cue[] {
 }
 
 /**
- * Automatic captions (YouTube's) roll: each cue repeats the line before it above the new one, so
+ * Automatic captions (a video site's own, made by speech recognition) roll: each cue repeats the line before it above the new one, so
  * that a player shows two lines. A line that the cue before ended with is not said again.
  */
 function withoutRollingRepeats(cues: Cue[]): Cue[] {

@@ -61,7 +61,7 @@ export function relayAsRemux(
       audioInput: 0,
       transcodeVideo: false,
       transcodeAudio: false,
-      // An HLS stream's sound is ADTS AAC in MPEG-TS (X's and Bluesky's are); a file's is MP4's own.
+      // An HLS stream's sound is ADTS AAC in MPEG-TS (the platforms' HLS videos we relay are so); a file's is MP4's own.
       adtsAudio: hls,
     },
     name: relay.name,

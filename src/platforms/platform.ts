@@ -99,6 +99,8 @@ export interface Platform<Id extends string = string> {
    * where its default (`the <name> reader`; update the service) does not say enough.
    */
   checkAdvice?: { reader: string; update: string };
+  /** The name cobalt's API gives the platform (its `services`, a failure's `context.service`), where it is not the id in lower case. */
+  cobaltName?: string;
   /**
    * The public post the platform check fetches by default (doctor/reference-posts.ts); null where
    * no link stays readable (the operator names one with PLATFORM_CHECK_POSTS).

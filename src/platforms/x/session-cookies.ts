@@ -5,6 +5,9 @@
 
 import { expired, parseCookieFile } from "../../media/cookie-header.ts";
 
+/** Where X's session cookies are sent: the jar of X's hosts is asked for this origin's. */
+export const X_SESSION_ORIGIN = new URL("https://x.com/");
+
 export interface XSession {
   authToken: string;
   ct0: string;
