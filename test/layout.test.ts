@@ -148,6 +148,7 @@ const FLOORS: string[][] = [
   ["src/limits"],
   ["src/metrics"],
   ["src/processes"],
+  ["src/net"], // what leaves the process: the egress policy and gate, proxies, the upstream client, the outbound client
   ["src/media"],
   ["src/platforms"],
   ["src/config.ts"],

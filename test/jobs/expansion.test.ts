@@ -1,6 +1,7 @@
 // A job's links expanded, through the app and the real queue on PGlite. Through yt-dlp
 // (platforms/ytdlp/expansion.ts) against the local media site: a feed of 250 entries, which yt-dlp
-// lists as a playlist, becomes 250 items in its order, past PLAYLIST_MAX_ITEMS; a page of one video
+// lists as a playlist, becomes 250 items in its order, past PLAYLIST_MAX_ITEMS, their links without
+// the fragment yt-dlp adds to an entry with a guid; one of 101 in a FREE job is 100, and not complete; a page of one video
 // stays one item beside them. Profiles and short links: a Bluesky profile becomes its own posts,
 // newest first, each done as `post` reads it; an Instagram profile its posts as gallery-dl pages
 // through them, and an X profile its own posts through X's UserTweets, with the operator's sessions,
@@ -23,6 +24,7 @@ import { type ShortLinkHost, startShortLinkHost } from "../fakes/short-links.ts"
 import { fakeQueryIds, type FakeXUpstream, startFakeXUpstream, xSession } from "../fakes/x-upstream.ts";
 import { makeKey } from "../helpers/app.ts";
 import { completed, ended, type JobService, startJobService } from "../helpers/job-service.ts";
+import { until } from "../helpers/until.ts";
 import { scaled } from "../helpers/slowness.ts";
 
 interface JobAnswer {
@@ -95,6 +97,29 @@ describe("a job's expansion through yt-dlp", () => {
       cursor = page.nextCursor;
     }
     expect(urls).toEqual(Array.from({ length: 250 }, (_, at) => `${site.origin}/progressive.html?entry=${at + 1}`));
+  });
+
+  test("a feed of 101 posts in a FREE job is 100 items, and the job says it is not complete", {
+    timeout: scaled(180_000),
+  }, async () => {
+    const key = await makeKey(service.store.db, "FREE");
+    const path = await submit(key.plain, [site.pages.feed(101)]);
+    // A FREE key's burst is 10 calls a minute: the store is watched until the job is expanded, not the API.
+    await until("the job's expansion", async () => {
+      const [row] = await service.store.db.query<{ expanded_at: Date | null }>(
+        "SELECT expanded_at FROM jobs WHERE id = $1",
+        [path.split("/").at(-1)],
+      );
+      return row?.expanded_at ?? undefined;
+    }, 150_000);
+    await service.app.get(path, key.plain, { method: "DELETE" });
+    const job = await show(key.plain, path);
+    expect(job.counts.total).toBe(100);
+    expect(job.complete).toBe(false);
+    expect(job.incomplete).toBe(`${site.pages.feed(101)}: it has more posts than the 100 a job may hold`);
+    expect(job.items.map((item) => item.url)).toEqual(
+      Array.from({ length: 100 }, (_, at) => `${site.origin}/progressive.html?entry=${at + 1}`),
+    );
   });
 
   test("a page of one video stays one item, and every item's record comes in order", {

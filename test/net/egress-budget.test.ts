@@ -5,7 +5,7 @@
 // gallery-dl, local sources.
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createEgressGate } from "../../src/media/egress-gate.ts";
+import { createEgressGate } from "../../src/net/egress-gate.ts";
 import { resolveWithDns } from "../../src/runtime/node/dns.ts";
 import { listenLoopback } from "../../src/runtime/node/gate-listener.ts";
 import { type HostilePages, startHostilePages } from "../fakes/hostile-pages.ts";
@@ -13,7 +13,7 @@ import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { type PhotoPlatforms, photoPosts, startPhotoPlatforms } from "../fakes/photo-platforms.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
-import { endpointKey } from "../../src/media/egress.ts";
+import { endpointKey } from "../../src/net/egress.ts";
 import { scaled } from "../helpers/slowness.ts";
 
 let store: TestStore;
