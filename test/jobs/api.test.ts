@@ -180,7 +180,7 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
   });
 
   test("a post whose text holds U+0000 and a lone surrogate is done, its text cleaned as it is stored", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   }, async () => {
     const recorded = JSON.parse(
       readFileSync(path.join(fixturesDir, "syndication", "video_nasa_1491475671058681863.json"), "utf8"),

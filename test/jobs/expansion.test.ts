@@ -100,7 +100,7 @@ describe("a job's expansion through yt-dlp", () => {
   });
 
   test("a feed of 101 posts in a FREE job is 100 items, and the job says it is not complete", {
-    timeout: 180_000,
+    timeout: scaled(180_000),
   }, async () => {
     const key = await makeKey(service.store.db, "FREE");
     const path = await submit(key.plain, [site.pages.feed(101)]);

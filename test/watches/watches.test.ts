@@ -155,7 +155,7 @@ describe("watches", () => {
   );
 
   test("each run is one call of the watch's key; a run past the key's day is skipped and says so", {
-    timeout: 120_000,
+    timeout: scaled(120_000),
   }, async () => {
     site.growingFeed.entries = 2;
     const key = await makeKey(store.db, "PRO");
