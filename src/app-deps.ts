@@ -43,6 +43,7 @@ import type { DownloadDeps } from "./operations/download.ts";
 import { type PostDeps, postRecord } from "./operations/post.ts";
 import { createPlatformChecks, type PlatformChecks } from "./doctor/checker.ts";
 import { failureContext } from "./doctor/context.ts";
+import type { PlatformRemedies } from "./doctor/classify.ts";
 import { referencePosts } from "./doctor/reference-posts.ts";
 import {
   createExtractionHost,
@@ -117,6 +118,8 @@ interface Wiring {
   log: Logger;
   cookies: CookieFile | undefined;
   jars: CookieJars;
+  /** Which proxy each connection leaves through. */
+  outbound: OutboundRoutes;
   /** The media relay's and the outbound client's transport: through OUTBOUND_PROXY when it is set. */
   upstream: UpstreamClient;
   egress: EgressPolicy;
@@ -214,7 +217,7 @@ function wire(
   const upstream = routedUpstream(outbound, runtime.upstream, runtime.proxiedUpstream);
   const readerEgress = { ...egress, trusted: new Set([...egress.trusted, ...apiEndpoints(config)]) };
   const jars = cookieJars(config, runtime.files, cookies, { metrics, now, log });
-  return { config, runtime, metrics, now, log, cookies, jars, upstream, egress, readerEgress, gate, blocked };
+  return { config, runtime, metrics, now, log, cookies, jars, outbound, upstream, egress, readerEgress, gate, blocked };
 }
 
 /** Which proxy each connection leaves through; a platform's proxy that failed logged and counted as set aside. */
@@ -488,17 +491,49 @@ function extraction(
   return { extractor, pages, galleries };
 }
 
+/** Which remedies for its walls each platform has: its jar (else COOKIES_FILE), its proxies (else OUTBOUND_PROXY), a token server. */
+function platformRemedies({ config, jars, outbound }: Wiring): (site: string) => Promise<PlatformRemedies | undefined> {
+  return async (site) => {
+    if (!platformList.some((row) => row.id === site)) return undefined;
+    const jar = (await jars.listing()).find((each) => each.platform === site);
+    const own = outbound.listing().find((each) => each.platform === site);
+    const aside = (name: string, until: string | null, why: string | null) =>
+      until === null ? [] : [`${name} until ${until}${why === null ? "" : ` (${why})`}`];
+    return {
+      platform: site,
+      jar: jar !== undefined
+        ? {
+          accounts: jar.accounts.length,
+          setAside: jar.accounts.flatMap((each) => aside(each.account, each.setAsideUntil, each.reason)),
+        }
+        : config.COOKIES_FILE === undefined
+        ? null
+        : { accounts: 1, setAside: [] },
+      proxies: own !== undefined
+        ? {
+          count: own.proxies.length,
+          setAside: own.proxies.flatMap((each) => aside(each.proxy, each.setAsideUntil, null)),
+        }
+        : config.OUTBOUND_PROXY === undefined
+        ? null
+        : { count: 1, setAside: [] },
+      tokenServer: site === "YOUTUBE" ? config.PO_TOKEN_URL !== undefined : null,
+    };
+  };
+}
+
 /** The platform check: its reference posts read as `post` reads them; a user's blocked request marks its platform too. */
 function platformChecks(
-  { config, metrics, cookies, now, blocked }: Wiring,
+  wiring: Wiring,
   posts: PostDeps,
   tools: ToolProbe,
 ): PlatformChecks {
+  const { config, metrics, cookies, now, blocked } = wiring;
   const checks = createPlatformChecks({
     posts: referencePosts(config.PLATFORM_CHECK_POSTS, config.EXTRA_PAGE_HOSTS),
     fetchPost: (url) => postRecord(posts, url, { check: true }),
     siteOf: (page) => siteOf(page, config.EXTRA_PAGE_HOSTS),
-    context: failureContext({ tools, cookies, now }),
+    context: failureContext({ tools, cookies, now, remedies: platformRemedies(wiring) }),
     onResult: (result) =>
       metrics.platformChecked(
         result.site,

@@ -268,9 +268,6 @@ export const ConfigSchema = z.object({
   COOKIES_SET_ASIDE_S: positiveInt.default(1800).describe(
     "How long an account of a jar that its platform refused (a sign-in or bot wall, its rate limit) is set aside, in seconds; a proxy of OUTBOUND_PROXY_<PLATFORM> that failed is set aside as long",
   ),
-  ACCOUNT_COOKIES: z.enum(["on", "off"]).default("off").describe(
-    "on: an account's owner may upload a cookie file for a platform on the site, used for that account's calls only (instead of the operator's jar), kept sealed",
-  ),
   PO_TOKEN_URL: httpUrl.optional().describe(
     "Base URL of a YouTube proof-of-origin token server the operator runs (bgutil's protocol: POST <url>/get_pot); yt-dlp asks it for a token per video through the extraction host; unset: no tokens, as before",
   ),

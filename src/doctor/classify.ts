@@ -22,6 +22,44 @@ export interface FailureContext {
   update: string;
   /** What expired of the operator's sign-in for this platform (session-cookies.ts); null when nothing can be told. */
   expiredSession: string | null;
+  /** Which of the remedies for a platform's walls the operator set for this one; absent for a site of no platform. */
+  remedies?: PlatformRemedies;
+}
+
+/** The remedies set for a platform (docs/operating.md, "When platforms push back"). */
+export interface PlatformRemedies {
+  platform: string;
+  /** Its jar (its own accounts, else COOKIES_FILE): how many accounts, and those set aside ("alice until ... (why)"); null for none. */
+  jar: { accounts: number; setAside: string[] } | null;
+  /** Its proxies (its own, else OUTBOUND_PROXY) and those set aside; null for none. */
+  proxies: { count: number; setAside: string[] } | null;
+  /** Whether a PO token server is set (PO_TOKEN_URL); null for a platform that takes no tokens. */
+  tokenServer: boolean | null;
+}
+
+/** "missing: a cookie jar (...); a proxy (...)": the blocked row's remedy names what is not set, or what is all set aside. */
+export function remediesText(remedies: PlatformRemedies): { remedy: string; setAside: string } {
+  const { platform, jar, proxies, tokenServer } = remedies;
+  const missing: string[] = [];
+  if (jar === null) {
+    missing.push(`a cookie jar (COOKIES_DIR/${platform.toLowerCase()}/*.txt, or COOKIES_FILE_${platform})`);
+  } else if (jar.setAside.length === jar.accounts) {
+    missing.push(`an account its platform has not refused (all ${jar.accounts} are set aside)`);
+  }
+  if (proxies === null) missing.push(`a proxy with a better address (OUTBOUND_PROXY_${platform}, or OUTBOUND_PROXY)`);
+  if (tokenServer === false) missing.push("a PO token server (PO_TOKEN_URL)");
+  const setAside = [
+    ...(jar?.setAside ?? []).map((each) => `account ${each}`),
+    ...(proxies?.setAside ?? []).map((each) => `proxy ${each}`),
+  ];
+  return {
+    remedy: missing.length > 0
+      ? `missing: ${missing.join("; ")}; or update the tools (bash scripts/setup-debian.sh --update-tools)`
+      : `a jar, a proxy${
+        tokenServer ? " and a token server" : ""
+      } are set: add accounts or proxies, or update the tools (bash scripts/setup-debian.sh --update-tools)`,
+    setAside: setAside.length > 0 ? `; set aside: ${setAside.join(", ")}` : "",
+  };
 }
 
 const networkRemedy =
@@ -49,10 +87,11 @@ export function classifyFailure(error: unknown, context: FailureContext): Verdic
         remedy: cookiesRemedy,
       };
     }
+    const named = context.remedies === undefined ? null : remediesText(context.remedies);
     return {
       status: "blocked",
-      detail: `the platform refused this server with ${kind} (${said})`,
-      remedy: blockedRemedy,
+      detail: `the platform refused this server with ${kind} (${said})${named?.setAside ?? ""}`,
+      remedy: named?.remedy ?? blockedRemedy,
     };
   }
   if (code === "host_not_allowed") {

@@ -6,7 +6,7 @@ import type { PlatformId } from "../platforms/records.ts";
 import { readByService } from "../platforms/platform.ts";
 import { rowOf } from "../platforms/table.ts";
 import { galleryDlAgeDays, type ToolProbe, type Tools, toolVersion, ytdlpAgeDays } from "../processes/tools.ts";
-import type { FailureContext } from "./classify.ts";
+import type { FailureContext, PlatformRemedies } from "./classify.ts";
 import { expiredSession } from "./session-cookies.ts";
 
 export interface ContextSources {
@@ -14,6 +14,8 @@ export interface ContextSources {
   /** The operator's COOKIES_FILE, as every tool reads it; undefined without one. */
   cookies: CookieFile | undefined;
   now: () => Date;
+  /** Which remedies for its walls a platform has (its jar, its proxies, a token server); undefined for a site of none. */
+  remedies?: (site: string) => Promise<PlatformRemedies | undefined>;
 }
 
 const toolsUpdate =
@@ -39,16 +41,27 @@ export function failureContext(sources: ContextSources): (site: string) => Promi
     const cookies = (await sources.cookies?.read()) ?? null;
     const expired = cookies === null ? null : expiredSession(new TextDecoder().decode(cookies), site, now);
     const row = rowOf(site as PlatformId);
-    // The service's own reader failed: the service is the one to fix it.
-    if (row !== undefined && readByService(row)) {
-      const { reader, update } = row.checkAdvice ?? { reader: `the ${row.name} reader`, update: ownUpdate(row.name) };
-      return { extractor: reader, update, expiredSession: expired };
-    }
-    const tools = await sources.tools.current();
-    // A platform gallery-dl reads may have failed in either tool.
-    const extractor = galleryReads(site as PlatformId)
-      ? `${named(tools, "yt-dlp", now)} and ${named(tools, "gallery-dl", now)}`
-      : named(tools, "yt-dlp", now);
-    return { extractor, update: toolsUpdate, expiredSession: expired };
+    const remedies = await sources.remedies?.(site);
+    return { ...(await toolContext(sources, site, row, now)), expiredSession: expired, remedies };
   };
+}
+
+/** Which extractor read the site's posts, and how to get a newer one. */
+async function toolContext(
+  sources: ContextSources,
+  site: string,
+  row: ReturnType<typeof rowOf>,
+  now: Date,
+): Promise<Pick<FailureContext, "extractor" | "update">> {
+  // The service's own reader failed: the service is the one to fix it.
+  if (row !== undefined && readByService(row)) {
+    const { reader, update } = row.checkAdvice ?? { reader: `the ${row.name} reader`, update: ownUpdate(row.name) };
+    return { extractor: reader, update };
+  }
+  const tools = await sources.tools.current();
+  // A platform gallery-dl reads may have failed in either tool.
+  const extractor = galleryReads(site as PlatformId)
+    ? `${named(tools, "yt-dlp", now)} and ${named(tools, "gallery-dl", now)}`
+    : named(tools, "yt-dlp", now);
+  return { extractor, update: toolsUpdate };
 }

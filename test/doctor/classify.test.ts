@@ -9,6 +9,7 @@ import { expiredSession } from "../../src/doctor/session-cookies.ts";
 import { ApiError, upstreamFailed } from "../../src/http/problem.ts";
 import { type GateSession, gateVerdict } from "../../src/net/egress-gate.ts";
 import { platformList } from "../../src/platforms/list.ts";
+import { blockedError } from "../../src/platforms/blocked.ts";
 import { detectPlatform } from "../../src/platforms/table.ts";
 import type { ToolProbe } from "../../src/processes/tools.ts";
 import { happening } from "../../src/util/event.ts";
@@ -175,5 +176,38 @@ describe("what a failed check names as the reader", () => {
         update: `${name} posts are read by this service itself, not by the media tools: update the service`,
       });
     }
+  });
+});
+
+describe("the blocked row names the remedy that is missing", () => {
+  const refused = blockedError("ERROR: [youtube] x: Sign in to confirm you're not a bot", "yt-dlp", "bot check")!;
+  const base = { extractor: "yt-dlp 2026.10.26", update: "update", expiredSession: null };
+
+  it("names a missing jar, proxy and token server for YouTube", () => {
+    const verdict = classifyFailure(refused, {
+      ...base,
+      remedies: { platform: "YOUTUBE", jar: null, proxies: null, tokenServer: false },
+    });
+    expect(verdict.status).toBe("blocked");
+    expect(verdict.remedy).toMatch(
+      /^missing: a cookie jar \(COOKIES_DIR\/youtube\/\*\.txt, or COOKIES_FILE_YOUTUBE\); a proxy with a better address \(OUTBOUND_PROXY_YOUTUBE, or OUTBOUND_PROXY\); a PO token server \(PO_TOKEN_URL\)/,
+    );
+  });
+
+  it("says which account and proxy were set aside, and that a jar all set aside is what is missing", () => {
+    const verdict = classifyFailure(refused, {
+      ...base,
+      remedies: {
+        platform: "INSTAGRAM",
+        jar: { accounts: 1, setAside: ["alice until 2026-11-28T23:30:00.000Z (a sign-in)"] },
+        proxies: { count: 2, setAside: ["10.0.0.5:1080 until 2026-11-28T23:30:00.000Z"] },
+        tokenServer: null,
+      },
+    });
+    expect(verdict.remedy).toMatch(/^missing: an account its platform has not refused \(all 1 are set aside\);/);
+    expect(verdict.remedy).not.toMatch(/proxy with a better address|token server/);
+    expect(verdict.detail).toContain(
+      "set aside: account alice until 2026-11-28T23:30:00.000Z (a sign-in), proxy 10.0.0.5:1080 until 2026-11-28T23:30:00.000Z",
+    );
   });
 });

@@ -62,7 +62,8 @@ async function cookiesSeen(call: () => Promise<unknown>): Promise<Map<string, st
   return seen;
 }
 
-describe("a jar per platform", () => {
+// Each test runs gallery-dl two to five times: on a busy machine that is more than the default 30 s.
+describe("a jar per platform", { timeout: 90_000 }, () => {
   test("each platform's account reaches its own hosts only, whatever else its file holds", async () => {
     const root = await jarsDir({
       instagram: {

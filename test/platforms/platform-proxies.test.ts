@@ -46,7 +46,8 @@ async function carried(call: () => Promise<void>): Promise<number[]> {
   return proxies.map((proxy, index) => proxy.log.length - before[index]!);
 }
 
-describe("a proxy per platform", () => {
+// Each test runs gallery-dl three times: on a busy machine that is more than the default 30 s.
+describe("a proxy per platform", { timeout: 90_000 }, () => {
   test("each platform's proxies carry its hosts only, OUTBOUND_PROXY none of them, a list taken in turn", async () => {
     const [instagramA, instagramB, tiktok, fallback] = proxies as [
       LoggingProxy,
