@@ -7,8 +7,6 @@
 //
 //   npm run bench -- footprint       (env: FOOTPRINT_RELAY_MB=1024)
 
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,6 +21,7 @@ import {
   printTable,
   pssMB,
   startFileOrigin,
+  startService,
 } from "./lib.mjs";
 
 const RELAY_BYTES = Number(process.env.FOOTPRINT_RELAY_MB ?? 1024) * 2 ** 20;
@@ -51,6 +50,11 @@ const ANCHOR = {
 /** Services still running, stopped at the end whatever happened. */
 const running = new Set();
 
+async function stopped(service) {
+  running.delete(running.values().find((each) => each.pid === service.pid));
+  await service.stop();
+}
+
 /**
  * The extraction host's pid once it is warm (its warm-up takes ~1.5 s quiet, minutes on a busy
  * machine), or why it is not in use: then its part is left out and the table says why.
@@ -66,42 +70,16 @@ async function warmHost(url) {
   throw new Error("the extraction host did not start within 300 s");
 }
 
-/** Starts the built service and waits for /readyz 200: its pid, URL, ms to ready and the load average then. */
+/** Starts the built service and waits for /readyz 200: its pid, URL, ms to ready, its CPU then and the load average. */
 async function start(env) {
   const started = performance.now();
   const load = loadavg()[0];
-  const child = spawn(process.execPath, ["dist/node.mjs"], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: "0", HOST: "127.0.0.1", ...env },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let output = "";
-  const url = await new Promise((resolve, reject) => {
-    child.stdout.on("data", (chunk) => {
-      if (output.length < 20_000) output += chunk;
-      const match = /listening on (http:\/\/[^\s"]+)/.exec(output);
-      if (match) resolve(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`the service exited with ${code}: ${output}`)));
-  });
-  while ((await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) !== 200) await sleep(20);
+  const service = await startService(env);
+  running.add(service);
+  while ((await fetch(`${service.url}/readyz`).then((r) => r.status, () => 0)) !== 200) await sleep(20);
   const readyMs = performance.now() - started;
   // CPU seconds say more than the wall time where other work shares the cores.
-  const cpuAtReady = cpuSeconds([child.pid]);
-  const service = {
-    child,
-    url,
-    readyMs,
-    cpuAtReady,
-    load,
-    hwmAtReady: memoryMB([child.pid], "VmHWM"),
-    async stop() {
-      running.delete(service);
-      child.kill("SIGTERM");
-      await once(child, "exit");
-    },
-  };
-  running.add(service);
-  return service;
+  return { ...service, readyMs, cpuAtReady: cpuSeconds([service.pid]), load };
 }
 
 /**
@@ -140,7 +118,7 @@ async function atRest(pids) {
 /** The tree at rest, by part: the node process (PGlite's memory apart), the host, its warm workers, the rest. */
 async function partsAtRest(service) {
   const { pid: hostPid, why } = await warmHost(service.url);
-  await atRest([service.child.pid]);
+  await atRest([service.pid]);
   const hostTree = hostPid === null ? [] : descendants(hostPid);
   // Every process under the host is a fork of it (its chooser, its warm workers), named by what it is.
   const forks = hostTree.slice(1);
@@ -151,18 +129,18 @@ async function partsAtRest(service) {
       return "ended";
     }
   });
-  const node = pssMB([service.child.pid]);
-  const store = wasmMemoryMB(service.child.pid);
+  const node = pssMB([service.pid]);
+  const store = wasmMemoryMB(service.pid);
   const host = hostPid === null ? 0 : pssMB([hostPid]);
   const hostWorkers = pssMB(forks);
-  const total = pssMB(descendants(service.child.pid));
+  const total = pssMB(descendants(service.pid));
   const rest = total - node - host - hostWorkers;
   return { node, store, host, hostWorkers, forkNames: names.join(", ") || "none", rest, total, hostWhy: why };
 }
 
 /** Makes the queue hold work (a job of one link), which starts this instance's workers; their cost in the node process. */
 async function queueWorkersMB(service, key) {
-  const before = pssMB([service.child.pid]);
+  const before = pssMB([service.pid]);
   const response = await fetch(`${service.url}/api/v1/jobs`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -170,13 +148,13 @@ async function queueWorkersMB(service, key) {
   });
   if (response.status !== 202 && response.status !== 201) throw new Error(`a job was refused: ${response.status}`);
   await sleep(2000);
-  await atRest([service.child.pid]);
-  return pssMB([service.child.pid]) - before;
+  await atRest([service.pid]);
+  return pssMB([service.pid]) - before;
 }
 
 /** The node process's peak RSS (sampled every 50 ms) while a GiB is relayed from a local origin. */
 async function relayPeakMB(service, key) {
-  const pid = service.child.pid;
+  const pid = service.pid;
   let peak = memoryMB([pid], "VmRSS");
   let relaying = true;
   const sampling = (async () => {
@@ -218,16 +196,16 @@ export async function benchFootprint() {
     };
     const first = await start(env);
     const firstParts = await partsAtRest(first);
-    const firstHwm = memoryMB([first.child.pid], "VmHWM");
-    await first.stop();
+    const firstHwm = memoryMB([first.pid], "VmHWM");
+    await stopped(first);
 
     const key = await createBenchKey(env);
     const again = await start(env);
     const parts = await partsAtRest(again);
-    const againHwm = memoryMB([again.child.pid], "VmHWM");
+    const againHwm = memoryMB([again.pid], "VmHWM");
     const workers = await queueWorkersMB(again, key);
     const relay = await relayPeakMB(again, key);
-    await again.stop();
+    await stopped(again);
 
     const load = (each) => `${fmt(each.readyMs, 0)} (${fmt(each.cpuAtReady, 2)} CPU s, load ${fmt(each.load, 1)})`;
     printTable("Footprint: the built service on a fresh DATA_DIR (MB PSS at rest unless said; ms)", [
