@@ -148,11 +148,13 @@ const FLOORS: string[][] = [
   ["src/limits"],
   ["src/metrics"],
   ["src/processes"],
+  ["src/net"], // what leaves the process: the egress policy and gate, proxies, the upstream client, the outbound client
   ["src/media"],
   ["src/platforms"],
   ["src/config.ts"],
   ["src/operations"], // the verbs every caller uses: ask, post, download and its links
   ["src/handlers"], // the HTTP operations post, tweet and download
+  ["src/cobalt"], // cobalt's API on an origin of its own, answered by the API's operations
   ["src/doctor"],
   ["src/web"], // the owner's site: its pages' parts, sessions, sign-in, keys, the paste page
   // The account features, each in one folder with its routes, pages, store code, runner and OpenAPI

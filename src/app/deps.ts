@@ -13,7 +13,7 @@ import type { Db } from "../store/db.ts";
 import type { DeliveryDeps } from "../webhooks/delivery.ts";
 import type { Jobs } from "../jobs/runner.ts";
 import type { Watches } from "../watches/runner.ts";
-import type { EgressPolicy } from "../media/egress.ts";
+import type { EgressPolicy } from "../net/egress.ts";
 
 /** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createAppDeps). */
 export interface AppDeps extends DownloadDeps, PostDeps {

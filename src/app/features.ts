@@ -7,7 +7,7 @@ import type { Queue } from "../queue/queue.ts";
 import type { Db } from "../store/db.ts";
 import { jobEvents } from "../jobs/events.ts";
 import { createJobs, type JobDeps, type Jobs } from "../jobs/runner.ts";
-import type { Outbound } from "../platforms/outbound.ts";
+import type { Outbound } from "../net/outbound.ts";
 import { watchFound } from "../watches/events.ts";
 import { createWatches, type Watches } from "../watches/runner.ts";
 import { createEvents, type Events } from "../webhooks/events.ts";

@@ -183,95 +183,13 @@ export function jsonAnswer(
   status: number,
   component: string,
   description: string,
-  extra: Record<string, unknown> = {},
-) {
+  extra: Headers = {},
+): Responses {
   return {
     [status]: {
       description,
       headers: { ...rateLimitHeadersFor("admitted"), ...requestIdHeader, ...extra },
       content: { "application/json": { schema: { $ref: `#/components/schemas/${component}` } } },
-    },
-  };
-}
-
-/** The `id` in the path of one of an account's `things` (job, watch, endpoint), as POST `collection` answered it. */
-export function idParameterOf(thing: string, collection: string): Record<string, unknown> {
-  return {
-    name: "id",
-    in: "path",
-    required: true,
-    description: `The ${thing}'s id, as POST ${collection} answered it`,
-    schema: { type: "string" },
-  };
-}
-
-/** An operation that answers one component schema as JSON. */
-interface Reading {
-  operationId: string;
-  summary: string;
-  description?: string;
-  /** The component schema of the 200 answer, and what the answer is. */
-  component: string;
-  answer: string;
-}
-
-/** An owned resource's operations, as its module words them. */
-export interface OwnedResource {
-  /** The path POST and the list are at; one resource is at `{collection}/{id}`. */
-  collection: string;
-  idParameter: Record<string, unknown>;
-  /** What another account's resource, or one that never was, is. */
-  notFound: ErrorCode;
-  /** The codes every operation may answer besides its own. */
-  common: readonly ErrorCode[];
-  create: Reading & { description: string; body: z.ZodType; codes: readonly ErrorCode[] };
-  list: Reading;
-  get: Reading;
-  remove: { operationId: string; summary: string };
-}
-
-/**
- * What every owned resource has alike: POST makes one (201, its Location), GET and HEAD list
- * them, GET and HEAD show one, DELETE deletes one (204). Its own operations are the module's.
- */
-export function ownedResourcePaths(resource: OwnedResource): Record<string, Record<string, unknown>> {
-  const { collection, idParameter, notFound, create, list, get, remove } = resource;
-  const problems = (own: readonly ErrorCode[]) => problemResponses([...resource.common, ...own]);
-  const { operationId: listId, component: listComponent, answer: listAnswer, ...listWords } = list;
-  const { operationId: getId, component: getComponent, answer: getAnswer, ...getWords } = get;
-  return {
-    [collection]: {
-      post: {
-        operationId: create.operationId,
-        summary: create.summary,
-        description: create.description,
-        requestBody: { required: true, content: { "application/json": { schema: requestBodySchema(create.body) } } },
-        responses: {
-          ...jsonAnswer(201, create.component, create.answer, {
-            Location: { description: `${collection}/{id}`, required: true, schema: { type: "string" } },
-          }),
-          ...problems(create.codes),
-        },
-      },
-      ...withHead(listId, {
-        ...listWords,
-        responses: { ...jsonAnswer(200, listComponent, listAnswer), ...problems([]) },
-      }),
-    },
-    [`${collection}/{id}`]: {
-      ...withHead(getId, {
-        ...getWords,
-        parameters: [idParameter],
-        responses: { ...jsonAnswer(200, getComponent, getAnswer), ...problems([notFound]) },
-      }),
-      delete: {
-        ...remove,
-        parameters: [idParameter],
-        responses: {
-          204: { description: "Deleted", headers: { ...rateLimitHeadersFor("admitted"), ...requestIdHeader } },
-          ...problems([notFound]),
-        },
-      },
     },
   };
 }

@@ -12,7 +12,7 @@ import type { JobItem } from "./job.ts";
 import type { Db } from "../store/db.ts";
 import { itemsOf } from "./store.ts";
 import type { DownloadDeps } from "../operations/download.ts";
-import { type JobsDeps, ownJob } from "./routes.ts";
+import { type JobsDeps, ownJob } from "./own-job.ts";
 
 /** Items read from the store a page at a time, as the archive reaches them. */
 const PAGE = 200;

@@ -23,7 +23,7 @@ export interface WatchPagesDeps {
   watches: Watches | null;
 }
 
-export function watchRoutes(site: Site, deps: WatchPagesDeps): Route<SiteHandler>[] {
+export function watchPages(site: Site, deps: WatchPagesDeps): Route<SiteHandler>[] {
   const { db, now } = site;
 
   const render = async (ctx: OwnerRequest, error?: string, status = 200) => {

@@ -3,7 +3,7 @@
 // as every other connection decides, at registration (so the owner hears why at once) and again at
 // each delivery, since a name may come to resolve elsewhere.
 import { ApiError } from "../http/problem.ts";
-import { egressAddress, type EgressPolicy, portOf } from "../media/egress.ts";
+import { egressAddress, type EgressPolicy, portOf } from "../net/egress.ts";
 
 const MAX_ENDPOINT_URL_LENGTH = 2_000;
 

@@ -2,7 +2,7 @@
 // page: the URL checked against the egress policy, a few per account, the secret made here and
 // shown once by the caller.
 import { ApiError } from "../http/problem.ts";
-import type { EgressPolicy } from "../media/egress.ts";
+import type { EgressPolicy } from "../net/egress.ts";
 import type { Queryable } from "../store/db.ts";
 import { createEndpoint, endpointOf, rotateSecret, type WebhookEndpoint } from "./store.ts";
 import { checkEndpointUrl } from "./endpoint-url.ts";

@@ -2,7 +2,7 @@
 // take their turn at. What a job tells them is the jobs' (jobs/events.ts).
 import type { Queue } from "../queue/queue.ts";
 import type { Logger } from "../log.ts";
-import type { Outbound } from "../platforms/outbound.ts";
+import type { Outbound } from "../net/outbound.ts";
 import type { Db } from "../store/db.ts";
 import { attemptDelivery, DELIVERY_QUEUE, type DeliveryDeps } from "./delivery.ts";
 

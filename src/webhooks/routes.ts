@@ -1,4 +1,4 @@
-// The webhook endpoints' operations (docs/api.md, Webhooks): an owner registers receivers for the
+// The webhook endpoints' routes (docs/api.md, Webhooks): an owner registers receivers for the
 // events of their account's jobs and watches, sees them, rotates a secret and deletes one. The
 // secret is shown once, when it is made. An endpoint is its account's alone: another account's id
 // is 404, as an id that never was.
@@ -8,8 +8,11 @@ import { EVENT_TYPES } from "./types.ts";
 import type { ApiContext, ApiHandler } from "../auth/api-context.ts";
 import { readJsonBody } from "../http/json-body.ts";
 import { json } from "../http/json-response.ts";
-import type { EgressPolicy } from "../media/egress.ts";
+import type { EgressPolicy } from "../net/egress.ts";
 import type { Db } from "../store/db.ts";
+import { jsonAnswer } from "../http/openapi-parts.ts";
+import { idParamOf, ownedResourceRoutes } from "../http/owned-resource.ts";
+import type { RouteDeclaration } from "../http/route.ts";
 import { deleteEndpoint, endpointOf, endpointsOf, type WebhookEndpoint } from "./store.ts";
 
 export interface WebhooksDeps {
@@ -19,8 +22,6 @@ export interface WebhooksDeps {
 }
 
 export const WEBHOOKS_PATH = "/api/v1/webhooks";
-export const WEBHOOK_PATH = `${WEBHOOKS_PATH}/{id}`;
-export const WEBHOOK_ROTATE_PATH = `${WEBHOOKS_PATH}/{id}/rotate`;
 
 export const WebhookBody = z.strictObject({
   url: z.string().describe("The receiver: an https:// (or http://) link on a public address"),
@@ -61,10 +62,10 @@ export const endpointView = (endpoint: WebhookEndpoint): z.infer<typeof WebhookE
 });
 
 /** The endpoint id the path names. */
-const idOf = (ctx: ApiContext) => endpointIdOf(ctx.url.pathname.slice(WEBHOOKS_PATH.length + 1).split("/")[0]!);
+const idOf = (ctx: ApiContext) => endpointIdOf(ctx.params.id ?? "");
 
 /** POST /api/v1/webhooks: 201 with the endpoint and its secret, shown this once. */
-export function createWebhookHandler(deps: WebhooksDeps): ApiHandler {
+function createWebhookHandler(deps: WebhooksDeps): ApiHandler {
   return async (ctx) => {
     const body = await readJsonBody(ctx.request, WebhookBody, {
       maxBytes: 8 * 1024,
@@ -82,12 +83,12 @@ export function createWebhookHandler(deps: WebhooksDeps): ApiHandler {
 }
 
 /** GET /api/v1/webhooks: the account's endpoints, oldest first. */
-export function listWebhooksHandler(deps: WebhooksDeps): ApiHandler {
+function listWebhooksHandler(deps: WebhooksDeps): ApiHandler {
   return async (ctx) => json({ webhooks: (await endpointsOf(deps.db, ctx.key.accountId)).map(endpointView) });
 }
 
 /** GET /api/v1/webhooks/{id}. */
-export function webhookHandler(deps: WebhooksDeps): ApiHandler {
+function webhookHandler(deps: WebhooksDeps): ApiHandler {
   return async (ctx) => {
     const endpoint = await endpointOf(deps.db, idOf(ctx), ctx.key.accountId);
     if (endpoint === null) throw noSuchEndpoint();
@@ -96,7 +97,7 @@ export function webhookHandler(deps: WebhooksDeps): ApiHandler {
 }
 
 /** DELETE /api/v1/webhooks/{id}: 204; its undelivered events go with it. */
-export function deleteWebhookHandler(deps: WebhooksDeps): ApiHandler {
+function deleteWebhookHandler(deps: WebhooksDeps): ApiHandler {
   return async (ctx) => {
     if (!(await deleteEndpoint(deps.db, idOf(ctx), ctx.key.accountId))) throw noSuchEndpoint();
     return new Response(null, { status: 204 });
@@ -104,7 +105,7 @@ export function deleteWebhookHandler(deps: WebhooksDeps): ApiHandler {
 }
 
 /** POST /api/v1/webhooks/{id}/rotate: a new secret, shown this once; the old one signs beside it for 24 hours. */
-export function rotateWebhookHandler(deps: WebhooksDeps): ApiHandler {
+function rotateWebhookHandler(deps: WebhooksDeps): ApiHandler {
   return async (ctx) => {
     const rotated = await rotateEndpoint(deps.db, { id: idOf(ctx), accountId: ctx.key.accountId, now: ctx.now });
     return json({
@@ -114,3 +115,61 @@ export function rotateWebhookHandler(deps: WebhooksDeps): ApiHandler {
     });
   };
 }
+
+/** The schemas the routes name, for the document's components. */
+export const webhookSchemas = {
+  WebhookEndpoint: WebhookEndpointRecord,
+  WebhookEndpointWithSecret,
+  WebhookList,
+} as const;
+
+export const webhookRoutes: RouteDeclaration<WebhooksDeps, ApiHandler>[] = [
+  ...ownedResourceRoutes<WebhooksDeps, ApiHandler>({
+    collection: WEBHOOKS_PATH,
+    thing: "endpoint",
+    notFound: "webhook_not_found",
+    create: {
+      operationId: "createWebhook",
+      summary: "Register a receiver of the account's job events, signed as Standard Webhooks signs",
+      description:
+        "The receiver must be on a public address (or one the operator allows with WEBHOOK_EXTRA_HOSTS); 400 `invalid_parameter` says why not. The answer holds the signing secret, shown this once.",
+      body: WebhookBody,
+      component: "WebhookEndpointWithSecret",
+      answer: "The endpoint and its secret",
+      codes: ["invalid_parameter", "webhooks_full"],
+      handler: createWebhookHandler,
+    },
+    list: {
+      operationId: "listWebhooks",
+      summary: "The account's webhook endpoints, oldest first",
+      description: "Without their secrets.",
+      component: "WebhookList",
+      answer: "The account's endpoints",
+      handler: listWebhooksHandler,
+    },
+    get: {
+      operationId: "getWebhook",
+      summary: "A webhook endpoint",
+      description: "Another account's endpoint is 404.",
+      component: "WebhookEndpoint",
+      answer: "The endpoint",
+      handler: webhookHandler,
+    },
+    remove: {
+      operationId: "deleteWebhook",
+      summary: "Delete a webhook endpoint and its undelivered events",
+      handler: deleteWebhookHandler,
+    },
+  }),
+  {
+    method: "POST",
+    path: `${WEBHOOKS_PATH}/{id}/rotate`,
+    params: idParamOf("endpoint", WEBHOOKS_PATH),
+    operationId: "rotateWebhookSecret",
+    summary: "A new signing secret; the old one signs beside it for 24 hours",
+    description: "A disabled endpoint is enabled again. The new secret is shown this once.",
+    answers: jsonAnswer(200, "WebhookEndpointWithSecret", "The endpoint and its new secret"),
+    errors: ["webhook_not_found"],
+    handler: rotateWebhookHandler,
+  },
+];

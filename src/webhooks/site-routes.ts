@@ -9,7 +9,7 @@ import type { Route } from "../http/router.ts";
 import { deleteEndpoint, endpointsOf, recentAttempts } from "./store.ts";
 import { htmlResponse } from "../web/html.ts";
 import type { OwnerRequest, Site, SiteHandler } from "../web/site.ts";
-import type { EgressPolicy } from "../media/egress.ts";
+import type { EgressPolicy } from "../net/egress.ts";
 import type { DeliveryDeps } from "./delivery.ts";
 import { redirect } from "../web/site.ts";
 import { WEBHOOKS_PAGE, webhooksPage } from "./pages.ts";
@@ -27,7 +27,7 @@ export interface WebhookPagesDeps {
   deliveries: DeliveryDeps | null;
 }
 
-export function webhookRoutes(site: Site, deps: WebhookPagesDeps): Route<SiteHandler>[] {
+export function webhookPages(site: Site, deps: WebhookPagesDeps): Route<SiteHandler>[] {
   const { db, now } = site;
 
   const render = async (

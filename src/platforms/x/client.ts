@@ -13,7 +13,7 @@ import { sessionHeaders, type XSession } from "./session-cookies.ts";
 import { syndicationAnswerToTweet } from "./syndication.ts";
 import { syndicationToken } from "./token.ts";
 import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
-import type { Outbound } from "../outbound.ts";
+import type { Outbound } from "../../net/outbound.ts";
 
 export interface GraphqlOptions {
   /** POST here with the bearer token to get a guest token. */
@@ -246,6 +246,9 @@ function createGraphqlClient(
     UserTweets: options.userTweetsUrl,
   };
 
+  /** What X answers a session it will not serve (signed out, locked, limited). */
+  const refusals = new Set([401, 403, 429]);
+
   async function ask(operation: GraphqlOperation, variables: object, session: XSession | undefined): Promise<unknown> {
     const { headers, spent } = session ? { headers: sessionHeaders(session), spent: () => {} } : await guestHeaders();
     const query = new URLSearchParams({ variables: JSON.stringify(variables), features: featuresOf[operation] });
@@ -258,9 +261,10 @@ function createGraphqlClient(
       spent();
       const cause = session
         ? new Error(
-          `X refused the signed-in session of COOKIES_FILE (status ${answer.status}); its cookies may have expired`,
+          `X refused the signed-in session of its cookie jar (COOKIES_DIR/x, COOKIES_FILE_X or COOKIES_FILE; status ${answer.status}); its cookies may have expired`,
         )
         : undefined;
+      if (session && refusals.has(answer.status)) session.refused?.(`status ${answer.status}`);
       throw upstreamFailed(`X answered with status ${answer.status}; try again later.`, { cause });
     }
     return answer.body;

@@ -3,7 +3,7 @@
 
 export interface UpstreamRequest {
   url: URL;
-  /** POST only for the service's own readers (src/platforms/outbound.ts): a guest-token call, a web client's query. */
+  /** POST only for the service's own readers (src/net/outbound.ts): a guest-token call, a web client's query. */
   method: "GET" | "HEAD" | "POST";
   headers: Record<string, string>;
   /** A POST's body (a form), whose length is sent; none for the rest. */

@@ -2,7 +2,7 @@
 // everything else.
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/http/problem.ts";
-import { egressAddress, trustedEndpoints } from "../../src/media/egress.ts";
+import { egressAddress, trustedEndpoints } from "../../src/net/egress.ts";
 
 describe("trustedEndpoints()", () => {
   it("takes each extra page host on its port (80 and 443 without one) and each override origin", () => {
