@@ -2,6 +2,7 @@
 import { benchAuth } from "./auth.mjs";
 import { benchCapacity } from "./capacity.mjs";
 import { benchExtraction } from "./extraction.mjs";
+import { benchFootprint } from "./footprint.mjs";
 import { benchHostile } from "./hostile.mjs";
 import { benchJobs } from "./jobs.mjs";
 import { benchPage } from "./page.mjs";
@@ -24,6 +25,7 @@ const sections = {
   hostile: benchHostile,
   soak: benchSoak,
   jobs: benchJobs,
+  footprint: benchFootprint,
 };
 const only = process.argv.slice(2);
 for (const [name, run] of Object.entries(sections)) {

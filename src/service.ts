@@ -21,6 +21,7 @@ import type { ConnectionLimits, RunningServer } from "./runtime/serve.ts";
 import type { EntryProcess, Runtime, StopSignal } from "./runtime/runtime.ts";
 import { connectionLimits } from "./runtime/connection-caps.ts";
 import { type Queue, startQueue } from "./queue/queue.ts";
+import { type WorkersOnDemand, workersOnDemand } from "./queue/on-demand.ts";
 import { createFeatures, type Features } from "./app/features.ts";
 import type { AppParts } from "./app-deps.ts";
 
@@ -47,7 +48,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   await startLinkSecretLogged(db, log);
   // The store may open and still be unable to write (a full DATA_DIR): say so now, not at the first 503.
   await db.ready?.().catch((error: unknown) => log.error("the store is not ready", { reason: errorText(error) }));
-  const { queue, jobs, watches, events, work } = await startJobs(config, db, deps, log);
+  const { queue, jobs, watches, events, work, workers } = await startJobs(config, db, deps, log);
   // Set when a stop begins: /readyz then fails, so a balancer that probes it stops sending here.
   let draining = false;
   const app = createApp({
@@ -66,7 +67,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   // Once the service answers: the host's warm-up (about 1.5 s of CPU) would otherwise compete with
   // the store's start, and until the host is ready the tools' programs run every extraction.
   deps.extractor.start(log);
-  await work();
+  await workers.begin(work);
   const admin = config.DATABASE_URL ? undefined : await serveAdmin(config, db, deps, runtime, log);
   const stopChecks = config.PLATFORM_CHECK_INTERVAL_S > 0
     ? deps.platformChecks.every(config.PLATFORM_CHECK_INTERVAL_S)
@@ -167,24 +168,23 @@ function drainCheck(draining: () => boolean): ReadinessCheck {
 
 /**
  * The queue on the store just opened (its schema made after the service's migrations), this
- * instance's side of it, and `work`, which starts its workers.
+ * instance's side of it, `work`, which starts its workers, and `workers`, which starts them once
+ * the queue holds work (queue/on-demand.ts).
  */
 async function startJobs(
   config: Config,
   db: Db,
   parts: AppParts,
   log: Logger,
-): Promise<Features & { queue: Queue }> {
-  const queue = await startQueue(
-    db,
-    // A job put on a queue wakes its workers at once (LISTEN/NOTIFY), and a waiting job or a retry when
-    // due; the poll only bounds how late one is taken whose instance stopped, and costs an idle
-    // instance 44 workers' asks every pollS (1 s was 10% of a core).
-    { retries: 3, retryDelayS: 2, heartbeatS: 10, pollS: 10 },
-    (error) => log.error("the job queue failed", { error: errorText(error) }),
-  );
-  const features = createFeatures({ config, db, queue, parts, log, now: () => new Date() });
-  return { queue, ...features };
+): Promise<Features & { queue: Queue; workers: WorkersOnDemand }> {
+  const onError = (error: Error) => log.error("the job queue failed", { error: errorText(error) });
+  // A job put on a queue wakes its workers at once (LISTEN/NOTIFY), and a waiting job or a retry when
+  // due; the poll only bounds how late one is taken whose instance stopped, and costs an idle
+  // instance 44 workers' asks every pollS (1 s was 10% of a core).
+  const settings = { retries: 3, retryDelayS: 2, heartbeatS: 10, pollS: 10 };
+  const workers = workersOnDemand(await startQueue(db, settings, onError), { everyS: settings.pollS, onError });
+  const features = createFeatures({ config, db, queue: workers.queue, parts, log, now: () => new Date() });
+  return { queue: workers.queue, workers, ...features };
 }
 
 /** What the tools' probe found at start-up, and each time that changes (an install or an update). */

@@ -74,6 +74,10 @@ export interface Queue {
   /** Makes `queue` now, so that a later `send` inside a transaction need not (on PGlite that waits for the transaction). */
   prepare(queue: string): Promise<void>;
   work<Data extends object>(work: QueueWork<Data>): Promise<void>;
+  /** Whether any queue holds a job that waits, waits for a retry or runs, on any instance. */
+  pending(): Promise<boolean>;
+  /** Has every worker of this instance ask for a job now (one whose wake came before it was there). */
+  wakeAll(): void;
   stop(): Promise<void>;
 }
 
@@ -148,11 +152,23 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
           })).finally(() => wakeBusy(boss, work.queue)),
       );
     },
+    pending: () => pendingIn(db, settings.schema ?? QUEUE_SCHEMA),
+    wakeAll() {
+      for (const worker of boss.getWipData()) boss.notifyWorker(worker.id);
+    },
     stop: () => {
       retries.stop();
       return boss.stop({ graceful: true, close: false, timeout: 10_000 });
     },
   };
+}
+
+/** Whether a job of any queue in `schema` waits, waits for a retry or runs. */
+async function pendingIn(db: Db, schema: string): Promise<boolean> {
+  const [row] = await db.query<{ pending: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM ${schema}.job WHERE state IN ('created', 'retry', 'active')) AS pending`,
+  );
+  return row?.pending === true;
 }
 
 /**

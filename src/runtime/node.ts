@@ -21,7 +21,13 @@ setFlagsFromString("--heap-growing-percent=200");
 // JavaScript around it (measured: the same transactions per second either way, after warm-up).
 // Liftoff alone opens the store in 0.4 s instead of 0.7 s and idles 40 MB lower. The only other
 // WebAssembly in the process is fetch's HTTP parser, used for X's small API answers.
+// `--liftoff-only` only implies the two tiering flags, and V8 works out implications as it starts,
+// not when a flag is set later: since Node 24 it keeps tiering up, and the optimizing compiler's
+// scratch memory for PGlite's largest functions (up to 290 MB at once) drove every start's high-water
+// mark to 770-780 MB RSS, 20-50 s after the start. So the implied flags are set themselves.
 setFlagsFromString("--liftoff-only");
+setFlagsFromString("--no-wasm-tier-up");
+setFlagsFromString("--no-wasm-dynamic-tiering");
 
 await main(
   { name: "node", serve: serveNode, upstream: nodeUpstream, ...nodeCapabilities },
