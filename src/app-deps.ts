@@ -47,6 +47,7 @@ import {
   type ExtractionHost,
   findInterpreter,
   hostReadiness,
+  hostUnavailable,
 } from "./processes/extraction-host.ts";
 import { createCliExtractor } from "./processes/extractor.ts";
 import type { ProcessHost } from "./processes/process-host.ts";
@@ -169,7 +170,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
     ...webhookClients(wiring),
     tweets,
     metrics,
-    platformChecks: platformChecks(wiring, posts, tools),
+    platformChecks: platformChecks(wiring, posts, tools, extractor),
     extractor,
     gate,
     cookies,
@@ -458,6 +459,7 @@ function platformChecks(
   { config, metrics, cookies, now, blocked }: Wiring,
   posts: PostDeps,
   tools: ToolProbe,
+  extractor: ExtractionHost,
 ): PlatformChecks {
   const checks = createPlatformChecks({
     posts: referencePosts(config.PLATFORM_CHECK_POSTS, config.EXTRA_PAGE_HOSTS),
@@ -470,6 +472,7 @@ function platformChecks(
         result.status === "ok",
         result.from === "check" && result.at !== null ? new Date(result.at) : null,
       ),
+    extractionNote: () => hostUnavailable(extractor),
     now,
   });
   blocked.on((page, error) => void checks.noteFailure(page, error));
