@@ -13,6 +13,7 @@ import linkSecretPerStore from "./migrations/008_link_secret_per_store.sql?raw";
 import jobs from "./migrations/009_jobs.sql?raw";
 import webhooks from "./migrations/010_webhooks.sql?raw";
 import watches from "./migrations/011_watches.sql?raw";
+import countedAndBounded from "./migrations/012_counted_and_bounded.sql?raw";
 
 export const migrations: readonly { version: number; sql: string }[] = [
   { version: 1, sql: init },
@@ -26,6 +27,7 @@ export const migrations: readonly { version: number; sql: string }[] = [
   { version: 9, sql: jobs },
   { version: 10, sql: webhooks },
   { version: 11, sql: watches },
+  { version: 12, sql: countedAndBounded },
 ];
 
 const SCHEMA_LOCK = 7_303_001;

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { nodeCommand, type RunningService, startService } from "../helpers/service.ts";
 import { createTestDatabase } from "../helpers/stores.ts";
+import { scaled } from "../helpers/slowness.ts";
 import { until } from "../helpers/until.ts";
 
 describe("instances that start together", () => {
@@ -18,10 +19,12 @@ describe("instances that start together", () => {
     await database?.drop();
   });
 
-  test("four started at once on an empty database all become ready", { timeout: 240_000 }, async () => {
+  test("four started at once on an empty database all become ready", { timeout: scaled(240_000) }, async () => {
     const env = { DATABASE_URL: database.url, X_GRAPHQL_URL: "off" };
     // Four starts share two cores: each may take four times as long as one alone.
-    const started = await Promise.allSettled([1, 2, 3, 4].map(() => startService(env, nodeCommand, 120_000)));
+    const started = await Promise.allSettled(
+      [1, 2, 3, 4].map(() => startService(env, nodeCommand, undefined, scaled(120_000))),
+    );
     for (const each of started) if (each.status === "fulfilled") services.push(each.value);
     expect(started.map((each) => each.status === "rejected" ? String(each.reason).slice(0, 400) : "started"))
       .toEqual(["started", "started", "started", "started"]);

@@ -1,6 +1,7 @@
 // Runs the built service (dist/) as a child process, as an operator would, and the admin CLI.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { scaled } from "./slowness.ts";
 
 export interface RunningService {
   url: string;
@@ -20,14 +21,17 @@ export const baseEnv = () => ({
 /** How the built service is started under Node; each runtime has its own (test/e2e/*.test.ts). */
 export const nodeCommand = [process.execPath, "dist/node.mjs"];
 
+/** Starts `command` in `cwd` (the clone unless given). */
 export async function startService(
   env: Record<string, string>,
   command: string[] = nodeCommand,
+  cwd = process.cwd(),
   /** How long it may take to listen: more where several start at once on the test's two cores. */
-  startMs = 30_000,
+  startMs = scaled(30_000),
 ): Promise<RunningService> {
   const [executable, ...args] = command;
   const child = spawn(executable!, args, {
+    cwd,
     env: { ...baseEnv(), PORT: "0", HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
