@@ -50,6 +50,7 @@ import {
   type ExtractionHost,
   findInterpreter,
   hostReadiness,
+  hostUnavailable,
 } from "./processes/extraction-host.ts";
 import { createCliExtractor } from "./processes/extractor.ts";
 import type { ProcessHost } from "./processes/process-host.ts";
@@ -175,7 +176,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
     ...webhookClients(wiring),
     tweets,
     metrics,
-    platformChecks: platformChecks(wiring, posts, tools),
+    platformChecks: platformChecks(wiring, posts, tools, extractor),
     extractor,
     gate,
     cookies,
@@ -527,6 +528,7 @@ function platformChecks(
   wiring: Wiring,
   posts: PostDeps,
   tools: ToolProbe,
+  extractor: ExtractionHost,
 ): PlatformChecks {
   const { config, metrics, cookies, now, blocked } = wiring;
   const checks = createPlatformChecks({
@@ -540,6 +542,7 @@ function platformChecks(
         result.status === "ok",
         result.from === "check" && result.at !== null ? new Date(result.at) : null,
       ),
+    extractionNote: () => hostUnavailable(extractor),
     now,
   });
   blocked.on((page, error) => void checks.noteFailure(page, error));

@@ -198,3 +198,47 @@ describe("the error tables", () => {
     expect([...apiErrors()].filter((pair) => !listed.has(pair))).toEqual([]);
   });
 });
+
+describe("what an operator follows", () => {
+  const operatorFiles = [...markdownFiles, ...readdirSync(path.join(root, "deploy")).map((name) => `deploy/${name}`)];
+
+  it("runs no command through sudo, which a minimal Debian lacks: its commands run as root", () => {
+    const withSudo = operatorFiles.flatMap((file) =>
+      read(file).split("\n").filter((line) => /\bsudo\s+[-\w]/.test(line)).map((line) => `${file}: ${line.trim()}`)
+    );
+    expect(withSudo).toEqual([]);
+  });
+
+  it("makes every pg_dump file its owner's alone (umask 077), as admin backup's is: it holds password and key hashes", () => {
+    const dumps = operatorFiles.flatMap((file) =>
+      read(file).split("\n").filter((line) => /^\(?\s*(umask \d+ && )?pg_dump /.test(line.trim())).map((line) => ({
+        file,
+        line: line.trim(),
+      }))
+    );
+    expect(dumps.length).toBeGreaterThan(0);
+    expect(dumps.filter(({ line }) => !line.includes("umask 077"))).toEqual([]);
+  });
+
+  it("gives no two sections of a document the same heading, so each has its own link", () => {
+    const twice = markdownFiles.flatMap((file) => {
+      const headings = read(file).replace(/^```[\s\S]*?^```/gm, "").split("\n").filter((line) => /^#{1,3} /.test(line));
+      return headings.filter((heading, index) => headings.indexOf(heading) !== index).map((heading) =>
+        `${file}: ${heading}`
+      );
+    });
+    expect(twice).toEqual([]);
+  });
+
+  it("names webhooks and watches in the README's table of the API", () => {
+    const table = section(read("README.md"), "The API in brief").filter((line) => line.startsWith("| `"));
+    expect(table.some((line) => line.includes("/api/v1/webhooks"))).toBe(true);
+    expect(table.some((line) => line.includes("/api/v1/watches"))).toBe(true);
+  });
+
+  it("lists the install script npm's warning names, and the package it comes from", () => {
+    const operating = read("docs/operating.md");
+    expect(operating).toContain("`@scarf/scarf`");
+    expect(operating).toContain("`@stoplight/prism-cli`");
+  });
+});

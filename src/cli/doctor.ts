@@ -33,7 +33,9 @@ export async function runDoctor(checks: PlatformChecks, argv: readonly string[])
   const summary = failing.length === 0
     ? ""
     : `${failing.length} of ${results.length} failing: ${failing.map((result) => result.site).join(", ")}\n`;
-  return { code: failing.length === 0 ? 0 : 1, stdout: doctorTable(results), stderr: summary };
+  const note = checks.extractionNote();
+  const host = note === null ? "" : `${note}\n`;
+  return { code: failing.length === 0 ? 0 : 1, stdout: doctorTable(results), stderr: host + summary };
 }
 
 function doctorTable(results: readonly CheckResult[]): string {

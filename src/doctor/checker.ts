@@ -32,6 +32,8 @@ export interface PlatformChecksOptions {
   context(site: string): Promise<FailureContext>;
   /** Told of every new result (metrics). */
   onResult?(result: CheckResult): void;
+  /** Why the pages are read without the extraction host, while they are; null while it is in use or starting. */
+  extractionNote?(): string | null;
   now?: () => Date;
   random?: () => number;
 }
@@ -43,6 +45,11 @@ export interface PlatformChecks {
   run(sites?: readonly string[]): Promise<CheckResult[]>;
   /** The latest result of every site, unchecked ones included. */
   results(): CheckResult[];
+  /**
+   * Why the extraction host is not in use, while it cannot be: every page is then read by the
+   * tool's program, a second each, which a check's times show but do not explain. Null otherwise.
+   */
+  extractionNote(): string | null;
   /**
    * A user's request for `page` failed as `error` (upstream_blocked). One request is no verdict on
    * a platform (a private post, a link that reads like a refusal): it asks for a check of the
@@ -109,6 +116,7 @@ export function createPlatformChecks(options: PlatformChecksOptions): PlatformCh
     sites: options.posts.map((post) => post.site),
     run: (wanted = []) => runs.run(wanted, "check"),
     results: () => [...latest.values()],
+    extractionNote: () => options.extractionNote?.() ?? null,
     async noteFailure(page) {
       const site = options.siteOf(page);
       // The check under way says it itself, as a check; a site without a reference post is not marked.

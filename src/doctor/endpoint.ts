@@ -17,5 +17,7 @@ export async function platformsResponse(
   const failing = platforms.filter((result) => result.status !== "ok" && result.status !== "unchecked").map((result) =>
     result.site
   );
-  return json({ failing, platforms }, { headers: { "cache-control": "no-store" } });
+  return json({ failing, platforms, extractionHost: checks.extractionNote() }, {
+    headers: { "cache-control": "no-store" },
+  });
 }

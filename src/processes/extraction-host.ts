@@ -80,10 +80,12 @@ export async function findInterpreter(
   return { program, interpreter };
 }
 
-/** Restarts of a host that died soon after starting wait longer each time, up to this. */
-const maxRestartDelayMs = 5 * 60_000;
-/** A host that could not start this many times in a row is given up: the programs run every job. */
-const maxFailedStarts = 3;
+/**
+ * A host that could not start, or whose interpreter could not be found, is tried again after a
+ * pause that doubles each time in a row, up to this: the programs run every job meanwhile, and a
+ * host the operator mends (or a probe that failed on a busy machine) is in use again without a restart.
+ */
+const maxRetryDelayMs = 5 * 60_000;
 
 function logReady(
   log: Logger | undefined,
@@ -104,30 +106,35 @@ interface Launch {
   command: HostCommand;
 }
 
+/** Finds how to start a host now (the tools' programs may have changed since the last time), or why not. */
+type FindLaunch = () => Promise<Launch | { reason: string; log: Logger }>;
+
 /** Everything the supervisor holds, in one object one can read. */
 export interface SupervisorState {
+  find?: FindLaunch;
   launch?: Launch;
   /** The host new jobs go to, while it lives. */
   current?: HostProcess;
   /** Every host not yet ended: the current one, and those retiring or ending. */
   processes: Set<HostProcess>;
   closing: boolean;
-  /** The next start of a host that ended, and how long it waits. */
-  restartTimer?: ReturnType<typeof setTimeout>;
-  restartDelayMs: number;
-  /** Hosts in a row that ended before they were ready. */
-  failedStarts: number;
+  /** The next attempt to find and start a host, and how long it waits. */
+  retryTimer?: ReturnType<typeof setTimeout>;
+  retryDelayMs: number;
 }
+
+/** Why an ended host ended, in a few words: Python's last line, or its exit. */
+const endReason = (end: { code: number | null; error?: Error; stderr: string }) =>
+  end.error?.message ?? (end.stderr.trim().split("\n").pop() || `exit ${end.code}`);
 
 /** The host processes: starts one, replaces it when it dies or its tools change, and ends them all. */
 function createSupervisor(setStatus: (status: HostStatus) => void, onRss: (rssBytes: number) => void) {
-  const state: SupervisorState = { processes: new Set(), closing: false, restartDelayMs: 1_000, failedStarts: 0 };
+  const state: SupervisorState = { processes: new Set(), closing: false, retryDelayMs: 1_000 };
 
   function launch({ processes, log, command }: Launch) {
     const startedAt = Date.now();
     const host: HostProcess = startHostProcess(processes, command, {
       onReady(ready) {
-        state.failedStarts = 0;
         setStatus({ state: "ready", pid: ready.pid, versions: ready.versions, rssBytes: ready.rssBytes });
         logReady(log, ready);
       },
@@ -141,53 +148,54 @@ function createSupervisor(setStatus: (status: HostStatus) => void, onRss: (rssBy
       onRss: (rssBytes) => host === state.current && onRss(rssBytes),
       onExit: (end) => {
         state.processes.delete(host);
-        if (host === state.current && !state.closing) restart(host, end, Date.now() - startedAt);
+        if (host !== state.current || state.closing) return;
+        state.current = undefined;
+        // A host that served a while is started again at once; quick repeated deaths wait longer each time.
+        if (host.ready && Date.now() - startedAt > 60_000) state.retryDelayMs = 1_000;
+        const what = host.ready ? "stopped" : "could not start";
+        retryLater(`the extraction host ${what} (${endReason(end)})`, log, {
+          message: `extraction host ${what}: extractions start the tool's program until it runs again`,
+          fields: { code: end.code, stderr: end.stderr.slice(-1000) },
+        });
       },
     }, log);
     state.processes.add(host);
     state.current = host;
   }
 
-  function restart(host: HostProcess, end: { code: number | null; error?: Error; stderr: string }, livedMs: number) {
-    state.current = undefined;
-    const log = state.launch!.log;
-    const reason = end.error?.message ?? (end.stderr.trim().split("\n").pop() || `exit ${end.code}`);
-    const what = host.ready ? "stopped" : "could not start";
-    state.failedStarts = host.ready ? 0 : state.failedStarts + 1;
-    if (state.failedStarts >= maxFailedStarts) {
-      setStatus({
-        state: "unavailable",
-        reason:
-          `the extraction host could not start ${state.failedStarts} times (${reason}); given up until the service restarts`,
+  /** Says why no host is in use, and finds and starts one again after the pause, doubled for the next time. */
+  function retryLater(reason: string, log: Logger, warning: { message: string; fields?: Record<string, unknown> }) {
+    const retryInMs = state.retryDelayMs;
+    state.retryDelayMs = Math.min(state.retryDelayMs * 2, maxRetryDelayMs);
+    setStatus({ state: "unavailable", reason: `${reason}; trying again in ${Math.ceil(retryInMs / 1000)} s` });
+    log.warn(warning.message, { reason, ...warning.fields, retryInMs });
+    state.retryTimer = setTimeout(() => void attempt(), retryInMs);
+  }
+
+  async function attempt() {
+    const found = await state.find!();
+    if (state.closing) return;
+    if ("reason" in found) {
+      return retryLater(found.reason, found.log, {
+        message: "extraction host not used: every extraction starts the tool's program",
       });
-      log.error("extraction host given up: every extraction starts the tool's program", {
-        stderr: end.stderr.slice(-1000),
-      });
-      return;
     }
-    state.restartDelayMs = host.ready && livedMs > 60_000
-      ? 1_000
-      : Math.min(state.restartDelayMs * 2, maxRestartDelayMs);
-    setStatus({ state: "unavailable", reason: `the extraction host ${what} (${reason}); starting it again` });
-    log.warn(`extraction host ${what}: extractions start the tool's program until it runs again`, {
-      code: end.code,
-      stderr: end.stderr.slice(-1000),
-      retryInMs: state.restartDelayMs,
-    });
-    state.restartTimer = setTimeout(() => launch(state.launch!), state.restartDelayMs);
+    setStatus({ state: "starting", reason: "warming up" });
+    state.launch = found;
+    launch(found);
   }
 
   return {
     state: state as Readonly<SupervisorState>,
     /** The host a new job goes to, if one is ready. */
     ready: () => (state.current?.ready && !state.current.retiring ? state.current : undefined),
-    start(found: Launch) {
-      state.launch = found;
-      if (!state.closing) launch(found);
+    start(find: FindLaunch) {
+      state.find = find;
+      void attempt();
     },
     async close() {
       state.closing = true;
-      clearTimeout(state.restartTimer);
+      clearTimeout(state.retryTimer);
       // A host whose stdin closes kills its children and exits.
       for (const host of state.processes) host.end();
       await Promise.all([...state.processes].map((host) => host.exited));
@@ -216,32 +224,37 @@ export function createExtractionHost(options: ExtractionHostOptions): Extraction
       const answer = host ? await host.submit(job) : "stale";
       return answer === "stale" ? options.cli.run(job) : answer;
     },
-    start(logger) {
+    start(log) {
       if (!options.enabled) {
-        logger.info("extraction host off (EXTRACTION_HOST=off): every extraction starts the tool's program");
+        log.info("extraction host off (EXTRACTION_HOST=off): every extraction starts the tool's program");
         return;
       }
-      void Promise.all([
-        findInterpreter(options.toolRuns, options.ytdlpPath),
-        findInterpreter(options.toolRuns, options.galleryDlPath),
-      ]).then(([found, gallery]) => {
-        if (supervisor.state.closing) return;
-        if ("reason" in found) {
-          setStatus({ state: "unavailable", reason: found.reason });
-          logger.warn("extraction host not used: every extraction starts the tool's program", { reason: found.reason });
-          return;
-        }
-        // The same interpreter imports the same gallery-dl that its program runs.
-        const galleryDl = "interpreter" in gallery && gallery.interpreter.join(" ") === found.interpreter.join(" ");
-        setStatus({ state: "starting", reason: "warming up" });
-        const { maxMemoryBytes, workerOptions } = options;
-        const command = { ...found, galleryDl, maxMemoryBytes, workerOptions };
-        supervisor.start({ processes: options.processes, log: logger, command });
-      });
+      supervisor.start(() => findLaunch(options, log));
     },
     close: () => supervisor.close(),
     status: () => status,
   };
+}
+
+/** The host's command from the tools' programs as they are now, or why there can be none. */
+async function findLaunch(options: ExtractionHostOptions, log: Logger): ReturnType<FindLaunch> {
+  const [found, gallery] = await Promise.all([
+    findInterpreter(options.toolRuns, options.ytdlpPath),
+    findInterpreter(options.toolRuns, options.galleryDlPath),
+  ]);
+  if ("reason" in found) return { reason: found.reason, log };
+  // The same interpreter imports the same gallery-dl that its program runs.
+  const galleryDl = "interpreter" in gallery && gallery.interpreter.join(" ") === found.interpreter.join(" ");
+  const { maxMemoryBytes, workerOptions } = options;
+  return { processes: options.processes, log, command: { ...found, galleryDl, maxMemoryBytes, workerOptions } };
+}
+
+/** Why the host is not in use, while it cannot be (not while it is off by choice or starting); null otherwise. */
+export function hostUnavailable(host: ExtractionHost): string | null {
+  const status = host.status();
+  return status.state === "unavailable"
+    ? `the extraction host is not in use (${status.reason}): every extraction starts the tool's program, about a second each`
+    : null;
 }
 
 /** What /readyz says of the host: never a failure, since the CLI stands in for it. */

@@ -322,6 +322,57 @@ describe("the extraction host in the app", () => {
   );
 });
 
+describe("a host that cannot start", () => {
+  let store: TestStore;
+  beforeAll(async () => {
+    store = await openTestStore("pglite");
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  test("says so in /readyz, /metrics and /platformz, and is used once it can start, without a restart", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "extraction-host-mended-"));
+    const program = path.join(root, "yt-dlp");
+    // yt-dlp as a standalone build is: a program without a `#!` line, whose yt-dlp no Python can import.
+    await writeFile(program, "\x7fELF not a script\n");
+    await chmod(program, 0o755);
+    const test = buildTestApp(store.db, { env: { YTDLP_PATH: program }, extractionHost: true });
+    try {
+      const reason = `${program} is not a Python script`;
+      await until("the host's refusal", () => test.extractor.status().state === "unavailable" || undefined);
+      const ready = await (await test.get("/readyz")).json();
+      expect(ready.checks["extraction-host"]).toMatchObject({
+        ok: true,
+        warning: "extractions take about a second each without the extraction host",
+      });
+      expect(ready.checks["extraction-host"].detail).toContain(`not in use (unavailable: ${reason}`);
+      expect(ready.checks["extraction-host"].detail).toMatch(/trying again in \d+ s\)/);
+      expect(await (await test.get("/metrics")).text()).toMatch(
+        /media_api_extraction_host_info\{state="unavailable",ytdlp_version=""\} 1/,
+      );
+      expect((await (await test.get("/platformz")).json()).extractionHost).toContain(
+        `the extraction host is not in use (${reason}`,
+      );
+      expect(test.logLines.join("\n")).toContain("extraction host not used");
+
+      // The operator installs yt-dlp as a Python program in its place: the next try starts the host.
+      await writeFile(program, "#!/usr/bin/python3\nimport sys, yt_dlp\nsys.exit(yt_dlp.main())\n");
+      const pid = await until("the host", () => readyPid(test.extractor), 90_000);
+      expect((await (await test.get("/readyz")).json()).checks["extraction-host"].detail).toMatch(
+        new RegExp(`^in use: pid ${pid}, yt-dlp \\d{4}\\.\\d{2}\\.\\d{2}`),
+      );
+      const metrics = await (await test.get("/metrics")).text();
+      expect(metrics).toMatch(/media_api_extraction_host_info\{state="ready",ytdlp_version="\d{4}[^"]*"\} 1/);
+      expect(metrics).toMatch(/media_api_extraction_host_info\{state="unavailable",ytdlp_version=""\} 0/);
+      expect((await (await test.get("/platformz")).json()).extractionHost).toBeNull();
+    } finally {
+      await test.extractor.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  }, 150_000);
+});
+
 describe("a yt-dlp updated on disk", () => {
   test("is loaded by a new host at the next job, which the program runs meanwhile; the old host exits", async () => {
     // A yt-dlp of its own: a copy of the package, run by a script as pip or a venv would install it.

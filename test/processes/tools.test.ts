@@ -1,4 +1,5 @@
 // A missing yt-dlp or ffmpeg takes page mode down with a clear 503, and nothing else.
+import { readFileSync } from "node:fs";
 import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -199,6 +200,26 @@ describe("what the service runs", () => {
     const { get, toolsProbed } = buildTestApp(store.db, { clock, env: { YTDLP_PATH: await fakeYtdlp("2026.10.26") } });
     await toolsProbed;
     expect((await (await get("/readyz")).json()).checks["yt-dlp"]).toEqual({ ok: true });
+  });
+});
+
+describe("a tool run on a busy event loop", () => {
+  it("keeps the answer of a tool that ended before the loop heard of it, though its time has passed", async () => {
+    const started = Date.now();
+    const run = nodeToolRuns.run("/bin/sh", ["-c", "echo /usr/bin/answered"], 50);
+    // The loop is held (as a busy start holds it) until the child has ended, unheard, and its time is past.
+    const children = () => readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").split(" ");
+    const stat = (pid: string) => readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Found once it is the shell (before, it is a copy of this process), running or a zombie.
+    let child: string | undefined;
+    while (child === undefined) child = children().find((pid) => pid !== "" && stat(pid).includes(" (sh) "));
+    while (!stat(child).includes(" (sh) Z") || Date.now() - started < 200);
+    expect(await run).toEqual({ stdout: "/usr/bin/answered\n" });
+  });
+
+  it("still ends a tool that outlives its time, and fails it", async () => {
+    const run = await nodeToolRuns.run("/bin/sh", ["-c", "exec sleep 30"], 100);
+    expect(run).toMatchObject({ error: expect.objectContaining({ signal: "SIGTERM" }) });
   });
 });
 

@@ -4,7 +4,8 @@ import { type Platform, samplesOf } from "../platform.ts";
 export const vimeo: Platform<"VIMEO"> = {
   id: "VIMEO",
   name: "Vimeo",
-  hosts: ["vimeo.com"],
+  // vimeopro.com: a Vimeo Pro member's portfolio pages, each video of it Vimeo's own (yt-dlp's VimeoPro).
+  hosts: ["vimeo.com", "vimeopro.com"],
   mirrors: { "m.vimeo.com": "vimeo.com" },
   reader: "yt-dlp",
   ytdlpPlaylist: (url) => /^\/(channels|showcase|album)\//.test(url.pathname),
@@ -14,6 +15,9 @@ export const vimeo: Platform<"VIMEO"> = {
   samples: [
     ...samplesOf("post", "yt-dlp", "Vimeo", ["https://vimeo.com/76979871", "https://player.vimeo.com/video/76979871"]),
     ...samplesOf("mirror", "yt-dlp", "Vimeo", ["https://m.vimeo.com/76979871"]),
+    ...samplesOf("post", "yt-dlp", "VimeoPro", [
+      "https://vimeopro.com/openstreetmapus/state-of-the-map-us-2013/video/68093876",
+    ]),
     ...samplesOf("collection", "yt-dlp", "VimeoChannel", ["https://vimeo.com/channels/staffpicks"]),
   ],
 };
