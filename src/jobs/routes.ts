@@ -6,7 +6,7 @@ import { requireJobEndpoint } from "../webhooks/endpoints.ts";
 import type { ApiContext, ApiHandler } from "../auth/api-context.ts";
 import { json } from "../http/json-response.ts";
 import { ApiError } from "../http/problem.ts";
-import { jobRequestOf, MAX_JOB_BODY_BYTES, secondsUntilRunAt } from "./request.ts";
+import { jobBodyBytesOf, jobRequestOf, secondsUntilRunAt } from "./request.ts";
 import { ITEMS_PER_PAGE, JobList, JobRecord, jobRecord, JOBS_PER_PAGE, JobWithItems, jobWithItems } from "./view.ts";
 import { JobBody } from "./request.ts";
 import { jsonAnswer, rateLimitHeadersFor, requestIdHeader } from "../http/openapi-parts.ts";
@@ -23,10 +23,11 @@ import { boundedText } from "../util/bounded-text.ts";
 function createJobHandler(deps: JobsDeps): ApiHandler {
   return async (ctx) => {
     const jobs = queueOf(deps);
+    const most = jobBodyBytesOf(ctx.key.tier);
     const text = await boundedText(
       ctx.request.body ?? new ReadableStream(),
-      MAX_JOB_BODY_BYTES,
-      () => new ApiError("invalid_request", `The job's body is larger than ${MAX_JOB_BODY_BYTES} bytes.`),
+      most,
+      () => new ApiError("invalid_request", `A job's body from a ${ctx.key.tier} key is at most ${most} bytes.`),
     );
     const request = jobRequestOf(text, ctx.key.tier, ctx.now);
     if (request.webhook) request.webhook = await requireJobEndpoint(deps.db, request.webhook, ctx.key.accountId);
@@ -80,9 +81,7 @@ function cancelJobHandler(deps: JobsDeps): ApiHandler {
 function listJobsHandler(deps: JobsDeps): ApiHandler {
   return async (ctx) => {
     const cursor = cursorOf(ctx.url, /^[0-9]{1,16}~[0-9a-f-]{36}$/);
-    const after: JobsCursor | null = cursor === null
-      ? null
-      : { createdAt: new Date(Number(cursor.split("~")[0])), id: cursor.split("~")[1]! };
+    const after: JobsCursor | null = cursor === null ? null : jobsCursorOf(cursor);
     const page = await jobsOf(deps.db, ctx.key.accountId, { after, limit: JOBS_PER_PAGE + 1 });
     const shown = page.slice(0, JOBS_PER_PAGE);
     const last = shown.at(-1);
@@ -93,6 +92,20 @@ function listJobsHandler(deps: JobsDeps): ApiHandler {
     });
   };
 }
+
+/**
+ * A list cursor as the time and id it holds; 400 for one of the right form whose time is past what
+ * a Date holds (16 digits reach past 8.64e15 ms), which no job of this service was made at.
+ */
+function jobsCursorOf(cursor: string): JobsCursor {
+  const [ms, id] = cursor.split("~") as [string, string];
+  const createdAt = new Date(Number(ms));
+  if (Number.isNaN(createdAt.getTime())) throw badCursor();
+  return { createdAt, id };
+}
+
+const badCursor = () =>
+  new ApiError("invalid_parameter", "`cursor` is not one this service gave; pass `nextCursor` as it came.");
 
 /** The `cursor` parameter when there is one; 400 when it is not one this service gave; 400 for any other parameter. */
 function cursorOf(url: URL, form: RegExp): string | null {
@@ -105,9 +118,7 @@ function cursorOf(url: URL, form: RegExp): string | null {
     }
   }
   const cursor = url.searchParams.get("cursor") || null;
-  if (cursor !== null && !form.test(cursor)) {
-    throw new ApiError("invalid_parameter", "`cursor` is not one this service gave; pass `nextCursor` as it came.");
-  }
+  if (cursor !== null && !form.test(cursor)) throw badCursor();
   return cursor;
 }
 
@@ -147,6 +158,7 @@ export const jobRoutes: RouteDeclaration<JobsDeps & DownloadDeps, ApiHandler>[] 
     parameters: [cursorParameter("jobs")],
     answers: jsonAnswer(200, "JobList", "A page of the account's jobs"),
     errors: ["invalid_parameter"],
+    pastDay: true,
     handler: listJobsHandler,
   },
   {
@@ -160,6 +172,7 @@ export const jobRoutes: RouteDeclaration<JobsDeps & DownloadDeps, ApiHandler>[] 
     parameters: [cursorParameter("items")],
     answers: jsonAnswer(200, "JobWithItems", "The job and a page of its items"),
     errors: ["not_found", "invalid_parameter"],
+    pastDay: true,
     handler: jobHandler,
   },
   {
@@ -171,6 +184,7 @@ export const jobRoutes: RouteDeclaration<JobsDeps & DownloadDeps, ApiHandler>[] 
     description: "Items that are running finish; the others are cancelled. Another account's job is 404.",
     answers: jsonAnswer(200, "Job", "The job as it is now"),
     errors: ["not_found"],
+    pastDay: true,
     handler: cancelJobHandler,
   },
   {

@@ -4,6 +4,7 @@
 import type { ItemProblem, Job, JobItem, JobRequest, JobStatus } from "./job.ts";
 import type { PostRecord } from "../platforms/records.ts";
 import type { Queryable } from "../store/db.ts";
+import { storableJson } from "../util/storable-json.ts";
 
 /** The request as the store keeps it: the links as text. */
 type StoredRequest = Omit<JobRequest, "urls"> & { urls: string[] };
@@ -191,9 +192,10 @@ export async function settleItem(
       jobId,
       position,
       "post" in outcome ? "done" : "failed",
-      // Objects: both drivers serialize a parameter of a json type themselves.
-      "post" in outcome ? outcome.post : null,
-      "problem" in outcome ? outcome.problem : null,
+      // Objects: both drivers serialize a parameter of a json type themselves. A platform's text
+      // may hold what jsonb refuses (U+0000, a lone surrogate): it is cleaned, not the item failed.
+      "post" in outcome ? storableJson(outcome.post) : null,
+      "problem" in outcome ? storableJson(outcome.problem) : null,
       now,
     ],
   );

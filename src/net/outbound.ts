@@ -38,6 +38,8 @@ export interface OutboundRequest {
   redirect?: "follow" | "manual";
   /** The body is read for a 2xx answer and for these statuses (an API's error name); others are not read. */
   readErrors?: readonly number[];
+  /** "none": no body is read, whatever the status (a webhook receiver's answer is its status line). */
+  read?: "none";
   /** The most of the body that is read; past it the exchange is 502. */
   maxBytes: number;
   /** Ends the exchange early (the caller went away). */
@@ -89,7 +91,8 @@ export function createOutbound(options: OutboundOptions): Outbound {
   /** The body when it is read, else the upstream is told to stop sending it. */
   async function readAnswer(response: UpstreamResponse, request: OutboundRequest): Promise<OutboundAnswer> {
     const { status, headers, body } = response;
-    const wanted = (status >= 200 && status <= 299) || (request.readErrors?.includes(status) ?? false);
+    const wanted = request.read !== "none" &&
+      ((status >= 200 && status <= 299) || (request.readErrors?.includes(status) ?? false));
     if (!wanted || body === null) {
       await body?.cancel();
       return { status, headers, text: wanted ? "" : null };

@@ -1,6 +1,6 @@
 // API key records and the per-request admission (quota and burst), all in SQL so that every
 // process sharing the database sees one truth.
-import { generateKey } from "../auth/api-key.ts";
+import { generateKey, type KeyShape } from "../auth/api-key.ts";
 import type { Queryable } from "./db.ts";
 
 export const tiers = ["FREE", "PRO", "GOLD"] as const;
@@ -66,11 +66,13 @@ export interface CreateKeyInput {
   /** Days until the key expires; null for never. */
   expiresInDays: number | null;
   now: Date;
+  /** The key's shape; the service's own (`xva_...`) unless a client needs cobalt's (a UUID). */
+  shape?: KeyShape;
 }
 
 /** Creates a key and returns its record with the plain key, which is never available again. */
 export async function createApiKey(db: Queryable, input: CreateKeyInput): Promise<{ key: ApiKeyInfo; plain: string }> {
-  const { plain, hash, displayPrefix } = await generateKey();
+  const { plain, hash, displayPrefix } = await generateKey(input.shape);
   const expiresAt = input.expiresInDays === null
     ? null
     : new Date(input.now.getTime() + input.expiresInDays * 86_400_000);
@@ -186,27 +188,32 @@ interface AdmitRow {
   burst_frees_at: Date | null;
 }
 
-/** Looks the key up and counts the request when it may be made; see admit_request in the migration. */
-export function admitRequest(db: Queryable, keyHash: string, now: Date): Promise<Admission> {
-  return admit(db, { keyHash, keyId: null }, now);
+/**
+ * Looks the key up and counts the request when it may be made; see admit_request in the
+ * migrations (012). `pastDay`: the call is one a key may make once its day is spent (reading or
+ * cancelling its own jobs), admitted then within its burst and counted there alone.
+ */
+export function admitRequest(db: Queryable, keyHash: string, now: Date, pastDay = false): Promise<Admission> {
+  return admit(db, { keyHash, keyId: null }, now, pastDay);
 }
 
 /** admitRequest for the key of a signed link, which names the key by its id; a deleted key is unknown. */
-export function admitKeyById(db: Queryable, keyId: string, now: Date): Promise<Admission> {
-  return admit(db, { keyHash: null, keyId }, now);
+export function admitKeyById(db: Queryable, keyId: string, now: Date, pastDay = false): Promise<Admission> {
+  return admit(db, { keyHash: null, keyId }, now, pastDay);
 }
 
 async function admit(
   db: Queryable,
   by: { keyHash: string | null; keyId: string | null },
   now: Date,
+  pastDay: boolean,
 ): Promise<Admission> {
   // The account is read beside the function's answer, in the same round trip: a key never changes account.
   const [row] = await db.query<AdmitRow>(
     `SELECT r.*, k.account_id
-       FROM admit_request(coalesce($1, (SELECT key_hash FROM api_keys WHERE id = $3 AND deleted_at IS NULL)), $2) r
+       FROM admit_request(coalesce($1, (SELECT key_hash FROM api_keys WHERE id = $3 AND deleted_at IS NULL)), $2, $4) r
        LEFT JOIN api_keys k ON k.id = r.api_key_id`,
-    [by.keyHash, now, by.keyId],
+    [by.keyHash, now, by.keyId, pastDay],
   );
   if (!row || row.outcome === "unknown" || row.api_key_id === null) return { outcome: "unknown" };
   return {

@@ -30,6 +30,14 @@ export const WATCHES_PATH = "/api/v1/watches";
 /** "A few per account": each looks at its link every period, on the service's own extractions. */
 export const MAX_WATCHES_PER_ACCOUNT = 50;
 
+/**
+ * The most watches a key of each tier holds (a tier not listed gets FREE's): each run is one call
+ * of the key, and a FREE key's 5 looking every 15 minutes already pass its day of 100.
+ */
+export const WATCHES_PER_KEY: Readonly<Record<string, number>> = { FREE: 5, PRO: 25, GOLD: 50 };
+
+const watchesPerKeyOf = (tier: string): number => WATCHES_PER_KEY[tier] ?? WATCHES_PER_KEY.FREE!;
+
 export const noSuchWatch = () => new ApiError("not_found", "This account has no watch with this id.");
 
 function runsOf(deps: WatchesDeps): Watches {
@@ -59,12 +67,14 @@ function createWatchHandler(deps: WatchesDeps): ApiHandler {
       apiKeyId: ctx.key.id,
       request,
       now: ctx.now,
-      max: MAX_WATCHES_PER_ACCOUNT,
+      max: { account: MAX_WATCHES_PER_ACCOUNT, key: watchesPerKeyOf(ctx.key.tier) },
     });
     if (watch === null) {
       throw new ApiError(
         "watches_full",
-        `This account has ${MAX_WATCHES_PER_ACCOUNT} watches, the most it may; delete one first.`,
+        `A ${ctx.key.tier} key holds at most ${
+          watchesPerKeyOf(ctx.key.tier)
+        } watches, and an account at most ${MAX_WATCHES_PER_ACCOUNT}; this one is full: delete a watch first.`,
       );
     }
     await runs.queueRun(watch.id, watch.nextRunAt);

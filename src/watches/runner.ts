@@ -4,6 +4,7 @@
 // period one runs it, and a run that dies halfway still leaves the next one queued. A look expands
 // the link as a job's expansion does, records the posts, and makes a job of those not seen before
 // (each item counted against the key, as any job's); that job's end is the `watch.found` event.
+// The run itself is one call of the key; a run past the key's day is skipped and says so.
 import { ApiError } from "../http/problem.ts";
 import type { SlotHolder } from "../limits/slots.ts";
 import { type JobDeps, linkPostsOf, queueItems } from "../jobs/runner.ts";
@@ -13,7 +14,17 @@ import { jobMaxItemsOf } from "../jobs/request.ts";
 import { createJob } from "../jobs/store.ts";
 import type { Watch } from "./watch.ts";
 import { nextRunOf } from "./request.ts";
-import { claimRun, keyHoldOf, noteRun, pauseWatch, recordSeen, resumeWatch, takeBaseline, watchOf } from "./store.ts";
+import {
+  claimRun,
+  countRun,
+  keyHoldOf,
+  noteRun,
+  pauseWatch,
+  recordSeen,
+  resumeWatch,
+  takeBaseline,
+  watchOf,
+} from "./store.ts";
 
 const RUNS = "watch-runs";
 
@@ -92,6 +103,11 @@ async function claim(
 
 /** Expands the watch's link and makes a job of the posts not seen before; the first look only records them. */
 async function look(deps: JobDeps, queue: Queue, watch: Watch): Promise<void> {
+  // A run is one call of the key (its listing is a look-up as `post`'s is); past the day it does not look.
+  if (!(await countRun(deps.db, watch.apiKeyId, deps.now()))) {
+    await noteRun(deps.db, watch.id, "Skipped: the key's daily limit was used up; the next run looks again.");
+    return;
+  }
   const [key] = await deps.db.query<{ tier: string }>("SELECT tier FROM api_keys WHERE id = $1", [watch.apiKeyId]);
   const tier = key?.tier ?? "FREE";
   const holder: SlotHolder = { id: watch.apiKeyId, accountId: Number(watch.accountId), tier };

@@ -46,13 +46,22 @@ const toWatch = (row: WatchRow): Watch => ({
 /** The new watch, due at once; null when the account holds `max` already (checked in the same statement). */
 export async function createWatch(
   db: Queryable,
-  watch: { id: string; accountId: number; apiKeyId: string; request: WatchRequest; now: Date; max: number },
+  watch: {
+    id: string;
+    accountId: number;
+    apiKeyId: string;
+    request: WatchRequest;
+    now: Date;
+    /** The most the account holds, and the most its key (of its tier) holds. */
+    max: { account: number; key: number };
+  },
 ): Promise<Watch | null> {
   const { url, repeat, job } = watch.request;
   const rows = await db.query<WatchRow>(
     `INSERT INTO watches (id, account_id, api_key_id, url, every_s, cron, request, created_at, next_run_at)
      SELECT $1, $2, $3, $4, $5, $6, $7::jsonb, $8, $8
      WHERE (SELECT count(*) FROM watches WHERE account_id = $2) < $9
+       AND (SELECT count(*) FROM watches WHERE api_key_id = $3) < $10
      RETURNING ${COLUMNS}`,
     [
       watch.id,
@@ -63,7 +72,8 @@ export async function createWatch(
       "cron" in repeat ? repeat.cron : null,
       job,
       watch.now,
-      watch.max,
+      watch.max.account,
+      watch.max.key,
     ],
   );
   return rows[0] ? toWatch(rows[0]) : null;
@@ -169,6 +179,15 @@ export async function takeBaseline(db: Queryable, watchId: string, now: Date): P
     [watchId, now],
   );
   return rows.length > 0;
+}
+
+/**
+ * Counts the watch's run as one call of its key against the key's day (count_watch_run, migration
+ * 012): false when the day had none left, and the run is skipped.
+ */
+export async function countRun(db: Queryable, apiKeyId: string, now: Date): Promise<boolean> {
+  const [row] = await db.query<{ left: number }>("SELECT count_watch_run($1, $2) AS left", [apiKeyId, now]);
+  return row!.left >= 0;
 }
 
 /** What the latest run says: why it could not look, or null when it looked. */

@@ -1,7 +1,8 @@
 // Delivering an event: one message per endpoint that takes it, each sent by the shared queue, so a
 // delivery survives a restart and the death of the instance that made it, and one instance sends
-// each attempt. An attempt POSTs the message's body, signed, and counts only a 2xx as delivered;
-// redirects are not followed. A failed attempt queues the next one after the schedule's wait
+// each attempt. An attempt POSTs the message's body, signed, and counts only a 2xx as delivered:
+// the status line decides, and the receiver's body is never read (a large or slow one is no
+// failure); redirects are not followed. A failed attempt queues the next one after the schedule's wait
 // (WEBHOOK_RETRY_SCHEDULE); 410 Gone disables the endpoint, and so does failing for days.
 import type { Logger } from "../log.ts";
 import type { Outbound } from "../net/outbound.ts";
@@ -19,10 +20,8 @@ import { newMessageId, signedHeaders } from "./signature.ts";
 import { eventBody, type EventType } from "./types.ts";
 
 export const DELIVERY_QUEUE = "webhook-deliveries";
-/** How long a receiver has to answer, body included. */
+/** How long a receiver has to answer with its status line. */
 export const ATTEMPT_TIMEOUT_MS = 15_000;
-/** What of a receiver's 2xx answer is read (and dropped): nothing a receiver says is used. */
-const RECEIVER_ANSWER_BYTES = 64 * 1024;
 /** An endpoint that has failed every attempt for this long is disabled; its owner's page says so. */
 const FAILING_DAYS = 5;
 
@@ -77,7 +76,9 @@ async function post(deps: DeliveryDeps, message: MessageToSend, at: Date): Promi
       headers: { ...headers, "user-agent": "media-api-webhooks" },
       body: message.body,
       redirect: "manual",
-      maxBytes: RECEIVER_ANSWER_BYTES,
+      // Nothing a receiver says past its status is used: its body is left unread, and its connection ended.
+      read: "none",
+      maxBytes: 0,
     });
     const redirected = answer.status >= 300 && answer.status < 400;
     return { status: answer.status, error: redirected ? "redirect not followed" : null };

@@ -414,7 +414,11 @@ const brokenMedia: Record<string, { file: string; breakage: Breakage; ranges: bo
 function feedOf(origin: string, entries: number): string {
   const items = Array.from(
     { length: entries },
-    (_, at) => `<item><title>Clip ${at + 1}</title><link>${origin}/progressive.html?entry=${at + 1}</link></item>`,
+    // A guid, as feeds have: yt-dlp smuggles it into the entry's link (#__youtubedl_smuggle=...).
+    (_, at) =>
+      `<item><title>Clip ${at + 1}</title><link>${origin}/progressive.html?entry=${at + 1}</link><guid>clip-${
+        at + 1
+      }</guid></item>`,
   );
   return `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>Clips</title><link>${origin}/</link>` +
     `<description>Every clip</description>${items.join("")}</channel></rss>`;

@@ -7,6 +7,7 @@ import { aacBitRate, type AudioSite, startAudioSite, trackDurationSec } from "..
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { initSegment, probeMedia } from "../helpers/media.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 describe("audio outputs of an audio-first page", () => {
   let store: TestStore;
@@ -18,7 +19,7 @@ describe("audio outputs of an audio-first page", () => {
     [store, site] = await Promise.all([openTestStore("pglite"), startAudioSite()]);
     app = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: site.host, METRICS_TOKEN: metricsToken } });
     key = (await makeKey(store.db, "GOLD")).plain;
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await Promise.all([store?.close(), site?.close()]);
   });

@@ -2,7 +2,8 @@
 // watch over a local feed (a channel that gains posts) records what is there on its first run and
 // then reports the two posts the feed gains, once, as a signed watch.found the standardwebhooks
 // package verifies; pausing stops its runs and resuming starts them again; another account's watch
-// is 404; a run that finds the watch's key made passive pauses the watch instead of running.
+// is 404; a run that finds the watch's key made passive pauses the watch instead of running; each
+// run is one call of the key, skipped past its day; a FREE key holds 5 watches.
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Queue, startQueue } from "../../src/queue/queue.ts";
@@ -14,6 +15,7 @@ import { type Receiver, startReceiver } from "../helpers/receiver.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
 import { Visitor } from "../helpers/visitor.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 /** The wall clock: a watch's runs are queued for real times. */
 class WallClock extends TestClock {
@@ -68,7 +70,7 @@ describe("watches", () => {
     await app.events!.work();
     await app.jobs!.work();
     await app.watches!.work();
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await queue?.stop();
     await app?.extractor.close();
@@ -92,7 +94,7 @@ describe("watches", () => {
     }, 60_000);
 
   test("a feed that gains two posts is told once, as one signed watch.found with exactly those two", {
-    timeout: 120_000,
+    timeout: scaled(120_000),
   }, async () => {
     site.growingFeed.entries = 2;
     const key = await makeKey(store.db, "PRO");
@@ -129,23 +131,68 @@ describe("watches", () => {
     ).toBe(400);
   });
 
-  test("pausing stops a watch's runs while another's go on; resuming runs it again", { timeout: 120_000 }, async () => {
+  test(
+    "pausing stops a watch's runs while another's go on; resuming runs it again",
+    { timeout: scaled(120_000) },
+    async () => {
+      const key = await makeKey(store.db, "PRO");
+      const [paused, going] = [await watch(key.plain, {}), await watch(key.plain, {})];
+      await ranAgain(key.plain, paused.id, 0);
+      const pause = await app.get(`/api/v1/watches/${paused.id}/pause`, key.plain, { method: "POST" });
+      expect(pause.status).toBe(200);
+      const atPause = (await pause.json()) as WatchAnswer;
+      expect(atPause).toMatchObject({ paused: true, pausedReason: "paused by its owner", nextRunAt: null });
+      // The other watch's runs are the clock: it runs twice while the paused one runs none.
+      await ranAgain(key.plain, going.id, (await show(key.plain, going.id)).runs, 2);
+      expect((await show(key.plain, paused.id)).runs).toBe(atPause.runs);
+      const resumed = await app.get(`/api/v1/watches/${paused.id}/resume`, key.plain, { method: "POST" });
+      expect(((await resumed.json()) as WatchAnswer).paused).toBe(false);
+      await ranAgain(key.plain, paused.id, atPause.runs);
+      for (const id of [paused.id, going.id]) {
+        expect((await app.get(`/api/v1/watches/${id}`, key.plain, { method: "DELETE" })).status).toBe(204);
+      }
+    },
+  );
+
+  test("each run is one call of the watch's key; a run past the key's day is skipped and says so", {
+    timeout: 120_000,
+  }, async () => {
+    site.growingFeed.entries = 2;
     const key = await makeKey(store.db, "PRO");
-    const [paused, going] = [await watch(key.plain, {}), await watch(key.plain, {})];
-    await ranAgain(key.plain, paused.id, 0);
-    const pause = await app.get(`/api/v1/watches/${paused.id}/pause`, key.plain, { method: "POST" });
-    expect(pause.status).toBe(200);
-    const atPause = (await pause.json()) as WatchAnswer;
-    expect(atPause).toMatchObject({ paused: true, pausedReason: "paused by its owner", nextRunAt: null });
-    // The other watch's runs are the clock: it runs twice while the paused one runs none.
-    await ranAgain(key.plain, going.id, (await show(key.plain, going.id)).runs, 2);
-    expect((await show(key.plain, paused.id)).runs).toBe(atPause.runs);
-    const resumed = await app.get(`/api/v1/watches/${paused.id}/resume`, key.plain, { method: "POST" });
-    expect(((await resumed.json()) as WatchAnswer).paused).toBe(false);
-    await ranAgain(key.plain, paused.id, atPause.runs);
-    for (const id of [paused.id, going.id]) {
-      expect((await app.get(`/api/v1/watches/${id}`, key.plain, { method: "DELETE" })).status).toBe(204);
-    }
+    const made = await watch(key.plain, {});
+    const counted = async () =>
+      (await store.db.query<{ n: number }>(
+        "SELECT coalesce(sum(count), 0)::int AS n FROM usage_minutes WHERE api_key_id = $1",
+        [key.id],
+      ))[0]!.n;
+    // The store is watched, not the API, whose calls are counted too.
+    // The POST, and one call for each run (a run is claimed, then counted as it looks: between runs they agree).
+    await until("two runs, each counted", async () => {
+      const runs = (await watchOf(store.db, made.id))!.runs;
+      return runs >= 2 && (await counted()) === 1 + runs ? true : undefined;
+    });
+    await store.db.query(
+      `INSERT INTO usage_minutes AS u (api_key_id, minute, count) VALUES ($1, date_trunc('minute', now()), 10000)
+       ON CONFLICT (api_key_id, minute) DO UPDATE SET count = u.count + 10000`,
+      [key.id],
+    );
+    const skipped = await until("a run skipped", async () => {
+      const now = (await watchOf(store.db, made.id))!;
+      return now.lastProblem?.startsWith("Skipped") ? now : undefined;
+    });
+    expect(skipped.lastProblem).toBe("Skipped: the key's daily limit was used up; the next run looks again.");
+    await updateApiKey(store.db, key.id, { passive: true });
+  });
+
+  test("a FREE key holds 5 watches; the sixth is 409 watches_full", async () => {
+    const key = await makeKey(store.db, "FREE");
+    for (let n = 0; n < 5; n += 1) await watch(key.plain, { every: "1d" });
+    const sixth = await app.post("/api/v1/watches", key.plain, { url: site.pages.growingFeed, every: "1d" });
+    expect(sixth.status).toBe(409);
+    expect((await sixth.json()) as { code: string; detail: string }).toMatchObject({
+      code: "watches_full",
+      detail: expect.stringContaining("A FREE key holds at most 5 watches"),
+    });
   });
 
   test("another account's watch is 404, as one that never was", async () => {
@@ -161,7 +208,7 @@ describe("watches", () => {
   });
 
   test("a run that finds the watch's key passive pauses the watch and does not run", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   }, async () => {
     const key = await makeKey(store.db, "PRO");
     const made = await watch(key.plain, {});
@@ -179,7 +226,7 @@ describe("watches", () => {
   test(
     "the owner's page lists, pauses, resumes and deletes a watch; another owner's page neither shows nor touches it",
     {
-      timeout: 30_000,
+      timeout: scaled(30_000),
     },
     async () => {
       const owner = new Visitor(app.app);

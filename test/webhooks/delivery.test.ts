@@ -13,6 +13,7 @@ import { createOutbound } from "../../src/net/outbound.ts";
 import { nodeUpstream } from "../../src/runtime/node/relay-upstream.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { createEndpoint, endpointOf, recentAttempts } from "../../src/webhooks/store.ts";
+import { startReceiver } from "../helpers/receiver.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
 
 interface Received {
@@ -114,6 +115,23 @@ describe.each(storeKinds)("webhook deliveries on %s", (kind) => {
     expect((await recentAttempts(store.db, hook.id, 5)).map((each) => each.status)).toEqual([200, 500, 500]);
     expect((await endpointOf(store.db, hook.id, accountId))!.failingSince).toBeNull();
   });
+
+  it.each(["large", "endless"] as const)(
+    "delivers once to a receiver whose 2xx carries a %s body, which is not read",
+    async (answerBody) => {
+      const target = await startReceiver();
+      target.state.answerBody = answerBody;
+      const hook = await endpoint(target.url);
+      const { deps, queued, drain } = deliveries(target.port, [0, 0, 0]);
+      await publishEvent(deps, { accountId, type: "job.completed", data: {}, endpointId: hook.id });
+      await drain();
+      await target.close();
+      expect(queued).toEqual([]);
+      expect(target.received).toHaveLength(1);
+      const attempts = await recentAttempts(store.db, hook.id, 5);
+      expect(attempts.map((each) => [each.status, each.error])).toEqual([[200, null]]);
+    },
+  );
 
   it("does not follow a redirect, and gives up after the schedule's last attempt", async () => {
     const elsewhere = await receiver([]);

@@ -8,6 +8,8 @@ import { expired, parseCookieFile } from "../../media/cookie-header.ts";
 export interface XSession {
   authToken: string;
   ct0: string;
+  /** X refused the session: its account of the jar is set aside for a while (platforms/cookie-jars.ts). */
+  refused?: (reason: string) => void;
 }
 
 const xDomain = /^(\.?x\.com|\.?twitter\.com)$/i;
