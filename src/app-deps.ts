@@ -21,6 +21,7 @@ import { countedUpstream, isHealthyStatus } from "./metrics/upstream.ts";
 import { createExtractorClaims, type ExtractorClaims } from "./platforms/claims.ts";
 import { createOutbound, type Outbound } from "./net/outbound.ts";
 import { createLinkResolver, SHORT_LINK_TIMEOUT_MS } from "./platforms/short-links.ts";
+import { SUBTITLE_TIMEOUT_MS, type TranscriptDeps } from "./handlers/transcript.ts";
 import { ATTEMPT_TIMEOUT_MS } from "./webhooks/delivery.ts";
 import { ownReaders } from "./platforms/own-readers.ts";
 import type { ReaderContext } from "./platforms/own-reader.ts";
@@ -91,7 +92,7 @@ export interface AppDepsOptions {
 }
 
 /** The app's parts that talk to the outside, and what start-up and shutdown hold on to. */
-export interface AppParts extends DownloadDeps, PostDeps {
+export interface AppParts extends DownloadDeps, PostDeps, TranscriptDeps {
   tweets: TweetClient;
   metrics: ServiceMetrics;
   readinessChecks: ReadinessCheck[];
@@ -160,6 +161,11 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
       }),
     ),
   };
+  const subtitleFiles = readerClient(wiring, {
+    name: "The subtitle host",
+    timeoutMs: SUBTITLE_TIMEOUT_MS,
+    upstreamOf: () => "subtitle_host",
+  });
   const runner = {
     relay: relayOptions(wiring),
     remux: remuxOptions(wiring),
@@ -173,6 +179,8 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
     ...posts,
     ask,
     runner,
+    pages,
+    subtitleFiles,
     ...webhookClients(wiring),
     tweets,
     metrics,

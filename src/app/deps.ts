@@ -1,6 +1,7 @@
 // What the app is built from: the outside world the operations reach, handed in by createAppDeps
 // (app-deps.ts). Its own module, so that the app and its two paths (api.ts, site.ts) all name it
 // without importing one another.
+import type { TranscriptDeps } from "../handlers/transcript.ts";
 import type { Config } from "../config.ts";
 import type { PlatformChecks } from "../doctor/checker.ts";
 import type { ReadinessCheck } from "../http/readiness.ts";
@@ -16,7 +17,7 @@ import type { Watches } from "../watches/runner.ts";
 import type { EgressPolicy } from "../net/egress.ts";
 
 /** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createAppDeps). */
-export interface AppDeps extends DownloadDeps, PostDeps {
+export interface AppDeps extends DownloadDeps, PostDeps, TranscriptDeps {
   tweets: TweetClient;
   config: Pick<
     Config,

@@ -2,7 +2,7 @@
 // each declared once for the router and the OpenAPI document.
 import { z } from "zod";
 import type { ApiHandler } from "../auth/api-context.ts";
-import { DownloadQuery, PostQuery, TweetQuery } from "../http/query.ts";
+import { DownloadQuery, PostQuery, TranscriptQuery, TweetQuery } from "../http/query.ts";
 import { fileContent, jsonAnswer, rateLimitHeadersFor, requestIdHeader, required } from "../http/openapi-parts.ts";
 import type { RouteDeclaration } from "../http/route.ts";
 import { usageHandler } from "../limits/usage.ts";
@@ -14,8 +14,9 @@ import type { TweetClient } from "../platforms/x/client.ts";
 import { downloadHandler } from "./download.ts";
 import { postHandler } from "./post.ts";
 import { tweetHandler } from "./tweet.ts";
+import { type TranscriptDeps, transcriptHandler } from "./transcript.ts";
 
-export interface OperationsDeps extends PostDeps, DownloadDeps {
+export interface OperationsDeps extends PostDeps, DownloadDeps, TranscriptDeps {
   tweets: TweetClient;
 }
 
@@ -50,6 +51,27 @@ const clipHeaders = {
     description:
       "With `start` or `end`: how long the clip sent is, in seconds (three decimals), from `Clip-Start` to `end` (or the media's end); absent when the source does not say its length and no `end` was given",
     schema: { type: "string" },
+  },
+};
+
+const transcriptSchema = {
+  type: "object",
+  required: ["lang", "auto", "cues"],
+  properties: {
+    lang: { type: "string", description: "The track's language, as the post record's `subtitles` names it" },
+    auto: { type: "boolean", description: "True for the platform's automatic captions" },
+    cues: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["start", "end", "text"],
+        properties: {
+          start: { type: "number", description: "Seconds from the media's start" },
+          end: { type: "number" },
+          text: { type: "string", description: "The words, lines joined with a line break, markup removed" },
+        },
+      },
+    },
   },
 };
 
@@ -158,6 +180,43 @@ export const operationRoutes: RouteDeclaration<OperationsDeps, ApiHandler>[] = [
       "upstream_timeout",
     ],
     handler: downloadHandler,
+  },
+  {
+    method: "GET",
+    path: "/api/v1/transcript",
+    operationId: "getTranscript",
+    summary: "The words of a post, from its subtitles or automatic captions",
+    description:
+      "The post's subtitle or automatic-caption track (the ones yt-dlp lists; the post record's `subtitles` names their languages), chosen as `download`'s `subtitles` chooses it, sent as timed cues (`json`), plain paragraphs (`text`), SubRip (`srt`) or WebVTT (`vtt`). A post with none is 404 `no_transcript`; a language it lacks is 400 naming those it has.",
+    query: TranscriptQuery,
+    answers: {
+      200: {
+        description: "The transcript, in the format asked for; `Content-Language` is the track's language",
+        headers: { ...rateLimitHeadersFor("admitted"), ...requestIdHeader },
+        content: {
+          "application/json": { schema: transcriptSchema },
+          "text/plain": { schema: { type: "string" } },
+          "application/x-subrip": { schema: { type: "string" } },
+          "text/vtt": { schema: { type: "string" } },
+        },
+      },
+    },
+    errors: [
+      "invalid_url",
+      "invalid_parameter",
+      "unsupported_platform",
+      "unsupported_url",
+      "not_found",
+      "post_unavailable",
+      "no_transcript",
+      "too_many_extractions",
+      "upstream_failed",
+      "upstream_blocked",
+      "source_too_large",
+      "tool_missing",
+      "upstream_timeout",
+    ],
+    handler: transcriptHandler,
   },
   {
     method: "GET",

@@ -35,6 +35,7 @@ export const errorTable = {
   form_expired: { status: 403, retry: false },
   not_found: { status: 404, retry: false },
   no_media: { status: 404, retry: false },
+  no_transcript: { status: 404, retry: false },
   post_unavailable: { status: 404, retry: false },
   account_not_found: { status: 404, retry: false },
   key_not_found: { status: 404, retry: false },

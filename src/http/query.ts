@@ -150,3 +150,19 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: URLSearchPar
     issue.code === "invalid_type" && !(name in given) ? `The \`${name}\` parameter is required.` : issue.message,
   );
 }
+
+export const TranscriptQuery = z.object({
+  url: urlParam("Post or video URL of a supported platform whose subtitles or automatic captions yt-dlp reads"),
+  lang: textParam("lang", 35, /^[A-Za-z0-9_-]*$/, "anything but letters, digits, `-` and `_`")
+    .min(1)
+    .optional()
+    .describe(
+      "The language, a `lang` of the post record's `subtitles` (its own subtitles before automatic captions of the same language). A language the post lacks is 400 naming the ones it has. Default: the first the record lists",
+    ),
+  format: z
+    .enum(["json", "text", "srt", "vtt"], "`format` takes `json`, `text`, `srt` or `vtt`.")
+    .optional()
+    .describe(
+      "`json` (default): `{lang, auto, cues: [{start, end, text}]}`, times in seconds; `text`: the words as plain paragraphs (a new one where the speech pauses); `srt` and `vtt`: the cues as SubRip or WebVTT",
+    ),
+});

@@ -61,3 +61,43 @@ export function missingSubtitles(lang: string, available: readonly string[]): Ap
       : `This item has no subtitles in "${lang}"; it has: ${offered.join(", ")}.`,
   );
 }
+
+/** The formats a transcript is read from (media/cues.ts), best first. */
+const transcriptExts = ["vtt", "srt"];
+
+/** The track a transcript is read from, with its format. */
+export interface TranscriptTrack {
+  lang: string;
+  auto: boolean;
+  url: string;
+  headers: Record<string, string>;
+  format: "vtt" | "srt";
+}
+
+/**
+ * The track of `lang` a transcript reads, chosen as `subtitles` chooses (the post's own before
+ * automatic captions), or the first listed without `lang`; 404 `no_transcript` for a post with
+ * none, 400 naming the languages it has for one it lacks.
+ */
+export function transcriptTrack(entry: YtdlpEntry, lang: string | null): TranscriptTrack {
+  const listed = languages(entry).flatMap(({ lang: each, auto }) => {
+    const kinds = auto ? entry.automatic_captions : entry.subtitles;
+    const track = (kinds?.[each] ?? []).find((t) => transcriptExts.includes(t.ext?.toLowerCase() ?? "") && t.url);
+    return track ? [{ lang: each, auto, track }] : [];
+  });
+  if (listed.length === 0) {
+    throw new ApiError(
+      "no_transcript",
+      "This post has no subtitles or automatic captions to read; its record's `subtitles` is empty.",
+    );
+  }
+  const found = lang === null ? listed[0]! : listed.find((candidate) => candidate.lang === lang);
+  if (!found) throw missingSubtitles(lang!, listed.map((each) => each.lang));
+  return {
+    lang: found.lang,
+    auto: found.auto,
+    url: found.track.url!,
+    headers: found.track.http_headers ?? entry.http_headers ?? {},
+    format: found.track.ext!.toLowerCase() as TranscriptTrack["format"],
+  };
+}

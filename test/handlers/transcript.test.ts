@@ -1,0 +1,68 @@
+// GET /api/v1/transcript through the whole app, against a local page whose `<track>` the real
+// yt-dlp lists as English subtitles (WebVTT): the cues in the four formats, and 404 for a post
+// with no track.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type MediaSite, startMediaSite, subtitleCues } from "../fakes/media-site.ts";
+import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
+import { openTestStore, type TestStore } from "../helpers/stores.ts";
+
+describe("transcripts", () => {
+  let store: TestStore;
+  let site: MediaSite;
+  let app: TestApp;
+  let key: string;
+
+  beforeAll(async () => {
+    [store, site] = await Promise.all([openTestStore("pglite"), startMediaSite()]);
+    app = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: site.host } });
+    key = (await makeKey(store.db, "GOLD")).plain;
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([store?.close(), site?.close()]);
+  });
+
+  const transcript = (url: string, query = "") =>
+    app.get(`/api/v1/transcript?url=${encodeURIComponent(url)}${query}`, key);
+
+  test("json: the track's cues with their times, its language and kind", { timeout: 60_000 }, async () => {
+    const response = await transcript(site.pages.subtitled, "&lang=en");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(response.headers.get("content-language")).toBe("en");
+    expect(await response.json()).toEqual({
+      lang: "en",
+      auto: false,
+      cues: [
+        { start: 0, end: 1.5, text: subtitleCues[0] },
+        { start: 1.5, end: 3, text: subtitleCues[1] },
+      ],
+    });
+  });
+
+  test("text, srt and vtt", { timeout: 60_000 }, async () => {
+    const text = await transcript(site.pages.subtitled, "&format=text");
+    expect(text.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(await text.text()).toBe(`${subtitleCues[0]} ${subtitleCues[1]}\n`);
+    const srt = await transcript(site.pages.subtitled, "&format=srt");
+    expect(await srt.text()).toBe(
+      `1\n00:00:00,000 --> 00:00:01,500\n${subtitleCues[0]}\n\n2\n00:00:01,500 --> 00:00:03,000\n${subtitleCues[1]}\n`,
+    );
+    const vtt = await transcript(site.pages.subtitled, "&format=vtt");
+    expect(vtt.headers.get("content-type")).toBe("text/vtt; charset=utf-8");
+    expect(await vtt.text()).toMatch(/^WEBVTT\n\n00:00:00\.000 --> 00:00:01\.500\n/);
+  });
+
+  test("a language the post lacks is 400 naming those it has", { timeout: 60_000 }, async () => {
+    const response = await transcript(site.pages.subtitled, "&lang=fr");
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { detail: string }).detail).toMatch(/no subtitles in "fr"; it has: en/);
+  });
+
+  test("a post without subtitles is 404 no_transcript", { timeout: 60_000 }, async () => {
+    const response = await transcript(site.pages.progressive);
+    expect(response.status).toBe(404);
+    const problem = (await response.json()) as { code: string; detail: string };
+    expect(problem.code).toBe("no_transcript");
+    expect(problem.detail).toMatch(/no subtitles or automatic captions/);
+  });
+});
