@@ -6,7 +6,7 @@ import { z } from "zod";
 import { LONGEST_LINK_TTL_S } from "./auth/signed-link.ts";
 import { parseTrustedProxies } from "./http/client-address.ts";
 import { type SlotCaps, slotCaps } from "./limits/slot-caps.ts";
-import { parseOutboundProxy } from "./media/outbound-proxy.ts";
+import { parseOutboundProxy } from "./net/outbound-proxy.ts";
 import { platformList } from "./platforms/list.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);

@@ -3,7 +3,7 @@
 // shows too.
 import { z } from "zod";
 import type { LinkMaker } from "../auth/link-caller.ts";
-import { withDownloadUrls } from "../handlers/download-links.ts";
+import { withDownloadUrls } from "../operations/download-links.ts";
 import { LinkedPostRecord } from "../platforms/records.ts";
 import type { Job, JobItem } from "./job.ts";
 

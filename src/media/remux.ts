@@ -3,9 +3,9 @@
 // problem+json answer, a failure after it aborts the body (see processes/child-stream.ts).
 import { ApiError } from "../http/problem.ts";
 import { ffmpegArgs, type FfmpegLimits, mp3BytesPerSec, outputTypes, readFfmpegLog, type RemuxPlan } from "./ffmpeg.ts";
-import { type EgressGate, type GateSession, gateVerdict } from "./egress-gate.ts";
+import { type EgressGate, type GateSession, gateVerdict } from "../net/egress-gate.ts";
 import { checkPlaylists, playlistFetcher } from "./hls-playlists.ts";
-import type { UpstreamClient } from "./relay-upstream.ts";
+import type { UpstreamClient } from "../net/relay-upstream.ts";
 import { contentDisposition, sanitizeFilename } from "./filename.ts";
 import { withMovieDurationStream } from "./fmp4-duration.ts";
 import { spawnStream } from "../processes/child-stream.ts";

@@ -6,7 +6,7 @@ import { ApiError } from "../http/problem.ts";
 import type { ApiContext, Download } from "../auth/api-context.ts";
 import type { SlotHolder, Slots } from "../limits/slots.ts";
 import { requireTools, type ToolProbe } from "../processes/tools.ts";
-import { assertFetchable, type EgressPolicy } from "./egress.ts";
+import { assertFetchable, type EgressPolicy } from "../net/egress.ts";
 import { withOriginOverride } from "../http/direct-hosts.ts";
 import type { RemuxPlan } from "./ffmpeg.ts";
 import { type Plan, relayAsSound, type RelayPlan, type RemuxJob, type RunSlot, slotOf } from "./plan.ts";

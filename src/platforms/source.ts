@@ -43,7 +43,7 @@ export interface Asker {
  * How a download asks a source for its plan, the same for the handler and for a source that hands
  * an item to another (X gives a video it has only as HLS to yt-dlp): the source's tools checked
  * (503 `tool_missing`), the asker's extraction slot held while a source that extracts plans. One
- * is built at start (handlers/ask.ts `createAsk`) and handed to the handler and to those sources.
+ * is built at start (operations/ask.ts `createAsk`) and handed to the handler and to those sources.
  */
 export type Ask = (source: Source, link: Link, wanted: Wanted, asker: Asker) => Promise<Plan>;
 

@@ -1,11 +1,11 @@
-// pg-boss on the service's own store connection (src/jobs/queue.ts), on both stores: its schema is
+// pg-boss on the service's own store connection (src/queue/queue.ts), on both stores: its schema is
 // made at start, jobs sent inside a store transaction exist exactly when that transaction commits,
 // and a job that asks to run again is retried a bounded number of times. Workers are woken, not
 // polled: with a poll of a minute, a job sent (here, or on another instance of the server's
 // store), the next job of a busy worker, a job that waited until it is due and a job's retry all
 // run in seconds.
 import { afterEach, describe, expect, test } from "vitest";
-import { type Queue, startQueue } from "../../src/jobs/queue.ts";
+import { type Queue, startQueue } from "../../src/queue/queue.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
 

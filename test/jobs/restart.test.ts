@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { startQueue } from "../../src/jobs/queue.ts";
+import { startQueue } from "../../src/queue/queue.ts";
 import { type Db, openPglite } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrate.ts";
 import { type FakeXUpstream, numberedPostId, startFakeXUpstream } from "../fakes/x-upstream.ts";

@@ -2,7 +2,7 @@
 // `queued`, its platform untouched, until its time, then runs; a time past 30 days ahead, or not a
 // time at all, is 400.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type Queue, startQueue } from "../../src/jobs/queue.ts";
+import { type Queue, startQueue } from "../../src/queue/queue.ts";
 import { type FakeXUpstream, numberedPostId, startFakeXUpstream } from "../fakes/x-upstream.ts";
 import { buildTestApp, makeKey, type TestApp, TestClock } from "../helpers/app.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";

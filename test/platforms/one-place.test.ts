@@ -55,8 +55,8 @@ const allowed: Record<string, string> = {
   "src/metrics/service-metrics.ts: XIAOHONGSHU": "the upstream label of Xiaohongshu's client",
   // The tweet operation is X's own (its query's and its OpenAPI text's hosts).
   "src/http/query.ts: X": "TweetQuery's url: x.com or twitter.com",
-  "src/app/openapi.ts: X": "the tweet operation: x.com and twitter.com links only",
-  "src/handlers/download-links.ts: X": "the tweet record's signed links read its post on x.com",
+  "src/handlers/routes.ts: X": "the tweet route: x.com and twitter.com links only",
+  "src/operations/download-links.ts: X": "the tweet record's signed links read its post on x.com",
   // YouTube's JavaScript challenges: yt-dlp's --js-runtimes, a setting of the operator's given to every yt-dlp run.
   "src/config.ts: YOUTUBE": "JS_RUNTIME, and the memory ceiling it runs under",
   "src/platforms/ytdlp/js-runtime.ts: YOUTUBE": "--js-runtimes",

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { platformOf } from "../../src/handlers/ask.ts";
+import { platformOf } from "../../src/operations/ask.ts";
 import { PostRecord } from "../../src/platforms/records.ts";
 import { installedToolClaims } from "../helpers/claims.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import tls from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { UpstreamRequest } from "../../src/media/relay-upstream.ts";
+import type { UpstreamRequest } from "../../src/net/relay-upstream.ts";
 import { createNodeUpstream, nodeUpstream } from "../../src/runtime/node/relay-upstream.ts";
 
 interface ScriptedServer {
