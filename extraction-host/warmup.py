@@ -18,6 +18,11 @@ def load_tools(program, gallery_dl):
     if program and os.path.isfile(program) and zipfile.is_zipfile(program):
         sys.path.insert(0, program)
     loaded = {"yt-dlp": __import__("yt_dlp")}
+    try:
+        # The PO-token provider (pot.py) registers itself; a yt-dlp without the interface goes without it.
+        __import__("pot")
+    except ImportError:
+        pass
     if gallery_dl:
         try:
             loaded["gallery-dl"] = __import__("gallery_dl")

@@ -12,22 +12,22 @@ import { cookieHeaderFor } from "./media/cookie-header.ts";
 import { createEgressGate, type EgressGate, type ListenLoopback } from "./net/egress-gate.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
 import { type OutboundProxy, parseOutboundProxy } from "./net/outbound-proxy.ts";
+import { createOutboundRoutes, type OutboundRoutes, routedUpstream } from "./net/outbound-routes.ts";
 import type { RelayOptions } from "./media/relay.ts";
 import type { UpstreamClient } from "./net/relay-upstream.ts";
 import type { RemuxOptions } from "./media/remux.ts";
 import { createServiceMetrics, type ServiceMetrics, type Upstream } from "./metrics/service-metrics.ts";
 import { countedUpstream, isHealthyStatus } from "./metrics/upstream.ts";
 import { createExtractorClaims, type ExtractorClaims } from "./platforms/claims.ts";
-import { createBlueskySource } from "./platforms/bluesky/source.ts";
 import { createOutbound, type Outbound } from "./net/outbound.ts";
 import { createLinkResolver, SHORT_LINK_TIMEOUT_MS } from "./platforms/short-links.ts";
 import { ATTEMPT_TIMEOUT_MS } from "./webhooks/delivery.ts";
-import { createBlueskyThreads } from "./platforms/bluesky/threads.ts";
-import { createXiaohongshuSource } from "./platforms/xiaohongshu/source.ts";
-import { createThreadsSource } from "./platforms/threads/source.ts";
-import type { Expands, Source } from "./platforms/source.ts";
+import { ownReaders } from "./platforms/own-readers.ts";
+import type { ReaderContext } from "./platforms/own-reader.ts";
+import { z } from "zod";
+import type { Source } from "./platforms/source.ts";
 import { createSources } from "./platforms/sources.ts";
-import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
+import { X_SESSION_ORIGIN, xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
 import { createXClient, type TweetClient, type XClient, xWebClientBearerToken } from "./platforms/x/client.ts";
 import { createXThreads } from "./platforms/x/threads.ts";
 import { type CookieFile, cookieFile, type Files } from "./platforms/ytdlp/cookie-file.ts";
@@ -35,7 +35,9 @@ import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
 import { workerOptions } from "./platforms/ytdlp/run.ts";
 import { createPageClient, type PageClient } from "./platforms/ytdlp/client.ts";
 import { createGalleryClient, type GalleryClient } from "./platforms/gallerydl/client.ts";
-import { detectPlatform, siteOf } from "./platforms/table.ts";
+import { detectPlatform, platformOfHost, siteOf, trafficHosts } from "./platforms/table.ts";
+import { type CookieJars, createCookieJars } from "./platforms/cookie-jars.ts";
+import { platformList } from "./platforms/list.ts";
 import { createAsk } from "./operations/ask.ts";
 import type { DownloadDeps } from "./operations/download.ts";
 import { type PostDeps, postRecord } from "./operations/post.ts";
@@ -98,6 +100,8 @@ export interface AppParts extends DownloadDeps, PostDeps {
   gate: EgressGate;
   /** COOKIES_FILE; undefined without one. */
   cookies: CookieFile | undefined;
+  /** The platforms' cookie jars, COOKIES_FILE their default. */
+  jars: CookieJars;
   /** Where a webhook receiver may be: public addresses, and the operator's WEBHOOK_EXTRA_HOSTS. */
   webhookTargets: EgressPolicy;
   /** The client deliveries reach receivers through: every connection checked by `webhookTargets` and pinned. */
@@ -112,6 +116,7 @@ interface Wiring {
   now: () => Date;
   log: Logger;
   cookies: CookieFile | undefined;
+  jars: CookieJars;
   /** The media relay's and the outbound client's transport: through OUTBOUND_PROXY when it is set. */
   upstream: UpstreamClient;
   egress: EgressPolicy;
@@ -125,20 +130,17 @@ interface Wiring {
 /** The app's parts that talk to the outside, built from the configuration, counting their calls. */
 export function createAppDeps(options: AppDepsOptions): AppParts {
   const wiring = wire(options);
-  const { config, metrics, cookies, gate, egress } = wiring;
+  const { config, metrics, cookies, jars, gate, egress } = wiring;
   const tools = probedTools(wiring);
   const tweets = xClient(wiring);
-  const bluesky = blueskyClient(wiring);
   const { extractor, pages, galleries } = extraction(wiring);
   const slots = operationSlots(config, metrics.slotsHeld);
   const ask = createAsk({ tools, extractions: slots.extractions });
   const posts: PostDeps = {
     sources: createSources({
       tweets,
-      bluesky: blueskySource(wiring, bluesky),
-      expansions: { x: createXThreads(tweets), bluesky: blueskyThreads(wiring, bluesky) },
-      xiaohongshu: xiaohongshuSource(wiring),
-      threads: threadsSource(wiring),
+      xExpansion: createXThreads(tweets),
+      own: ownSources(wiring),
       pages,
       galleries,
     }, ask),
@@ -161,6 +163,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
     slots,
     egress,
     clientStallTimeoutMs: config.CLIENT_STALL_TIMEOUT_S * 1000,
+    exactCuts: config.CLIP_EXACT_CUTS === "on",
   };
   return {
     ...posts,
@@ -173,6 +176,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
     extractor,
     gate,
     cookies,
+    jars,
     readinessChecks: [
       ...toolReadinessChecks(tools, wiring.now),
       hostReadiness(extractor),
@@ -186,10 +190,10 @@ function wire(
   { config, runtime, metrics = createServiceMetrics(), now = () => new Date(), log = createLogger("warn") }:
     AppDepsOptions,
 ): Wiring {
-  // With OUTBOUND_PROXY every connection leaves through it: the media relay and X's APIs over the
-  // runtime's proxied client (fetch cannot be pointed at a proxy on every runtime), yt-dlp and ffmpeg
-  // through the egress gate, which chains to it.
-  const outbound = config.OUTBOUND_PROXY ?? null;
+  // A connection leaves through the proxy of its host's platform (OUTBOUND_PROXY_<PLATFORM>), else
+  // OUTBOUND_PROXY: the media relay and the readers over the runtime's proxied client (fetch cannot be
+  // pointed at a proxy on every runtime), yt-dlp and ffmpeg through the egress gate, which chains to it.
+  const outbound = outboundRoutes(config, { metrics, now, log });
   const cookies = config.COOKIES_FILE === undefined
     ? undefined
     : cookieFile(runtime.files, config.COOKIES_FILE, (fault) => log.warn(fault, { setting: "COOKIES_FILE" }));
@@ -207,14 +211,69 @@ function wire(
   });
   const blocked = happening<[page: URL, error: ApiError]>();
   blocked.on((page) => metrics.upstreamBlocked(detectPlatform(page, config.EXTRA_PAGE_HOSTS) ?? "OTHER"));
-  const upstream = outbound === null ? runtime.upstream : runtime.proxiedUpstream(outbound);
+  const upstream = routedUpstream(outbound, runtime.upstream, runtime.proxiedUpstream);
   const readerEgress = { ...egress, trusted: new Set([...egress.trusted, ...apiEndpoints(config)]) };
-  return { config, runtime, metrics, now, log, cookies, upstream, egress, readerEgress, gate, blocked };
+  const jars = cookieJars(config, runtime.files, cookies, { metrics, now, log });
+  return { config, runtime, metrics, now, log, cookies, jars, upstream, egress, readerEgress, gate, blocked };
+}
+
+/** Which proxy each connection leaves through; a platform's proxy that failed logged and counted as set aside. */
+function outboundRoutes(
+  config: Config,
+  { metrics, now, log }: Pick<Wiring, "metrics" | "now" | "log">,
+): OutboundRoutes {
+  return createOutboundRoutes({
+    fallback: config.OUTBOUND_PROXY ?? null,
+    platforms: config.platformProxies,
+    platformOfHost,
+    setAsideMs: config.COOKIES_SET_ASIDE_S * 1000,
+    now,
+    onSetAside(platform, proxy, until) {
+      log.warn(`a proxy of ${platform} (${proxy}) could not be reached; it is set aside`, {
+        platform,
+        proxy,
+        until: until.toISOString(),
+      });
+      metrics.setAside(platform, "proxy", proxy);
+    },
+  });
+}
+
+/** The platforms' jars (COOKIES_DIR, COOKIES_FILE_<PLATFORM>), COOKIES_FILE their default; what is set aside logged and counted. */
+function cookieJars(
+  config: Config,
+  files: Files,
+  fallback: CookieFile | undefined,
+  { metrics, now, log }: Pick<Wiring, "metrics" | "now" | "log">,
+): CookieJars {
+  return createCookieJars({
+    files,
+    dir: config.COOKIES_DIR,
+    platformFiles: config.platformCookieFiles,
+    fallback,
+    platforms: platformList.map((row) => row.id),
+    platformOfHost,
+    trafficHosts,
+    setAsideMs: config.COOKIES_SET_ASIDE_S * 1000,
+    now,
+    onFault: (fault) => log.warn(fault, { setting: "COOKIES_DIR" }),
+    onSetAside(platform, account, reason, until) {
+      log.warn(`${platform} refused the account ${account} of its cookie jar (${reason}); it is set aside`, {
+        platform,
+        account,
+        until: until.toISOString(),
+      });
+      metrics.setAside(platform, "account", account);
+    },
+  });
 }
 
 /** The endpoints of the platform APIs the configuration names (X_SYNDICATION_URL, ...): the operator chose them. */
 function apiEndpoints(config: Config): string[] {
-  const bases = [config.X_SYNDICATION_URL, config.BLUESKY_APPVIEW_URL];
+  const bases = [
+    config.X_SYNDICATION_URL,
+    ...Object.values(ownReaders).flatMap((reader) => reader.endpoints?.(z.object(reader.settings).parse(config)) ?? []),
+  ];
   if (config.X_GRAPHQL_URL !== "off") bases.push(config.X_GRAPHQL_URL);
   return bases.map((base) => {
     const url = new URL(base);
@@ -233,7 +292,7 @@ function probedTools({ config, runtime, metrics, now }: Wiring): ToolProbe {
 }
 
 /**
- * How one of the service's own readers (X's, Bluesky's, Xiaohongshu's, Threads') reaches its platform: the
+ * How one of the service's own readers (X's, and those of own-readers.ts) reaches its platform: the
  * outbound client, over OUTBOUND_PROXY when there is one, each exchange counted by the upstream it went to.
  */
 function readerClient(
@@ -269,7 +328,7 @@ function webhookClients({ config, runtime, upstream }: Wiring): Pick<AppParts, "
 
 /** X's syndication and GraphQL clients, counting each call by the endpoint it went to. */
 function xClient(wiring: Wiring): XClient {
-  const { config, metrics, cookies, now } = wiring;
+  const { config, metrics, jars, now } = wiring;
   const graphqlBase = config.X_GRAPHQL_URL === "off" ? null : config.X_GRAPHQL_URL.replace(/\/+$/, "");
   const graphql = graphqlBase === null ? null : {
     guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
@@ -294,8 +353,9 @@ function xClient(wiring: Wiring): XClient {
     cacheTtlMs: config.X_CACHE_TTL_S * 1000,
     cacheMaxEntries: config.X_CACHE_MAX_ENTRIES,
     session: async () => {
-      const content = (await cookies?.read()) ?? null;
-      return content === null ? null : xSessionFromCookieFile(new TextDecoder().decode(content), now());
+      const taken = await jars.take(X_SESSION_ORIGIN);
+      const session = taken === null ? null : xSessionFromCookieFile(new TextDecoder().decode(taken.content), now());
+      return session === null ? null : { ...session, refused: taken!.refused };
     },
     onAnswer: (path) => metrics.xSource(path),
   });
@@ -314,64 +374,32 @@ function extractorClaims({ config, runtime }: Wiring): ExtractorClaims | null {
   });
 }
 
-/** Bluesky's AppView, for its posts and for its threads in a job. */
-function blueskyClient(wiring: Wiring): Outbound {
-  return readerClient(wiring, {
-    name: "Bluesky",
-    timeoutMs: wiring.config.BLUESKY_TIMEOUT_MS,
-    upstreamOf: () => "bluesky",
-  });
-}
-
-function blueskyThreads(wiring: Wiring, outbound: Outbound): Expands {
-  return createBlueskyThreads({ outbound, baseUrl: wiring.config.BLUESKY_APPVIEW_URL });
-}
-
-function blueskySource(wiring: Wiring, outbound: Outbound): Source {
-  const { config } = wiring;
-  return createBlueskySource({
-    outbound,
-    appViewUrl: config.BLUESKY_APPVIEW_URL,
-    cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
-    cacheMaxEntries: 500,
-    originOverrides: config.ORIGIN_OVERRIDES,
-  });
-}
-
-function xiaohongshuSource(wiring: Wiring): Source {
+/** The readers of the service's own (own-readers.ts), each built with its settings and a context of the wiring's. */
+function ownSources(wiring: Wiring): Map<string, Source> {
   const { config, blocked } = wiring;
-  return createXiaohongshuSource({
-    onBlocked: blocked.emit,
-    outbound: readerClient(wiring, {
-      name: "Xiaohongshu",
-      timeoutMs: config.XIAOHONGSHU_TIMEOUT_MS,
-      upstreamOf: () => "xiaohongshu",
+  return new Map(
+    Object.entries(ownReaders).map(([platform, reader]) => {
+      const context: ReaderContext = {
+        outbound: (name, timeoutMs) =>
+          readerClient(wiring, { name, timeoutMs, upstreamOf: () => platform.toLowerCase() as Lowercase<string> }),
+        cache: { ttlMs: config.PAGE_CACHE_TTL_S * 1000, maxEntries: OWN_READER_CACHE_ENTRIES },
+        originOverrides: config.ORIGIN_OVERRIDES,
+        onBlocked: blocked.emit,
+      };
+      return [platform, reader.build(context, z.object(reader.settings).parse(config))];
     }),
-    cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
-    cacheMaxEntries: 500,
-  });
+  );
 }
 
-function threadsSource(wiring: Wiring): Source {
-  const { config } = wiring;
-  return createThreadsSource({
-    outbound: readerClient(wiring, {
-      name: "Threads",
-      timeoutMs: config.THREADS_TIMEOUT_MS,
-      upstreamOf: () => "threads",
-    }),
-    queryId: config.THREADS_QUERY_ID,
-    cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
-    cacheMaxEntries: 500,
-  });
-}
+/** The posts each reader of the service's own keeps. */
+const OWN_READER_CACHE_ENTRIES = 500;
 
 /** 0 turns the cut of a quiet source off, for direct and page mode alike. */
 const idleTimeoutMs = (
   config: Config,
 ) => (config.DOWNLOAD_IDLE_TIMEOUT_S === 0 ? undefined : config.DOWNLOAD_IDLE_TIMEOUT_S * 1000);
 
-function relayOptions({ config, runtime, metrics, upstream, cookies, now }: Wiring): RelayOptions {
+function relayOptions({ config, runtime, metrics, upstream, jars, now }: Wiring): RelayOptions {
   return {
     upstream: countedUpstream(upstream, metrics),
     onUndeclaredBytes: (count: number) => metrics.relayedBytes("direct", count),
@@ -380,10 +408,10 @@ function relayOptions({ config, runtime, metrics, upstream, cookies, now }: Wiri
     firstByteTimeoutMs: config.DIRECT_TIMEOUT_MS,
     idleTimeoutMs: idleTimeoutMs(config),
     resolveHost: runtime.resolveHost,
-    cookies: cookies === undefined ? undefined : async (url: URL) => {
-      // Read for every use, like the tools' copies; a file that cannot be used sends none.
-      const content = await cookies.read();
-      return content === null ? null : cookieHeaderFor(new TextDecoder().decode(content), url, now());
+    cookies: async (url: URL) => {
+      // Read for every use, like the tools' copies: the jar of the platform whose host this is.
+      const taken = await jars.take(url);
+      return taken === null ? null : cookieHeaderFor(new TextDecoder().decode(taken.content), url, now());
     },
   };
 }
@@ -406,7 +434,7 @@ function remuxOptions({ config, runtime, metrics, gate }: Wiring): RemuxOptions 
 
 /** The extraction host and the descriptions yt-dlp and gallery-dl read through it. */
 function extraction(
-  { config, runtime, metrics, gate, cookies, blocked }: Wiring,
+  { config, runtime, metrics, gate, jars, blocked }: Wiring,
 ): { extractor: ExtractionHost; pages: PageClient; galleries: GalleryClient } {
   const extractor = createExtractionHost({
     processes: runtime.processes,
@@ -435,7 +463,11 @@ function extraction(
     cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
     cacheMaxEntries: 500,
     gate,
-    cookies,
+    // Without any cookies configured yt-dlp's kept descriptions serve a format's choice (client.ts).
+    cookies: config.COOKIES_FILE === undefined && config.COOKIES_DIR === undefined &&
+        config.platformCookieFiles.size === 0
+      ? undefined
+      : jars,
     onBlocked: blocked.emit,
   };
   const pages = createPageClient({
@@ -443,6 +475,9 @@ function extraction(
     maxItems: config.PLAYLIST_MAX_ITEMS,
     onChild: () => metrics.childStarted("yt-dlp"),
     jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME, runtime.automaticJsRuntime),
+    poTokens: config.PO_TOKEN_URL === undefined
+      ? undefined
+      : { url: config.PO_TOKEN_URL.replace(/\/+$/, ""), timeoutMs: config.PO_TOKEN_TIMEOUT_MS },
   });
   const galleries = createGalleryClient({
     ...shared,

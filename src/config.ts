@@ -6,12 +6,12 @@ import { z } from "zod";
 import { LONGEST_LINK_TTL_S } from "./auth/signed-link.ts";
 import { parseTrustedProxies } from "./http/client-address.ts";
 import { type SlotCaps, slotCaps } from "./limits/slot-caps.ts";
-import { parseOutboundProxy } from "./net/outbound-proxy.ts";
+import { type OutboundProxy, parseOutboundProxy } from "./net/outbound-proxy.ts";
 import { platformList } from "./platforms/list.ts";
+import { ownReaders } from "./platforms/own-readers.ts";
+import { httpUrl, positiveInt } from "./util/settings.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
-const positiveInt = z.coerce.number().int().positive();
-const httpUrl = z.url({ protocol: /^https?$/ });
 /** A host name, IPv4 address or bracketed IPv6 address, with an optional port. */
 const HOST_ENTRY = /^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
 /** A comma list of hosts; an entry that is no host (a URL, a path, a space) is refused, not ignored. */
@@ -131,6 +131,16 @@ export const ConfigSchema = z.object({
     .describe(
       "The address callers reach the service at (https://media.example.com), which signed links start with; unset: each request's own",
     ),
+  COBALT_PORT: port
+    .optional()
+    .describe(
+      "TCP port of the cobalt door, cobalt's API on an origin of its own for cobalt's web app and clients (docs/api.md, cobalt's clients); unset: no door",
+    ),
+  COBALT_PUBLIC_URL: httpUrl
+    .optional()
+    .describe(
+      "The address cobalt's clients reach the door at (https://cobalt.example.com), which its tunnels start with; unset: each request's own",
+    ),
   LINK_TTL_S: positiveInt.max(LONGEST_LINK_TTL_S).default(3600).describe(
     "How long a signed link (downloadUrl) works, in seconds",
   ),
@@ -202,21 +212,6 @@ export const ConfigSchema = z.object({
   X_TIMEOUT_MS: positiveInt.default(8000).describe("Bound on each call to X's APIs, body included"),
   X_CACHE_TTL_S: z.coerce.number().int().min(0).default(60).describe("How long tweet answers are cached, in seconds"),
   X_CACHE_MAX_ENTRIES: positiveInt.default(5000).describe("How many tweet answers the cache holds at most"),
-  BLUESKY_APPVIEW_URL: httpUrl.default("https://public.api.bsky.app").describe(
-    "Base URL of Bluesky's public AppView API, which Bluesky posts are read from",
-  ),
-  BLUESKY_TIMEOUT_MS: positiveInt.default(8000).describe(
-    "Bound on each call to Bluesky's AppView and video host, body included",
-  ),
-  XIAOHONGSHU_TIMEOUT_MS: positiveInt.default(8000).describe(
-    "Bound on each fetch of a Xiaohongshu note's page or short link, body included",
-  ),
-  THREADS_TIMEOUT_MS: positiveInt.default(8000).describe(
-    "Bound on each fetch of a Threads post's page or query, redirects and body included",
-  ),
-  THREADS_QUERY_ID: z.string().regex(/^\d{1,40}$/).default("35009275178687016").describe(
-    "The query id (doc_id) of the Threads web client's post query, asked when a post's page does not carry the post; Threads changes it now and then",
-  ),
 
   ORIGIN_OVERRIDES: originOverrides
     .default(new Map())
@@ -236,7 +231,7 @@ export const ConfigSchema = z.object({
   OUTBOUND_PROXY: outboundProxy
     .optional()
     .describe(
-      "http://, https:// or socks5:// URL of a proxy every outbound connection goes through (credentials allowed)",
+      "http://, https:// or socks5:// URL of a proxy every outbound connection goes through (credentials allowed); OUTBOUND_PROXY_<PLATFORM> (such as OUTBOUND_PROXY_YOUTUBE, a comma list taken in turn) carries that platform's hosts instead",
     ),
   DIRECT_TIMEOUT_MS: positiveInt.default(15_000).describe(
     "How long direct mode waits for the media host's response head",
@@ -265,7 +260,22 @@ export const ConfigSchema = z.object({
       "JavaScript runtime yt-dlp solves YouTube's challenges with: auto (the deno package, else the runtime the service runs on), off, or deno|node|bun|quickjs[:path]",
     ),
   COOKIES_FILE: z.string().min(1).optional().describe(
-    "Netscape-format cookie file (as browser export extensions write it) for yt-dlp, gallery-dl, ffmpeg, the media relay and X; read anew for every use, never modified",
+    "Netscape-format cookie file (as browser export extensions write it) for yt-dlp, gallery-dl, ffmpeg, the media relay and X; read anew for every use, never modified; the default jar of every platform without one of its own (COOKIES_DIR, or COOKIES_FILE_<PLATFORM> such as COOKIES_FILE_YOUTUBE)",
+  ),
+  COOKIES_DIR: z.string().min(1).optional().describe(
+    "Folder of cookie jars by platform: <dir>/<platform>/*.txt (youtube/alice.txt, youtube/bob.txt), each file one account's Netscape cookies, used only for its platform's hosts and taken in turn; read anew for every use, never modified",
+  ),
+  COOKIES_SET_ASIDE_S: positiveInt.default(1800).describe(
+    "How long an account of a jar that its platform refused (a sign-in or bot wall, its rate limit) is set aside, in seconds; a proxy of OUTBOUND_PROXY_<PLATFORM> that failed is set aside as long",
+  ),
+  ACCOUNT_COOKIES: z.enum(["on", "off"]).default("off").describe(
+    "on: an account's owner may upload a cookie file for a platform on the site, used for that account's calls only (instead of the operator's jar), kept sealed",
+  ),
+  PO_TOKEN_URL: httpUrl.optional().describe(
+    "Base URL of a YouTube proof-of-origin token server the operator runs (bgutil's protocol: POST <url>/get_pot); yt-dlp asks it for a token per video through the extraction host; unset: no tokens, as before",
+  ),
+  PO_TOKEN_TIMEOUT_MS: positiveInt.default(6000).describe(
+    "Bound on each ask of the token server (PO_TOKEN_URL); past it the extraction fails with 502 upstream_failed naming the token server",
   ),
   SUPPORTED_SITES: z
     .enum(["listed", "all"])
@@ -308,7 +318,7 @@ export const ConfigSchema = z.object({
   ),
   PAGE_TIMEOUT_S: positiveInt.default(900).describe("Time cap of one page-mode download, in seconds"),
   PAGE_CACHE_TTL_S: z.coerce.number().int().min(0).default(300).describe(
-    "How long post descriptions from yt-dlp, gallery-dl and Bluesky are kept, in seconds",
+    "How long post descriptions from yt-dlp, gallery-dl and the service's own readers are kept, in seconds",
   ),
   PLAYLIST_MAX_ITEMS: positiveInt.max(100).default(20).describe(
     "Most items yt-dlp and gallery-dl describe of a page with several media (a carousel, a playlist link, a gallery), 1 to 100",
@@ -349,16 +359,30 @@ export const ConfigSchema = z.object({
     .describe(
       "Page-mode downloads that encode (audio=mp3) this instance runs at once; unset: MAX_PAGE_DOWNLOADS if set, else the CPU count",
     ),
+  CLIP_EXACT_CUTS: z
+    .enum(["on", "off"])
+    .default("off")
+    .describe(
+      "on: a download's clip may ask for an exact cut (`cut=exact`), which re-encodes the video and holds an encode slot (MAX_ENCODES) for its whole length; off: clips are cut at key frames (stream copy) and `cut=exact` is 400",
+    ),
   MAX_PAGE_DOWNLOADS: positiveInt
     .optional()
     .describe(
       "Earlier versions' single cap on page-mode downloads; when set, the default of MAX_REMUXES and MAX_ENCODES",
     ),
+  // The settings of the service's own readers, each declared in its platform's folder (platforms/own-readers.ts).
+  ...(Object.assign({}, ...Object.values(ownReaders).map((reader) => reader.settings)) as {}),
 });
 
 type Settings = z.infer<typeof ConfigSchema>;
 /** The settings, with the caps on concurrent work filled in from the machine where unset (limits/slot-caps.ts). */
-export type Config = Omit<Settings, keyof SlotCaps> & SlotCaps;
+export type Config = Omit<Settings, keyof SlotCaps> & SlotCaps & PlatformSettings;
+
+/** What the settings named after a platform say (COOKIES_FILE_<PLATFORM>, OUTBOUND_PROXY_<PLATFORM>), by platform id. */
+export interface PlatformSettings {
+  platformCookieFiles: ReadonlyMap<string, string>;
+  platformProxies: ReadonlyMap<string, readonly OutboundProxy[]>;
+}
 
 /** Half the machine's memory, or of the container's limit when one is set, in MiB. */
 function defaultMemoryBudgetMb(): number {
@@ -371,6 +395,33 @@ function defaultMemoryBudgetMb(): number {
 /** Variables whose values never appear in a message: a database or proxy URL carries its password. */
 const secretVariables = new Set(["DATABASE_URL", "METRICS_TOKEN", "OUTBOUND_PROXY"]);
 
+const platformSettingPattern = /^(COOKIES_FILE|OUTBOUND_PROXY)_([A-Z0-9_]+)$/;
+
+/**
+ * The settings named after a platform of the table; a name of no platform, or a proxy list with an entry that is
+ * no proxy URL, is a line of the configuration's error (a typo would otherwise leave a platform on the default).
+ */
+function platformSettings(env: Record<string, string>): PlatformSettings | { problems: string[] } {
+  const ids = new Set(platformList.map((row) => row.id));
+  const cookieFiles = new Map<string, string>();
+  const proxies = new Map<string, OutboundProxy[]>();
+  const problems: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    const match = platformSettingPattern.exec(name);
+    if (match === null) continue;
+    const [, kind, platform] = match as unknown as [string, string, string];
+    if (!ids.has(platform as never)) {
+      problems.push(`${name}: ${platform} is no platform of the table (${[...ids].join(", ")})`);
+    } else if (kind === "COOKIES_FILE") cookieFiles.set(platform, value);
+    else {
+      const list = value.split(",").filter((entry) => entry.trim() !== "").map(parseOutboundProxy);
+      if (list.length > 0 && list.every((proxy) => proxy !== null)) proxies.set(platform, list as OutboundProxy[]);
+      else problems.push(`${name}: is not a comma list of http://, https:// or socks5:// proxy URLs (value not shown)`);
+    }
+  }
+  return problems.length > 0 ? { problems } : { platformCookieFiles: cookieFiles, platformProxies: proxies };
+}
+
 export class ConfigError extends Error {
   override name = "ConfigError";
 }
@@ -379,8 +430,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   // Empty strings are treated as unset, so `PORT=` in an env file means "the default".
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
   const result = ConfigSchema.safeParse(present);
-  if (result.success) return { ...result.data, ...slotCaps(result.data, availableParallelism()) };
-  const lines = result.error.issues.map((issue) => {
+  const perPlatform = platformSettings(present as Record<string, string>);
+  if (result.success && !("problems" in perPlatform)) {
+    return { ...result.data, ...slotCaps(result.data, availableParallelism()), ...perPlatform };
+  }
+  const lines = (result.success ? [] : result.error.issues).map((issue) => {
     const name = String(issue.path[0] ?? "config");
     const given = present[name];
     const shown = given === undefined
@@ -390,6 +444,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       : ` (got ${JSON.stringify(given)})`;
     return `${name}: ${issue.message}${shown}. ${describeVariable(name)}`;
   });
+  if ("problems" in perPlatform) lines.push(...perPlatform.problems);
   throw new ConfigError(`Invalid configuration:\n  ${lines.join("\n  ")}`);
 }
 

@@ -2,7 +2,8 @@
 // listen, and (with the embedded store) open the admin socket for the command line.
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { createApp } from "./app.ts";
+import { type App, createApp } from "./app.ts";
+import { createCobaltDoor } from "./cobalt/door.ts";
 import { createAppDeps } from "./app-deps.ts";
 import { ADMIN_FOLDER, ADMIN_SOCKET, createAdminChannel } from "./cli/channel.ts";
 import { type Config, ConfigError, parseConfig } from "./config.ts";
@@ -16,7 +17,7 @@ import { markStoreKind } from "./store/store-mark.ts";
 import { privateCopies } from "./store/private-copies.ts";
 import { nodeFilesIn } from "./runtime/node/files.ts";
 import { ageWarning, type Tools } from "./processes/tools.ts";
-import type { RunningServer } from "./runtime/serve.ts";
+import type { ConnectionLimits, RunningServer } from "./runtime/serve.ts";
 import type { EntryProcess, Runtime, StopSignal } from "./runtime/runtime.ts";
 import { connectionLimits } from "./runtime/connection-caps.ts";
 import { type Queue, startQueue } from "./queue/queue.ts";
@@ -61,6 +62,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   });
   const limits = connectionLimits(config);
   const server = await serve(app, { port: config.PORT, hostname: config.HOST }, log, limits);
+  const door = await serveCobaltDoor(config, db, app, runtime, log, limits);
   // Once the service answers: the host's warm-up (about 1.5 s of CPU) would otherwise compete with
   // the store's start, and until the host is ready the tools' programs run every extraction.
   deps.extractor.start(log);
@@ -80,7 +82,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
     async close() {
       draining = true;
       stopChecks();
-      const servers = admin ? [server, admin] : [server];
+      const servers = [server, door, admin].filter((each) => each !== undefined);
       // A close that fails is logged and counts as not finished: what it left is cut below.
       const drained = Promise.all(
         servers.map((each) =>
@@ -109,6 +111,22 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
 }
 
 const CUT_WAIT_MS = 2_000;
+
+/** The cobalt door on COBALT_PORT (src/cobalt/), when the operator set one: another app over this one. */
+async function serveCobaltDoor(
+  config: Config,
+  db: Db,
+  app: App,
+  runtime: Runtime,
+  log: Logger,
+  limits: ConnectionLimits,
+): Promise<RunningServer | undefined> {
+  if (config.COBALT_PORT === undefined) return undefined;
+  const door = createCobaltDoor({ api: app, db, config, log, startedAt: new Date() });
+  const server = await runtime.serve(door, { port: config.COBALT_PORT, hostname: config.HOST }, log, limits);
+  log.info(`cobalt door open at ${server.address}`, { address: server.address });
+  return server;
+}
 
 /** The admin socket of the embedded store, in its data folder, for `admin` beside a running service. */
 async function serveAdmin(

@@ -79,6 +79,24 @@ describe("parseConfig()", () => {
     }
   });
 
+  it("reads COOKIES_FILE_<PLATFORM> and OUTBOUND_PROXY_<PLATFORM> (a list), and refuses a name of no platform", () => {
+    const config = parseConfig({
+      COOKIES_FILE_YOUTUBE: "/etc/media-api/yt.txt",
+      OUTBOUND_PROXY_YOUTUBE: "socks5://u:secret@10.0.0.5:1080, http://10.0.0.6:3128",
+    });
+    expect(config.platformCookieFiles.get("YOUTUBE")).toBe("/etc/media-api/yt.txt");
+    expect(config.platformProxies.get("YOUTUBE")?.map((proxy) => `${proxy.host}:${proxy.port}`)).toEqual([
+      "10.0.0.5:1080",
+      "10.0.0.6:3128",
+    ]);
+    expect(() => parseConfig({ OUTBOUND_PROXY_YOUTUBEE: "http://10.0.0.6:3128" })).toThrow(
+      /OUTBOUND_PROXY_YOUTUBEE: YOUTUBEE is no platform of the table/,
+    );
+    const bad = () => parseConfig({ OUTBOUND_PROXY_X: "http://u:secret@10.0.0.6:3128,ftp://nope" });
+    expect(bad).toThrow(/OUTBOUND_PROXY_X: is not a comma list/);
+    expect(bad).not.toThrow(/secret/);
+  });
+
   it("never shows the value of a variable that may hold a secret", () => {
     expect(() => parseConfig({ DATABASE_URL: "mysql://user:hunter2@db/x" })).toThrow(/DATABASE_URL: .*value not shown/);
     expect(() => parseConfig({ DATABASE_URL: "mysql://user:hunter2@db/x" })).not.toThrow(/hunter2/);

@@ -154,6 +154,7 @@ const FLOORS: string[][] = [
   ["src/config.ts"],
   ["src/operations"], // the verbs every caller uses: ask, post, download and its links
   ["src/handlers"], // the HTTP operations post, tweet and download
+  ["src/cobalt"], // cobalt's API on an origin of its own, answered by the API's operations
   ["src/doctor"],
   ["src/web"], // the owner's site: its pages' parts, sessions, sign-in, keys, the paste page
   // The account features, each in one folder with its routes, pages, store code, runner and OpenAPI

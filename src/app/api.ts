@@ -4,7 +4,7 @@
 import { admitCaller, type LinkSettings, linkSigner } from "../auth/link-caller.ts";
 import { withoutLinkTerms } from "../auth/signed-link.ts";
 import { clientAddress, clientGroup, type Sender, type TrustedProxies } from "../http/client-address.ts";
-import type { ApiHandler, Download } from "../auth/api-context.ts";
+import type { Download } from "../auth/api-context.ts";
 import { preflightResponse } from "../http/cors.ts";
 import { errorAnswer } from "./error-sink.ts";
 import { ApiError } from "../http/problem.ts";
@@ -31,16 +31,13 @@ export function apiPath(
   metrics: ServiceMetrics,
   now: () => Date,
 ): (exchange: Exchange) => Promise<Response> {
-  const routes = routesOf(apiRoutes, deps);
-  const api = createRouter<ApiHandler>(routes);
-  // The handlers a key may call once its day is spent (each route's `pastDay`).
-  const pastDay = new Set(routes.filter((_, at) => apiRoutes[at]!.pastDay === true).map((route) => route.handler));
+  const api = createRouter(routesOf(apiRoutes, deps));
 
   const linkSettings: LinkSettings = { db: deps.db, publicUrl: deps.config.PUBLIC_URL, ttlS: deps.config.LINK_TTL_S };
 
   /** The key the request is made with (in its header, or the one its signed link names), counted; throws the refusal when it may not be used now. */
-  async function admit(exchange: Exchange, at: Date, handler: ApiHandler): Promise<AdmittedKey> {
-    const admission = await admitCaller(linkSettings, exchange.request, exchange.url, at, pastDay.has(handler));
+  async function admit(exchange: Exchange, at: Date, pastDay: boolean): Promise<AdmittedKey> {
+    const admission = await admitCaller(linkSettings, exchange.request, exchange.url, at, pastDay);
     exchange.notes.apiKeyId = admission.key?.id;
     const refusal = admissionError(admission, at);
     if (!refusal) return admission.key!;
@@ -64,13 +61,13 @@ export function apiPath(
     exchange.notes.route = url.pathname;
     if ("allow" in match) throw await withKeyFigures(linkSettings, exchange, methodNotAllowed(match.allow), at);
 
-    let admitted = await admit(exchange, at, match.handler);
+    let admitted = await admit(exchange, at, match.handler.declared.pastDay === true);
     let answered: Response | Download;
     try {
       // A signed link's own terms are the gate's, not the operation's parameters.
       const links = linkSigner(linkSettings, request, admitted.id, at);
       const client = clientOf({ request, peer: exchange.peer }, deps.config.TRUST_PROXY);
-      answered = await match.handler({
+      answered = await match.handler.handle({
         request,
         url: withoutLinkTerms(url),
         params: match.params,

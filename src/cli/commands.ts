@@ -71,11 +71,11 @@ const commands: Record<string, Command> = {
       ),
   },
   "keys create": {
-    synopsis: `--email E --tier ${tierNames} [--name N] [--expires-days D]`,
+    synopsis: `--email E --tier ${tierNames} [--name N] [--expires-days D] [--shape xva|uuid]`,
     summary:
       `Makes an API key for the account E and prints only the key: it is shown this once (the store keeps its SHA-256). Tiers, in any case: ${
         tiers.join(", ")
-      }.`,
+      }. \`--shape uuid\` makes a key shaped as cobalt's, for cobalt's web app.`,
     async run({ db, flags, now }) {
       const email = parse(Email, flags.email, "--email must be an email address");
       const tier = parse(TierName, flags.tier, `--tier must be ${tierChoice} (in any case)`);
@@ -89,6 +89,7 @@ const commands: Record<string, Command> = {
         tier,
         expiresInDays,
         now,
+        shape: parse(KeyShapeFlag, flags.shape ?? "xva", "--shape must be xva or uuid"),
       });
       return `${plain}\n`;
     },
@@ -184,6 +185,7 @@ class UsageError extends Error {
 const Email = z.email();
 const TierName = z.string().transform((name) => name.toUpperCase()).pipe(z.enum(tiers));
 const ExpiresDays = z.coerce.number().int().positive().max(36500);
+const KeyShapeFlag = z.enum(["xva", "uuid"]);
 
 /**
  * `help`, `--help` or `-h` anywhere: the usage of the command named before it (`keys create

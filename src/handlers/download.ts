@@ -3,6 +3,7 @@
 // with ffmpeg, `audio=m4a` into its AAC sound.
 import type { ApiHandler } from "../auth/api-context.ts";
 import { DownloadQuery, parseQuery } from "../http/query.ts";
+import { clipRangeOf } from "../http/clip-range.ts";
 import { ApiError } from "../http/problem.ts";
 import { slotHolder } from "../limits/slots.ts";
 import { runPlan } from "../media/run-plan.ts";
@@ -13,7 +14,7 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
   return async (ctx) => {
     const { url, wanted } = readQuery(ctx.url);
     const plan = await planOf(url, wanted, ctx, deps);
-    return runPlan(plan, wanted.output, {
+    return runPlan(plan, wanted, {
       request: ctx.request,
       whenDone: ctx.whenDone,
       clientProgress: ctx.clientProgress,
@@ -22,7 +23,10 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
   };
 }
 
-/** The link and what the query asks of it; `subtitles` with `audio` is 400 (sound alone holds no track). */
+/**
+ * The link and what the query asks of it; `subtitles` with `audio` is 400 (sound alone holds no
+ * track), and so is `end` not after `start`, or `cut` without either.
+ */
 function readQuery(url: URL): { url: URL; wanted: Wanted } {
   const query = parseQuery(DownloadQuery, url.searchParams);
   const wanted: Wanted = {
@@ -31,7 +35,14 @@ function readQuery(url: URL): { url: URL; wanted: Wanted } {
     filename: query.filename ?? null,
     index: query.index ?? null,
     subtitles: query.subtitles ?? null,
+    clip: clipRangeOf(query.start, query.end, query.cut === "exact"),
   };
+  if (query.cut !== undefined && wanted.clip === null) {
+    throw new ApiError(
+      "invalid_parameter",
+      "`cut` says how a clip is cut; give `start` or `end` with it, or leave it out.",
+    );
+  }
   if (wanted.subtitles !== null && wanted.output !== "mp4") {
     throw new ApiError(
       "invalid_parameter",

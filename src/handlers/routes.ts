@@ -40,6 +40,18 @@ const estimatedLengthHeader = {
     schema: { type: "integer" },
   },
 };
+const clipHeaders = {
+  "Clip-Start": {
+    description:
+      "With `start` or `end`: where the clip sent really starts, in seconds of the media (three decimals). A key-frame cut starts at the key frame at or before `start`; an exact cut (`cut=exact`) and sound start at `start`",
+    schema: { type: "string" },
+  },
+  "Clip-Duration": {
+    description:
+      "With `start` or `end`: how long the clip sent is, in seconds (three decimals), from `Clip-Start` to `end` (or the media's end); absent when the source does not say its length and no `end` was given",
+    schema: { type: "string" },
+  },
+};
 
 // From the platform modules (http/ sits below platforms/, so the query schema cannot name them itself).
 const postUrlDescription = postUrlText(platformList);
@@ -92,7 +104,7 @@ export const operationRoutes: RouteDeclaration<OperationsDeps, ApiHandler>[] = [
     operationId: "download",
     summary: "Stream a media file",
     description:
-      "Direct mode relays a file from X's media hosts under the service's file name and passes `Range` through, so downloads resume (206 with Content-Range). Page mode fetches the media of a supported platform page with yt-dlp and streams it remuxed as fragmented MP4 (or MP3 with `audio=mp3`), with `Estimated-Content-Length` when the source says the sizes. `index` picks one item of a post with several (the record's `media`), `subtitles` embeds a subtitle track. An item of a photo post (read with gallery-dl) is relayed as the platform's media host serves it, with its own content type and extension, `Range` passed through. Nothing is stored on the service. A transfer that fails after the first byte is cut off (a chunked body without its end, or fewer bytes than Content-Length), never ended as if complete; before it, 502 `source_not_streamable` says that retrying will not help.",
+      "Direct mode relays a file from X's media hosts under the service's file name and passes `Range` through, so downloads resume (206 with Content-Range). Page mode fetches the media of a supported platform page with yt-dlp and streams it remuxed as fragmented MP4 (or MP3 with `audio=mp3`), with `Estimated-Content-Length` when the source says the sizes. `index` picks one item of a post with several (the record's `media`), `subtitles` embeds a subtitle track, `start` and `end` send a clip (a part of the video or sound, made in page mode: a direct link becomes a remux when cut; `Clip-Start` and `Clip-Duration` say what was sent). An item of a photo post (read with gallery-dl) is relayed as the platform's media host serves it, with its own content type and extension, `Range` passed through. Nothing is stored on the service. A transfer that fails after the first byte is cut off (a chunked body without its end, or fewer bytes than Content-Length), never ended as if complete; before it, 502 `source_not_streamable` says that retrying will not help.",
     query: DownloadQuery,
     answers: {
       200: {
@@ -104,6 +116,7 @@ export const operationRoutes: RouteDeclaration<OperationsDeps, ApiHandler>[] = [
           "Content-Length": fileHeaders["Content-Length"],
           "Accept-Ranges": fileHeaders["Accept-Ranges"],
           ...estimatedLengthHeader,
+          ...clipHeaders,
         },
         content: fileContent(),
       },

@@ -28,17 +28,27 @@ export interface RouteDeclaration<D, H> {
   /** The codes this route answers besides those every route of its kind may. */
   errors: readonly ErrorCode[];
   /**
-   * True for a call a key may make once its day is spent (docs/api.md, Limits: reading and
-   * cancelling its own jobs), counted then in its burst alone.
+   * Answered once the caller's day is spent too, counted in the burst minute alone (docs/api.md, Limits): a key's
+   * reading and cancelling of its own jobs, so that a day run out mid-job can still see it and stop it.
    */
   pastDay?: true;
   /** The handler, built from what the app is built from. */
   handler: (deps: D) => H;
 }
 
+/** A declared route's handler as the router holds it: built, beside its declaration. */
+export interface BuiltRoute<D, H> {
+  handle: H;
+  declared: RouteDeclaration<D, H>;
+}
+
 /** The routes for a router, each handler built from `deps`. */
-export function routesOf<D, H>(declarations: readonly RouteDeclaration<D, H>[], deps: D): Route<H>[] {
-  return declarations.map(({ method, path, handler }) => ({ method, path, handler: handler(deps) }));
+export function routesOf<D, H>(declarations: readonly RouteDeclaration<D, H>[], deps: D): Route<BuiltRoute<D, H>>[] {
+  return declarations.map((declared) => ({
+    method: declared.method,
+    path: declared.path,
+    handler: { handle: declared.handler(deps), declared },
+  }));
 }
 
 /** The `paths` of an OpenAPI document: each route's operation, a GET with its HEAD twin, `common` codes on every one. */

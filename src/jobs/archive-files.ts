@@ -38,9 +38,11 @@ export function itemFiles(
       index,
       subtitles: null,
       filename: null,
+      // A photo of a post has no part to cut; the job's clip is each video's.
+      clip: media?.type === "photo" ? null : request.clip ?? null,
     };
     const { response } = await whenSlotFrees(
-      async () => runPlan(await planOf(new URL(item.url), wanted, ctx, deps), wanted.output, caller, deps.runner),
+      async () => runPlan(await planOf(new URL(item.url), wanted, ctx, deps), wanted, caller, deps.runner),
       ["too_many_downloads", "too_many_extractions"],
       ctx.request.signal,
     );

@@ -158,7 +158,6 @@ export const jobRoutes: RouteDeclaration<JobsDeps & DownloadDeps, ApiHandler>[] 
     parameters: [cursorParameter("jobs")],
     answers: jsonAnswer(200, "JobList", "A page of the account's jobs"),
     errors: ["invalid_parameter"],
-    // Answered once the key's day is spent too: a caller can still see and stop its jobs.
     pastDay: true,
     handler: listJobsHandler,
   },
@@ -173,7 +172,6 @@ export const jobRoutes: RouteDeclaration<JobsDeps & DownloadDeps, ApiHandler>[] 
     parameters: [cursorParameter("items")],
     answers: jsonAnswer(200, "JobWithItems", "The job and a page of its items"),
     errors: ["not_found", "invalid_parameter"],
-    // Answered once the key's day is spent too: a caller can still see and stop its jobs.
     pastDay: true,
     handler: jobHandler,
   },
@@ -186,7 +184,6 @@ export const jobRoutes: RouteDeclaration<JobsDeps & DownloadDeps, ApiHandler>[] 
     description: "Items that are running finish; the others are cancelled. Another account's job is 404.",
     answers: jsonAnswer(200, "Job", "The job as it is now"),
     errors: ["not_found"],
-    // Answered once the key's day is spent too: a caller can still see and stop its jobs.
     pastDay: true,
     handler: cancelJobHandler,
   },

@@ -1,6 +1,7 @@
 // A job as the API shows it (docs/api.md, Jobs): its record, its items with their post records'
 // signed links, and the cursors that page through them. Zod schemas, which the OpenAPI document
 // shows too.
+import type { ClipRange } from "../http/clip-range.ts";
 import { z } from "zod";
 import type { LinkMaker } from "../auth/link-caller.ts";
 import { withDownloadUrls } from "../operations/download-links.ts";
@@ -25,6 +26,17 @@ export const JobItemRecord = z.object({
   problem: ItemProblemRecord.nullable().describe("Why the item failed"),
 });
 
+/** A request's clip as the API shows it: its bounds in seconds, each null when not given. */
+export const ClipFields = {
+  start: z.number().nullable().describe("Where each item's video starts, in seconds; null: at its start"),
+  end: z.number().nullable().describe("Where each item's video ends, in seconds; null: at its end"),
+};
+
+export const clipFieldsOf = (clip: ClipRange | null | undefined) => ({
+  start: clip ? clip.startSec : null,
+  end: clip?.endSec ?? null,
+});
+
 export const JobRecord = z.object({
   id: z.string(),
   status: z.enum(["queued", "running", "completed", "failed", "cancelled"]),
@@ -44,6 +56,7 @@ export const JobRecord = z.object({
     audio: z.enum(["mp3", "m4a"]).nullable(),
     runAt: z.string().nullable().describe("ISO 8601 UTC: when the job starts; null when it started at once"),
     threads: z.boolean().describe("Whether a post link of a platform with threads stood for its author's thread"),
+    ...ClipFields,
   }),
 });
 
@@ -77,6 +90,7 @@ export function jobRecord(job: Job): z.infer<typeof JobRecord> {
       audio: output === "mp4" ? null : output,
       runAt: runAt ?? null,
       threads: threads ?? true,
+      ...clipFieldsOf(job.request.clip),
     },
   };
 }
@@ -97,7 +111,7 @@ export async function jobWithItems(
       position: item.position,
       url: item.url,
       status: item.status,
-      post: item.post === null ? null : await withDownloadUrls(item.post, links),
+      post: item.post === null ? null : await withDownloadUrls(item.post, links, job.request.clip),
       problem: item.problem,
     })),
   );

@@ -5,16 +5,17 @@ import type { SlotKind } from "../limits/slots.ts";
 import { type Counter, type Gauge, Registry } from "./registry.ts";
 
 export type DownloadMode = Download["mode"];
-/** Who the service called: X's two tweet APIs, X's guest-token endpoint, a media host. */
+/**
+ * Who the service called: X's two tweet APIs, X's guest-token endpoint, a short link's host, a media host, or the
+ * platform a reader of the service's own reads, by its id in lower case.
+ */
 export type Upstream =
   | "x_syndication"
   | "x_graphql"
   | "x_guest_token"
-  | "bluesky"
-  | "xiaohongshu"
-  | "threads"
   | "short_link"
-  | "media_host";
+  | "media_host"
+  | Lowercase<string>;
 export type ChildTool = "yt-dlp" | "gallery-dl" | "ffmpeg";
 
 // Seconds; a tweet answer from cache takes a few ms, a cold page-mode start several seconds.
@@ -44,6 +45,8 @@ export interface ServiceMetrics {
   extractionHost(state: string, ytdlpVersion: string, rssBytes: number): void;
   /** A platform refused this server (bot check, sign-in wall, rate limit): 502 upstream_blocked. */
   upstreamBlocked(platform: string): void;
+  /** A platform refused an account of its jar (or a proxy of its list failed), which is set aside for a while. */
+  setAside(platform: string, kind: "account" | "proxy", name: string): void;
   /**
    * What the platform check learnt of a site (a platform, or an extra page host): whether it works,
    * and when its reference post was last checked (null when a user's refused request told).
@@ -149,6 +152,11 @@ function platformSeries({ counter, gauge }: Define) {
       "Requests a platform refused to this server (bot check, sign-in or age wall, rate limit), by platform.",
       ["platform"],
     ),
+    setAside: counter(
+      "media_api_set_aside_total",
+      "Accounts of a platform's cookie jar its platform refused, and proxies of a platform's list that failed, each set aside for COOKIES_SET_ASIDE_S; by platform, kind (account, proxy) and name (the account's file, the proxy's host:port).",
+      ["platform", "kind", "name"],
+    ),
     platformUp: gauge(
       "media_api_platform_up",
       "1 when the platform's reference post came through at the last check, 0 when it failed or users' requests have been refused since (admin doctor, GET /platformz).",
@@ -206,6 +214,7 @@ export function createServiceMetrics(): ServiceMetrics {
       series.hostRss.set({}, rssBytes);
     },
     upstreamBlocked: (platform) => series.blocked.inc({ platform }),
+    setAside: (platform, kind, name) => series.setAside.inc({ platform, kind, name }),
     platformChecked(platform, up, checkedAt) {
       series.platformUp.set({ platform }, up ? 1 : 0);
       if (checkedAt !== null) series.platformChecked.set({ platform }, checkedAt.getTime() / 1000);

@@ -2,8 +2,8 @@
 // (`-http_proxy`) must use, so every connection they open, redirects, HLS segments and links a
 // page names included, passes the address policy of egress.ts. It speaks CONNECT (https) and
 // absolute-form plain HTTP; for each it checks host:port, connects to the address it checked (no
-// second DNS answer), and answers 403 to anything else. It chains to the operator's
-// OUTBOUND_PROXY when there is one. Only holders of a session's credentials (a random secret per
+// second DNS answer), and answers 403 to anything else. It chains to the operator's proxy
+// for the connection's host when there is one (outbound-routes.ts: a platform's, else OUTBOUND_PROXY). Only holders of a session's credentials (a random secret per
 // start, handed to one child run at a time) may use it, and the session says what the gate
 // refused for it and when its source last sent a byte; an extraction's session is held to a
 // budget of bytes and time (egress-budget.ts). The runtime listens and moves the bytes
@@ -22,7 +22,8 @@ import {
 } from "./egress-request.ts";
 import { gateSessions, type SessionState } from "./egress-sessions.ts";
 import { egressAddress, type EgressPolicy, portOf } from "./egress.ts";
-import { authority, bareHost, type OutboundProxy } from "./outbound-proxy.ts";
+import { authority, bareHost } from "./outbound-proxy.ts";
+import type { OutboundRoutes } from "./outbound-routes.ts";
 
 export interface GateSession {
   /** `http://<session>:<secret>@127.0.0.1:<port>` for the child's proxy option. */
@@ -88,7 +89,8 @@ export type ListenLoopback = (
 
 export interface EgressGateOptions {
   policy: EgressPolicy;
-  outbound: OutboundProxy | null;
+  /** Which proxy each connection leaves through (a platform's, OUTBOUND_PROXY, none). */
+  outbound: OutboundRoutes;
   listen: ListenLoopback;
   /**
    * ORIGIN_OVERRIDES: host -> origin. A connection a child opens to such a host goes to the
@@ -126,9 +128,12 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     const endpoint = authority(request.named.host, request.named.port);
     const target = await checkedTarget(request, options, session, client);
     if (target === null) return;
-    const { route, opening } = routeOf(request, target.host, target.port, options.outbound);
+    const proxy = session.proxyFor(request.named.host);
+    const { route, opening } = routeOf(request, target.host, target.port, proxy);
     await client.forward(route, opening, sessions.traffic(session, endpoint)).catch((error: unknown) => {
       session.failed ??= failureText(endpoint, error);
+      // No connection to the proxy itself (not its refusal of a tunnel, which is the source's): set it aside.
+      if (proxy !== null && connectFailureOf(error) !== null) options.outbound.failed(proxy);
       answer(client, "502 Bad Gateway");
     });
   }
@@ -137,7 +142,10 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     async session(use) {
       listening ??= options.listen((head, connection) => void handle(head, connection), maxHeadBytes);
       const { port } = await listening;
-      const { id, secret, state } = sessions.open(use === "extraction" ? (options.extractionBudget ?? null) : null);
+      const { id, secret, state } = sessions.open(
+        use === "extraction" ? (options.extractionBudget ?? null) : null,
+        options.outbound.run(),
+      );
       return {
         proxyUrl: `http://${id}:${secret}@127.0.0.1:${port}`,
         refusal: () => state.refused,

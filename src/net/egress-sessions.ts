@@ -4,6 +4,7 @@
 import { ApiError } from "../http/problem.ts";
 import { fromBase64Url, randomBytes, timingSafeEqual, toHex } from "../util/bytes.ts";
 import { type BudgetMeter, budgetMeter, type ExtractionBudget, type Traffic } from "./egress-budget.ts";
+import type { ProxyPicker } from "./outbound-routes.ts";
 
 /** What the gate needs of a client's connection to end it. */
 export interface Closable {
@@ -18,11 +19,13 @@ export interface SessionState {
   /** Checked playlists by path (servePlaylist). */
   playlists: Map<string, string>;
   meter: BudgetMeter;
+  /** The proxy each of its connections leaves through, a platform's the same for the whole session. */
+  proxyFor: ProxyPicker;
 }
 
 export interface GateSessions {
   /** A new session with its budget (null: none); its id and the gate's secret are its credentials. */
-  open(budget: ExtractionBudget | null): { id: string; secret: string; state: SessionState };
+  open(budget: ExtractionBudget | null, proxyFor: ProxyPicker): { id: string; secret: string; state: SessionState };
   /** The live session whose credentials a Proxy-Authorization header carries. */
   byAuthorization(header: string | undefined): SessionState | undefined;
   /** The traffic of a connection of `state` to `endpoint`: it marks the source's bytes and spends the budget. */
@@ -39,7 +42,7 @@ export function gateSessions(): GateSessions {
     for (const connection of connections) connection.destroy();
   };
   return {
-    open(budget) {
+    open(budget, proxyFor) {
       const id = toHex(randomBytes(9));
       const connections = new Set<Closable>();
       // Past its budget, nothing of the session may go on reading.
@@ -51,6 +54,7 @@ export function gateSessions(): GateSessions {
         connections,
         playlists: new Map(),
         meter,
+        proxyFor,
       };
       sessions.set(id, state);
       return { id, secret, state };

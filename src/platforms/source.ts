@@ -2,6 +2,7 @@
 // gallery-dl, or a fallback made of two of them) describes a post and plans a download; a plan is a relay of
 // one file as its host serves it, or a remux of inputs by ffmpeg; a runner (media/) carries it out
 // with the slot its kind costs. Which source reads a link is its platform row's `reader`.
+import type { ClipRange } from "../http/clip-range.ts";
 import type { SlotHolder } from "../limits/slots.ts";
 import type { RemuxPlan } from "../media/ffmpeg.ts";
 import type { Plan } from "../media/plan.ts";
@@ -22,6 +23,8 @@ export interface Wanted {
   subtitles: string | null;
   /** The caller's file name (without extension); null for the source's `<platform>_<id>[_<index>]`. */
   filename: string | null;
+  /** The part of the media to send (`start`, `end`); null for all of it. A photo has none (400). */
+  clip: ClipRange | null;
 }
 
 /** A link a source is asked about, with the platform its row names. */

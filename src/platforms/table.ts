@@ -39,7 +39,7 @@ function normalizeHost(host: string): string {
   return host.toLowerCase().replace(/\.$/, "");
 }
 
-function hostMatches(hostname: string, pageHost: string): boolean {
+export function hostMatches(hostname: string, pageHost: string): boolean {
   return hostname === pageHost || hostname.endsWith(`.${pageHost}`);
 }
 
@@ -137,6 +137,16 @@ function mediaCheckOf(row: PlatformRow | undefined, platform: PlatformId): (url:
   };
 }
 
+/** Every host a row's traffic goes to: its pages, short links, mirrors and media CDNs (each with its subdomains). */
+function trafficHostsOf(row: PlatformRow): string[] {
+  return [
+    ...row.hosts,
+    ...(row.shortLinks ?? []).map((shape) => shape.host),
+    ...Object.keys(row.mirrors ?? {}),
+    ...(row.mediaHosts ?? []),
+  ];
+}
+
 /** The table's look-ups over a list of platform modules: the service's is `platformList`'s (below). */
 export function tableOf(rows: readonly PlatformRow[]) {
   /** The platform's row (of the list, or of a claimed site); undefined for OTHER (an extra page host of the operator's). */
@@ -171,6 +181,16 @@ export function tableOf(rows: readonly PlatformRow[]) {
     standsForMany: (url: URL, platform: PlatformId): boolean => standsForManyOf(rowOf(platform), url),
     requireOnePost: (url: URL, platform: PlatformId): void => requireOnePostOf(rowOf(platform), url),
     platformMediaCheck: (platform: PlatformId) => mediaCheckOf(rowOf(platform), platform),
+    /** The hosts a platform's cookies and proxy are for (trafficHostsOf); none for a platform of no row. */
+    trafficHosts: (platform: string): string[] => {
+      const row = rows.find((each) => each.id === platform);
+      return row === undefined ? [] : trafficHostsOf(row);
+    },
+    /** The listed platform whose pages, links or media a host serves; null for any other host. */
+    platformOfHost: (hostname: string): PlatformId | null => {
+      const host = normalizeHost(hostname);
+      return rows.find((row) => trafficHostsOf(row).some((each) => hostMatches(host, each)))?.id ?? null;
+    },
   };
 }
 
@@ -189,4 +209,6 @@ export const {
   standsForMany,
   requireOnePost,
   platformMediaCheck,
+  trafficHosts,
+  platformOfHost,
 } = table;

@@ -6,6 +6,7 @@
 import { PgBoss } from "pg-boss";
 import type { Db as IDatabase, Job as QueuedJob, JobResult } from "pg-boss";
 import type { Db, Queryable } from "../store/db.ts";
+import { inSchemaTurn } from "../store/migrate.ts";
 
 /** The queue's own schema, beside the service's tables; `admin` sees it as it sees them. */
 export const QUEUE_SCHEMA = "pgboss";
@@ -76,11 +77,14 @@ export interface Queue {
   stop(): Promise<void>;
 }
 
-/** Starts pg-boss on `db`: its schema is made (or migrated) now, after the service's migrations. */
+/**
+ * Starts pg-boss on `db`: its schema is made (or migrated) now, after the service's migrations and
+ * under the same lock as theirs, so instances that start together do not both make it.
+ */
 export async function startQueue(db: Db, settings: QueueSettings, onError: (error: Error) => void): Promise<Queue> {
   const boss = newBoss(db, settings);
   boss.on("error", onError);
-  await boss.start();
+  await inSchemaTurn(db, () => boss.start());
   const made = new Set<string>();
   const retries = retryWaker(boss, db, settings.retryDelayS, onError);
   const queueNamed = async (name: string) => {

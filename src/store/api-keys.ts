@@ -1,6 +1,6 @@
 // API key records and the per-request admission (quota and burst), all in SQL so that every
 // process sharing the database sees one truth.
-import { generateKey } from "../auth/api-key.ts";
+import { generateKey, type KeyShape } from "../auth/api-key.ts";
 import type { Queryable } from "./db.ts";
 
 export const tiers = ["FREE", "PRO", "GOLD"] as const;
@@ -66,11 +66,13 @@ export interface CreateKeyInput {
   /** Days until the key expires; null for never. */
   expiresInDays: number | null;
   now: Date;
+  /** The key's shape; the service's own (`xva_...`) unless a client needs cobalt's (a UUID). */
+  shape?: KeyShape;
 }
 
 /** Creates a key and returns its record with the plain key, which is never available again. */
 export async function createApiKey(db: Queryable, input: CreateKeyInput): Promise<{ key: ApiKeyInfo; plain: string }> {
-  const { plain, hash, displayPrefix } = await generateKey();
+  const { plain, hash, displayPrefix } = await generateKey(input.shape);
   const expiresAt = input.expiresInDays === null
     ? null
     : new Date(input.now.getTime() + input.expiresInDays * 86_400_000);

@@ -1,5 +1,6 @@
-// Applies the SQL files in src/store/migrations in order, once each, on either store. An
-// advisory lock makes instances that start together on one server take turns.
+// Applies the SQL files in src/store/migrations in order, once each, on either store. One advisory
+// lock makes instances that start together on one server take turns at every schema step, these
+// and the queue's (src/jobs/queue.ts).
 import type { Db } from "./db.ts";
 import init from "./migrations/001_init.sql?raw";
 import sessions from "./migrations/002_sessions.sql?raw";
@@ -29,11 +30,25 @@ export const migrations: readonly { version: number; sql: string }[] = [
   { version: 12, sql: countedAndBounded },
 ];
 
-const MIGRATION_LOCK = 7_303_001;
+const SCHEMA_LOCK = 7_303_001;
 
-export async function migrate(db: Db): Promise<number[]> {
+/**
+ * Runs `work`, a step that makes or changes a schema, while no other instance on the server runs
+ * one. The turn spans the whole step: PostgreSQL's catalog caches are refreshed as a transaction
+ * begins, not as an advisory lock is granted inside one, so a step that waited inside its
+ * transaction (pg-boss's) did not see the schema another had made while it waited, made it again,
+ * and failed on pg_namespace's unique index.
+ */
+export function inSchemaTurn<T>(db: Db, work: () => Promise<T>): Promise<T> {
+  return db.inTurn(SCHEMA_LOCK, work);
+}
+
+export function migrate(db: Db): Promise<number[]> {
+  return inSchemaTurn(db, () => applyMigrations(db));
+}
+
+function applyMigrations(db: Db): Promise<number[]> {
   return db.transaction(async (tx) => {
-    await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
     await tx.exec(
       "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
     );

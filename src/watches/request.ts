@@ -4,6 +4,7 @@
 import { CronExpressionParser } from "cron-parser";
 import { z } from "zod";
 import { ApiError } from "../http/problem.ts";
+import { clipRangeOf } from "../http/clip-range.ts";
 import { JobBody } from "../jobs/request.ts";
 import type { Repeat, WatchRequest } from "./watch.ts";
 
@@ -26,6 +27,8 @@ export const WatchBody = z.strictObject({
   files: JobBody.shape.files.describe("As a job takes it: whether each run's job's archive holds the files"),
   format: JobBody.shape.format,
   audio: JobBody.shape.audio,
+  start: JobBody.shape.start.describe("As a job takes it: each found post's video from here"),
+  end: JobBody.shape.end.describe("As a job takes it: each found post's video up to here"),
   webhook: z.string().nullable().default(null).describe(
     "The id of one of the account's webhook endpoints that alone hears of this watch's `watch.found` (it must take that event); without it every endpoint of the account that takes `watch.found` hears of it",
   ),
@@ -42,7 +45,13 @@ export function watchRequestOf(body: z.output<typeof WatchBody>, minEveryS: numb
   return {
     url: new URL(body.url),
     repeat,
-    job: { files: body.files, format: body.format || null, output: body.audio ?? "mp4", webhook: body.webhook },
+    job: {
+      files: body.files,
+      format: body.format || null,
+      output: body.audio ?? "mp4",
+      webhook: body.webhook,
+      clip: clipRangeOf(body.start, body.end),
+    },
   };
 }
 

@@ -2,6 +2,7 @@
 // which the OpenAPI document shows too.
 import { z } from "zod";
 import type { Watch } from "./watch.ts";
+import { ClipFields, clipFieldsOf } from "../jobs/view.ts";
 
 export const WatchRecord = z.object({
   id: z.string(),
@@ -13,6 +14,7 @@ export const WatchRecord = z.object({
     format: z.string().nullable(),
     audio: z.enum(["mp3", "m4a"]).nullable(),
     webhook: z.string().nullable(),
+    ...ClipFields,
   }).describe("What each run's job takes"),
   createdAt: z.string().describe("ISO 8601 UTC"),
   paused: z.boolean(),
@@ -40,6 +42,7 @@ export const watchRecord = (watch: Watch): z.infer<typeof WatchRecord> => ({
     format: watch.job.format,
     audio: watch.job.output === "mp4" ? null : watch.job.output,
     webhook: watch.job.webhook,
+    ...clipFieldsOf(watch.job.clip),
   },
   createdAt: watch.createdAt.toISOString(),
   paused: watch.pausedAt !== null,

@@ -25,6 +25,7 @@ const NEW_KEY_COOKIE_MS = 5 * 60_000;
 const CreateKey = z.object({
   name: z.string().trim().min(1, "Give the key a name.").max(100, "A key name has at most 100 characters."),
   expires: z.enum(pages.expiryChoices, "Choose when the key expires."),
+  shape: z.enum(["xva", "uuid"], "Choose the key's shape.").default("xva"),
 });
 
 const keysFullMessage = `Your account holds ${MAX_KEYS_PER_ACCOUNT} keys, the most it may; delete one first. ` +
@@ -62,6 +63,7 @@ export function keyRoutes(site: Site): Route<SiteHandler>[] {
       tier: "FREE",
       expiresInDays: input.data.expires === "never" ? null : Number(input.data.expires),
       now: now(),
+      shape: input.data.shape,
     });
     return redirect(NEW_KEY_PAGE, [
       cookie(ctx.request, NEW_KEY_COOKIE, `${key.id}~${plain}`, NEW_KEY_COOKIE_MS, NEW_KEY_PAGE),

@@ -183,8 +183,14 @@ export function keysPage(
             <select id="expires" name="expires">
               <option value="never">Never</option><option value="30">30 days</option><option value="90">90 days</option><option value="365">365 days</option>
             </select></div>
+          <div class="field short"><label for="shape">Shape</label>
+            <select id="shape" name="shape" aria-describedby="shape-hint">
+              <option value="xva">xva_… (this API’s)</option><option value="uuid">UUID (for cobalt’s web app)</option>
+            </select></div>
           <div class="field"><button type="submit">Create key</button></div>
         </div>
+        <p class="muted"
+          id="shape-hint">cobalt’s web app takes only a key shaped as a UUID; every other client takes either.</p>
         <p class="muted">New keys are on the FREE tier (100 requests a day); the operator can change a key's tier.</p>
       </form>
       <h2 id="example">An example call</h2>

@@ -104,6 +104,11 @@ describe("the OpenAPI document", () => {
   it("describes each operation's parameters", () => {
     const noControlCharacters = "^[^\\u0000-\\u001f\\u007f]*$";
     const urlSchema = { type: "string", format: "uri", maxLength: 4096, pattern: noControlCharacters };
+    const clipTimeSchema = {
+      type: "string",
+      maxLength: 20,
+      pattern: "^(?:\\d{1,6}(?:\\.\\d{1,3})?|(?:\\d{1,3}:)?[0-5]?\\d:[0-5]\\d(?:\\.\\d{1,3})?)$",
+    };
     const parameters = (path: string) =>
       Object.fromEntries(
         (document.paths[path].get.parameters as Json[]).map((
@@ -123,6 +128,9 @@ describe("the OpenAPI document", () => {
         required: false,
         schema: { type: "string", minLength: 1, maxLength: 35, pattern: "^[A-Za-z0-9_-]*$" },
       },
+      start: { in: "query", required: false, schema: clipTimeSchema },
+      end: { in: "query", required: false, schema: clipTimeSchema },
+      cut: { in: "query", required: false, schema: { type: "string", enum: ["keyframe", "exact"] } },
       filename: { in: "query", required: false, schema: { type: "string", maxLength: 255 } },
     });
     expect(document.paths["/api/v1/usage"].get.parameters).toEqual([]);

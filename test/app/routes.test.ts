@@ -32,8 +32,14 @@ describe("the routes", () => {
   it("are served and described from one declaration each: a route added is in the router and the document", () => {
     const routes = [...apiRoutes, thing];
     const router = createRouter(routesOf(routes, {} as AppDeps));
-    expect(router.match("GET", "/api/v1/things/a%20b")).toEqual({ handler: thingHandler, params: { id: "a b" } });
-    expect(router.match("HEAD", "/api/v1/things/x")).toMatchObject({ handler: thingHandler, params: { id: "x" } });
+    expect(router.match("GET", "/api/v1/things/a%20b")).toMatchObject({
+      handler: { handle: thingHandler },
+      params: { id: "a b" },
+    });
+    expect(router.match("HEAD", "/api/v1/things/x")).toMatchObject({
+      handler: { handle: thingHandler },
+      params: { id: "x" },
+    });
     expect(router.match("POST", "/api/v1/things/x")).toEqual({ allow: ["GET", "HEAD"] });
     const document = buildOpenApiDocument(routes) as Json;
     expect(document.paths["/api/v1/things/{id}"].get).toMatchObject({

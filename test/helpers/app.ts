@@ -6,6 +6,7 @@ import { createLogger } from "../../src/log.ts";
 import { createAppDeps } from "../../src/app-deps.ts";
 import type { ExtractionHost } from "../../src/processes/extraction-host.ts";
 import { nodeCapabilities } from "../../src/runtime/node/capabilities.ts";
+import { nodeFilesIn } from "../../src/runtime/node/files.ts";
 import { nodeUpstream } from "../../src/runtime/node/relay-upstream.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { createApiKey, type Tier } from "../../src/store/api-keys.ts";
@@ -49,11 +50,19 @@ export interface TestApp {
 /**
  * Upstreams point at a closed port unless `env` names test servers (same variables as the service).
  * Extractions run yt-dlp's program each time unless `extractionHost` starts the extraction host
- * (the caller closes it: `extractor.close()`).
+ * (the caller closes it: `extractor.close()`). `privateCopies` is the folder of the private copies
+ * (the cookie file's) instead of TMPDIR, for a test that counts them: other runs on the machine make
+ * theirs in TMPDIR too.
  */
 export function buildTestApp(
   db: Db,
-  options: { clock?: TestClock; env?: Record<string, string>; extractionHost?: boolean; queue?: Queue } = {},
+  options: {
+    clock?: TestClock;
+    env?: Record<string, string>;
+    extractionHost?: boolean;
+    queue?: Queue;
+    privateCopies?: string;
+  } = {},
 ): TestApp {
   const clock = options.clock ?? new TestClock();
   const logLines: string[] = [];
@@ -64,7 +73,9 @@ export function buildTestApp(
     ...options.env,
   });
   const log = createLogger("debug", (line) => logLines.push(line));
-  const deps = createAppDeps({ config, runtime: { upstream: nodeUpstream, ...nodeCapabilities }, now: clock.now, log });
+  const files = options.privateCopies ? nodeFilesIn(options.privateCopies) : nodeCapabilities.files;
+  const runtime = { upstream: nodeUpstream, ...nodeCapabilities, files };
+  const deps = createAppDeps({ config, runtime, now: clock.now, log });
   if (options.extractionHost) deps.extractor.start(log);
   const features = options.queue
     ? createFeatures({

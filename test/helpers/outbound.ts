@@ -2,6 +2,8 @@
 // that build a source alone: the origins a test names (its fakes) are trusted as the configured
 // API bases are, and the override origins as ORIGIN_OVERRIDES' are.
 import { endpointKey, portOf, trustedEndpoints } from "../../src/net/egress.ts";
+import type { OutboundProxy } from "../../src/net/outbound-proxy.ts";
+import { createOutboundRoutes, type OutboundRoutes } from "../../src/net/outbound-routes.ts";
 import { createOutbound, type Outbound, type OutboundOptions } from "../../src/net/outbound.ts";
 import { nodeCapabilities } from "../../src/runtime/node/capabilities.ts";
 import { nodeUpstream } from "../../src/runtime/node/relay-upstream.ts";
@@ -30,3 +32,14 @@ export function testOutbound(
     onExchange: options.onExchange,
   });
 }
+
+/** Every connection through `proxy` (OUTBOUND_PROXY alone), or straight out with null. */
+export const everyHostThrough = (proxy: OutboundProxy | null): OutboundRoutes =>
+  createOutboundRoutes({
+    fallback: proxy,
+    platforms: new Map(),
+    platformOfHost: () => null,
+    setAsideMs: 0,
+    now: () => new Date(),
+    onSetAside: () => {},
+  });

@@ -10,6 +10,7 @@ import { type FakeXUpstream, fixturesDir, numberedPostId, startFakeXUpstream } f
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const queueSettings = { retries: 2, retryDelayS: 1, heartbeatS: 10, pollS: 2 };
 const postLink = (n: number) => `https://x.com/nasa/status/${numberedPostId(n)}`;
@@ -44,7 +45,7 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
     );
     app = buildTestApp(store.db, { env: { X_SYNDICATION_URL: x.syndicationUrl }, queue });
     await app.jobs!.work();
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await queue?.stop();
     await Promise.all([store?.close(), x?.close()]);
@@ -54,7 +55,7 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
   const show = async (key: string, path: string) => (await (await app.get(path, key)).json()) as JobAnswer;
 
   test("a job of 100 links completes with their records in order, each item counted once", {
-    timeout: 120_000,
+    timeout: scaled(120_000),
   }, async () => {
     x.setMode("syndication", { kind: "delay", ms: 1000 });
     const key = await makeKey(store.db, "GOLD");
@@ -96,7 +97,7 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
   });
 
   test("pages through a job's items with cursor, and lists the account's jobs newest first", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   }, async () => {
     const key = await makeKey(store.db, "GOLD");
     const first = (await (await submit(key.plain, { urls: [postLink(1)] })).json()) as JobAnswer;
@@ -247,7 +248,7 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
     expect(sent).toBeLessThan(1024 * 1024);
   });
 
-  test("DELETE cancels the items that have not run; those keep no record", { timeout: 60_000 }, async () => {
+  test("DELETE cancels the items that have not run; those keep no record", { timeout: scaled(60_000) }, async () => {
     x.setMode("syndication", { kind: "delay", ms: 3000 });
     const key = await makeKey(store.db, "FREE");
     const urls = Array.from({ length: 10 }, (_, at) => postLink(500 + at));

@@ -25,6 +25,7 @@ import { fakeQueryIds, type FakeXUpstream, startFakeXUpstream, xSession } from "
 import { makeKey } from "../helpers/app.ts";
 import { completed, ended, type JobService, startJobService } from "../helpers/job-service.ts";
 import { until } from "../helpers/until.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 interface JobAnswer {
   id: string;
@@ -67,7 +68,7 @@ beforeAll(async () => {
     X_GRAPHQL_URL: x.url,
     ...fakeQueryIds,
   }, { cookies: true, extractionHost: true });
-}, 120_000);
+}, scaled(120_000));
 afterAll(async () => {
   await service?.close();
   await Promise.all([site?.close(), bluesky?.close(), shortLinks?.close(), photos?.close(), x?.close()]);
@@ -82,7 +83,7 @@ async function submit(key: string, urls: string[], fields: Record<string, unknow
 const show = async (key: string, path: string) => (await (await service.app.get(path, key)).json()) as JobAnswer;
 
 describe("a job's expansion through yt-dlp", () => {
-  test("a feed of 250 entries becomes 250 items in its order", { timeout: 180_000 }, async () => {
+  test("a feed of 250 entries becomes 250 items in its order", { timeout: scaled(180_000) }, async () => {
     const key = (await makeKey(service.store.db, "PRO")).plain;
     const path = await submit(key, [site.pages.feed(250)]);
     const expanded = await service.jobWhen<JobAnswer>(key, path, (job) => job.counts.total > 0, 150_000);
@@ -122,7 +123,7 @@ describe("a job's expansion through yt-dlp", () => {
   });
 
   test("a page of one video stays one item, and every item's record comes in order", {
-    timeout: 180_000,
+    timeout: scaled(180_000),
   }, async () => {
     const key = (await makeKey(service.store.db, "PRO")).plain;
     const path = await submit(key, [site.pages.progressive, site.pages.feed(2)]);
@@ -136,7 +137,7 @@ describe("a job's expansion through yt-dlp", () => {
   });
 
   test("a link that cannot be expanded is one item, whose own problem shows, and the job says so", {
-    timeout: 180_000,
+    timeout: scaled(180_000),
   }, async () => {
     const key = (await makeKey(service.store.db, "PRO")).plain;
     const path = await submit(key, [site.pages.missing]);
@@ -159,7 +160,7 @@ describe("profiles and short links in a job", () => {
     return service.jobWhen<JobAnswer>(key, await submit(key, urls, fields), ended, 60_000);
   }
 
-  test("a Bluesky profile becomes its own posts, newest first, each done", { timeout: 90_000 }, async () => {
+  test("a Bluesky profile becomes its own posts, newest first, each done", { timeout: scaled(90_000) }, async () => {
     const job = await endedJob([`https://bsky.app/profile/${feedAuthor.handle}`]);
     const ownPosts = authorFeedPage("posts_and_author_threads", null, 100).feed
       .filter((item) => !("reason" in item))
@@ -171,7 +172,7 @@ describe("profiles and short links in a job", () => {
 
   test(
     "an Instagram profile without the operator's session gives no item: the job says Instagram wants a sign-in",
-    { timeout: 90_000 },
+    { timeout: scaled(90_000) },
     async () => {
       await service.giveSessions();
       const job = await endedJob([instagramProfile.link]);
@@ -186,7 +187,7 @@ describe("profiles and short links in a job", () => {
 
   test(
     "an Instagram profile with the operator's session becomes its posts, newest first, over gallery-dl's pages",
-    { timeout: 90_000 },
+    { timeout: scaled(90_000) },
     async () => {
       await service.giveSessions(".instagram.com\tTRUE\t/\tTRUE\t0\tsessionid\tfake-instagram-session");
       photos.instagramProfile.pagesAsked.length = 0;
@@ -200,7 +201,7 @@ describe("profiles and short links in a job", () => {
   );
 
   test("an X profile without the operator's session gives no item: the job says X wants a sign-in", {
-    timeout: 90_000,
+    timeout: scaled(90_000),
   }, async () => {
     await service.giveSessions();
     const job = await endedJob(["https://x.com/XDevelopers"]);
@@ -211,7 +212,7 @@ describe("profiles and short links in a job", () => {
   });
 
   test("an X profile with the operator's session becomes its own posts, newest first, each done", {
-    timeout: 90_000,
+    timeout: scaled(90_000),
   }, async () => {
     await service.giveSessions(
       `.x.com\tTRUE\t/\tTRUE\t1900000000\tauth_token\t${xSession.authToken}`,
@@ -235,20 +236,24 @@ describe("profiles and short links in a job", () => {
     }
   });
 
-  test("a profile no reader lists gives no item, and the job says which and why", { timeout: 90_000 }, async () => {
-    const post = linkOf(authorFeedPage(null, null, 1).feed[0]!.post);
-    const job = await endedJob(["https://x.com/i/lists/123", "https://www.threads.com/@zuck", post]);
-    expect(job.items.map((item) => [item.url, item.status])).toEqual([[post, "done"]]);
-    expect(job.complete).toBe(false);
-    expect(job.incomplete).toBe(
-      "https://x.com/i/lists/123: this service cannot list the posts of this X (Twitter) profile, feed or list; pass the links of its posts; " +
-        "https://www.threads.com/@zuck: this service cannot list the posts of this Threads profile, feed or list; pass the links of its posts",
-    );
-  });
+  test(
+    "a profile no reader lists gives no item, and the job says which and why",
+    { timeout: scaled(90_000) },
+    async () => {
+      const post = linkOf(authorFeedPage(null, null, 1).feed[0]!.post);
+      const job = await endedJob(["https://x.com/i/lists/123", "https://www.threads.com/@zuck", post]);
+      expect(job.items.map((item) => [item.url, item.status])).toEqual([[post, "done"]]);
+      expect(job.complete).toBe(false);
+      expect(job.incomplete).toBe(
+        "https://x.com/i/lists/123: this service cannot list the posts of this X (Twitter) profile, feed or list; pass the links of its posts; " +
+          "https://www.threads.com/@zuck: this service cannot list the posts of this Threads profile, feed or list; pass the links of its posts",
+      );
+    },
+  );
 
   test(
     "with threads false, a post link is the post alone; a profile still its posts",
-    { timeout: 90_000 },
+    { timeout: scaled(90_000) },
     async () => {
       const root = linkOf(cardThread.thread.post);
       const before = bluesky.calls.filter((call) => call.startsWith("app.bsky.feed.getPostThread")).length;
@@ -264,7 +269,7 @@ describe("profiles and short links in a job", () => {
   );
 
   test("a short link is followed once, before its expansion: its item is the post it leads to", {
-    timeout: 90_000,
+    timeout: scaled(90_000),
   }, async () => {
     const photo = "https://www.tiktok.com/@breadlab/photo/7436185392745209118";
     shortLinks.answer("/ZMslide/", 301, photo);

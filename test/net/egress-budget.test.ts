@@ -6,6 +6,7 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createEgressGate } from "../../src/net/egress-gate.ts";
+import { everyHostThrough } from "../helpers/outbound.ts";
 import { resolveWithDns } from "../../src/runtime/node/dns.ts";
 import { listenLoopback } from "../../src/runtime/node/gate-listener.ts";
 import { type HostilePages, startHostilePages } from "../fakes/hostile-pages.ts";
@@ -14,6 +15,7 @@ import { type PhotoPlatforms, photoPosts, startPhotoPlatforms } from "../fakes/p
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 import { endpointKey } from "../../src/net/egress.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 let store: TestStore;
 let hostile: HostilePages;
@@ -26,7 +28,7 @@ beforeAll(async () => {
     startMediaSite(),
     startPhotoPlatforms(),
   ]);
-}, 180_000);
+}, scaled(180_000));
 afterAll(async () => {
   await Promise.all([store?.close(), hostile?.close(), site?.close(), platforms?.close()]);
 });
@@ -65,7 +67,7 @@ describe("an extraction's byte budget (EXTRACT_MAX_BYTES, 16 MiB by default)", (
       ["a page listing 200 000 videos", "manyVideos", "/many-videos.html"],
     ] as const,
   )("%s is 502 source_too_large, read no further than the budget, and a normal post answers afterwards", {
-    timeout: 120_000,
+    timeout: scaled(120_000),
   }, async (_, page, path) => {
     const answer = await post(app, hostile.pages[page]);
     expect(answer).toMatchObject({ status: 502, code: "source_too_large" });
@@ -79,7 +81,7 @@ describe("an extraction's byte budget (EXTRACT_MAX_BYTES, 16 MiB by default)", (
   });
 
   test("gallery-dl reading an API answer without end, over TLS through a CONNECT tunnel, is 502 source_too_large", {
-    timeout: 120_000,
+    timeout: scaled(120_000),
   }, async () => {
     const answer = await post(app, photoPosts.instagramEndless);
     expect(answer).toMatchObject({ status: 502, code: "source_too_large" });
@@ -89,7 +91,7 @@ describe("an extraction's byte budget (EXTRACT_MAX_BYTES, 16 MiB by default)", (
 
   test(
     "a smaller EXTRACT_MAX_BYTES cuts a page the default lets through; the answer names it",
-    { timeout: 60_000 },
+    { timeout: scaled(60_000) },
     async () => {
       const answer = await post(small, site.pages.progressive);
       expect(answer).toMatchObject({ status: 502, code: "source_too_large" });
@@ -100,7 +102,7 @@ describe("an extraction's byte budget (EXTRACT_MAX_BYTES, 16 MiB by default)", (
 
 describe("an extraction's time budget for one answer (EXTRACT_BODY_TIMEOUT_S)", () => {
   test("a page that trickles forever is 502 source_too_large after the budget, before the extraction's time cap", {
-    timeout: 120_000,
+    timeout: scaled(120_000),
   }, async () => {
     const app = appWith({ EXTRACT_BODY_TIMEOUT_S: "2", EXTRACT_TIMEOUT_S: "90" });
     const answer = await post(app, hostile.pages.trickle);
@@ -129,7 +131,7 @@ describe("the gate's sessions", () => {
     const gate = createEgressGate({
       policy: { trusted, resolveHost: resolveWithDns },
       listen: listenLoopback,
-      outbound: null,
+      outbound: everyHostThrough(null),
       extractionBudget: { maxBytes: 16 * 1024, bodyTimeoutMs: 60_000 },
     });
     try {

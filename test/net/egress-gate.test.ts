@@ -14,11 +14,13 @@ import { causeText } from "../../src/log.ts";
 import { createEgressGate, type EgressGate, type GateSession, gateVerdict } from "../../src/net/egress-gate.ts";
 import { endpointKey } from "../../src/net/egress.ts";
 import { parseOutboundProxy } from "../../src/net/outbound-proxy.ts";
+import { everyHostThrough } from "../helpers/outbound.ts";
 import { resolveWithDns } from "../../src/runtime/node/dns.ts";
 import { listenLoopback } from "../../src/runtime/node/gate-listener.ts";
 import { type Canary, startCanary } from "../fakes/canary.ts";
 import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { startHttpProxy, startSocks5Proxy } from "../fakes/proxies.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const run = promisify(execFile);
 
@@ -67,7 +69,7 @@ describe("the egress gate", () => {
     const gate = createEgressGate({
       policy: { trusted, resolveHost: resolveWithDns },
       listen: listenLoopback,
-      outbound: outbound === null ? null : parseOutboundProxy(outbound),
+      outbound: everyHostThrough(outbound === null ? null : parseOutboundProxy(outbound)),
       originOverrides,
     });
     gates.push(gate);
@@ -110,7 +112,7 @@ describe("the egress gate", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     tls = { dir, server, origin: `https://127.0.0.1:${(server.address() as net.AddressInfo).port}`, paths };
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(async () => {
     await Promise.all(gates.map((gate) => gate.close()));
     tls?.server.closeAllConnections();
@@ -177,7 +179,7 @@ describe("the egress gate", () => {
     const gate = createEgressGate({
       policy: { trusted, resolveHost: resolveWithDns },
       listen: listenLoopback,
-      outbound: null,
+      outbound: everyHostThrough(null),
     });
     gates.push(gate);
     const ask = async (session: GateSession, head: string) => {

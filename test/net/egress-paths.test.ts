@@ -8,6 +8,7 @@ import { type FakeCdn, startFakeCdn } from "../fakes/cdn.ts";
 import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 // Once with yt-dlp's program per extraction, once with the extraction host's forks.
 describe.each([
@@ -38,7 +39,7 @@ describe.each([
     while (extractionHost && test.extractor.status().state !== "ready") {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(async () => {
     await Promise.all([
       test?.extractor.close(),

@@ -10,6 +10,7 @@ import { type LoggingProxy, startHttpProxy, startSocks5Proxy } from "../fakes/pr
 import { type FakeXUpstream, startFakeXUpstream } from "../fakes/x-upstream.ts";
 import { buildTestApp, makeKey } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 describe("OUTBOUND_PROXY", () => {
   let store: TestStore;
@@ -28,7 +29,7 @@ describe("OUTBOUND_PROXY", () => {
       startCanary(),
     ]);
     key = (await makeKey(store.db, "GOLD")).plain;
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(async () => {
     await Promise.all([store?.close(), site?.close(), cdn?.close(), x?.close(), canary?.close()]);
   });

@@ -15,6 +15,7 @@ import { type Receiver, startReceiver } from "../helpers/receiver.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
 import { Visitor } from "../helpers/visitor.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 /** The wall clock: a watch's runs are queued for real times. */
 class WallClock extends TestClock {
@@ -69,7 +70,7 @@ describe("watches", () => {
     await app.events!.work();
     await app.jobs!.work();
     await app.watches!.work();
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await queue?.stop();
     await app?.extractor.close();
@@ -93,7 +94,7 @@ describe("watches", () => {
     }, 60_000);
 
   test("a feed that gains two posts is told once, as one signed watch.found with exactly those two", {
-    timeout: 120_000,
+    timeout: scaled(120_000),
   }, async () => {
     site.growingFeed.entries = 2;
     const key = await makeKey(store.db, "PRO");
@@ -130,24 +131,28 @@ describe("watches", () => {
     ).toBe(400);
   });
 
-  test("pausing stops a watch's runs while another's go on; resuming runs it again", { timeout: 120_000 }, async () => {
-    const key = await makeKey(store.db, "PRO");
-    const [paused, going] = [await watch(key.plain, {}), await watch(key.plain, {})];
-    await ranAgain(key.plain, paused.id, 0);
-    const pause = await app.get(`/api/v1/watches/${paused.id}/pause`, key.plain, { method: "POST" });
-    expect(pause.status).toBe(200);
-    const atPause = (await pause.json()) as WatchAnswer;
-    expect(atPause).toMatchObject({ paused: true, pausedReason: "paused by its owner", nextRunAt: null });
-    // The other watch's runs are the clock: it runs twice while the paused one runs none.
-    await ranAgain(key.plain, going.id, (await show(key.plain, going.id)).runs, 2);
-    expect((await show(key.plain, paused.id)).runs).toBe(atPause.runs);
-    const resumed = await app.get(`/api/v1/watches/${paused.id}/resume`, key.plain, { method: "POST" });
-    expect(((await resumed.json()) as WatchAnswer).paused).toBe(false);
-    await ranAgain(key.plain, paused.id, atPause.runs);
-    for (const id of [paused.id, going.id]) {
-      expect((await app.get(`/api/v1/watches/${id}`, key.plain, { method: "DELETE" })).status).toBe(204);
-    }
-  });
+  test(
+    "pausing stops a watch's runs while another's go on; resuming runs it again",
+    { timeout: scaled(120_000) },
+    async () => {
+      const key = await makeKey(store.db, "PRO");
+      const [paused, going] = [await watch(key.plain, {}), await watch(key.plain, {})];
+      await ranAgain(key.plain, paused.id, 0);
+      const pause = await app.get(`/api/v1/watches/${paused.id}/pause`, key.plain, { method: "POST" });
+      expect(pause.status).toBe(200);
+      const atPause = (await pause.json()) as WatchAnswer;
+      expect(atPause).toMatchObject({ paused: true, pausedReason: "paused by its owner", nextRunAt: null });
+      // The other watch's runs are the clock: it runs twice while the paused one runs none.
+      await ranAgain(key.plain, going.id, (await show(key.plain, going.id)).runs, 2);
+      expect((await show(key.plain, paused.id)).runs).toBe(atPause.runs);
+      const resumed = await app.get(`/api/v1/watches/${paused.id}/resume`, key.plain, { method: "POST" });
+      expect(((await resumed.json()) as WatchAnswer).paused).toBe(false);
+      await ranAgain(key.plain, paused.id, atPause.runs);
+      for (const id of [paused.id, going.id]) {
+        expect((await app.get(`/api/v1/watches/${id}`, key.plain, { method: "DELETE" })).status).toBe(204);
+      }
+    },
+  );
 
   test("each run is one call of the watch's key; a run past the key's day is skipped and says so", {
     timeout: 120_000,
@@ -203,7 +208,7 @@ describe("watches", () => {
   });
 
   test("a run that finds the watch's key passive pauses the watch and does not run", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   }, async () => {
     const key = await makeKey(store.db, "PRO");
     const made = await watch(key.plain, {});
@@ -221,7 +226,7 @@ describe("watches", () => {
   test(
     "the owner's page lists, pauses, resumes and deletes a watch; another owner's page neither shows nor touches it",
     {
-      timeout: 30_000,
+      timeout: scaled(30_000),
     },
     async () => {
       const owner = new Visitor(app.app);

@@ -412,6 +412,31 @@ describe("the owner's site", () => {
     expect(await listApiKeys(store.db, { now: clock.now(), email: "reload@example.com" })).toHaveLength(1);
   });
 
+  it("makes a key shaped as a UUID when the owner asks for cobalt's shape, and it is admitted as any key", async () => {
+    const visitor = new Visitor(app);
+    await visitor.signUp("uuid@example.com");
+    const form = await (await visitor.send("/profile/api-keys")).text();
+    expect(form).toContain('<option value="uuid">');
+    const posted = await visitor.post("/profile/api-keys", {
+      csrf: await visitor.csrfOf("/profile/api-keys"),
+      name: "cobalt",
+      expires: "never",
+      shape: "uuid",
+    });
+    expect(posted.status).toBe(303);
+    const shown = await (await visitor.send("/profile/api-keys/new")).text();
+    const plain = /id="new-key"[^>]*>([0-9a-f-]{36})</.exec(shown)![1]!;
+    expect(plain).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect((await admitRequest(store.db, await hashKey(plain), clock.now())).outcome).toBe("admitted");
+    const odd = await visitor.post("/profile/api-keys", {
+      csrf: await visitor.csrfOf("/profile/api-keys"),
+      name: "odd",
+      expires: "never",
+      shape: "guid",
+    });
+    expect(odd.status).toBe(400);
+  });
+
   it("links the keys page to the API reference and the paste page, with an example call to this server", async () => {
     const visitor = new Visitor(app);
     await visitor.signUp("example@example.com");

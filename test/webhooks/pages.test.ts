@@ -9,6 +9,7 @@ import { createMessages, disableEndpoint, recordAttempt } from "../../src/webhoo
 import { buildTestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 import { Visitor } from "../helpers/visitor.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const RECEIVER = "http://127.0.0.1:9/hooks";
 
@@ -24,7 +25,7 @@ describe("the webhooks page", () => {
     queue = await startQueue(store.db, { retries: 0, retryDelayS: 1, heartbeatS: 10, pollS: 2 }, console.error);
     app = buildTestApp(store.db, { env: { WEBHOOK_EXTRA_HOSTS: "127.0.0.1:9" }, queue }).app;
     strict = buildTestApp(store.db).app;
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(async () => {
     await queue?.stop();
     await store?.close();

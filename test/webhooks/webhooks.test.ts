@@ -10,6 +10,7 @@ import { buildTestApp, makeKey, type TestApp, TestClock } from "../helpers/app.t
 import { type Receiver, startReceiver } from "../helpers/receiver.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const queueSettings = { retries: 2, retryDelayS: 1, heartbeatS: 10, pollS: 2 };
 const postLink = (n: number) => `https://x.com/nasa/status/${numberedPostId(n)}`;
@@ -42,7 +43,7 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
   beforeAll(async () => {
     [store, x, receiver] = await Promise.all([openTestStore(kind), startFakeXUpstream(), startReceiver()]);
     ({ queue, app } = await startInstance());
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await queue?.stop();
     await Promise.all([store?.close(), x?.close(), receiver?.close()]);
@@ -79,7 +80,7 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
     expect((await call(owner.plain, `/api/v1/webhooks/${made.id}`)).status).toBe(404);
   });
 
-  test("a job's end reaches the receiver signed, and its failed item too", { timeout: 120_000 }, async () => {
+  test("a job's end reaches the receiver signed, and its failed item too", { timeout: scaled(120_000) }, async () => {
     const key = await makeKey(store.db, "PRO");
     const hook = await register(key.plain);
     const created = await call(key.plain, "/api/v1/jobs", "POST", {
@@ -121,7 +122,7 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
   });
 
   test("after 500 the attempt comes again on the schedule, from an instance started after the first stopped", {
-    timeout: 120_000,
+    timeout: scaled(120_000),
   }, async () => {
     const key = await makeKey(store.db, "PRO");
     const hook = await register(key.plain, ["job.completed"]);
@@ -142,7 +143,7 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
     new Webhook(hook.secret).verify(attempts[1]!.body, attempts[1]!.headers);
   });
 
-  test("after a rotation both secrets sign for a day", { timeout: 120_000 }, async () => {
+  test("after a rotation both secrets sign for a day", { timeout: scaled(120_000) }, async () => {
     const key = await makeKey(store.db, "PRO");
     const hook = await register(key.plain, ["job.completed"]);
     const rotated = (await (await call(key.plain, `/api/v1/webhooks/${hook.id}/rotate`, "POST")).json()) as {
@@ -163,7 +164,7 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
 
   test.runIf(kind === "postgres")(
     "two instances on one PostgreSQL deliver each event once",
-    { timeout: 180_000 },
+    { timeout: scaled(180_000) },
     async () => {
       const second = await startInstance(store.connectAgain());
       try {

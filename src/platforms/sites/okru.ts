@@ -4,6 +4,7 @@ import { type Platform, samplesOf } from "../platform.ts";
 export const okru: Platform<"OKRU"> = {
   id: "OKRU",
   name: "OK.ru",
+  cobaltName: "ok",
   hosts: ["ok.ru", "odnoklassniki.ru"],
   mirrors: { "m.ok.ru": "ok.ru", "mobile.ok.ru": "ok.ru" },
   reader: "yt-dlp",

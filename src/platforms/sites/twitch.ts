@@ -4,6 +4,7 @@ import { type Platform, samplesOf } from "../platform.ts";
 export const twitch: Platform<"TWITCH"> = {
   id: "TWITCH",
   name: "Twitch",
+  cobaltName: "twitch clips",
   hosts: ["twitch.tv"],
   reader: "yt-dlp",
   referencePost: "https://clips.twitch.tv/FaintLightGullWholeWheat",

@@ -246,6 +246,9 @@ function createGraphqlClient(
     UserTweets: options.userTweetsUrl,
   };
 
+  /** What X answers a session it will not serve (signed out, locked, limited). */
+  const refusals = new Set([401, 403, 429]);
+
   async function ask(operation: GraphqlOperation, variables: object, session: XSession | undefined): Promise<unknown> {
     const { headers, spent } = session ? { headers: sessionHeaders(session), spent: () => {} } : await guestHeaders();
     const query = new URLSearchParams({ variables: JSON.stringify(variables), features: featuresOf[operation] });
@@ -258,9 +261,10 @@ function createGraphqlClient(
       spent();
       const cause = session
         ? new Error(
-          `X refused the signed-in session of COOKIES_FILE (status ${answer.status}); its cookies may have expired`,
+          `X refused the signed-in session of its cookie jar (COOKIES_DIR/x, COOKIES_FILE_X or COOKIES_FILE; status ${answer.status}); its cookies may have expired`,
         )
         : undefined;
+      if (session && refusals.has(answer.status)) session.refused?.(`status ${answer.status}`);
       throw upstreamFailed(`X answered with status ${answer.status}; try again later.`, { cause });
     }
     return answer.body;

@@ -5,6 +5,7 @@ import { mirrorsOf, type Platform, samplesOf } from "../platform.ts";
 export const x: Platform<"X"> = {
   id: "X",
   name: "X (Twitter)",
+  cobaltName: "twitter",
   hosts: ["twitter.com", "x.com"],
   // FxEmbed's, BetterTwitFix's and their forks' hosts, as cobalt, FxEmbed and people's share links name them.
   mirrors: mirrorsOf("x.com", ["fxtwitter.com", "fixupx.com", "vxtwitter.com", "fixvx.com", "twittpr.com"]),

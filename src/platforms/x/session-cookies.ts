@@ -5,9 +5,14 @@
 
 import { expired, parseCookieFile } from "../../media/cookie-header.ts";
 
+/** Where X's session cookies are sent: the jar of X's hosts is asked for this origin's. */
+export const X_SESSION_ORIGIN = new URL("https://x.com/");
+
 export interface XSession {
   authToken: string;
   ct0: string;
+  /** X refused the session: its account of the jar is set aside for a while (platforms/cookie-jars.ts). */
+  refused?: (reason: string) => void;
 }
 
 const xDomain = /^(\.?x\.com|\.?twitter\.com)$/i;

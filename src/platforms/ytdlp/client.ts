@@ -9,7 +9,7 @@ import type { Extractor } from "../../processes/extractor.ts";
 import { type ToolAccess, withToolAccess } from "../tool-access.ts";
 import { parseFormatSelector, selectFormats } from "./format-selector.ts";
 import { entryFormats, itemDescription, type YtdlpEntry, type YtdlpFormat, type YtdlpInfo } from "./info.ts";
-import { extractInfo } from "./run.ts";
+import { extractInfo, type PoTokenServer } from "./run.ts";
 import { chosenFormats } from "./selection.ts";
 
 export interface PageClientOptions extends ToolAccess {
@@ -24,6 +24,8 @@ export interface PageClientOptions extends ToolAccess {
   now?: () => number;
   /** yt-dlp's `--js-runtimes` value; null for none. */
   jsRuntime?: string | null;
+  /** PO_TOKEN_URL and its bound, for YouTube's proof-of-origin tokens; none without it. */
+  poTokens?: PoTokenServer;
 }
 
 export interface PageClient {
@@ -86,6 +88,7 @@ export function createPageClient(options: PageClientOptions): PageClient {
       timeoutMs: options.timeoutMs,
       socketTimeoutSec: options.socketTimeoutSec,
       jsRuntime: options.jsRuntime,
+      poTokens: options.poTokens,
     };
     // A load from the kept description needs no network: no gate session, no cookies.
     return withToolAccess(

@@ -5,6 +5,8 @@
 /** The file operations the service needs from its runtime (src/runtime/ implements them). */
 export interface Files {
   read(path: string): Promise<Uint8Array>;
+  /** The names of a folder's entries (a jar's account files). */
+  list(folder: string): Promise<string[]>;
   /**
    * Writes `content` as `name` into a fresh folder named from `prefix` that only this user may
    * enter, the file readable by this user only; `remove` deletes the folder.

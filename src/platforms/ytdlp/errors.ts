@@ -54,6 +54,9 @@ const rules: Rule[] = [
   },
 ];
 
+/** The line the extraction host's PO-token provider ends a job with when the operator's token server fails (extraction-host/pot.py). */
+const tokenServerFailure = /^ERROR: \[pot:media-api\] the PO token server /m;
+
 /**
  * What yt-dlp appends to an error it did not expect ("; please report this issue on  https://...
  * Confirm you are on the latest version using  yt-dlp -U"): of no use to an operator, and long
@@ -70,6 +73,13 @@ function reasonOf(stderr: string): string {
 
 export function classifyYtdlpFailure(exitCode: number | null, stderr: string): ApiError {
   const cause = new Error(reasonOf(stderr));
+  if (tokenServerFailure.test(stderr)) {
+    return new ApiError(
+      "upstream_failed",
+      "This service's source of YouTube's proof-of-origin tokens did not answer in time, not because of your request. The operator of this service can act on it; try again later.",
+      { cause },
+    );
+  }
   const refused = blockedError(stderr, "yt-dlp", cause.message);
   if (refused) return refused;
   const rule = rules.find((r) => r.pattern.test(stderr));

@@ -36,6 +36,13 @@ export interface ExtractOptions {
   jsRuntime?: string | null;
   /** A private copy of the operator's cookie file, which yt-dlp may write to (see cookie-file.ts). */
   cookiesFile?: string;
+  /** The operator's PO-token server (PO_TOKEN_URL) and the bound on each ask, for the extraction host's provider. */
+  poTokens?: PoTokenServer;
+}
+
+export interface PoTokenServer {
+  url: string;
+  timeoutMs: number;
 }
 
 /**
@@ -48,7 +55,15 @@ export interface ExtractOptions {
  */
 export const workerOptions = {
   flags: ["-J", "--ignore-config", "--no-playlist", "--no-warnings", "--no-js-runtimes"],
-  valued: ["--playlist-items", "--socket-timeout", "-f", "--proxy", "--js-runtimes", "--remote-components"],
+  valued: [
+    "--playlist-items",
+    "--socket-timeout",
+    "-f",
+    "--proxy",
+    "--js-runtimes",
+    "--remote-components",
+    "--extractor-args",
+  ],
   /** A job with these runs in a child of its own: yt-dlp writes the cookie jar back; the description comes on stdin. */
   runsAlone: ["--cookies", "--load-info-json"],
 } as const;
@@ -57,7 +72,15 @@ export function extractInfoArgs(
   url: string,
   options: Pick<
     ExtractOptions,
-    "format" | "socketTimeoutSec" | "infoJson" | "jsRuntime" | "cookiesFile" | "proxy" | "playlistItems" | "flat"
+    | "format"
+    | "socketTimeoutSec"
+    | "infoJson"
+    | "jsRuntime"
+    | "cookiesFile"
+    | "proxy"
+    | "playlistItems"
+    | "flat"
+    | "poTokens"
   >,
 ): string[] {
   return [
@@ -73,6 +96,13 @@ export function extractInfoArgs(
     ...(options.proxy ? ["--proxy", options.proxy] : []),
     ...(options.jsRuntime === undefined ? [] : jsRuntimeArgs(options.jsRuntime)),
     ...(options.cookiesFile ? ["--cookies", options.cookiesFile] : []),
+    // The extraction host's provider (extraction-host/pot.py) reads its server from here, per job.
+    ...(options.poTokens
+      ? [
+        "--extractor-args",
+        `youtubepot-mediaapi:base_url=${options.poTokens.url};timeout_ms=${options.poTokens.timeoutMs}`,
+      ]
+      : []),
     // "--" keeps a URL that starts with "-" from being read as an option.
     ...(options.infoJson === undefined ? ["--", url] : ["--load-info-json", "-"]),
   ];

@@ -1,5 +1,5 @@
 // The file operations of the request path on node:fs.
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Files } from "../../platforms/ytdlp/cookie-file.ts";
@@ -8,6 +8,7 @@ import type { Files } from "../../platforms/ytdlp/cookie-file.ts";
 export function nodeFilesIn(parent: string): Files {
   return {
     read: (path) => readFile(path),
+    list: (folder) => readdir(folder),
     writePrivate: (prefix, name, content) => writePrivate(join(parent, prefix), name, content),
   };
 }

@@ -14,6 +14,7 @@ const everyOption = {
   proxy: "http://127.0.0.1:1",
   jsRuntime: "deno:/usr/bin/deno",
   playlistItems: "1:20",
+  poTokens: { url: "http://127.0.0.1:4416", timeoutMs: 6000 },
 };
 const link = "https://www.example.com/watch?v=1";
 

@@ -1,0 +1,108 @@
+// Which proxy a connection leaves through: the proxies of the platform whose host it goes to
+// (OUTBOUND_PROXY_<PLATFORM>, a list taken in turn), else OUTBOUND_PROXY, else none. A proxy of a
+// platform's list that fails to open a connection is set aside for a while, so that one dead
+// proxy does not fail every call; a platform's proxy carries its hosts only. Every connection is
+// still checked by the egress policy before any proxy sees it (egress-gate.ts, the outbound client).
+import { connectFailureOf } from "../util/connect-failure.ts";
+import { authority, type OutboundProxy } from "./outbound-proxy.ts";
+import type { UpstreamClient } from "./relay-upstream.ts";
+
+/** Picks proxies for one run (a gate session, one relayed file): a platform's proxy stays the same within it. */
+export type ProxyPicker = (host: string) => OutboundProxy | null;
+
+export interface OutboundRoutes {
+  /** A picker for one run: the first connection to a platform's host takes that platform's next proxy. */
+  run(): ProxyPicker;
+  /** A connection through `proxy` could not be opened: a proxy of a platform's list is set aside. */
+  failed(proxy: OutboundProxy): void;
+  /** Whether any connection may leave through a proxy (the runtime's proxied clients are built then). */
+  any: boolean;
+  /** Each platform's proxies as `host:port` (never credentials) and until when one is set aside. */
+  listing(): { platform: string; proxies: { proxy: string; setAsideUntil: string | null }[] }[];
+}
+
+export interface OutboundRoutesOptions {
+  /** OUTBOUND_PROXY; null without one. */
+  fallback: OutboundProxy | null;
+  /** OUTBOUND_PROXY_<PLATFORM>, by platform id. */
+  platforms: ReadonlyMap<string, readonly OutboundProxy[]>;
+  platformOfHost: (hostname: string) => string | null;
+  setAsideMs: number;
+  now: () => Date;
+  onSetAside: (platform: string, proxy: string, until: Date) => void;
+}
+
+/** A proxy's name in the log, the metrics and the listing: never its credentials. */
+export const proxyName = (proxy: OutboundProxy) => authority(proxy.host, proxy.port);
+
+export function createOutboundRoutes(options: OutboundRoutesOptions): OutboundRoutes {
+  const turns = new Map<string, number>();
+  const aside = new Map<OutboundProxy, number>();
+  const owner = new Map<OutboundProxy, string>();
+  for (const [platform, list] of options.platforms) for (const proxy of list) owner.set(proxy, platform);
+  const isAside = (proxy: OutboundProxy) => (aside.get(proxy) ?? 0) > options.now().getTime();
+
+  /** The platform's next proxy in turn, skipping those set aside; all set aside: the least recently failed. */
+  function next(platform: string, list: readonly OutboundProxy[]): OutboundProxy {
+    const turn = turns.get(platform) ?? 0;
+    turns.set(platform, turn + 1);
+    const ready = list.filter((proxy) => !isAside(proxy));
+    if (ready.length > 0) return ready[turn % ready.length]!;
+    return [...list].sort((a, b) => aside.get(a)! - aside.get(b)!)[0]!;
+  }
+
+  return {
+    any: options.fallback !== null || options.platforms.size > 0,
+    run() {
+      const chosen = new Map<string, OutboundProxy>();
+      return (host) => {
+        const platform = options.platformOfHost(host);
+        const list = platform === null ? undefined : options.platforms.get(platform);
+        if (platform === null || list === undefined) return options.fallback;
+        const proxy = chosen.get(platform) ?? next(platform, list);
+        chosen.set(platform, proxy);
+        return proxy;
+      };
+    },
+    failed(proxy) {
+      const platform = owner.get(proxy);
+      if (platform === undefined) return;
+      const until = new Date(options.now().getTime() + options.setAsideMs);
+      aside.set(proxy, until.getTime());
+      options.onSetAside(platform, proxyName(proxy), until);
+    },
+    listing: () =>
+      [...options.platforms].map(([platform, list]) => ({
+        platform,
+        proxies: list.map((proxy) => ({
+          proxy: proxyName(proxy),
+          setAsideUntil: isAside(proxy) ? new Date(aside.get(proxy)!).toISOString() : null,
+        })),
+      })),
+  };
+}
+
+/**
+ * The relay's and the readers' HTTP client over `routes`: each request through the proxy of its URL's host (the
+ * runtime's proxied client, one per proxy), or `direct`; a proxy that could not be reached is set aside.
+ */
+export function routedUpstream(
+  routes: OutboundRoutes,
+  direct: UpstreamClient,
+  proxied: (proxy: OutboundProxy) => UpstreamClient,
+): UpstreamClient {
+  if (!routes.any) return direct;
+  const clients = new Map<OutboundProxy, UpstreamClient>();
+  return async (request) => {
+    const proxy = routes.run()(request.url.hostname);
+    if (proxy === null) return direct(request);
+    const client = clients.get(proxy) ?? proxied(proxy);
+    clients.set(proxy, client);
+    try {
+      return await client(request);
+    } catch (error) {
+      if (connectFailureOf(error) !== null && !request.signal.aborted) routes.failed(proxy);
+      throw error;
+    }
+  };
+}
