@@ -68,6 +68,8 @@ export const errorTable = {
   source_not_streamable: { status: 502, retry: false },
   // The post's pages and API answers are larger than an extraction reads (egress-budget.ts).
   source_too_large: { status: 502, retry: false },
+  // The platform led this server to an address it may not reach (a private one): it would again.
+  upstream_not_allowed: { status: 502, retry: false },
   busy: { status: 503, retry: true },
   store_unavailable: { status: 503, retry: true },
   tool_missing: { status: 503, retry: false },

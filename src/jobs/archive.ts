@@ -3,10 +3,12 @@
 // entry, only when the response's reader asks for more, so each file is fetched from its source
 // only as fast as the client takes the archive, and nothing of it is kept (on disk or in memory
 // beyond a chunk). Sizes are not known ahead, so every entry has a data descriptor and the archive
-// turns ZIP64 where it passes 4 GiB. A file that fails, before its first byte or midway, errors the
-// stream: the client's transfer breaks, as a download's does, rather than ending in a clean ZIP
-// with a short or missing file.
+// turns ZIP64 where it passes 4 GiB. A file whose source fails before its first byte (a dead link,
+// a platform's refusal) is left out, and records.json names it with its problem: one dead file does
+// not take the others. One that fails midway errors the stream: the client's transfer breaks, as a
+// download's does, rather than ending in a clean ZIP with a short file.
 import { makeZip } from "client-zip";
+import { ApiError } from "../http/problem.ts";
 import type { OutputKind } from "../platforms/source.ts";
 import type { Job, JobItem } from "./job.ts";
 
@@ -22,9 +24,17 @@ export interface FileWanted {
   index: number | null;
 }
 
-/** An item of records.json: as the job shows it, with the names of its files in the archive. */
+/** A file of an item left out of the archive: which (`index` as in FileWanted) and why. */
+export interface FileProblem {
+  index: number | null;
+  code: string;
+  detail: string;
+}
+
+/** An item of records.json: as the job shows it, with the names of its files in the archive and those left out. */
 export interface ArchivedItem extends JobItem {
   files: string[];
+  fileProblems?: FileProblem[];
 }
 
 export interface ArchiveInput {
@@ -59,15 +69,56 @@ async function* entries(input: ArchiveInput) {
   const archived: ArchivedItem[] = [];
   for await (const item of input.items) {
     const names: string[] = [];
+    const problems: FileProblem[] = [];
     for (const wanted of filesOf(item, input.job)) {
-      const file = await input.fileOf(wanted);
+      const file = await startedFile(input, wanted);
+      if ("code" in file) {
+        problems.push(file);
+        continue;
+      }
       const name = entryName(item.position, file.name);
       names.push(name);
       yield { name, input: file.body, lastModified: input.now };
     }
-    archived.push({ ...item, files: names });
+    archived.push({ ...item, files: names, ...(problems.length > 0 ? { fileProblems: problems } : {}) });
   }
   yield { name: "records.json", input: recordsJson(input.job, archived), lastModified: input.now };
+}
+
+/**
+ * The file with its first bytes read, or its problem when its source failed before them. Only a
+ * problem the service names (an ApiError) is left out; a client gone stops the archive, and
+ * anything unforeseen breaks it, visibly.
+ */
+async function startedFile(input: ArchiveInput, wanted: FileWanted): Promise<ItemFile | FileProblem> {
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  try {
+    const file = await input.fileOf(wanted);
+    reader = file.body.getReader();
+    const first = await reader.read();
+    return { name: file.name, body: withFirst(first, reader) };
+  } catch (error) {
+    await reader?.cancel().catch(() => {});
+    if (!(error instanceof ApiError) || error.code === "client_closed") throw error;
+    return { index: wanted.index, code: error.code, detail: error.message };
+  }
+}
+
+/** The body again: the chunk already read, then the rest as it is asked for. */
+function withFirst(
+  first: ReadableStreamReadResult<Uint8Array>,
+  rest: ReadableStreamDefaultReader<Uint8Array>,
+): ReadableStream<Uint8Array> {
+  let pending: ReadableStreamReadResult<Uint8Array> | null = first;
+  return new ReadableStream({
+    async pull(controller) {
+      const { done, value } = pending ?? (await rest.read());
+      pending = null;
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => rest.cancel(reason),
+  }, { highWaterMark: 0 });
 }
 
 /** The job and its items in its order, with each item's files' names: the archive's last entry. */

@@ -97,8 +97,12 @@ export function createOutbound(options: OutboundOptions): Outbound {
       await body?.cancel();
       return { status, headers, text: wanted ? "" : null };
     }
+    // The same answer would be as large again: no later try helps.
     const tooLarge = () =>
-      upstreamFailed(`${name} answered with more than ${request.maxBytes} bytes; try again later.`);
+      new ApiError(
+        "source_too_large",
+        `${name} answered with more than ${request.maxBytes} bytes, more than this server reads; trying again will not help.`,
+      );
     return { status, headers, text: await boundedText(body, request.maxBytes, tooLarge) };
   }
 
@@ -157,7 +161,7 @@ async function followHops(
  * Where a hop connects: the operator's override origin as named, else the host pinned to the
  * address the egress policy checked (null for an endpoint the operator trusted: connect as named).
  * A platform that leads this server to an address it may not reach is a failing upstream, not the
- * caller's mistake: 502, with the policy's refusal as its cause.
+ * caller's mistake: 502 upstream_not_allowed (no later try helps), with the policy's refusal as its cause.
  */
 async function connectionTarget(url: URL, options: OutboundOptions): Promise<{ url: URL; address?: string }> {
   const overridden = withOriginOverride(url, options.originOverrides);
@@ -167,9 +171,11 @@ async function connectionTarget(url: URL, options: OutboundOptions): Promise<{ u
     return address === null ? { url } : { url, address };
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== "host_not_allowed") throw error;
-    throw upstreamFailed(`${options.name} led this server to ${url.host}, which it does not reach; try again later.`, {
-      cause: error,
-    });
+    throw new ApiError(
+      "upstream_not_allowed",
+      `${options.name} led this server to ${url.host}, which it does not reach; trying again will not help.`,
+      { cause: error },
+    );
   }
 }
 

@@ -1,6 +1,7 @@
 // The archive builder against a local file host: the ZIP it streams is whole for `unzip -t`, its
 // files are the bytes served, in the job's order, with records.json last; it asks for a file only
-// when the reader reaches it; a file that fails midway, or cannot be got at all, breaks the stream.
+// when the reader reaches it; a file that fails midway breaks the stream, one that cannot be got at
+// all is left out and named in records.json with its problem.
 import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
@@ -9,6 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { ApiError } from "../../src/http/problem.ts";
 import { archiveStream, filesOf, type FileWanted, type ItemFile } from "../../src/jobs/archive.ts";
 import type { Job, JobItem } from "../../src/jobs/job.ts";
 import type { PostRecord } from "../../src/platforms/records.ts";
@@ -83,11 +85,11 @@ async function* listed(items: JobItem[]) {
   yield* items;
 }
 
-/** Each file fetched from the local host when the archive reaches it, named by its path. */
+/** Each file fetched from the local host when the archive reaches it, named by its path; a failing status is 502, as `download`'s. */
 async function fetched({ item, index }: FileWanted): Promise<ItemFile> {
   const url = item.post!.media[(index ?? 1) - 1]!.url!;
   const response = await fetch(url);
-  if (!response.ok) throw new Error(`status ${response.status}`);
+  if (!response.ok) throw new ApiError("upstream_failed", `status ${response.status}`);
   return { name: `file${index ?? ""}${path.extname(url)}`, body: response.body! };
 }
 
@@ -137,9 +139,28 @@ describe("archiveStream()", () => {
     await expect(new Response(stream).arrayBuffer()).rejects.toThrow();
   });
 
-  test("a file that cannot be got at all breaks the stream", async () => {
-    const stream = archive([item(1, ["/c.jpg"]), item(2, ["/missing.mp4"])]);
-    await expect(new Response(stream).arrayBuffer()).rejects.toThrow(/status 404/);
+  test("a file that cannot be got at all is left out and named in records.json; the others are whole", async () => {
+    const zip = await saved(
+      archive([item(1, ["/c.jpg"]), item(2, ["/missing.mp4"]), item(3, ["/b.jpg"])]),
+      "dead-file.zip",
+    );
+    expect((await run("unzip", ["-t", zip])).stdout).toMatch(/No errors detected/);
+    expect((await run("unzip", ["-Z1", zip])).stdout.trim().split("\n")).toEqual([
+      "0001-file.jpg",
+      "0003-file.jpg",
+      "records.json",
+    ]);
+    const records = JSON.parse((await run("unzip", ["-p", zip, "records.json"])).stdout);
+    expect(records.items[1]).toMatchObject({
+      position: 2,
+      files: [],
+      fileProblems: [{ index: null, code: "upstream_failed", detail: "status 404" }],
+    });
+  });
+
+  test("a failure the service does not name still breaks the stream", async () => {
+    const stream = archive([item(1, ["/c.jpg"])], () => Promise.reject(new Error("unforeseen")));
+    await expect(new Response(stream).arrayBuffer()).rejects.toThrow(/unforeseen/);
   });
 
   test("a job of records only holds records.json alone", async () => {

@@ -2,6 +2,7 @@
 // the egress policy before a connection opens, the session's headers stay with their origin,
 // redirects are bounded, and a body is read only up to its bound.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { errorTable } from "../../src/http/errors.ts";
 import { ApiError } from "../../src/http/problem.ts";
 import { type Canary, startCanary } from "../fakes/canary.ts";
 import { type HostilePlatform, pouredBytes, startHostilePlatform } from "../fakes/hostile-platform.ts";
@@ -35,8 +36,11 @@ describe("the outbound client", () => {
   test("a redirect to an address the egress policy refuses is 502, and no connection reaches it", async () => {
     home.answer({ kind: "redirect", location: `${canary.origin}/steal` });
     const error = await failure(outbound().json({ url: new URL(`${home.origin}/api`), maxBytes: 1024 }));
-    expect([error.status, error.code]).toEqual([502, "upstream_failed"]);
-    expect(error.message).toBe(`Testland led this server to ${canary.host}, which it does not reach; try again later.`);
+    // Not "try again": the platform would lead there again.
+    expect([error.status, error.code, errorTable[error.code].retry]).toEqual([502, "upstream_not_allowed", false]);
+    expect(error.message).toBe(
+      `Testland led this server to ${canary.host}, which it does not reach; trying again will not help.`,
+    );
     expect(home.requests).toHaveLength(1);
     expect(canary.connections()).toBe(0);
   });
@@ -85,9 +89,11 @@ describe("the outbound client", () => {
     home.answer({ kind: "pour", head: "#EXTM3U\n", contentType: "application/vnd.apple.mpegurl" });
     const before = home.sent();
     const error = await failure(outbound().text({ url: new URL(`${home.origin}/playlist.m3u8`), maxBytes: 2 ** 20 }));
-    expect([error.status, error.message]).toEqual([
+    expect([error.status, error.code, errorTable[error.code].retry, error.message]).toEqual([
       502,
-      "Testland answered with more than 1048576 bytes; try again later.",
+      "source_too_large",
+      false,
+      "Testland answered with more than 1048576 bytes, more than this server reads; trying again will not help.",
     ]);
     await until("the host's connection to close", () => home.connections() === 0, 10_000);
     // What the sockets' buffers held when the client let go: far from the 300 MB the host had to send.

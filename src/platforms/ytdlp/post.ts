@@ -1,4 +1,6 @@
 // Maps `yt-dlp -J` output to the platform-independent post record (docs/api.md, Post record).
+import { ApiError } from "../../http/problem.ts";
+import { nothingToDownload } from "../post-errors.ts";
 import type { PlatformId, PostMediaItem, PostRecord, PostVideoVariant } from "../records.ts";
 import {
   contentTypeOf,
@@ -13,8 +15,9 @@ import {
 import { entryFormats, postItems, type YtdlpEntry, type YtdlpFormat, type YtdlpInfo } from "./info.ts";
 import { subtitlesOf } from "./subtitles.ts";
 
+/** The record of yt-dlp's description; 404 no_media when no item has a file it can serve (requireServable). */
 export function infoToPost(info: YtdlpInfo, platform: PlatformId, pageUrl: URL): PostRecord {
-  const items = postItems(info);
+  const items = requireServable(info);
   const entry = items[0]!;
   const formats = mediaFormats(entry);
   return {
@@ -33,6 +36,31 @@ export function infoToPost(info: YtdlpInfo, platform: PlatformId, pageUrl: URL):
     card: null,
   };
 }
+
+/**
+ * The post's items, when one has a file to serve: a video or sound, or a picture. yt-dlp answers
+ * some pages with none (`{}`, formats that are all storyboards or all DRM-encrypted): such a page
+ * is 404 no_media, saying why, as an empty page is, never a video item that no download can serve.
+ */
+export function requireServable(info: YtdlpInfo): YtdlpEntry[] {
+  const items = postItems(info);
+  const servable = (entry: YtdlpEntry) => mediaFormats(entry).some((f) => isImage(f) || variantFormats([f]).length > 0);
+  if (items.some(servable)) return items;
+  const all = items.flatMap(entryFormats);
+  if (all.some((f) => f.has_drm === true)) {
+    return unservable(
+      "Its video is encrypted (DRM) in every format the platform offers; this service cannot serve it.",
+    );
+  }
+  if (all.length > 0 && all.every(isStoryboard)) {
+    return unservable("The platform offers only preview images (storyboards) of this video, no file to serve.");
+  }
+  throw nothingToDownload();
+}
+
+const unservable = (detail: string): never => {
+  throw new ApiError("no_media", detail);
+};
 
 /** The post's id as the platform names it, from its first item; a download's default file name is made of it. */
 export function postId(first: YtdlpEntry, platform: PlatformId): string {

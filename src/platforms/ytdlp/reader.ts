@@ -4,7 +4,7 @@ import { requireItem } from "../items.ts";
 import type { Expands, Source } from "../source.ts";
 import { expansionOf, listingRange, mayStandForMany } from "./expansion.ts";
 import { mainEntry, postItems } from "./info.ts";
-import { infoToPost, postId } from "./post.ts";
+import { infoToPost, postId, requireServable } from "./post.ts";
 import { planRemux, selectorFor } from "./selection.ts";
 import type { PageClient } from "./client.ts";
 import { chooseSubtitle } from "./subtitles.ts";
@@ -29,6 +29,8 @@ export function ytdlpReader(pages: PageClient): Source & Expands {
         signal,
         wanted.index ?? 1,
       );
+      // A page of no file to serve is no_media here too, not a remux of nothing.
+      requireServable(info);
       const entry = mainEntry(info);
       const ffmpeg = planRemux(formats, wanted.output);
       if (wanted.subtitles !== null) ffmpeg.subtitles = chooseSubtitle(entry, wanted.subtitles);

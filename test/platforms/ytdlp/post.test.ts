@@ -5,6 +5,8 @@ import { infoToPost } from "../../../src/platforms/ytdlp/post.ts";
 import { ytdlpFixture } from "./fixtures.ts";
 
 const page = new URL("https://example.com/page");
+/** A file of the page's own, for a test about the record's other fields. */
+const aFile = { url: "https://example.com/clip.mp4", ext: "mp4", vcodec: "avc1", acodec: "mp4a" };
 
 describe("infoToPost() on recorded yt-dlp output", () => {
   test("YouTube: one H.264 variant per height, merged with AAC where the format has no sound", () => {
@@ -305,13 +307,61 @@ describe("infoToPost() on other shapes", () => {
     ]);
   });
 
+  test.each([
+    ["yt-dlp's {}", {}, "The platform showed this post with no video, image or text in it."],
+    ["a title and no format", { id: "v1", title: "A page" }, "The platform showed this post"],
+    [
+      "storyboards only",
+      {
+        id: "v2",
+        title: "T",
+        formats: [{
+          format_id: "sb0",
+          url: "https://i.example/sb/M0.jpg",
+          format_note: "storyboard",
+          ext: "mhtml",
+          vcodec: "none",
+          acodec: "none",
+          protocol: "mhtml",
+        }],
+      },
+      "storyboards",
+    ],
+    [
+      "DRM only",
+      {
+        id: "v3",
+        title: "T",
+        formats: [{
+          format_id: "dash-1",
+          url: "https://v.example/1.mpd",
+          ext: "mp4",
+          vcodec: "avc1",
+          acodec: "mp4a",
+          has_drm: true,
+          height: 720,
+        }],
+      },
+      "DRM",
+    ],
+  ])("%s is 404 no_media, never a video item no download can serve", (_, json, detail) => {
+    const error = (() => {
+      try {
+        infoToPost(YtdlpInfo.parse(json), "OTHER", page);
+      } catch (thrown) {
+        return thrown as { code: string; message: string };
+      }
+    })();
+    expect(error).toMatchObject({ code: "no_media", message: expect.stringContaining(detail) });
+  });
+
   test("a generic 'Video by' title gives way to the description", () => {
-    const info = YtdlpInfo.parse({ id: "C1", title: "Video by someone", description: "The caption #tag" });
+    const info = YtdlpInfo.parse({ id: "C1", title: "Video by someone", description: "The caption #tag", ...aFile });
     expect(infoToPost(info, "INSTAGRAM", page).text).toBe("The caption #tag");
   });
 
   test("fields of an unexpected type read as null instead of failing", () => {
-    const info = YtdlpInfo.parse({ id: 443437002, duration: "long", uploader: 5, title: "T" });
+    const info = YtdlpInfo.parse({ id: 443437002, duration: "long", uploader: 5, title: "T", ...aFile });
     expect(infoToPost(info, "VIMEO", page)).toMatchObject({ id: "443437002", durationSec: null, authorName: null });
   });
 });
