@@ -526,7 +526,7 @@ function platformRemedies({ config, jars, outbound }: Wiring): (site: string) =>
         : config.OUTBOUND_PROXY === undefined
         ? null
         : { count: 1, setAside: [] },
-      tokenServer: site === "YOUTUBE" ? config.PO_TOKEN_URL !== undefined : null,
+      tokenServer: platformList.find((row) => row.id === site)?.poTokens ? config.PO_TOKEN_URL !== undefined : null,
     };
   };
 }

@@ -99,6 +99,8 @@ export interface Platform<Id extends string = string> {
    * where its default (`the <name> reader`; update the service) does not say enough.
    */
   checkAdvice?: { reader: string; update: string };
+  /** Whether yt-dlp asks the operator's proof-of-origin token server (PO_TOKEN_URL) for the platform's videos. */
+  poTokens?: true;
   /** The name cobalt's API gives the platform (its `services`, a failure's `context.service`), where it is not the id in lower case. */
   cobaltName?: string;
   /**

@@ -204,7 +204,7 @@ describe("readerOf()", () => {
     ["https://x.com/i/spaces/1OwxWwQOPlNxQ/peek", "yt-dlp"],
     // Not a Space's id (13 characters): X's own reader, which says which shapes X has.
     ["https://x.com/i/spaces/1OwxWw", "x"],
-    ["https://bsky.app/profile/bsky.app/post/3l3vgf77uco2g", "bluesky"],
+    ["https://bsky.app/profile/bsky.app/post/3l3vgf77uco2g", "own"],
     ["https://www.youtube.com/watch?v=jNQXAC9IVRw", "yt-dlp"],
     ["https://www.instagram.com/p/aye83DjauH/", "yt-dlp+gallery-dl"],
   ])("%s is read by %s", (url, reader) => {

@@ -6,6 +6,7 @@ export const youtube: Platform<"YOUTUBE"> = {
   name: "YouTube",
   hosts: ["youtube.com", "youtu.be", "youtube-nocookie.com", "youtubekids.com"],
   reader: "yt-dlp",
+  poTokens: true,
   ytdlpPlaylist: (url) =>
     url.searchParams.has("list") || /^\/(playlist|channel\/|c\/|user\/|@)/.test(url.pathname) &&
       !/\/(shorts|live)\//.test(url.pathname),
