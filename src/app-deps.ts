@@ -26,7 +26,7 @@ import { createBlueskyThreads } from "./platforms/bluesky/threads.ts";
 import { createXiaohongshuSource } from "./platforms/xiaohongshu/source.ts";
 import { createThreadsSource } from "./platforms/threads/source.ts";
 import type { Expands, Source } from "./platforms/source.ts";
-import { createSources } from "./platforms/sources.ts";
+import { createSources, type SourceOf } from "./platforms/sources.ts";
 import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
 import { createXClient, type TweetClient, type XClient, xWebClientBearerToken } from "./platforms/x/client.ts";
 import { createXThreads } from "./platforms/x/threads.ts";
@@ -48,7 +48,7 @@ import {
   findInterpreter,
   hostReadiness,
 } from "./processes/extraction-host.ts";
-import { createCliExtractor } from "./processes/extractor.ts";
+import { createCliExtractor, type Extractor, inBackground } from "./processes/extractor.ts";
 import type { ProcessHost } from "./processes/process-host.ts";
 import {
   createToolProbe,
@@ -94,6 +94,8 @@ export interface AppParts extends DownloadDeps, PostDeps {
   platformChecks: PlatformChecks;
   /** The extraction host: the service starts and closes it. */
   extractor: ExtractionHost;
+  /** The sources jobs read through: the same readers, their tools run below interactive calls' (niced). */
+  jobSources: SourceOf;
   /** The egress gate: the service closes it. */
   gate: EgressGate;
   /** COOKIES_FILE; undefined without one. */
@@ -129,19 +131,18 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
   const tools = probedTools(wiring);
   const tweets = xClient(wiring);
   const bluesky = blueskyClient(wiring);
-  const { extractor, pages, galleries } = extraction(wiring);
+  const { extractor, tools: interactive, jobTools } = extraction(wiring);
   const slots = operationSlots(config, metrics.slotsHeld);
   const ask = createAsk({ tools, extractions: slots.extractions });
+  const readers = {
+    tweets,
+    bluesky: blueskySource(wiring, bluesky),
+    expansions: { x: createXThreads(tweets), bluesky: blueskyThreads(wiring, bluesky) },
+    xiaohongshu: xiaohongshuSource(wiring),
+    threads: threadsSource(wiring),
+  };
   const posts: PostDeps = {
-    sources: createSources({
-      tweets,
-      bluesky: blueskySource(wiring, bluesky),
-      expansions: { x: createXThreads(tweets), bluesky: blueskyThreads(wiring, bluesky) },
-      xiaohongshu: xiaohongshuSource(wiring),
-      threads: threadsSource(wiring),
-      pages,
-      galleries,
-    }, ask),
+    sources: createSources({ ...readers, ...interactive }, ask),
     tools,
     extractions: slots.extractions,
     extraPageHosts: config.EXTRA_PAGE_HOSTS,
@@ -171,6 +172,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
     metrics,
     platformChecks: platformChecks(wiring, posts, tools),
     extractor,
+    jobSources: createSources({ ...readers, ...jobTools }, ask),
     gate,
     cookies,
     readinessChecks: [
@@ -404,10 +406,19 @@ function remuxOptions({ config, runtime, metrics, gate }: Wiring): RemuxOptions 
   };
 }
 
-/** The extraction host and the descriptions yt-dlp and gallery-dl read through it. */
+/** The descriptions yt-dlp and gallery-dl give. */
+interface ToolClients {
+  pages: PageClient;
+  galleries: GalleryClient;
+}
+
+/**
+ * The extraction host and the descriptions yt-dlp and gallery-dl read through it: interactive
+ * calls' and jobs' (whose tools run niced), each with their own caches.
+ */
 function extraction(
   { config, runtime, metrics, gate, cookies, blocked }: Wiring,
-): { extractor: ExtractionHost; pages: PageClient; galleries: GalleryClient } {
+): { extractor: ExtractionHost; tools: ToolClients; jobTools: ToolClients } {
   const extractor = createExtractionHost({
     processes: runtime.processes,
     toolRuns: runtime.toolRuns,
@@ -427,30 +438,34 @@ function extraction(
         : metrics.extractionHost(status.state, "", 0),
   });
   // What both tools' descriptions are read with: the same caps, cache, gate, cookies and metrics.
-  const shared = {
-    extractor,
-    files: runtime.files,
-    timeoutMs: config.EXTRACT_TIMEOUT_S * 1000,
-    socketTimeoutSec: Math.min(20, config.EXTRACT_TIMEOUT_S),
-    cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
-    cacheMaxEntries: 500,
-    gate,
-    cookies,
-    onBlocked: blocked.emit,
+  const clients = (extractor: Extractor): ToolClients => {
+    const shared = {
+      extractor,
+      files: runtime.files,
+      timeoutMs: config.EXTRACT_TIMEOUT_S * 1000,
+      socketTimeoutSec: Math.min(20, config.EXTRACT_TIMEOUT_S),
+      cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
+      cacheMaxEntries: 500,
+      gate,
+      cookies,
+      onBlocked: blocked.emit,
+    };
+    return {
+      pages: createPageClient({
+        ...shared,
+        maxItems: config.PLAYLIST_MAX_ITEMS,
+        onChild: () => metrics.childStarted("yt-dlp"),
+        jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME, runtime.automaticJsRuntime),
+      }),
+      galleries: createGalleryClient({
+        ...shared,
+        maxItems: config.PLAYLIST_MAX_ITEMS,
+        onChild: () => metrics.childStarted("gallery-dl"),
+        caFile: config.GALLERY_DL_CA_FILE,
+      }),
+    };
   };
-  const pages = createPageClient({
-    ...shared,
-    maxItems: config.PLAYLIST_MAX_ITEMS,
-    onChild: () => metrics.childStarted("yt-dlp"),
-    jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME, runtime.automaticJsRuntime),
-  });
-  const galleries = createGalleryClient({
-    ...shared,
-    maxItems: config.PLAYLIST_MAX_ITEMS,
-    onChild: () => metrics.childStarted("gallery-dl"),
-    caFile: config.GALLERY_DL_CA_FILE,
-  });
-  return { extractor, pages, galleries };
+  return { extractor, tools: clients(extractor), jobTools: clients(inBackground(extractor)) };
 }
 
 /** The platform check: its reference posts read as `post` reads them; a user's blocked request marks its platform too. */

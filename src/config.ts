@@ -349,6 +349,11 @@ export const ConfigSchema = z.object({
     .describe(
       "Page-mode downloads that encode (audio=mp3) this instance runs at once; unset: MAX_PAGE_DOWNLOADS if set, else the CPU count",
     ),
+  JOB_EXTRACTIONS: positiveInt
+    .optional()
+    .describe(
+      "Extractions of jobs (their links' reads and their items) this instance runs at once, of every key together; unset: 4 per CPU, at most half of MAX_EXTRACTIONS",
+    ),
   MAX_PAGE_DOWNLOADS: positiveInt
     .optional()
     .describe(

@@ -20,7 +20,7 @@ import type { RunningServer } from "./runtime/serve.ts";
 import type { EntryProcess, Runtime, StopSignal } from "./runtime/runtime.ts";
 import { connectionLimits } from "./runtime/connection-caps.ts";
 import { type Queue, startQueue } from "./jobs/queue.ts";
-import { createJobs, type Jobs } from "./jobs/runner.ts";
+import { createJobs, type Jobs, jobSettingsOf } from "./jobs/runner.ts";
 import { createWatches, type Watches } from "./jobs/watch-runner.ts";
 import { createEvents, type Events } from "./events/events.ts";
 import type { AppParts } from "./app-deps.ts";
@@ -176,7 +176,7 @@ async function startJobs(
     now,
     log,
   });
-  const settings = { concurrency: config.JOB_CONCURRENCY, extractionSlots: config.MAX_EXTRACTIONS };
+  const settings = jobSettingsOf(config);
   const jobDeps = { ...parts, db, log, now, settings, events: events.jobs };
   const [jobs, watches] = [createJobs(jobDeps, queue), createWatches(jobDeps, queue)];
   const work = async () => {

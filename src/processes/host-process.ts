@@ -11,6 +11,7 @@ import { upstreamFailed } from "../http/problem.ts";
 import type { Logger } from "../log.ts";
 import { cancelled, spawnWatched, timedOut } from "./child-stream.ts";
 import {
+  BACKGROUND_NICENESS,
   type ExtractionJob,
   type ExtractionOutput,
   type ExtractionTool,
@@ -243,7 +244,14 @@ function createJobTable(options: { send(message: object): void; maxMemoryBytes: 
       });
       if (job.signal?.aborted) return onAbort();
       job.signal?.addEventListener("abort", onAbort, { once: true });
-      options.send({ id, tool: job.tool, args: job.args, ...(job.stdin === undefined ? {} : { stdin: job.stdin }) });
+      options.send({
+        id,
+        tool: job.tool,
+        args: job.args,
+        ...(job.stdin === undefined ? {} : { stdin: job.stdin }),
+        // A job's run: its own child, niced (a worker's threads serve interactive calls too).
+        ...(job.background ? { nice: BACKGROUND_NICENESS } : {}),
+      });
     });
   }
 

@@ -12,6 +12,7 @@ import linkSecretPerStore from "./migrations/008_link_secret_per_store.sql?raw";
 import jobs from "./migrations/009_jobs.sql?raw";
 import webhooks from "./migrations/010_webhooks.sql?raw";
 import watches from "./migrations/011_watches.sql?raw";
+import linksRead from "./migrations/015_links_read.sql?raw";
 
 export const migrations: readonly { version: number; sql: string }[] = [
   { version: 1, sql: init },
@@ -25,6 +26,7 @@ export const migrations: readonly { version: number; sql: string }[] = [
   { version: 9, sql: jobs },
   { version: 10, sql: webhooks },
   { version: 11, sql: watches },
+  { version: 15, sql: linksRead },
 ];
 
 const MIGRATION_LOCK = 7_303_001;

@@ -11,7 +11,7 @@ import { createAccount } from "../../src/store/accounts.ts";
 import { createApiKey, type Tier } from "../../src/store/api-keys.ts";
 import type { Db } from "../../src/store/db.ts";
 import type { Queue } from "../../src/jobs/queue.ts";
-import { createJobs, type Jobs } from "../../src/jobs/runner.ts";
+import { createJobs, type Jobs, jobSettingsOf } from "../../src/jobs/runner.ts";
 import { createWatches, type Watches } from "../../src/jobs/watch-runner.ts";
 import { createEvents, type Events } from "../../src/events/events.ts";
 
@@ -65,7 +65,7 @@ export function buildTestApp(
   const log = createLogger("debug", (line) => logLines.push(line));
   const deps = createAppDeps({ config, runtime: { upstream: nodeUpstream, ...nodeCapabilities }, now: clock.now, log });
   if (options.extractionHost) deps.extractor.start(log);
-  const settings = { concurrency: config.JOB_CONCURRENCY, extractionSlots: config.MAX_EXTRACTIONS };
+  const settings = jobSettingsOf(config);
   const events = options.queue
     ? createEvents({
       db,

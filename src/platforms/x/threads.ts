@@ -68,7 +68,7 @@ function withoutSession(chain: ThreadTweet[]): Expansion | null {
   return chain.length === 1 ? null : expansion(chain, null);
 }
 
-export function createXThreads(x: XClient): Expands {
+export function createXThreads(x: XClient): Expands<Expansion> {
   return {
     async expand(link, limit, signal, threads = true) {
       const ask = x.graphql;
