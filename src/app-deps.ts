@@ -465,7 +465,7 @@ function extraction(
       }),
     };
   };
-  return { extractor, tools: clients(extractor), jobTools: clients(inBackground(extractor)) };
+  return { extractor, tools: clients(extractor), jobTools: clients(inBackground(extractor, config.JOB_NICENESS)) };
 }
 
 /** The platform check: its reference posts read as `post` reads them; a user's blocked request marks its platform too. */

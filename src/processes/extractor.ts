@@ -23,18 +23,15 @@ export interface ExtractionJob {
   /** Aborting ends the run, for example when the client went away: 499 `client_closed`. */
   signal?: AbortSignal;
   /**
-   * A job's run (src/jobs/), not an interactive caller's: the tool runs at a lower OS priority
-   * (nice `BACKGROUND_NICENESS`), so the CPU goes to a caller who waits first.
+   * For a job's run (src/jobs/), not an interactive caller's: how much lower than the service's
+   * the tool's OS priority is (nice), so that the CPU goes to a caller who waits first. 0 or none: the same.
    */
-  background?: boolean;
+  niceness?: number;
 }
 
-/** How much nicer than the service a job's tool runs: enough that an interactive call's tool is scheduled first. */
-export const BACKGROUND_NICENESS = 10;
-
-/** The extractor `extractor`, each of its runs a job's (`background`). */
-export const inBackground = (extractor: Extractor): Extractor => ({
-  run: (job) => extractor.run({ ...job, background: true }),
+/** The extractor `extractor`, each of its runs a job's, at `niceness` (JOB_NICENESS). */
+export const inBackground = (extractor: Extractor, niceness: number): Extractor => ({
+  run: (job) => extractor.run({ ...job, niceness }),
 });
 
 export interface ExtractionOutput {
@@ -94,14 +91,14 @@ export function unlessMemoryExceeded(output: ExtractionOutput, limitBytes: numbe
 // so that a tool that cannot be run is still told apart from a tool's own failure.
 const CAPPED_RUN = 'ulimit -d "$1" && shift && exec "$@"';
 
-/** The command that runs `program` with at most `limitBytes` of heap (none: no ceiling), niced for a job's run. */
+/** The command that runs `program` with at most `limitBytes` of heap (none: no ceiling), niced by `niceness`. */
 function cappedCommand(
   program: string,
   args: readonly string[],
   limitBytes: number | undefined,
-  background: boolean,
+  niceness: number,
 ): [string, string[]] {
-  const niced = background ? ["nice", "-n", String(BACKGROUND_NICENESS), program, ...args] : [program, ...args];
+  const niced = niceness > 0 ? ["nice", "-n", String(niceness), program, ...args] : [program, ...args];
   if (limitBytes === undefined) return [niced[0]!, niced.slice(1)];
   return ["/bin/sh", ["-c", CAPPED_RUN, WATCHDOG_NAME, String(Math.floor(limitBytes / 1024)), ...niced]];
 }
@@ -121,7 +118,7 @@ export function createCliExtractor(
       // a marker of this run, so a tool's own failure comes back as output for the caller to classify.
       const failedExit = new ApiError("tool_exited", "The media tool failed.");
       let exitCode: number | null = null;
-      const [command, args] = cappedCommand(paths[job.tool], job.args, memoryLimitBytes, job.background ?? false);
+      const [command, args] = cappedCommand(paths[job.tool], job.args, memoryLimitBytes, job.niceness ?? 0);
       const child = spawnStream(processes, command, args, {
         classify: (code) => {
           exitCode = code;

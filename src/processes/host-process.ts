@@ -11,7 +11,6 @@ import { upstreamFailed } from "../http/problem.ts";
 import type { Logger } from "../log.ts";
 import { cancelled, spawnWatched, timedOut } from "./child-stream.ts";
 import {
-  BACKGROUND_NICENESS,
   type ExtractionJob,
   type ExtractionOutput,
   type ExtractionTool,
@@ -250,7 +249,7 @@ function createJobTable(options: { send(message: object): void; maxMemoryBytes: 
         args: job.args,
         ...(job.stdin === undefined ? {} : { stdin: job.stdin }),
         // A job's run: its own child, niced (a worker's threads serve interactive calls too).
-        ...(job.background ? { nice: BACKGROUND_NICENESS } : {}),
+        ...(job.niceness ? { nice: job.niceness } : {}),
       });
     });
   }
