@@ -1,11 +1,15 @@
 import { defineConfig } from "vitest/config";
+import { scaled } from "./test/helpers/slowness.ts";
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Every bound scaled by the machine's slowness (test/helpers/slowness.ts): a busy machine makes
+    // the suite slower, not red.
+    testTimeout: scaled(30_000),
+    hookTimeout: scaled(60_000),
+    expect: { poll: { timeout: scaled(1_000) } },
     // Most of a file's time is spent waiting on child processes and sockets, so three workers
     // keep a 2-core machine busy (Vitest's default, one worker fewer than the cores, ran the files
     // one after another there): 352 s against 450 s with two. Four gave 313 s, but left the timed

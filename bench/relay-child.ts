@@ -9,7 +9,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { nativeBodyOf } from "../src/http/native-body.ts";
 import { relayMedia } from "../src/media/relay.ts";
-import { fetchUpstream, type UpstreamClient } from "../src/media/relay-upstream.ts";
+import { fetchUpstream, type UpstreamClient } from "../src/net/relay-upstream.ts";
 import { resolveWithDns } from "../src/runtime/node/dns.ts";
 import { nodeUpstream } from "../src/runtime/node/relay-upstream.ts";
 

@@ -7,25 +7,24 @@ import type { ApiError } from "./http/problem.ts";
 import type { ReadinessCheck } from "./http/readiness.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { operationSlots } from "./limits/slots.ts";
-import { type EgressPolicy, endpointKey, portOf, type ResolveHost, trustedEndpoints } from "./media/egress.ts";
+import { type EgressPolicy, endpointKey, portOf, type ResolveHost, trustedEndpoints } from "./net/egress.ts";
 import { cookieHeaderFor } from "./media/cookie-header.ts";
-import { createEgressGate, type EgressGate, type ListenLoopback } from "./media/egress-gate.ts";
+import { createEgressGate, type EgressGate, type ListenLoopback } from "./net/egress-gate.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
-import { type OutboundProxy, parseOutboundProxy } from "./media/outbound-proxy.ts";
+import { type OutboundProxy, parseOutboundProxy } from "./net/outbound-proxy.ts";
 import type { RelayOptions } from "./media/relay.ts";
-import type { UpstreamClient } from "./media/relay-upstream.ts";
+import type { UpstreamClient } from "./net/relay-upstream.ts";
 import type { RemuxOptions } from "./media/remux.ts";
 import { createServiceMetrics, type ServiceMetrics, type Upstream } from "./metrics/service-metrics.ts";
 import { countedUpstream, isHealthyStatus } from "./metrics/upstream.ts";
 import { createExtractorClaims, type ExtractorClaims } from "./platforms/claims.ts";
-import { createBlueskySource } from "./platforms/bluesky/source.ts";
-import { createOutbound, type Outbound } from "./platforms/outbound.ts";
+import { createOutbound, type Outbound } from "./net/outbound.ts";
 import { createLinkResolver, SHORT_LINK_TIMEOUT_MS } from "./platforms/short-links.ts";
-import { ATTEMPT_TIMEOUT_MS } from "./events/delivery.ts";
-import { createBlueskyThreads } from "./platforms/bluesky/threads.ts";
-import { createXiaohongshuSource } from "./platforms/xiaohongshu/source.ts";
-import { createThreadsSource } from "./platforms/threads/source.ts";
-import type { Expands, Source } from "./platforms/source.ts";
+import { ATTEMPT_TIMEOUT_MS } from "./webhooks/delivery.ts";
+import { ownReaders } from "./platforms/own-readers.ts";
+import type { ReaderContext } from "./platforms/own-reader.ts";
+import { z } from "zod";
+import type { Source } from "./platforms/source.ts";
 import { createSources, type SourceOf } from "./platforms/sources.ts";
 import { xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
 import { createXClient, type TweetClient, type XClient, xWebClientBearerToken } from "./platforms/x/client.ts";
@@ -36,9 +35,9 @@ import { workerOptions } from "./platforms/ytdlp/run.ts";
 import { createPageClient, type PageClient } from "./platforms/ytdlp/client.ts";
 import { createGalleryClient, type GalleryClient } from "./platforms/gallerydl/client.ts";
 import { detectPlatform, siteOf } from "./platforms/table.ts";
-import { createAsk } from "./handlers/ask.ts";
-import type { DownloadDeps } from "./handlers/download.ts";
-import { type PostDeps, postRecord } from "./handlers/post.ts";
+import { createAsk } from "./operations/ask.ts";
+import type { DownloadDeps } from "./operations/download.ts";
+import { type PostDeps, postRecord } from "./operations/post.ts";
 import { createPlatformChecks, type PlatformChecks } from "./doctor/checker.ts";
 import { failureContext } from "./doctor/context.ts";
 import { referencePosts } from "./doctor/reference-posts.ts";
@@ -130,17 +129,10 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
   const { config, metrics, cookies, gate, egress } = wiring;
   const tools = probedTools(wiring);
   const tweets = xClient(wiring);
-  const bluesky = blueskyClient(wiring);
   const { extractor, tools: interactive, jobTools } = extraction(wiring);
   const slots = operationSlots(config, metrics.slotsHeld);
   const ask = createAsk({ tools, extractions: slots.extractions });
-  const readers = {
-    tweets,
-    bluesky: blueskySource(wiring, bluesky),
-    expansions: { x: createXThreads(tweets), bluesky: blueskyThreads(wiring, bluesky) },
-    xiaohongshu: xiaohongshuSource(wiring),
-    threads: threadsSource(wiring),
-  };
+  const readers = { tweets, xExpansion: createXThreads(tweets), own: ownSources(wiring) };
   const posts: PostDeps = {
     sources: createSources({ ...readers, ...interactive }, ask),
     tools,
@@ -162,6 +154,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
     slots,
     egress,
     clientStallTimeoutMs: config.CLIENT_STALL_TIMEOUT_S * 1000,
+    exactCuts: config.CLIP_EXACT_CUTS === "on",
   };
   return {
     ...posts,
@@ -216,7 +209,10 @@ function wire(
 
 /** The endpoints of the platform APIs the configuration names (X_SYNDICATION_URL, ...): the operator chose them. */
 function apiEndpoints(config: Config): string[] {
-  const bases = [config.X_SYNDICATION_URL, config.BLUESKY_APPVIEW_URL];
+  const bases = [
+    config.X_SYNDICATION_URL,
+    ...Object.values(ownReaders).flatMap((reader) => reader.endpoints?.(z.object(reader.settings).parse(config)) ?? []),
+  ];
   if (config.X_GRAPHQL_URL !== "off") bases.push(config.X_GRAPHQL_URL);
   return bases.map((base) => {
     const url = new URL(base);
@@ -235,7 +231,7 @@ function probedTools({ config, runtime, metrics, now }: Wiring): ToolProbe {
 }
 
 /**
- * How one of the service's own readers (X's, Bluesky's, Xiaohongshu's, Threads') reaches its platform: the
+ * How one of the service's own readers (X's, and those of own-readers.ts) reaches its platform: the
  * outbound client, over OUTBOUND_PROXY when there is one, each exchange counted by the upstream it went to.
  */
 function readerClient(
@@ -316,57 +312,25 @@ function extractorClaims({ config, runtime }: Wiring): ExtractorClaims | null {
   });
 }
 
-/** Bluesky's AppView, for its posts and for its threads in a job. */
-function blueskyClient(wiring: Wiring): Outbound {
-  return readerClient(wiring, {
-    name: "Bluesky",
-    timeoutMs: wiring.config.BLUESKY_TIMEOUT_MS,
-    upstreamOf: () => "bluesky",
-  });
-}
-
-function blueskyThreads(wiring: Wiring, outbound: Outbound): Expands {
-  return createBlueskyThreads({ outbound, baseUrl: wiring.config.BLUESKY_APPVIEW_URL });
-}
-
-function blueskySource(wiring: Wiring, outbound: Outbound): Source {
-  const { config } = wiring;
-  return createBlueskySource({
-    outbound,
-    appViewUrl: config.BLUESKY_APPVIEW_URL,
-    cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
-    cacheMaxEntries: 500,
-    originOverrides: config.ORIGIN_OVERRIDES,
-  });
-}
-
-function xiaohongshuSource(wiring: Wiring): Source {
+/** The readers of the service's own (own-readers.ts), each built with its settings and a context of the wiring's. */
+function ownSources(wiring: Wiring): Map<string, Source> {
   const { config, blocked } = wiring;
-  return createXiaohongshuSource({
-    onBlocked: blocked.emit,
-    outbound: readerClient(wiring, {
-      name: "Xiaohongshu",
-      timeoutMs: config.XIAOHONGSHU_TIMEOUT_MS,
-      upstreamOf: () => "xiaohongshu",
+  return new Map(
+    Object.entries(ownReaders).map(([platform, reader]) => {
+      const context: ReaderContext = {
+        outbound: (name, timeoutMs) =>
+          readerClient(wiring, { name, timeoutMs, upstreamOf: () => platform.toLowerCase() as Lowercase<string> }),
+        cache: { ttlMs: config.PAGE_CACHE_TTL_S * 1000, maxEntries: OWN_READER_CACHE_ENTRIES },
+        originOverrides: config.ORIGIN_OVERRIDES,
+        onBlocked: blocked.emit,
+      };
+      return [platform, reader.build(context, z.object(reader.settings).parse(config))];
     }),
-    cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
-    cacheMaxEntries: 500,
-  });
+  );
 }
 
-function threadsSource(wiring: Wiring): Source {
-  const { config } = wiring;
-  return createThreadsSource({
-    outbound: readerClient(wiring, {
-      name: "Threads",
-      timeoutMs: config.THREADS_TIMEOUT_MS,
-      upstreamOf: () => "threads",
-    }),
-    queryId: config.THREADS_QUERY_ID,
-    cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
-    cacheMaxEntries: 500,
-  });
-}
+/** The posts each reader of the service's own keeps. */
+const OWN_READER_CACHE_ENTRIES = 500;
 
 /** 0 turns the cut of a quiet source off, for direct and page mode alike. */
 const idleTimeoutMs = (

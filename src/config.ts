@@ -6,12 +6,12 @@ import { z } from "zod";
 import { LONGEST_LINK_TTL_S } from "./auth/signed-link.ts";
 import { parseTrustedProxies } from "./http/client-address.ts";
 import { type SlotCaps, slotCaps } from "./limits/slot-caps.ts";
-import { parseOutboundProxy } from "./media/outbound-proxy.ts";
+import { parseOutboundProxy } from "./net/outbound-proxy.ts";
 import { platformList } from "./platforms/list.ts";
+import { ownReaders } from "./platforms/own-readers.ts";
+import { httpUrl, positiveInt } from "./util/settings.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
-const positiveInt = z.coerce.number().int().positive();
-const httpUrl = z.url({ protocol: /^https?$/ });
 /** A host name, IPv4 address or bracketed IPv6 address, with an optional port. */
 const HOST_ENTRY = /^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
 /** A comma list of hosts; an entry that is no host (a URL, a path, a space) is refused, not ignored. */
@@ -202,21 +202,6 @@ export const ConfigSchema = z.object({
   X_TIMEOUT_MS: positiveInt.default(8000).describe("Bound on each call to X's APIs, body included"),
   X_CACHE_TTL_S: z.coerce.number().int().min(0).default(60).describe("How long tweet answers are cached, in seconds"),
   X_CACHE_MAX_ENTRIES: positiveInt.default(5000).describe("How many tweet answers the cache holds at most"),
-  BLUESKY_APPVIEW_URL: httpUrl.default("https://public.api.bsky.app").describe(
-    "Base URL of Bluesky's public AppView API, which Bluesky posts are read from",
-  ),
-  BLUESKY_TIMEOUT_MS: positiveInt.default(8000).describe(
-    "Bound on each call to Bluesky's AppView and video host, body included",
-  ),
-  XIAOHONGSHU_TIMEOUT_MS: positiveInt.default(8000).describe(
-    "Bound on each fetch of a Xiaohongshu note's page or short link, body included",
-  ),
-  THREADS_TIMEOUT_MS: positiveInt.default(8000).describe(
-    "Bound on each fetch of a Threads post's page or query, redirects and body included",
-  ),
-  THREADS_QUERY_ID: z.string().regex(/^\d{1,40}$/).default("35009275178687016").describe(
-    "The query id (doc_id) of the Threads web client's post query, asked when a post's page does not carry the post; Threads changes it now and then",
-  ),
 
   ORIGIN_OVERRIDES: originOverrides
     .default(new Map())
@@ -308,7 +293,7 @@ export const ConfigSchema = z.object({
   ),
   PAGE_TIMEOUT_S: positiveInt.default(900).describe("Time cap of one page-mode download, in seconds"),
   PAGE_CACHE_TTL_S: z.coerce.number().int().min(0).default(300).describe(
-    "How long post descriptions from yt-dlp, gallery-dl and Bluesky are kept, in seconds",
+    "How long post descriptions from yt-dlp, gallery-dl and the service's own readers are kept, in seconds",
   ),
   PLAYLIST_MAX_ITEMS: positiveInt.max(100).default(20).describe(
     "Most items yt-dlp and gallery-dl describe of a page with several media (a carousel, a playlist link, a gallery), 1 to 100",
@@ -357,11 +342,19 @@ export const ConfigSchema = z.object({
     .describe(
       "Extractions of jobs (their links' reads and their items) this instance runs at once, of every key together; unset: 4 per CPU, at most half of MAX_EXTRACTIONS",
     ),
+  CLIP_EXACT_CUTS: z
+    .enum(["on", "off"])
+    .default("off")
+    .describe(
+      "on: a download's clip may ask for an exact cut (`cut=exact`), which re-encodes the video and holds an encode slot (MAX_ENCODES) for its whole length; off: clips are cut at key frames (stream copy) and `cut=exact` is 400",
+    ),
   MAX_PAGE_DOWNLOADS: positiveInt
     .optional()
     .describe(
       "Earlier versions' single cap on page-mode downloads; when set, the default of MAX_REMUXES and MAX_ENCODES",
     ),
+  // The settings of the service's own readers, each declared in its platform's folder (platforms/own-readers.ts).
+  ...(Object.assign({}, ...Object.values(ownReaders).map((reader) => reader.settings)) as {}),
 });
 
 type Settings = z.infer<typeof ConfigSchema>;

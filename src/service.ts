@@ -19,10 +19,8 @@ import { ageWarning, type Tools } from "./processes/tools.ts";
 import type { RunningServer } from "./runtime/serve.ts";
 import type { EntryProcess, Runtime, StopSignal } from "./runtime/runtime.ts";
 import { connectionLimits } from "./runtime/connection-caps.ts";
-import { type Queue, startQueue } from "./jobs/queue.ts";
-import { createJobs, type Jobs, jobSettingsOf } from "./jobs/runner.ts";
-import { createWatches, type Watches } from "./jobs/watch-runner.ts";
-import { createEvents, type Events } from "./events/events.ts";
+import { type Queue, startQueue } from "./queue/queue.ts";
+import { createFeatures, type Features } from "./app/features.ts";
 import type { AppParts } from "./app-deps.ts";
 
 export interface Service {
@@ -158,7 +156,7 @@ async function startJobs(
   db: Db,
   parts: AppParts,
   log: Logger,
-): Promise<{ queue: Queue; jobs: Jobs; watches: Watches; events: Events; work(): Promise<void> }> {
+): Promise<Features & { queue: Queue }> {
   const queue = await startQueue(
     db,
     // A job put on a queue wakes its workers at once (LISTEN/NOTIFY), and a waiting job or a retry when
@@ -167,26 +165,8 @@ async function startJobs(
     { retries: 3, retryDelayS: 2, heartbeatS: 10, pollS: 10 },
     (error) => log.error("the job queue failed", { error: errorText(error) }),
   );
-  const now = () => new Date();
-  const events = createEvents({
-    db,
-    queue,
-    schedule: config.WEBHOOK_RETRY_SCHEDULE,
-    receivers: parts.webhookReceivers,
-    now,
-    log,
-  });
-  const settings = jobSettingsOf(config);
-  const jobDeps = { ...parts, db, log, now, settings, events: events.jobs };
-  const [jobs, watches] = [createJobs(jobDeps, queue), createWatches(jobDeps, queue)];
-  const work = async () => {
-    // Deliveries' queue first: a job settling inside a transaction must find it made (see Queue.send).
-    await events.work();
-    await jobs.work();
-    // After the jobs' queues: a watch's run queues its job's items inside a transaction.
-    await watches.work();
-  };
-  return { queue, events, jobs, watches, work };
+  const features = createFeatures({ config, db, queue, parts, log, now: () => new Date() });
+  return { queue, ...features };
 }
 
 /** What the tools' probe found at start-up, and each time that changes (an install or an update). */

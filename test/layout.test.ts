@@ -138,24 +138,29 @@ function importsFrom(from: (file: string) => boolean, isWrong: (specifier: strin
  */
 const FLOORS: string[][] = [
   ["src/util", "src/log.ts"],
-  // The ground floor: router, problem+json, query, CORS, the client's address; and the adapter protocol.
+  // The ground floor: router, problem+json, query, CORS, the client's address, the OpenAPI document's
+  // parts; and the adapter protocol.
   ["src/http", "src/runtime/serve.ts"],
   ["src/auth/api-key.ts"], // the key's format and hash, which the store keeps
   ["src/store"],
+  ["src/queue"], // pg-boss on the store: jobs, watches and webhook deliveries take their turns on it
   ["src/auth"],
   ["src/limits"],
   ["src/metrics"],
   ["src/processes"],
+  ["src/net"], // what leaves the process: the egress policy and gate, proxies, the upstream client, the outbound client
   ["src/media"],
   ["src/platforms"],
   ["src/config.ts"],
-  ["src/handlers"],
-  ["src/jobs"], // a job's items are asked as `post` and `download` ask
-  ["src/events"], // webhooks: told by the jobs
-  ["src/handlers/jobs.ts", "src/handlers/webhooks.ts", "src/handlers/watches.ts"], // the operations on jobs, webhooks and watches
-  ["src/handlers/job-archive.ts"], // a job's archive, which finds the job as GET does
+  ["src/operations"], // the verbs every caller uses: ask, post, download and its links
+  ["src/handlers"], // the HTTP operations post, tweet and download
   ["src/doctor"],
-  ["src/web"],
+  ["src/web"], // the owner's site: its pages' parts, sessions, sign-in, keys, the paste page
+  // The account features, each in one folder with its routes, pages, store code, runner and OpenAPI
+  // paths: webhooks are told by jobs, and a watch's runs are jobs.
+  ["src/webhooks"],
+  ["src/jobs"],
+  ["src/watches"],
   // The top: the app, its API and site paths, the OpenAPI document, /docs and the error sink.
   ["src/app", "src/app.ts"],
   ["src/app-deps.ts"],

@@ -8,6 +8,7 @@ import type { RunningServer } from "../src/runtime/serve.ts";
 import { startService } from "../src/service.ts";
 import type { App } from "../src/app.ts";
 import { createTestDatabase } from "./helpers/stores.ts";
+import { scaled } from "./helpers/slowness.ts";
 
 describe("startService().close()", () => {
   it("logs a server whose close() fails, counts it as not finished and cuts what it left, at once", async () => {
@@ -80,7 +81,7 @@ describe("startService()", () => {
           lines.filter((line) => line.msg === "a media tool cannot be run: page mode answers 503 tool_missing").map((
             line,
           ) => line.tool),
-        { timeout: 5_000 },
+        { timeout: scaled(5_000) },
       ).toEqual(["yt-dlp", "ffmpeg"]);
       await service.close();
     } finally {

@@ -4,52 +4,17 @@
 import { admitCaller, type LinkSettings, linkSigner } from "../auth/link-caller.ts";
 import { withoutLinkTerms } from "../auth/signed-link.ts";
 import { clientAddress, clientGroup, type Sender, type TrustedProxies } from "../http/client-address.ts";
-import type { ApiHandler, Download } from "../auth/api-context.ts";
+import type { Download } from "../auth/api-context.ts";
 import { preflightResponse } from "../http/cors.ts";
 import { errorAnswer } from "./error-sink.ts";
 import { ApiError } from "../http/problem.ts";
-import { createRouter, type Route } from "../http/router.ts";
+import { createRouter } from "../http/router.ts";
+import { routesOf } from "../http/route.ts";
+import { apiRoutes } from "./routes.ts";
 import { admissionError, rateLimitHeaders } from "../limits/admission.ts";
-import { usageHandler } from "../limits/usage.ts";
 import type { ServiceMetrics } from "../metrics/service-metrics.ts";
 import { trackDownload } from "../metrics/downloads.ts";
 import { type AdmittedKey, refundRequest } from "../store/api-keys.ts";
-import { downloadHandler } from "../handlers/download.ts";
-import {
-  cancelJobHandler,
-  createJobHandler,
-  JOB_ARCHIVE_PATH,
-  JOB_PATH,
-  jobHandler,
-  JOBS_PATH,
-  listJobsHandler,
-} from "../handlers/jobs.ts";
-import { jobArchiveHandler } from "../handlers/job-archive.ts";
-import { postHandler } from "../handlers/post.ts";
-import {
-  createWebhookHandler,
-  deleteWebhookHandler,
-  listWebhooksHandler,
-  rotateWebhookHandler,
-  WEBHOOK_PATH,
-  WEBHOOK_ROTATE_PATH,
-  webhookHandler,
-  WEBHOOKS_PATH,
-} from "../handlers/webhooks.ts";
-import {
-  createWatchHandler,
-  deleteWatchHandler,
-  listWatchesHandler,
-  pauseWatchHandler,
-  resumeWatchHandler,
-  WATCH_PATH,
-  WATCH_PAUSE_PATH,
-  WATCH_RESUME_PATH,
-  WATCHES_PATH,
-  type WatchesDeps,
-  watchHandler,
-} from "../handlers/watches.ts";
-import { tweetHandler } from "../handlers/tweet.ts";
 import type { AppDeps } from "./deps.ts";
 import { type Exchange, methodNotAllowed } from "./exchange.ts";
 
@@ -61,45 +26,18 @@ function clientOf(sender: Sender, trusted: TrustedProxies): string | undefined {
   return address === "unknown" ? undefined : clientGroup(address);
 }
 
-/** The operations under /api/v1/, each a handler behind the key's admission. */
-function apiRoutes(deps: AppDeps): Route<ApiHandler>[] {
-  const watches: WatchesDeps = { ...deps, watchMinEveryS: deps.config.WATCH_MIN_EVERY_S };
-  return [
-    { method: "GET", path: "/api/v1/usage", handler: usageHandler },
-    { method: "GET", path: "/api/v1/post", handler: postHandler(deps) },
-    { method: "GET", path: "/api/v1/tweet", handler: tweetHandler(deps.tweets) },
-    { method: "GET", path: "/api/v1/download", handler: downloadHandler(deps) },
-    { method: "POST", path: JOBS_PATH, handler: createJobHandler(deps) },
-    { method: "GET", path: JOBS_PATH, handler: listJobsHandler(deps) },
-    { method: "GET", path: JOB_PATH, handler: jobHandler(deps) },
-    { method: "DELETE", path: JOB_PATH, handler: cancelJobHandler(deps) },
-    { method: "GET", path: JOB_ARCHIVE_PATH, handler: jobArchiveHandler(deps) },
-    { method: "POST", path: WEBHOOKS_PATH, handler: createWebhookHandler(deps) },
-    { method: "GET", path: WEBHOOKS_PATH, handler: listWebhooksHandler(deps) },
-    { method: "GET", path: WEBHOOK_PATH, handler: webhookHandler(deps) },
-    { method: "DELETE", path: WEBHOOK_PATH, handler: deleteWebhookHandler(deps) },
-    { method: "POST", path: WEBHOOK_ROTATE_PATH, handler: rotateWebhookHandler(deps) },
-    { method: "POST", path: WATCHES_PATH, handler: createWatchHandler(watches) },
-    { method: "GET", path: WATCHES_PATH, handler: listWatchesHandler(watches) },
-    { method: "GET", path: WATCH_PATH, handler: watchHandler(watches) },
-    { method: "DELETE", path: WATCH_PATH, handler: deleteWatchHandler(watches) },
-    { method: "POST", path: WATCH_PAUSE_PATH, handler: pauseWatchHandler(watches) },
-    { method: "POST", path: WATCH_RESUME_PATH, handler: resumeWatchHandler(watches) },
-  ];
-}
-
 export function apiPath(
   deps: AppDeps,
   metrics: ServiceMetrics,
   now: () => Date,
 ): (exchange: Exchange) => Promise<Response> {
-  const api = createRouter<ApiHandler>(apiRoutes(deps));
+  const api = createRouter(routesOf(apiRoutes, deps));
 
   const linkSettings: LinkSettings = { db: deps.db, publicUrl: deps.config.PUBLIC_URL, ttlS: deps.config.LINK_TTL_S };
 
   /** The key the request is made with (in its header, or the one its signed link names), counted; throws the refusal when it may not be used now. */
-  async function admit(exchange: Exchange, at: Date): Promise<AdmittedKey> {
-    const admission = await admitCaller(linkSettings, exchange.request, exchange.url, at);
+  async function admit(exchange: Exchange, at: Date, pastDay: boolean): Promise<AdmittedKey> {
+    const admission = await admitCaller(linkSettings, exchange.request, exchange.url, at, pastDay);
     exchange.notes.apiKeyId = admission.key?.id;
     const refusal = admissionError(admission, at);
     if (!refusal) return admission.key!;
@@ -123,15 +61,16 @@ export function apiPath(
     exchange.notes.route = url.pathname;
     if ("allow" in match) throw await withKeyFigures(linkSettings, exchange, methodNotAllowed(match.allow), at);
 
-    let admitted = await admit(exchange, at);
+    let admitted = await admit(exchange, at, match.handler.declared.pastDay === true);
     let answered: Response | Download;
     try {
       // A signed link's own terms are the gate's, not the operation's parameters.
       const links = linkSigner(linkSettings, request, admitted.id, at);
       const client = clientOf({ request, peer: exchange.peer }, deps.config.TRUST_PROXY);
-      answered = await match.handler({
+      answered = await match.handler.handle({
         request,
         url: withoutLinkTerms(url),
+        params: match.params,
         key: admitted,
         client,
         now: at,

@@ -4,16 +4,16 @@
 import type { Config } from "../config.ts";
 import type { PlatformChecks } from "../doctor/checker.ts";
 import type { ReadinessCheck } from "../http/readiness.ts";
-import type { DownloadDeps } from "../handlers/download.ts";
-import type { PostDeps } from "../handlers/post.ts";
+import type { DownloadDeps } from "../operations/download.ts";
+import type { PostDeps } from "../operations/post.ts";
 import type { TweetClient } from "../platforms/x/client.ts";
 import type { Logger } from "../log.ts";
 import type { ServiceMetrics } from "../metrics/service-metrics.ts";
 import type { Db } from "../store/db.ts";
-import type { DeliveryDeps } from "../events/delivery.ts";
+import type { DeliveryDeps } from "../webhooks/delivery.ts";
 import type { Jobs } from "../jobs/runner.ts";
-import type { Watches } from "../jobs/watch-runner.ts";
-import type { EgressPolicy } from "../media/egress.ts";
+import type { Watches } from "../watches/runner.ts";
+import type { EgressPolicy } from "../net/egress.ts";
 
 /** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createAppDeps). */
 export interface AppDeps extends DownloadDeps, PostDeps {
@@ -33,9 +33,9 @@ export interface AppDeps extends DownloadDeps, PostDeps {
   db: Db;
   /** The job queue's side of this instance (src/jobs/); without it the jobs' operations answer 503. */
   jobs?: Jobs | null;
-  /** The watches' runs on the same queue (src/jobs/watch-runner.ts); without them creating or resuming a watch answers 503. */
+  /** The watches' runs on the same queue (src/watches/runner.ts); without them creating or resuming a watch answers 503. */
   watches?: Watches | null;
-  /** Webhook deliveries on the same queue (src/events/); without them the owner's page cannot resend. */
+  /** Webhook deliveries on the same queue (src/webhooks/); without them the owner's page cannot resend. */
   deliveries?: DeliveryDeps | null;
   /** Where a webhook receiver may be: public addresses, and the operator's WEBHOOK_EXTRA_HOSTS. */
   webhookTargets: EgressPolicy;

@@ -2,7 +2,7 @@
 // platform status, the reference page and the document itself. None takes an API key; /metrics and
 // /platformz take the operator's METRICS_TOKEN when one is set, and answer only this machine when
 // not.
-import { problemResponses, requestIdHeader, type Responses, withoutBodies } from "./openapi-responses.ts";
+import { problemResponses, requestIdHeader, type Responses, withoutBodies } from "../http/openapi-parts.ts";
 
 type Json = Record<string, unknown>;
 

@@ -14,6 +14,8 @@ import { createRouter, type Route } from "../http/router.ts";
 import { metricsResponse, type OperatorAccess } from "../metrics/endpoint.ts";
 import type { ServiceMetrics } from "../metrics/service-metrics.ts";
 import { type SiteHandler, webRoutes } from "../web/routes.ts";
+import { webhookPages } from "../webhooks/site-routes.ts";
+import { watchPages } from "../watches/site-routes.ts";
 import { type Exchange, methodNotAllowed } from "./exchange.ts";
 
 export const OPENAPI_PATH = "/api/v1/openapi.json";
@@ -54,10 +56,10 @@ export function sitePath(
       api,
       log: deps.log,
       pageError: (error, log) => errorAnswer(error, { as: "page", log }),
-      webhookTargets: deps.webhookTargets,
-      deliveries: deps.deliveries ?? null,
-      watches: deps.watches ?? null,
-    }),
+    }, [
+      (site) => webhookPages(site, { webhookTargets: deps.webhookTargets, deliveries: deps.deliveries ?? null }),
+      (site) => watchPages(site, { watches: deps.watches ?? null }),
+    ]),
     {
       method: "GET",
       path: "/readyz",

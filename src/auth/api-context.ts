@@ -1,6 +1,7 @@
 // What an authenticated API handler is given, and what it answers. It holds the key the store
 // admitted and the links signed for that key, so it stands on auth's floor, above the store.
 import type { LinkMaker } from "./link-caller.ts";
+import type { Params } from "../http/router.ts";
 import type { AdmittedKey } from "../store/api-keys.ts";
 import type { ClientProgress } from "../http/client-stall.ts";
 import type { BodyEnd } from "../http/response-done.ts";
@@ -8,6 +9,8 @@ import type { BodyEnd } from "../http/response-done.ts";
 export interface ApiContext {
   request: Request;
   url: URL;
+  /** The path's `{name}` segments (`/api/v1/jobs/{id}`), as the router matched them. */
+  params: Params;
   /** The key that made the request, with its counts after this request was counted. */
   key: AdmittedKey;
   /** The client the request came from, as one client counts for a limit (clientGroup); unset when no address is known (a Unix socket). */

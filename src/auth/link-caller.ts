@@ -24,14 +24,20 @@ export interface LinkSettings {
 /**
  * The admission of the call's key. A signed link is taken when the call has no Authorization
  * header: 403 when it was changed or has expired, or its key is deleted (passive and expired keys
- * are refused by the admission, as for a header).
+ * are refused by the admission, as for a header). `pastDay`: as admitRequest takes it.
  */
-export async function admitCaller(settings: LinkSettings, request: Request, url: URL, now: Date): Promise<Admission> {
+export async function admitCaller(
+  settings: LinkSettings,
+  request: Request,
+  url: URL,
+  now: Date,
+  pastDay = false,
+): Promise<Admission> {
   if (request.headers.has("authorization") || !isSignedLink(url)) {
-    return admitRequest(settings.db, await hashKey(readBearerKey(request)), now);
+    return admitRequest(settings.db, await hashKey(readBearerKey(request)), now, pastDay);
   }
   const { keyId } = await verifyLink(await readLinkSecret(settings.db), url, now);
-  const admission = await admitKeyById(settings.db, keyId, now);
+  const admission = await admitKeyById(settings.db, keyId, now, pastDay);
   if (admission.outcome === "unknown") {
     throw new ApiError(
       "key_deleted",

@@ -1,35 +1,20 @@
-// GET /api/v1/download?url=: the source the link's platform row names (platforms/sources.ts) plans
-// the download, a relay of one file or ffmpeg's remux of inputs, and the runner (media/run-plan.ts)
-// carries it out with the slot its kind costs. A link of no platform is a media link of X's CDN,
-// relayed as it is. `audio=mp3` turns any of them into MP3 with ffmpeg, `audio=m4a` into their AAC sound.
-import type { ApiContext, ApiHandler } from "../auth/api-context.ts";
+// GET /api/v1/download?url=: the `download` verb's plan (operations/download.ts), carried out by
+// the runner (media/run-plan.ts) with the slot its kind costs. `audio=mp3` turns any plan into MP3
+// with ffmpeg, `audio=m4a` into its AAC sound.
+import type { ApiHandler } from "../auth/api-context.ts";
 import { DownloadQuery, parseQuery } from "../http/query.ts";
+import { clipRangeOf } from "../http/clip-range.ts";
 import { ApiError } from "../http/problem.ts";
 import { slotHolder } from "../limits/slots.ts";
-import { type RunDeps, runPlan } from "../media/run-plan.ts";
-import { mediaLinkPlan } from "../platforms/items.ts";
-import type { SourceOf } from "../platforms/sources.ts";
-import type { LinkResolver } from "../platforms/short-links.ts";
-import { requireOnePost } from "../platforms/table.ts";
-import type { Ask, Plan, Wanted } from "../platforms/source.ts";
-import { DIRECT_HOSTS } from "../http/direct-hosts.ts";
-import { type AskDeps, platformOf, type SupportedSites, supportedText } from "./ask.ts";
-
-export interface DownloadDeps extends AskDeps, SupportedSites {
-  sources: SourceOf;
-  /** How the handler asks the link's source for its plan (ask.ts `createAsk`). */
-  ask: Ask;
-  /** The link a reader reads for a pasted one: a mirror's on its platform's host, a short link followed. */
-  resolveLink: LinkResolver;
-  /** What carrying out a plan needs: the relay's and ffmpeg's options, the slots by kind of work. */
-  runner: RunDeps;
-}
+import { runPlan } from "../media/run-plan.ts";
+import type { Wanted } from "../platforms/source.ts";
+import { type DownloadDeps, planOf } from "../operations/download.ts";
 
 export function downloadHandler(deps: DownloadDeps): ApiHandler {
   return async (ctx) => {
     const { url, wanted } = readQuery(ctx.url);
     const plan = await planOf(url, wanted, ctx, deps);
-    return runPlan(plan, wanted.output, {
+    return runPlan(plan, wanted, {
       request: ctx.request,
       whenDone: ctx.whenDone,
       clientProgress: ctx.clientProgress,
@@ -38,7 +23,10 @@ export function downloadHandler(deps: DownloadDeps): ApiHandler {
   };
 }
 
-/** The link and what the query asks of it; `subtitles` with `audio` is 400 (sound alone holds no track). */
+/**
+ * The link and what the query asks of it; `subtitles` with `audio` is 400 (sound alone holds no
+ * track), and so is `end` not after `start`, or `cut` without either.
+ */
 function readQuery(url: URL): { url: URL; wanted: Wanted } {
   const query = parseQuery(DownloadQuery, url.searchParams);
   const wanted: Wanted = {
@@ -47,7 +35,14 @@ function readQuery(url: URL): { url: URL; wanted: Wanted } {
     filename: query.filename ?? null,
     index: query.index ?? null,
     subtitles: query.subtitles ?? null,
+    clip: clipRangeOf(query.start, query.end, query.cut === "exact"),
   };
+  if (query.cut !== undefined && wanted.clip === null) {
+    throw new ApiError(
+      "invalid_parameter",
+      "`cut` says how a clip is cut; give `start` or `end` with it, or leave it out.",
+    );
+  }
   if (wanted.subtitles !== null && wanted.output !== "mp4") {
     throw new ApiError(
       "invalid_parameter",
@@ -55,32 +50,4 @@ function readQuery(url: URL): { url: URL; wanted: Wanted } {
     );
   }
   return { url: query.url, wanted };
-}
-
-/**
- * 403 for a link that is neither a platform's page nor on X's media hosts: the specification's
- * "host not allowed" (download, rule 3), where `post` says 400 `unsupported_platform` of the same link.
- */
-function hostNotAllowed(url: URL, sites: SupportedSites): ApiError {
-  return new ApiError(
-    "host_not_allowed",
-    `${url.hostname} is neither a supported platform nor one of X's media hosts (${[...DIRECT_HOSTS].join(", ")}). ${
-      supportedText(sites)
-    }`,
-  );
-}
-
-/**
- * The plan of the link's source, asked as every source is (ask.ts); a link of X's media hosts is
- * relayed as it is, and any other link is refused (403 `host_not_allowed`). A job's archive plans
- * each file of its items the same way.
- */
-export async function planOf(pasted: URL, wanted: Wanted, ctx: ApiContext, deps: DownloadDeps): Promise<Plan> {
-  const url = await deps.resolveLink(pasted, ctx.request.signal);
-  const platform = await platformOf(url, deps);
-  if (platform === null && !DIRECT_HOSTS.has(url.hostname)) throw hostNotAllowed(url, deps);
-  if (platform === null) return mediaLinkPlan(url, wanted);
-  requireOnePost(url, platform);
-  const link = { url, platform };
-  return deps.ask(deps.sources(link), link, wanted, { signal: ctx.request.signal, holder: slotHolder(ctx) });
 }

@@ -1,37 +1,11 @@
-// GET /api/v1/post?url=: the platform-independent record of docs/api.md, from the source the
-// link's platform row names (platforms/sources.ts).
-import { withDownloadUrls } from "./download-links.ts";
+// GET /api/v1/post?url=: the `post` verb (operations/post.ts) for the key that asks, with the
+// record's signed download links.
+import { withDownloadUrls } from "../operations/download-links.ts";
 import type { ApiHandler } from "../auth/api-context.ts";
 import { json } from "../http/json-response.ts";
 import { parseQuery, PostQuery } from "../http/query.ts";
-import { type SlotHolder, slotHolder } from "../limits/slots.ts";
-import type { PostRecord } from "../platforms/records.ts";
-import type { SourceOf } from "../platforms/sources.ts";
-import type { LinkResolver } from "../platforms/short-links.ts";
-import { requireOnePost } from "../platforms/table.ts";
-import { type AskDeps, asking, requirePlatform, type SupportedSites } from "./ask.ts";
-
-export interface PostDeps extends AskDeps, SupportedSites {
-  sources: SourceOf;
-  /** The link a reader reads for a pasted one: a mirror's on its platform's host, a short link followed. */
-  resolveLink: LinkResolver;
-}
-
-/** Who asks for a post: a key (its and its account's extraction slots), or the platform check (no key, nothing counted, never cached). */
-export type PostAsker = { key: SlotHolder } | { check: true };
-
-/**
- * The record of a post, the way every `post` request gets it; the platform check (src/doctor/)
- * runs its reference posts through this same function.
- */
-export async function postRecord(deps: PostDeps, pasted: URL, asker: PostAsker): Promise<PostRecord> {
-  const page = await deps.resolveLink(pasted);
-  const link = { url: page, platform: await requirePlatform(page, deps) };
-  requireOnePost(link.url, link.platform);
-  const source = deps.sources(link);
-  const holder = "key" in asker ? asker.key : null;
-  return asking(deps, source, link, holder, () => source.describe(link, { uncached: "check" in asker }));
-}
+import { slotHolder } from "../limits/slots.ts";
+import { type PostDeps, postRecord } from "../operations/post.ts";
 
 export function postHandler(deps: PostDeps): ApiHandler {
   return async (ctx) =>

@@ -1,5 +1,5 @@
 // GET /api/v1/tweet?url=: the rich X record of docs/api.md, Tweet record.
-import { withDownloadUrls } from "./download-links.ts";
+import { withDownloadUrls } from "../operations/download-links.ts";
 import type { ApiHandler } from "../auth/api-context.ts";
 import { json } from "../http/json-response.ts";
 import { parseQuery, TweetQuery } from "../http/query.ts";

@@ -12,6 +12,8 @@ const exposed = [
   "Content-Length",
   "Content-Range",
   "Estimated-Content-Length",
+  "Clip-Start",
+  "Clip-Duration",
   "X-Request-Id",
 ].join(", ");
 

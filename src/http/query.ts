@@ -8,6 +8,7 @@ import { z } from "zod";
 import { DIRECT_HOSTS } from "./direct-hosts.ts";
 import { nearestName } from "../util/nearest-name.ts";
 import { ApiError } from "./problem.ts";
+import { clipTimeQuery } from "./clip-range.ts";
 
 export const MAX_URL_LENGTH = 4096;
 const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f]*$/;
@@ -90,6 +91,14 @@ export const DownloadQuery = z.object({
     .optional()
     .describe(
       "Page mode, MP4 only: embed the subtitle track of this language (a `lang` of the post record's `subtitles`) as a mov_text stream tagged with its ISO 639-2 language. A language the item lacks is 400 naming the ones it has; with `audio=mp3` it is 400",
+    ),
+  start: clipTimeQuery("start").optional(),
+  end: clipTimeQuery("end").optional(),
+  cut: z
+    .enum(["keyframe", "exact"], "`cut` takes `keyframe` (the default) or `exact`.")
+    .optional()
+    .describe(
+      "With `start` or `end`: `keyframe` (default) cuts at the key frame at or before `start` without re-encoding (the response's `Clip-Start` and `Clip-Duration` say what was sent); `exact` re-encodes to cut at the very times, where the operator allows it (CLIP_EXACT_CUTS), else 400",
     ),
   filename: boundedText("filename", 255)
     .optional()

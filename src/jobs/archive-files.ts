@@ -1,11 +1,11 @@
 // The files of a job's archive, each got the way `download` gets it: the item's plan from its
-// source (handlers/download.ts `planOf`: the source's tools checked, an extraction slot held while it
+// source (operations/download.ts `planOf`: the source's tools checked, an extraction slot held while it
 // plans), carried out by the runner (media/run-plan.ts: a relay or ffmpeg's remux, with the slot its
 // kind costs until its body ends, cut when the client stops taking the archive). One file is
 // fetched at a time, when the archive reaches it. Where the key's other downloads or extractions
 // hold every slot it needs, the archive waits its turn rather than break: it has begun.
 import type { ApiContext } from "../auth/api-context.ts";
-import { type DownloadDeps, planOf } from "../handlers/download.ts";
+import { type DownloadDeps, planOf } from "../operations/download.ts";
 import { ApiError } from "../http/problem.ts";
 import { slotHolder } from "../limits/slots.ts";
 import { filenameOf } from "../media/filename.ts";
@@ -38,9 +38,11 @@ export function itemFiles(
       index,
       subtitles: null,
       filename: null,
+      // A photo of a post has no part to cut; the job's clip is each video's.
+      clip: media?.type === "photo" ? null : request.clip ?? null,
     };
     const { response } = await whenSlotFrees(
-      async () => runPlan(await planOf(new URL(item.url), wanted, ctx, deps), wanted.output, caller, deps.runner),
+      async () => runPlan(await planOf(new URL(item.url), wanted, ctx, deps), wanted, caller, deps.runner),
       ["too_many_downloads", "too_many_extractions"],
       ctx.request.signal,
     );

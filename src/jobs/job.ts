@@ -3,6 +3,7 @@
 // shares (pg-boss on the store); each link the job runs is an *item*, in the order the caller gave
 // the links and, within a link that stands for many posts (a playlist, a channel, a profile, a
 // thread), in the order its *expansion* gives them. An item is one counted call of the job's key.
+import type { ClipRange } from "../http/clip-range.ts";
 import type { PostRecord } from "../platforms/records.ts";
 import type { OutputKind } from "../platforms/source.ts";
 
@@ -25,6 +26,8 @@ export interface JobRequest {
   runAt?: string | null;
   /** Whether a post link of a platform with threads stands for its author's thread (true, and for jobs older than the field) or for the post alone. */
   threads?: boolean;
+  /** The part of each item's video its file holds, as `download`'s `start` and `end` give it; null (and for older jobs): all of it. */
+  clip?: ClipRange | null;
 }
 
 /** Why an item has no record: its problem as the API would have answered it. */

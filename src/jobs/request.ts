@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { ApiError } from "../http/problem.ts";
 import { DownloadQuery, MAX_URL_LENGTH } from "../http/query.ts";
+import { clipRangeOf, clipTimeField } from "../http/clip-range.ts";
 import type { JobRequest } from "./job.ts";
 
 /**
@@ -13,11 +14,15 @@ export const JOB_MAX_ITEMS: Readonly<Record<string, number>> = { FREE: 100, PRO:
 
 export const jobMaxItemsOf = (tier: string): number => JOB_MAX_ITEMS[tier] ?? JOB_MAX_ITEMS.FREE!;
 
-/** The largest body a job can need: the largest tier's links at their longest, as JSON. */
 /** The furthest ahead a job's `runAt` may be: 30 days (docs/api.md, Jobs). */
 export const MAX_RUN_AT_AHEAD_S = 30 * 24 * 3600;
 
-export const MAX_JOB_BODY_BYTES = Math.max(...Object.values(JOB_MAX_ITEMS)) * (MAX_URL_LENGTH + 8) + 4096;
+/**
+ * The largest body a job of a key of this tier can need: its most links at their longest, as
+ * JSON, and room for the other fields. A FREE key's is 415 kB where GOLD's is 20.5 MB: a body is
+ * refused once it passes its caller's bound, not read whole first.
+ */
+export const jobBodyBytesOf = (tier: string): number => jobMaxItemsOf(tier) * (MAX_URL_LENGTH + 8) + 4096;
 
 const link = z
   .string()
@@ -37,6 +42,10 @@ export const JobBody = z.strictObject({
   ),
   format: DownloadQuery.shape.format.describe("As `download` takes it: a format for every item's file"),
   audio: DownloadQuery.shape.audio.describe("As `download` takes it: each item's file as sound alone"),
+  start: clipTimeField("start").optional().describe(
+    "As `download` takes it: each item's video from here (seconds, or `[hh:]mm:ss[.fff]`; a JSON number is seconds), cut at the key frame at or before it; a photo is kept whole",
+  ),
+  end: clipTimeField("end").optional().describe("As `download` takes it: each item's video up to here"),
   runAt: z.iso.datetime({ offset: true, error: "`runAt` must be an ISO 8601 time, such as 2026-01-02T03:04:05Z." })
     .nullable().default(null).describe(
       "When the job starts (ISO 8601, at most 30 days ahead): it waits `queued` until then; without it, at once",
@@ -63,7 +72,7 @@ export function jobRequestOf(text: string, tier: string, now: Date): JobRequest 
     const where = issue.path.length > 0 ? ` (at ${issue.path.join(".")})` : "";
     throw new ApiError("invalid_request", `${issue.message}${where}`);
   }
-  const { urls, files, format, audio, webhook, runAt, threads } = parsed.data;
+  const { urls, files, format, audio, webhook, runAt, threads, start, end } = parsed.data;
   const most = jobMaxItemsOf(tier);
   if (urls.length > most) {
     throw new ApiError(
@@ -80,6 +89,7 @@ export function jobRequestOf(text: string, tier: string, now: Date): JobRequest 
     webhook,
     runAt: runAtOf(runAt, now),
     threads,
+    clip: clipRangeOf(start, end),
   };
 }
 

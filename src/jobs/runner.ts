@@ -2,8 +2,8 @@
 // into the posts they stand for, as items in reading order), then each item, one counted call of
 // the job's key that looks its post up as `post` does. The queue carries the ids; the rows say
 // what is left to do, so an item run twice (its instance died halfway) is settled and counted once.
-import { type PostDeps, postRecord } from "../handlers/post.ts";
-import { asking, platformOf } from "../handlers/ask.ts";
+import { type PostDeps, postRecord } from "../operations/post.ts";
+import { asking, platformOf } from "../operations/ask.ts";
 import { errorTable } from "../http/errors.ts";
 import { ApiError } from "../http/problem.ts";
 import { createSlots, type SlotHolder, type Slots, slotsPerTier } from "../limits/slots.ts";
@@ -27,7 +27,7 @@ import {
 } from "./store.ts";
 import { NO_SLOT, type NoSlot, readInOrder } from "./link-reads.ts";
 import type { ItemProblem, Job } from "./job.ts";
-import type { Queue } from "./queue.ts";
+import type { Queue } from "../queue/queue.ts";
 import { whenSlotFrees } from "./slot-turn.ts";
 import { jobMaxItemsOf } from "./request.ts";
 
@@ -56,7 +56,7 @@ export const jobSettingsOf = (config: { JOB_CONCURRENCY: number; JOB_EXTRACTIONS
   extractionSlots: config.JOB_EXTRACTIONS,
 });
 
-/** Who hears of each settled item (`position`) and expansion (null): the webhooks' side, events/job-events.ts. */
+/** Who hears of each settled item (`position`) and expansion (null): the webhooks' side, jobs/events.ts. */
 export interface JobEvents {
   settled(jobId: string, position: number | null): Promise<void>;
 }
@@ -68,7 +68,7 @@ export interface JobDeps extends PostDeps {
   log: Logger;
   now: () => Date;
   settings: JobSettings;
-  /** Told of each settled item and expansion: the webhooks' side (events/job-events.ts). */
+  /** Told of each settled item and expansion: the webhooks' side (jobs/events.ts). */
   events?: JobEvents;
 }
 

@@ -4,6 +4,7 @@
 import type { ItemProblem, Job, JobItem, JobRequest, JobStatus } from "./job.ts";
 import type { PostRecord } from "../platforms/records.ts";
 import type { Queryable } from "../store/db.ts";
+import { storableJson } from "../util/storable-json.ts";
 
 /** The request as the store keeps it: the links as text. */
 type StoredRequest = Omit<JobRequest, "urls"> & { urls: string[] };
@@ -183,7 +184,8 @@ export async function appendItems(
   );
   if (!taken) return null;
   // One json parameter (both drivers serialize an object themselves; an array would be sent as an SQL array).
-  const rows = { posts: posts.map(({ url, post }) => (post === null ? { url } : { url, post })) };
+  // A record a read gave is cleaned of what jsonb refuses, as a settled item's is.
+  const rows = { posts: posts.map(({ url, post }) => (post === null ? { url } : { url, post: storableJson(post) })) };
   await tx.query(
     `INSERT INTO job_items (job_id, position, url, post)
      SELECT $1, $2 + n::integer, p ->> 'url', p -> 'post'
@@ -264,9 +266,10 @@ export async function settleItem(
       jobId,
       position,
       "post" in outcome ? "done" : "failed",
-      // Objects: both drivers serialize a parameter of a json type themselves.
-      "post" in outcome ? outcome.post : null,
-      "problem" in outcome ? outcome.problem : null,
+      // Objects: both drivers serialize a parameter of a json type themselves. A platform's text
+      // may hold what jsonb refuses (U+0000, a lone surrogate): it is cleaned, not the item failed.
+      "post" in outcome ? storableJson(outcome.post) : null,
+      "problem" in outcome ? storableJson(outcome.problem) : null,
       now,
     ],
   );

@@ -1,9 +1,10 @@
 // A job as the API shows it (docs/api.md, Jobs): its record, its items with their post records'
 // signed links, and the cursors that page through them. Zod schemas, which the OpenAPI document
 // shows too.
+import type { ClipRange } from "../http/clip-range.ts";
 import { z } from "zod";
 import type { LinkMaker } from "../auth/link-caller.ts";
-import { withDownloadUrls } from "../handlers/download-links.ts";
+import { withDownloadUrls } from "../operations/download-links.ts";
 import { LinkedPostRecord } from "../platforms/records.ts";
 import type { Job, JobItem } from "./job.ts";
 
@@ -23,6 +24,17 @@ export const JobItemRecord = z.object({
   status: z.enum(["queued", "running", "done", "failed", "cancelled"]),
   post: LinkedPostRecord.nullable().describe("The post's record once the item is done, with signed `downloadUrl`s"),
   problem: ItemProblemRecord.nullable().describe("Why the item failed"),
+});
+
+/** A request's clip as the API shows it: its bounds in seconds, each null when not given. */
+export const ClipFields = {
+  start: z.number().nullable().describe("Where each item's video starts, in seconds; null: at its start"),
+  end: z.number().nullable().describe("Where each item's video ends, in seconds; null: at its end"),
+};
+
+export const clipFieldsOf = (clip: ClipRange | null | undefined) => ({
+  start: clip ? clip.startSec : null,
+  end: clip?.endSec ?? null,
 });
 
 export const JobRecord = z.object({
@@ -49,6 +61,7 @@ export const JobRecord = z.object({
     audio: z.enum(["mp3", "m4a"]).nullable(),
     runAt: z.string().nullable().describe("ISO 8601 UTC: when the job starts; null when it started at once"),
     threads: z.boolean().describe("Whether a post link of a platform with threads stood for its author's thread"),
+    ...ClipFields,
   }),
 });
 
@@ -82,6 +95,7 @@ export function jobRecord(job: Job): z.infer<typeof JobRecord> {
       audio: output === "mp4" ? null : output,
       runAt: runAt ?? null,
       threads: threads ?? true,
+      ...clipFieldsOf(job.request.clip),
     },
   };
 }
@@ -102,7 +116,7 @@ export async function jobWithItems(
       position: item.position,
       url: item.url,
       status: item.status,
-      post: item.post === null ? null : await withDownloadUrls(item.post, links),
+      post: item.post === null ? null : await withDownloadUrls(item.post, links, job.request.clip),
       problem: item.problem,
     })),
   );

@@ -1,6 +1,7 @@
 // ffmpeg argument lists for page mode: read the media URLs directly (ffmpeg seeks with Range,
 // which a pipe cannot) and write fragmented MP4 or MP3 to stdout. Pure; see remux.ts for
 // running them.
+import type { ClipRange } from "../http/clip-range.ts";
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import type { SpawnStreamOptions } from "../processes/child-stream.ts";
 import { fragmentClock } from "./fmp4-clock.ts";
@@ -40,6 +41,8 @@ export interface RemuxPlan {
   adtsAudio: boolean;
   /** MP4 only: a subtitle track to add, read after the media inputs. */
   subtitles?: SubtitleInput;
+  /** The part of the media to send (media/clip.ts); an exact one comes with the video re-encoded. */
+  clip?: ClipRange;
 }
 
 export interface FfmpegLimits {
@@ -84,7 +87,21 @@ function headerLines(headers: Record<string, string>): string {
     .join("");
 }
 
-function inputArgs(input: FfmpegInput, limits: FfmpegLimits, proxy: string | undefined): string[] {
+/**
+ * Input seeking: ffmpeg asks the source for the part from `-ss` on (by Range, or an HLS playlist's
+ * segments) instead of reading from the start, and stops reading at `-to`. A copied stream then
+ * starts at the key frame at or before `-ss`; an encoded one exactly there (ffmpeg decodes from
+ * that key frame and drops what comes before).
+ */
+function clipInputArgs(clip: ClipRange | undefined): string[] {
+  if (clip === undefined) return [];
+  return [
+    ...(clip.startSec > 0 ? ["-ss", String(clip.startSec)] : []),
+    ...(clip.endSec === null ? [] : ["-to", String(clip.endSec)]),
+  ];
+}
+
+function inputArgs(input: FfmpegInput, limits: FfmpegLimits, proxy: string | undefined, clip?: ClipRange): string[] {
   const userAgent = Object.entries(input.headers).find(([name]) => name.toLowerCase() === "user-agent")?.[1];
   const headers = headerLines(input.headers);
   return [
@@ -107,6 +124,7 @@ function inputArgs(input: FfmpegInput, limits: FfmpegLimits, proxy: string | und
     // The egress gate: https goes through it by CONNECT, and HLS segments and redirects inherit it.
     ...(proxy ? ["-http_proxy", proxy] : []),
     ...(input.cookies?.length ? ["-cookies", input.cookies.join("\n")] : []),
+    ...clipInputArgs(clip),
     "-i",
     input.url,
   ];
@@ -140,6 +158,12 @@ function mp3OutputArgs(plan: RemuxPlan): string[] {
   return ["-map", `${plan.audioInput ?? 0}:a:0`, "-vn", "-c:a", "libmp3lame", "-b:a", "320k", "-f", "mp3"];
 }
 
+/**
+ * The sound copied as it is. `aac_adtstoasc` always: it rewrites ADTS AAC (MPEG-TS, HLS) as MP4
+ * needs it, passes MP4's own AAC through unchanged, and refuses any other codec before the first
+ * byte (measured with ffmpeg 5.1), so the sound's codec is what ffmpeg reads, never guessed from
+ * the container a source names (an MPEG-TS may hold AAC or MP3; readFfmpegLog `notAac`).
+ */
 function m4aOutputArgs(plan: RemuxPlan): string[] {
   return [
     "-map",
@@ -147,7 +171,8 @@ function m4aOutputArgs(plan: RemuxPlan): string[] {
     "-vn",
     "-c:a",
     "copy",
-    ...(plan.adtsAudio ? ["-bsf:a", "aac_adtstoasc"] : []),
+    "-bsf:a",
+    "aac_adtstoasc",
     // Every audio packet is a keyframe, and frag_keyframe then holds the whole file back as one
     // fragment (measured): a fragment a second instead.
     "-movflags",
@@ -210,6 +235,22 @@ function soundWitnessArgs(plan: RemuxPlan): string[] {
 }
 
 /**
+ * For a clip cut at a key frame: a last output that writes the first copied video packet's
+ * times as text (`framecrc`) to stderr, where readFfmpegLog reads where the clip really starts
+ * before the response is sent (`clipStart`). Sound alone and exact cuts start where asked.
+ */
+function clipWitnessArgs(plan: RemuxPlan): string[] {
+  if (plan.clip === undefined || !keyFrameCut(plan)) return [];
+  const optional = plan.inputs.length === 1 ? "?" : "";
+  return ["-map", `${plan.videoInput}:v:0${optional}`, "-c", "copy", "-frames:v", "1", "-f", "framecrc", "pipe:2"];
+}
+
+/** Whether the plan's clip starts at a key frame of its copied video rather than where it was asked to. */
+export function keyFrameCut(plan: RemuxPlan): boolean {
+  return plan.clip !== undefined && plan.output === "mp4" && plan.videoInput !== null && !plan.transcodeVideo;
+}
+
+/**
  * With files as inputs, `-xerror` makes a failed read (a connection that broke off for good)
  * exit 1 instead of 0, and a muxer's "Non-monotonous DTS" (a source that answered a reconnect
  * from its start) end the run. `-copyts -start_at_zero` keeps the timestamps as the file has
@@ -236,11 +277,12 @@ export function ffmpegArgs(plan: RemuxPlan, limits: FfmpegLimits, proxy?: string
     "repeat+warning",
     "-stats",
     ...(hls ? [] : ["-xerror", "-copyts", "-start_at_zero"]),
-    ...plan.inputs.flatMap((input) => inputArgs(input, limits, proxy)),
-    ...(plan.subtitles && plan.output === "mp4" ? inputArgs(plan.subtitles.input, limits, proxy) : []),
+    ...plan.inputs.flatMap((input) => inputArgs(input, limits, proxy, plan.clip)),
+    ...(plan.subtitles && plan.output === "mp4" ? inputArgs(plan.subtitles.input, limits, proxy, plan.clip) : []),
     ...outputArgs[plan.output](plan),
     "pipe:1",
     ...(hls ? [] : [...witnessArgs(plan), ...soundWitnessArgs(plan)]),
+    ...clipWitnessArgs(plan),
   ];
 }
 
@@ -275,6 +317,8 @@ const logSigns = {
   lost: /Failed to open segment|Input\/output error/i,
   /** The sound asked for is not in the source: its map of the audio stream found none (ffmpeg then exits 1). */
   noSound: /^Stream map '[^']*:a:0' matches no streams/,
+  /** M4A's copy met sound that is not AAC (m4aOutputArgs); ffmpeg names the codec it read. */
+  notAac: /Codec '([^']+)' \(\d+\) is not supported by the bitstream filter 'aac_adtstoasc'/,
 };
 
 /** What the log reader knows of the run: the source's length when it says it, whether it is HLS, and the output. */
@@ -282,6 +326,8 @@ export interface FfmpegSource {
   durationSec: number | null;
   hls: boolean;
   output?: RemuxPlan["output"];
+  /** A clip cut at a key frame: where it was asked to start, and where it ends (null: unknown); its length is known once ffmpeg says where it starts. */
+  clip?: { startSec: number; endSec: number | null };
 }
 
 /** MP3 at 320 kbit/s CBR is 40 000 bytes a second: its length is its size over this. */
@@ -299,11 +345,20 @@ function notStreamable(cause?: Error): ApiError {
   );
 }
 
-/** 400: sound asked of a video that has none (as `noSoundIn` of platforms/items.ts for a photo); no retry helps. */
+/** 400: sound asked of a video that has none (as `requireMotion` of platforms/items.ts for a photo); no retry helps. */
 export function silentVideo(cause?: Error): ApiError {
   return new ApiError(
     "invalid_parameter",
     "This video has no sound, so `audio` has nothing to give; leave `audio` out to download the video.",
+    { cause },
+  );
+}
+
+/** 400: `audio=m4a` of sound that is not AAC (`codec` as the source or ffmpeg names it); only a re-encode would make it. */
+export function notAac(codec: string, cause?: Error): ApiError {
+  return new ApiError(
+    "format_not_available",
+    `This post's sound is ${codec}, not AAC: \`audio=m4a\` copies AAC as it is and never re-encodes. Ask for \`audio=mp3\` (MP3 at 320 kbps) instead.`,
     { cause },
   );
 }
@@ -323,7 +378,8 @@ const lengthDiffers = (outputSec: number, durationSec: number) =>
  * The output's length held against the source's, when the source says it: `seen` is told how
  * far the output has come and says when it is already too long; `tooShort` is asked at the end.
  */
-function lengthCheck(durationSec: number | null) {
+function lengthCheck(expectedSec: number | null) {
+  let durationSec = expectedSec;
   let outputSec: number | null = null;
   const off = (sign: 1 | -1) =>
     durationSec !== null && outputSec !== null && sign * (outputSec - durationSec) > durationSlackSec(durationSec);
@@ -334,6 +390,33 @@ function lengthCheck(durationSec: number | null) {
     },
     tooShort: () => off(-1),
     shortError: () => lengthDiffers(outputSec!, durationSec!),
+    /** The length once it is known: a key-frame clip's when ffmpeg says where it starts. */
+    expect(seconds: number) {
+      durationSec = seconds;
+    },
+  };
+}
+
+/** The lines of the clip's witness (clipWitnessArgs): framecrc's header (`#tb 0: 1/12800`, ...) and its one packet. */
+const clipLines = { header: /^#/, timeBase: /^#tb 0: (\d+)\/(\d+)/, packet: /^0,\s*-?\d+,\s*(-?\d+),/ };
+
+/**
+ * Where a key-frame clip really starts, from its witness's lines: the packet's time in the time
+ * base before it. With `-copyts` that is the source's time; without it (HLS) ffmpeg counts from
+ * the asked start.
+ */
+function clipStartReader(clip: FfmpegSource["clip"], copyts: boolean, onStart: (seconds: number) => void) {
+  let timeBase: number | null = null;
+  return (line: string): boolean => {
+    if (clip === undefined || !clipLines.header.test(line) && !clipLines.packet.test(line)) return false;
+    const base = clipLines.timeBase.exec(line);
+    if (base) timeBase = Number(base[1]) / Number(base[2]);
+    const packet = clipLines.packet.exec(line);
+    if (packet && timeBase !== null) {
+      const at = Number(packet[1]) * timeBase;
+      onStart(Math.max(0, copyts ? at : clip.startSec + at));
+    }
+    return true;
   };
 }
 
@@ -349,14 +432,24 @@ function lengthCheck(durationSec: number | null) {
 export function readFfmpegLog(
   limits: Pick<FfmpegLimits, "maxReconnects">,
   source: FfmpegSource = { durationSec: null, hls: false },
-): Required<Pick<SpawnStreamOptions, "classify" | "failedDespiteExit0" | "readLog" | "readOutput">> {
-  const { durationSec, hls, output = "mp4" } = source;
+): Required<Pick<SpawnStreamOptions, "classify" | "failedDespiteExit0" | "readLog" | "readOutput">> & {
+  /** A key-frame clip's real start in seconds, once ffmpeg has said it (never, when the clip starts past the media's end). */
+  clipStart: Promise<number>;
+} {
+  const { durationSec, hls, output = "mp4", clip } = source;
   let reconnects = 0;
   let sourceError = false;
   let lost = false;
   const length = lengthCheck(durationSec);
   const clock = output === "mp3" ? null : fragmentClock();
+  let toldStart: (seconds: number) => void = () => {};
+  const clipStart = new Promise<number>((resolve) => (toldStart = resolve));
+  const clipLine = clipStartReader(clip, !hls, (seconds) => {
+    if (clip?.endSec != null) length.expect(clip.endSec - seconds);
+    toldStart(seconds);
+  });
   return {
+    clipStart,
     classify: (code, stderr) =>
       code === 0 && length.tooShort() ? length.shortError() : classifyFfmpegFailure(code, stderr),
     failedDespiteExit0: () => lost || length.tooShort(),
@@ -366,6 +459,7 @@ export function readFfmpegLog(
       return length.seen(clock.seconds());
     },
     readLog(line) {
+      if (clipLine(line)) return "omit";
       const progress = logSigns.progress.exec(line);
       if (progress) {
         const kilobytes = progress[1];
@@ -392,6 +486,8 @@ export function readFfmpegLog(
           : notStreamable(cause);
       }
       if (output !== "mp4" && logSigns.noSound.test(line)) return silentVideo(cause);
+      const other = logSigns.notAac.exec(line);
+      if (other) return notAac(other[1]!, cause);
       if (logSigns.corrupt.test(line)) return damaged(cause);
       if (logSigns.corruptPacket.test(line)) return hls && reconnects === 0 ? undefined : damaged(cause);
       if (logSigns.timeWentBack.test(line) && reconnects > 0) return damaged(cause);

@@ -8,7 +8,7 @@
 // copies name for ffmpeg to fetch (segments, keys, init sections) is http(s), through the gate.
 import { ApiError, upstreamFailed } from "../http/problem.ts";
 import type { FfmpegInput } from "./ffmpeg.ts";
-import type { UpstreamClient } from "./relay-upstream.ts";
+import type { UpstreamClient } from "../net/relay-upstream.ts";
 import { boundedText } from "../util/bounded-text.ts";
 
 /** Fetches one playlist through the gate, redirects followed: its final URL and its text. */

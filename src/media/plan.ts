@@ -15,6 +15,8 @@ export interface RelayPlan {
   allowed: (url: URL, what?: string) => void;
   /** File name without extension: the caller's `filename`, else the source's own. */
   name: string;
+  /** The media's length in seconds when the source says it (X's are whole seconds): a clip's bounds are checked against it. */
+  durationSec?: number | null;
 }
 
 /** ffmpeg reads the inputs and writes the output as it goes (page mode); `ffmpeg` is what it is told. */
@@ -39,29 +41,28 @@ export function slotOf(plan: Plan): RunSlot {
 }
 
 /**
- * A relay asked for as sound (MP3, or M4A: its AAC copied): ffmpeg reads the file the relay would
- * have sent (from the operator's override origin, when there is one) and writes its sound.
+ * A relay asked for as sound (MP3, or M4A: its AAC copied) or as a clip: ffmpeg reads the file
+ * the relay would have sent (from the operator's override origin, when there is one) and writes
+ * its sound, or the part asked for as MP4.
  */
-export function relayAsSound(
+export function relayAsRemux(
   relay: RelayPlan,
-  output: Exclude<RemuxPlan["output"], "mp4">,
+  output: RemuxPlan["output"],
   originOverrides: ReadonlyMap<string, string>,
 ): RemuxJob {
-  const input = {
-    url: withOriginOverride(relay.url, originOverrides).href,
-    headers: {},
-    hls: relay.url.pathname.endsWith(".m3u8"),
-  };
+  const hls = relay.url.pathname.endsWith(".m3u8");
+  const input = { url: withOriginOverride(relay.url, originOverrides).href, headers: {}, hls };
   return {
     kind: "remux",
     ffmpeg: {
       output,
       inputs: [input],
-      videoInput: null,
+      videoInput: output === "mp4" ? 0 : null,
       audioInput: 0,
       transcodeVideo: false,
       transcodeAudio: false,
-      adtsAudio: false,
+      // An HLS stream's sound is ADTS AAC in MPEG-TS (X's and Bluesky's are); a file's is MP4's own.
+      adtsAudio: hls,
     },
     name: relay.name,
     durationSec: null,

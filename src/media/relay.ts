@@ -6,8 +6,8 @@ import { byteCount } from "../http/content-length.ts";
 import { withNativeBody } from "../http/native-body.ts";
 import { assertDirectUrl, withOriginOverride } from "../http/direct-hosts.ts";
 import { contentDisposition, extensionForContentType, nameFromMediaUrl, sanitizeFilename } from "./filename.ts";
-import { egressAddress, portOf, type ResolveHost } from "./egress.ts";
-import type { UpstreamClient, UpstreamResponse } from "./relay-upstream.ts";
+import { egressAddress, portOf, type ResolveHost } from "../net/egress.ts";
+import type { UpstreamClient, UpstreamResponse } from "../net/relay-upstream.ts";
 
 export interface RelayInput {
   /** The URL to relay; must pass `allowed`. */

@@ -3,12 +3,13 @@
 // problem+json answer, a failure after it aborts the body (see processes/child-stream.ts).
 import { ApiError } from "../http/problem.ts";
 import { ffmpegArgs, type FfmpegLimits, mp3BytesPerSec, outputTypes, readFfmpegLog, type RemuxPlan } from "./ffmpeg.ts";
-import { type EgressGate, type GateSession, gateVerdict } from "./egress-gate.ts";
+import { type EgressGate, type GateSession, gateVerdict } from "../net/egress-gate.ts";
 import { checkPlaylists, playlistFetcher } from "./hls-playlists.ts";
-import type { UpstreamClient } from "./relay-upstream.ts";
+import type { UpstreamClient } from "../net/relay-upstream.ts";
 import { contentDisposition, sanitizeFilename } from "./filename.ts";
 import { withMovieDurationStream } from "./fmp4-duration.ts";
 import { spawnStream } from "../processes/child-stream.ts";
+import { clipHeaders, type ClipSpan, clipSpan, startPastEnd } from "./clip.ts";
 import type { ProcessHost } from "../processes/process-host.ts";
 
 export interface RemuxOptions {
@@ -58,19 +59,39 @@ export function estimatedBytes(plan: RemuxPlan, durationSec: number | null): num
   return Math.round(total);
 }
 
-export async function remuxResponse(request: RemuxRequest, options: RemuxOptions): Promise<Response> {
+/** The headers of the answer: its type, name, size estimate, and a clip's span once its start is known. */
+function answerHeaders(request: RemuxRequest, lengthSec: number | null, clip: Record<string, string> = {}) {
   const type = outputTypes[request.plan.output];
-  const estimate = estimatedBytes(request.plan, request.durationSec);
-  const headers = {
+  const whole = estimatedBytes(request.plan, request.durationSec);
+  // A clip weighs its share of the whole.
+  const estimate = request.plan.clip === undefined
+    ? whole
+    : whole !== null && lengthSec !== null && request.durationSec
+    ? Math.round((whole * lengthSec) / request.durationSec)
+    : null;
+  return {
     "content-type": type.contentType,
     "content-disposition": contentDisposition(sanitizeFilename(request.name, type.extension)),
     // The exact size is not known before ffmpeg ends, so Content-Length cannot be sent; clients
     // show progress from this (the header cobalt uses), never trust it as the length.
     ...(estimate === null ? {} : { "estimated-content-length": String(estimate) }),
+    ...clip,
   };
+}
+
+/** The output's length when known before ffmpeg runs: the media's, or a clip's that starts where it was asked to. */
+function lengthBefore(span: ClipSpan | null, mediaSec: number | null): number | null {
+  if (span === null) return mediaSec;
+  return span.keyFrame || span.endSec === null ? null : span.endSec - span.startSec;
+}
+
+export async function remuxResponse(request: RemuxRequest, options: RemuxOptions): Promise<Response> {
+  const span = clipSpan(request.plan, request.durationSec);
+  const lengthSec = lengthBefore(span, request.durationSec);
   if (request.method === "HEAD") {
     request.onEnd();
-    return new Response(null, { headers });
+    const clip = span === null || span.keyFrame ? {} : clipHeaders(span.startSec, span.endSec);
+    return new Response(null, { headers: answerHeaders(request, lengthSec, clip) });
   }
   const session = await options.gate?.session("media");
   let plan: RemuxPlan;
@@ -83,9 +104,10 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
   }
   const ended = options.onChild?.();
   const log = readFfmpegLog(options.limits, {
-    durationSec: request.durationSec,
+    durationSec: lengthSec,
     hls: plan.inputs.some((input) => input.hls),
     output: plan.output,
+    ...(span?.keyFrame ? { clip: { startSec: span.startSec, endSec: span.endSec } } : {}),
   });
   const child = spawnStream(
     options.processes,
@@ -114,8 +136,10 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
     ended?.();
     request.onEnd();
   });
+  let sent: { lengthSec: number | null; clip: Record<string, string> };
   try {
     await child.firstChunk;
+    sent = await clipSent(span, lengthSec, log.clipStart, child.exited, request.durationSec);
   } catch (error) {
     child.kill();
     throw error;
@@ -123,10 +147,30 @@ export async function remuxResponse(request: RemuxRequest, options: RemuxOptions
   // Fragmented MP4 (video, or M4A sound) says no length until told; MP3 needs no help: players
   // estimate its length from the constant bit rate.
   const fragmented = request.plan.output !== "mp3";
-  const body = fragmented && request.durationSec !== null
-    ? withMovieDurationStream(child.stdout, request.durationSec)
+  const body = fragmented && sent.lengthSec !== null
+    ? withMovieDurationStream(child.stdout, sent.lengthSec)
     : child.stdout;
-  return new Response(body, { headers });
+  return new Response(body, { headers: answerHeaders(request, sent.lengthSec, sent.clip) });
+}
+
+/**
+ * What a clip sends, said before its first byte: a key-frame cut's start once ffmpeg has read it
+ * (an ffmpeg that ends without one had nothing past `start`: 400), else where it was asked to start.
+ */
+async function clipSent(
+  span: ClipSpan | null,
+  lengthSec: number | null,
+  clipStart: Promise<number>,
+  exited: Promise<unknown>,
+  mediaSec: number | null,
+): Promise<{ lengthSec: number | null; clip: Record<string, string> }> {
+  if (span === null) return { lengthSec, clip: {} };
+  const startSec = span.keyFrame ? await Promise.race([clipStart, exited.then(() => null)]) : span.startSec;
+  if (startSec === null) throw startPastEnd(mediaSec);
+  return {
+    lengthSec: span.endSec === null ? null : span.endSec - startSec,
+    clip: clipHeaders(startSec, span.endSec),
+  };
 }
 
 /** The plan with each HLS input read from the gate's checked copy of its playlists (hls-playlists.ts). */

@@ -6,10 +6,12 @@ import { ApiError } from "../http/problem.ts";
 import type { ApiContext, Download } from "../auth/api-context.ts";
 import type { SlotHolder, Slots } from "../limits/slots.ts";
 import { requireTools, type ToolProbe } from "../processes/tools.ts";
-import { assertFetchable, type EgressPolicy } from "./egress.ts";
+import { assertFetchable, type EgressPolicy } from "../net/egress.ts";
 import { withOriginOverride } from "../http/direct-hosts.ts";
 import type { RemuxPlan } from "./ffmpeg.ts";
-import { type Plan, relayAsSound, type RelayPlan, type RemuxJob, type RunSlot, slotOf } from "./plan.ts";
+import { type Plan, relayAsRemux, type RelayPlan, type RemuxJob, type RunSlot, slotOf } from "./plan.ts";
+import type { ClipRange } from "../http/clip-range.ts";
+import { clipped, exactCutsOff, requireWithin } from "./clip.ts";
 import { relayMedia, type RelayOptions } from "./relay.ts";
 import { type RemuxOptions, remuxResponse } from "./remux.ts";
 
@@ -23,6 +25,14 @@ export interface RunDeps {
   egress: EgressPolicy;
   /** A download whose client takes nothing for this long is cut (0: never). */
   clientStallTimeoutMs: number;
+  /** Whether a clip may be cut exactly, re-encoding its video (CLIP_EXACT_CUTS). */
+  exactCuts: boolean;
+}
+
+/** What the download is sent as: the output, and the part of the media (null: all of it). */
+export interface Sent {
+  output: RemuxPlan["output"];
+  clip: ClipRange | null;
 }
 
 /** Whose download it is: the request (its method, Range, signal), when its response is over, and the key that holds the slot. */
@@ -34,20 +44,16 @@ export interface Caller {
 }
 
 /**
- * The download of `planned` sent as `output`, with the mode that made it: a relay asked for as
- * sound (MP3, M4A) is ffmpeg's remux of the same file, which counts as page mode.
+ * The download of `planned` sent as `sent` asks, with the mode that made it: a relay asked for as
+ * sound (MP3, M4A) or as a clip is ffmpeg's remux of the same file, which counts as page mode.
  */
 export async function runPlan(
   planned: Plan,
-  output: RemuxPlan["output"],
+  sent: Sent,
   caller: Caller,
   deps: RunDeps,
 ): Promise<Download> {
-  let plan = planned;
-  if (plan.kind === "relay" && output !== "mp4") {
-    plan.allowed(plan.url);
-    plan = relayAsSound(plan, output, deps.relay.originOverrides);
-  }
+  const plan = planAsAsked(planned, sent, deps);
   if (plan.kind === "remux") await requireTools(deps.tools, ["ffmpeg"]);
   const release = deps.slots[slotOf(plan)].acquire(caller.holder);
   try {
@@ -60,6 +66,21 @@ export async function runPlan(
     release();
     throw error;
   }
+}
+
+/**
+ * The plan as `sent` asks: a relay stays one unless its sound or a part of it is asked for (then
+ * it is ffmpeg's remux of the file); a clip (media/clip.ts) is bounded by the media's length
+ * where the source gave it, and cut exactly only where the operator allows.
+ */
+function planAsAsked(planned: Plan, { output, clip }: Sent, deps: RunDeps): Plan {
+  if (clip?.exact && !deps.exactCuts) throw exactCutsOff();
+  if (planned.kind === "remux") return clip === null ? planned : clipped(planned, clip);
+  if (clip === null && output === "mp4") return planned;
+  if (clip !== null) requireWithin(clip, planned.durationSec ?? null);
+  planned.allowed(planned.url);
+  const job = relayAsRemux(planned, output, deps.relay.originOverrides);
+  return clip === null ? job : clipped(job, clip);
 }
 
 async function relay(

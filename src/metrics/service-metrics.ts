@@ -5,16 +5,17 @@ import type { SlotKind } from "../limits/slots.ts";
 import { type Counter, type Gauge, Registry } from "./registry.ts";
 
 export type DownloadMode = Download["mode"];
-/** Who the service called: X's two tweet APIs, X's guest-token endpoint, a media host. */
+/**
+ * Who the service called: X's two tweet APIs, X's guest-token endpoint, a short link's host, a media host, or the
+ * platform a reader of the service's own reads, by its id in lower case.
+ */
 export type Upstream =
   | "x_syndication"
   | "x_graphql"
   | "x_guest_token"
-  | "bluesky"
-  | "xiaohongshu"
-  | "threads"
   | "short_link"
-  | "media_host";
+  | "media_host"
+  | Lowercase<string>;
 export type ChildTool = "yt-dlp" | "gallery-dl" | "ffmpeg";
 
 // Seconds; a tweet answer from cache takes a few ms, a cold page-mode start several seconds.

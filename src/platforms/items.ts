@@ -16,9 +16,17 @@ export function requireItem(index: number, count: number): void {
   );
 }
 
-/** 400 for `audio` (MP3, M4A) of an item that has no sound to give. */
-export function noSoundIn(type: string, output: Wanted["output"]): ApiError {
-  return new ApiError("invalid_parameter", `This item is a ${type}; \`audio=${output}\` needs a video.`);
+/** 400 for what an item that does not move (a photo) cannot give: sound (`audio`), or a part of it (`start`, `end`). */
+export function requireMotion(type: string, wanted: Wanted): void {
+  if (wanted.output !== "mp4") {
+    throw new ApiError("invalid_parameter", `This item is a ${type}; \`audio=${wanted.output}\` needs a video.`);
+  }
+  if (wanted.clip !== null) {
+    throw new ApiError(
+      "invalid_parameter",
+      `This item is a ${type}; \`start\` and \`end\` cut a part of a video or of sound. Leave them out to download the ${type}.`,
+    );
+  }
 }
 
 /** 400 for `subtitles` of a file that holds none (X lists none, a media link is a bare file, a photo post's files are as served). */
@@ -46,7 +54,7 @@ export function photoPlan(
   allowed: RelayPlan["allowed"],
   host: string,
 ): RelayPlan {
-  if (wanted.output !== "mp4") throw noSoundIn("photo", wanted.output);
+  requireMotion("photo", wanted);
   if (wanted.format !== null) {
     throw new ApiError(
       "format_not_available",

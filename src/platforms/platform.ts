@@ -4,10 +4,10 @@
 // platform check, gallery-dl's arguments, the OpenAPI text, docs/api.md's table) names no platform.
 
 /**
- * Which source reads a platform's links (platforms/sources.ts builds one per name): a tool, or a reader of the
- * service's own, named after its platform's folder.
+ * Which source reads a platform's links (platforms/sources.ts builds one per name): a tool, X's reader (whose client
+ * the tweet route shares), or a reader of the service's own (`own`: the one platforms/own-readers.ts lists for it).
  */
-export type ReaderName = "x" | "bluesky" | "xiaohongshu" | "threads" | "yt-dlp" | "yt-dlp+gallery-dl";
+export type ReaderName = "x" | "own" | "yt-dlp" | "yt-dlp+gallery-dl";
 
 /** A path shape of a platform's links and the reader that reads it. */
 export interface ShapeReader {

@@ -5,7 +5,7 @@
 // only while each hop stays on a host of the same platform: a short link is anyone's to make, so
 // one that leads elsewhere (another platform, a private address) is refused, never fetched.
 import { ApiError, upstreamFailed } from "../http/problem.ts";
-import type { Outbound } from "./outbound.ts";
+import type { Outbound } from "../net/outbound.ts";
 import { canonicalLink, detectPlatform, shortLinkRow } from "./table.ts";
 
 /** The link a reader reads for a pasted link (see above); `signal` ends the following early. */

@@ -2,6 +2,7 @@
 // gallery-dl, or a fallback made of two of them) describes a post and plans a download; a plan is a relay of
 // one file as its host serves it, or a remux of inputs by ffmpeg; a runner (media/) carries it out
 // with the slot its kind costs. Which source reads a link is its platform row's `reader`.
+import type { ClipRange } from "../http/clip-range.ts";
 import type { SlotHolder } from "../limits/slots.ts";
 import type { RemuxPlan } from "../media/ffmpeg.ts";
 import type { Plan } from "../media/plan.ts";
@@ -22,6 +23,8 @@ export interface Wanted {
   subtitles: string | null;
   /** The caller's file name (without extension); null for the source's `<platform>_<id>[_<index>]`. */
   filename: string | null;
+  /** The part of the media to send (`start`, `end`); null for all of it. A photo has none (400). */
+  clip: ClipRange | null;
 }
 
 /** A link a source is asked about, with the platform its row names. */
@@ -43,7 +46,7 @@ export interface Asker {
  * How a download asks a source for its plan, the same for the handler and for a source that hands
  * an item to another (X gives a video it has only as HLS to yt-dlp): the source's tools checked
  * (503 `tool_missing`), the asker's extraction slot held while a source that extracts plans. One
- * is built at start (handlers/ask.ts `createAsk`) and handed to the handler and to those sources.
+ * is built at start (operations/ask.ts `createAsk`) and handed to the handler and to those sources.
  */
 export type Ask = (source: Source, link: Link, wanted: Wanted, asker: Asker) => Promise<Plan>;
 

@@ -1,6 +1,7 @@
-// Which source reads a link: its platform row's `reader` (table.ts), one line per reader. A page of
-// an extra host of the operator's (`OTHER`) is yt-dlp's. X's and Bluesky's sources also say which
-// posts a link stands for in a job (Expands): a post's author's thread, a profile's posts; yt-dlp's
+// Which source reads a link: its platform row's `reader` (table.ts), one line per reader; a reader of
+// the service's own is its platform's (own-readers.ts). A page of an extra host of the operator's
+// (`OTHER`) is yt-dlp's. X's source, and an own reader's that expands, also say which posts a link stands for in a job
+// (Expands): a post's author's thread, a profile's posts; yt-dlp's
 // say it for playlists, channels and profiles, also where gallery-dl reads beside it, but for the profiles a platform
 // module says gallery-dl lists.
 import { ApiError } from "../http/problem.ts";
@@ -21,11 +22,10 @@ import type { PageClient } from "./ytdlp/client.ts";
 /** What the sources read through: the clients and sources of the service's own readers, yt-dlp's and gallery-dl's descriptions. */
 export interface SourceClients {
   tweets: TweetClient;
-  bluesky: Source;
-  /** What a job expands X's and Bluesky's links into (x/threads.ts, bluesky/threads.ts): a post's thread, a profile's posts. */
-  expansions: { x: Expands; bluesky: Expands };
-  xiaohongshu: Source;
-  threads: Source;
+  /** What a job expands X's links into (x/threads.ts): a post's thread, a profile's posts. */
+  xExpansion: Expands;
+  /** The sources of the readers of the service's own, by their platform's id (own-readers.ts). */
+  own: ReadonlyMap<string, Source>;
   pages: PageClient;
   galleries: GalleryClient;
 }
@@ -43,18 +43,22 @@ export function createSources(clients: SourceClients, ask: Ask): SourceOf {
     fallbackSource(ytdlp, gallery, ytdlpThenGallery),
     firstOf(galleryExpansion(clients.galleries), listsOnly(ytdlp)),
   );
-  const x = withExpansion(xReader(clients.tweets, ytdlp, ask), clients.expansions.x);
-  const bluesky = withExpansion(clients.bluesky, clients.expansions.bluesky);
+  const x = withExpansion(xReader(clients.tweets, ytdlp, ask), clients.xExpansion);
   const readers: Record<ReaderName, (link: Link) => Source> = {
     x: () => x,
-    bluesky: () => bluesky,
-    xiaohongshu: () => clients.xiaohongshu,
-    threads: () => clients.threads,
+    own: (link) => ownSource(clients.own, link),
     "yt-dlp": () => ytdlp,
     // A photo-shaped link goes to gallery-dl alone.
     "yt-dlp+gallery-dl": (link) => (isPhotoShaped(link.url, link.platform) ? gallery : ytdlpThenGalleryDl),
   };
   return (link) => heldToRecordRule(readers[readerOf(link.url, link.platform)](link));
+}
+
+function ownSource(own: ReadonlyMap<string, Source>, link: Link): Source {
+  const source = own.get(link.platform);
+  // A platform module that says "own" without a reader in own-readers.ts is a mistake of the house, not the caller's.
+  if (source === undefined) throw new Error(`no reader of the service's own reads ${link.platform}`);
+  return source;
 }
 
 /**

@@ -1,6 +1,6 @@
 // The platform table of docs/api.md: which page hosts belong to which platform, read from the list
 // of platform modules (list.ts). A page host matches itself and any subdomain (www., m., mobile., ...).
-import { extraHostEndpoint, portOf } from "../media/egress.ts";
+import { extraHostEndpoint, portOf } from "../net/egress.ts";
 import { ApiError } from "../http/problem.ts";
 import type { Claim } from "./claims.ts";
 import { platformList } from "./list.ts";

@@ -2,7 +2,7 @@
 // gate session (its proxy URL), with a private copy of the operator's cookie file, counted while
 // it runs; a refusal by the gate or by the platform is told the way every tool's is.
 import { ApiError } from "../http/problem.ts";
-import { type EgressGate, gateVerdict } from "../media/egress-gate.ts";
+import { type EgressGate, gateVerdict } from "../net/egress-gate.ts";
 import { type CookieFile, type Files, withCookieCopy } from "./ytdlp/cookie-file.ts";
 
 export interface ToolAccess {

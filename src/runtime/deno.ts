@@ -1,6 +1,6 @@
 // Entry for Deno: `deno run --allow-all --unstable-no-legacy-abort dist/deno.mjs` from the folder
 // whose node_modules holds the database drivers.
-import { fetchUpstream } from "../media/relay-upstream.ts";
+import { fetchUpstream } from "../net/relay-upstream.ts";
 import { main } from "../service.ts";
 import { denoProcess } from "./deno-process.ts";
 import { serveDeno } from "./deno-server.ts";

@@ -186,27 +186,32 @@ interface AdmitRow {
   burst_frees_at: Date | null;
 }
 
-/** Looks the key up and counts the request when it may be made; see admit_request in the migration. */
-export function admitRequest(db: Queryable, keyHash: string, now: Date): Promise<Admission> {
-  return admit(db, { keyHash, keyId: null }, now);
+/**
+ * Looks the key up and counts the request when it may be made; see admit_request in the
+ * migrations (012). `pastDay`: the call is one a key may make once its day is spent (reading or
+ * cancelling its own jobs), admitted then within its burst and counted there alone.
+ */
+export function admitRequest(db: Queryable, keyHash: string, now: Date, pastDay = false): Promise<Admission> {
+  return admit(db, { keyHash, keyId: null }, now, pastDay);
 }
 
 /** admitRequest for the key of a signed link, which names the key by its id; a deleted key is unknown. */
-export function admitKeyById(db: Queryable, keyId: string, now: Date): Promise<Admission> {
-  return admit(db, { keyHash: null, keyId }, now);
+export function admitKeyById(db: Queryable, keyId: string, now: Date, pastDay = false): Promise<Admission> {
+  return admit(db, { keyHash: null, keyId }, now, pastDay);
 }
 
 async function admit(
   db: Queryable,
   by: { keyHash: string | null; keyId: string | null },
   now: Date,
+  pastDay: boolean,
 ): Promise<Admission> {
   // The account is read beside the function's answer, in the same round trip: a key never changes account.
   const [row] = await db.query<AdmitRow>(
     `SELECT r.*, k.account_id
-       FROM admit_request(coalesce($1, (SELECT key_hash FROM api_keys WHERE id = $3 AND deleted_at IS NULL)), $2) r
+       FROM admit_request(coalesce($1, (SELECT key_hash FROM api_keys WHERE id = $3 AND deleted_at IS NULL)), $2, $4) r
        LEFT JOIN api_keys k ON k.id = r.api_key_id`,
-    [by.keyHash, now, by.keyId],
+    [by.keyHash, now, by.keyId, pastDay],
   );
   if (!row || row.outcome === "unknown" || row.api_key_id === null) return { outcome: "unknown" };
   return {

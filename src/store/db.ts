@@ -29,6 +29,12 @@ export interface Db extends Queryable {
    * queue wakes its workers with it instead of each polling every second.
    */
   listen(channel: string, onNotification: (payload: string) => void, onReconnect: () => void): Promise<Listening>;
+  /**
+   * Runs `work` while this instance holds the advisory lock `key` on a connection of its own, so
+   * instances of one server take turns at it (however many statements and transactions `work` is);
+   * the embedded store has one instance, which runs it at once.
+   */
+  inTurn<T>(key: number, work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
   /** Readiness beyond answering a query, when the store can tell (the embedded store: space left in DATA_DIR); rejects with the reason. */
   ready?(): Promise<void>;
@@ -247,8 +253,25 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Db {
         },
       };
     },
+    inTurn: (key, work) => inAdvisoryTurn(sql, key, work),
     close: () => sql.end({ timeout: 5 }),
   };
+}
+
+/** `work` while a connection of `pool`'s own holds the advisory lock `key`, a session's lock: `work` runs on the pool. */
+async function inAdvisoryTurn<T>(pool: postgres.Sql, key: number, work: () => Promise<T>): Promise<T> {
+  const reserved = await pool.reserve();
+  try {
+    await reserved.unsafe("SELECT pg_advisory_lock($1)", [key]);
+    try {
+      return await work();
+    } finally {
+      // A connection that broke has lost its lock with it; work's own outcome is the one to tell.
+      await reserved.unsafe("SELECT pg_advisory_unlock($1)", [key]).catch(() => {});
+    }
+  } finally {
+    reserved.release();
+  }
 }
 
 /** A subscription of a PostgreSQL server's store, kept across a new pool. */
@@ -280,6 +303,7 @@ export async function openPglite(dataDir?: string): Promise<Db> {
       onReconnect();
       return { close: () => unlisten() };
     },
+    inTurn: (_key, work) => work(),
     close: () => db.close(),
   };
 }

@@ -1,5 +1,6 @@
-// Applies the SQL files in src/store/migrations in order, once each, on either store. An
-// advisory lock makes instances that start together on one server take turns.
+// Applies the SQL files in src/store/migrations in order, once each, on either store. One advisory
+// lock makes instances that start together on one server take turns at every schema step, these
+// and the queue's (src/jobs/queue.ts).
 import type { Db } from "./db.ts";
 import init from "./migrations/001_init.sql?raw";
 import sessions from "./migrations/002_sessions.sql?raw";
@@ -12,6 +13,7 @@ import linkSecretPerStore from "./migrations/008_link_secret_per_store.sql?raw";
 import jobs from "./migrations/009_jobs.sql?raw";
 import webhooks from "./migrations/010_webhooks.sql?raw";
 import watches from "./migrations/011_watches.sql?raw";
+import countedAndBounded from "./migrations/012_counted_and_bounded.sql?raw";
 import linksRead from "./migrations/015_links_read.sql?raw";
 
 export const migrations: readonly { version: number; sql: string }[] = [
@@ -26,14 +28,29 @@ export const migrations: readonly { version: number; sql: string }[] = [
   { version: 9, sql: jobs },
   { version: 10, sql: webhooks },
   { version: 11, sql: watches },
+  { version: 12, sql: countedAndBounded },
   { version: 15, sql: linksRead },
 ];
 
-const MIGRATION_LOCK = 7_303_001;
+const SCHEMA_LOCK = 7_303_001;
 
-export async function migrate(db: Db): Promise<number[]> {
+/**
+ * Runs `work`, a step that makes or changes a schema, while no other instance on the server runs
+ * one. The turn spans the whole step: PostgreSQL's catalog caches are refreshed as a transaction
+ * begins, not as an advisory lock is granted inside one, so a step that waited inside its
+ * transaction (pg-boss's) did not see the schema another had made while it waited, made it again,
+ * and failed on pg_namespace's unique index.
+ */
+export function inSchemaTurn<T>(db: Db, work: () => Promise<T>): Promise<T> {
+  return db.inTurn(SCHEMA_LOCK, work);
+}
+
+export function migrate(db: Db): Promise<number[]> {
+  return inSchemaTurn(db, () => applyMigrations(db));
+}
+
+function applyMigrations(db: Db): Promise<number[]> {
   return db.transaction(async (tx) => {
-    await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
     await tx.exec(
       "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
     );

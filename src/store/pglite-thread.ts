@@ -202,6 +202,7 @@ export async function openPgliteThread(folder: string, workerFile = bundledWorke
       await call({ op: "end", tx, commit: true });
       return result;
     },
+    inTurn: (_key, work) => work(),
     async listen(channel, onNotification, onReconnect) {
       const id = nextId(); // the listen call's, under which the thread passes on what it hears
       hearing.set(id, onNotification);

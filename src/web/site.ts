@@ -1,11 +1,8 @@
 // What every handler of the owner's site shares: its dependencies, the wrapper that turns an
 // ApiError into a page and adds the security headers, and the wrappers for signed-in and
 // signed-out pages with their CSRF checks.
-import type { Watches } from "../jobs/watch-runner.ts";
-import type { DeliveryDeps } from "../events/delivery.ts";
 import type { Logger } from "../log.ts";
 import type { TrustedProxies } from "../http/client-address.ts";
-import type { EgressPolicy } from "../media/egress.ts";
 import type { Db } from "../store/db.ts";
 import { createSession, type Session } from "../store/sessions.ts";
 import { checkCsrf, csrfToken } from "./csrf.ts";
@@ -38,12 +35,6 @@ export interface WebDeps {
   log: Logger;
   /** The app's error sink, answering as one of the owner's pages (the sink lives above the site). */
   pageError: (error: unknown, log: Logger) => Response;
-  /** Where a webhook receiver may be: public addresses, and the operator's WEBHOOK_EXTRA_HOSTS. */
-  webhookTargets: EgressPolicy;
-  /** Webhook deliveries, for the page's resend; null where no queue runs. */
-  deliveries: DeliveryDeps | null;
-  /** The watches' runs, for the page's resume; null where no queue runs. */
-  watches: Watches | null;
 }
 
 /** `log` is the request's logger, whose lines carry its id, and `peer` the socket's, when the app hands them in. */

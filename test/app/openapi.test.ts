@@ -7,6 +7,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorTable } from "../../src/http/errors.ts";
 import { buildOpenApiDocument } from "../../src/app/openapi.ts";
+import { apiRoutes } from "../../src/app/routes.ts";
 import { LinkedTweetRecord } from "../../src/platforms/records.ts";
 import { platformList } from "../../src/platforms/list.ts";
 import { UsageRecord } from "../../src/limits/usage.ts";
@@ -42,22 +43,10 @@ describe("the OpenAPI document", () => {
   });
 
   it("describes every operation with bearer auth, the probes, metrics, platform status and pages without, each with HEAD beside GET", () => {
-    expect(Object.keys(document.paths).sort()).toEqual([
-      "/api/v1/download",
-      "/api/v1/jobs",
-      "/api/v1/jobs/{id}",
-      "/api/v1/jobs/{id}/archive",
+    // The API's paths are its route declarations' (test/app/routes.test.ts); the site's are these.
+    const declared = new Set(apiRoutes.map((route) => route.path));
+    expect(Object.keys(document.paths).filter((path) => !declared.has(path)).sort()).toEqual([
       "/api/v1/openapi.json",
-      "/api/v1/post",
-      "/api/v1/tweet",
-      "/api/v1/usage",
-      "/api/v1/watches",
-      "/api/v1/watches/{id}",
-      "/api/v1/watches/{id}/pause",
-      "/api/v1/watches/{id}/resume",
-      "/api/v1/webhooks",
-      "/api/v1/webhooks/{id}",
-      "/api/v1/webhooks/{id}/rotate",
       "/docs",
       "/healthz",
       "/metrics",
@@ -70,18 +59,12 @@ describe("the OpenAPI document", () => {
       expect(document.paths[path].get.security, path).toEqual([]);
     }
     expect(document.paths["/metrics"].get.security).toEqual([{}, { metricsToken: [] }]);
-    // The jobs', webhooks' and watches' paths take POST and DELETE besides (docs/api.md, Jobs, Webhooks, Watches).
-    const methods: Record<string, string[]> = {
-      "/api/v1/jobs": ["get", "head", "post"],
-      "/api/v1/jobs/{id}": ["delete", "get", "head"],
-      "/api/v1/webhooks": ["get", "head", "post"],
-      "/api/v1/webhooks/{id}": ["delete", "get", "head"],
-      "/api/v1/webhooks/{id}/rotate": ["post"],
-      "/api/v1/watches": ["get", "head", "post"],
-      "/api/v1/watches/{id}": ["delete", "get", "head"],
-      "/api/v1/watches/{id}/pause": ["post"],
-      "/api/v1/watches/{id}/resume": ["post"],
-    };
+    // Each path takes its declared methods, and HEAD wherever GET is.
+    const methods: Record<string, string[]> = {};
+    for (const { path, method } of apiRoutes) {
+      methods[path] = [...(methods[path] ?? []), ...(method === "GET" ? ["get", "head"] : [method.toLowerCase()])]
+        .sort();
+    }
     for (const [path, item] of Object.entries(document.paths) as [string, Json][]) {
       expect(Object.keys(item).sort(), path).toEqual(methods[path] ?? ["get", "head"]);
       if (!item.get) continue;
@@ -121,6 +104,11 @@ describe("the OpenAPI document", () => {
   it("describes each operation's parameters", () => {
     const noControlCharacters = "^[^\\u0000-\\u001f\\u007f]*$";
     const urlSchema = { type: "string", format: "uri", maxLength: 4096, pattern: noControlCharacters };
+    const clipTimeSchema = {
+      type: "string",
+      maxLength: 20,
+      pattern: "^(?:\\d{1,6}(?:\\.\\d{1,3})?|(?:\\d{1,3}:)?[0-5]?\\d:[0-5]\\d(?:\\.\\d{1,3})?)$",
+    };
     const parameters = (path: string) =>
       Object.fromEntries(
         (document.paths[path].get.parameters as Json[]).map((
@@ -140,6 +128,9 @@ describe("the OpenAPI document", () => {
         required: false,
         schema: { type: "string", minLength: 1, maxLength: 35, pattern: "^[A-Za-z0-9_-]*$" },
       },
+      start: { in: "query", required: false, schema: clipTimeSchema },
+      end: { in: "query", required: false, schema: clipTimeSchema },
+      cut: { in: "query", required: false, schema: { type: "string", enum: ["keyframe", "exact"] } },
       filename: { in: "query", required: false, schema: { type: "string", maxLength: 255 } },
     });
     expect(document.paths["/api/v1/usage"].get.parameters).toEqual([]);

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { hashKey } from "../../src/auth/api-key.ts";
 import { createTestDatabase } from "../helpers/stores.ts";
 import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const usage = (url: string, key: string) =>
   fetch(`${url}/api/v1/usage`, { headers: { authorization: `Bearer ${key}` } });
@@ -82,7 +83,7 @@ async function walkThrough(env: Record<string, string>, service: RunningService)
 // Each test runs the command line a dozen or more times, one process after another (about a second
 // each on a quiet machine, several on a busy one, more where it opens the embedded store itself):
 // the cap bounds a hung command, it does not time a fast one.
-describe("the admin command line", { timeout: 180_000 }, () => {
+describe("the admin command line", { timeout: scaled(180_000) }, () => {
   // The services here only answer the admin socket and /usage: no extraction host (about 3 CPU seconds a start).
   const withoutHost = (env: Record<string, string>) => startService({ ...env, EXTRACTION_HOST: "off" });
   const cleanups: (() => Promise<unknown>)[] = [];

@@ -6,11 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const usage = (url: string, key: string) =>
   fetch(`${url}/api/v1/usage`, { headers: { authorization: `Bearer ${key}` } });
 
-describe("admin backup and restore of the embedded store", { timeout: 180_000 }, () => {
+describe("admin backup and restore of the embedded store", { timeout: scaled(180_000) }, () => {
   const root = mkdtempSync(join(tmpdir(), "media-api-backup-"));
   const services: RunningService[] = [];
   afterAll(async () => {

@@ -11,6 +11,7 @@ import { freePort } from "../helpers/ports.ts";
 import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
 import { createTestDatabase } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const folders: string[] = [];
 const scratch = () => {
@@ -82,7 +83,7 @@ describe("a rolling restart behind nginx", () => {
     await nginx?.stop();
     await Promise.all(services.map((service) => service.stop()));
     await dropDatabase();
-  }, 60_000);
+  }, scaled(60_000));
 
   it("answers every call 200 while each instance is stopped with SIGTERM and started again", async () => {
     const database = await createTestDatabase();
@@ -121,5 +122,5 @@ describe("a rolling restart behind nginx", () => {
     const notOk = client.outcomes.filter((outcome) => outcome !== 200);
     expect(notOk).toEqual([]);
     expect(client.outcomes.length).toBeGreaterThanOrEqual(60);
-  }, 180_000);
+  }, scaled(180_000));
 });

@@ -7,8 +7,9 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync } from 
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { scaled } from "../helpers/slowness.ts";
 
-describe("npm run admin after npm prune --omit=dev", { timeout: 120_000 }, () => {
+describe("npm run admin after npm prune --omit=dev", { timeout: scaled(120_000) }, () => {
   const copy = mkdtempSync(join(tmpdir(), "media-api-pruned-"));
   afterAll(() => rmSync(copy, { recursive: true, force: true }));
 

@@ -6,16 +6,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type RunningService, startService } from "../helpers/service.ts";
-import { serviceUser } from "../helpers/service-user.ts";
+import { readableCopy, serviceUser } from "../helpers/service-user.ts";
 
 const asRoot = process.getuid?.() === 0;
 
 describe.skipIf(!asRoot)("the built service as an unprivileged user", () => {
   const folders: string[] = [];
   let service: RunningService | undefined;
+  let copy: ReturnType<typeof readableCopy> | undefined;
   afterAll(async () => {
     await service?.stop();
     for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+    copy?.remove();
   });
 
   it("starts with a fresh DATA_DIR from the template the build made, and answers /healthz", async () => {
@@ -24,9 +26,12 @@ describe.skipIf(!asRoot)("the built service as an unprivileged user", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "media-api-user-"));
     folders.push(dataDir);
     chownSync(dataDir, user.uid, user.gid);
+    // The user runs its own copy: the clone may sit in a folder it may not enter.
+    copy = readableCopy();
     service = await startService(
       { DATA_DIR: join(dataDir, "data"), EXTRACTION_HOST: "off", HOME: dataDir, XDG_CACHE_HOME: dataDir },
       user.command([process.execPath, "dist/node.mjs"]),
+      copy.root,
     );
     const health = await fetch(`${service.url}/healthz`);
     expect(health.status).toBe(200);

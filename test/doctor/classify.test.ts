@@ -7,7 +7,7 @@ import { failureContext } from "../../src/doctor/context.ts";
 import { referencePosts } from "../../src/doctor/reference-posts.ts";
 import { expiredSession } from "../../src/doctor/session-cookies.ts";
 import { ApiError, upstreamFailed } from "../../src/http/problem.ts";
-import { type GateSession, gateVerdict } from "../../src/media/egress-gate.ts";
+import { type GateSession, gateVerdict } from "../../src/net/egress-gate.ts";
 import { platformList } from "../../src/platforms/list.ts";
 import { detectPlatform } from "../../src/platforms/table.ts";
 import type { ToolProbe } from "../../src/processes/tools.ts";

@@ -12,6 +12,7 @@ import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { photoPosts, startPhotoPlatforms } from "../fakes/photo-platforms.ts";
 import { startFakeXUpstream } from "../fakes/x-upstream.ts";
 import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const token = "metrics-token-0123456789";
 const cleanups: (() => unknown)[] = [];
@@ -128,7 +129,7 @@ describe("admin doctor against local stand-ins", () => {
 
   it(
     "classes each platform, exits non-zero, and the metric and /platformz say the same",
-    { timeout: 60_000 },
+    { timeout: scaled(60_000) },
     async () => {
       const run = await runAdmin(["doctor"], env);
       expect(run.code).toBe(1);
@@ -189,7 +190,7 @@ describe("admin doctor against local stand-ins", () => {
 
   it(
     "checks only the platforms named, afresh each time, and refuses names it has no check for",
-    { timeout: 120_000 },
+    { timeout: scaled(120_000) },
     async () => {
       const fetches = () => site.requestLog.filter((r) => r.path === "/progressive.html").length;
       const before = fetches();
@@ -214,7 +215,7 @@ describe("admin doctor against local stand-ins", () => {
 
   it(
     "a user's refused request asks for a check of its site, whose own answer marks it, at most one per site in 10 minutes",
-    { timeout: 60_000 },
+    { timeout: scaled(60_000) },
     async () => {
       expect((await runAdmin(["doctor", site.host], env)).code).toBe(0);
       expect((await platformUp(service))[site.host]).toBe(1);
@@ -239,7 +240,7 @@ describe("admin doctor against local stand-ins", () => {
       // The site's reference post answers: one user's refused link does not mark it down.
       await expect.poll(
         async () => (await platformz(service)).platforms.find((result) => result.site === site.host)!.from,
-        { timeout: 30_000 },
+        { timeout: scaled(30_000) },
       ).toBe("requests");
       expect((await platformz(service)).platforms.find((result) => result.site === site.host)).toMatchObject({
         status: "ok",
@@ -258,7 +259,7 @@ describe("admin doctor against local stand-ins", () => {
     expect((await fetch(`${service.url}/platformz`)).status).toBe(401);
   });
 
-  it("runs the check itself when no service runs", { timeout: 120_000 }, async () => {
+  it("runs the check itself when no service runs", { timeout: scaled(120_000) }, async () => {
     const offline = { ...env, DATA_DIR: dataDir() };
     const run = await runAdmin(["doctor", "youtube", "vimeo"], offline);
     expect(run.code).toBe(1);
@@ -272,7 +273,7 @@ describe("admin doctor against local stand-ins", () => {
 describe("X's check", () => {
   it(
     "goes through the X client as an X post request does, afresh each time, and is broken when X answers in an unknown form",
-    { timeout: 120_000 },
+    { timeout: scaled(120_000) },
     async () => {
       const x = await startFakeXUpstream();
       cleanups.push(() => x.close());
@@ -303,7 +304,7 @@ describe("X's check", () => {
 describe("a photo platform's check", () => {
   it(
     "goes through gallery-dl as a photo post request does: ok, blocked by a login wall, cookies_expired with an expired session",
-    { timeout: 60_000 },
+    { timeout: scaled(60_000) },
     async () => {
       const platforms = await startPhotoPlatforms();
       cleanups.push(() => platforms.close());
@@ -369,7 +370,7 @@ describe("the background check", () => {
 
   it(
     "runs at the interval, never two at a time, on demand too, and counts against no key",
-    { timeout: 150_000 },
+    { timeout: scaled(150_000) },
     async () => {
       const slowHost = `127.0.0.1:${(slow.address() as AddressInfo).port}`;
       const env = {
@@ -389,13 +390,13 @@ describe("the background check", () => {
 
       // Asked for the other post while a background run waits for the first (the wait is longer
       // than a yt-dlp start): the demand waits its turn.
-      await expect.poll(() => active.join(), { timeout: 30_000, interval: 20 }).toBe("/a");
+      await expect.poll(() => active.join(), { timeout: scaled(30_000), interval: 20 }).toBe("/a");
       const demanded = await runAdmin(["doctor", "REDDIT"], env);
       expect(demanded.code).toBe(0);
       const first = (await checkedAt(service)).VIMEO!;
       expect(first).toBeGreaterThan(0);
       // And the background goes on.
-      await expect.poll(async () => (await checkedAt(service)).VIMEO, { timeout: 60_000, interval: 200 })
+      await expect.poll(async () => (await checkedAt(service)).VIMEO, { timeout: scaled(60_000), interval: 200 })
         .toBeGreaterThan(first);
       expect(served).toBeGreaterThanOrEqual(4);
       expect(most).toBe(1);

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { rawRequest } from "../helpers/raw-http.ts";
 import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
-import { until } from "../helpers/until.ts";
+import { settled, until } from "../helpers/until.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 /** A port on 127.0.0.1 that nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -76,16 +77,14 @@ export function answersSuite({ name, command, ownParser }: AnswersRuntime): void
         (await runAdmin(["keys", "create", "--email", "newcomer@example.com", "--tier", "GOLD"], { DATA_DIR: dataDir }))
           .stdout.trim();
       // The tools' probe runs in the background and may log once it is done: from here on the log is the requests'.
-      for (let i = 0; i < 100 && (await fetch(`${service.url}/readyz`)).status !== 200; i++) {
-        await new Promise((wait) => setTimeout(wait, 100));
-      }
+      await settled(async () => (await fetch(`${service.url}/readyz`)).status === 200, 10_000, 100);
       // So does the extraction host once it is warm (seconds on a busy machine): wait for its line too.
       await until(
         "the extraction host's ready line",
         () => logLines().some((line) => line.msg.startsWith("extraction host ready")) || undefined,
         120_000,
       );
-    }, 180_000);
+    }, scaled(180_000));
     afterAll(async () => {
       await service?.stop();
       await site?.close();
@@ -171,7 +170,7 @@ export function answersSuite({ name, command, ownParser }: AnswersRuntime): void
       await response.arrayBuffer();
       // The request's line, written at the body's end, may follow the answer: wait for it, not for a clock.
       await expect.poll(() => logLines().some((line) => line.requestId === requestId && line.msg === "request"), {
-        timeout: 30_000,
+        timeout: scaled(30_000),
       }).toBe(true);
       const lines = logLines()
         .slice(before)

@@ -33,11 +33,12 @@ import {
   startFakeThreads,
   threadsAccess,
 } from "../fakes/threads.ts";
-import { initSegment, probeMedia, runningTools, snapshotFiles } from "../helpers/media.ts";
+import { initSegment, probeMedia, runningTools, snapshotFiles, toolsLeft } from "../helpers/media.ts";
 import { malformedRequests, rawRequest } from "../helpers/raw-http.ts";
 import { type Receiver, startReceiver } from "../helpers/receiver.ts";
 import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
-import { until } from "../helpers/until.ts";
+import { holdsWithin, settled, until } from "../helpers/until.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 export interface RuntimeUnderTest {
   name: string;
@@ -391,7 +392,7 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
       it(
         "runs a job of a page and a Xiaohongshu note on the queue, signs its end to a webhook, and streams its archive",
         {
-          timeout: 180_000,
+          timeout: scaled(180_000),
         },
         async () => {
           const registered = await get("/api/v1/webhooks", {
@@ -568,9 +569,7 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         await response.body!.getReader().read();
         expect(runningTools(site.host).length).toBeGreaterThan(0);
         controller.abort();
-        const until = Date.now() + 1500;
-        while (runningTools(site.host).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-        expect(runningTools(site.host)).toEqual([]);
+        expect(await toolsLeft(site.host, 1500)).toEqual([]);
       });
 
       it("caps concurrent page-mode downloads per key with 429 too_many_downloads", async () => {
@@ -598,9 +597,7 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         } finally {
           controller.abort();
           // The service goes on serving the tests after this one: let the stalled download's tools end first.
-          for (const until = Date.now() + 30_000; runningTools(site.host).length > 0 && Date.now() < until;) {
-            await new Promise((r) => setTimeout(r, 50));
-          }
+          await settled(() => runningTools(site.host).length === 0, 30_000);
         }
       });
 
@@ -753,16 +750,15 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
       // The last test of this instance: it kills it.
       it("leaves no yt-dlp, ffmpeg or extraction host running a few seconds after the service is killed with SIGKILL", async () => {
         // The extraction host says its pid on /readyz once it is ready.
-        let hostPid: number | undefined;
-        for (
-          const until = Date.now() + 60_000;
-          hostPid === undefined && Date.now() < until;
-          await new Promise((r) => setTimeout(r, 100))
-        ) {
-          const detail: string = (await (await unwatched.get("/readyz")).json()).checks["extraction-host"].detail;
-          hostPid = Number(/^in use: pid (\d+)/.exec(detail)?.[1]) || undefined;
-        }
-        expect(hostPid).toBeDefined();
+        const hostPid = await until(
+          "the extraction host's pid on /readyz",
+          async () => {
+            const detail: string = (await (await unwatched.get("/readyz")).json()).checks["extraction-host"].detail;
+            return Number(/^in use: pid (\d+)/.exec(detail)?.[1]) || undefined;
+          },
+          60_000,
+          100,
+        );
         const controller = new AbortController();
         const response = await unwatched.get(`/api/v1/download?url=${encodeURIComponent(site.pages.stalledMedia)}`, {
           signal: controller.signal,
@@ -773,12 +769,9 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
         const exited = once(unwatched.service.child, "exit");
         unwatched.service.child.kill("SIGKILL");
         await exited;
-        const until = Date.now() + 4_000;
         const hostRuns = () =>
           existsSync(`/proc/${hostPid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${hostPid}/stat`, "utf8"));
-        while ((runningTools(site.host).length > 0 || hostRuns()) && Date.now() < until) {
-          await new Promise((r) => setTimeout(r, 100));
-        }
+        await holdsWithin(() => runningTools(site.host).length === 0 && !hostRuns(), 4_000, 100);
         expect(runningTools(site.host)).toEqual([]);
         expect(hostRuns()).toBe(false);
         controller.abort();
@@ -873,20 +866,17 @@ function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
   ]);
 }
 
-/** Whether a fresh TCP connection to the service's port is refused, trying for up to 5 s. */
-async function connectionRefused(serviceUrl: string): Promise<boolean> {
+/** Whether a fresh TCP connection to the service's port is refused, trying for up to 5 s (scaled). */
+function connectionRefused(serviceUrl: string): Promise<boolean> {
   const { hostname, port } = new URL(serviceUrl);
-  for (const until = Date.now() + 5_000; Date.now() < until;) {
-    const outcome = await new Promise<string>((resolve) => {
+  const refused = () =>
+    new Promise<boolean>((resolve) => {
       const socket = connect(Number(port), hostname);
       socket.once("connect", () => {
         socket.destroy();
-        resolve("connected");
+        resolve(false);
       });
-      socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
+      socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code === "ECONNREFUSED"));
     });
-    if (outcome === "ECONNREFUSED") return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return false;
+  return settled(refused, 5_000);
 }

@@ -1,7 +1,8 @@
 // A local audio site for the audio outputs: an audio-first page as SoundCloud's are to yt-dlp (a
 // track offered in more than one codec, no picture), read by yt-dlp's generic extractor. Add
 // its `host` to the extra page hosts. The track is made by ffmpeg at start-up: AAC at 96 kbps in
-// M4A, and the same sound as MP3 at 128 kbps.
+// M4A, the same sound as MP3 at 128 kbps, and a video with each of them in MPEG-TS (the container
+// says nothing of the sound's codec).
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import http from "node:http";
@@ -22,6 +23,10 @@ export interface AudioSite {
     mp3Only: string;
     /** The M4A as a JSON-LD AudioObject, which gives yt-dlp the track's length, as SoundCloud's API does. */
     described: string;
+    /** `<video>` of an MPEG-TS file whose sound is AAC (ADTS), its codec named nowhere but in the file. */
+    tsAac: string;
+    /** `<video>` of an MPEG-TS file whose sound is MP3. */
+    tsMp3: string;
   };
   /** The M4A file's bytes, to compare a copy with. */
   m4a: Buffer;
@@ -37,6 +42,8 @@ const pagesAt = (origin: string): Record<string, string> => ({
     '<audio controls><source src="/track.m4a" type="audio/mp4"><source src="/track.mp3" type="audio/mpeg"></audio>',
   ),
   "/mp3-only.html": page("An MP3 track", '<audio controls src="/track.mp3"></audio>'),
+  "/ts-aac.html": page("A broadcast with AAC", '<video controls src="/aac.ts"></video>'),
+  "/ts-mp3.html": page("A broadcast with MP3", '<video controls src="/mp3.ts"></video>'),
   "/described.html": page(
     "A described track",
     `<script type="application/ld+json">${
@@ -51,7 +58,8 @@ const pagesAt = (origin: string): Record<string, string> => ({
     }</script>`,
   ),
 });
-const types: Record<string, string> = { ".m4a": "audio/mp4", ".mp3": "audio/mpeg" };
+const types: Record<string, string> = { ".m4a": "audio/mp4", ".mp3": "audio/mpeg", ".ts": "video/mp2t" };
+const video = ["-f", "lavfi", "-i", `testsrc=size=160x120:rate=25:duration=${trackDurationSec}`];
 
 export async function startAudioSite(): Promise<AudioSite> {
   const dir = await mkdtemp(path.join(tmpdir(), "audio-site-"));
@@ -70,10 +78,14 @@ export async function startAudioSite(): Promise<AudioSite> {
   await Promise.all([
     ff("-c:a", "aac", "-b:a", String(aacBitRate), "-movflags", "+faststart", "track.m4a"),
     ff("-c:a", "libmp3lame", "-b:a", "128k", "track.mp3"),
+    ff(...video, "-c:v", "libx264", "-c:a", "aac", "-b:a", String(aacBitRate), "-f", "mpegts", "aac.ts"),
+    ff(...video, "-c:v", "libx264", "-c:a", "libmp3lame", "-f", "mpegts", "mp3.ts"),
   ]);
   const files = {
     "/track.m4a": await readFile(path.join(dir, "track.m4a")),
     "/track.mp3": await readFile(path.join(dir, "track.mp3")),
+    "/aac.ts": await readFile(path.join(dir, "aac.ts")),
+    "/mp3.ts": await readFile(path.join(dir, "mp3.ts")),
   } as Record<string, Buffer>;
   let pages: Record<string, string> = {};
   const server = http.createServer((req, res) => {
@@ -102,6 +114,8 @@ export async function startAudioSite(): Promise<AudioSite> {
       track: `http://${host}/track.html`,
       mp3Only: `http://${host}/mp3-only.html`,
       described: `http://${host}/described.html`,
+      tsAac: `http://${host}/ts-aac.html`,
+      tsMp3: `http://${host}/ts-mp3.html`,
     },
     m4a: files["/track.m4a"]!,
     async close() {

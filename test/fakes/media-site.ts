@@ -17,6 +17,8 @@ const run = promisify(execFile);
 export const clipDurationSec = 4;
 /** Length of the second video of the two-video page: the first half of the clip. */
 export const shortClipDurationSec = 2;
+/** Length of the long video (`startMediaSite({ long: true })`), in seconds; its key frames are a second apart. */
+export const longDurationSec = 30;
 /** The cues of the subtitled page's English track. */
 export const subtitleCues = ["Hello from the subtitles", "A second line"];
 
@@ -87,6 +89,8 @@ export interface MediaSite {
     hangupRanged: string;
     /** The clip's first half, then pseudo-random bytes to its Content-Length (Range honoured). */
     garbage: string;
+    /** With `long`: a JSON-LD VideoObject of the long video (H.264 + AAC, `longDurationSec`), its length given. */
+    long: string;
   };
   /** Direct URL of the progressive MP4. */
   mp4Url: string;
@@ -169,7 +173,7 @@ ${subtitleCues[1]}
 
 // yt-dlp takes only absolute URLs from JSON-LD, so the page is made once the port is known.
 // contentSize is the one size the generic extractor reads (as the format's filesize).
-const jsonLdPage = (origin: string, contentSize: number) =>
+const jsonLdPage = (origin: string, contentSize: number, file = "clip.mp4", durationSec = clipDurationSec) =>
   page(
     "JSON-LD test clip",
     `<script type="application/ld+json">${
@@ -177,8 +181,8 @@ const jsonLdPage = (origin: string, contentSize: number) =>
         "@context": "https://schema.org",
         "@type": "VideoObject",
         name: "JSON-LD test clip",
-        duration: `PT${clipDurationSec}S`,
-        contentUrl: `${origin}/media/clip.mp4`,
+        duration: `PT${durationSec}S`,
+        contentUrl: `${origin}/media/${file}`,
         contentSize: String(contentSize),
         thumbnailUrl: `${origin}/media/poster.jpg`,
       })
@@ -302,17 +306,18 @@ const routes: Record<string, string> = {
   "/media/short.mp4": "short.mp4",
   "/media/en.vtt": "en.vtt",
   "/media/tail.mp4": "tail.mp4",
+  "/media/long.mp4": "long.mp4",
   "/hls/index.m3u8": "index.m3u8",
   "/split/master.m3u8": "master.m3u8",
   "/split/v.m3u8": "v.m3u8",
   "/split/a.m3u8": "a.m3u8",
 };
 
-function fileFor(urlPath: string): string | null {
+function fileFor(urlPath: string, xVideo: string): string | null {
   if (routes[urlPath]) return routes[urlPath];
   // X's video CDN (video.twimg.com mapped here with ORIGIN_OVERRIDES): every MP4 variant a recorded post names is the
   // clip, so that a relayed X video plays.
-  if (/^\/amplify_video\/\d+\/vid\/\d+x\d+\/\w+\.mp4$/.test(urlPath)) return "clip.mp4";
+  if (/^\/amplify_video\/\d+\/vid\/\d+x\d+\/\w+\.mp4$/.test(urlPath)) return xVideo;
   const segment = /^\/(hls|split)\/((?:hls|v|a)-\d+\.ts)$/.exec(urlPath);
   return segment ? segment[2]! : null;
 }
@@ -413,20 +418,41 @@ const brokenMedia: Record<string, { file: string; breakage: Breakage; ranges: bo
 function feedOf(origin: string, entries: number): string {
   const items = Array.from(
     { length: entries },
-    (_, at) => `<item><title>Clip ${at + 1}</title><link>${origin}/progressive.html?entry=${at + 1}</link></item>`,
+    // A guid, as feeds have: yt-dlp smuggles it into the entry's link (#__youtubedl_smuggle=...).
+    (_, at) =>
+      `<item><title>Clip ${at + 1}</title><link>${origin}/progressive.html?entry=${at + 1}</link><guid>clip-${
+        at + 1
+      }</guid></item>`,
   );
   return `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>Clips</title><link>${origin}/</link>` +
     `<description>Every clip</description>${items.join("")}</channel></rss>`;
 }
 
-export async function startMediaSite(options: { ffmpegPath?: string } = {}): Promise<MediaSite> {
+/**
+ * The long video, for clips: `longDurationSec` of H.264 with a key frame each second, and AAC.
+ * X's video CDN then serves it for every recorded post's MP4, as a relayed X video to cut.
+ */
+async function makeLongVideo(dir: string, ffmpeg: string): Promise<number> {
+  await run(ffmpeg, [
+    ...["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25", "-f", "lavfi"],
+    ...["-i", "sine=frequency=440:sample_rate=44100", "-t", String(longDurationSec), "-c:v", "libx264"],
+    ...["-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "64k"],
+    ...["-movflags", "+faststart", "long.mp4"],
+  ], { cwd: dir });
+  return (await stat(path.join(dir, "long.mp4"))).size;
+}
+
+export async function startMediaSite(options: { ffmpegPath?: string; long?: boolean } = {}): Promise<MediaSite> {
   const dir = await mkdtemp(path.join(tmpdir(), "media-site-"));
+  let longBytes = 0;
   try {
     await makeMedia(dir, options.ffmpegPath ?? "ffmpeg");
+    if (options.long) longBytes = await makeLongVideo(dir, options.ffmpegPath ?? "ffmpeg");
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
+  const xVideo = options.long ? "long.mp4" : "clip.mp4";
   const clipBytes = (await stat(path.join(dir, "clip.mp4"))).size;
   const requestLog: LoggedRequest[] = [];
   const growingFeed = { entries: 0 };
@@ -473,13 +499,17 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
       res.writeHead(403, { "content-type": "text/plain" }).end("members only");
       return;
     }
-    const html = urlPath === "/json-ld.html" ? jsonLdPage(origin, clipBytes) : pages[urlPath];
+    const html = urlPath === "/json-ld.html"
+      ? jsonLdPage(origin, clipBytes)
+      : urlPath === "/long.html" && options.long
+      ? jsonLdPage(origin, longBytes, "long.mp4", longDurationSec)
+      : pages[urlPath];
     if (html !== undefined) {
       res.writeHead(200, { "content-type": contentTypes[".html"]! }).end(html);
       return;
     }
     const broken = brokenMedia[urlPath];
-    const file = broken?.file ?? fileFor(urlPath);
+    const file = broken?.file ?? fileFor(urlPath, xVideo);
     if (file === null) {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found");
       return;
@@ -514,6 +544,7 @@ export async function startMediaSite(options: { ffmpegPath?: string } = {}): Pro
       hangupNoRange: `${origin}/hangup-norange.html`,
       hangupRanged: `${origin}/hangup-ranged.html`,
       garbage: `${origin}/garbage.html`,
+      long: `${origin}/long.html`,
       feed: (entries: number) => `${origin}/feed.xml?entries=${entries}`,
       slow: (n: number, waitMs: number) => `${origin}/progressive.html?entry=${n}&wait=${waitMs}`,
       growingFeed: `${origin}/growing-feed.xml`,

@@ -15,6 +15,7 @@ import { hostileDurationSec, type HostileSite, startHostileSite } from "../fakes
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 import { type Transfer, transfer } from "../helpers/transfer.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const run = promisify(execFile);
 
@@ -36,7 +37,7 @@ describe("page mode's cuts against hostile sources", () => {
     server = await serveNode(testApp.app, { port: 0, hostname: "127.0.0.1" });
     key = (await makeKey(store.db, "GOLD")).plain;
     dir = await mkdtemp(path.join(tmpdir(), "cuts-"));
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     server?.cut();
     await server?.close();
@@ -133,7 +134,7 @@ describe("page mode's cuts against hostile sources", () => {
 
   it("an honest slow source whose fragments take longer than the idle cut to arrive gives the whole file", async () => {
     await expectWhole(await download(site.pages.slow, "mp4"), "slow.mp4");
-  }, 120_000);
+  }, scaled(120_000));
 
   it("HLS of segments written one by one (continuity counters restart) gives the whole file, as plain ffmpeg reads it", async () => {
     await expectWhole(await download(site.pages.segments, "mp4"), "segments.mp4");

@@ -14,6 +14,7 @@ import { type FakeCdn, startFakeCdn } from "../fakes/cdn.ts";
 import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { buildTestApp, makeKey } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 interface Started {
   status: number;
@@ -83,7 +84,7 @@ describe("page-mode slots shared between accounts, and clients that read nothing
     });
     server = await serveNode(app, { port: 0, hostname: "127.0.0.1" });
     // Making the site's media takes ffmpeg a while on a busy machine.
-  }, 180_000);
+  }, scaled(180_000));
   afterAll(async () => {
     for (const each of held) each.stop();
     server?.cut();
@@ -138,7 +139,7 @@ describe("page-mode slots shared between accounts, and clients that read nothing
   /** Ends the held downloads and waits until their ffmpeg has ended and given the slots back. */
   async function release(): Promise<void> {
     for (const each of held.splice(0)) each.stop();
-    await expect.poll(remuxesHeld, { timeout: 30_000, interval: 100 }).toBe(0);
+    await expect.poll(remuxesHeld, { timeout: scaled(30_000), interval: 100 }).toBe(0);
   }
 
   it("gives four FREE keys of one account one page-mode slot between them, and another account a slot", async () => {
@@ -158,7 +159,7 @@ describe("page-mode slots shared between accounts, and clients that read nothing
     expect(served.status).toBe(200);
     expect(served.bytes).toBeGreaterThan(1000);
     await release();
-  }, 60_000);
+  }, scaled(60_000));
 
   it("keeps the instance's last page-mode slot for an account that holds none", async () => {
     const [gold] = await accountKeys("GOLD", 1);
@@ -174,7 +175,7 @@ describe("page-mode slots shared between accounts, and clients that read nothing
     const [other] = await accountKeys("FREE", 1);
     expect((await wholeDownload(other!)).status).toBe(200);
     await release();
-  }, 60_000);
+  }, scaled(60_000));
 
   it("gives the FREE accounts of one client address one page-mode slot between them", async () => {
     const from = freshAddress();
@@ -188,7 +189,7 @@ describe("page-mode slots shared between accounts, and clients that read nothing
       expect(refused.detail).toMatch(/for the accounts of one client address using a FREE key/);
     }
     await release();
-  }, 60_000);
+  }, scaled(60_000));
 
   it(
     "serves a GOLD key's page download while 12 FREE accounts from 12 addresses hold theirs with slow readers",
@@ -214,7 +215,7 @@ describe("page-mode slots shared between accounts, and clients that read nothing
       expect(served.bytes).toBeGreaterThan(1000);
       await release();
     },
-    120_000,
+    scaled(120_000),
   );
 
   it(
@@ -237,7 +238,7 @@ describe("page-mode slots shared between accounts, and clients that read nothing
       expect(second.detail).toMatch(/for a FREE key/);
       await release();
     },
-    60_000,
+    scaled(60_000),
   );
 
   for (
@@ -268,6 +269,6 @@ describe("page-mode slots shared between accounts, and clients that read nothing
       const seconds = (Date.now() - paused) / 1000;
       expect(seconds).toBeGreaterThanOrEqual(1.5);
       socket.destroy();
-    }, 30_000);
+    }, scaled(30_000));
   }
 });

@@ -12,9 +12,11 @@ import { serveNode } from "../../src/runtime/node-server.ts";
 import type { RunningServer } from "../../src/runtime/serve.ts";
 import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
-import { runningTools } from "../helpers/media.ts";
+import { toolsLeft } from "../helpers/media.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 import { type Transfer, transfer } from "../helpers/transfer.ts";
+import { scaled } from "../helpers/slowness.ts";
+import { until } from "../helpers/until.ts";
 
 const run = promisify(execFile);
 const idleCutS = 2;
@@ -45,7 +47,7 @@ describe("page mode with sources that break", () => {
     server = await serveNode(testApp.app, { port: 0, hostname: "127.0.0.1" });
     key = (await makeKey(store.db, "GOLD")).plain;
     dir = await mkdtemp(path.join(tmpdir(), "integrity-"));
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(async () => {
     server?.cut();
     await server?.close();
@@ -73,9 +75,7 @@ describe("page mode with sources that break", () => {
       expect(result.status, name).toBe(502);
       expect(result.headers["content-type"], name).toBe("application/problem+json");
     }
-    const until = Date.now() + 3000;
-    while (runningTools(site.host).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-    expect(runningTools(site.host), name).toEqual([]);
+    expect(await toolsLeft(site.host, 3000), name).toEqual([]);
   }
 
   for (const output of ["mp4", "mp3"]) {
@@ -120,10 +120,13 @@ describe("page mode with sources that break", () => {
     expect(result.status).toBe(200);
     expect(result.complete).toBe(false);
     const requestId = result.headers["x-request-id"];
-    // The adapter says the body ended once the socket is closed: give it a moment.
-    await new Promise((r) => setTimeout(r, 200));
-    const ended = testApp.logLines.map((line) => JSON.parse(line)).find((line) =>
-      line.msg === "body ended" && line.requestId === requestId
+    // The adapter says the body ended once the socket is closed.
+    const ended = await until(
+      "the body's end in the log",
+      () =>
+        testApp.logLines.map((line) => JSON.parse(line)).find((line) =>
+          line.msg === "body ended" && line.requestId === requestId
+        ),
     );
     expect(ended).toMatchObject({ level: "warn", ended: "cut by error", cause: "upstream_timeout" });
     const metrics = await (await fetch(`${server.address}/metrics`)).text();

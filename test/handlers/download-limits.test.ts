@@ -7,9 +7,11 @@ import type { RunningServer } from "../../src/runtime/serve.ts";
 import { type FakeCdn, startFakeCdn } from "../fakes/cdn.ts";
 import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { buildTestApp, makeKey } from "../helpers/app.ts";
-import { runningTools } from "../helpers/media.ts";
+import { toolsLeft } from "../helpers/media.ts";
 import { transfer } from "../helpers/transfer.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
+import { scaled } from "../helpers/slowness.ts";
+import { until } from "../helpers/until.ts";
 
 describe("downloads with stalled sources, and the direct-mode cap", () => {
   let store: TestStore;
@@ -29,7 +31,7 @@ describe("downloads with stalled sources, and the direct-mode cap", () => {
     });
     server = await serveNode(app, { port: 0, hostname: "127.0.0.1" });
     key = (await makeKey(store.db, "GOLD")).plain;
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(async () => {
     server?.cut();
     await server?.close();
@@ -55,9 +57,7 @@ describe("downloads with stalled sources, and the direct-mode cap", () => {
     expect(result.headers["transfer-encoding"]).toBe("chunked");
     expect(result.complete).toBe(false);
     expect(result.seconds).toBeLessThan(15);
-    const until = Date.now() + 3000;
-    while (runningTools(site.host).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-    expect(runningTools(site.host)).toEqual([]);
+    expect(await toolsLeft(site.host, 3000)).toEqual([]);
   });
 
   it("caps direct downloads per key (FREE 2) with 429 too_many_downloads, not counted, and frees the slot at the end", async () => {
@@ -66,8 +66,9 @@ describe("downloads with stalled sources, and the direct-mode cap", () => {
     const get = (url: string, signal?: AbortSignal) =>
       fetch(downloadUrl(url), { headers: { authorization: `Bearer ${free}` }, signal });
     const stalled = "https://video.twimg.com/delay/5000/file/1000";
+    const before = cdn.requests.length;
     const pending = held.map((controller) => get(stalled, controller.signal).catch(() => null));
-    await new Promise((r) => setTimeout(r, 500));
+    await until("the two stalled downloads at the CDN", () => cdn.requests.length >= before + 2);
     const refused = await get("https://video.twimg.com/file/1000");
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);

@@ -6,14 +6,16 @@ import { createLogger } from "../../src/log.ts";
 import { createAppDeps } from "../../src/app-deps.ts";
 import type { ExtractionHost } from "../../src/processes/extraction-host.ts";
 import { nodeCapabilities } from "../../src/runtime/node/capabilities.ts";
+import { nodeFilesIn } from "../../src/runtime/node/files.ts";
 import { nodeUpstream } from "../../src/runtime/node/relay-upstream.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { createApiKey, type Tier } from "../../src/store/api-keys.ts";
 import type { Db } from "../../src/store/db.ts";
-import type { Queue } from "../../src/jobs/queue.ts";
-import { createJobs, type Jobs, jobSettingsOf } from "../../src/jobs/runner.ts";
-import { createWatches, type Watches } from "../../src/jobs/watch-runner.ts";
-import { createEvents, type Events } from "../../src/events/events.ts";
+import type { Queue } from "../../src/queue/queue.ts";
+import type { Jobs } from "../../src/jobs/runner.ts";
+import type { Watches } from "../../src/watches/runner.ts";
+import { createFeatures } from "../../src/app/features.ts";
+import type { Events } from "../../src/webhooks/events.ts";
 
 export class TestClock {
   constructor(public current = new Date("2026-01-01T00:00:00.000Z")) {}
@@ -48,11 +50,19 @@ export interface TestApp {
 /**
  * Upstreams point at a closed port unless `env` names test servers (same variables as the service).
  * Extractions run yt-dlp's program each time unless `extractionHost` starts the extraction host
- * (the caller closes it: `extractor.close()`).
+ * (the caller closes it: `extractor.close()`). `privateCopies` is the folder of the private copies
+ * (the cookie file's) instead of TMPDIR, for a test that counts them: other runs on the machine make
+ * theirs in TMPDIR too.
  */
 export function buildTestApp(
   db: Db,
-  options: { clock?: TestClock; env?: Record<string, string>; extractionHost?: boolean; queue?: Queue } = {},
+  options: {
+    clock?: TestClock;
+    env?: Record<string, string>;
+    extractionHost?: boolean;
+    queue?: Queue;
+    privateCopies?: string;
+  } = {},
 ): TestApp {
   const clock = options.clock ?? new TestClock();
   const logLines: string[] = [];
@@ -65,23 +75,22 @@ export function buildTestApp(
     ...options.env,
   });
   const log = createLogger("debug", (line) => logLines.push(line));
-  const deps = createAppDeps({ config, runtime: { upstream: nodeUpstream, ...nodeCapabilities }, now: clock.now, log });
+  const files = options.privateCopies ? nodeFilesIn(options.privateCopies) : nodeCapabilities.files;
+  const runtime = { upstream: nodeUpstream, ...nodeCapabilities, files };
+  const deps = createAppDeps({ config, runtime, now: clock.now, log });
   if (options.extractionHost) deps.extractor.start(log);
-  const settings = jobSettingsOf(config);
-  const events = options.queue
-    ? createEvents({
+  const features = options.queue
+    ? createFeatures({
+      config,
       db,
       queue: options.queue,
-      schedule: config.WEBHOOK_RETRY_SCHEDULE,
-      receivers: deps.webhookReceivers,
-      // A receiver checks the signature's timestamp against its own clock: deliveries keep real time.
-      now: () => new Date(),
+      parts: deps,
       log,
+      now: clock.now,
+      deliveriesNow: () => new Date(),
     })
     : null;
-  const jobDeps = { ...deps, db, log, now: clock.now, settings, events: events?.jobs };
-  const jobs = options.queue ? createJobs(jobDeps, options.queue) : null;
-  const watches = options.queue ? createWatches(jobDeps, options.queue) : null;
+  const [events, jobs, watches] = [features?.events ?? null, features?.jobs ?? null, features?.watches ?? null];
   const deliveries = events?.deliveries ?? null;
   const app = createApp({ config, db, log, now: clock.now, jobs, watches, deliveries, ...deps });
   const get: TestApp["get"] = (path, key, init = {}) => {

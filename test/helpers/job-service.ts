@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type Queue, startQueue } from "../../src/jobs/queue.ts";
+import { type Queue, startQueue } from "../../src/queue/queue.ts";
 import { buildTestApp, type TestApp } from "./app.ts";
 import { openTestStore, type StoreKind, type TestStore } from "./stores.ts";
 import { until } from "./until.ts";

@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { holdsWithin } from "./until.ts";
 
 const run = promisify(execFile);
 
@@ -70,6 +71,12 @@ export function runningTools(needle: string): string[] {
   return out
     .split("\n")
     .filter((line) => line.includes(needle) && /\b(yt-dlp|ffmpeg)\b/.test(line) && !line.trim().startsWith("Z"));
+}
+
+/** The yt-dlp and ffmpeg of `needle` still running once they are gone or `ms` has passed (not scaled: the bound is the behaviour). */
+export async function toolsLeft(needle: string, ms: number): Promise<string[]> {
+  await holdsWithin(() => runningTools(needle).length === 0, ms, 100);
+  return runningTools(needle);
 }
 
 /** The names in each folder (not recursive), to see that nothing new appears. */

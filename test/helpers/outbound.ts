@@ -1,8 +1,8 @@
 // The outbound client as the app builds it for a reader, over Node's upstream client, for tests
 // that build a source alone: the origins a test names (its fakes) are trusted as the configured
 // API bases are, and the override origins as ORIGIN_OVERRIDES' are.
-import { endpointKey, portOf, trustedEndpoints } from "../../src/media/egress.ts";
-import { createOutbound, type Outbound, type OutboundOptions } from "../../src/platforms/outbound.ts";
+import { endpointKey, portOf, trustedEndpoints } from "../../src/net/egress.ts";
+import { createOutbound, type Outbound, type OutboundOptions } from "../../src/net/outbound.ts";
 import { nodeCapabilities } from "../../src/runtime/node/capabilities.ts";
 import { nodeUpstream } from "../../src/runtime/node/relay-upstream.ts";
 

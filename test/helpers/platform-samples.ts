@@ -13,8 +13,12 @@ import { postOf } from "../../src/platforms/threads/url.ts";
 
 type Table = ReturnType<typeof tableOf>;
 
-/** The readers of the service's own that no tool's extractor claims a post for: their own link parser does. */
-const ownLinkParsers: Partial<Record<ReaderName, (url: URL) => unknown>> = { threads: postOf };
+/** The platforms read by the service's own reader that no tool's extractor claims a post for: their own link parser does. */
+const ownLinkParsers: Partial<Record<string, (url: URL) => unknown>> = { THREADS: postOf };
+
+/** The link parser of the link's reader, where it is the service's own and no tool claims the link. */
+const ownParserOf = (platform: Platform, reader: ReaderName) =>
+  reader === "own" ? ownLinkParsers[platform.id] : undefined;
 
 const onHost = (url: URL, host: string) => url.hostname === host || url.hostname.endsWith(`.${host}`);
 const isShort = (url: URL, shape: ShortLinkShape) =>
@@ -52,7 +56,7 @@ export async function checkSample(table: Table, platform: Platform, sample: Samp
   const reader = table.readerOf(link, platform.id as PlatformId);
   if (sample.shape !== "collection") expect(sample.claimedBy).toBe(firstReader(platform, reader, link));
   if (sample.claimedBy === "service") {
-    if (!answersJobCall) expect(ownLinkParsers[reader]?.(link) ?? null).not.toBeNull();
+    if (!answersJobCall) expect(ownParserOf(platform, reader)?.(link) ?? null).not.toBeNull();
     return;
   }
   const claim = await claims.claimOf(link);
@@ -67,7 +71,7 @@ export async function checkSample(table: Table, platform: Platform, sample: Samp
  */
 function firstReader(platform: Platform, reader: ReaderName, link: URL): Sample["claimedBy"] {
   if (reader === "yt-dlp+gallery-dl" && platform.photoShape?.test(link.pathname)) return "gallery-dl";
-  return ownLinkParsers[reader] === undefined ? "yt-dlp" : "service";
+  return ownParserOf(platform, reader) === undefined ? "yt-dlp" : "service";
 }
 
 function oneLinkError(check: () => void): ApiError | undefined {

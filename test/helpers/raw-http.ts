@@ -1,6 +1,7 @@
 // Sends bytes no HTTP client would: a raw request over a plain TCP socket, read until the server
 // closes. For malformed Host headers, request targets and methods.
 import { connect } from "node:net";
+import { scaled } from "./slowness.ts";
 
 export interface RawAnswer {
   /** null when the connection closed without a status line. */
@@ -37,7 +38,10 @@ export function rawRequest(serverUrl: string, text: string): Promise<RawAnswer> 
         reset,
       });
     });
-    socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer to ${JSON.stringify(text.slice(0, 60))}`)));
+    socket.setTimeout(
+      scaled(10_000),
+      () => socket.destroy(new Error(`no answer to ${JSON.stringify(text.slice(0, 60))}`)),
+    );
   });
 }
 

@@ -1,6 +1,7 @@
 // Runs the built service (dist/) as a child process, as an operator would, and the admin CLI.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { scaled } from "./slowness.ts";
 
 export interface RunningService {
   url: string;
@@ -20,12 +21,17 @@ export const baseEnv = () => ({
 /** How the built service is started under Node; each runtime has its own (test/e2e/*.test.ts). */
 export const nodeCommand = [process.execPath, "dist/node.mjs"];
 
+/** Starts `command` in `cwd` (the clone unless given). */
 export async function startService(
   env: Record<string, string>,
   command: string[] = nodeCommand,
+  cwd = process.cwd(),
+  /** How long it may take to listen: more where several start at once on the test's two cores. */
+  startMs = scaled(30_000),
 ): Promise<RunningService> {
   const [executable, ...args] = command;
   const child = spawn(executable!, args, {
+    cwd,
     env: { ...baseEnv(), PORT: "0", HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -37,7 +43,7 @@ export async function startService(
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill("SIGKILL");
-    }, 30_000);
+    }, startMs);
     const onLine = (chunk: Buffer) => {
       for (const line of chunk.toString().split("\n").filter(Boolean)) {
         output.push(line);
@@ -54,7 +60,9 @@ export async function startService(
       clearTimeout(timer);
       reject(
         new Error(
-          `${timedOut ? "service did not start within 30 s" : `service exited with ${code}`}:\n${output.join("\n")}`,
+          `${timedOut ? `service did not start within ${startMs / 1000} s` : `service exited with ${code}`}:\n${
+            output.join("\n")
+          }`,
         ),
       );
     });

@@ -2,12 +2,15 @@
 // a job of 100 links completes with its 100 records in order, each counted once against the key;
 // a FREE key's job of more links than its day has left is 429 up front; another account's job is
 // 404; DELETE cancels what has not run.
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type Queue, startQueue } from "../../src/jobs/queue.ts";
-import { type FakeXUpstream, numberedPostId, startFakeXUpstream } from "../fakes/x-upstream.ts";
+import { type Queue, startQueue } from "../../src/queue/queue.ts";
+import { type FakeXUpstream, fixturesDir, numberedPostId, startFakeXUpstream } from "../fakes/x-upstream.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const queueSettings = { retries: 2, retryDelayS: 1, heartbeatS: 10, pollS: 2 };
 const postLink = (n: number) => `https://x.com/nasa/status/${numberedPostId(n)}`;
@@ -15,8 +18,15 @@ const postLink = (n: number) => `https://x.com/nasa/status/${numberedPostId(n)}`
 interface JobAnswer {
   id: string;
   status: string;
+  finishedAt: string | null;
   counts: { total: number; done: number; failed: number };
-  items: { position: number; url: string; status: string; post: { id: string; downloadUrl: string } | null }[];
+  items: {
+    position: number;
+    url: string;
+    status: string;
+    post: { id: string; downloadUrl: string; text: string | null } | null;
+    problem: { code: string; detail: string } | null;
+  }[];
   nextCursor: string | null;
 }
 
@@ -36,7 +46,7 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
     // X's posts as syndication shows them: no thread is read (GraphQL off), so an item is its link's one read.
     app = buildTestApp(store.db, { env: { X_SYNDICATION_URL: x.syndicationUrl, X_GRAPHQL_URL: "off" }, queue });
     await app.jobs!.work();
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await queue?.stop();
     await Promise.all([store?.close(), x?.close()]);
@@ -46,7 +56,7 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
   const show = async (key: string, path: string) => (await (await app.get(path, key)).json()) as JobAnswer;
 
   test("a job of 100 links completes with their records in order, each item counted once", {
-    timeout: 120_000,
+    timeout: scaled(120_000),
   }, async () => {
     x.setMode("syndication", { kind: "delay", ms: 1000 });
     const key = await makeKey(store.db, "GOLD");
@@ -88,7 +98,7 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
   });
 
   test("pages through a job's items with cursor, and lists the account's jobs newest first", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   }, async () => {
     const key = await makeKey(store.db, "GOLD");
     const first = (await (await submit(key.plain, { urls: [postLink(1)] })).json()) as JobAnswer;
@@ -108,6 +118,9 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
     const list = (await (await app.get("/api/v1/jobs", key.plain)).json()) as { jobs: { id: string }[] };
     expect(list.jobs.map((job) => job.id)).toEqual([second.id, first.id]);
     expect((await app.get(`/api/v1/jobs/${second.id}?cursor=abc`, key.plain)).status).toBe(400);
+    // Of the right form, but past the latest time a Date holds: 400, not 500.
+    const farCursor = `9999999999999999~${crypto.randomUUID()}`;
+    expect((await app.get(`/api/v1/jobs?cursor=${farCursor}`, key.plain)).status).toBe(400);
   });
 
   test("a FREE key's job of more links than its day has left is 429 up front, and not counted", async () => {
@@ -130,6 +143,63 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
     // A FREE job holds at most 100 items.
     const tooMany = await submit(key.plain, { urls: Array.from({ length: 101 }, (_, at) => postLink(at + 1)) });
     expect(tooMany.status).toBe(400);
+  });
+
+  test("a key whose day is spent still shows, lists and cancels its own jobs; its other calls are 429", async () => {
+    x.setMode("syndication", { kind: "delay", ms: 3000 });
+    const key = await makeKey(store.db, "FREE");
+    const job = (await (await submit(key.plain, { urls: [postLink(700), postLink(701), postLink(702)] }))
+      .json()) as JobAnswer;
+    // The day spent: its 100 calls, the POST's among them.
+    await store.db.query(
+      `INSERT INTO usage_minutes (api_key_id, minute, count) VALUES ($1, date_trunc('minute', $2::timestamptz), 100)
+       ON CONFLICT (api_key_id, minute) DO UPDATE SET count = 100`,
+      [key.id, app.clock.now()],
+    );
+    const path = `/api/v1/jobs/${job.id}`;
+    const answers = [
+      await app.get(path, key.plain),
+      await app.get("/api/v1/jobs", key.plain),
+      await app.get(path, key.plain, { method: "DELETE" }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(answers.map((answer) => answer.headers.get("x-ratelimit-remaining"))).toEqual(["0", "0", "0"]);
+    // Cancelled, or failed already: its items that ran past the day failed with quota_exceeded.
+    expect(["cancelled", "failed"]).toContain(((await answers[2]!.json()) as JobAnswer).status);
+    // Past the day they are counted in the burst minute alone: the day's count is where it was.
+    const counted = await store.db.query<{ n: number }>(
+      "SELECT coalesce(sum(count), 0)::int AS n FROM usage_minutes WHERE api_key_id = $1",
+      [key.id],
+    );
+    expect(counted[0]!.n).toBe(100);
+    expect((await app.get("/api/v1/usage", key.plain)).status).toBe(429);
+    expect((await submit(key.plain, { urls: [postLink(703)] })).status).toBe(429);
+    // The burst minute still holds them: FREE's 10 calls a minute, 4 of which are made.
+    const more = await Promise.all(Array.from({ length: 7 }, () => app.get(path, key.plain)));
+    expect(more.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 429]);
+    x.setMode("syndication", { kind: "normal" });
+  });
+
+  test("a post whose text holds U+0000 and a lone surrogate is done, its text cleaned as it is stored", {
+    timeout: 60_000,
+  }, async () => {
+    const recorded = JSON.parse(
+      readFileSync(path.join(fixturesDir, "syndication", "video_nasa_1491475671058681863.json"), "utf8"),
+    );
+    const text = "Venus\u0000 glows \ud800 on its plains";
+    x.setMode("syndication", {
+      kind: "json",
+      body: { ...recorded, id_str: numberedPostId(900), text, display_text_range: [0, text.length] },
+    });
+    const key = await makeKey(store.db, "PRO");
+    const job = (await (await submit(key.plain, { urls: [postLink(900)], threads: false })).json()) as JobAnswer;
+    const finished = await until("the job to finish", async () => {
+      const now = await show(key.plain, `/api/v1/jobs/${job.id}`);
+      return now.finishedAt ? now : undefined;
+    });
+    x.setMode("syndication", { kind: "normal" });
+    expect(finished.items.map((item) => [item.status, item.problem?.code ?? null])).toEqual([["done", null]]);
+    expect(finished.items[0]!.post!.text).toBe("Venus glows \ufffd on its plains");
   });
 
   test("another account's job is 404, to show, to cancel and in the list", async () => {
@@ -156,7 +226,30 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
     expect(answers.map((answer) => answer.status)).toEqual([400, 400, 400, 400, 400]);
   });
 
-  test("DELETE cancels the items that have not run; those keep no record", { timeout: 60_000 }, async () => {
+  test("a FREE key's body of 20 MB is 400 once it passes the tier's bound, long before it is read whole", async () => {
+    const key = await makeKey(store.db, "FREE");
+    const chunk = new TextEncoder().encode(`"${"https://x.com/a/status/1".padEnd(65_534, "1")}",`);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => controller.enqueue(new TextEncoder().encode('{"urls": [')),
+      pull(controller) {
+        if (sent >= 20 * 1024 * 1024) return controller.close();
+        sent += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    }, { highWaterMark: 0 });
+    const answer = await app.get("/api/v1/jobs", key.plain, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(answer.status).toBe(400);
+    expect(((await answer.json()) as { detail: string }).detail).toContain("FREE key is at most 414496 bytes");
+    expect(sent).toBeLessThan(1024 * 1024);
+  });
+
+  test("DELETE cancels the items that have not run; those keep no record", { timeout: scaled(60_000) }, async () => {
     x.setMode("syndication", { kind: "delay", ms: 3000 });
     const key = await makeKey(store.db, "FREE");
     const urls = Array.from({ length: 10 }, (_, at) => postLink(500 + at));

@@ -13,6 +13,7 @@ import { type FakeXUpstream, numberedPostId, startFakeXUpstream } from "../fakes
 import { makeKey } from "../helpers/app.ts";
 import { completed, type JobService, startJobService } from "../helpers/job-service.ts";
 import { probeFile, snapshotFiles } from "../helpers/media.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const run = promisify(execFile);
 const postLink = (n: number) => `https://x.com/nasa/status/${numberedPostId(n)}`;
@@ -27,14 +28,14 @@ beforeAll(async () => {
     X_SYNDICATION_URL: x.syndicationUrl,
     ORIGIN_OVERRIDES: `video.twimg.com=${site.origin}`,
   });
-}, 120_000);
+}, scaled(120_000));
 afterAll(async () => {
   await service?.close();
   await Promise.all([site?.close(), x?.close()]);
 });
 
 test("a job of 100 links: its archive holds 100 playable files in order and records.json, and leaves no trace", {
-  timeout: 120_000,
+  timeout: scaled(120_000),
 }, async () => {
   const { app, scratch, untouched } = service;
   const key = (await makeKey(service.store.db, "GOLD")).plain;

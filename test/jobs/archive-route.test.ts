@@ -14,6 +14,7 @@ import { makeKey, type TestApp } from "../helpers/app.ts";
 import { completed, type JobService, startJobService } from "../helpers/job-service.ts";
 import { probeMedia, snapshotFiles } from "../helpers/media.ts";
 import { until } from "../helpers/until.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const run = promisify(execFile);
 
@@ -39,7 +40,7 @@ beforeAll(async () => {
   }, { extractionHost: true });
   app = service.app;
   key = (await makeKey(service.store.db, "GOLD")).plain;
-}, 180_000);
+}, scaled(180_000));
 afterAll(async () => {
   await service?.close();
   await Promise.all([site?.close(), bluesky?.close()]);
@@ -62,7 +63,7 @@ async function completedJob(urls: string[]): Promise<JobAnswer> {
 
 describe("GET /api/v1/jobs/{id}/archive", () => {
   test("a completed job's archive, by its signed link: whole, playable, in the job's order, and leaving no trace", {
-    timeout: 240_000,
+    timeout: scaled(240_000),
   }, async () => {
     const thread = linkOf(cardThread.thread.post);
     const job = await completedJob([site.pages.progressive, site.pages.hls, thread]);
@@ -106,7 +107,7 @@ describe("GET /api/v1/jobs/{id}/archive", () => {
     expect(snapshotFiles([tmp, dataDir])).toEqual({ [tmp]: [], [dataDir]: [] });
   });
 
-  test("a file that breaks off midway breaks the archive's transfer", { timeout: 240_000 }, async () => {
+  test("a file that breaks off midway breaks the archive's transfer", { timeout: scaled(240_000) }, async () => {
     const job = await completedJob([site.pages.progressive, site.pages.truncatedMedia]);
     const answer = await call(`/api/v1/jobs/${job.id}/archive`);
     expect(answer.status).toBe(200);
@@ -119,7 +120,7 @@ describe("GET /api/v1/jobs/{id}/archive", () => {
     const answer = await app.get(`/api/v1/jobs/${job.id}/archive`, other.plain);
     expect(answer.status).toBe(404);
     expect((await answer.json()).code).toBe("not_found");
-  }, 240_000);
+  }, scaled(240_000));
 
   test("HEAD gives the archive's headers and fetches no file; the OpenAPI document describes both", async () => {
     const job = await completedJob([site.pages.progressive]);
@@ -134,10 +135,10 @@ describe("GET /api/v1/jobs/{id}/archive", () => {
     expect(Object.keys(archive.get.responses)).toEqual(expect.arrayContaining(["200", "404", "409"]));
     expect(Object.keys(archive.get.responses[200].content)).toEqual(["application/zip"]);
     expect(archive.head.operationId).toBe("headGetJobArchive");
-  }, 240_000);
+  }, scaled(240_000));
 
   test("a file whose slot the key's own download holds waits its turn, and the archive ends whole", {
-    timeout: 240_000,
+    timeout: scaled(240_000),
   }, async () => {
     // A FREE key has one page-mode slot; its burst limit counts calls a minute, so the clock moves on.
     const free = await makeKey(service.store.db, "FREE");

@@ -14,6 +14,7 @@ import { clipDurationSec, type MediaSite, startMediaSite } from "../fakes/media-
 import { probeMedia, snapshotFiles } from "../helpers/media.ts";
 import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
 import { until } from "../helpers/until.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const run = promisify(execFile);
 
@@ -41,7 +42,7 @@ beforeAll(async () => {
   const env = { DATA_DIR: dataDir };
   await runAdmin(["users", "create", "--email", "archive@example.com"], env, "archive password\n");
   key = (await runAdmin(["keys", "create", "--email", "archive@example.com", "--tier", "GOLD"], env)).stdout.trim();
-}, 180_000);
+}, scaled(180_000));
 afterAll(async () => {
   await service?.stop();
   await Promise.all([site?.close(), bluesky?.close()]);
@@ -49,7 +50,7 @@ afterAll(async () => {
 });
 
 test("the built service streams a finished job's archive by its signed link, and leaves no trace", {
-  timeout: 300_000,
+  timeout: scaled(300_000),
 }, async () => {
   const started = snapshotFiles([dataDir, tmp]);
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };

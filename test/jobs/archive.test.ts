@@ -14,6 +14,7 @@ import type { Job, JobItem } from "../../src/jobs/job.ts";
 import type { PostRecord } from "../../src/platforms/records.ts";
 import { fakeBytes } from "../fakes/cdn.ts";
 import { until } from "../helpers/until.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const run = promisify(execFile);
 const MB = 2 ** 20;
@@ -199,7 +200,7 @@ describe("archiveStream()", () => {
       expect(view.getUint16(extra, true)).toBe(0x0001);
       expect(Number(view.getBigUint64(extra + 4, true))).toBe(size);
     },
-    300_000,
+    scaled(300_000),
   );
 
   test("with sound alone, a post's photos give no file: its videos do", () => {

@@ -1,6 +1,7 @@
 // A job's links expanded, through the app and the real queue on PGlite. Through yt-dlp
 // (platforms/ytdlp/expansion.ts) against the local media site: a feed of 250 entries, which yt-dlp
-// lists as a playlist, becomes 250 items in its order, past PLAYLIST_MAX_ITEMS; a page of one video
+// lists as a playlist, becomes 250 items in its order, past PLAYLIST_MAX_ITEMS, their links without
+// the fragment yt-dlp adds to an entry with a guid; one of 101 in a FREE job is 100, and not complete; a page of one video
 // stays one item beside them. Profiles and short links: a Bluesky profile becomes its own posts,
 // newest first, each done as `post` reads it; an Instagram profile its posts as gallery-dl pages
 // through them, and an X profile its own posts through X's UserTweets, with the operator's sessions,
@@ -23,6 +24,8 @@ import { type ShortLinkHost, startShortLinkHost } from "../fakes/short-links.ts"
 import { fakeQueryIds, type FakeXUpstream, startFakeXUpstream, xSession } from "../fakes/x-upstream.ts";
 import { makeKey } from "../helpers/app.ts";
 import { completed, ended, type JobService, startJobService } from "../helpers/job-service.ts";
+import { until } from "../helpers/until.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 interface JobAnswer {
   id: string;
@@ -65,7 +68,7 @@ beforeAll(async () => {
     X_GRAPHQL_URL: x.url,
     ...fakeQueryIds,
   }, { cookies: true, extractionHost: true });
-}, 120_000);
+}, scaled(120_000));
 afterAll(async () => {
   await service?.close();
   await Promise.all([site?.close(), bluesky?.close(), shortLinks?.close(), photos?.close(), x?.close()]);
@@ -80,7 +83,7 @@ async function submit(key: string, urls: string[], fields: Record<string, unknow
 const show = async (key: string, path: string) => (await (await service.app.get(path, key)).json()) as JobAnswer;
 
 describe("a job's expansion through yt-dlp", () => {
-  test("a feed of 250 entries becomes 250 items in its order", { timeout: 180_000 }, async () => {
+  test("a feed of 250 entries becomes 250 items in its order", { timeout: scaled(180_000) }, async () => {
     const key = (await makeKey(service.store.db, "PRO")).plain;
     const path = await submit(key, [site.pages.feed(250)]);
     const expanded = await service.jobWhen<JobAnswer>(key, path, (job) => job.counts.total > 0, 150_000);
@@ -96,8 +99,31 @@ describe("a job's expansion through yt-dlp", () => {
     expect(urls).toEqual(Array.from({ length: 250 }, (_, at) => `${site.origin}/progressive.html?entry=${at + 1}`));
   });
 
-  test("a page of one video stays one item, and every item's record comes in order", {
+  test("a feed of 101 posts in a FREE job is 100 items, and the job says it is not complete", {
     timeout: 180_000,
+  }, async () => {
+    const key = await makeKey(service.store.db, "FREE");
+    const path = await submit(key.plain, [site.pages.feed(101)]);
+    // A FREE key's burst is 10 calls a minute: the store is watched until the job is expanded, not the API.
+    await until("the job's expansion", async () => {
+      const [row] = await service.store.db.query<{ expanded_at: Date | null }>(
+        "SELECT expanded_at FROM jobs WHERE id = $1",
+        [path.split("/").at(-1)],
+      );
+      return row?.expanded_at ?? undefined;
+    }, 150_000);
+    await service.app.get(path, key.plain, { method: "DELETE" });
+    const job = await show(key.plain, path);
+    expect(job.counts.total).toBe(100);
+    expect(job.complete).toBe(false);
+    expect(job.incomplete).toBe(`${site.pages.feed(101)}: it has more posts than the 100 a job may hold`);
+    expect(job.items.map((item) => item.url)).toEqual(
+      Array.from({ length: 100 }, (_, at) => `${site.origin}/progressive.html?entry=${at + 1}`),
+    );
+  });
+
+  test("a page of one video stays one item, and every item's record comes in order", {
+    timeout: scaled(180_000),
   }, async () => {
     const key = (await makeKey(service.store.db, "PRO")).plain;
     const path = await submit(key, [site.pages.progressive, site.pages.feed(2)]);
@@ -111,7 +137,7 @@ describe("a job's expansion through yt-dlp", () => {
   });
 
   test("a link that cannot be expanded is one item, whose own problem shows, and the job says so", {
-    timeout: 180_000,
+    timeout: scaled(180_000),
   }, async () => {
     const key = (await makeKey(service.store.db, "PRO")).plain;
     const path = await submit(key, [site.pages.missing]);
@@ -134,7 +160,7 @@ describe("profiles and short links in a job", () => {
     return service.jobWhen<JobAnswer>(key, await submit(key, urls, fields), ended, 60_000);
   }
 
-  test("a Bluesky profile becomes its own posts, newest first, each done", { timeout: 90_000 }, async () => {
+  test("a Bluesky profile becomes its own posts, newest first, each done", { timeout: scaled(90_000) }, async () => {
     const job = await endedJob([`https://bsky.app/profile/${feedAuthor.handle}`]);
     const ownPosts = authorFeedPage("posts_and_author_threads", null, 100).feed
       .filter((item) => !("reason" in item))
@@ -146,7 +172,7 @@ describe("profiles and short links in a job", () => {
 
   test(
     "an Instagram profile without the operator's session gives no item: the job says Instagram wants a sign-in",
-    { timeout: 90_000 },
+    { timeout: scaled(90_000) },
     async () => {
       await service.giveSessions();
       const job = await endedJob([instagramProfile.link]);
@@ -161,7 +187,7 @@ describe("profiles and short links in a job", () => {
 
   test(
     "an Instagram profile with the operator's session becomes its posts, newest first, over gallery-dl's pages",
-    { timeout: 90_000 },
+    { timeout: scaled(90_000) },
     async () => {
       await service.giveSessions(".instagram.com\tTRUE\t/\tTRUE\t0\tsessionid\tfake-instagram-session");
       photos.instagramProfile.pagesAsked.length = 0;
@@ -175,7 +201,7 @@ describe("profiles and short links in a job", () => {
   );
 
   test("an X profile without the operator's session gives no item: the job says X wants a sign-in", {
-    timeout: 90_000,
+    timeout: scaled(90_000),
   }, async () => {
     await service.giveSessions();
     const job = await endedJob(["https://x.com/XDevelopers"]);
@@ -186,7 +212,7 @@ describe("profiles and short links in a job", () => {
   });
 
   test("an X profile with the operator's session becomes its own posts, newest first, each done", {
-    timeout: 90_000,
+    timeout: scaled(90_000),
   }, async () => {
     await service.giveSessions(
       `.x.com\tTRUE\t/\tTRUE\t1900000000\tauth_token\t${xSession.authToken}`,
@@ -210,20 +236,24 @@ describe("profiles and short links in a job", () => {
     }
   });
 
-  test("a profile no reader lists gives no item, and the job says which and why", { timeout: 90_000 }, async () => {
-    const post = linkOf(authorFeedPage(null, null, 1).feed[0]!.post);
-    const job = await endedJob(["https://x.com/i/lists/123", "https://www.threads.com/@zuck", post]);
-    expect(job.items.map((item) => [item.url, item.status])).toEqual([[post, "done"]]);
-    expect(job.complete).toBe(false);
-    expect(job.incomplete).toBe(
-      "https://x.com/i/lists/123: this service cannot list the posts of this X (Twitter) profile, feed or list; pass the links of its posts; " +
-        "https://www.threads.com/@zuck: this service cannot list the posts of this Threads profile, feed or list; pass the links of its posts",
-    );
-  });
+  test(
+    "a profile no reader lists gives no item, and the job says which and why",
+    { timeout: scaled(90_000) },
+    async () => {
+      const post = linkOf(authorFeedPage(null, null, 1).feed[0]!.post);
+      const job = await endedJob(["https://x.com/i/lists/123", "https://www.threads.com/@zuck", post]);
+      expect(job.items.map((item) => [item.url, item.status])).toEqual([[post, "done"]]);
+      expect(job.complete).toBe(false);
+      expect(job.incomplete).toBe(
+        "https://x.com/i/lists/123: this service cannot list the posts of this X (Twitter) profile, feed or list; pass the links of its posts; " +
+          "https://www.threads.com/@zuck: this service cannot list the posts of this Threads profile, feed or list; pass the links of its posts",
+      );
+    },
+  );
 
   test(
     "with threads false, a post link is the post alone; a profile still its posts",
-    { timeout: 90_000 },
+    { timeout: scaled(90_000) },
     async () => {
       const root = linkOf(cardThread.thread.post);
       const before = bluesky.calls.filter((call) => call.startsWith("app.bsky.feed.getPostThread")).length;
@@ -239,7 +269,7 @@ describe("profiles and short links in a job", () => {
   );
 
   test("a short link is followed once, before its expansion: its item is the post it leads to", {
-    timeout: 90_000,
+    timeout: scaled(90_000),
   }, async () => {
     const photo = "https://www.tiktok.com/@breadlab/photo/7436185392745209118";
     shortLinks.answer("/ZMslide/", 301, photo);

@@ -8,6 +8,7 @@ import { makeKey } from "../helpers/app.ts";
 import { type RunningService, startService } from "../helpers/service.ts";
 import { createTestDatabase } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 describe("two instances on one PostgreSQL", () => {
   let database: { url: string; drop(): Promise<void> };
@@ -24,7 +25,7 @@ describe("two instances on one PostgreSQL", () => {
   });
 
   test("a job whose instance is killed halfway completes on the other, each item done and counted once", {
-    timeout: 240_000,
+    timeout: scaled(240_000),
   }, async () => {
     x.setMode("syndication", { kind: "delay", ms: 1000 });
     const env = { DATABASE_URL: database.url, X_SYNDICATION_URL: x.syndicationUrl, X_GRAPHQL_URL: "off" };

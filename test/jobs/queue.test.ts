@@ -1,13 +1,14 @@
-// pg-boss on the service's own store connection (src/jobs/queue.ts), on both stores: its schema is
+// pg-boss on the service's own store connection (src/queue/queue.ts), on both stores: its schema is
 // made at start, jobs sent inside a store transaction exist exactly when that transaction commits,
 // and a job that asks to run again is retried a bounded number of times. Workers are woken, not
 // polled: with a poll of a minute, a job sent (here, or on another instance of the server's
 // store), the next job of a busy worker, a job that waited until it is due and a job's retry all
 // run in seconds.
 import { afterEach, describe, expect, test } from "vitest";
-import { type Queue, startQueue } from "../../src/jobs/queue.ts";
+import { type Queue, startQueue } from "../../src/queue/queue.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const settings = { retries: 2, retryDelayS: 1, heartbeatS: 10, pollS: 2 };
 
@@ -19,7 +20,7 @@ describe.each(storeKinds)("the queue on %s", (kind) => {
     await store?.close();
   });
 
-  test("runs each job sent, and only those of a transaction that committed", { timeout: 60_000 }, async () => {
+  test("runs each job sent, and only those of a transaction that committed", { timeout: scaled(60_000) }, async () => {
     store = await openTestStore(kind);
     queue = await startQueue(store.db, { ...settings, schema: store.queueSchema }, (error) => {
       throw error;
@@ -53,7 +54,7 @@ describe.each(storeKinds)("the queue on %s", (kind) => {
     expect(ran.sort()).toEqual([1, 2, 3, 4]);
   });
 
-  test("retries a job that asks to, at most `retries` times", { timeout: 60_000 }, async () => {
+  test("retries a job that asks to, at most `retries` times", { timeout: scaled(60_000) }, async () => {
     store = await openTestStore(kind);
     queue = await startQueue(store.db, { ...settings, schema: store.queueSchema }, (error) => {
       throw error;
@@ -77,7 +78,7 @@ describe.each(storeKinds)("the queue on %s", (kind) => {
   });
 
   test("wakes its workers for a job sent, the next job of a busy one and a job that waited, with a poll of a minute", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   }, async () => {
     store = await openTestStore(kind);
     const slow = { ...settings, pollS: 60, schema: store.queueSchema };
@@ -107,7 +108,7 @@ describe.each(storeKinds)("the queue on %s", (kind) => {
     if (sender !== queue) await sender.stop();
   });
 
-  test("runs a job's retry when it is due, with a poll of a minute", { timeout: 60_000 }, async () => {
+  test("runs a job's retry when it is due, with a poll of a minute", { timeout: scaled(60_000) }, async () => {
     store = await openTestStore(kind);
     queue = await startQueue(store.db, { ...settings, pollS: 60, schema: store.queueSchema }, (error) => {
       throw error;

@@ -2,11 +2,12 @@
 // `queued`, its platform untouched, until its time, then runs; a time past 30 days ahead, or not a
 // time at all, is 400.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type Queue, startQueue } from "../../src/jobs/queue.ts";
+import { type Queue, startQueue } from "../../src/queue/queue.ts";
 import { type FakeXUpstream, numberedPostId, startFakeXUpstream } from "../fakes/x-upstream.ts";
 import { buildTestApp, makeKey, type TestApp, TestClock } from "../helpers/app.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const queueSettings = { retries: 2, retryDelayS: 1, heartbeatS: 10, pollS: 2 };
 const postLink = (n: number) => `https://x.com/nasa/status/${numberedPostId(n)}`;
@@ -31,7 +32,7 @@ describe.each(storeKinds)("runAt on %s", (kind) => {
       clock: new TestClock(new Date()),
     });
     await app.jobs!.work();
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await queue?.stop();
     await Promise.all([store?.close(), x?.close()]);
@@ -42,7 +43,7 @@ describe.each(storeKinds)("runAt on %s", (kind) => {
     ((await (await app.get(`/api/v1/jobs/${id}`, key)).json()) as { status: string }).status;
 
   test("a job with runAt 5 s ahead stays queued, its platform unasked, until then, and runs after", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   }, async () => {
     const key = await makeKey(store.db, "PRO");
     const runAt = new Date(Date.now() + 5_000);

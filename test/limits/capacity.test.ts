@@ -10,6 +10,7 @@ import type { RunningServer } from "../../src/runtime/serve.ts";
 import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const PAGE_LATENCY_MS = 1000;
 
@@ -71,7 +72,7 @@ describe("capacity at a platform's latency", () => {
     for (let i = 0; i < 8; i += 1) {
       customers.push({ key: (await makeKey(store.db, "GOLD")).plain, from: `127.0.5.${i + 1}` });
     }
-  }, 180_000);
+  }, scaled(180_000));
   afterAll(async () => {
     server?.cut();
     await server?.close();
@@ -95,7 +96,7 @@ describe("capacity at a platform's latency", () => {
     );
     expect(statuses).toHaveLength(96);
     expect(statuses.filter((status) => status !== 200)).toEqual([]);
-  }, 600_000);
+  }, scaled(600_000));
 
   it("answers 16 page-mode downloads at once from those accounts, each 200 with the whole file", async () => {
     const results = await Promise.all(
@@ -109,5 +110,5 @@ describe("capacity at a platform's latency", () => {
     // The same clip each time: the same remuxed bytes.
     expect(new Set(results.map(({ bytes }) => bytes)).size).toBe(1);
     expect(results[0]!.bytes).toBeGreaterThan(site.mp4Bytes / 2);
-  }, 600_000);
+  }, scaled(600_000));
 });

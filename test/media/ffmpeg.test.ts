@@ -381,6 +381,16 @@ describe("readFfmpegLog() and the source's length", () => {
     expect(judge([line]).ended).toBeNull();
   });
 
+  test("an M4A copy of sound that is not AAC is 400 naming the codec ffmpeg read (its filter refused it)", () => {
+    const line =
+      "[aac_adtstoasc @ 0x5641d038cb40] Codec 'mp3' (86017) is not supported by the bitstream filter 'aac_adtstoasc'. Supported codecs are: aac (86018) ";
+    expect(judge([line], { durationSec: null, hls: false, output: "m4a" }).ended).toMatchObject({
+      status: 400,
+      code: "format_not_available",
+      message: expect.stringContaining("sound is mp3, not AAC"),
+    });
+  });
+
   test("a corrupt MPEG-TS packet is damage in a file, and in HLS only after a reconnect", () => {
     const corrupt = "[mpegts @ 0x1] Packet corrupt (stream = 0, dts = 304490).";
     const reconnect = "[http @ 0x1] Will reconnect at 0 in 0 second(s), error=End of file.";

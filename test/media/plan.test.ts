@@ -2,7 +2,7 @@
 import { describe, expect, test } from "vitest";
 import { assertDirectUrl } from "../../src/http/direct-hosts.ts";
 import type { RemuxPlan } from "../../src/media/ffmpeg.ts";
-import { relayAsSound, type RelayPlan, type RemuxJob, slotOf } from "../../src/media/plan.ts";
+import { relayAsRemux, type RelayPlan, type RemuxJob, slotOf } from "../../src/media/plan.ts";
 
 const relay: RelayPlan = {
   kind: "relay",
@@ -31,10 +31,10 @@ describe("slotOf()", () => {
   });
 });
 
-describe("relayAsSound()", () => {
+describe("relayAsRemux()", () => {
   test("reads the relay's file, from the operator's override origin, and keeps its name", () => {
     const overrides = new Map([["video.twimg.com", "http://127.0.0.1:9000"]]);
-    expect(relayAsSound(relay, "mp3", overrides)).toEqual({
+    expect(relayAsRemux(relay, "mp3", overrides)).toEqual({
       kind: "remux",
       ffmpeg: {
         output: "mp3",
@@ -52,10 +52,20 @@ describe("relayAsSound()", () => {
 
   test("reads an HLS playlist as HLS, and the file itself without an override", () => {
     const playlist: RelayPlan = { ...relay, url: new URL("https://video.twimg.com/pl/a.m3u8") };
-    expect(relayAsSound(playlist, "mp3", new Map()).ffmpeg.inputs).toEqual([{
+    expect(relayAsRemux(playlist, "mp3", new Map()).ffmpeg.inputs).toEqual([{
       url: "https://video.twimg.com/pl/a.m3u8",
       headers: {},
       hls: true,
     }]);
+  });
+
+  test("as a clip it is MP4 of the file's video and sound, an HLS stream's sound rewritten from ADTS", () => {
+    expect(relayAsRemux(relay, "mp4", new Map()).ffmpeg).toMatchObject({
+      videoInput: 0,
+      audioInput: 0,
+      adtsAudio: false,
+    });
+    const playlist: RelayPlan = { ...relay, url: new URL("https://video.twimg.com/pl/a.m3u8") };
+    expect(relayAsRemux(playlist, "mp4", new Map()).ffmpeg).toMatchObject({ videoInput: 0, adtsAudio: true });
   });
 });

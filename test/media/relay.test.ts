@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nativeBodyOf } from "../../src/http/native-body.ts";
 import { ApiError } from "../../src/http/problem.ts";
 import { type RelayInput, relayMedia, type RelayOptions } from "../../src/media/relay.ts";
-import { fetchUpstream, type UpstreamClient, type UpstreamRequest } from "../../src/media/relay-upstream.ts";
+import { fetchUpstream, type UpstreamClient, type UpstreamRequest } from "../../src/net/relay-upstream.ts";
 import { nodeUpstream } from "../../src/runtime/node/relay-upstream.ts";
 import { type FakeCdn, fakeSha256, startFakeCdn } from "../fakes/cdn.ts";
 

@@ -215,7 +215,6 @@ describe("GET /metrics", () => {
     const key = await makeKey(store.db, "GOLD");
     const { app } = buildTestApp(store.db, { env: env() });
     const server = await serveNode(app, { port: 0, hostname: "127.0.0.1" });
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
     const download = (path: string, signal?: AbortSignal) =>
       fetch(`${server.address}/api/v1/download?url=${encodeURIComponent(`https://video.twimg.com${path}`)}`, {
         headers: { authorization: `Bearer ${key.plain}` },
@@ -228,16 +227,14 @@ describe("GET /metrics", () => {
       );
     try {
       expect((await (await download("/file/300000/whole.mp4")).arrayBuffer()).byteLength).toBe(300000);
-      await settle();
-      expect(await active()).toBe(0);
+      await expect.poll(active).toBe(0);
 
       const controller = new AbortController();
       const big = await download("/file/1073741824/big.mp4", controller.signal);
       await big.body!.getReader().read();
       expect(await active()).toBe(1);
       controller.abort();
-      await settle();
-      expect(await active()).toBe(0);
+      await expect.poll(active).toBe(0);
     } finally {
       await server.close();
     }

@@ -7,6 +7,7 @@ import { aacBitRate, type AudioSite, startAudioSite, trackDurationSec } from "..
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { initSegment, probeMedia } from "../helpers/media.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 describe("audio outputs of an audio-first page", () => {
   let store: TestStore;
@@ -16,15 +17,20 @@ describe("audio outputs of an audio-first page", () => {
 
   beforeAll(async () => {
     [store, site] = await Promise.all([openTestStore("pglite"), startAudioSite()]);
-    app = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: site.host } });
+    app = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: site.host, METRICS_TOKEN: metricsToken } });
     key = (await makeKey(store.db, "GOLD")).plain;
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await Promise.all([store?.close(), site?.close()]);
   });
 
   const call = (operation: string, url: string, query = "") =>
     app.get(`/api/v1/${operation}?url=${encodeURIComponent(url)}${query}`, key);
+  const metricsToken = "audio-output-metrics";
+  const slotsHeld = async (kind: string) => {
+    const text = await (await app.get("/metrics", metricsToken)).text();
+    return Number(new RegExp(`^media_api_slots_held\\{kind="${kind}"\\} (\\d+)$`, "m").exec(text)?.[1]);
+  };
   const bytesOf = async (response: Response) => new Uint8Array(await response.arrayBuffer());
 
   test("the record lists both audio variants, each with its codec's content type", async () => {
@@ -70,6 +76,30 @@ describe("audio outputs of an audio-first page", () => {
 
   test("audio=m4a of a track without AAC is 400, saying what it is and what to ask for", async () => {
     const response = await call("download", site.pages.mp3Only, "&audio=m4a");
+    expect(response.status).toBe(400);
+    const problem = (await response.json()) as { code: string; detail: string };
+    expect(problem.code).toBe("format_not_available");
+    expect(problem.detail).toMatch(/sound is mp3, not AAC.*audio=mp3/);
+  });
+
+  test("audio=m4a of an MPEG-TS whose sound is AAC is that AAC in M4A, copied: a remux slot, no encode slot", async () => {
+    const response = await call("download", site.pages.tsAac, "&audio=m4a");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("audio/mp4");
+    // Held while the body is sent: read before it is.
+    expect({ remuxes: await slotsHeld("remuxes"), encodes: await slotsHeld("encodes") }).toEqual({
+      remuxes: 1,
+      encodes: 0,
+    });
+    const media = await probeMedia(await bytesOf(response));
+    expect(media.streams).toEqual(["aac"]);
+    // ffmpeg's AAC encoder at its default would be 128 kbps; the copy keeps the source's 96.
+    expect(Math.abs(media.bitRates[0]! - aacBitRate)).toBeLessThan(aacBitRate * 0.2);
+    expect(Math.abs(media.duration - trackDurationSec)).toBeLessThan(0.3);
+  });
+
+  test("audio=m4a of an MPEG-TS whose sound is MP3 is 400 naming the codec ffmpeg read", async () => {
+    const response = await call("download", site.pages.tsMp3, "&audio=m4a");
     expect(response.status).toBe(400);
     const problem = (await response.json()) as { code: string; detail: string };
     expect(problem.code).toBe("format_not_available");

@@ -10,6 +10,7 @@ import { type PhotoPlatforms, photoPosts, startPhotoPlatforms } from "../fakes/p
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 import { platformList } from "../../src/platforms/list.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const token = "metrics-token-0123456789";
 let store: TestStore;
@@ -35,7 +36,7 @@ beforeAll(async () => {
       PLATFORM_CHECK_POSTS: checks,
     },
   });
-}, 180_000);
+}, scaled(180_000));
 afterAll(async () => {
   await Promise.all([store?.close(), hostile?.close(), platforms?.close()]);
 });
@@ -61,7 +62,7 @@ async function instagramRow(): Promise<{ status: string; from: string }> {
 describe("links that read like a refusal", () => {
   test.each(["/rate-limit", "/age-restricted.html", "/x?q=Too%20Many%20Requests"])(
     "a 404 page at %s is 404 not_found, not upstream_blocked",
-    { timeout: 60_000 },
+    { timeout: scaled(60_000) },
     async (path) => {
       expect(await post(`${hostile.origin}${path}`)).toEqual({ status: 404, code: "not_found" });
       expect((await platformUp())[hostile.host]).toBeUndefined();
@@ -72,10 +73,10 @@ describe("links that read like a refusal", () => {
 describe("one user's private post", () => {
   test(
     "is upstream_blocked for that user; INSTAGRAM stays up, by the check of its reference post the refusal asked for",
-    { timeout: 120_000 },
+    { timeout: scaled(120_000) },
     async () => {
       expect(await post(photoPosts.instagramLoginWall)).toEqual({ status: 502, code: "upstream_blocked" });
-      await expect.poll(async () => (await instagramRow()).from, { timeout: 60_000 }).toBe("requests");
+      await expect.poll(async () => (await instagramRow()).from, { timeout: scaled(60_000) }).toBe("requests");
       expect(await instagramRow()).toMatchObject({ status: "ok" });
       expect((await platformUp()).INSTAGRAM).toBe(1);
     },

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 describe("profiles and lists given to post", () => {
   let store: TestStore;
@@ -13,7 +14,7 @@ describe("profiles and lists given to post", () => {
     store = await openTestStore("pglite");
     app = buildTestApp(store.db);
     key = (await makeKey(store.db, "GOLD")).plain;
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(() => store?.close());
 
   test.each([

@@ -23,10 +23,12 @@ const notAsked = (name: string): Source => ({
 const noThreads = { expand: () => Promise.reject(new Error("no thread is asked for here")) };
 const ownSources = {
   tweets: noTweets,
-  bluesky: notAsked("Bluesky"),
-  xiaohongshu: notAsked("Xiaohongshu"),
-  threads: notAsked("Threads"),
-  expansions: { x: noThreads, bluesky: noThreads },
+  own: new Map([
+    ["BLUESKY", notAsked("Bluesky")],
+    ["XIAOHONGSHU", notAsked("Xiaohongshu")],
+    ["THREADS", notAsked("Threads")],
+  ]),
+  xExpansion: noThreads,
 };
 
 /** The post's record from the source the link's platform row names, as `post` asks it. */
@@ -247,7 +249,15 @@ describe("a download's plan by the same rule", () => {
     const link = { url, platform };
     const ask: Ask = (source, asked, what, asker) => source.plan(asked, what, asker);
     const asker = { signal: new AbortController().signal, holder: null };
-    const all: Wanted = { output: "mp4", format: null, index: null, subtitles: null, filename: null, ...wanted };
+    const all: Wanted = {
+      output: "mp4",
+      format: null,
+      index: null,
+      subtitles: null,
+      filename: null,
+      clip: null,
+      ...wanted,
+    };
     return { runs, plan: ask(createSources({ ...ownSources, pages, galleries }, ask)(link), link, all, asker) };
   }
   const reddit = new URL("https://www.reddit.com/r/pics/comments/abc/x/");
@@ -304,7 +314,7 @@ describe("a record with no item and no text", () => {
     return createSources({
       ...ownSources,
       ...sources(() => Promise.reject(noVideo()), () => Promise.reject(noVideo())),
-      bluesky: recordSource(record),
+      own: new Map([["BLUESKY", recordSource(record)]]),
     }, () => Promise.reject(new Error("a description asks no source for a plan")))(link).describe(link);
   };
 

@@ -8,6 +8,7 @@ import { type HostilePlatform, startHostilePlatform } from "../fakes/hostile-pla
 import { photoNote } from "../fakes/xiaohongshu.ts";
 import { buildTestApp, makeKey } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 let store: TestStore;
 let hostile: HostilePlatform;
@@ -23,7 +24,7 @@ beforeAll(async () => {
     startFakeBluesky(),
   ]);
   key = (await makeKey(store.db, "GOLD")).plain;
-}, 120_000);
+}, scaled(120_000));
 afterAll(() => Promise.all([store?.close(), hostile?.close(), canary?.close(), bluesky?.close()]));
 
 function call(env: Record<string, string>, operation: string, link: string): Promise<Response> {

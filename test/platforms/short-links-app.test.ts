@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type ShortLinkHost, startShortLinkHost } from "../fakes/short-links.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 describe("short links through the app", () => {
   let store: TestStore;
@@ -15,7 +16,7 @@ describe("short links through the app", () => {
     [store, host] = await Promise.all([openTestStore("pglite"), startShortLinkHost()]);
     app = buildTestApp(store.db, { env: { ORIGIN_OVERRIDES: `pin.it=${host.origin},fb.watch=${host.origin}` } });
     key = (await makeKey(store.db, "GOLD")).plain;
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(() => Promise.all([store?.close(), host?.close()]));
 
   const call = (operation: string, url: string) => app.get(`/api/v1/${operation}?url=${encodeURIComponent(url)}`, key);

@@ -10,12 +10,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { platformOf } from "../../src/handlers/ask.ts";
+import { platformOf } from "../../src/operations/ask.ts";
 import { PostRecord } from "../../src/platforms/records.ts";
 import { installedToolClaims } from "../helpers/claims.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { probeMedia } from "../helpers/media.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const nobelLink = "http://www.nobelprize.org/mediaplayer/?id=2636";
 
@@ -91,7 +92,7 @@ describe("which links are supported", () => {
   ])("with all, %s is %s; listed, it is unsupported", async (url, platform) => {
     expect(await platformOf(new URL(url), all)).toBe(platform);
     expect(await platformOf(new URL(url), { extraPageHosts: [], claims: null })).toBeNull();
-  }, 60_000);
+  }, scaled(60_000));
 
   test("with all, a plain web page and a bare image are still unsupported; the table's rows stay theirs", async () => {
     expect(await platformOf(new URL("https://example.org/page"), all)).toBeNull();
@@ -99,7 +100,7 @@ describe("which links are supported", () => {
     expect(await platformOf(new URL("https://soundcloud.com/ethmusic/lostin-powers-she-so-heavy"), all)).toBe(
       "SOUNDCLOUD",
     );
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("SUPPORTED_SITES=all through the app", () => {
@@ -115,7 +116,7 @@ describe("SUPPORTED_SITES=all through the app", () => {
     app = buildTestApp(store.db, { env: { ...env, SUPPORTED_SITES: "all" } });
     listed = buildTestApp(store.db, { env });
     key = (await makeKey(store.db, "GOLD")).plain;
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await Promise.all([store?.close(), player?.close()]);
   });
@@ -133,7 +134,7 @@ describe("SUPPORTED_SITES=all through the app", () => {
     expect(video.status).toBe(200);
     expect(video.headers.get("content-disposition")).toContain('filename="nobelprize_2636.mp4"');
     expect((await probeMedia(new Uint8Array(await video.arrayBuffer()))).streams.sort()).toEqual(["aac", "h264"]);
-  }, 120_000);
+  }, scaled(120_000));
 
   test("a plain web page stays 400 unsupported_platform; without all, so is the site outside the table", async () => {
     const page = await call(app, "post", "https://example.org/page");

@@ -10,6 +10,7 @@ import { ffmpegArgs, readFfmpegLog, type RemuxPlan } from "../../src/media/ffmpe
 import { spawnStream, type SpawnStreamOptions } from "../../src/processes/child-stream.ts";
 import { nodeProcesses } from "../../src/runtime/node/processes.ts";
 import { clipDurationSec, type MediaSite, startMediaSite } from "../fakes/media-site.ts";
+import { holdsWithin } from "../helpers/until.ts";
 
 const run = promisify(execFile);
 let site: MediaSite;
@@ -83,13 +84,8 @@ function isAlive(pid: number): boolean {
     return false;
   }
 }
-async function waitUntilGone(pid: number, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (!isAlive(pid)) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return !isAlive(pid);
+function waitUntilGone(pid: number, ms: number): Promise<boolean> {
+  return holdsWithin(() => !isAlive(pid), ms, 20);
 }
 
 describe("spawnStream(nodeProcesses, ) with real ffmpeg", () => {

@@ -20,7 +20,8 @@ import { nodeProcesses } from "../../src/runtime/node/processes.ts";
 import { nodeToolRuns } from "../../src/runtime/node/tool-runs.ts";
 import { buildTestApp, makeKey } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
-import { until } from "../helpers/until.ts";
+import { holdsWithin, until } from "../helpers/until.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 /** A site of pages yt-dlp's generic extractor reads, one that never answers, one that shows the cookies it got. */
 async function startSite() {
@@ -106,7 +107,7 @@ beforeAll(async () => {
   });
   host.start(createLogger("silent"));
   await until("the host", () => readyPid(host));
-}, 90_000);
+}, scaled(90_000));
 afterAll(async () => {
   await host?.close();
   await site?.close();
@@ -118,7 +119,7 @@ const pagesOf = (options: { timeoutMs?: number; cookiesFile?: string } = {}) =>
   createPageClient({
     extractor: host,
     files: nodeFiles,
-    timeoutMs: options.timeoutMs ?? 30_000,
+    timeoutMs: options.timeoutMs ?? scaled(30_000),
     socketTimeoutSec: 20,
     cacheTtlMs: 0,
     cacheMaxEntries: 1,
@@ -146,7 +147,7 @@ describe("the extraction host", () => {
     const job = {
       tool: "yt-dlp" as const,
       args: ["-J", "--no-warnings", "--", `${site.origin}/page.html?first`],
-      timeoutMs: 30_000,
+      timeoutMs: scaled(30_000),
     };
     const [viaHost, viaProgram] = await Promise.all([host.run(job), cli.run(job)]);
     expect(viaHost.exitCode).toBe(0);
@@ -160,27 +161,27 @@ describe("the extraction host", () => {
     const info = await host.run({
       tool: "yt-dlp",
       args: ["-J", "--no-warnings", "--", `${site.origin}/page.html`],
-      timeoutMs: 30_000,
+      timeoutMs: scaled(30_000),
     });
     const loaded = await host.run({
       tool: "yt-dlp",
       args: ["-J", "-f", "0", "--load-info-json", "-"],
       stdin: info.stdout,
-      timeoutMs: 30_000,
+      timeoutMs: scaled(30_000),
     });
     expect(loaded.exitCode).toBe(0);
     expect(JSON.parse(loaded.stdout).format_id).toBe("0");
-    const badOption = await host.run({ tool: "yt-dlp", args: ["--no-such-option"], timeoutMs: 30_000 });
+    const badOption = await host.run({ tool: "yt-dlp", args: ["--no-such-option"], timeoutMs: scaled(30_000) });
     expect(badOption.exitCode).toBe(2);
     expect(badOption.stderr).toContain("no such option: --no-such-option");
-    const noPage = await host.run({ tool: "yt-dlp", args: ["-J", "--", "not-a-link"], timeoutMs: 30_000 });
+    const noPage = await host.run({ tool: "yt-dlp", args: ["-J", "--", "not-a-link"], timeoutMs: scaled(30_000) });
     expect(noPage.exitCode).toBe(1);
     expect(noPage.stdout).toBe(""); // as the CLI extractor: a failed run's output is not a description
     expect(noPage.stderr).toMatch(/^ERROR: .*'not-a-link' is not a valid URL/m);
   });
 
   test("runs gallery-dl's jobs too, as its program does", async () => {
-    const job = { tool: "gallery-dl" as const, args: ["--version"], timeoutMs: 30_000 };
+    const job = { tool: "gallery-dl" as const, args: ["--version"], timeoutMs: scaled(30_000) };
     const [viaHost, viaProgram] = await Promise.all([host.run(job), cli.run(job)]);
     expect(viaHost.exitCode).toBe(0);
     expect(viaHost).toEqual(viaProgram);
@@ -196,8 +197,7 @@ describe("the extraction host", () => {
     expect(await running(child!)).toBe(true);
     await expect(hanging).rejects.toMatchObject({ status: 504, code: "upstream_timeout" });
     expect(Date.now() - started).toBeLessThan(3_000);
-    const deadline = Date.now() + 2_000;
-    while ((await running(child!)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await holdsWithin(async () => !(await running(child!)), 2_000);
     expect(await running(child!)).toBe(false);
     expect(readyPid(host)).toBe(pid);
     expect((await pagesOf().info(new URL(`${site.origin}/page.html?after-hang`))).title).toBe("page ?after-hang (1)");
@@ -212,7 +212,7 @@ describe("the extraction host", () => {
     const job = host.run({
       tool: "yt-dlp",
       args: ["-J", ...options, "--", `${site.origin}/hang.html`],
-      timeoutMs: 30_000,
+      timeoutMs: scaled(30_000),
       signal: controller.signal,
     });
     await until("the job reading its page", () => site.hanging() > 0 || undefined, 10_000);
@@ -220,12 +220,8 @@ describe("the extraction host", () => {
     controller.abort();
     await expect(job).rejects.toMatchObject({ status: 499 });
     // A worker with no other job ends at once, like a child; an idle worker may stay.
-    await until(
-      "the process's end",
-      async () => (await childrenOf(pid)).length === processes.length - 1 || undefined,
-      2_000,
-    );
-    await until("the page closed", () => site.hanging() === 0 || undefined, 2_000);
+    expect(await holdsWithin(async () => (await childrenOf(pid)).length === processes.length - 1, 2_000)).toBe(true);
+    expect(await holdsWithin(() => site.hanging() === 0, 2_000)).toBe(true);
   });
 
   test("two jobs with different cookie files each send only their own, and a job without one sends none", async () => {
@@ -297,7 +293,7 @@ describe("the extraction host in the app", () => {
         expect(response.headers.get("content-type")).toBe("application/problem+json");
         expect(await response.json()).toMatchObject({ status: 502, code: "upstream_failed" });
         // The job's child died with its host.
-        await until("the orphaned child's end", async () => !(await running(child!)) || undefined, 3_000);
+        expect(await holdsWithin(async () => !(await running(child!)), 3_000)).toBe(true);
 
         // While the host starts again the program stands in; then the new host answers.
         expect((await post("/page.html?while-restarting")).status).toBe(200);
@@ -319,7 +315,7 @@ describe("the extraction host in the app", () => {
         if (status.state === "ready") expect(await running(status.pid)).toBe(false);
       }
     },
-    120_000,
+    scaled(120_000),
   );
 });
 
@@ -362,17 +358,17 @@ describe("a yt-dlp updated on disk", () => {
         versionFile,
         (await readFile(versionFile, "utf8")).replace(/__version__ = '[^']*'/, "__version__ = '2099.01.01'"),
       );
-      const version = await updating.run({ tool: "yt-dlp", args: ["--version"], timeoutMs: 30_000 });
+      const version = await updating.run({ tool: "yt-dlp", args: ["--version"], timeoutMs: scaled(30_000) });
       expect(version).toMatchObject({ exitCode: 0, stdout: "2099.01.01\n" });
       const newPid = await until("the new host", () => readyPid(updating, oldPid));
       expect((updating.status() as { versions: Record<string, string> }).versions["yt-dlp"]).toBe("2099.01.01");
       await until("the old host's exit", async () => !(await running(oldPid)) || undefined, 5_000);
-      const viaNewHost = await updating.run({ tool: "yt-dlp", args: ["--version"], timeoutMs: 30_000 });
+      const viaNewHost = await updating.run({ tool: "yt-dlp", args: ["--version"], timeoutMs: scaled(30_000) });
       expect(viaNewHost.stdout).toBe("2099.01.01\n");
       expect(readyPid(updating)).toBe(newPid);
     } finally {
       await updating.close();
       await rm(root, { recursive: true, force: true });
     }
-  }, 180_000);
+  }, scaled(180_000));
 });

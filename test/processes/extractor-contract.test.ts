@@ -15,6 +15,7 @@ import { createCliExtractor, type Extractor } from "../../src/processes/extracto
 import { nodeProcesses } from "../../src/runtime/node/processes.ts";
 import { nodeToolRuns } from "../../src/runtime/node/tool-runs.ts";
 import { until } from "../helpers/until.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const memoryLimitBytes = 320 * 2 ** 20;
 const timeoutMs = 90_000;
@@ -124,7 +125,7 @@ beforeAll(async () => {
   });
   host.start(createLogger("silent"));
   await until("the host", () => host.status().state === "ready" || undefined, 120_000);
-}, 180_000);
+}, scaled(180_000));
 afterAll(async () => {
   await host?.close();
   await site?.close();
@@ -163,7 +164,7 @@ describe.each(extractors)("%s", (_name, extractor) => {
     expect(output.stderr).toMatch(/^ERROR: \[generic\] first: Unable to download webpage: HTTP Error 404/m);
     expect(output.stderr).toContain("\n[...]\n");
     expect(output.stderr.length).toBeLessThanOrEqual(8 * 1024 + 64);
-  }, 120_000);
+  }, scaled(120_000));
 
   const ceilings: [string, () => Promise<unknown>][] = [
     ["a page that never ends", () => ytdlp("--", `${site.origin}/endless.html`)],
@@ -188,5 +189,5 @@ describe.each(extractors)("%s", (_name, extractor) => {
     await until("no process of the job", async () => (await jobProcesses()).length === 0 || undefined, 10_000);
     expect(host.status()).toMatchObject({ state: "ready", pid: (before as { pid: number }).pid });
     expect((await ytdlp("--", `${site.origin}/page.html`)).exitCode).toBe(0);
-  }, 150_000);
+  }, scaled(150_000));
 });

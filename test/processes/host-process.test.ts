@@ -10,6 +10,8 @@ import { createExtractionHost } from "../../src/processes/extraction-host.ts";
 import { type HostProcess, startHostProcess } from "../../src/processes/host-process.ts";
 import { nodeProcesses } from "../../src/runtime/node/processes.ts";
 import { nodeToolRuns } from "../../src/runtime/node/tool-runs.ts";
+import { scaled } from "../helpers/slowness.ts";
+import { settled } from "../helpers/until.ts";
 
 // Started as `sh fake-host -c LOADER SIZE ...`: reads the program it is sent, says it is ready,
 // then answers each job by what its first argument asks.
@@ -42,8 +44,7 @@ beforeAll(async () => {
     onRss: () => {},
     onExit: (end) => (ended = end),
   }, createLogger("silent"));
-  const deadline = Date.now() + 30_000;
-  while (!host.ready && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  await settled(() => host.ready, 30_000, 20);
 });
 afterAll(async () => {
   host?.end();
@@ -51,7 +52,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const run = (what: string, timeoutMs = 30_000) => host.submit({ tool: "yt-dlp", args: [what], timeoutMs });
+const run = (what: string, timeoutMs = scaled(30_000)) => host.submit({ tool: "yt-dlp", args: [what], timeoutMs });
 
 test("a job's answer and its log come through", async () => {
   expect(await run("fine")).toEqual({ exitCode: 0, stdout: "done", stderr: "WARNING: a warning\n" });
@@ -92,10 +93,7 @@ test("a YTDLP_PATH that runs bash starts no host and is not retried: the program
     workerOptions: { flags: [], valued: [] },
   });
   wrapped.start(createLogger("silent"));
-  const deadline = Date.now() + 30_000;
-  while (wrapped.status().state === "starting" && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await settled(() => wrapped.status().state !== "starting", 30_000, 20);
   expect(wrapped.status()).toMatchObject({ state: "unavailable", reason: expect.stringContaining("not Python") });
   expect(starts).toBe(0);
   expect((await wrapped.run({ tool: "yt-dlp", args: [], timeoutMs: 1_000 })).stdout).toBe("from the program");

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { type MediaSite, startMediaSite } from "../fakes/media-site.ts";
-import { runningTools } from "../helpers/media.ts";
+import { runningTools, toolsLeft } from "../helpers/media.ts";
 import { runAdmin, startService } from "../helpers/service.ts";
 
 let site: MediaSite;
@@ -69,10 +69,7 @@ test("a tool that ignores SIGTERM is gone within 3 s of a service killed 0.3 s a
     await exited;
     controller.abort();
     // Within 3 s: the test ends as soon as the tools are gone, and fails if one outlives the bound.
-    for (const until = Date.now() + 3000; runningTools(site.host).length > 0 && Date.now() < until;) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(runningTools(site.host)).toEqual([]);
+    expect(await toolsLeft(site.host, 3000)).toEqual([]);
   } finally {
     await service.stop();
   }

@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeCdn, fakeSha256, startFakeCdn } from "../fakes/cdn.ts";
 import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
 import { createHash } from "node:crypto";
+import { scaled } from "../helpers/slowness.ts";
+import { holdsWithin } from "../helpers/until.ts";
 
 /** A runtime the connection tests run the built service under: its program, which runs `dist/<name>.mjs`. */
 export interface ConnectionsRuntime {
@@ -98,12 +100,6 @@ function socketsHeldFor(pid: number, clients: readonly Opened[]): number {
   }).length;
 }
 
-async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  return condition();
-}
-
 export function connectionsSuite({ name, program }: ConnectionsRuntime): void {
   describe(`connections on ${name}`, () => {
     const bundle = `dist/${name}.mjs`;
@@ -155,13 +151,13 @@ export function connectionsSuite({ name, program }: ConnectionsRuntime): void {
         const idle = await openMany(service.url, "127.0.0.2", 2000);
         sockets.push(...idle.map((each) => each.socket));
 
-        const health = await fetch(`${service.url}/healthz`, { signal: AbortSignal.timeout(5_000) });
+        const health = await fetch(`${service.url}/healthz`, { signal: AbortSignal.timeout(scaled(5_000)) });
         expect(health.status).toBe(200);
         const download = await fetch(
           `${service.url}/api/v1/download?url=${encodeURIComponent("https://video.twimg.com/file/300000")}`,
           {
             headers: { authorization: `Bearer ${key}` },
-            signal: AbortSignal.timeout(10_000),
+            signal: AbortSignal.timeout(scaled(10_000)),
           },
         );
         expect(download.status).toBe(200);
@@ -171,12 +167,12 @@ export function connectionsSuite({ name, program }: ConnectionsRuntime): void {
         // The caps closed the excess (Bun's server tells of a connection a little later); the other
         // address still holds as many as one client may.
         const held = () => idle.filter((each) => !each.closedByServer()).length;
-        expect(await until(() => held() <= 64, 10_000)).toBe(true);
+        expect(await holdsWithin(() => held() <= 64, 10_000)).toBe(true);
         expect(held()).toBeGreaterThan(0);
         for (const each of idle) each.socket.destroy();
         expect(service.output.join("\n")).toMatch(/connections refused: a connection cap is reached/);
       },
-      60_000,
+      scaled(60_000),
     );
 
     it(
@@ -197,11 +193,11 @@ export function connectionsSuite({ name, program }: ConnectionsRuntime): void {
         );
         try {
           // Generous bounds: the answer must come; how fast is the bench's to say.
-          const health = await fetch(`${service.url}/healthz`, { signal: AbortSignal.timeout(30_000) });
+          const health = await fetch(`${service.url}/healthz`, { signal: AbortSignal.timeout(scaled(30_000)) });
           expect(health.status).toBe(200);
           const usage = await fetch(`${service.url}/api/v1/usage`, {
             headers: { authorization: `Bearer ${key}` },
-            signal: AbortSignal.timeout(30_000),
+            signal: AbortSignal.timeout(scaled(30_000)),
           });
           expect(usage.status).toBe(200);
           expect((await usage.json()).tier).toBe("FREE");
@@ -211,7 +207,7 @@ export function connectionsSuite({ name, program }: ConnectionsRuntime): void {
         expect(service.output.join("\n")).toMatch(/connections shed at the cap/);
         for (const each of crowd) each.socket.destroy();
       },
-      120_000,
+      scaled(120_000),
     );
 
     it(
@@ -231,7 +227,7 @@ export function connectionsSuite({ name, program }: ConnectionsRuntime): void {
         const drip = setInterval(() => slow.socket.writable && slow.socket.write("a"), 1_000);
         const flow = setInterval(() => steady.socket.writable && steady.socket.write("a".repeat(40)), 100);
         try {
-          expect(await until(() => slow.closedByServer(), 20_000)).toBe(true);
+          expect(await holdsWithin(() => slow.closedByServer(), 20_000)).toBe(true);
           expect(steady.closedByServer()).toBe(false);
         } finally {
           clearInterval(drip);
@@ -241,7 +237,7 @@ export function connectionsSuite({ name, program }: ConnectionsRuntime): void {
         slow.socket.destroy();
         steady.socket.destroy();
       },
-      60_000,
+      scaled(60_000),
     );
 
     it(
@@ -256,13 +252,13 @@ export function connectionsSuite({ name, program }: ConnectionsRuntime): void {
         );
         const all = [...silent, ...partial];
         sockets.push(...all.map((each) => each.socket));
-        expect(await until(() => socketsHeldFor(pid, all) === 40, 5_000)).toBe(true);
+        expect(await holdsWithin(() => socketsHeldFor(pid, all) === 40, 5_000)).toBe(true);
         // The clients keep their ends open: only the server closing its own releases its sockets.
-        expect(await until(() => socketsHeldFor(pid, all) === 0, 10_000)).toBe(true);
+        expect(await holdsWithin(() => socketsHeldFor(pid, all) === 0, 10_000)).toBe(true);
         const seconds = (Date.now() - opened) / 1000;
         expect(seconds).toBeGreaterThanOrEqual(1.5);
         // The server's side is gone; the clients hear of it a moment later on a loaded machine.
-        await until(() => all.every((each) => each.closedByServer()), 2_000);
+        await holdsWithin(() => all.every((each) => each.closedByServer()), 2_000);
         for (const each of all) {
           expect(each.received()).toMatch(/^HTTP\/1\.1 408 /);
           expect(each.received()).toMatch(/"code":"request_timeout"/);
@@ -270,7 +266,7 @@ export function connectionsSuite({ name, program }: ConnectionsRuntime): void {
         }
         for (const each of all) each.socket.destroy();
       },
-      30_000,
+      scaled(30_000),
     );
   });
 }

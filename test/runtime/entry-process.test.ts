@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log.ts";
 import { exitOnUncaught } from "../../src/service.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const runtimes = [
   { name: "node", command: [process.execPath], module: "src/runtime/node/entry-process.ts", exported: "nodeProcess" },
@@ -52,7 +53,7 @@ entry.onUncaught((error) => { console.log("handled: " + (error as Error).message
 ${code}
 `,
       );
-      const run = spawnSync(command[0]!, [...command.slice(1), script], { encoding: "utf8", timeout: 60_000 });
+      const run = spawnSync(command[0]!, [...command.slice(1), script], { encoding: "utf8", timeout: scaled(60_000) });
       expect({ status: run.status, stdout: run.stdout }).toEqual({ status: 7, stdout: `handled: ${message}\n` });
       // The runtime printed no report of its own.
       expect(run.stderr).not.toContain("nobody");

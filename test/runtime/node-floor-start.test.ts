@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { nodeLineBinary } from "../helpers/node-lines.ts";
 import { baseEnv } from "../helpers/service.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 describe("under Node 20", () => {
   const root = mkdtempSync(join(tmpdir(), "media-api-node20-"));
@@ -19,7 +20,7 @@ describe("under Node 20", () => {
       const run = spawnSync(nodeLineBinary("node20"), [bundle, "users", "list"], {
         env: { ...baseEnv(), DATA_DIR: dataDir, PORT: "0" },
         encoding: "utf8",
-        timeout: 30_000,
+        timeout: scaled(30_000),
       });
       expect(run.status).toBe(1);
       expect(run.stdout).toBe("");

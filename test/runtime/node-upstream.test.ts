@@ -8,8 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import tls from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { UpstreamRequest } from "../../src/media/relay-upstream.ts";
+import type { UpstreamRequest } from "../../src/net/relay-upstream.ts";
 import { createNodeUpstream, nodeUpstream } from "../../src/runtime/node/relay-upstream.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 interface ScriptedServer {
   port: number;
@@ -185,7 +186,7 @@ describe("the node upstream client", () => {
         key: readFileSync(key),
         cert: ca,
       });
-    }, 30_000);
+    }, scaled(30_000));
     afterAll(async () => {
       await server?.close();
       rmSync(dir, { recursive: true, force: true });

@@ -15,6 +15,7 @@ import { nativeBodyReply, withNativeBody } from "../../src/http/native-body.ts";
 import { serveNode } from "../../src/runtime/node-server.ts";
 import type { RunningServer, Served } from "../../src/runtime/serve.ts";
 import { until } from "../helpers/until.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const TIMEOUT_MS = 2_500;
 const SLOW_READER = fileURLToPath(new URL("../fakes/slow-reader.py", import.meta.url));
@@ -89,7 +90,7 @@ function slowReader(port: number, rate: number) {
 
 describe.each<BodyKind>(["web", "native"])("the client-stall cut on Node, %s body", (kind) => {
   it("lets a client that reads 10 KB/s go on for over three timeouts while the server's buffers hold megabytes", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   }, async () => {
     const { port, source } = await serveEndless(kind);
     const rate = 10_000;
@@ -111,7 +112,7 @@ describe.each<BodyKind>(["web", "native"])("the client-stall cut on Node, %s bod
 
   it(
     "cuts a client that reads nothing once the timeout has passed, and stops its source",
-    { timeout: 60_000 },
+    { timeout: scaled(60_000) },
     async () => {
       const { port, source } = await serveEndless(kind);
       const started = performance.now();

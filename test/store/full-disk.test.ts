@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningService, startService } from "../helpers/service.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const mountPoint = mkdtempSync(path.join(tmpdir(), "full-disk-"));
 /** A 64 MiB tmpfs: the store's template takes about 40. */
@@ -46,7 +47,7 @@ describe.runIf(mounted)("the built service with its embedded store on a disk tha
     service = await startService({ DATA_DIR });
     expect((await (await fetch(`${service.url}/readyz`)).json()).checks.store).toEqual({ ok: true });
     fillUp(path.join(mountPoint, "filler"));
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(async () => {
     await service?.stop();
     execFileSync("umount", ["-l", mountPoint]);
@@ -110,5 +111,5 @@ describe.runIf(mounted)("the built service with its embedded store on a disk tha
       (error: Error) => error.message,
     );
     expect(outcome).toContain(`The embedded store cannot start: no space left in DATA_DIR (${DATA_DIR})`);
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -14,6 +14,7 @@ import { openStore } from "../../src/store/open.ts";
 import { makeKey } from "../helpers/app.ts";
 import { startService } from "../helpers/service.ts";
 import { openTestStore, storeKinds } from "../helpers/stores.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const template = path.resolve("dist/pglite-template");
 /** What migration 007 inserted before version 8, run once per build into the template. */
@@ -46,7 +47,7 @@ describe("the link secret of embedded stores of one build", () => {
   });
 
   test("two fresh stores copied from the template make different secrets, and dist/ holds neither", {
-    timeout: 120_000,
+    timeout: scaled(120_000),
   }, async () => {
     const secrets: string[] = [];
     for (const _ of [1, 2]) {
@@ -72,7 +73,7 @@ describe("the link secret of embedded stores of one build", () => {
   });
 
   test("an upgraded store replaces its build's secret at its first start, says so, and refuses a link forged with it", {
-    timeout: 120_000,
+    timeout: scaled(120_000),
   }, async () => {
     const DATA_DIR = dataDir();
     const db = await openStore({ DATA_DIR }, { template });

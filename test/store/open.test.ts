@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { openStore } from "../../src/store/open.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const template = path.resolve("dist/pglite-template");
 // initdb writes a random system identifier into pg_control's first 8 bytes: a copy keeps it.
@@ -23,7 +24,7 @@ describe("openStore() on the embedded store", () => {
   });
 
   test("an empty DATA_DIR starts as a copy of the template, migrated, and keeps its rows on reopening", {
-    timeout: 120_000,
+    timeout: scaled(120_000),
   }, async () => {
     const DATA_DIR = dataDir();
     const db = await openStore({ DATA_DIR }, { template });
@@ -38,7 +39,7 @@ describe("openStore() on the embedded store", () => {
     await again.close();
   });
 
-  test("a data folder that holds anything is not replaced by the template", { timeout: 120_000 }, async () => {
+  test("a data folder that holds anything is not replaced by the template", { timeout: scaled(120_000) }, async () => {
     const DATA_DIR = dataDir();
     const folder = path.join(DATA_DIR, "pglite");
     await (await openStore({ DATA_DIR }, { template: path.join(DATA_DIR, "no-template") })).close();

@@ -11,6 +11,7 @@ import { type Db, StoreUnavailableError } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrate.ts";
 import { openPgliteThread } from "../../src/store/pglite-thread.ts";
 import { sha256Hex } from "../../src/util/bytes.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const worker = path.resolve("dist/pglite-worker.mjs");
 const template = path.resolve("dist/pglite-template");
@@ -24,7 +25,7 @@ describe("PGlite on a thread of its own", () => {
     db = await openPgliteThread(path.join(dir, "pglite"), worker);
     await migrate(db);
     await db.exec("CREATE TABLE t (id int PRIMARY KEY, at timestamptz, note text, ok boolean)");
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(async () => {
     await db?.close().catch(() => {});
     rmSync(dir, { recursive: true, force: true });

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { startTimeOf } from "../../src/store/data-dir-lock.ts";
 import { PRIVATE_COPIES, privateCopies } from "../../src/store/private-copies.ts";
 import { baseEnv, nodeCommand, runAdmin, startService } from "../helpers/service.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const cleanups: (() => unknown)[] = [];
 afterAll(async () => {
@@ -65,7 +66,7 @@ describe("the private copies folder", () => {
 describe("the service", () => {
   it(
     "leaves no cookie copy in TMPDIR, and its next start removes the copies a kill -9 left",
-    { timeout: 120_000 },
+    { timeout: scaled(120_000) },
     async () => {
       // A page host that takes the request and never answers: the extraction stays in flight.
       const held: Socket[] = [];
@@ -105,7 +106,7 @@ describe("the service", () => {
         () => {},
       );
       const root = join(dataDir, PRIVATE_COPIES);
-      await expect.poll(() => copiesIn(root).length > 0 || answered !== null, { timeout: 60_000 }).toBe(true);
+      await expect.poll(() => copiesIn(root).length > 0 || answered !== null, { timeout: scaled(60_000) }).toBe(true);
       expect({ copies: copiesIn(root).length, answered }).toEqual({ copies: 1, answered: null });
       expect(copiesIn(temp)).toEqual([]);
 
@@ -123,7 +124,7 @@ describe("the service", () => {
 
   it(
     "stops cleanly on a SIGTERM that comes while it starts, removing its own copies folder",
-    { timeout: 120_000 },
+    { timeout: scaled(120_000) },
     async () => {
       const dataDir = folder("private-copies-early-");
       const cookies = cookieFileBeside(dataDir, "# Netscape HTTP Cookie File\n");
@@ -144,7 +145,7 @@ describe("the service", () => {
       cleanups.push(() => child.kill("SIGKILL"));
       // Its folder is made first thing, before the store opens: the start is under way.
       const root = join(dataDir, PRIVATE_COPIES);
-      await expect.poll(() => existsSync(root) && readdirSync(root).length > 0, { timeout: 60_000 }).toBe(true);
+      await expect.poll(() => existsSync(root) && readdirSync(root).length > 0, { timeout: scaled(60_000) }).toBe(true);
       child.kill("SIGTERM");
       const [code, signal] = await exited;
       expect({ code, signal }).toEqual({ code: 0, signal: null });

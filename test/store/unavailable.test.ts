@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres } from "../../src/store/db.ts";
 import { buildTestApp, makeKey } from "../helpers/app.ts";
 import { openTestStore, TEST_DATABASE_URL, type TestStore } from "../helpers/stores.ts";
+import { scaled } from "../helpers/slowness.ts";
+import { settled } from "../helpers/until.ts";
 
 /**
  * A TCP forwarder to the test server that can be switched off. Off, it cuts the connections it
@@ -91,12 +93,7 @@ describe("an unreachable database server", () => {
       expect((await refused.json()).code).toBe("store_unavailable");
       expect(Date.now() - started).toBeLessThan(5_000);
       lever.down(false);
-      let status = 0;
-      for (const until = Date.now() + 10_000; Date.now() < until && status !== 200;) {
-        status = (await get("/api/v1/usage", key.plain)).status;
-        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      expect(status).toBe(200);
+      expect(await settled(async () => (await get("/api/v1/usage", key.plain)).status === 200, 10_000, 250)).toBe(true);
     } finally {
       lever.down(true);
       await lever.close();
@@ -125,7 +122,7 @@ describe("an unreachable database server", () => {
         (await other.unsafe(
           `select count(*)::int as waiting from pg_stat_activity
             where wait_event_type = 'Lock' and query like 'update ${table}%' and now() - query_start > interval '4 s'`,
-        ))[0]!.waiting, { timeout: 20_000, interval: 200 }).toBe(1);
+        ))[0]!.waiting, { timeout: scaled(20_000), interval: 200 }).toBe(1);
       release();
       await holder;
       expect(await held).toEqual([{ n: 1 }]);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clipDurationSec, type MediaSite, startMediaSite } from "../fakes/media-site.ts";
 import { probeMedia } from "../helpers/media.ts";
 import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const CHROMIUM_ARGS = [
   "--headless",
@@ -29,9 +30,9 @@ const usage = (url: string, key: string) =>
 // Each step waits for the page to show what it expects, and the first test also runs the command
 // line a few times: on a busy machine that takes well over 30 s. The caps (the test's, and each
 // expect.poll's, whose default is 1 s) bound a hang; they do not time a fast step.
-const poll = { timeout: 60_000 };
+const poll = { timeout: scaled(60_000) };
 
-describe("the owner's page in Chromium", { timeout: 300_000 }, () => {
+describe("the owner's page in Chromium", { timeout: scaled(300_000) }, () => {
   let dataDir: string;
   let env: Record<string, string>;
   let service: RunningService;
@@ -198,12 +199,14 @@ describe("the owner's page in Chromium", { timeout: 300_000 }, () => {
     await page.getByLabel("Link to a post").fill(site.pages.progressive);
     await page.getByRole("button", { name: "Show the post" }).click();
     // The service runs yt-dlp on the page first: on a busy machine that takes a while.
-    await page.getByRole("heading", { level: 2 }).or(page.getByRole("alert")).first().waitFor({ timeout: 240_000 });
+    await page.getByRole("heading", { level: 2 }).or(page.getByRole("alert")).first().waitFor({
+      timeout: scaled(240_000),
+    });
     expect(await page.getByRole("alert").count(), (await page.textContent("main")) ?? "").toBe(0);
     expect(await page.getByRole("heading", { level: 2 }).textContent()).toContain("Progressive test clip");
     const poster = page.getByRole("img", { name: "Poster of video 1" });
     await expect.poll(() => poster.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), {
-      timeout: 30_000,
+      timeout: scaled(30_000),
     }).toBeGreaterThan(0);
     await page.screenshot({ path: "test-results/paste-narrow.png", fullPage: true });
 
@@ -235,7 +238,9 @@ describe("the owner's page in Chromium", { timeout: 300_000 }, () => {
     const button = page.getByRole("button", { name: "Show the post" });
     expect(await button.isEnabled()).toBe(true);
     await button.click();
-    await page.getByRole("heading", { level: 2 }).or(page.getByRole("alert")).first().waitFor({ timeout: 240_000 });
+    await page.getByRole("heading", { level: 2 }).or(page.getByRole("alert")).first().waitFor({
+      timeout: scaled(240_000),
+    });
     expect(await page.getByRole("alert").count(), (await page.textContent("main")) ?? "").toBe(0);
     expect(await page.getByRole("heading", { level: 2 }).textContent()).toContain("Progressive test clip");
 

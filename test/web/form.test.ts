@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveNode } from "../../src/runtime/node-server.ts";
 import { buildTestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
+import { settled } from "../helpers/until.ts";
 
 describe("a form post cut off by the client", () => {
   let store: TestStore;
@@ -28,7 +29,7 @@ describe("a form post cut off by the client", () => {
       socket.destroy();
       const entries = () => logLines.map((line) => JSON.parse(line) as Record<string, unknown>);
       const line = (msg: string) => entries().find((entry) => entry.requestId === "cut-form" && entry.msg === msg);
-      for (let i = 0; i < 100 && !line("request"); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      await settled(() => line("request") !== undefined, 2_000, 20);
       expect(line("request")).toMatchObject({ level: "info", route: "/sign-in", status: 400 });
       expect(line("refused")).toMatchObject({ level: "info", code: "form_cut_off", cause: expect.any(String) });
       expect(entries().filter((entry) => entry.level === "error")).toEqual([]);

@@ -7,6 +7,7 @@ import { buildTestApp, TestClock } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
 import { PASSWORD, Visitor } from "../helpers/visitor.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 describe("password guesses on the owner's site", () => {
   let store: TestStore;
@@ -56,7 +57,7 @@ describe("password guesses on the owner's site", () => {
     expect(right.status).toBe(429);
     expect((await visitor.send("/profile/account")).status).toBe(200);
     clock.advance(SIGN_IN_LIMITS.windowMs);
-  }, 120_000);
+  }, scaled(120_000));
 
   it(
     "answers another owner's correct sign-in within 1 s (3 quiet sign-ins on a busy machine) during 48 parallel wrong checks, and lets them in after",
@@ -109,7 +110,7 @@ describe("password guesses on the owner's site", () => {
       expect((await again.signIn("victim@example.com")).status).toBe(303);
       clock.advance(SIGN_IN_LIMITS.windowMs);
     },
-    120_000,
+    scaled(120_000),
   );
 
   it("does not count a sign-in the hashing refused as busy", async () => {
@@ -127,5 +128,5 @@ describe("password guesses on the owner's site", () => {
       "SELECT count(*)::int AS n FROM sign_in_attempts WHERE email = 'nobody@example.com'",
     );
     expect(counted!.n).toBe(48 - busy);
-  }, 120_000);
+  }, scaled(120_000));
 });

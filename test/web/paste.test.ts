@@ -11,6 +11,7 @@ import { buildTestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
 import { Visitor } from "../helpers/visitor.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 /** A page host whose pages answer only when the test says, so that their extractions hold their slots until then. */
 interface HeldPages {
@@ -52,7 +53,7 @@ describe("the paste page", () => {
     [store, site] = await Promise.all([openTestStore("pglite"), startMediaSite()]);
     held = await startHeldPages(site.origin);
     app = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: `${site.host},${held.host}` } }).app;
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(async () => {
     held?.release();
     await Promise.all([store?.close(), site?.close(), held?.close()]);
@@ -92,7 +93,7 @@ describe("the paste page", () => {
       const after = await listApiKeys(store.db, { now: new Date("2026-01-01T00:00:00Z"), accountId: key!.account_id });
       expect(after.map(({ name, used24h }) => [name, used24h])).toEqual([["Paste page", 2]]);
     },
-    120_000,
+    scaled(120_000),
   );
 
   it("looks nothing up on a GET, nor on a post from another site or without the form's token", async () => {
@@ -112,7 +113,7 @@ describe("the paste page", () => {
       "SELECT count(*)::int AS n FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE a.email = 'careful-paster@example.com'",
     ) as [{ n: number }];
     expect(n).toBe(0);
-  }, 120_000);
+  }, scaled(120_000));
 
   it("gives three FREE accounts of one address one extraction at a time, as the API does", async () => {
     const owners = await Promise.all(["a", "b", "c"].map((name) => owner(`shared-${name}@example.com`, "192.0.2.200")));
@@ -130,5 +131,5 @@ describe("the paste page", () => {
     for (const { status, page } of results) {
       if (status === 429) expect(page).toContain("for the accounts of one client address");
     }
-  }, 240_000);
+  }, scaled(240_000));
 });

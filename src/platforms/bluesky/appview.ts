@@ -3,7 +3,7 @@
 // never its parents) and a profile's feed (app.bsky.feed.getAuthorFeed, a page at a time). The
 // AppView answers a missing post or an unknown handle with 400 and an error name in its JSON body.
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
-import type { JsonAnswer, Outbound } from "../outbound.ts";
+import type { JsonAnswer, Outbound } from "../../net/outbound.ts";
 import { type BlueskyPost, notFound, threadToPost } from "./post.ts";
 import type { BlueskyPostRef } from "./url.ts";
 

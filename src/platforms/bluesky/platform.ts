@@ -7,7 +7,7 @@ export const bluesky: Platform<"BLUESKY"> = {
   hosts: ["bsky.app"],
   mirrors: mirrorsOf("bsky.app", ["bskx.app", "fxbsky.app", "bskyx.app"]),
   mediaHosts: ["cdn.bsky.app", "video.bsky.app"],
-  reader: "bluesky",
+  reader: "own",
   collectionShape: /^\/profile\/[^/]+(?:\/(?:feed|lists)\/[^/]+)?\/?$/,
   referencePost: "https://bsky.app/profile/bsky.app/post/3l3vgf77uco2g",
   readBy: "Bluesky's public AppView (a video is HLS: page mode)",

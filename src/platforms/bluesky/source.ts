@@ -9,7 +9,7 @@ import { itemName, photoPlan, requireItem, requireNoSubtitles } from "../items.t
 import type { PostMediaItem } from "../records.ts";
 import type { Link, Plan, Source } from "../source.ts";
 import { platformMediaCheck, unknownShape } from "../table.ts";
-import type { Outbound } from "../outbound.ts";
+import type { Outbound } from "../../net/outbound.ts";
 import { createAppView } from "./appview.ts";
 import { bestVariant } from "./playlist.ts";
 import type { BlueskyPost } from "./post.ts";

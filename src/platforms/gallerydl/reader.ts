@@ -3,7 +3,7 @@
 // from the platform's media hosts only.
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import type { RelayPlan } from "../../media/plan.ts";
-import { itemName, noSoundIn, requireItem, requireNoSubtitles, upstreamUrl } from "../items.ts";
+import { itemName, requireItem, requireMotion, requireNoSubtitles, upstreamUrl } from "../items.ts";
 import type { PostRecord } from "../records.ts";
 import type { Link, Source, Wanted } from "../source.ts";
 import { platformMediaCheck } from "../table.ts";
@@ -37,7 +37,7 @@ function itemFile(record: PostRecord, link: Link, wanted: Wanted): RelayPlan {
       `This ${item.type} is one file as the platform serves it; it has no variants to choose from. Leave \`format\` out.`,
     );
   }
-  if (item.type !== "video" && wanted.output !== "mp4") throw noSoundIn(item.type, wanted.output);
+  if (item.type !== "video") requireMotion(item.type, wanted);
   if (item.url === null) throw upstreamFailed("gallery-dl named no file for this item; try again later.");
   return {
     kind: "relay",

@@ -7,7 +7,7 @@ export const threads: Platform<"THREADS"> = {
   hosts: ["threads.com", "threads.net"],
   // Meta's CDN, which serves Threads' files.
   mediaHosts: ["cdninstagram.com", "fbcdn.net"],
-  reader: "threads",
+  reader: "own",
   collectionShape: /^\/@[\w.]+\/?$/,
   // No default check yet: the reader is tested against a local platform built from a recorded page and public
   // readers' code, not yet against the site, whose answer to this server is not known.

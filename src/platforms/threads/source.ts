@@ -9,7 +9,7 @@
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
 import { itemName, photoPlan, requireItem, requireNoSubtitles } from "../items.ts";
-import type { Outbound } from "../outbound.ts";
+import type { Outbound } from "../../net/outbound.ts";
 import type { PostRecord } from "../records.ts";
 import type { Link, Plan, Source } from "../source.ts";
 import { platformMediaCheck, unknownShape } from "../table.ts";

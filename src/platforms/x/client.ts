@@ -13,7 +13,7 @@ import { sessionHeaders, type XSession } from "./session-cookies.ts";
 import { syndicationAnswerToTweet } from "./syndication.ts";
 import { syndicationToken } from "./token.ts";
 import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
-import type { Outbound } from "../outbound.ts";
+import type { Outbound } from "../../net/outbound.ts";
 
 export interface GraphqlOptions {
   /** POST here with the bearer token to get a guest token. */

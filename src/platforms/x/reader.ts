@@ -4,7 +4,7 @@
 // yt-dlp, which fetches the post's videos itself.
 import { ApiError } from "../../http/problem.ts";
 import { assertDirectUrl } from "../../http/direct-hosts.ts";
-import { noSoundIn, requireItem, requireNoSubtitles, upstreamUrl } from "../items.ts";
+import { requireItem, requireMotion, requireNoSubtitles, upstreamUrl } from "../items.ts";
 import type { TweetMediaItem, TweetRecord } from "../records.ts";
 import type { Ask, Source, Wanted } from "../source.ts";
 import { tweetToPost, ytdlpFormatId } from "./post.ts";
@@ -26,10 +26,12 @@ export function xReader(tweets: TweetClient, pages: Source, ask: Ask): Source {
       // The item the media viewer's link names is the one sent, unless `index` names another.
       const index = wanted.index ?? status.item;
       const item = tweetItem(tweet, index);
-      if (item.type === "photo" && wanted.output !== "mp4") throw noSoundIn(item.type, wanted.output);
+      if (item.type === "photo") requireMotion(item.type, wanted);
       const name = wanted.filename ?? (index === null ? `x_${tweet.id}` : `x_${tweet.id}_${index}`);
       const file = itemUrl(item, wanted.format);
-      if (file !== null) return { kind: "relay", url: file, allowed: assertDirectUrl, name };
+      if (file !== null) {
+        return { kind: "relay", url: file, allowed: assertDirectUrl, name, durationSec: item.durationSec };
+      }
       // The post's own link: yt-dlp reads a media viewer's `/video/<n>` as that video alone, which `index` counts in.
       const post = { ...link, url: new URL(`https://x.com/i/status/${tweet.id}`) };
       return ask(pages, post, { ...wanted, filename: name, index: amongVideos(tweet, index) }, asker);

@@ -35,8 +35,16 @@ const noProfileSession: Expansion = {
     `X shows a profile's posts only to a signed-in account, and ${noSessionWords}; pass the links of its posts`,
 };
 
-/** The author's chain from the post up, root first: at most `limit` tweets, ending with the post. */
-async function chainUp(ask: GraphqlAsk, id: string, limit: number, signal: AbortSignal): Promise<ThreadTweet[]> {
+/**
+ * The author's chain from the post up, root first, ending with the post: at most `limit` tweets,
+ * and `more` when it goes on above them.
+ */
+async function chainUp(
+  ask: GraphqlAsk,
+  id: string,
+  limit: number,
+  signal: AbortSignal,
+): Promise<{ chain: ThreadTweet[]; more: boolean }> {
   const chain: ThreadTweet[] = [];
   let next: string | null = id;
   while (next !== null && chain.length < limit) {
@@ -49,7 +57,7 @@ async function chainUp(ask: GraphqlAsk, id: string, limit: number, signal: Abort
     chain.unshift(tweet);
     next = tweet.replyTo?.authorId === tweet.authorId ? tweet.replyTo.id : null;
   }
-  return chain;
+  return { chain, more: next !== null && chain.length >= limit };
 }
 
 const expansion = (tweets: ThreadTweet[], incomplete: string | null): Expansion => ({
@@ -63,10 +71,13 @@ const expansion = (tweets: ThreadTweet[], incomplete: string | null): Expansion 
  * can be below it), and then no expansion at all for a post that replies to no post of its author's; else it may
  * go on below, which only a session shows.
  */
-function withoutSession(chain: ThreadTweet[]): Expansion | null {
-  if (chain.at(-1)!.replyCount !== 0) return expansion(chain, noSession);
-  return chain.length === 1 ? null : expansion(chain, null);
+function withoutSession({ chain, more }: { chain: ThreadTweet[]; more: boolean }, limit: number): Expansion | null {
+  const cut = more ? pastLimit(limit) : null;
+  if (chain.at(-1)!.replyCount !== 0) return expansion(chain, [noSession, cut].filter(Boolean).join(" "));
+  return chain.length === 1 ? null : expansion(chain, cut);
 }
+
+const pastLimit = (limit: number) => `The thread goes on past the ${limit} posts a job may hold.`;
 
 export function createXThreads(x: XClient): Expands<Expansion> {
   return {
@@ -81,12 +92,12 @@ export function createXThreads(x: XClient): Expands<Expansion> {
         return session === null ? noProfileSession : profilePosts(ask, session, { handle, limit, signal });
       }
       const id = statusOf(link).id;
-      if (session === null) return withoutSession(await chainUp(ask, id, limit, signal));
+      if (session === null) return withoutSession(await chainUp(ask, id, limit, signal), limit);
       const answer = await ask("TweetDetail", { focalTweetId: id, ...detailVariables }, session);
       const chain = chainDown(conversationTweets(answer), id);
       if (chain.length === 0) throw notFound(id);
       if (chain.length === 1) return null;
-      const cut = chain.length > limit ? `The thread goes on past the ${limit} posts a job may hold.` : null;
+      const cut = chain.length > limit ? pastLimit(limit) : null;
       return expansion(chain.slice(0, limit), cut);
     },
   };

@@ -7,7 +7,7 @@ export const xiaohongshu: Platform<"XIAOHONGSHU"> = {
   name: "Xiaohongshu (RedNote)",
   hosts: ["xiaohongshu.com", "xhslink.com"],
   mediaHosts: ["xhscdn.com", "xhscdn.net"],
-  reader: "xiaohongshu",
+  reader: "own",
   collectionShape: /^\/user\/profile\/\w+\/?$/,
   // No default check: a note opens only with a link's xsec_token, which expires, so any fixed link would soon
   // report the platform broken.

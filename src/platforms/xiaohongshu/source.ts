@@ -7,7 +7,7 @@ import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
 import { itemName, photoPlan, requireItem, requireNoSubtitles } from "../items.ts";
 import type { Link, Plan, Source } from "../source.ts";
-import type { Outbound, OutboundAnswer } from "../outbound.ts";
+import type { Outbound, OutboundAnswer } from "../../net/outbound.ts";
 import { platformMediaCheck, unknownShape } from "../table.ts";
 import { noteToPost, type XiaohongshuPost } from "./note.ts";
 import { initialStateOf } from "./state.ts";

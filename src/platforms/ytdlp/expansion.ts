@@ -24,7 +24,16 @@ const FlatEntry = z.looseObject({
   webpage_url: z.string().nullish().catch(null),
 });
 
-/** The posts of a flat listing, at most `limit`, in its order; null when the link is one post. */
+/**
+ * The range of a listing for a job that may hold `limit` more posts: one entry past them, whose
+ * presence alone says the link has more posts than the job takes.
+ */
+export const listingRange = (limit: number): string => `1:${limit + 1}`;
+
+/**
+ * The posts of a flat listing (of `listingRange(limit)`), at most `limit`, in its order; null when
+ * the link is one post. Incomplete when an entry has no link, or when the listing went past `limit`.
+ */
 export function expansionOf(info: YtdlpInfo, limit: number): Expansion | null {
   if (info._type !== "playlist") return null;
   const posts: URL[] = [];
@@ -35,16 +44,22 @@ export function expansionOf(info: YtdlpInfo, limit: number): Expansion | null {
     if (link === null) unlinked += 1;
     else posts.push(link);
   }
-  const kept = posts.slice(0, limit);
-  return {
-    posts: kept,
-    complete: unlinked === 0,
-    incomplete: unlinked === 0 ? null : `${unlinked} of its entries have no link of their own`,
-  };
+  const why = [
+    ...(posts.length > limit ? [`it has more posts than the ${limit} a job may hold`] : []),
+    ...(unlinked > 0 ? [`${unlinked} of its entries have no link of their own`] : []),
+  ];
+  return { posts: posts.slice(0, limit), complete: why.length === 0, incomplete: why.join("; ") || null };
 }
+
+/**
+ * yt-dlp's own fragment, which it adds to a link to carry data to its next extractor (a feed
+ * entry's guid): no link of the platform's, and nothing a caller should see.
+ */
+const SMUGGLED = /^#__youtubedl_smuggle=/;
 
 function httpLink(text: string | null | undefined): URL | null {
   if (!text || !URL.canParse(text)) return null;
   const url = new URL(text);
+  if (SMUGGLED.test(url.hash)) url.hash = "";
   return url.protocol === "https:" || url.protocol === "http:" ? url : null;
 }

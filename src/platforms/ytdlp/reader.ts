@@ -2,7 +2,7 @@
 // download as ffmpeg's remux of the formats `format` selects from the item `index` names.
 import { requireItem } from "../items.ts";
 import type { Expands, Source } from "../source.ts";
-import { expansionOf, mayStandForMany } from "./expansion.ts";
+import { expansionOf, listingRange, mayStandForMany } from "./expansion.ts";
 import { mainEntry, postItems } from "./info.ts";
 import { infoToPost, postId } from "./post.ts";
 import { planRemux, selectorFor } from "./selection.ts";
@@ -15,7 +15,7 @@ export function ytdlpReader(pages: PageClient): Source & Expands {
     extracts: true,
     async expand(link, limit, signal) {
       if (!mayStandForMany(link)) return null;
-      const info = await pages.listing(link.url, `1:${limit}`, signal);
+      const info = await pages.listing(link.url, listingRange(limit), signal);
       // A page that is one post was read whole by its listing: that is its record, not a second read.
       return expansionOf(info, limit) ?? { post: infoToPost(info, link.platform, link.url) };
     },

@@ -4,7 +4,7 @@
 // those URLs directly, which starts ~0.8 s sooner than piping `yt-dlp -o -` into it
 // (first byte ~0.09 s against ~0.85 s, measured by hand).
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
-import { type RemuxPlan, silentVideo } from "../../media/ffmpeg.ts";
+import { notAac, type RemuxPlan, silentVideo } from "../../media/ffmpeg.ts";
 import { audioCodecOf, hasAudio, hasVideo, isFfmpegReadable, isHls, videoCodecOf } from "./formats.ts";
 import { formatCookies, withoutCookieHeader } from "./format-cookies.ts";
 import { mainEntry, type YtdlpFormat, type YtdlpInfo } from "./info.ts";
@@ -68,7 +68,7 @@ export function planRemux(chosen: readonly YtdlpFormat[], output: OutputKind): R
   // A format that says it has no sound has none to give; one that says nothing is tried (ffmpeg then tells).
   if (soundOnly && !hasAudio(audio)) throw silentVideo();
   const audioCodec = audioCodecOf(audio);
-  if (output === "m4a") requireAac(audio, audioCodec);
+  if (output === "m4a") requireAac(audioCodec);
   return {
     output,
     inputs: sources.map((f) => ({
@@ -82,19 +82,25 @@ export function planRemux(chosen: readonly YtdlpFormat[], output: OutputKind): R
     audioInput: sources.indexOf(audio),
     transcodeVideo: video !== null && mp4VideoMisfits.has(videoCodecOf(video) ?? ""),
     transcodeAudio: mp4AudioMisfits.has(audioCodec ?? ""),
-    adtsAudio: (isHls(audio) || audio.ext === "ts") && audioCodec !== "opus" && hasAudio(audio),
+    adtsAudio: adtsFramed(audio, audioCodec),
   };
 }
 
 /**
- * `audio=m4a` copies the sound as it is, so it must be AAC (or of a codec unknown in an MP4 or M4A
- * file, as a plain page's <audio> gives it); any other is 400, since only re-encoding would make it.
+ * Whether the sound is AAC in ADTS frames, as MPEG-TS (and so HLS) carries it: by its codec, or,
+ * unnamed, as AAC, the sound such streams hold almost always. A named other codec (an MP3 or
+ * Opus track of a playlist) is not, whatever its container: the filter refuses it.
  */
-function requireAac(audio: YtdlpFormat, codec: string | null): void {
-  if (codec === "aac" || (codec === null && /^(m4a|mp4)$/.test(audio.ext ?? ""))) return;
-  const has = codec ?? audio.ext ?? "unknown";
-  throw new ApiError(
-    "format_not_available",
-    `This post's sound is ${has}, not AAC: \`audio=m4a\` copies AAC as it is and never re-encodes. Ask for \`audio=mp3\` (MP3 at 320 kbps) instead.`,
-  );
+function adtsFramed(audio: YtdlpFormat, codec: string | null): boolean {
+  return (isHls(audio) || audio.ext === "ts") && (codec === "aac" || codec === null) && hasAudio(audio);
+}
+
+/**
+ * `audio=m4a` copies the sound as it is, so sound of a known codec other than AAC is 400, since
+ * only re-encoding would make it. Sound whose codec the source does not name is ffmpeg's to read
+ * (its M4A copy refuses any other codec: media/ffmpeg.ts `notAac`); its container says nothing
+ * of it (an MPEG-TS or a WebM may hold AAC or not).
+ */
+function requireAac(codec: string | null): void {
+  if (codec !== null && codec !== "aac") throw notAac(codec);
 }

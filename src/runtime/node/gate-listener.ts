@@ -1,8 +1,8 @@
 // The egress gate's loopback listener on node:net: reads each request head, and moves the bytes
-// of the connections src/media/egress-gate.ts lets through.
+// of the connections src/net/egress-gate.ts lets through.
 import net from "node:net";
-import type { GateConnection, ListenLoopback, Traffic } from "../../media/egress-gate.ts";
-import { headLength } from "../../media/outbound-proxy.ts";
+import type { GateConnection, ListenLoopback, Traffic } from "../../net/egress-gate.ts";
+import { headLength } from "../../net/outbound-proxy.ts";
 import { connectToProxy, openTunnel, readFrom } from "./tunnels.ts";
 
 const headTimeoutMs = 30_000;

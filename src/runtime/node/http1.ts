@@ -1,7 +1,7 @@
 // HTTP/1.1 on the wire, for the relay's own upstream client (relay-upstream.ts): the request head
 // it sends, the response head it reads back, how that response's body is framed, and the decoding
 // of a chunked body. Pure functions over bytes; the sockets are the caller's.
-import { headLength } from "../../media/outbound-proxy.ts";
+import { headLength } from "../../net/outbound-proxy.ts";
 
 /** A response head that is malformed, too large or framed ambiguously: the upstream is not trusted further. */
 export class UpstreamProtocolError extends Error {}

@@ -7,8 +7,8 @@
 import net, { isIP, type Socket } from "node:net";
 import { Readable } from "node:stream";
 import tls from "node:tls";
-import { bareHost, type OutboundProxy } from "../../media/outbound-proxy.ts";
-import type { UpstreamClient, UpstreamResponse } from "../../media/relay-upstream.ts";
+import { bareHost, type OutboundProxy } from "../../net/outbound-proxy.ts";
+import type { UpstreamClient, UpstreamResponse } from "../../net/relay-upstream.ts";
 import {
   type BodyFraming,
   bodyFraming,

@@ -1,5 +1,5 @@
 // Tunnels to the operator's OUTBOUND_PROXY over node:net and node:tls: the sockets, sending the
-// handshakes of src/media/outbound-proxy.ts and reading their answers.
+// handshakes of src/net/outbound-proxy.ts and reading their answers.
 import net from "node:net";
 import tls from "node:tls";
 import {
@@ -10,7 +10,7 @@ import {
   headLength,
   type OutboundProxy,
   socks5,
-} from "../../media/outbound-proxy.ts";
+} from "../../net/outbound-proxy.ts";
 
 /** A connected socket to the http(s) proxy itself (for CONNECT, or for absolute-form requests). */
 export function connectToProxy(proxy: OutboundProxy): Promise<net.Socket> {

@@ -20,6 +20,7 @@ import {
 import { buildTestApp, makeKey, type TestApp } from "../../helpers/app.ts";
 import { probeMedia } from "../../helpers/media.ts";
 import { openTestStore, type TestStore } from "../../helpers/stores.ts";
+import { scaled } from "../../helpers/slowness.ts";
 
 /** The width of the MP4's video stream, by ffprobe. */
 function videoWidth(bytes: Uint8Array): number {
@@ -53,7 +54,7 @@ describe("Bluesky posts through the app", () => {
     [store, fake] = await Promise.all([openTestStore("pglite"), startFakeBluesky()]);
     app = buildTestApp(store.db, { env: { BLUESKY_APPVIEW_URL: fake.origin, ORIGIN_OVERRIDES: fake.originOverrides } });
     key = (await makeKey(store.db, "GOLD")).plain;
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await Promise.all([store?.close(), fake?.close()]);
   });

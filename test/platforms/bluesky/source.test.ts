@@ -13,11 +13,12 @@ import {
   videoPost,
 } from "../../fakes/bluesky.ts";
 import { testOutbound } from "../../helpers/outbound.ts";
+import { scaled } from "../../helpers/slowness.ts";
 
 let fake: FakeBluesky;
 beforeAll(async () => {
   fake = await startFakeBluesky();
-}, 120_000);
+}, scaled(120_000));
 afterAll(() => fake?.close());
 
 const source = () =>
@@ -41,6 +42,7 @@ const wanted = (more: Partial<Wanted> = {}): Wanted => ({
   index: null,
   subtitles: null,
   filename: null,
+  clip: null,
   ...more,
 });
 // Bluesky's source hands no link to another source; no slot is held here.

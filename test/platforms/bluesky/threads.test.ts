@@ -12,11 +12,12 @@ import {
   linkOf,
   startFakeBluesky,
 } from "../../fakes/bluesky.ts";
+import { scaled } from "../../helpers/slowness.ts";
 
 let fake: FakeBluesky;
 beforeAll(async () => {
   fake = await startFakeBluesky();
-}, 120_000);
+}, scaled(120_000));
 afterAll(() => fake?.close());
 
 const threads = (depthPerAnswer?: number) =>

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type PhotoPlatforms, photoPosts, startPhotoPlatforms } from "../../fakes/photo-platforms.ts";
 import { buildTestApp, makeKey, type TestApp } from "../../helpers/app.ts";
 import { probeMedia } from "../../helpers/media.ts";
+import { holdsWithin } from "../../helpers/until.ts";
 import { openTestStore, type TestStore } from "../../helpers/stores.ts";
 
 let store: TestStore;
@@ -155,9 +156,7 @@ describe("a platform that never answers", () => {
     expect(Date.now() - started).toBeLessThan(6000);
     // The answer does not wait for the tool's end: it is sent SIGTERM, and SIGKILL a second later.
     const running = () => spawnSync("pgrep", ["-f", "C9kS2slowQq"], { encoding: "utf8" }).stdout.trim();
-    for (const until = Date.now() + 3000; running() !== "" && Date.now() < until;) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await holdsWithin(() => running() === "", 3000, 100);
     expect(running()).toBe("");
   });
 });
@@ -213,11 +212,11 @@ describe("TikTok", () => {
   });
 });
 
-/** Private cookie copies in the temp folder that hold `value` (other tests on the machine make their own). */
-async function copiesHolding(value: string): Promise<string[]> {
-  const folders = (await readdir(tmpdir())).filter((name) => name.startsWith("media-api-cookies-"));
+/** Private cookie copies in `parent` that hold `value`. */
+async function copiesHolding(parent: string, value: string): Promise<string[]> {
+  const folders = (await readdir(parent)).filter((name) => name.startsWith("media-api-cookies-"));
   const holding = await Promise.all(folders.map(async (folder) => {
-    const text = await readFile(path.join(tmpdir(), folder, "cookies.txt"), "utf8").catch(() => "");
+    const text = await readFile(path.join(parent, folder, "cookies.txt"), "utf8").catch(() => "");
     return text.includes(value) ? [folder] : [];
   }));
   return holding.flat();
@@ -238,8 +237,11 @@ describe("the operator's cookie file", () => {
           "",
         ].join("\n"),
       );
+      // The copies in this test's own folder: other runs on the machine make theirs in TMPDIR too.
+      const copies = await mkdtemp(path.join(dir, "copies-"));
       const withCookies = buildTestApp(store.db, {
         env: { ORIGIN_OVERRIDES: platforms.originOverrides, GALLERY_DL_CA_FILE: platforms.caFile, COOKIES_FILE: file },
+        privateCopies: copies,
       });
       const since = platforms.requestLog.length;
       const response = await withCookies.get(
@@ -254,7 +256,7 @@ describe("the operator's cookie file", () => {
       expect(api?.cookie).not.toContain("sid_tt");
       const picture = requests.find((r) => r.path === new URL(platforms.files.instagramThreePhotos[2]!.url).pathname);
       expect(picture?.cookie).toBe("cdn_pass=k3y");
-      expect(await copiesHolding("sess10n")).toEqual([]);
+      expect(await copiesHolding(copies, "sess10n")).toEqual([]);
       expect(withCookies.logLines.join("\n")).not.toContain("sess10n");
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -15,6 +15,7 @@ import {
 } from "../../fakes/threads.ts";
 import { buildTestApp, makeKey, type TestApp } from "../../helpers/app.ts";
 import { openTestStore, type TestStore } from "../../helpers/stores.ts";
+import { scaled } from "../../helpers/slowness.ts";
 
 describe("Threads posts through the app", () => {
   let store: TestStore;
@@ -25,7 +26,7 @@ describe("Threads posts through the app", () => {
   beforeAll(async () => {
     [store, fake] = await Promise.all([openTestStore("pglite"), startFakeThreads()]);
     key = (await makeKey(store.db, "GOLD")).plain;
-  }, 120_000);
+  }, scaled(120_000));
   // An app of its own per test: each keeps the posts it read for PAGE_CACHE_TTL_S.
   beforeEach(() => {
     app = buildTestApp(store.db, {

@@ -17,6 +17,7 @@ import {
 import { buildTestApp, makeKey, type TestApp } from "../../helpers/app.ts";
 import { probeMedia } from "../../helpers/media.ts";
 import { openTestStore, type TestStore } from "../../helpers/stores.ts";
+import { scaled } from "../../helpers/slowness.ts";
 
 describe("Xiaohongshu notes through the app", () => {
   let store: TestStore;
@@ -27,7 +28,7 @@ describe("Xiaohongshu notes through the app", () => {
   beforeAll(async () => {
     [store, fake] = await Promise.all([openTestStore("pglite"), startFakeXiaohongshu()]);
     key = (await makeKey(store.db, "GOLD")).plain;
-  }, 120_000);
+  }, scaled(120_000));
   // An app of its own per test: each keeps the notes it read (by id) for PAGE_CACHE_TTL_S.
   beforeEach(() => {
     app = buildTestApp(store.db, { env: { ORIGIN_OVERRIDES: fake.originOverrides } });

@@ -7,10 +7,11 @@ import { createCliExtractor } from "../../../src/processes/extractor.ts";
 import { nodeProcesses } from "../../../src/runtime/node/processes.ts";
 import { nodeFiles } from "../../../src/runtime/node/files.ts";
 import { type MediaSite, startMediaSite } from "../../fakes/media-site.ts";
+import { scaled } from "../../helpers/slowness.ts";
 
 // Each yt-dlp run is a new Python process that imports every extractor: on a busy CI machine it
 // can take many seconds, so the caps are wide; no test waits for them.
-describe("createPageClient()", { timeout: 180_000 }, () => {
+describe("createPageClient()", { timeout: scaled(180_000) }, () => {
   let site: MediaSite;
   beforeAll(async () => {
     site = await startMediaSite();

@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { parseFormatSelector, selectFormats } from "../../../src/platforms/ytdlp/format-selector.ts";
 import { entryFormats, mainEntry, type YtdlpFormat, YtdlpInfo } from "../../../src/platforms/ytdlp/info.ts";
 import { audioSelector, defaultVideoSelector } from "../../../src/platforms/ytdlp/selection.ts";
+import { scaled } from "../../helpers/slowness.ts";
 
 const run = promisify(execFile);
 const fixtureFile = (name: string) => path.resolve("test/fixtures/upstream/ytdlp", `${name}.info.json`);
@@ -38,7 +39,7 @@ beforeAll(async () => {
       described.set(name, entryFormats(mainEntry(YtdlpInfo.parse(await ytdlpJson(fixtureFile(name))))))
     ),
   );
-}, 120_000);
+}, scaled(120_000));
 
 /** The chosen format ids joined with "+", as yt-dlp names a merge; null when nothing matches. */
 function choose(name: string, selector: string): string | null {

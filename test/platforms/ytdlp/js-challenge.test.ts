@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { resolveJsRuntime } from "../../../src/platforms/ytdlp/js-runtime.ts";
 import { automaticJsRuntime } from "../../../src/runtime/node/js-runtime.ts";
 import { type FakeNpmRegistry, startFakeNpmRegistry } from "../../fakes/npm-registry.ts";
+import { scaled } from "../../helpers/slowness.ts";
 
 const run = promisify(execFile);
 let registry: FakeNpmRegistry;
@@ -32,7 +33,7 @@ async function ytdlpPython(): Promise<string> {
 
 test(
   "yt-dlp solves challenges in the packaged Deno, with its libraries from the npm registry",
-  { timeout: 60_000 },
+  { timeout: scaled(60_000) },
   async () => {
     const runtime = resolveJsRuntime("auto", automaticJsRuntime)!;
     const { stdout, stderr } = await run(await ytdlpPython(), ["test/fakes/jsc-probe.py", runtime], {

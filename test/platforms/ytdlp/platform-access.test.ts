@@ -9,7 +9,7 @@ import { cookieFile } from "../../../src/platforms/ytdlp/cookie-file.ts";
 import { createPageClient } from "../../../src/platforms/ytdlp/client.ts";
 import { createCliExtractor } from "../../../src/processes/extractor.ts";
 import { nodeProcesses } from "../../../src/runtime/node/processes.ts";
-import { nodeFiles } from "../../../src/runtime/node/files.ts";
+import { nodeFilesIn } from "../../../src/runtime/node/files.ts";
 import { type MediaSite, membersCookie, startMediaSite } from "../../fakes/media-site.ts";
 import { fakeTweetIds, type FakeXUpstream, startFakeXUpstream, xSession } from "../../fakes/x-upstream.ts";
 import { buildTestApp, makeKey } from "../../helpers/app.ts";
@@ -30,9 +30,9 @@ afterAll(async () => {
 const netscapeFile = (value: string) =>
   `# Netscape HTTP Cookie File\n127.0.0.1\tFALSE\t/\tFALSE\t0\t${membersCookie.name}\t${value}\n`;
 
-/** Folders of private cookie copies left in the temp folder. */
-async function cookieCopies(): Promise<string[]> {
-  return (await readdir(tmpdir())).filter((name) => name.startsWith("media-api-cookies-"));
+/** Folders of private cookie copies left in `folder`, this test's own (other runs make theirs in TMPDIR). */
+async function cookieCopies(folder: string): Promise<string[]> {
+  return (await readdir(folder)).filter((name) => name.startsWith("media-api-cookies-"));
 }
 
 describe("COOKIES_FILE", () => {
@@ -40,9 +40,10 @@ describe("COOKIES_FILE", () => {
     const file = path.join(dir, "cookies.txt");
     await writeFile(file, netscapeFile(membersCookie.value), { mode: 0o640 });
     const before = await readFile(file);
-    const copiesBefore = await cookieCopies();
+    const copies = await mkdtemp(path.join(dir, "copies-"));
     const { get, logLines } = buildTestApp(store.db, {
       env: { EXTRA_PAGE_HOSTS: site.host, COOKIES_FILE: file, PAGE_CACHE_TTL_S: "0" },
+      privateCopies: copies,
     });
     const key = await makeKey(store.db, "PRO");
     const url = encodeURIComponent(site.pages.members);
@@ -62,7 +63,7 @@ describe("COOKIES_FILE", () => {
 
     expect(Buffer.compare(await readFile(file), before)).toBe(0);
     expect((await stat(file)).mode & 0o777).toBe(0o640);
-    expect(await cookieCopies()).toEqual(copiesBefore);
+    expect(await cookieCopies(copies)).toEqual([]);
     expect(logLines.join("\n")).not.toContain(membersCookie.value);
   });
 
@@ -125,29 +126,33 @@ describe("COOKIES_FILE", () => {
   test("a run that fails still removes its private copy", async () => {
     const file = path.join(dir, "failing.txt");
     await writeFile(file, netscapeFile(membersCookie.value));
-    const copiesBefore = await cookieCopies();
-    const { get } = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: site.host, COOKIES_FILE: file } });
+    const copies = await mkdtemp(path.join(dir, "copies-"));
+    const { get } = buildTestApp(store.db, {
+      env: { EXTRA_PAGE_HOSTS: site.host, COOKIES_FILE: file },
+      privateCopies: copies,
+    });
     const key = await makeKey(store.db, "PRO");
     expect((await get(`/api/v1/post?url=${encodeURIComponent(site.pages.noMedia)}`, key.plain)).status).toBe(400);
-    expect(await cookieCopies()).toEqual(copiesBefore);
+    expect(await cookieCopies(copies)).toEqual([]);
   });
 
   test("a run killed at its time cap removes its private copy too", async () => {
     const file = path.join(dir, "killed.txt");
     await writeFile(file, netscapeFile(membersCookie.value));
-    const copiesBefore = await cookieCopies();
+    const copies = await mkdtemp(path.join(dir, "copies-"));
+    const files = nodeFilesIn(copies);
     const pages = createPageClient({
       extractor: createCliExtractor(nodeProcesses, { "yt-dlp": "yt-dlp", "gallery-dl": "gallery-dl" }),
-      files: nodeFiles,
+      files,
       timeoutMs: 150,
       socketTimeoutSec: 5,
       cacheTtlMs: 0,
       cacheMaxEntries: 1,
       maxItems: 1,
-      cookies: cookieFile(nodeFiles, file, () => {}),
+      cookies: cookieFile(files, file, () => {}),
     });
     await expect(pages.info(new URL(site.pages.members))).rejects.toMatchObject({ status: 504 });
-    expect(await cookieCopies()).toEqual(copiesBefore);
+    expect(await cookieCopies(copies)).toEqual([]);
   });
 });
 

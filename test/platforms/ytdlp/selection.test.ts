@@ -129,6 +129,24 @@ describe("planRemux()", () => {
     expect(planRemux(chosenFormats(info), "mp4").adtsAudio).toBe(false);
   });
 
+  test("HLS with MP3 sound gets no ADTS filter either: the filter takes AAC alone, whatever the container", () => {
+    const info = YtdlpInfo.parse({
+      id: "m",
+      url: "http://a/x.m3u8",
+      ext: "mp4",
+      protocol: "m3u8_native",
+      acodec: "mp3",
+    });
+    expect(planRemux(chosenFormats(info), "mp4").adtsAudio).toBe(false);
+  });
+
+  test("audio=m4a: an MPEG-TS whose codec is unnamed is ffmpeg's to read, a named codec other than AAC is 400", () => {
+    const ts = YtdlpInfo.parse({ id: "t", url: "http://a/x.ts", ext: "ts" });
+    expect(planRemux(chosenFormats(ts), "m4a")).toMatchObject({ output: "m4a", audioInput: 0, transcodeAudio: false });
+    const opus = YtdlpInfo.parse({ id: "w", url: "http://a/x.mp4", ext: "mp4", vcodec: "none", acodec: "opus" });
+    expect(() => planRemux(chosenFormats(opus), "m4a")).toThrow(/sound is opus, not AAC/);
+  });
+
   test("a DASH format is 400 format_not_streamable", () => {
     const info = YtdlpInfo.parse({
       id: "d",

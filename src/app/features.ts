@@ -1,0 +1,59 @@
+// The account features on the queue every instance shares, composed: webhook deliveries, jobs (whose
+// settling tells the webhooks) and watches (whose runs are jobs, and whose jobs end as
+// `watch.found`). `work` starts this instance's workers in the order they need.
+import type { Config } from "../config.ts";
+import type { Logger } from "../log.ts";
+import type { Queue } from "../queue/queue.ts";
+import type { Db } from "../store/db.ts";
+import { jobEvents } from "../jobs/events.ts";
+import { createJobs, type JobDeps, type Jobs, jobSettingsOf } from "../jobs/runner.ts";
+import type { Outbound } from "../net/outbound.ts";
+import { watchFound } from "../watches/events.ts";
+import { createWatches, type Watches } from "../watches/runner.ts";
+import { createEvents, type Events } from "../webhooks/events.ts";
+
+export interface Features {
+  events: Events;
+  jobs: Jobs;
+  watches: Watches;
+  /** Starts this instance's workers on the queue. */
+  work(): Promise<void>;
+}
+
+export function createFeatures(options: {
+  config: Config;
+  db: Db;
+  queue: Queue;
+  /** What the jobs read posts with (the `post` verb's parts), and the client that reaches webhook receivers. */
+  parts: Omit<JobDeps, "db" | "log" | "now" | "settings" | "events"> & { webhookReceivers: Outbound };
+  log: Logger;
+  now: () => Date;
+  /** A receiver checks a signature's timestamp against its own clock: deliveries keep real time. */
+  deliveriesNow?: () => Date;
+}): Features {
+  const { config, db, queue, parts, log, now } = options;
+  const events = createEvents({
+    db,
+    queue,
+    schedule: config.WEBHOOK_RETRY_SCHEDULE,
+    receivers: parts.webhookReceivers,
+    now: options.deliveriesNow ?? now,
+    log,
+  });
+  const settings = jobSettingsOf(config);
+  const told = jobEvents({ ...events.deliveries, db, watchFound });
+  const jobDeps = { ...parts, db, log, now, settings, events: told };
+  const [jobs, watches] = [createJobs(jobDeps, queue), createWatches(jobDeps, queue)];
+  return {
+    events,
+    jobs,
+    watches,
+    async work() {
+      // Deliveries' queue first: a job settling inside a transaction must find it made (see Queue.send).
+      await events.work();
+      await jobs.work();
+      // After the jobs' queues: a watch's run queues its job's items inside a transaction.
+      await watches.work();
+    },
+  };
+}

@@ -1,0 +1,21 @@
+// Xiaohongshu's reader: its setting, and the source of its notes, read from the notes' own pages.
+import { positiveInt } from "../../util/settings.ts";
+import type { OwnReader } from "../own-reader.ts";
+import { createXiaohongshuSource } from "./source.ts";
+
+const settings = {
+  XIAOHONGSHU_TIMEOUT_MS: positiveInt.default(8000).describe(
+    "Bound on each fetch of a Xiaohongshu note's page or short link, body included",
+  ),
+};
+
+export const xiaohongshuReader: OwnReader<typeof settings> = {
+  settings,
+  build: (context, chosen) =>
+    createXiaohongshuSource({
+      onBlocked: context.onBlocked,
+      outbound: context.outbound("Xiaohongshu", chosen.XIAOHONGSHU_TIMEOUT_MS),
+      cacheTtlMs: context.cache.ttlMs,
+      cacheMaxEntries: context.cache.maxEntries,
+    }),
+};
