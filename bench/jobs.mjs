@@ -4,6 +4,7 @@
 // a key's job items run); a GOLD key's `post` p99 while a PRO job of 1000 runs; and the time from
 // a job's end to its webhook's arrival, on one instance and on two (job-webhooks.mjs).
 import { setTimeout as sleep } from "node:timers/promises";
+import { benchJobFairness } from "./job-fairness.mjs";
 import { startTimingReceiver, webhookLatency } from "./job-webhooks.mjs";
 import { fmt, load, printTable, runAdmin, startFakeSyndication, startService, withBenchDatabase } from "./lib.mjs";
 
@@ -12,6 +13,7 @@ const PLATFORM_LATENCY_MS = 1000;
 const linkOf = (n) => `https://x.com/NASA/status/${String(7_000_000_000_000_000_000n + BigInt(n))}`;
 
 export async function benchJobs() {
+  await benchJobFairness();
   const upstream = await startFakeSyndication({ delayMs: PLATFORM_LATENCY_MS });
   const receiver = await startTimingReceiver();
   try {

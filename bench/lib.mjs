@@ -362,11 +362,12 @@ export async function startFakeSyndication({ delayMs = 0 } = {}) {
 /**
  * A static site on loopback: `routes` maps a request path to `{ html }` or `{ file, type }`.
  * Files answer Range requests (ffmpeg and curl resume and seek with them); pages come after
- * `pageDelayMs`, as a real platform's do.
+ * `pageDelayMs`, as a real platform's do. `heard` is told each request's path and query.
  */
-export async function startSite(routes, { pageDelayMs = 0 } = {}) {
+export async function startSite(routes, { pageDelayMs = 0, heard = () => {} } = {}) {
   return listen(
     createServer(async (req, res) => {
+      heard(req.url);
       const route = routes[new URL(req.url, "http://site").pathname];
       if (!route) return res.writeHead(404).end();
       // A platform takes its time over a page (pageDelayMs); its CDN serves files at once.

@@ -66,6 +66,8 @@ def run_child(modules, job, host_pid, out, err, max_memory, choice=None):
     code = 1
     try:
         enter(host_pid, max_memory, [os.open(os.devnull, os.O_RDONLY), out, err])
+        if job.get("nice"):
+            os.nice(job["nice"])  # a job's run: interactive calls' tools get the CPU first
         if choice:
             use_choice(modules["yt-dlp"], once(choice))
         if "stdin" in job:

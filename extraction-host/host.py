@@ -11,7 +11,9 @@ process that names each link's extractor chooser.py.
 Messages are JSON, one per line (json.dumps escapes every newline inside strings), on stdin and
 stdout; nothing else is written to stdout.
 
-    in:  {"id": 7, "tool": "yt-dlp", "args": ["-J", "--", "https://..."], "stdin": "..."}
+    in:  {"id": 7, "tool": "yt-dlp", "args": ["-J", "--", "https://..."], "stdin": "...", "nice": 10}
+                                               "nice": a job's run, in a child of its own that
+                                               lowers its priority by that much (optional)
          {"cancel": 7}                         the job's child and its whole group are killed (a
                                                job in a worker: answered at once, the worker retires)
     out: {"ready": {"pid", "versions": {"yt-dlp": "2026.10.26", "gallery-dl": null}, "warmMs", "rssBytes"}}
@@ -103,7 +105,9 @@ class Host:
 
     def launch(self, job, choice=None, alone=False):
         """Runs the job in a worker when it may share one and one has room, else in a child of its own."""
-        worker = self.pool.worker() if self.pool and not alone and self.pool.shared.admitted(job, link_of(job)) else None
+        # A niced job runs alone: a worker's threads cannot take their priority back for the next job.
+        shared = self.pool and not alone and "nice" not in job and self.pool.shared.admitted(job, link_of(job))
+        worker = self.pool.worker() if shared else None
         if worker:
             try:
                 return worker.submit(job, choice)

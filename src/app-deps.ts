@@ -27,7 +27,7 @@ import { ownReaders } from "./platforms/own-readers.ts";
 import type { ReaderContext } from "./platforms/own-reader.ts";
 import { z } from "zod";
 import type { Source } from "./platforms/source.ts";
-import { createSources } from "./platforms/sources.ts";
+import { createSources, type SourceOf } from "./platforms/sources.ts";
 import { X_SESSION_ORIGIN, xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
 import { createXClient, type TweetClient, type XClient, xWebClientBearerToken } from "./platforms/x/client.ts";
 import { createXThreads } from "./platforms/x/threads.ts";
@@ -53,7 +53,7 @@ import {
   hostReadiness,
   hostUnavailable,
 } from "./processes/extraction-host.ts";
-import { createCliExtractor } from "./processes/extractor.ts";
+import { createCliExtractor, type Extractor, inBackground } from "./processes/extractor.ts";
 import type { ProcessHost } from "./processes/process-host.ts";
 import {
   createToolProbe,
@@ -99,6 +99,8 @@ export interface AppParts extends DownloadDeps, PostDeps, TranscriptDeps {
   platformChecks: PlatformChecks;
   /** The extraction host: the service starts and closes it. */
   extractor: ExtractionHost;
+  /** The sources jobs read through: the same readers, their tools run below interactive calls' (niced). */
+  jobSources: SourceOf;
   /** The egress gate: the service closes it. */
   gate: EgressGate;
   /** COOKIES_FILE; undefined without one. */
@@ -138,17 +140,12 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
   const { config, metrics, cookies, jars, gate, egress } = wiring;
   const tools = probedTools(wiring);
   const tweets = xClient(wiring);
-  const { extractor, pages, galleries } = extraction(wiring);
+  const { extractor, tools: interactive, jobTools } = extraction(wiring);
   const slots = operationSlots(config, metrics.slotsHeld);
   const ask = createAsk({ tools, extractions: slots.extractions });
+  const readers = { tweets, xExpansion: createXThreads(tweets), own: ownSources(wiring) };
   const posts: PostDeps = {
-    sources: createSources({
-      tweets,
-      xExpansion: createXThreads(tweets),
-      own: ownSources(wiring),
-      pages,
-      galleries,
-    }, ask),
+    sources: createSources({ ...readers, ...interactive }, ask),
     tools,
     extractions: slots.extractions,
     extraPageHosts: config.EXTRA_PAGE_HOSTS,
@@ -179,13 +176,14 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
     ...posts,
     ask,
     runner,
-    pages,
+    pages: interactive.pages,
     subtitleFiles,
     ...webhookClients(wiring),
     tweets,
     metrics,
     platformChecks: platformChecks(wiring, posts, tools, extractor),
     extractor,
+    jobSources: createSources({ ...readers, ...jobTools }, ask),
     gate,
     cookies,
     jars,
@@ -444,10 +442,19 @@ function remuxOptions({ config, runtime, metrics, gate }: Wiring): RemuxOptions 
   };
 }
 
-/** The extraction host and the descriptions yt-dlp and gallery-dl read through it. */
+/** The descriptions yt-dlp and gallery-dl give. */
+interface ToolClients {
+  pages: PageClient;
+  galleries: GalleryClient;
+}
+
+/**
+ * The extraction host and the descriptions yt-dlp and gallery-dl read through it: interactive
+ * calls' and jobs' (whose tools run niced), each with their own caches.
+ */
 function extraction(
   { config, runtime, metrics, gate, jars, blocked }: Wiring,
-): { extractor: ExtractionHost; pages: PageClient; galleries: GalleryClient } {
+): { extractor: ExtractionHost; tools: ToolClients; jobTools: ToolClients } {
   const extractor = createExtractionHost({
     processes: runtime.processes,
     toolRuns: runtime.toolRuns,
@@ -467,37 +474,41 @@ function extraction(
         : metrics.extractionHost(status.state, "", 0),
   });
   // What both tools' descriptions are read with: the same caps, cache, gate, cookies and metrics.
-  const shared = {
-    extractor,
-    files: runtime.files,
-    timeoutMs: config.EXTRACT_TIMEOUT_S * 1000,
-    socketTimeoutSec: Math.min(20, config.EXTRACT_TIMEOUT_S),
-    cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
-    cacheMaxEntries: 500,
-    gate,
-    // Without any cookies configured yt-dlp's kept descriptions serve a format's choice (client.ts).
-    cookies: config.COOKIES_FILE === undefined && config.COOKIES_DIR === undefined &&
-        config.platformCookieFiles.size === 0
-      ? undefined
-      : jars,
-    onBlocked: blocked.emit,
+  const clients = (extractor: Extractor): ToolClients => {
+    const shared = {
+      extractor,
+      files: runtime.files,
+      timeoutMs: config.EXTRACT_TIMEOUT_S * 1000,
+      socketTimeoutSec: Math.min(20, config.EXTRACT_TIMEOUT_S),
+      cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
+      cacheMaxEntries: 500,
+      gate,
+      // Without any cookies configured yt-dlp's kept descriptions serve a format's choice (client.ts).
+      cookies: config.COOKIES_FILE === undefined && config.COOKIES_DIR === undefined &&
+          config.platformCookieFiles.size === 0
+        ? undefined
+        : jars,
+      onBlocked: blocked.emit,
+    };
+    return {
+      pages: createPageClient({
+        ...shared,
+        maxItems: config.PLAYLIST_MAX_ITEMS,
+        onChild: () => metrics.childStarted("yt-dlp"),
+        jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME, runtime.automaticJsRuntime),
+        poTokens: config.PO_TOKEN_URL === undefined
+          ? undefined
+          : { url: config.PO_TOKEN_URL.replace(/\/+$/, ""), timeoutMs: config.PO_TOKEN_TIMEOUT_MS },
+      }),
+      galleries: createGalleryClient({
+        ...shared,
+        maxItems: config.PLAYLIST_MAX_ITEMS,
+        onChild: () => metrics.childStarted("gallery-dl"),
+        caFile: config.GALLERY_DL_CA_FILE,
+      }),
+    };
   };
-  const pages = createPageClient({
-    ...shared,
-    maxItems: config.PLAYLIST_MAX_ITEMS,
-    onChild: () => metrics.childStarted("yt-dlp"),
-    jsRuntime: resolveJsRuntime(config.YTDLP_JS_RUNTIME, runtime.automaticJsRuntime),
-    poTokens: config.PO_TOKEN_URL === undefined
-      ? undefined
-      : { url: config.PO_TOKEN_URL.replace(/\/+$/, ""), timeoutMs: config.PO_TOKEN_TIMEOUT_MS },
-  });
-  const galleries = createGalleryClient({
-    ...shared,
-    maxItems: config.PLAYLIST_MAX_ITEMS,
-    onChild: () => metrics.childStarted("gallery-dl"),
-    caFile: config.GALLERY_DL_CA_FILE,
-  });
-  return { extractor, pages, galleries };
+  return { extractor, tools: clients(extractor), jobTools: clients(inBackground(extractor, config.JOB_NICENESS)) };
 }
 
 /** Which remedies for its walls each platform has: its jar (else COOKIES_FILE), its proxies (else OUTBOUND_PROXY), a token server. */

@@ -356,6 +356,14 @@ export const ConfigSchema = z.object({
     .describe(
       "Page-mode downloads that encode (audio=mp3) this instance runs at once; unset: MAX_PAGE_DOWNLOADS if set, else the CPU count",
     ),
+  JOB_NICENESS: z.coerce.number().int().min(0).max(19).default(10).describe(
+    "How much lower than the service's the OS priority (nice) of the media tools of jobs is, so that interactive calls' tools get the CPU first; 0 runs them as the service",
+  ),
+  JOB_EXTRACTIONS: positiveInt
+    .optional()
+    .describe(
+      "Extractions of jobs (their links' reads and their items) this instance runs at once, of every key together; unset: 4 per CPU, at most half of MAX_EXTRACTIONS",
+    ),
   CLIP_EXACT_CUTS: z
     .enum(["on", "off"])
     .default("off")

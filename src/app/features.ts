@@ -6,7 +6,7 @@ import type { Logger } from "../log.ts";
 import type { Queue } from "../queue/queue.ts";
 import type { Db } from "../store/db.ts";
 import { jobEvents } from "../jobs/events.ts";
-import { createJobs, type JobDeps, type Jobs } from "../jobs/runner.ts";
+import { createJobs, type JobDeps, type Jobs, jobSettingsOf } from "../jobs/runner.ts";
 import type { Outbound } from "../net/outbound.ts";
 import { watchFound } from "../watches/events.ts";
 import { createWatches, type Watches } from "../watches/runner.ts";
@@ -40,7 +40,7 @@ export function createFeatures(options: {
     now: options.deliveriesNow ?? now,
     log,
   });
-  const settings = { concurrency: config.JOB_CONCURRENCY, extractionSlots: config.MAX_EXTRACTIONS };
+  const settings = jobSettingsOf(config);
   const told = jobEvents({ ...events.deliveries, db, watchFound });
   const jobDeps = { ...parts, db, log, now, settings, events: told };
   const [jobs, watches] = [createJobs(jobDeps, queue), createWatches(jobDeps, queue)];

@@ -56,7 +56,10 @@ export interface Job {
   request: JobRequest;
   createdAt: Date;
   finishedAt: Date | null;
-  counts: { total: number; done: number; failed: number };
+  /** `linksRead`: how many of the request's links, in its order, are read and have their items. */
+  counts: { total: number; done: number; failed: number; linksRead: number };
+  /** Whether every link the job takes is read: its items are all there. */
+  expanded: boolean;
   /** False when an expansion could not reach every post (an X thread without a session); `incomplete` says why. */
   complete: boolean;
   incomplete: string | null;

@@ -8,10 +8,24 @@ import { errorTable } from "../http/errors.ts";
 import { ApiError } from "../http/problem.ts";
 import { createSlots, type SlotHolder, type Slots, slotsPerTier } from "../limits/slots.ts";
 import type { Logger } from "../log.ts";
-import type { Expands, Expansion, Link, Source } from "../platforms/source.ts";
+import type { Expands, Expansion, Link, OnePost, Source } from "../platforms/source.ts";
 import { rowOf, standsForMany } from "../platforms/table.ts";
+import type { SourceOf } from "../platforms/sources.ts";
 import type { Db, Queryable } from "../store/db.ts";
-import { addItems, claimItem, countItem, finishIfSettled, type ItemOutcome, jobOf, settleItem } from "./store.ts";
+import {
+  addItems,
+  appendItems,
+  claimItem,
+  countItem,
+  finishExpansion,
+  finishIfSettled,
+  type ItemOutcome,
+  jobOf,
+  type ReadPost,
+  settleItem,
+  startExpansion,
+} from "./store.ts";
+import { NO_SLOT, type NoSlot, readInOrder } from "./link-reads.ts";
 import type { ItemProblem, Job } from "./job.ts";
 import type { Queue } from "../queue/queue.ts";
 import { whenSlotFrees } from "./slot-turn.ts";
@@ -26,12 +40,21 @@ const ITEMS = "job-items";
  */
 export const JOB_ITEMS_AT_ONCE: Readonly<Record<string, number>> = { FREE: 2, PRO: 8, GOLD: 32 };
 
+/** Expansions of one key that take turns at once on an instance, by tier: each reads up to its key's share of links. */
+export const EXPANSIONS_AT_ONCE: Readonly<Record<string, number>> = { FREE: 1, PRO: 2, GOLD: 4 };
+
 export interface JobSettings {
   /** Items this instance runs at once, of every key. */
   concurrency: number;
-  /** The instance's extraction slots: at most half go to jobs. */
+  /** The jobs' share of the instance's extraction slots (JOB_EXTRACTIONS), of every key together. */
   extractionSlots: number;
 }
+
+/** The settings of an instance's jobs, from its configuration. */
+export const jobSettingsOf = (config: { JOB_CONCURRENCY: number; JOB_EXTRACTIONS: number }): JobSettings => ({
+  concurrency: config.JOB_CONCURRENCY,
+  extractionSlots: config.JOB_EXTRACTIONS,
+});
 
 /** Who hears of each settled item (`position`) and expansion (null): the webhooks' side, jobs/events.ts. */
 export interface JobEvents {
@@ -39,6 +62,8 @@ export interface JobEvents {
 }
 
 export interface JobDeps extends PostDeps {
+  /** The sources jobs read through: their tools run below interactive calls' (niced). */
+  jobSources: SourceOf;
   db: Db;
   log: Logger;
   now: () => Date;
@@ -55,15 +80,22 @@ export interface Jobs {
 }
 
 export function createJobs(deps: JobDeps, queue: Queue): Jobs {
-  // Jobs' extractions hold a slot of the key (as any call does) and one of the jobs' half.
-  const itemDeps: JobDeps = { ...deps, extractions: withinShare(jobsShare(deps.settings), deps.extractions) };
+  // Jobs' extractions hold a slot of the key (as any call does) and one of the jobs' share.
+  const itemDeps: JobDeps = {
+    ...deps,
+    sources: deps.jobSources,
+    extractions: withinShare(jobsShare(deps.settings), deps.extractions),
+  };
   return {
-    queueExpansion: (jobId, startAfterS) => queue.send(EXPANSIONS, [{ data: { jobId }, startAfterS }]),
+    queueExpansion: async (jobId, startAfterS) =>
+      queue.send(EXPANSIONS, [{ data: { jobId }, group: await groupOf(deps.db, jobId), startAfterS }]),
     async work() {
       await queue.work<{ jobId: string }>({
         queue: EXPANSIONS,
-        concurrency: 2,
-        run: ({ jobId }, attempt) => expand(itemDeps, queue, jobId, attempt.last),
+        // A turn holds its worker only while it reads: enough workers for every tier's turns to pass the others'.
+        concurrency: deps.settings.extractionSlots,
+        groups: { perTier: EXPANSIONS_AT_ONCE, otherwise: EXPANSIONS_AT_ONCE.FREE! },
+        run: ({ jobId }, attempt) => expandTurn(itemDeps, queue, jobId, attempt.last),
       });
       await queue.work<{ jobId: string; position: number }>({
         queue: ITEMS,
@@ -75,11 +107,11 @@ export function createJobs(deps: JobDeps, queue: Queue): Jobs {
   };
 }
 
-/** Slots for jobs' extractions: half the instance's (at least one), by the tiers' page-mode caps. */
+/** Slots for jobs' extractions: the jobs' share of the instance's, by the tiers' page-mode caps. */
 function jobsShare(settings: JobSettings): Slots {
   return createSlots({
     perTier: slotsPerTier,
-    server: Math.max(1, Math.floor(settings.extractionSlots / 2)),
+    server: settings.extractionSlots,
     code: "too_many_extractions",
     what: "extractions of jobs",
   });
@@ -107,32 +139,141 @@ function withinShare(share: Slots, all: Slots): Slots {
 /** Whether a failure may pass when the same item runs again later: the platform's 502, 504 or 429. */
 const retryHelps = (error: ApiError) => errorTable[error.code].retry && [502, 503, 504].includes(error.status);
 
-/** Gives the job its items and queues them, once; false asks the queue to try again later. */
-async function expand(deps: JobDeps, queue: Queue, jobId: string, last: boolean): Promise<boolean> {
+/** One link as read: the posts it stands for (with the record where the read gave it), and why some are missing. */
+interface LinkRead {
+  posts: ReadPost[];
+  missing: string | null;
+}
+
+/**
+ * One turn of a job's expansion: its links read from where the last turn left off, their items
+ * queued as each is read. When the key's slots are all held (its items or its own calls hold
+ * them), the turn gives its worker back and comes again a little later; false asks the queue to
+ * run the turn again (a link's failure a retry can help).
+ */
+async function expandTurn(deps: JobDeps, queue: Queue, jobId: string, last: boolean): Promise<boolean> {
   const job = await jobOf(deps.db, jobId);
-  if (job === null || job.status === "cancelled") return true;
-  const [key] = await deps.db.query<{ tier: string }>("SELECT tier FROM api_keys WHERE id = $1", [job.apiKeyId]);
-  const tier = key?.tier ?? "FREE";
-  const holder: SlotHolder = { id: job.apiKeyId, accountId: Number(job.accountId), tier };
-  let posts: { urls: string[]; incomplete: string | null };
+  if (job === null || job.status === "cancelled" || job.expanded) return true;
+  const group = await groupOf(deps.db, jobId);
+  const holder: SlotHolder = { id: job.apiKeyId, accountId: Number(job.accountId), tier: group.tier };
+  await startExpansion(deps.db, jobId);
+  const most = jobMaxItemsOf(group.tier);
+  let items = job.counts.total;
+  let turn: { next: number; noSlot: boolean };
   try {
-    posts = await postsOf(deps, { job, holder, most: jobMaxItemsOf(tier), last });
+    turn = await readInOrder<LinkRead>({
+      from: job.counts.linksRead,
+      count: job.request.urls.length,
+      width: JOB_ITEMS_AT_ONCE[group.tier] ?? JOB_ITEMS_AT_ONCE.FREE!,
+      read: (at) => readLink(deps, { job, holder, at, limit: Math.max(1, most - items), last }),
+      async take(at, reads) {
+        const links = upTo(most - items, most, reads);
+        await deps.db.transaction(async (tx) => {
+          const positions = await appendItems(tx, jobId, { at, ...links });
+          if (positions !== null) await queueAt(tx, queue, { jobId, group, positions });
+        });
+        items += links.posts.length;
+        return links.links;
+      },
+    });
   } catch (error) {
     if (!last) return false;
-    // The last attempt: the job ends failed, saying why, rather than waiting for ever.
+    // The last attempt: the job ends with what it has, saying why, rather than waiting for ever.
     deps.log.error("a job's links could not be expanded", { jobId, error: String(error) });
-    posts = { urls: [], incomplete: "Its links could not be expanded; the operator's log says why." };
+    turn = { next: job.request.urls.length, noSlot: false };
+    await finishExpansion(deps.db, jobId, "Its links could not be expanded; the operator's log says why.", deps.now());
   }
-  await deps.db.transaction((tx) => queueItems(tx, queue, { job, tier, posts, now: deps.now() }));
+  if (turn.noSlot) {
+    await queue.send(EXPANSIONS, [{ data: { jobId }, group, startAfterS: NO_SLOT_WAIT_S }]);
+    return true;
+  }
+  const unread = job.request.urls.length - turn.next;
+  await finishExpansion(
+    deps.db,
+    jobId,
+    unread > 0 ? `${unread} of its links were not read: the job holds at most ${most} items` : null,
+    deps.now(),
+  );
   await finishIfSettled(deps.db, jobId, deps.now());
   await deps.events?.settled(jobId, null);
   return true;
 }
 
 /**
- * Gives the job its items, the posts its links stand for, and queues them inside `tx` (so they
- * exist exactly when the items do), once: false when it had them already. A job is expanded
- * here, and a watch's run makes one of the posts it found.
+ * Links read one after another, taken as one write: how many are taken (none once the job is full), their posts up to
+ * `room` more, and why some are missing.
+ */
+function upTo(room: number, most: number, reads: readonly LinkRead[]): {
+  links: number;
+  posts: ReadPost[];
+  missing: string | null;
+} {
+  const posts: ReadPost[] = [];
+  const missing: string[] = [];
+  let links = 0;
+  for (const read of reads) {
+    if (posts.length >= room) break;
+    links += 1;
+    const kept = read.posts.slice(0, room - posts.length);
+    posts.push(...kept);
+    if (read.missing !== null) missing.push(read.missing);
+    if (kept.length < read.posts.length) missing.push(`the job holds at most ${most} items`);
+  }
+  return { links, posts, missing: missing.length === 0 ? null : missing.join("; ") };
+}
+
+/** How long a turn that found no slot waits before its next: about as long as an extraction takes. */
+const NO_SLOT_WAIT_S = 1;
+
+/** The key and tier a job's work is shared by. */
+async function groupOf(db: Queryable, jobId: string): Promise<{ id: string; tier: string }> {
+  const [row] = await db.query<{ id: string; tier: string }>(
+    "SELECT k.id, k.tier FROM jobs j JOIN api_keys k ON k.id = j.api_key_id WHERE j.id = $1",
+    [jobId],
+  );
+  return row ?? { id: jobId, tier: "FREE" };
+}
+
+/** Link `at` of the job as read now, or NO_SLOT when the key's slots are all held; throws where a retry may help. */
+async function readLink(
+  deps: JobDeps,
+  { job, holder, at, limit, last }: { job: Job; holder: SlotHolder; at: number; limit: number; last: boolean },
+): Promise<LinkRead | NoSlot> {
+  const pasted = job.request.urls[at]!;
+  let found: LinkPosts;
+  try {
+    found = await linkPostsOf(deps, pasted, { limit, threads: job.request.threads ?? true }, holder);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "too_many_extractions") return NO_SLOT;
+    // A link that cannot be expanded (or not now, on the last attempt) is one item: its own problem shows when it runs.
+    if (!(error instanceof ApiError) || (retryHelps(error) && !last)) throw error;
+    return {
+      posts: [{ url: pasted.href, post: null }],
+      missing: `${pasted.href} could not be expanded (${error.code}), so it is one item`,
+    };
+  }
+  const { link, expansion } = found;
+  if (expansion === null) return { posts: [{ url: link.href, post: null }], missing: null };
+  if ("post" in expansion) return { posts: [{ url: link.href, post: expansion.post }], missing: null };
+  return {
+    posts: expansion.posts.map((post) => ({ url: post.href, post: null })),
+    missing: expansion.complete ? null : `${pasted.href}: ${expansion.incomplete ?? "not every post was reached"}`,
+  };
+}
+
+/** Queues the items at `positions` of the job, inside `tx`, in its key's group. */
+async function queueAt(
+  tx: Queryable,
+  queue: Queue,
+  { jobId, group, positions }: { jobId: string; group: { id: string; tier: string }; positions: readonly number[] },
+): Promise<void> {
+  await queue.send(ITEMS, positions.map((position) => ({ data: { jobId, position }, group })), tx);
+}
+
+/**
+ * Gives a job all its items at once, the posts its links stand for, and queues them inside `tx`
+ * (so they exist exactly when the items do), once: false when it had them already. A watch's run
+ * makes its job of the posts it found with this.
  */
 export async function queueItems(
   tx: Queryable,
@@ -146,59 +287,24 @@ export async function queueItems(
 ): Promise<boolean> {
   if (!(await addItems(tx, job.id, posts.urls, posts.incomplete, now))) return false;
   const group = { id: job.apiKeyId, tier };
-  await queue.send(ITEMS, posts.urls.map((_, at) => ({ data: { jobId: job.id, position: at + 1 }, group })), tx);
+  await queueAt(tx, queue, { jobId: job.id, group, positions: posts.urls.map((_, at) => at + 1) });
   return true;
 }
 
 const expandsPosts = (source: Source): source is Source & Expands => "expand" in source;
 
-/** The posts the job's links stand for, in reading order, at most `most`; why some are missing, if any are. */
-async function postsOf(
-  deps: JobDeps,
-  { job, holder, most, last }: { job: Job; holder: SlotHolder; most: number; last: boolean },
-): Promise<{ urls: string[]; incomplete: string | null }> {
-  const urls: string[] = [];
-  const missing: string[] = [];
-  for (const pasted of job.request.urls) {
-    if (urls.length >= most) {
-      missing.push(`the job holds at most ${most} items`);
-      break;
-    }
-    let found: LinkPosts;
-    try {
-      found = await linkPostsOf(
-        deps,
-        pasted,
-        { limit: most - urls.length, threads: job.request.threads ?? true },
-        holder,
-      );
-    } catch (error) {
-      // A link that cannot be expanded (or not now, on the last attempt) is one item: its own problem shows when it runs.
-      if (!(error instanceof ApiError) || (retryHelps(error) && !last)) throw error;
-      missing.push(`${pasted.href} could not be expanded (${error.code}), so it is one item`);
-      found = { link: pasted, expansion: null };
-    }
-    const { link, expansion } = found;
-    if (expansion === null) {
-      urls.push(link.href);
-      continue;
-    }
-    urls.push(...expansion.posts.slice(0, most - urls.length).map((post) => post.href));
-    if (!expansion.complete) missing.push(`${pasted.href}: ${expansion.incomplete ?? "not every post was reached"}`);
-  }
-  return { urls, incomplete: missing.length === 0 ? null : missing.join("; ") };
-}
-
 /** A pasted link as its reader reads it (a short link followed), and the posts it stands for (null: it is one post). */
 export interface LinkPosts {
   link: URL;
-  expansion: Expansion | null;
+  /** The posts it stands for; a OnePost when reading it found one post; null when it is one post not read. */
+  expansion: Expansion | OnePost | null;
 }
 
 /**
  * What `pasted` stands for when its source can say, asked as `post` asks (the link resolved first,
  * once, so that its items need not follow it again; the source's tools; an extraction slot of the
- * job's key); a null expansion when it is one post (or no platform's: its item says so).
+ * job's key, 429 too_many_extractions when none is free); a null expansion when it is one post (or
+ * no platform's: its item says so).
  */
 export async function linkPostsOf(
   deps: JobDeps,
@@ -213,7 +319,7 @@ export async function linkPostsOf(
   const link = { url, platform };
   const source = deps.sources(link);
   const expansion = expandsPosts(source)
-    ? await whenSlotFrees(() => asking(deps, source, link, holder, () => source.expand(link, limit, signal, threads)))
+    ? await asking(deps, source, link, holder, () => source.expand(link, limit, signal, threads))
     : null;
   if (expansion === null && standsForMany(url, platform)) return { link: url, expansion: notListed(link) };
   return { link: url, expansion };
@@ -247,7 +353,9 @@ async function runItem(deps: JobDeps, jobId: string, position: number, last: boo
   }
   const holder: SlotHolder = { id: claimed.apiKeyId, accountId: claimed.accountId, tier: claimed.tier };
   try {
-    await settle({ post: await whenSlotFrees(() => postRecord(deps, new URL(claimed.url), { key: holder })) });
+    // The record its link's one read gave is the item's: the page is not read twice.
+    const post = claimed.read ?? await whenSlotFrees(() => postRecord(deps, new URL(claimed.url), { key: holder }));
+    await settle({ post });
   } catch (error) {
     if (error instanceof ApiError && retryHelps(error) && !last) return false;
     await settle({ problem: problemOf(error, deps.log, jobId, position) });

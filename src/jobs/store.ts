@@ -22,11 +22,13 @@ interface JobRow {
   total: number;
   done: number;
   failed: number;
+  links_read: number;
+  expanded: boolean;
   watch_id: string | null;
 }
 
 const JOB_COLUMNS = `j.id, j.account_id, j.api_key_id, j.status, j.request, j.created_at, j.finished_at, j.complete,
-  j.incomplete, j.watch_id,
+  j.incomplete, j.watch_id, j.links_read, j.expanded_at IS NOT NULL AS expanded,
   (SELECT count(*)::integer FROM job_items i WHERE i.job_id = j.id) AS total,
   (SELECT count(*)::integer FROM job_items i WHERE i.job_id = j.id AND i.status = 'done') AS done,
   (SELECT count(*)::integer FROM job_items i WHERE i.job_id = j.id AND i.status = 'failed') AS failed`;
@@ -39,7 +41,8 @@ const toJob = (row: JobRow): Job => ({
   request: { ...row.request, urls: row.request.urls.map((url) => new URL(url)), webhook: row.request.webhook ?? null },
   createdAt: row.created_at,
   finishedAt: row.finished_at,
-  counts: { total: row.total, done: row.done, failed: row.failed },
+  counts: { total: row.total, done: row.done, failed: row.failed, linksRead: row.links_read },
+  expanded: row.expanded,
   complete: row.complete,
   incomplete: row.incomplete,
   watchId: row.watch_id,
@@ -113,7 +116,8 @@ export async function itemsOf(
   page: { after: number; limit: number },
 ): Promise<JobItem[]> {
   return db.query<ItemRow>(
-    `SELECT position, url, status, post, problem FROM job_items
+    // A queued item may hold the record its link's read gave: it is the item's once the item is done.
+    `SELECT position, url, status, CASE WHEN status = 'done' THEN post END AS post, problem FROM job_items
       WHERE job_id = $1 AND position > $2 ORDER BY position LIMIT $3`,
     [jobId, page.after, page.limit],
   );
@@ -132,7 +136,7 @@ export async function addItems(
   now: Date,
 ): Promise<boolean> {
   const [claimed] = await db.query(
-    `UPDATE jobs SET expanded_at = $2, complete = $3, incomplete = $4
+    `UPDATE jobs SET expanded_at = $2, complete = $3, incomplete = $4, links_read = jsonb_array_length(request -> 'urls')
       WHERE id = $1 AND expanded_at IS NULL AND status <> 'cancelled' RETURNING id`,
     [jobId, now, incomplete === null, incomplete],
   );
@@ -145,6 +149,66 @@ export async function addItems(
   return true;
 }
 
+/** Marks the job running as its expansion starts: it is at work, though it may have no item yet. */
+export async function startExpansion(db: Queryable, jobId: string): Promise<void> {
+  await db.query("UPDATE jobs SET status = 'running' WHERE id = $1 AND status = 'queued'", [jobId]);
+}
+
+/** Sets a job's `complete` false and adds `$3` to why, when `$3` is a reason (null: nothing missing). */
+const NOTING_MISSING = `complete = complete AND $3::text IS NULL,
+  incomplete = CASE WHEN $3::text IS NULL THEN incomplete ELSE concat_ws('; ', incomplete, $3::text) END`;
+
+/** A post a read link stands for: its link, and its record when the read gave it (its item need not read it again). */
+export interface ReadPost {
+  url: string;
+  post: PostRecord | null;
+}
+
+/**
+ * Gives the job the items of its `links` links from 0-based place `at` in the request, after those
+ * of the links before them, once: the positions they got, or null when those links were taken
+ * already (the expansion ran again) or the job was cancelled. `missing` says why some of their
+ * posts are not there, null when none is missing.
+ */
+export async function appendItems(
+  tx: Queryable,
+  jobId: string,
+  { at, links, posts, missing }: { at: number; links: number; posts: readonly ReadPost[]; missing: string | null },
+): Promise<number[] | null> {
+  const [taken] = await tx.query<{ before: number }>(
+    `WITH taken AS (
+       UPDATE jobs SET links_read = $2 + $4, ${NOTING_MISSING}
+        WHERE id = $1 AND links_read = $2 AND expanded_at IS NULL AND status IN ('queued', 'running') RETURNING id)
+     SELECT (SELECT count(*)::integer FROM job_items WHERE job_id = $1) AS before FROM taken`,
+    [jobId, at, missing, links],
+  );
+  if (!taken) return null;
+  // One json parameter (both drivers serialize an object themselves; an array would be sent as an SQL array).
+  // A record a read gave is cleaned of what jsonb refuses, as a settled item's is.
+  const rows = { posts: posts.map(({ url, post }) => (post === null ? { url } : { url, post: storableJson(post) })) };
+  await tx.query(
+    `INSERT INTO job_items (job_id, position, url, post)
+     SELECT $1, $2 + n::integer, p ->> 'url', p -> 'post'
+       FROM jsonb_array_elements($3::jsonb -> 'posts') WITH ORDINALITY AS posts (p, n)`,
+    [jobId, taken.before, rows],
+  );
+  return posts.map((_, n) => taken.before + n + 1);
+}
+
+/** Ends the job's expansion, once (false when it had ended already); `missing` as in appendItems. */
+export async function finishExpansion(
+  db: Queryable,
+  jobId: string,
+  missing: string | null,
+  now: Date,
+): Promise<boolean> {
+  const [ended] = await db.query(
+    `UPDATE jobs SET expanded_at = $2, ${NOTING_MISSING} WHERE id = $1 AND expanded_at IS NULL RETURNING id`,
+    [jobId, now, missing],
+  );
+  return ended !== undefined;
+}
+
 /** What a worker needs to run an item it claimed. */
 export interface ClaimedItem {
   url: string;
@@ -152,6 +216,8 @@ export interface ClaimedItem {
   apiKeyId: string;
   /** The tier of the job's key now: the item's fair share is the key's. */
   tier: string;
+  /** The record its link's one read gave, taken as the item's own: null when the item reads its post. */
+  read: PostRecord | null;
 }
 
 /**
@@ -160,18 +226,26 @@ export interface ClaimedItem {
  * a job of thousands runs it.
  */
 export async function claimItem(db: Queryable, jobId: string, position: number): Promise<ClaimedItem | null> {
-  const [row] = await db.query<{ url: string; account_id: number | string; api_key_id: string; tier: string }>(
+  const [row] = await db.query<
+    { url: string; account_id: number | string; api_key_id: string; tier: string; post: PostRecord | null }
+  >(
     `WITH claimed AS (
        UPDATE job_items SET status = 'running'
-        WHERE job_id = $1 AND position = $2 AND status IN ('queued', 'running') RETURNING job_id, url),
+        WHERE job_id = $1 AND position = $2 AND status IN ('queued', 'running') RETURNING job_id, url, post),
      started AS (
        UPDATE jobs SET status = 'running' WHERE id = $1 AND status = 'queued' AND EXISTS (SELECT 1 FROM claimed))
-     SELECT c.url, j.account_id, j.api_key_id, k.tier
+     SELECT c.url, c.post, j.account_id, j.api_key_id, k.tier
        FROM claimed c JOIN jobs j ON j.id = c.job_id JOIN api_keys k ON k.id = j.api_key_id`,
     [jobId, position],
   );
   if (!row) return null;
-  return { url: row.url, accountId: Number(row.account_id), apiKeyId: row.api_key_id, tier: row.tier };
+  return {
+    url: row.url,
+    accountId: Number(row.account_id),
+    apiKeyId: row.api_key_id,
+    tier: row.tier,
+    read: row.post,
+  };
 }
 
 /** How an item ended: its record, or its problem. */

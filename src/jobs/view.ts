@@ -43,9 +43,14 @@ export const JobRecord = z.object({
   createdAt: z.string().describe("ISO 8601 UTC"),
   finishedAt: z.string().nullable().describe("ISO 8601 UTC; null until the job is completed, failed or cancelled"),
   counts: z.object({
-    total: z.number().int().describe("Items, once the links are expanded (0 before)"),
-    done: z.number().int(),
-    failed: z.number().int(),
+    total: z.number().int().describe(
+      "Items so far: each link's posts become items once it and every link before it are read (0 before the first)",
+    ),
+    done: z.number().int().describe("Items done: each has its post's record"),
+    failed: z.number().int().describe("Items failed: each has its problem"),
+    linksRead: z.number().int().describe(
+      "How many of the request's links, in its order, are read and have their items; all of them once the job has every item",
+    ),
   }),
   complete: z.boolean().describe("False when an expansion could not reach every post; `incomplete` says why"),
   incomplete: z.string().nullable(),

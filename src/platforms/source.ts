@@ -82,9 +82,17 @@ export interface Expansion {
 }
 
 /**
- * A source that can say which posts a link stands for; null when the link is one post. `threads` false asks for a
- * post link as the one post it is, not its author's thread (the job's `threads`).
+ * A link its expansion read that is one post: the post's record, as `describe` would have made it,
+ * which the job's item takes instead of reading the link a second time.
  */
-export interface Expands {
-  expand(link: Link, limit: number, signal: AbortSignal, threads?: boolean): Promise<Expansion | null>;
+export interface OnePost {
+  post: PostRecord;
+}
+
+/**
+ * A source that can say which posts a link stands for; null when the link is one post it did not read (a OnePost
+ * when it did). `threads` false asks for a post link as the one post it is, not its author's thread (the job's `threads`).
+ */
+export interface Expands<Answer extends Expansion | OnePost = Expansion | OnePost> {
+  expand(link: Link, limit: number, signal: AbortSignal, threads?: boolean): Promise<Answer | null>;
 }

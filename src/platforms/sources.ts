@@ -41,7 +41,7 @@ export function createSources(clients: SourceClients, ask: Ask): SourceOf {
   // gallery-dl reads its posts, but for a profile gallery-dl lists.
   const ytdlpThenGalleryDl = withExpansion(
     fallbackSource(ytdlp, gallery, ytdlpThenGallery),
-    firstOf(galleryExpansion(clients.galleries), ytdlp),
+    firstOf(galleryExpansion(clients.galleries), listsOnly(ytdlp)),
   );
   const x = withExpansion(xReader(clients.tweets, ytdlp, ask), clients.xExpansion);
   const readers: Record<ReaderName, (link: Link) => Source> = {
@@ -68,7 +68,7 @@ function ownSource(own: ReadonlyMap<string, Source>, link: Link): Source {
  */
 function heldToRecordRule(source: Source | (Source & Expands)): Source {
   return {
-    ...("expand" in source ? { expand: source.expand } : {}),
+    ...("expand" in source ? { expand: heldExpansion(source) } : {}),
     tools: (link) => source.tools(link),
     extracts: source.extracts,
     async describe(link, options) {
@@ -95,6 +95,23 @@ async function namingShapes<T>(link: Link, work: Promise<T>): Promise<T> {
     });
   }
 }
+
+/** The rule of every record for the one post an expansion read: an empty one is left for the item to read and tell. */
+const heldExpansion = (source: Expands): Expands["expand"] => async (link, limit, signal, threads) => {
+  const expansion = await source.expand(link, limit, signal, threads);
+  return expansion !== null && "post" in expansion && isEmptyPost(expansion.post) ? null : expansion;
+};
+
+/**
+ * yt-dlp's expansion where gallery-dl reads beside it: the one post yt-dlp read is left for the item, which may
+ * need gallery-dl too (post-source.ts); the posts of a playlist stand.
+ */
+const listsOnly = (source: Expands): Expands => ({
+  expand: async (link, limit, signal, threads) => {
+    const expansion = await source.expand(link, limit, signal, threads);
+    return expansion !== null && "post" in expansion ? null : expansion;
+  },
+});
 
 const withExpansion = (source: Source, expands: Expands): Source & Expands => ({ ...source, expand: expands.expand });
 

@@ -22,7 +22,17 @@ export interface ExtractionJob {
   timeoutMs: number;
   /** Aborting ends the run, for example when the client went away: 499 `client_closed`. */
   signal?: AbortSignal;
+  /**
+   * For a job's run (src/jobs/), not an interactive caller's: how much lower than the service's
+   * the tool's OS priority is (nice), so that the CPU goes to a caller who waits first. 0 or none: the same.
+   */
+  niceness?: number;
 }
+
+/** The extractor `extractor`, each of its runs a job's, at `niceness` (JOB_NICENESS). */
+export const inBackground = (extractor: Extractor, niceness: number): Extractor => ({
+  run: (job) => extractor.run({ ...job, niceness }),
+});
 
 export interface ExtractionOutput {
   /** 0 when the tool succeeded; what it exited with otherwise (null: ended by a signal). */
@@ -81,10 +91,16 @@ export function unlessMemoryExceeded(output: ExtractionOutput, limitBytes: numbe
 // so that a tool that cannot be run is still told apart from a tool's own failure.
 const CAPPED_RUN = 'ulimit -d "$1" && shift && exec "$@"';
 
-/** The command that runs `program` with at most `limitBytes` of heap (none: no ceiling). */
-function cappedCommand(program: string, args: readonly string[], limitBytes: number | undefined): [string, string[]] {
-  if (limitBytes === undefined) return [program, [...args]];
-  return ["/bin/sh", ["-c", CAPPED_RUN, WATCHDOG_NAME, String(Math.floor(limitBytes / 1024)), program, ...args]];
+/** The command that runs `program` with at most `limitBytes` of heap (none: no ceiling), niced by `niceness`. */
+function cappedCommand(
+  program: string,
+  args: readonly string[],
+  limitBytes: number | undefined,
+  niceness: number,
+): [string, string[]] {
+  const niced = niceness > 0 ? ["nice", "-n", String(niceness), program, ...args] : [program, ...args];
+  if (limitBytes === undefined) return [niced[0]!, niced.slice(1)];
+  return ["/bin/sh", ["-c", CAPPED_RUN, WATCHDOG_NAME, String(Math.floor(limitBytes / 1024)), ...niced]];
 }
 
 /**
@@ -102,7 +118,7 @@ export function createCliExtractor(
       // a marker of this run, so a tool's own failure comes back as output for the caller to classify.
       const failedExit = new ApiError("tool_exited", "The media tool failed.");
       let exitCode: number | null = null;
-      const [command, args] = cappedCommand(paths[job.tool], job.args, memoryLimitBytes);
+      const [command, args] = cappedCommand(paths[job.tool], job.args, memoryLimitBytes, job.niceness ?? 0);
       const child = spawnStream(processes, command, args, {
         classify: (code) => {
           exitCode = code;

@@ -243,7 +243,14 @@ function createJobTable(options: { send(message: object): void; maxMemoryBytes: 
       });
       if (job.signal?.aborted) return onAbort();
       job.signal?.addEventListener("abort", onAbort, { once: true });
-      options.send({ id, tool: job.tool, args: job.args, ...(job.stdin === undefined ? {} : { stdin: job.stdin }) });
+      options.send({
+        id,
+        tool: job.tool,
+        args: job.args,
+        ...(job.stdin === undefined ? {} : { stdin: job.stdin }),
+        // A job's run: its own child, niced (a worker's threads serve interactive calls too).
+        ...(job.niceness ? { nice: job.niceness } : {}),
+      });
     });
   }
 

@@ -14,6 +14,7 @@ import jobs from "./migrations/009_jobs.sql?raw";
 import webhooks from "./migrations/010_webhooks.sql?raw";
 import watches from "./migrations/011_watches.sql?raw";
 import countedAndBounded from "./migrations/012_counted_and_bounded.sql?raw";
+import linksRead from "./migrations/015_links_read.sql?raw";
 
 export const migrations: readonly { version: number; sql: string }[] = [
   { version: 1, sql: init },
@@ -28,6 +29,7 @@ export const migrations: readonly { version: number; sql: string }[] = [
   { version: 10, sql: webhooks },
   { version: 11, sql: watches },
   { version: 12, sql: countedAndBounded },
+  { version: 15, sql: linksRead },
 ];
 
 const SCHEMA_LOCK = 7_303_001;

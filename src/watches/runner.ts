@@ -8,6 +8,7 @@
 import { ApiError } from "../http/problem.ts";
 import type { SlotHolder } from "../limits/slots.ts";
 import { type JobDeps, linkPostsOf, queueItems } from "../jobs/runner.ts";
+import { whenSlotFrees } from "../jobs/slot-turn.ts";
 import type { Queryable } from "../store/db.ts";
 import type { Queue } from "../queue/queue.ts";
 import { jobMaxItemsOf } from "../jobs/request.ts";
@@ -114,12 +115,14 @@ async function look(deps: JobDeps, queue: Queue, watch: Watch): Promise<void> {
   let posts: string[];
   try {
     // A watch on a thread hears of its author's new replies, as a job expands one.
-    const { expansion } = await linkPostsOf(deps, watch.url, { limit: jobMaxItemsOf(tier), threads: true }, holder);
-    if (expansion !== null && expansion.posts.length === 0 && !expansion.complete) {
+    const { expansion } = await whenSlotFrees(() =>
+      linkPostsOf(deps, watch.url, { limit: jobMaxItemsOf(tier), threads: true }, holder)
+    );
+    if (expansion !== null && "posts" in expansion && expansion.posts.length === 0 && !expansion.complete) {
       await noteRun(deps.db, watch.id, `Its link's posts could not be listed: ${expansion.incomplete}.`);
       return;
     }
-    if (expansion === null) {
+    if (expansion === null || "post" in expansion) {
       await noteRun(
         deps.db,
         watch.id,

@@ -441,7 +441,7 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
             () => receiver.events("job.completed").find((each) => JSON.parse(each.body).data.id === job.id),
           );
           const verified = new Webhook(hook.secret).verify(ended.body, ended.headers) as { data: { counts: object } };
-          expect(verified.data.counts).toEqual({ total: 2, done: 2, failed: 0 });
+          expect(verified.data.counts).toEqual({ total: 2, done: 2, failed: 0, linksRead: 2 });
         },
       );
     });

@@ -24,6 +24,8 @@ export const subtitleCues = ["Hello from the subtitles", "A second line"];
 
 export interface LoggedRequest {
   path: string;
+  /** The query, with its `?` (empty without one). */
+  search: string;
   userAgent: string | null;
   referer: string | null;
   range: string | null;
@@ -63,6 +65,8 @@ export interface MediaSite {
     privateMedia: string;
     /** An RSS feed of `entries` links to the progressive page (`?entry=<n>`), which yt-dlp lists as a playlist. */
     feed: (entries: number) => string;
+    /** The progressive page as entry `n`, answered after `waitMs` (a busy site's page). */
+    slow: (n: number, waitMs: number) => string;
     /** The same feed at one link, of as many entries as `growingFeed.entries` says now: a channel that gains posts. */
     growingFeed: string;
     /** HTTP 429, as a platform that rate-limits this server answers. */
@@ -453,14 +457,21 @@ export async function startMediaSite(options: { ffmpegPath?: string; long?: bool
   const requestLog: LoggedRequest[] = [];
   const growingFeed = { entries: 0 };
   const server = createServer((req, res) => {
-    const urlPath = new URL(req.url ?? "/", "http://site").pathname;
+    const { pathname: urlPath, search, searchParams } = new URL(req.url ?? "/", "http://site");
     requestLog.push({
       path: urlPath,
+      search,
       userAgent: req.headers["user-agent"] ?? null,
       referer: req.headers.referer ?? null,
       range: req.headers.range ?? null,
       cookie: req.headers.cookie ?? null,
     });
+    // A page asked with `wait` answers that much later, as a busy site's does.
+    const waitMs = Number(searchParams.get("wait") ?? "0");
+    if (waitMs > 0) setTimeout(() => answer(req, res, urlPath), waitMs);
+    else answer(req, res, urlPath);
+  });
+  const answer = (req: IncomingMessage, res: ServerResponse, urlPath: string) => {
     const crafted = craftedAnswer(urlPath, new URL(req.url ?? "/", origin).searchParams);
     if (crafted !== null) {
       res.writeHead(crafted.status, crafted.headers).end(crafted.body);
@@ -504,7 +515,7 @@ export async function startMediaSite(options: { ffmpegPath?: string; long?: bool
       return;
     }
     serveFile(req, res, path.join(dir, file), broken?.breakage ?? "none", broken?.ranges).catch(() => res.destroy());
-  });
+  };
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   const origin = `http://127.0.0.1:${port}`;
@@ -535,6 +546,7 @@ export async function startMediaSite(options: { ffmpegPath?: string; long?: bool
       garbage: `${origin}/garbage.html`,
       long: `${origin}/long.html`,
       feed: (entries: number) => `${origin}/feed.xml?entries=${entries}`,
+      slow: (n: number, waitMs: number) => `${origin}/progressive.html?entry=${n}&wait=${waitMs}`,
       growingFeed: `${origin}/growing-feed.xml`,
     },
     growingFeed,

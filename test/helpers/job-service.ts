@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { type Queue, startQueue } from "../../src/queue/queue.ts";
 import { buildTestApp, type TestApp } from "./app.ts";
-import { openTestStore, type TestStore } from "./stores.ts";
+import { openTestStore, type StoreKind, type TestStore } from "./stores.ts";
 import { until } from "./until.ts";
 
 export interface JobService {
@@ -43,11 +43,11 @@ export const completed = (job: { status: string }) => job.status === "completed"
  * `cookies` gives the service a COOKIES_FILE, with no session until `giveSessions` writes some.
  * `extractionHost` keeps yt-dlp and gallery-dl warm, as the service does: where a test's jobs run
  * them, their extractions then cost far less than a new program each (measured: such a file took
- * about 40% less CPU).
+ * about 40% less CPU). `store` is the store's kind: the embedded one unless told.
  */
 export async function startJobService(
   env: Record<string, string>,
-  options: { cookies?: boolean; extractionHost?: boolean } = {},
+  options: { cookies?: boolean; extractionHost?: boolean; store?: StoreKind } = {},
 ): Promise<JobService> {
   const folders = mkdtempSync(path.join(tmpdir(), "job-service-"));
   const folder = (name: string) => {
@@ -62,7 +62,7 @@ export async function startJobService(
     await writeFile(cookiesFile, ["# Netscape HTTP Cookie File", ...lines, ""].join("\n"));
   };
   if (cookiesFile !== null) await giveSessions();
-  const store = await openTestStore("pglite");
+  const store = await openTestStore(options.store ?? "pglite");
   // A try that failed for a cause a retry can help (a 5xx of a fake) runs again a second later.
   const settings = { retries: 2, retryDelayS: 1, heartbeatS: 10, pollS: 2, schema: store.queueSchema };
   const queue = await startQueue(store.db, settings, console.error);

@@ -86,13 +86,21 @@ describe("slots", () => {
 });
 
 describe("the caps' defaults", () => {
-  it("size extractions by memory, copies by CPUs and memory, encodes by CPUs", () => {
-    expect(slotCaps({ MEMORY_BUDGET_MB: 1024 }, 2)).toEqual({ MAX_EXTRACTIONS: 25, MAX_REMUXES: 16, MAX_ENCODES: 2 });
+  it("size extractions by memory, copies by CPUs and memory, encodes and jobs' extractions by CPUs", () => {
+    expect(slotCaps({ MEMORY_BUDGET_MB: 1024 }, 2)).toEqual({
+      MAX_EXTRACTIONS: 25,
+      MAX_REMUXES: 16,
+      MAX_ENCODES: 2,
+      JOB_EXTRACTIONS: 8,
+    });
     expect(slotCaps({ MEMORY_BUDGET_MB: 12_000 }, 2)).toEqual({
       MAX_EXTRACTIONS: 300,
       MAX_REMUXES: 32,
       MAX_ENCODES: 2,
+      JOB_EXTRACTIONS: 8,
     });
+    // Never more than half the extractions: interactive calls keep the rest.
+    expect(slotCaps({ MEMORY_BUDGET_MB: 1024, MAX_EXTRACTIONS: 6 }, 8).JOB_EXTRACTIONS).toBe(3);
   });
 
   it("keep an install's MAX_PAGE_DOWNLOADS as the download caps, and let each be set", () => {
@@ -100,11 +108,13 @@ describe("the caps' defaults", () => {
       MAX_EXTRACTIONS: 25,
       MAX_REMUXES: 6,
       MAX_ENCODES: 6,
+      JOB_EXTRACTIONS: 8,
     });
     expect(slotCaps({ MEMORY_BUDGET_MB: 1024, MAX_PAGE_DOWNLOADS: 6, MAX_REMUXES: 9, MAX_EXTRACTIONS: 3 }, 2)).toEqual({
       MAX_EXTRACTIONS: 3,
       MAX_REMUXES: 9,
       MAX_ENCODES: 6,
+      JOB_EXTRACTIONS: 1,
     });
   });
 });

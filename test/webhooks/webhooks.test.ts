@@ -98,7 +98,7 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
       () => (ofJob("job.completed").length > 0 ? ofJob("job.completed") : undefined),
     );
     const verified = new Webhook(hook.secret).verify(ended!.body, ended!.headers) as { data: { counts: object } };
-    expect(verified.data.counts).toEqual({ total: 2, done: 1, failed: 1 });
+    expect(verified.data.counts).toEqual({ total: 2, done: 1, failed: 1, linksRead: 2 });
     expect(() => new Webhook(hook.secret).verify(ended!.body.replace('"done":1', '"done":2'), ended!.headers))
       .toThrow();
     // Deliveries run several at once: the item's event may arrive after the job's end.

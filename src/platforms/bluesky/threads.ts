@@ -1,7 +1,7 @@
 // Bluesky's expansion for jobs (platforms/source.ts, Expands): a post link stands for the author's
 // own chain of replies from that post down, read from the public AppView as the posts are; a post
 // its author did not reply to is one post (null). A profile link stands for its posts (profile.ts).
-import type { Expands } from "../source.ts";
+import type { Expands, Expansion } from "../source.ts";
 import { unknownShape } from "../table.ts";
 import { type AppViewOptions, createAppView } from "./appview.ts";
 import { authorChain, type ChainPost } from "./thread.ts";
@@ -13,7 +13,7 @@ export interface BlueskyThreadsOptions extends AppViewOptions {
   depthPerAnswer?: number;
 }
 
-export function createBlueskyThreads(options: BlueskyThreadsOptions): Expands {
+export function createBlueskyThreads(options: BlueskyThreadsOptions): Expands<Expansion> {
   const appView = createAppView(options);
   const depthPerAnswer = options.depthPerAnswer ?? 100;
   return {

@@ -10,7 +10,7 @@ import { rowOf } from "../table.ts";
 import type { GalleryMetadata } from "./run.ts";
 import type { GalleryClient } from "./client.ts";
 
-export function galleryExpansion(galleries: GalleryClient): Expands {
+export function galleryExpansion(galleries: GalleryClient): Expands<Expansion> {
   return {
     async expand(link, limit, signal) {
       const posts = postsLinkOf(link);

@@ -79,7 +79,7 @@ function withoutSession({ chain, more }: { chain: ThreadTweet[]; more: boolean }
 
 const pastLimit = (limit: number) => `The thread goes on past the ${limit} posts a job may hold.`;
 
-export function createXThreads(x: XClient): Expands {
+export function createXThreads(x: XClient): Expands<Expansion> {
   return {
     async expand(link, limit, signal, threads = true) {
       const ask = x.graphql;

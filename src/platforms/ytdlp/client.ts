@@ -45,7 +45,10 @@ export interface PageClient {
     signal?: AbortSignal,
     item?: number,
   ): Promise<{ info: YtdlpInfo; formats: YtdlpFormat[] }>;
-  /** yt-dlp's flat listing of the page's first `limit` entries (`range`, as `--playlist-items` takes it), not kept. */
+  /**
+   * yt-dlp's flat listing of the page's first `limit` entries (`range`, as `--playlist-items` takes it), not kept;
+   * a page that is one post answers its whole description, which is kept as `info` keeps it.
+   */
   listing(page: URL, range: string, signal: AbortSignal): Promise<YtdlpInfo>;
 }
 
@@ -70,11 +73,22 @@ function withYtdlpFields(entry: YtdlpEntry, chosen: YtdlpFormat[]): YtdlpFormat[
 /** A description this large (a page with thousands of formats) is used once and not kept. */
 const maxKeptBytes = 1024 * 1024;
 
-export function createPageClient(options: PageClientOptions): PageClient {
+/** The kept descriptions, by link: `keep` keeps one not too large, and hands it back with its JSON. */
+function keptDescriptions(options: PageClientOptions) {
   const cache = createTtlCache<{ info: YtdlpInfo; json: string }>({
     maxEntries: options.cacheMaxEntries,
     now: options.now ?? Date.now,
   });
+  const keep = (page: URL, info: YtdlpInfo): { info: YtdlpInfo; json: string } => {
+    const json = JSON.stringify(info);
+    if (json.length <= maxKeptBytes) cache.set(page.href, { info, json }, options.cacheTtlMs);
+    return { info, json };
+  };
+  return { cache, keep };
+}
+
+export function createPageClient(options: PageClientOptions): PageClient {
+  const { cache, keep } = keptDescriptions(options);
   const shared = sharedRuns<YtdlpInfo>();
 
   const everyItem = `1:${options.maxItems}`;
@@ -106,15 +120,18 @@ export function createPageClient(options: PageClientOptions): PageClient {
     signal?: AbortSignal,
   ): Promise<{ info: YtdlpInfo; json: string }> {
     const info = await run(page, { playlistItems, format, signal });
-    const json = JSON.stringify(info);
     // A run for one item of a playlist does not describe the whole post, so it is not kept.
-    const wholePost = playlistItems === everyItem || info._type !== "playlist";
-    if (wholePost && json.length <= maxKeptBytes) cache.set(page.href, { info, json }, options.cacheTtlMs);
-    return { info, json };
+    return playlistItems === everyItem || info._type !== "playlist"
+      ? keep(page, info)
+      : { info, json: JSON.stringify(info) };
   }
 
   return {
-    listing: (page, range, signal) => run(page, { playlistItems: range, flat: true, signal }),
+    async listing(page, range, signal) {
+      const info = await run(page, { playlistItems: range, flat: true, signal });
+      // One post, described whole: its download need not read the page again.
+      return info._type === "playlist" ? info : keep(page, info).info;
+    },
     info(page, { uncached = false } = {}) {
       const kept = uncached ? undefined : cache.get(page.href);
       if (kept) return Promise.resolve(kept.info);

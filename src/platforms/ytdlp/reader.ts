@@ -15,7 +15,9 @@ export function ytdlpReader(pages: PageClient): Source & Expands {
     extracts: true,
     async expand(link, limit, signal) {
       if (!mayStandForMany(link)) return null;
-      return expansionOf(await pages.listing(link.url, listingRange(limit), signal), limit);
+      const info = await pages.listing(link.url, listingRange(limit), signal);
+      // A page that is one post was read whole by its listing: that is its record, not a second read.
+      return expansionOf(info, limit) ?? { post: infoToPost(info, link.platform, link.url) };
     },
     async describe(link, options = {}) {
       return infoToPost(await pages.info(link.url, options), link.platform, link.url);
