@@ -142,7 +142,8 @@ describe("admin doctor against local stand-ins", () => {
 
       expect(rows.YOUTUBE!.status).toBe("blocked");
       expect(rows.YOUTUBE!.detail).toMatch(/with a bot check \(.*confirm you're not a bot/);
-      expect(rows.YOUTUBE!.remedy).toMatch(/COOKIES_FILE.*OUTBOUND_PROXY/);
+      // The remedy names what this server lacks for the platform (issue 57): here its proxy, and a token server.
+      expect(rows.YOUTUBE!.remedy).toMatch(/^missing: .*OUTBOUND_PROXY_YOUTUBE, or OUTBOUND_PROXY\).*PO_TOKEN_URL/);
       expect(rows.YOUTUBE!.detail).not.toContain("remedy");
 
       expect(rows.INSTAGRAM!.status).toBe("cookies_expired");
@@ -333,7 +334,8 @@ describe("a photo platform's check", () => {
       const row = rowsOf(walled.stdout).INSTAGRAM!;
       expect(row.status).toBe("blocked");
       expect(row.detail).toMatch(/^the platform refused this server with a sign-in \(.*login/i);
-      expect(row.remedy).toContain("gallery-dl");
+      expect(row.remedy).toContain("a cookie jar (COOKIES_DIR/instagram/*.txt, or COOKIES_FILE_INSTAGRAM)");
+      expect(row.remedy).toContain("update the tools");
 
       const expired = await runAdmin(["doctor"], env(photoPosts.instagramLoginWall, { COOKIES_FILE: cookies }));
       expect(rowsOf(expired.stdout).INSTAGRAM).toMatchObject({ status: "cookies_expired" });
