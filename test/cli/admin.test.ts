@@ -158,7 +158,7 @@ describe("the admin command line", { timeout: scaled(180_000) }, () => {
       const help = await runAdmin(args, env);
       expect(help, args.join(" ")).toMatchObject({ code: 0, stderr: "" });
       expect(help.stdout, args.join(" ")).toMatch(
-        /^Usage: admin keys create --email E --tier FREE\|PRO\|GOLD \[--name N\] \[--expires-days D\]\n.*prints only the key/,
+        /^Usage: admin keys create --email E --tier FREE\|PRO\|GOLD \[--name N\] \[--expires-days D\] \[--shape xva\|uuid\]\n.*prints only the key/,
       );
     }
     const users = await runAdmin(["users", "create", "--help"], env);
