@@ -41,7 +41,12 @@ export function createFeatures(options: {
     log,
   });
   const settings = jobSettingsOf(config);
-  const told = jobEvents({ ...events.deliveries, db, watchFound });
+  const told = jobEvents({
+    ...events.deliveries,
+    db,
+    watchFound,
+    links: { publicUrl: config.PUBLIC_URL, ttlS: config.LINK_TTL_S, now },
+  });
   const jobDeps = { ...parts, db, log, now, settings, events: told };
   const [jobs, watches] = [createJobs(jobDeps, queue), createWatches(jobDeps, queue)];
   return {

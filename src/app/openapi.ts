@@ -19,6 +19,9 @@ import {
 } from "../platforms/records.ts";
 import type { ErrorCode } from "../http/errors.ts";
 import { sitePaths, siteSchemas } from "./openapi-site.ts";
+import { JobEndedEvent, JobItemFailedEvent } from "../jobs/events.ts";
+import { WatchFoundEvent } from "../watches/events.ts";
+import type { EventType } from "../webhooks/types.ts";
 
 export const API_VERSION = "1.0.0";
 
@@ -68,6 +71,9 @@ function componentSchemas(): Record<string, JsonSchema> {
     ...jobSchemas,
     ...webhookSchemas,
     ...watchSchemas,
+    JobEndedEvent,
+    JobItemFailedEvent,
+    WatchFoundEvent,
     Problem: ProblemSchema,
   };
   for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
@@ -95,6 +101,50 @@ function openToNewFields(schema: JsonSchema): JsonSchema {
   return open(schema) as JsonSchema;
 }
 
+/** Each event a webhook endpoint may ask for: the schema of its `data` (a component above), and what it tells. */
+const EVENTS: Record<EventType, { data: string; summary: string }> = {
+  "job.completed": { data: "JobEndedEvent", summary: "A job has finished with at least one item done" },
+  "job.failed": { data: "JobEndedEvent", summary: "A job has finished with no item done" },
+  "job.item.failed": { data: "JobItemFailedEvent", summary: "An item of a job has failed" },
+  "watch.found": { data: "WatchFoundEvent", summary: "A watch's run found new posts, and its job has finished" },
+};
+
+const deliveryHeaders = [
+  ["webhook-id", "The event's id: the same on every attempt, to drop repeats by"],
+  ["webhook-timestamp", "Unix seconds when this attempt was signed"],
+  ["webhook-signature", "`v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint's secret"],
+].map(([name, description]) => ({ name, in: "header", required: true, description, schema: { type: "string" } }));
+
+/** OpenAPI 3.1 `webhooks`: the POST each event makes to an account's endpoints (Standard Webhooks), its body's types. */
+function webhooks(): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(EVENTS).map(([type, { data, summary }]) => [type, {
+      post: {
+        operationId: `event_${type.replaceAll(".", "_")}`,
+        summary,
+        parameters: deliveryHeaders,
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["type", "timestamp", "data"],
+                properties: {
+                  type: { type: "string", const: type },
+                  timestamp: { type: "string", description: "ISO 8601 UTC: when the event happened" },
+                  data: { $ref: `#/components/schemas/${data}` },
+                },
+              },
+            },
+          },
+        },
+        responses: { "2XX": { description: "Taken; any other answer, or none in time, is tried again later" } },
+      },
+    }]),
+  );
+}
+
 /** The whole OpenAPI 3.1 document, of the API's `routes` (all of them unless a test hands in its own). */
 export function buildOpenApiDocument(routes: readonly ApiRoute[] = apiRoutes): Record<string, unknown> {
   return {
@@ -117,6 +167,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[] = apiRoutes): R
       ...pathsOf(routes, apiCodes),
       ...sitePaths(),
     },
+    webhooks: webhooks(),
     components: {
       schemas: { ...componentSchemas(), ...siteSchemas },
       securitySchemes: {

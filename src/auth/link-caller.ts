@@ -60,7 +60,18 @@ export function linkSigner(
   now: Date,
   path = DOWNLOAD_PATH,
 ): LinkMaker {
+  return signerAt(settings, linkBase(settings, request), keyId, now, path);
+}
+
+/** As linkSigner, for links made outside a request (a webhook's event): they start with `base`. */
+export function signerAt(
+  settings: Pick<LinkSettings, "db" | "ttlS">,
+  base: string,
+  keyId: string,
+  now: Date,
+  path = DOWNLOAD_PATH,
+): LinkMaker {
   let secret: Promise<string> | undefined;
-  const terms = { base: linkBase(settings, request), keyId, expiresAt: new Date(now.getTime() + settings.ttlS * 1000) };
+  const terms = { base, keyId, expiresAt: new Date(now.getTime() + settings.ttlS * 1000) };
   return async (params) => signLink(await (secret ??= readLinkSecret(settings.db)), path, params, terms);
 }

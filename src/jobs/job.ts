@@ -28,6 +28,8 @@ export interface JobRequest {
   threads?: boolean;
   /** The part of each item's video its file holds, as `download`'s `start` and `end` give it; null (and for older jobs): all of it. */
   clip?: ClipRange | null;
+  /** Where the caller reached the service (its origin): the start of the links the job's events carry when PUBLIC_URL is unset. */
+  linkBase?: string;
 }
 
 /** Why an item has no record: its problem as the API would have answered it. */

@@ -29,7 +29,7 @@ function createJobHandler(deps: JobsDeps): ApiHandler {
       most,
       () => new ApiError("invalid_request", `A job's body from a ${ctx.key.tier} key is at most ${most} bytes.`),
     );
-    const request = jobRequestOf(text, ctx.key.tier, ctx.now);
+    const request = { ...jobRequestOf(text, ctx.key.tier, ctx.now), linkBase: new URL(ctx.request.url).origin };
     if (request.webhook) request.webhook = await requireJobEndpoint(deps.db, request.webhook, ctx.key.accountId);
     const left = remainingOf(ctx.key);
     if (request.urls.length > left) throw dayTooShort(ctx, request.urls.length, left);

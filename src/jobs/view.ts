@@ -111,8 +111,19 @@ export async function jobWithItems(
   archiveUrl: string | null,
 ): Promise<z.infer<typeof JobWithItems>> {
   const shown = page.slice(0, ITEMS_PER_PAGE);
-  const items = await Promise.all(
-    shown.map(async (item) => ({
+  const items = await itemRecords(job, shown, links);
+  const more = page.length > ITEMS_PER_PAGE;
+  return { ...jobRecord(job), archiveUrl, items, nextCursor: more ? String(shown.at(-1)!.position) : null };
+}
+
+/** The job's items as the API shows them: each done item's post record with its signed links. */
+export function itemRecords(
+  job: Job,
+  items: readonly JobItem[],
+  links: LinkMaker,
+): Promise<z.infer<typeof JobItemRecord>[]> {
+  return Promise.all(
+    items.map(async (item) => ({
       position: item.position,
       url: item.url,
       status: item.status,
@@ -120,6 +131,4 @@ export async function jobWithItems(
       problem: item.problem,
     })),
   );
-  const more = page.length > ITEMS_PER_PAGE;
-  return { ...jobRecord(job), archiveUrl, items, nextCursor: more ? String(shown.at(-1)!.position) : null };
 }

@@ -57,6 +57,7 @@ function createWatchHandler(deps: WatchesDeps): ApiHandler {
       example: '{"url": "<a channel, playlist or profile link>", "every": "6h"}',
     });
     const request = watchRequestOf(body, deps.config.WATCH_MIN_EVERY_S, ctx.now);
+    request.job.linkBase = new URL(ctx.request.url).origin;
     await requirePlatform(request.url, deps);
     if (request.job.webhook) {
       request.job.webhook = await requireJobEndpoint(deps.db, request.job.webhook, ctx.key.accountId);

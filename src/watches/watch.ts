@@ -11,7 +11,9 @@ export type Repeat = { everyS: number } | { cron: string };
 export const OWNER_PAUSE = "paused by its owner";
 
 /** What each run's job takes from its watch: as a job takes them, without links or `runAt`. */
-export type WatchJobRequest = Pick<JobRequest, "files" | "format" | "output" | "clip"> & { webhook: string | null };
+export type WatchJobRequest = Pick<JobRequest, "files" | "format" | "output" | "clip" | "linkBase"> & {
+  webhook: string | null;
+};
 
 /** What a caller asks of a watch (POST /api/v1/watches), once checked. */
 export interface WatchRequest {

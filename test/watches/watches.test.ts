@@ -37,7 +37,7 @@ interface Found {
   data: {
     watch: { id: string };
     job: { id: string; counts: { total: number; done: number } };
-    posts: { url: string; status: string; post: { url: string } | null }[];
+    posts: { url: string; status: string; post: { url: string; downloadUrl: string } | null }[];
   };
 }
 
@@ -118,6 +118,15 @@ describe("watches", () => {
       fresh.map((url) => [url, "done", url]),
     );
     expect(event.data.job.counts).toMatchObject({ total: 2, done: 2 });
+    // Each post's record carries its signed link, as `post` gives it.
+    for (const post of event.data.posts) {
+      const link = new URL(post.post!.downloadUrl);
+      expect([link.pathname, link.searchParams.get("url"), Boolean(link.searchParams.get("sig"))]).toEqual([
+        "/api/v1/download",
+        post.url,
+        true,
+      ]);
+    }
     // Two more runs over the same four entries find nothing new.
     await ranAgain(key.plain, made.id, (await show(key.plain, made.id)).runs, 2);
     expect(ofWatch()).toHaveLength(1);
