@@ -299,12 +299,14 @@ export async function finishIfSettled(db: Queryable, jobId: string, now: Date): 
 export async function cancelJob(db: Queryable, id: string, accountId: number, now: Date): Promise<Job | null> {
   const job = await jobOf(db, id, accountId);
   if (job === null) return null;
+  // The job first: an expansion appends items only to a job still queued or running (appendItems), and one
+  // appending now holds the job's row until it commits, so its items are queued before theirs are cancelled.
   await db.query(
-    `UPDATE job_items SET status = 'cancelled', finished_at = $2 WHERE job_id = $1 AND status = 'queued'`,
+    `UPDATE jobs SET status = 'cancelled', finished_at = $2 WHERE id = $1 AND status IN ('queued', 'running')`,
     [id, now],
   );
   await db.query(
-    `UPDATE jobs SET status = 'cancelled', finished_at = $2 WHERE id = $1 AND status IN ('queued', 'running')`,
+    `UPDATE job_items SET status = 'cancelled', finished_at = $2 WHERE job_id = $1 AND status = 'queued'`,
     [id, now],
   );
   return jobOf(db, id);

@@ -272,8 +272,10 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
     await until("the running items to end", async () => (await itemsRunning()) === 0);
     const after = await show(key.plain, path);
     const cancelledItems = after.items.filter((item) => item.status === "cancelled");
-    // A FREE key's items run two at a time: at most two had begun.
-    expect(cancelledItems.length).toBeGreaterThanOrEqual(8);
+    // A FREE key's items run two at a time: at most two had begun. The links a job had not read when it was
+    // cancelled give no item at all (they are read a few at a time), so the others are cancelled or never made.
+    expect(after.items.filter((item) => item.status !== "cancelled").length).toBeLessThanOrEqual(2);
+    expect(cancelledItems.length).toBeGreaterThanOrEqual(1);
     expect(cancelledItems.every((item) => item.post === null)).toBe(true);
     expect(after.status).toBe("cancelled");
     x.setMode("syndication", { kind: "normal" });
