@@ -52,19 +52,23 @@ describe("startService()", () => {
     const lines: Record<string, unknown>[] = [];
     const server: RunningServer = { address: "http://fake", close: async () => {}, cut: () => {} };
     try {
-      // Each tool's probe takes over a second here; the service must not wait for it to listen.
+      // Each tool's probe is held until the service has started: the service must not wait for it to listen.
       const config = parseConfig({
         DATABASE_URL: database.url,
         YTDLP_PATH: "/nonexistent/yt-dlp",
         FFMPEG_PATH: "/nonexistent/ffmpeg",
       });
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let probesDone = 0;
       const slowRuns = {
         async run(path: string, args: readonly string[], timeoutMs: number) {
-          await new Promise((resolve) => setTimeout(resolve, 1000));
-          return nodeCapabilities.toolRuns.run(path, args, timeoutMs);
+          await held;
+          const answer = await nodeCapabilities.toolRuns.run(path, args, timeoutMs);
+          probesDone += 1;
+          return answer;
         },
       };
-      const started = Date.now();
       const service = await startService(config, {
         name: "node",
         serve: async () => server,
@@ -72,7 +76,9 @@ describe("startService()", () => {
         ...nodeCapabilities,
         toolRuns: slowRuns,
       }, createLogger("debug", (line) => lines.push(JSON.parse(line))));
-      expect(Date.now() - started).toBeLessThan(1000);
+      // Started, and listening, while every probe is still held.
+      expect(probesDone).toBe(0);
+      release();
       expect(lines.some((line) => line.msg === "a media tool cannot be run: page mode answers 503 tool_missing")).toBe(
         false,
       );
