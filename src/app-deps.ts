@@ -24,8 +24,7 @@ import { createLinkResolver, SHORT_LINK_TIMEOUT_MS } from "./platforms/short-lin
 import { SUBTITLE_TIMEOUT_MS, type TranscriptDeps } from "./handlers/transcript.ts";
 import { ATTEMPT_TIMEOUT_MS } from "./webhooks/delivery.ts";
 import { ownReaders } from "./platforms/own-readers.ts";
-import type { ReaderContext } from "./platforms/own-reader.ts";
-import { z } from "zod";
+import { type ReaderContext, settingsOf } from "./platforms/own-reader.ts";
 import type { Source } from "./platforms/source.ts";
 import { createSources, type SourceOf } from "./platforms/sources.ts";
 import { X_SESSION_ORIGIN, xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
@@ -282,7 +281,7 @@ function cookieJars(
 function apiEndpoints(config: Config): string[] {
   const bases = [
     config.X_SYNDICATION_URL,
-    ...Object.values(ownReaders).flatMap((reader) => reader.endpoints?.(z.object(reader.settings).parse(config)) ?? []),
+    ...Object.values(ownReaders).flatMap((reader) => reader.endpoints?.(settingsOf(reader, config)) ?? []),
   ];
   if (config.X_GRAPHQL_URL !== "off") bases.push(config.X_GRAPHQL_URL);
   return bases.map((base) => {
@@ -396,7 +395,7 @@ function ownSources(wiring: Wiring): Map<string, Source> {
         originOverrides: config.ORIGIN_OVERRIDES,
         onBlocked: blocked.emit,
       };
-      return [platform, reader.build(context, z.object(reader.settings).parse(config))];
+      return [platform, reader.build(context, settingsOf(reader, config))];
     }),
   );
 }

@@ -1,6 +1,6 @@
 // What a reader of the service's own declares in its platform's folder (`reader.ts`): its settings and how it is
 // built, from a small context the wiring satisfies (app-deps.ts). own-readers.ts lists them.
-import type { z } from "zod";
+import { z } from "zod";
 import type { ApiError } from "../http/problem.ts";
 import type { Outbound } from "../net/outbound.ts";
 import type { Expands, Source } from "./source.ts";
@@ -24,4 +24,12 @@ export interface OwnReader<Shape extends z.ZodRawShape = z.ZodRawShape> {
   /** The API endpoints its settings name, which the readers' egress policy trusts: the operator chose them. */
   endpoints?(settings: z.infer<z.ZodObject<Shape>>): string[];
   build(context: ReaderContext, settings: z.infer<z.ZodObject<Shape>>): Source | (Source & Expands);
+}
+
+/** A reader's own settings, read from the service's (config.ts merged and checked them at start). */
+export function settingsOf<Shape extends z.ZodRawShape>(
+  reader: OwnReader<Shape>,
+  config: object,
+): z.infer<z.ZodObject<Shape>> {
+  return z.object(reader.settings).parse(config);
 }
