@@ -37,9 +37,12 @@ export function queueDb(db: Db | Queryable): IDatabase {
 export interface QueueWork<Data> {
   /** The ids each instance works on together: `group` caps how many of one group run at once here. */
   queue: string;
-  /** Jobs run at once on this instance: each by a worker of its own, which asks for one job at a time. */
+  /**
+   * Jobs run at once on this instance, on each lane when there are `groups`: each by a worker of its
+   * own, which asks for one job at a time.
+   */
   concurrency: number;
-  /** How many jobs of one group (a key, for fairness) run at once here, by the group's tier. */
+  /** How many jobs of one group (a key, for fairness) run at once here, by the group's tier: a lane per tier. */
   groups?: { perTier: Readonly<Record<string, number>>; otherwise: number };
   /** Runs one job: true when settled, false when it should run again later (a retry can help). */
   run(data: Data, attempt: { retries: number; last: boolean }): Promise<boolean>;
@@ -109,48 +112,45 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
     prepare: queueNamed,
     async send(queue, jobs, tx) {
       // Nothing to send makes no queue: making one goes outside `tx`, which on PGlite waits for `tx` to end.
-      if (jobs.length === 0) return;
-      await queueNamed(queue);
-      const inserts = jobs.map(({ data, group, startAfterS }) => ({
-        data,
-        ...(group ? { group } : {}),
-        ...(startAfterS ? { startAfter: startAfterS } : {}),
-      }));
-      await boss.insert(queue, inserts, tx === undefined ? undefined : { db: queueDb(tx) });
-      // The insert's NOTIFY wakes workers now; a job that waits is taken when it is due, not a poll later.
-      for (const { startAfterS } of jobs) {
-        if (startAfterS) setTimeout(() => wakeIdle(boss, queue), startAfterS * 1000).unref?.();
+      for (const [lane, laneJobs] of byLane(queue, jobs)) {
+        await queueNamed(lane);
+        const inserts = laneJobs.map(({ data, group, startAfterS }) => ({
+          data,
+          ...(group ? { group } : {}),
+          ...(startAfterS ? { startAfter: startAfterS } : {}),
+        }));
+        await boss.insert(lane, inserts, tx === undefined ? undefined : { db: queueDb(tx) });
+        // The insert's NOTIFY wakes workers now; a job that waits is taken when it is due, not a poll later.
+        for (const { startAfterS } of laneJobs) {
+          if (startAfterS) setTimeout(() => wakeIdle(boss, lane), startAfterS * 1000).unref?.();
+        }
       }
     },
     async work<Data extends object>(work: QueueWork<Data>) {
-      await queueNamed(work.queue);
-      // A group's share is counted in workers, so no share exceeds them.
-      const most = (share: number) => Math.min(share, work.concurrency);
-      const groups = work.groups && {
-        default: most(work.groups.otherwise),
-        tiers: Object.fromEntries(Object.entries(work.groups.perTier).map(([tier, share]) => [tier, most(share)])),
-      };
-      await boss.work<Data>(
-        work.queue,
-        {
-          batchSize: 1,
-          localConcurrency: work.concurrency,
-          pollingIntervalSeconds: settings.pollS,
-          notifyPollingIntervalSeconds: settings.pollS,
-          perJobResults: true,
-          includeMetadata: true,
-          ...(groups ? { localGroupConcurrency: groups } : {}),
-        },
-        // A worker that ran a job asks for the next at once, instead of waiting out its poll; a job that
-        // asks to run again wakes a worker here when its retry is due.
-        (jobs) =>
-          Promise.all(jobs.map(async (job) => {
-            const last = job.retryCount >= settings.retries;
-            const result = await settled(job, work, last);
-            if (result.status === "failed" && !last) retries.wake(work.queue, job.id);
-            return result;
-          })).finally(() => wakeBusy(boss, work.queue)),
-      );
+      for (const { lane, concurrency, groupShare } of lanesOf(work)) {
+        await queueNamed(lane);
+        await boss.work<Data>(
+          lane,
+          {
+            batchSize: 1,
+            localConcurrency: concurrency,
+            pollingIntervalSeconds: settings.pollS,
+            notifyPollingIntervalSeconds: settings.pollS,
+            perJobResults: true,
+            includeMetadata: true,
+            ...(groupShare === undefined ? {} : { localGroupConcurrency: groupShare }),
+          },
+          // A worker that ran a job asks for the next at once, instead of waiting out its poll; a job that
+          // asks to run again wakes a worker here when its retry is due.
+          (jobs) =>
+            Promise.all(jobs.map(async (job) => {
+              const last = job.retryCount >= settings.retries;
+              const result = await settled(job, work, last);
+              if (result.status === "failed" && !last) retries.wake(lane, job.id);
+              return result;
+            })).finally(() => wakeBusy(boss, lane)),
+        );
+      }
     },
     pending: () => pendingIn(db, settings.schema ?? QUEUE_SCHEMA),
     wakeAll() {
@@ -161,6 +161,46 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
       return boss.stop({ graceful: true, close: false, timeout: 10_000 });
     },
   };
+}
+
+/**
+ * The pg-boss queue a job of `queue` goes on: its group's tier's lane. pg-boss leaves out of a fetch
+ * only the groups that are at the largest of a queue's tier shares, so on one queue a FREE key at its
+ * share of 2 is fetched, put back and fetched again ahead of every later job, and its backlog holds
+ * the workers' turns (another account's job waited 10 minutes behind 9 queued FREE jobs). On a lane of
+ * one tier, a key at its share is left out of the fetch and the next key's job is taken.
+ */
+const laneOf = (queue: string, tier: string | undefined) =>
+  tier === undefined ? queue : `${queue}/${tier.toLowerCase()}`;
+
+/** `jobs` by the lane each goes on. */
+function byLane<Job extends { group?: { tier: string } }>(queue: string, jobs: readonly Job[]): Map<string, Job[]> {
+  const lanes = new Map<string, Job[]>();
+  for (const job of jobs) {
+    const lane = laneOf(queue, job.group?.tier);
+    lanes.set(lane, [...(lanes.get(lane) ?? []), job]);
+  }
+  return lanes;
+}
+
+/**
+ * The lanes of a queue and their workers: each tier's lane its own `concurrency` workers, a key's
+ * share of them its tier's; the queue itself (jobs without a group, or sent before lanes were) a
+ * few, as many as a key of no known tier may hold.
+ */
+function lanesOf(work: QueueWork<object>): { lane: string; concurrency: number; groupShare?: number }[] {
+  if (work.groups === undefined) return [{ lane: work.queue, concurrency: work.concurrency }];
+  // A group's share is counted in workers, so no share exceeds them.
+  const most = (share: number) => Math.max(1, Math.min(share, work.concurrency));
+  const otherwise = most(work.groups.otherwise);
+  return [
+    { lane: work.queue, concurrency: otherwise, groupShare: otherwise },
+    ...Object.entries(work.groups.perTier).map(([tier, share]) => ({
+      lane: laneOf(work.queue, tier),
+      concurrency: work.concurrency,
+      groupShare: most(share),
+    })),
+  ];
 }
 
 /** Whether a job of any queue in `schema` waits, waits for a retry or runs. */

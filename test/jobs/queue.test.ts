@@ -128,4 +128,44 @@ describe.each(storeKinds)("the queue on %s", (kind) => {
     expect(ran.map((each) => each.retries)).toEqual([0, 1]);
     expect(ran[1]!.at - ran[0]!.at).toBeGreaterThanOrEqual(1_000);
   });
+
+  test("a key at its tier's share does not hold another key's job, whatever it has queued", {
+    timeout: scaled(60_000),
+  }, async () => {
+    store = await openTestStore(kind);
+    // A poll of a minute: a worker that fetched a job it may not run waits that long before it asks again.
+    queue = await startQueue(store.db, { ...settings, pollS: 60, schema: store.queueSchema }, (error) => {
+      throw error;
+    });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const ran: string[] = [];
+    await queue.work<{ name: string }>({
+      queue: "test-groups",
+      concurrency: 2,
+      groups: { perTier: { FREE: 1, GOLD: 2 }, otherwise: 1 },
+      run: async ({ name }) => {
+        ran.push(name);
+        if (name.startsWith("free")) await held;
+        return true;
+      },
+    });
+    const free = { id: "free-key", tier: "FREE" };
+    await queue.send("test-groups", [{ data: { name: "free-1" }, group: free }]);
+    await until("the FREE key's first job to run", () => ran.includes("free-1"));
+    // The FREE key holds its share; its queued jobs come before the GOLD key's in the queue's order.
+    await queue.send("test-groups", [2, 3, 4, 5].map((n) => ({ data: { name: `free-${n}` }, group: free })));
+    await queue.send("test-groups", [{ data: { name: "gold" }, group: { id: "gold-key", tier: "GOLD" } }]);
+    try {
+      await until(
+        "the GOLD key's job to run while the FREE key's first still holds its share",
+        () => ran.includes("gold"),
+        20_000,
+      );
+      expect(ran).toEqual(["free-1", "gold"]);
+    } finally {
+      release();
+    }
+    await until("the FREE key's jobs to run, one at a time", () => ran.length === 6);
+  });
 });
