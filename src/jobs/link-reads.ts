@@ -37,12 +37,20 @@ export async function readInOrder<Answer>(turn: ReadTurn<Answer>): Promise<{ nex
     for (;;) {
       running += 1;
       let answer: Answer | NoSlot;
+      // A read that threw may have held a slot.
+      let heldOne = true;
       try {
         answer = await turn.read(at);
+        heldOne = !isNoSlot(answer);
       } finally {
         running -= 1;
-        wake();
-        oneEnded = new Promise<void>((resolve) => (wake = resolve));
+        // Only a read that held a slot frees one: two reads that found none, waking each other, would
+        // ask again without end while a third reads (thousands a second, each with its timers). The
+        // last read to end wakes the others all the same, which then end the turn or read.
+        if (heldOne || running === 0) {
+          wake();
+          oneEnded = new Promise<void>((resolve) => (wake = resolve));
+        }
       }
       if (!isNoSlot(answer) || running === 0) return answer;
       await oneEnded;
