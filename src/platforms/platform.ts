@@ -64,7 +64,7 @@ export interface Platform<Id extends string = string> {
   /**
    * Which source reads a link: the service's own reader of the platform (its APIs or its pages), yt-dlp,
    * or yt-dlp with gallery-dl beside it (gallery-dl reads the photo-shaped links, and a post yt-dlp finds no video
-   * in; platforms/post-source.ts).
+   * in; platforms/tools/post-source.ts).
    */
   reader: ReaderName;
   /**
@@ -79,7 +79,7 @@ export interface Platform<Id extends string = string> {
   collectionShape?: RegExp;
   /**
    * The links that may stand for many posts to yt-dlp (a playlist, a channel, a set), which a job asks it to list
-   * (platforms/ytdlp/expansion.ts). A platform without it has none: a job of its posts runs yt-dlp once per post.
+   * (platforms/tools/ytdlp/expansion.ts). A platform without it has none: a job of its posts runs yt-dlp once per post.
    */
   ytdlpPlaylist?: (url: URL) => boolean;
   /**

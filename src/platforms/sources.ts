@@ -5,19 +5,19 @@
 // say it for playlists, channels and profiles, also where gallery-dl reads beside it, but for the profiles a platform
 // module says gallery-dl lists.
 import { ApiError } from "../http/problem.ts";
-import { galleryExpansion } from "./gallerydl/expansion.ts";
-import { galleryReader } from "./gallerydl/reader.ts";
-import type { GalleryClient } from "./gallerydl/client.ts";
+import { galleryExpansion } from "./tools/gallerydl/expansion.ts";
+import { galleryReader } from "./tools/gallerydl/reader.ts";
+import type { GalleryClient } from "./tools/gallerydl/client.ts";
 import { knownShapesText } from "./known-shapes.ts";
-import { fallbackSource, isPhotoShaped, ytdlpThenGallery } from "./post-source.ts";
+import { fallbackSource, isPhotoShaped, ytdlpThenGallery } from "./tools/post-source.ts";
 import { isEmptyPost, nothingToDownload } from "./post-errors.ts";
 import type { Ask, Expands, Link, Source } from "./source.ts";
 import type { ReaderName } from "./platform.ts";
 import { readerOf, rowOf } from "./table.ts";
 import { xReader } from "./x/reader.ts";
 import type { TweetClient } from "./x/client.ts";
-import { ytdlpReader } from "./ytdlp/reader.ts";
-import type { PageClient } from "./ytdlp/client.ts";
+import { ytdlpReader } from "./tools/ytdlp/reader.ts";
+import type { PageClient } from "./tools/ytdlp/client.ts";
 
 /** What the sources read through: the clients and sources of the service's own readers, yt-dlp's and gallery-dl's descriptions. */
 export interface SourceClients {
@@ -104,7 +104,7 @@ const heldExpansion = (source: Expands): Expands["expand"] => async (link, limit
 
 /**
  * yt-dlp's expansion where gallery-dl reads beside it: the one post yt-dlp read is left for the item, which may
- * need gallery-dl too (post-source.ts); the posts of a playlist stand.
+ * need gallery-dl too (tools/post-source.ts); the posts of a playlist stand.
  */
 const listsOnly = (source: Expands): Expands => ({
   expand: async (link, limit, signal, threads) => {

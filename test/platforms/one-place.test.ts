@@ -47,11 +47,11 @@ const allowed: Record<string, string> = {
   "src/operations/download-links.ts: X": "the tweet record's signed links read its post on x.com",
   // YouTube's JavaScript challenges: yt-dlp's --js-runtimes, a setting of the operator's given to every yt-dlp run.
   "src/config.ts: YOUTUBE": "JS_RUNTIME, and the memory ceiling it runs under",
-  "src/platforms/ytdlp/js-runtime.ts: YOUTUBE": "--js-runtimes",
-  "src/platforms/ytdlp/run.ts: YOUTUBE": "--js-runtimes",
+  "src/platforms/tools/ytdlp/js-runtime.ts: YOUTUBE": "--js-runtimes",
+  "src/platforms/tools/ytdlp/run.ts: YOUTUBE": "--js-runtimes",
   // YouTube's proof-of-origin tokens: PO_TOKEN_URL, a setting of the operator's given to every yt-dlp run.
-  "src/platforms/ytdlp/client.ts: YOUTUBE": "PO_TOKEN_URL and its bound, handed to every yt-dlp run",
-  "src/platforms/ytdlp/errors.ts: YOUTUBE": "the problem of a token server that did not answer",
+  "src/platforms/tools/ytdlp/client.ts: YOUTUBE": "PO_TOKEN_URL and its bound, handed to every yt-dlp run",
+  "src/platforms/tools/ytdlp/errors.ts: YOUTUBE": "the problem of a token server that did not answer",
 };
 
 /** `file: id` for every file outside a platform's home and the list that names it. */
