@@ -226,16 +226,14 @@ describe("the layout", () => {
       .toEqual([]);
   });
 
-  it("names source.ts only a file that makes a platform's Source: clients and caches are called clients", () => {
-    const readers = sources.map(({ file }) => file).filter((file) =>
-      path.posix.basename(file) === "source.ts" && file !== "src/platforms/source.ts"
-    );
+  it("names reader.ts only a file that makes a platform's Source: clients and caches are called clients", () => {
+    const readers = sources.map(({ file }) => file).filter((file) => path.posix.basename(file) === "reader.ts");
     expect(readers.length).toBeGreaterThan(0);
     const exported = readers.flatMap((file) =>
       [...readFileSync(file, "utf8").matchAll(/^export (?:async )?(?:function|interface|type|const|class) (\w+)/gm)]
         .map((match) => `${file}: ${match[1]}`)
     );
-    expect(exported.filter((each) => !/: (create\w+Source|\w+SourceOptions)$/.test(each))).toEqual([]);
+    expect(exported.filter((each) => !/: (\w+Source|\w+SourceOptions|\w+Reader)$/.test(each))).toEqual([]);
   });
 
   it("has no circles: no two files import each other, however far round", () => {

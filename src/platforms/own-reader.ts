@@ -1,4 +1,4 @@
-// What a reader of the service's own declares in its platform's folder (`reader.ts`): its settings and how it is
+// What a reader of the service's own declares in its platform's folder (`own-reader.ts`): its settings and how it is
 // built, from a small context the wiring satisfies (app-deps.ts). own-readers.ts lists them.
 import { z } from "zod";
 import type { ApiError } from "../http/problem.ts";
@@ -17,7 +17,7 @@ export interface ReaderContext {
   onBlocked(page: URL, error: ApiError): void;
 }
 
-/** A reader of the service's own, declared in its platform's folder (`reader.ts`): its settings and how it is built. */
+/** A reader of the service's own, declared in its platform's folder (`own-reader.ts`): its settings and how it is built. */
 export interface OwnReader<Shape extends z.ZodRawShape = z.ZodRawShape> {
   /** Its settings, each an environment variable, merged into the service's (config.ts). */
   settings: Shape;

@@ -1,4 +1,4 @@
-// Bluesky: read by the service from Bluesky's public AppView (bluesky/source.ts).
+// Bluesky: read by the service from Bluesky's public AppView (bluesky/reader.ts).
 import { mirrorsOf, type Platform, samplesOf } from "../platform.ts";
 
 export const bluesky: Platform<"BLUESKY"> = {

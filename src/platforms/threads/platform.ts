@@ -1,4 +1,4 @@
-// Threads: read from the post's page by the service itself (threads/source.ts): no tool reads Threads.
+// Threads: read from the post's page by the service itself (threads/reader.ts): no tool reads Threads.
 import { type Platform, samplesOf } from "../platform.ts";
 
 export const threads: Platform<"THREADS"> = {

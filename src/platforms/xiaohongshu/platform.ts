@@ -1,4 +1,4 @@
-// Xiaohongshu (RedNote): read from the note's page by the service itself (xiaohongshu/source.ts): yt-dlp reads only
+// Xiaohongshu (RedNote): read from the note's page by the service itself (xiaohongshu/reader.ts): yt-dlp reads only
 // a note's video, gallery-dl none.
 import { type Platform, samplesOf } from "../platform.ts";
 

@@ -1,6 +1,6 @@
 // The Bluesky source against a local AppView and video host that answer with the recordings.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createBlueskySource } from "../../../src/platforms/bluesky/source.ts";
+import { createBlueskySource } from "../../../src/platforms/bluesky/reader.ts";
 import type { Link, Wanted } from "../../../src/platforms/source.ts";
 import {
   blockedRkey,
