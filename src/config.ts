@@ -8,7 +8,7 @@ import { parseTrustedProxies } from "./http/client-address.ts";
 import { type SlotCaps, slotCaps } from "./limits/slot-caps.ts";
 import { type OutboundProxy, parseOutboundProxy } from "./net/outbound-proxy.ts";
 import { platformList } from "./platforms/list.ts";
-import { ownReaders } from "./platforms/own-readers.ts";
+import { ownReaderSettings } from "./platforms/own-reader.ts";
 import { httpUrl, positiveInt } from "./util/settings.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -375,8 +375,8 @@ export const ConfigSchema = z.object({
     .describe(
       "Earlier versions' single cap on page-mode downloads; when set, the default of MAX_REMUXES and MAX_ENCODES",
     ),
-  // The settings of the service's own readers, each declared in its platform's folder (platforms/own-readers.ts).
-  ...(Object.assign({}, ...Object.values(ownReaders).map((reader) => reader.settings)) as {}),
+  // The settings of the service's own readers, each declared in its platform's folder (its own-reader.ts).
+  ...(ownReaderSettings(platformList) as {}),
 });
 
 type Settings = z.infer<typeof ConfigSchema>;

@@ -1,5 +1,5 @@
 // Which source reads a link: its platform row's `reader` (table.ts), one line per reader; a reader of
-// the service's own is its platform's (own-readers.ts). A page of an extra host of the operator's
+// the service's own is its platform module's (`ownReader`). A page of an extra host of the operator's
 // (`OTHER`) is yt-dlp's. X's source, and an own reader's that expands, also say which posts a link stands for in a job
 // (Expands): a post's author's thread, a profile's posts; yt-dlp's
 // say it for playlists, channels and profiles, also where gallery-dl reads beside it, but for the profiles a platform
@@ -24,7 +24,7 @@ export interface SourceClients {
   tweets: TweetClient;
   /** What a job expands X's links into (x/threads.ts): a post's thread, a profile's posts. */
   xExpansion: Expands;
-  /** The sources of the readers of the service's own, by their platform's id (own-readers.ts). */
+  /** The sources of the readers of the service's own, by their platform's id (each platform module's `ownReader`). */
   own: ReadonlyMap<string, Source>;
   pages: PageClient;
   galleries: GalleryClient;
@@ -56,7 +56,7 @@ export function createSources(clients: SourceClients, ask: Ask): SourceOf {
 
 function ownSource(own: ReadonlyMap<string, Source>, link: Link): Source {
   const source = own.get(link.platform);
-  // A platform module that says "own" without a reader in own-readers.ts is a mistake of the house, not the caller's.
+  // A platform module that says "own" without an `ownReader` is a mistake of the house, not the caller's.
   if (source === undefined) throw new Error(`no reader of the service's own reads ${link.platform}`);
   return source;
 }

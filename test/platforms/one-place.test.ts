@@ -36,10 +36,6 @@ function homeOf(id: string): (file: string) => boolean {
 
 /** The places that must name a platform outside its module, as `file: id`, each with why. */
 const allowed: Record<string, string> = {
-  // The readers of the service's own, one line each (their settings and how each is built are in their folders).
-  "src/platforms/own-readers.ts: BLUESKY": "the list of the readers of the service's own",
-  "src/platforms/own-readers.ts: XIAOHONGSHU": "the list of the readers of the service's own",
-  "src/platforms/own-readers.ts: THREADS": "the list of the readers of the service's own",
   "src/config.ts: X": "the settings of X's client (X_SYNDICATION_URL's default, api.x.com)",
   // The tweet route is X's own (its query's and its OpenAPI text's hosts).
   "src/http/query.ts: X": "TweetQuery's url: x.com or twitter.com",

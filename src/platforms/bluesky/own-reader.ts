@@ -20,13 +20,18 @@ export const blueskyOwnReader: OwnReader<typeof settings> = {
   build(context, chosen) {
     const outbound = context.outbound("Bluesky", chosen.BLUESKY_TIMEOUT_MS);
     const source = createBlueskySource({
+      platform: context.platform,
       outbound,
       appViewUrl: chosen.BLUESKY_APPVIEW_URL,
       cacheTtlMs: context.cache.ttlMs,
       cacheMaxEntries: context.cache.maxEntries,
       originOverrides: context.originOverrides,
     });
-    const threads = createBlueskyThreads({ outbound, baseUrl: chosen.BLUESKY_APPVIEW_URL });
+    const threads = createBlueskyThreads({
+      outbound,
+      baseUrl: chosen.BLUESKY_APPVIEW_URL,
+      platform: context.platform,
+    });
     return { ...source, expand: threads.expand };
   },
 };

@@ -5,10 +5,12 @@
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import { withOriginOverride } from "../../http/direct-hosts.ts";
 import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
+import { mediaCheckOf } from "../hosts.ts";
 import { itemName, photoPlan, requireItem, requireNoSubtitles } from "../items.ts";
+import { unknownShapeOf } from "../known-shapes.ts";
+import type { Platform } from "../platform.ts";
 import type { PostMediaItem } from "../records.ts";
 import type { Link, Plan, Source } from "../source.ts";
-import { platformMediaCheck, unknownShape } from "../table.ts";
 import type { Outbound } from "../../net/outbound.ts";
 import { createAppView } from "./appview.ts";
 import { bestVariant } from "./playlist.ts";
@@ -22,20 +24,22 @@ export interface BlueskySourceOptions extends CachedPostsOptions {
   originOverrides: ReadonlyMap<string, string>;
   /** The outbound client to the AppView and the video host, whose timeout bounds each exchange. */
   outbound: Outbound;
+  /** The platform module it reads: its media hosts, and the shapes a link of no known shape is told. */
+  platform: Platform;
 }
 
-const mediaHost = platformMediaCheck("BLUESKY");
 /** A master playlist names a few streams in a few hundred bytes; the bound keeps one that never ends from filling memory. */
 const maxPlaylistBytes = 2 ** 20;
 
 export function createBlueskySource(options: BlueskySourceOptions): Source {
-  const { outbound } = options;
+  const { outbound, platform } = options;
+  const mediaHost = mediaCheckOf(platform, platform.id);
   const appView = createAppView({ baseUrl: options.appViewUrl, outbound });
   const read = cachedPosts<BlueskyPost>(options);
 
   function post(link: Link, uncached = false): Promise<BlueskyPost> {
     const ref = postRefOf(link.url);
-    if (ref === null) throw unknownShape(link.url, link.platform);
+    if (ref === null) throw unknownShapeOf(platform, link.url);
     return read(`${ref.actor}/${ref.rkey}`, () => appView.post(ref), uncached);
   }
 

@@ -18,6 +18,7 @@ export const threadsOwnReader: OwnReader<typeof settings> = {
   settings,
   build: (context, chosen) =>
     createThreadsSource({
+      platform: context.platform,
       outbound: context.outbound("Threads", chosen.THREADS_TIMEOUT_MS),
       queryId: chosen.THREADS_QUERY_ID,
       cacheTtlMs: context.cache.ttlMs,

@@ -8,11 +8,13 @@
 // (cached-posts.ts), as for the other platforms the service reads itself.
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
+import { mediaCheckOf } from "../hosts.ts";
 import { itemName, photoPlan, requireItem, requireNoSubtitles } from "../items.ts";
+import { unknownShapeOf } from "../known-shapes.ts";
+import type { Platform } from "../platform.ts";
 import type { Outbound } from "../../net/outbound.ts";
 import type { PostRecord } from "../records.ts";
 import type { Link, Plan, Source } from "../source.ts";
-import { platformMediaCheck, unknownShape } from "../table.ts";
 import { relayResultsOf } from "./page.ts";
 import { postIn, threadsPost } from "./post.ts";
 import { cookiesOf, lsdOf, postQuery } from "./query.ts";
@@ -23,9 +25,10 @@ export interface ThreadsSourceOptions extends CachedPostsOptions {
   outbound: Outbound;
   /** The web client's query id for a post page (THREADS_QUERY_ID); Threads changes it now and then. */
   queryId: string;
+  /** The platform module it reads: its media hosts, and the shapes a link of no known shape is told. */
+  platform: Platform;
 }
 
-const mediaHost = platformMediaCheck("THREADS");
 /** The site's pages are for browsers; the readers above ask as one. */
 const browserHeaders = {
   "user-agent":
@@ -42,6 +45,7 @@ const queryUrl = new URL("https://www.threads.com/graphql/query");
 
 export function createThreadsSource(options: ThreadsSourceOptions): Source {
   const read = cachedPosts<PostRecord>(options);
+  const mediaHost = mediaCheckOf(options.platform, options.platform.id);
 
   async function load(ref: ThreadsPostRef): Promise<PostRecord> {
     const page = await options.outbound.text({ url: postPage(ref), headers: browserHeaders, maxBytes: maxPageBytes });
@@ -68,7 +72,7 @@ export function createThreadsSource(options: ThreadsSourceOptions): Source {
 
   function post(link: Link, uncached = false): Promise<PostRecord> {
     const ref = postOf(link.url);
-    if (ref === null) throw unknownShape(link.url, link.platform);
+    if (ref === null) throw unknownShapeOf(options.platform, link.url);
     return read(ref.code, () => load(ref), uncached);
   }
 

@@ -13,6 +13,7 @@ export const xiaohongshuOwnReader: OwnReader<typeof settings> = {
   settings,
   build: (context, chosen) =>
     createXiaohongshuSource({
+      platform: context.platform,
       onBlocked: context.onBlocked,
       outbound: context.outbound("Xiaohongshu", chosen.XIAOHONGSHU_TIMEOUT_MS),
       cacheTtlMs: context.cache.ttlMs,

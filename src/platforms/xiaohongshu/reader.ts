@@ -5,10 +5,12 @@
 // a while (cached-posts.ts), as for the other platforms the service reads itself.
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
+import { mediaCheckOf } from "../hosts.ts";
 import { itemName, photoPlan, requireItem, requireNoSubtitles } from "../items.ts";
+import { unknownShapeOf } from "../known-shapes.ts";
+import type { Platform } from "../platform.ts";
 import type { Link, Plan, Source } from "../source.ts";
 import type { Outbound, OutboundAnswer } from "../../net/outbound.ts";
-import { platformMediaCheck, unknownShape } from "../table.ts";
 import { noteToPost, type XiaohongshuPost } from "./note.ts";
 import { initialStateOf } from "./state.ts";
 import { isShortLink, noteOf, notePage, type NoteRef } from "./url.ts";
@@ -18,12 +20,14 @@ export interface XiaohongshuSourceOptions extends CachedPostsOptions {
   outbound: Outbound;
   /** The site refused this server (502 upstream_blocked): metrics and the platform check listen. */
   onBlocked?: (page: URL, error: ApiError) => void;
+  /** The platform module it reads: its media hosts, and the shapes a link of no known shape is told. */
+  platform: Platform;
 }
 
-const mediaHost = platformMediaCheck("XIAOHONGSHU");
-const onMediaHost = (link: string) => {
+/** Whether a link passes the media-host check. */
+const passes = (check: (url: URL) => void) => (link: string) => {
   try {
-    mediaHost(new URL(link));
+    check(new URL(link));
     return true;
   } catch {
     return false;
@@ -61,6 +65,8 @@ function notePageText(response: OutboundAnswer, ref: NoteRef, onBlocked: (refuse
 
 export function createXiaohongshuSource(options: XiaohongshuSourceOptions): Source {
   const read = cachedPosts<XiaohongshuPost>(options);
+  const mediaHost = mediaCheckOf(options.platform, options.platform.id);
+  const onMediaHost = passes(mediaHost);
   // A redirect is the answer: a short link's target, or a page's sign-in wall.
   const exchange = (url: URL) =>
     options.outbound.text({ url, headers: browserHeaders, redirect: "manual", maxBytes: maxPageBytes });
@@ -91,7 +97,7 @@ export function createXiaohongshuSource(options: XiaohongshuSourceOptions): Sour
 
   async function post(link: Link, uncached = false): Promise<XiaohongshuPost> {
     const ref = isShortLink(link.url) ? await followShortLink(link.url) : noteOf(link.url);
-    if (ref === null) throw unknownShape(link.url, link.platform);
+    if (ref === null) throw unknownShapeOf(options.platform, link.url);
     return read(ref.id, () => load(ref), uncached);
   }
 

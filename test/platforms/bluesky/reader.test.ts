@@ -1,5 +1,6 @@
 // The Bluesky source against a local AppView and video host that answer with the recordings.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { bluesky } from "../../../src/platforms/bluesky/platform.ts";
 import { createBlueskySource } from "../../../src/platforms/bluesky/reader.ts";
 import type { Link, Wanted } from "../../../src/platforms/source.ts";
 import {
@@ -23,6 +24,7 @@ afterAll(() => fake?.close());
 
 const source = () =>
   createBlueskySource({
+    platform: bluesky,
     appViewUrl: fake.origin,
     cacheTtlMs: 60_000,
     cacheMaxEntries: 10,
