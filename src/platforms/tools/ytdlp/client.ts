@@ -24,7 +24,7 @@ export interface PageClientOptions extends ToolAccess {
   now?: () => number;
   /** yt-dlp's `--js-runtimes` value; null for none. */
   jsRuntime?: string | null;
-  /** PO_TOKEN_URL and its bound, for YouTube's proof-of-origin tokens; none without it. */
+  /** PO_TOKEN_URL and its bound, for the proof-of-origin tokens of the platforms whose module says `poTokens`. */
   poTokens?: PoTokenServer;
 }
 

@@ -32,7 +32,7 @@ export interface ExtractOptions {
   infoJson?: string;
   /** The egress gate's proxy URL: every connection yt-dlp opens goes through it. */
   proxy?: string;
-  /** yt-dlp's `--js-runtimes` value for YouTube's challenges (see js-runtime.ts); null for none. */
+  /** yt-dlp's `--js-runtimes` value for the JavaScript challenges js-runtime.ts names; null for none. */
   jsRuntime?: string | null;
   /** A private copy of the operator's cookie file, which yt-dlp may write to (see cookie-file.ts). */
   cookiesFile?: string;
