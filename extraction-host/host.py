@@ -402,7 +402,7 @@ def main(argv):
     parser.add_argument("--workers", type=int, default=min(8, max(4, os.cpu_count() or 1)), help="most workers (see pool.py); 0: a child for every job")
     parser.add_argument("--worker-threads", type=int, default=32, help="most jobs a worker runs at once")
     parser.add_argument("--worker-stall-s", type=float, default=5.0, help="a worker with jobs silent this long is killed")
-    # Named by the service (src/platforms/ytdlp/run.ts), never kept here: without them no job shares a worker.
+    # Named by the service (src/platforms/tools/ytdlp/run.ts), never kept here: without them no job shares a worker.
     parser.add_argument("--worker-options", default="{}", help="JSON: the yt-dlp options a job may carry and share a worker")
     options = parser.parse_args(argv)
     # The messages keep stdin and stdout to themselves: whatever else prints goes to stderr.

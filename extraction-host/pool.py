@@ -5,7 +5,7 @@ A job that reads a platform's page waits a second on the network and spends a fe
 CPU; a child forked for it spends ~300 ms more (on a VM whose page faults cost 20-30 us) copying
 the host's pages it touches. A worker pays that once for hundreds of jobs, and its threads share
 what they copy. Only jobs that keep to themselves run in one (admitted()): yt-dlp reading one link
-with options the service names as shared (src/platforms/ytdlp/run.ts, handed to the host as
+with options the service names as shared (src/platforms/tools/ytdlp/run.ts, handed to the host as
 --worker-options), no stdin; any other job gets a child of its own.
 
 What a job in a worker cannot do to another, on this side:
@@ -23,7 +23,7 @@ import time
 
 class SharedOptions:
     """The options a yt-dlp job may carry and still share a worker: flags, and options with a value.
-    None of them changes the interpreter's state; the service names them (src/platforms/ytdlp/run.ts)."""
+    None of them changes the interpreter's state; the service names them (src/platforms/tools/ytdlp/run.ts)."""
 
     def __init__(self, flags=(), valued=()):
         self.flags, self.valued = frozenset(flags), frozenset(valued)

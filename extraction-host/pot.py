@@ -28,7 +28,7 @@ from yt_dlp.extractor.youtube.pot.provider import (
 from yt_dlp.extractor.youtube.pot.utils import WEBPO_CLIENTS, get_webpo_content_binding
 from yt_dlp.networking import Request
 
-# The start of the line the service looks for (src/platforms/ytdlp/errors.ts).
+# The start of the line the service looks for (src/platforms/tools/ytdlp/errors.ts).
 FAILURE = "ERROR: [pot:media-api] the PO token server"
 
 

@@ -508,8 +508,8 @@ class HostTest(HostCase):
         self.assertEqual(self.run_job("echo", "c")["stdout"], "c\n")
 
 
-# The options the service names as ones a job may carry into a worker (src/platforms/ytdlp/run.ts
-# sends its own; test/platforms/ytdlp/worker-options.test.ts checks them against what it writes).
+# The options the service names as ones a job may carry into a worker (src/platforms/tools/ytdlp/run.ts
+# sends its own; test/platforms/tools/ytdlp/worker-options.test.ts checks them against what it writes).
 SHARED_OPTIONS = {"flags": ["-J", "--no-warnings"], "valued": ["--proxy"]}
 
 

@@ -23,18 +23,17 @@ import { createOutbound, type Outbound } from "./net/outbound.ts";
 import { createLinkResolver, SHORT_LINK_TIMEOUT_MS } from "./platforms/short-links.ts";
 import { SUBTITLE_TIMEOUT_MS, type TranscriptDeps } from "./handlers/transcript.ts";
 import { ATTEMPT_TIMEOUT_MS } from "./webhooks/delivery.ts";
-import { ownReaders } from "./platforms/own-readers.ts";
-import { type ReaderContext, settingsOf } from "./platforms/own-reader.ts";
+import { ownReadersOf, type ReaderContext, settingsOf } from "./platforms/own-reader.ts";
 import type { Source } from "./platforms/source.ts";
 import { createSources, type SourceOf } from "./platforms/sources.ts";
 import { X_SESSION_ORIGIN, xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
 import { createXClient, type TweetClient, type XClient, xWebClientBearerToken } from "./platforms/x/client.ts";
 import { createXThreads } from "./platforms/x/threads.ts";
-import { type CookieFile, cookieFile, type Files } from "./platforms/ytdlp/cookie-file.ts";
-import { resolveJsRuntime } from "./platforms/ytdlp/js-runtime.ts";
-import { workerOptions } from "./platforms/ytdlp/run.ts";
-import { createPageClient, type PageClient } from "./platforms/ytdlp/client.ts";
-import { createGalleryClient, type GalleryClient } from "./platforms/gallerydl/client.ts";
+import { type CookieFile, cookieFile, type Files } from "./platforms/tools/ytdlp/cookie-file.ts";
+import { resolveJsRuntime } from "./platforms/tools/ytdlp/js-runtime.ts";
+import { workerOptions } from "./platforms/tools/ytdlp/run.ts";
+import { createPageClient, type PageClient } from "./platforms/tools/ytdlp/client.ts";
+import { createGalleryClient, type GalleryClient } from "./platforms/tools/gallerydl/client.ts";
 import { detectPlatform, platformOfHost, siteOf, trafficHosts } from "./platforms/table.ts";
 import { type CookieJars, createCookieJars } from "./platforms/cookie-jars.ts";
 import { platformList } from "./platforms/list.ts";
@@ -281,7 +280,7 @@ function cookieJars(
 function apiEndpoints(config: Config): string[] {
   const bases = [
     config.X_SYNDICATION_URL,
-    ...Object.values(ownReaders).flatMap((reader) => reader.endpoints?.(settingsOf(reader, config)) ?? []),
+    ...ownReadersOf(platformList).flatMap(({ reader }) => reader.endpoints?.(settingsOf(reader, config)) ?? []),
   ];
   if (config.X_GRAPHQL_URL !== "off") bases.push(config.X_GRAPHQL_URL);
   return bases.map((base) => {
@@ -301,7 +300,7 @@ function probedTools({ config, runtime, metrics, now }: Wiring): ToolProbe {
 }
 
 /**
- * How one of the service's own readers (X's, and those of own-readers.ts) reaches its platform: the
+ * How one of the service's own readers (X's, and those the platform modules hold) reaches its platform: the
  * outbound client, over OUTBOUND_PROXY when there is one, each exchange counted by the upstream it went to.
  */
 function readerClient(
@@ -383,19 +382,20 @@ function extractorClaims({ config, runtime }: Wiring): ExtractorClaims | null {
   });
 }
 
-/** The readers of the service's own (own-readers.ts), each built with its settings and a context of the wiring's. */
+/** The readers of the service's own (a platform module's `ownReader`), each built with its settings and a context of the wiring's. */
 function ownSources(wiring: Wiring): Map<string, Source> {
   const { config, blocked } = wiring;
   return new Map(
-    Object.entries(ownReaders).map(([platform, reader]) => {
+    ownReadersOf(platformList).map(({ platform, reader }) => {
       const context: ReaderContext = {
+        platform,
         outbound: (name, timeoutMs) =>
-          readerClient(wiring, { name, timeoutMs, upstreamOf: () => platform.toLowerCase() as Lowercase<string> }),
+          readerClient(wiring, { name, timeoutMs, upstreamOf: () => platform.id.toLowerCase() as Lowercase<string> }),
         cache: { ttlMs: config.PAGE_CACHE_TTL_S * 1000, maxEntries: OWN_READER_CACHE_ENTRIES },
         originOverrides: config.ORIGIN_OVERRIDES,
         onBlocked: blocked.emit,
       };
-      return [platform, reader.build(context, settingsOf(reader, config))];
+      return [platform.id, reader.build(context, settingsOf(reader, config))];
     }),
   );
 }

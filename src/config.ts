@@ -8,7 +8,8 @@ import { parseTrustedProxies } from "./http/client-address.ts";
 import { type SlotCaps, slotCaps } from "./limits/slot-caps.ts";
 import { type OutboundProxy, parseOutboundProxy } from "./net/outbound-proxy.ts";
 import { platformList } from "./platforms/list.ts";
-import { ownReaders } from "./platforms/own-readers.ts";
+import { ownReaderSettings } from "./platforms/own-reader.ts";
+import { xSettings } from "./platforms/x/settings.ts";
 import { httpUrl, positiveInt } from "./util/settings.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -192,26 +193,8 @@ export const ConfigSchema = z.object({
     .default(10_000)
     .describe("On SIGTERM or SIGINT, how long downloads in flight may go on before they are cut"),
 
-  X_SYNDICATION_URL: httpUrl.default("https://cdn.syndication.twimg.com").describe("Base URL of X's syndication API"),
-  X_GRAPHQL_URL: z
-    .union([z.literal("off"), httpUrl])
-    .default("https://api.x.com")
-    .describe("Base URL of X's API for the GraphQL fallback (guest token), or `off`"),
-  X_GRAPHQL_QUERY_ID: z.string().regex(/^[\w-]+$/).default("2ICDjqPd81tulZcYrtpTuQ").describe(
-    "Query id of TweetResultByRestId; X changes it now and then",
-  ),
-  X_TWEET_DETAIL_QUERY_ID: z.string().regex(/^[\w-]+$/).default("559hs_YZNV4IgA3Z6zIIuw").describe(
-    "Query id of TweetDetail, which a job reads an X thread with (signed in); X changes it now and then",
-  ),
-  X_USER_BY_SCREEN_NAME_QUERY_ID: z.string().regex(/^[\w-]+$/).default("Gb-d6r0vxPOADdG62OEBpQ").describe(
-    "Query id of UserByScreenName, which a job reads an X profile's account with (signed in); X changes it now and then",
-  ),
-  X_USER_TWEETS_QUERY_ID: z.string().regex(/^[\w-]+$/).default("eoJ5zbv51Z_KVl81v9PmLQ").describe(
-    "Query id of UserTweets, which a job reads an X profile's posts with (signed in); X changes it now and then",
-  ),
-  X_TIMEOUT_MS: positiveInt.default(8000).describe("Bound on each call to X's APIs, body included"),
-  X_CACHE_TTL_S: z.coerce.number().int().min(0).default(60).describe("How long tweet answers are cached, in seconds"),
-  X_CACHE_MAX_ENTRIES: positiveInt.default(5000).describe("How many tweet answers the cache holds at most"),
+  // X's client's settings, declared in its folder.
+  ...xSettings,
 
   ORIGIN_OVERRIDES: originOverrides
     .default(new Map())
@@ -375,8 +358,8 @@ export const ConfigSchema = z.object({
     .describe(
       "Earlier versions' single cap on page-mode downloads; when set, the default of MAX_REMUXES and MAX_ENCODES",
     ),
-  // The settings of the service's own readers, each declared in its platform's folder (platforms/own-readers.ts).
-  ...(Object.assign({}, ...Object.values(ownReaders).map((reader) => reader.settings)) as {}),
+  // The settings of the service's own readers, each declared in its platform's folder (its own-reader.ts).
+  ...(ownReaderSettings(platformList) as {}),
 });
 
 type Settings = z.infer<typeof ConfigSchema>;

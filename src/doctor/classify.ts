@@ -1,5 +1,5 @@
 // What a failed reference post says about a platform, and what the operator can do about it.
-// It reads the errors users' requests get (src/platforms/ytdlp/errors.ts, the egress gate's and
+// It reads the errors users' requests get (src/platforms/tools/ytdlp/errors.ts, the egress gate's and
 // X's), so a check fails the way a user's `post` fails, only explained further. Pure.
 import { ApiError } from "../http/problem.ts";
 import { causeChain, connectFailureOf } from "../util/connect-failure.ts";

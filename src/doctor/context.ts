@@ -1,7 +1,7 @@
 // What the classing of a failed check reads from outside: the extractor's version and age (the
 // tools' probe), and the expiry of the operator's sign-in cookies (COOKIES_FILE, read anew).
-import type { CookieFile } from "../platforms/ytdlp/cookie-file.ts";
-import { galleryReads } from "../platforms/post-source.ts";
+import type { CookieFile } from "../platforms/tools/ytdlp/cookie-file.ts";
+import { galleryReads } from "../platforms/tools/post-source.ts";
 import type { PlatformId } from "../platforms/records.ts";
 import { readByService } from "../platforms/platform.ts";
 import { rowOf } from "../platforms/table.ts";

@@ -11,9 +11,9 @@ import type { Outbound } from "../net/outbound.ts";
 import { type AskDeps, asking, requirePlatform, type SupportedSites } from "../operations/ask.ts";
 import type { LinkResolver } from "../platforms/short-links.ts";
 import type { SourceOf } from "../platforms/sources.ts";
-import type { PageClient } from "../platforms/ytdlp/client.ts";
-import { mainEntry } from "../platforms/ytdlp/info.ts";
-import { transcriptTrack } from "../platforms/ytdlp/subtitles.ts";
+import type { PageClient } from "../platforms/tools/ytdlp/client.ts";
+import { mainEntry } from "../platforms/tools/ytdlp/info.ts";
+import { transcriptTrack } from "../platforms/tools/ytdlp/subtitles.ts";
 
 export interface TranscriptDeps extends AskDeps, SupportedSites {
   sources: SourceOf;

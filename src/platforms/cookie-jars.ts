@@ -5,8 +5,8 @@
 // that no one account's reputation pays for every call, and one the platform refused is set
 // aside for a while (COOKIES_SET_ASIDE_S). The files are read anew for every use and never
 // written; their content is never logged nor listed.
-import { type CookieFile, cookieFileFault, type Files } from "./ytdlp/cookie-file.ts";
-import { hostMatches } from "./table.ts";
+import { type CookieFile, cookieFileFault, type Files } from "./tools/ytdlp/cookie-file.ts";
+import { hostMatches } from "./hosts.ts";
 
 /** Cookies handed to one use, and whose they are. */
 export interface TakenCookies {

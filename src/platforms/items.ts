@@ -4,7 +4,7 @@ import { assertDirectUrl } from "../http/direct-hosts.ts";
 import { nameFromMediaUrl } from "../media/filename.ts";
 import type { RelayPlan } from "../media/plan.ts";
 import type { Wanted } from "./source.ts";
-import { missingSubtitles } from "./ytdlp/subtitles.ts";
+import { missingSubtitles } from "./tools/ytdlp/subtitles.ts";
 
 /** 400 for an index past the post's last item, saying how many there are. */
 export function requireItem(index: number, count: number): void {

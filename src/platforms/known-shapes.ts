@@ -1,5 +1,6 @@
 // The link shapes a platform module knows, said to a caller whose link on one of its hosts is of none of them: the
 // module's samples on that host (else all of them), so that the answer shows what to paste. Pure.
+import { ApiError } from "../http/problem.ts";
 import type { Platform, Sample, SampleShape } from "./platform.ts";
 
 /** What each shape is to a caller. */
@@ -56,7 +57,15 @@ export function knownShapesText(platform: Platform, url: URL): string {
 }
 
 /** The detail of a link on the platform's host whose path is of no shape its reader reads. */
-export function unknownShapeText(platform: Platform, url: URL): string {
+function unknownShapeText(platform: Platform, url: URL): string {
   const shown = url.href.length > 200 ? `${url.href.slice(0, 200)}…` : url.href;
   return `This ${platform.name} link is of no shape this service reads: "${shown}". ${knownShapesText(platform, url)}`;
+}
+
+/** 400 invalid_url for a link on the platform's hosts whose path is of no shape its reader reads, naming the shapes it knows. */
+export function unknownShapeOf(platform: Platform | undefined, url: URL): ApiError {
+  const detail = platform === undefined
+    ? `This link is of no shape this service reads: "${url.href.slice(0, 200)}".`
+    : unknownShapeText(platform, url);
+  return new ApiError("invalid_url", detail);
 }

@@ -2,10 +2,11 @@
 // reader of the service's own): everything the house knows of one platform, as data. The list
 // (list.ts) is the array of the modules; the code that reads them (table.ts, sources.ts, the
 // platform check, gallery-dl's arguments, the OpenAPI text, docs/api.md's table) names no platform.
+import type { OwnReader } from "./own-reader.ts";
 
 /**
  * Which source reads a platform's links (platforms/sources.ts builds one per name): a tool, X's reader (whose client
- * the tweet route shares), or a reader of the service's own (`own`: the one platforms/own-readers.ts lists for it).
+ * the tweet route shares), or a reader of the service's own (`own`: the one its platform module holds, `ownReader`).
  */
 export type ReaderName = "x" | "own" | "yt-dlp" | "yt-dlp+gallery-dl";
 
@@ -64,9 +65,14 @@ export interface Platform<Id extends string = string> {
   /**
    * Which source reads a link: the service's own reader of the platform (its APIs or its pages), yt-dlp,
    * or yt-dlp with gallery-dl beside it (gallery-dl reads the photo-shaped links, and a post yt-dlp finds no video
-   * in; platforms/post-source.ts).
+   * in; platforms/tools/post-source.ts).
    */
   reader: ReaderName;
+  /**
+   * The reader of the service's own that reads the platform's links, where `reader` is `own`: its settings and how it
+   * is built (its folder's own-reader.ts). The wiring builds it, config.ts merges its settings.
+   */
+  ownReader?: OwnReader;
   /**
    * Path shapes of the platform's links that another reader reads than `reader` (X's broadcasts and Spaces, which
    * yt-dlp reads where X's own client reads posts): the first whose `path` matches names the link's reader.
@@ -79,7 +85,7 @@ export interface Platform<Id extends string = string> {
   collectionShape?: RegExp;
   /**
    * The links that may stand for many posts to yt-dlp (a playlist, a channel, a set), which a job asks it to list
-   * (platforms/ytdlp/expansion.ts). A platform without it has none: a job of its posts runs yt-dlp once per post.
+   * (platforms/tools/ytdlp/expansion.ts). A platform without it has none: a job of its posts runs yt-dlp once per post.
    */
   ytdlpPlaylist?: (url: URL) => boolean;
   /**

@@ -1,30 +1,30 @@
 // Which source reads a link: its platform row's `reader` (table.ts), one line per reader; a reader of
-// the service's own is its platform's (own-readers.ts). A page of an extra host of the operator's
+// the service's own is its platform module's (`ownReader`). A page of an extra host of the operator's
 // (`OTHER`) is yt-dlp's. X's source, and an own reader's that expands, also say which posts a link stands for in a job
 // (Expands): a post's author's thread, a profile's posts; yt-dlp's
 // say it for playlists, channels and profiles, also where gallery-dl reads beside it, but for the profiles a platform
 // module says gallery-dl lists.
 import { ApiError } from "../http/problem.ts";
-import { galleryExpansion } from "./gallerydl/expansion.ts";
-import { galleryReader } from "./gallerydl/reader.ts";
-import type { GalleryClient } from "./gallerydl/client.ts";
+import { galleryExpansion } from "./tools/gallerydl/expansion.ts";
+import { galleryReader } from "./tools/gallerydl/reader.ts";
+import type { GalleryClient } from "./tools/gallerydl/client.ts";
 import { knownShapesText } from "./known-shapes.ts";
-import { fallbackSource, isPhotoShaped, ytdlpThenGallery } from "./post-source.ts";
+import { fallbackSource, isPhotoShaped, ytdlpThenGallery } from "./tools/post-source.ts";
 import { isEmptyPost, nothingToDownload } from "./post-errors.ts";
 import type { Ask, Expands, Link, Source } from "./source.ts";
 import type { ReaderName } from "./platform.ts";
 import { readerOf, rowOf } from "./table.ts";
 import { xReader } from "./x/reader.ts";
 import type { TweetClient } from "./x/client.ts";
-import { ytdlpReader } from "./ytdlp/reader.ts";
-import type { PageClient } from "./ytdlp/client.ts";
+import { ytdlpReader } from "./tools/ytdlp/reader.ts";
+import type { PageClient } from "./tools/ytdlp/client.ts";
 
 /** What the sources read through: the clients and sources of the service's own readers, yt-dlp's and gallery-dl's descriptions. */
 export interface SourceClients {
   tweets: TweetClient;
   /** What a job expands X's links into (x/threads.ts): a post's thread, a profile's posts. */
   xExpansion: Expands;
-  /** The sources of the readers of the service's own, by their platform's id (own-readers.ts). */
+  /** The sources of the readers of the service's own, by their platform's id (each platform module's `ownReader`). */
   own: ReadonlyMap<string, Source>;
   pages: PageClient;
   galleries: GalleryClient;
@@ -56,7 +56,7 @@ export function createSources(clients: SourceClients, ask: Ask): SourceOf {
 
 function ownSource(own: ReadonlyMap<string, Source>, link: Link): Source {
   const source = own.get(link.platform);
-  // A platform module that says "own" without a reader in own-readers.ts is a mistake of the house, not the caller's.
+  // A platform module that says "own" without an `ownReader` is a mistake of the house, not the caller's.
   if (source === undefined) throw new Error(`no reader of the service's own reads ${link.platform}`);
   return source;
 }
@@ -104,7 +104,7 @@ const heldExpansion = (source: Expands): Expands["expand"] => async (link, limit
 
 /**
  * yt-dlp's expansion where gallery-dl reads beside it: the one post yt-dlp read is left for the item, which may
- * need gallery-dl too (post-source.ts); the posts of a playlist stand.
+ * need gallery-dl too (tools/post-source.ts); the posts of a playlist stand.
  */
 const listsOnly = (source: Expands): Expands => ({
   expand: async (link, limit, signal, threads) => {

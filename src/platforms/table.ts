@@ -4,7 +4,8 @@ import { extraHostEndpoint, portOf } from "../net/egress.ts";
 import { ApiError } from "../http/problem.ts";
 import type { Claim } from "./claims.ts";
 import { platformList } from "./list.ts";
-import { unknownShapeText } from "./known-shapes.ts";
+import { hostMatches, mediaCheckOf, normalizeHost } from "./hosts.ts";
+import { unknownShapeOf } from "./known-shapes.ts";
 import type { Platform, ReaderName, ShortLinkShape } from "./platform.ts";
 import type { ClaimedPlatformId, ListedPlatformId, PlatformId } from "./records.ts";
 
@@ -33,14 +34,6 @@ export function claimedRow(url: URL, claim: Claim): PlatformRow | null {
     : { ...extractor, reader: claim.gallerydl === null ? "yt-dlp" : "yt-dlp+gallery-dl" };
   claimedRows.set(id, row);
   return row;
-}
-
-function normalizeHost(host: string): string {
-  return host.toLowerCase().replace(/\.$/, "");
-}
-
-export function hostMatches(hostname: string, pageHost: string): boolean {
-  return hostname === pageHost || hostname.endsWith(`.${pageHost}`);
 }
 
 /** The entry of the extra page hosts (operator configuration) a page URL is on; else null. */
@@ -111,30 +104,6 @@ function requireOnePostOf(row: PlatformRow | undefined, url: URL): void {
 /** The reader of a link of the row: its `shapeReaders`' for the link's shape, else the row's own (yt-dlp for OTHER). */
 function readerOfRow(row: PlatformRow | undefined, url: URL): ReaderName {
   return row?.shapeReaders?.find(({ path }) => path.test(url.pathname))?.reader ?? row?.reader ?? "yt-dlp";
-}
-
-/** 400 invalid_url for a link on the row's hosts whose path is of no shape its reader reads, naming the shapes it knows. */
-function unknownShapeOf(row: PlatformRow | undefined, url: URL): ApiError {
-  const detail = row === undefined
-    ? `This link is of no shape this service reads: "${url.href.slice(0, 200)}".`
-    : unknownShapeText(row, url);
-  return new ApiError("invalid_url", detail);
-}
-
-/**
- * Throws 403 host_not_allowed unless `url` is an https file on one of the row's media hosts
- * (no user, password or port): a post's files are relayed from there and from nowhere else.
- */
-function mediaCheckOf(row: PlatformRow | undefined, platform: PlatformId): (url: URL, what?: string) => void {
-  const hosts = row?.mediaHosts ?? [];
-  return (url, what = "A file of the post") => {
-    const plain = url.protocol === "https:" && url.username === "" && url.password === "" && url.port === "";
-    if (plain && hosts.some((host) => hostMatches(normalizeHost(url.hostname), host))) return;
-    throw new ApiError(
-      "host_not_allowed",
-      `${what} is on ${url.host}, which is not a media host of ${row?.name ?? platform} this server fetches from.`,
-    );
-  };
 }
 
 /** Every host a row's traffic goes to: its pages, short links, mirrors and media CDNs (each with its subdomains). */

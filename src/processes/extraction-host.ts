@@ -39,7 +39,7 @@ export interface ExtractionHostOptions {
   enabled: boolean;
   /** The kernel's ceiling on each job's heap (EXTRACT_MEMORY_MB); undefined: none. */
   maxMemoryBytes?: number;
-  /** The yt-dlp options a job may carry into a shared worker (`workerOptions` of platforms/ytdlp/run.ts). */
+  /** The yt-dlp options a job may carry into a shared worker (`workerOptions` of platforms/tools/ytdlp/run.ts). */
   workerOptions: WorkerOptions;
   /** Told every change of status and every new RSS figure (metrics). */
   onStatus?: (status: HostStatus) => void;

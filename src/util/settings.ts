@@ -1,5 +1,5 @@
 // The kinds of value a setting (an environment variable) takes, shared by the service's settings
-// (config.ts) and the settings a platform's own reader declares beside it (platforms/<name>/reader.ts).
+// (config.ts) and the settings a platform's own reader declares beside it (platforms/<name>/own-reader.ts).
 import { z } from "zod";
 
 export const positiveInt = z.coerce.number().int().positive();

@@ -13,7 +13,7 @@ import { blockedError } from "../../src/platforms/blocked.ts";
 import { detectPlatform } from "../../src/platforms/table.ts";
 import type { ToolProbe } from "../../src/processes/tools.ts";
 import { happening } from "../../src/util/event.ts";
-import { classifyYtdlpFailure } from "../../src/platforms/ytdlp/errors.ts";
+import { classifyYtdlpFailure } from "../../src/platforms/tools/ytdlp/errors.ts";
 
 const posts = (value: string, extraHosts = "") => {
   const config = parseConfig({ PLATFORM_CHECK_POSTS: value, EXTRA_PAGE_HOSTS: extraHosts });

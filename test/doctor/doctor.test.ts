@@ -110,7 +110,8 @@ describe("admin doctor against local stand-ins", () => {
       DATA_DIR: dir,
       METRICS_TOKEN: token,
       COOKIES_FILE: cookies,
-      // yt-dlp's private cookie copies go here, not where test/platforms/ytdlp/platform-access.test.ts counts them.
+      // yt-dlp's private cookie copies go here, not where test/platforms/tools/ytdlp/platform-access.test.ts counts
+      // them.
       TMPDIR: dir,
       EXTRA_PAGE_HOSTS: `${site.host},127.0.0.1:${refusedPort}`,
       PLATFORM_CHECK_POSTS: checkPosts(

@@ -1,5 +1,5 @@
 // A job's links expanded, through the app and the real queue on PGlite. Through yt-dlp
-// (platforms/ytdlp/expansion.ts) against the local media site: a feed of 250 entries, which yt-dlp
+// (platforms/tools/ytdlp/expansion.ts) against the local media site: a feed of 250 entries, which yt-dlp
 // lists as a playlist, becomes 250 items in its order, past PLAYLIST_MAX_ITEMS, their links without
 // the fragment yt-dlp adds to an entry with a guid; one of 101 in a FREE job is 100, and not complete; a page of one video
 // stays one item beside them. Profiles and short links: a Bluesky profile becomes its own posts,

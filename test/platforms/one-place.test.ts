@@ -34,24 +34,22 @@ function homeOf(id: string): (file: string) => boolean {
   return (file) => file === `src/platforms/sites/${name}.ts` || file.startsWith(`src/platforms/${name}/`);
 }
 
-/** The places that must name a platform outside its module, as `file: id`, each with why. */
+/**
+ * The places that must name a platform outside its module, as `file: id`, each with why: what a caller or the operator
+ * reads (a route's text, a problem's detail, a setting's description) and must read as it is.
+ */
 const allowed: Record<string, string> = {
-  // The readers of the service's own, one line each (their settings and how each is built are in their folders).
-  "src/platforms/own-readers.ts: BLUESKY": "the list of the readers of the service's own",
-  "src/platforms/own-readers.ts: XIAOHONGSHU": "the list of the readers of the service's own",
-  "src/platforms/own-readers.ts: THREADS": "the list of the readers of the service's own",
-  "src/config.ts: X": "the settings of X's client (X_SYNDICATION_URL's default, api.x.com)",
-  // The tweet route is X's own (its query's and its OpenAPI text's hosts).
-  "src/http/query.ts: X": "TweetQuery's url: x.com or twitter.com",
-  "src/handlers/routes.ts: X": "the tweet route: x.com and twitter.com links only",
+  // The tweet route is X's own API: a route of the app (handlers/ is above platforms/), with X's hosts in what the
+  // caller reads.
+  "src/http/query.ts: X": "TweetQuery's url, whose OpenAPI text says x.com or twitter.com",
+  "src/handlers/routes.ts: X": "the tweet route's OpenAPI text: x.com and twitter.com links only",
   "src/operations/download-links.ts: X": "the tweet record's signed links read its post on x.com",
-  // YouTube's JavaScript challenges: yt-dlp's --js-runtimes, a setting of the operator's given to every yt-dlp run.
-  "src/config.ts: YOUTUBE": "JS_RUNTIME, and the memory ceiling it runs under",
-  "src/platforms/ytdlp/js-runtime.ts: YOUTUBE": "--js-runtimes",
-  "src/platforms/ytdlp/run.ts: YOUTUBE": "--js-runtimes",
-  // YouTube's proof-of-origin tokens: PO_TOKEN_URL, a setting of the operator's given to every yt-dlp run.
-  "src/platforms/ytdlp/client.ts: YOUTUBE": "PO_TOKEN_URL and its bound, handed to every yt-dlp run",
-  "src/platforms/ytdlp/errors.ts: YOUTUBE": "the problem of a token server that did not answer",
+  // The operator's settings given to every yt-dlp run, whatever the platform, which exist for YouTube's sake: their
+  // descriptions (README's settings table) and the code that explains them say so.
+  "src/config.ts: YOUTUBE":
+    "JS_RUNTIME's and PO_TOKEN_URL's descriptions, and the memory ceiling JS_RUNTIME runs under",
+  "src/platforms/tools/ytdlp/js-runtime.ts: YOUTUBE": "why yt-dlp is handed --js-runtimes: YouTube's challenges",
+  "src/platforms/tools/ytdlp/errors.ts: YOUTUBE": "the caller's problem detail when the token server did not answer",
 };
 
 /** `file: id` for every file outside a platform's home and the list that names it. */

@@ -9,7 +9,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ApiError } from "../../src/http/problem.ts";
 import { createLogger } from "../../src/log.ts";
-import { workerOptions } from "../../src/platforms/ytdlp/run.ts";
+import { workerOptions } from "../../src/platforms/tools/ytdlp/run.ts";
 import { createExtractionHost, type ExtractionHost } from "../../src/processes/extraction-host.ts";
 import { createCliExtractor, type Extractor } from "../../src/processes/extractor.ts";
 import { nodeProcesses } from "../../src/runtime/node/processes.ts";

@@ -10,8 +10,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
-import { classifyYtdlpFailure } from "../../src/platforms/ytdlp/errors.ts";
-import { extractInfoArgs } from "../../src/platforms/ytdlp/run.ts";
+import { classifyYtdlpFailure } from "../../src/platforms/tools/ytdlp/errors.ts";
+import { extractInfoArgs } from "../../src/platforms/tools/ytdlp/run.ts";
 
 const hostDir = fileURLToPath(new URL("../../extraction-host/", import.meta.url));
 /** The interpreter the installed yt-dlp runs on (its program's first line), which imports its package. */

@@ -1,6 +1,7 @@
-// Bluesky: read by the service from Bluesky's public AppView (bluesky/source.ts).
+// Bluesky: read by the service from Bluesky's public AppView (bluesky/reader.ts).
 import { mirrorsOf, type Platform, samplesOf } from "../platform.ts";
 
+import { blueskyOwnReader } from "./own-reader.ts";
 export const bluesky: Platform<"BLUESKY"> = {
   id: "BLUESKY",
   name: "Bluesky",
@@ -8,6 +9,7 @@ export const bluesky: Platform<"BLUESKY"> = {
   mirrors: mirrorsOf("bsky.app", ["bskx.app", "fxbsky.app", "bskyx.app"]),
   mediaHosts: ["cdn.bsky.app", "video.bsky.app"],
   reader: "own",
+  ownReader: blueskyOwnReader,
   collectionShape: /^\/profile\/[^/]+(?:\/(?:feed|lists)\/[^/]+)?\/?$/,
   referencePost: "https://bsky.app/profile/bsky.app/post/3l3vgf77uco2g",
   readBy: "Bluesky's public AppView (a video is HLS: page mode)",

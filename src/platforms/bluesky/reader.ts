@@ -1,32 +1,105 @@
-// Bluesky's reader: its settings, and the source of its posts with the expansion of a post's thread and a profile's
-// posts in a job, both over one outbound client to the AppView.
-import { httpUrl, positiveInt } from "../../util/settings.ts";
-import type { OwnReader } from "../own-reader.ts";
-import { createBlueskySource } from "./source.ts";
-import { createBlueskyThreads } from "./threads.ts";
+// Bluesky posts, read through the public AppView as X's are through X's APIs: a short cache (a 404
+// too, for less long), and one upstream call per burst of equal requests. A photo is relayed as
+// Bluesky's CDN serves it; a video is an HLS playlist, which page mode remuxes into MP4 from its
+// best stream (the master playlist names one per size, smallest first, and ffmpeg would take the first).
+import { ApiError, upstreamFailed } from "../../http/problem.ts";
+import { withOriginOverride } from "../../http/direct-hosts.ts";
+import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
+import { mediaCheckOf } from "../hosts.ts";
+import { itemName, photoPlan, requireItem, requireNoSubtitles } from "../items.ts";
+import { unknownShapeOf } from "../known-shapes.ts";
+import type { Platform } from "../platform.ts";
+import type { PostMediaItem } from "../records.ts";
+import type { Link, Plan, Source } from "../source.ts";
+import type { Outbound } from "../../net/outbound.ts";
+import { createAppView } from "./appview.ts";
+import { bestVariant } from "./playlist.ts";
+import type { BlueskyPost } from "./post.ts";
+import { postRefOf } from "./url.ts";
 
-const settings = {
-  BLUESKY_APPVIEW_URL: httpUrl.default("https://public.api.bsky.app").describe(
-    "Base URL of Bluesky's public AppView API, which Bluesky posts are read from",
-  ),
-  BLUESKY_TIMEOUT_MS: positiveInt.default(8000).describe(
-    "Bound on each call to Bluesky's AppView and video host, body included",
-  ),
-};
+export interface BlueskySourceOptions extends CachedPostsOptions {
+  /** Base URL of the public AppView (BLUESKY_APPVIEW_URL). */
+  appViewUrl: string;
+  /** ORIGIN_OVERRIDES: where the CDN's files are fetched from instead (tests, a local mirror). */
+  originOverrides: ReadonlyMap<string, string>;
+  /** The outbound client to the AppView and the video host, whose timeout bounds each exchange. */
+  outbound: Outbound;
+  /** The platform module it reads: its media hosts, and the shapes a link of no known shape is told. */
+  platform: Platform;
+}
 
-export const blueskyReader: OwnReader<typeof settings> = {
-  settings,
-  endpoints: (chosen) => [chosen.BLUESKY_APPVIEW_URL],
-  build(context, chosen) {
-    const outbound = context.outbound("Bluesky", chosen.BLUESKY_TIMEOUT_MS);
-    const source = createBlueskySource({
-      outbound,
-      appViewUrl: chosen.BLUESKY_APPVIEW_URL,
-      cacheTtlMs: context.cache.ttlMs,
-      cacheMaxEntries: context.cache.maxEntries,
-      originOverrides: context.originOverrides,
-    });
-    const threads = createBlueskyThreads({ outbound, baseUrl: chosen.BLUESKY_APPVIEW_URL });
-    return { ...source, expand: threads.expand };
-  },
-};
+/** A master playlist names a few streams in a few hundred bytes; the bound keeps one that never ends from filling memory. */
+const maxPlaylistBytes = 2 ** 20;
+
+export function createBlueskySource(options: BlueskySourceOptions): Source {
+  const { outbound, platform } = options;
+  const mediaHost = mediaCheckOf(platform, platform.id);
+  const appView = createAppView({ baseUrl: options.appViewUrl, outbound });
+  const read = cachedPosts<BlueskyPost>(options);
+
+  function post(link: Link, uncached = false): Promise<BlueskyPost> {
+    const ref = postRefOf(link.url);
+    if (ref === null) throw unknownShapeOf(platform, link.url);
+    return read(`${ref.actor}/${ref.rkey}`, () => appView.post(ref), uncached);
+  }
+
+  /** The media playlist of the master's best stream, fetched from Bluesky's video host. */
+  async function bestStream(master: URL, signal: AbortSignal): Promise<URL> {
+    mediaHost(master, "The post's video");
+    const answer = await outbound.text({ url: master, maxBytes: maxPlaylistBytes, signal });
+    if (answer.text === null) {
+      throw upstreamFailed(
+        `Bluesky's video host answered ${answer.status} instead of the video's playlist; try again later.`,
+      );
+    }
+    const stream = bestVariant(answer.text, master);
+    mediaHost(stream, "A stream of the post's video");
+    return stream;
+  }
+
+  return {
+    tools: () => [],
+    extracts: false,
+    describe: async (link, describeOptions) => (await post(link, describeOptions?.uncached)).record,
+    async plan(link, wanted, { signal }): Promise<Plan> {
+      const { record, playlists } = await post(link);
+      requireNoSubtitles(wanted);
+      const index = itemIndex(record.media, wanted.index);
+      const item = record.media[index]!;
+      const name = itemName("bluesky", record.id, wanted);
+      const playlist = playlists[index];
+      if (item.type === "photo" || !playlist) return photoPlan(item.url!, wanted, name, mediaHost, "Bluesky");
+      if (wanted.format !== null && wanted.format !== "hls" && wanted.format !== item.videoVariants[0]?.qualityLabel) {
+        throw new ApiError(
+          "format_not_available",
+          `This video has no variant ${wanted.format}; it offers: hls (its best stream).`,
+        );
+      }
+      const stream = withOriginOverride(await bestStream(new URL(playlist), signal), options.originOverrides);
+      const output = wanted.output;
+      return {
+        kind: "remux",
+        // Bluesky's streams are MPEG-TS segments with H.264 and ADTS AAC.
+        ffmpeg: {
+          output,
+          inputs: [{ url: stream.href, headers: {}, hls: true }],
+          videoInput: output === "mp4" ? 0 : null,
+          audioInput: 0,
+          transcodeVideo: false,
+          transcodeAudio: false,
+          adtsAudio: true,
+        },
+        name,
+        durationSec: null,
+      };
+    },
+  };
+}
+
+/** 0-based: the item `index` names, by default the first video, else the first photo. */
+function itemIndex(media: readonly PostMediaItem[], index: number | null): number {
+  if (media.length === 0) throw new ApiError("no_media", "This post has no video or image to download.");
+  if (index === null) return Math.max(0, media.findIndex((item) => item.type === "video"));
+  requireItem(index, media.length);
+  return index - 1;
+}

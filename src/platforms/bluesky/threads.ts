@@ -2,7 +2,8 @@
 // own chain of replies from that post down, read from the public AppView as the posts are; a post
 // its author did not reply to is one post (null). A profile link stands for its posts (profile.ts).
 import type { Expands, Expansion } from "../source.ts";
-import { unknownShape } from "../table.ts";
+import { unknownShapeOf } from "../known-shapes.ts";
+import type { Platform } from "../platform.ts";
 import { type AppViewOptions, createAppView } from "./appview.ts";
 import { authorChain, type ChainPost } from "./thread.ts";
 import { profilePosts } from "./profile.ts";
@@ -11,6 +12,8 @@ import { postRefOf, profileActorOf } from "./url.ts";
 export interface BlueskyThreadsOptions extends AppViewOptions {
   /** Levels of replies asked for in one answer (100 when not given); a deeper chain is read in further answers. */
   depthPerAnswer?: number;
+  /** The platform module it reads: the shapes a link of no known shape is told. */
+  platform: Platform;
 }
 
 export function createBlueskyThreads(options: BlueskyThreadsOptions): Expands<Expansion> {
@@ -26,7 +29,7 @@ export function createBlueskyThreads(options: BlueskyThreadsOptions): Expands<Ex
       for (;;) {
         signal.throwIfAborted();
         const ref = postRefOf(from);
-        if (ref === null) throw unknownShape(from, link.platform);
+        if (ref === null) throw unknownShapeOf(options.platform, from);
         const answer = await appView.thread(ref, Math.min(depthPerAnswer, limit));
         const page = authorChain(answer);
         // A further answer starts with the post the one before ended on.

@@ -1,6 +1,7 @@
-// Threads: read from the post's page by the service itself (threads/source.ts): no tool reads Threads.
+// Threads: read from the post's page by the service itself (threads/reader.ts): no tool reads Threads.
 import { type Platform, samplesOf } from "../platform.ts";
 
+import { threadsOwnReader } from "./own-reader.ts";
 export const threads: Platform<"THREADS"> = {
   id: "THREADS",
   name: "Threads",
@@ -8,6 +9,7 @@ export const threads: Platform<"THREADS"> = {
   // Meta's CDN, which serves Threads' files.
   mediaHosts: ["cdninstagram.com", "fbcdn.net"],
   reader: "own",
+  ownReader: threadsOwnReader,
   collectionShape: /^\/@[\w.]+\/?$/,
   // No default check yet: the reader is tested against a local platform built from a recorded page and public
   // readers' code, not yet against the site, whose answer to this server is not known.

@@ -1,13 +1,15 @@
-// Xiaohongshu (RedNote): read from the note's page by the service itself (xiaohongshu/source.ts): yt-dlp reads only
+// Xiaohongshu (RedNote): read from the note's page by the service itself (xiaohongshu/reader.ts): yt-dlp reads only
 // a note's video, gallery-dl none.
 import { type Platform, samplesOf } from "../platform.ts";
 
+import { xiaohongshuOwnReader } from "./own-reader.ts";
 export const xiaohongshu: Platform<"XIAOHONGSHU"> = {
   id: "XIAOHONGSHU",
   name: "Xiaohongshu (RedNote)",
   hosts: ["xiaohongshu.com", "xhslink.com"],
   mediaHosts: ["xhscdn.com", "xhscdn.net"],
   reader: "own",
+  ownReader: xiaohongshuOwnReader,
   collectionShape: /^\/user\/profile\/\w+\/?$/,
   // No default check: a note opens only with a link's xsec_token, which expires, so any fixed link would soon
   // report the platform broken.

@@ -2,7 +2,7 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Files } from "../../platforms/ytdlp/cookie-file.ts";
+import type { Files } from "../../platforms/tools/ytdlp/cookie-file.ts";
 
 /** Files whose private copies go into fresh folders inside `parent`. */
 export function nodeFilesIn(parent: string): Files {

@@ -1,5 +1,6 @@
 // Bluesky's expansion against the local AppView that answers with the recorded threads and author feed.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { bluesky } from "../../../src/platforms/bluesky/platform.ts";
 import { createBlueskyThreads } from "../../../src/platforms/bluesky/threads.ts";
 import type { Link } from "../../../src/platforms/source.ts";
 import { testOutbound } from "../../helpers/outbound.ts";
@@ -22,6 +23,7 @@ afterAll(() => fake?.close());
 
 const threads = (depthPerAnswer?: number) =>
   createBlueskyThreads({
+    platform: bluesky,
     baseUrl: fake.origin,
     outbound: testOutbound({ name: "Bluesky", timeoutMs: 10_000, trustedOrigins: [fake.origin] }),
     depthPerAnswer,

@@ -1,0 +1,33 @@
+// A host's match with a platform's hosts, and the check of a post's file against a platform's media hosts: read off
+// one platform module, without the list, so that a reader of the service's own, which the list's modules hold, can
+// use them.
+import { ApiError } from "../http/problem.ts";
+import type { Platform } from "./platform.ts";
+
+export function normalizeHost(host: string): string {
+  return host.toLowerCase().replace(/\.$/, "");
+}
+
+/** A page host matches itself and any subdomain (www., m., mobile., ...). */
+export function hostMatches(hostname: string, pageHost: string): boolean {
+  return hostname === pageHost || hostname.endsWith(`.${pageHost}`);
+}
+
+/**
+ * Throws 403 host_not_allowed unless `url` is an https file on one of the platform's media hosts
+ * (no user, password or port): a post's files are relayed from there and from nowhere else.
+ */
+export function mediaCheckOf(
+  platform: Pick<Platform, "name" | "mediaHosts"> | undefined,
+  id: string,
+): (url: URL, what?: string) => void {
+  const hosts = platform?.mediaHosts ?? [];
+  return (url, what = "A file of the post") => {
+    const plain = url.protocol === "https:" && url.username === "" && url.password === "" && url.port === "";
+    if (plain && hosts.some((host) => hostMatches(normalizeHost(url.hostname), host))) return;
+    throw new ApiError(
+      "host_not_allowed",
+      `${what} is on ${url.host}, which is not a media host of ${platform?.name ?? id} this server fetches from.`,
+    );
+  };
+}
