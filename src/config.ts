@@ -8,6 +8,7 @@ import { parseTrustedProxies } from "./http/client-address.ts";
 import { type SlotCaps, slotCaps } from "./limits/slot-caps.ts";
 import { type OutboundProxy, parseOutboundProxy } from "./net/outbound-proxy.ts";
 import { platformList } from "./platforms/list.ts";
+import { tiers } from "./store/api-keys.ts";
 import { ownReaders } from "./platforms/own-readers.ts";
 import { httpUrl, positiveInt } from "./util/settings.ts";
 
@@ -140,6 +141,12 @@ export const ConfigSchema = z.object({
     .optional()
     .describe(
       "The address cobalt's clients reach the door at (https://cobalt.example.com), which its tunnels start with; unset: each request's own",
+    ),
+  COBALT_KEYLESS_TIER: z
+    .enum(tiers)
+    .optional()
+    .describe(
+      "The tier a request to the cobalt door without a key is made under, counted and limited per client address (an IPv4 address or an IPv6 /64) as a key of that tier; unset: a key is always asked (error.api.auth.key.missing)",
     ),
   LINK_TTL_S: positiveInt.max(LONGEST_LINK_TTL_S).default(3600).describe(
     "How long a signed link (downloadUrl) works, in seconds",
