@@ -122,7 +122,7 @@ describe("cobalt's picker", () => {
     const photoUrl = "https://pbs.twimg.com/media/a.jpg";
     const answer = await ask({}, record([photo(photoUrl), video(CDN), { ...video(CDN), posterUrl: null }]));
     expect(answer.status).toBe("picker");
-    const picker = (answer as { picker: Record<string, string>[] }).picker;
+    const picker = (answer as unknown as { picker: Record<string, string>[] }).picker;
     expect(picker.map((entry) => entry.thumb)).toEqual([photoUrl, video(CDN).posterUrl, undefined]);
     expect(picker.map((entry) => paramsOf(entry.url!).index)).toEqual(["1", "2", "3"]);
   });
