@@ -10,6 +10,7 @@ import { type OutboundProxy, parseOutboundProxy } from "./net/outbound-proxy.ts"
 import { platformList } from "./platforms/list.ts";
 import { ownReaderSettings } from "./platforms/own-reader.ts";
 import { xSettings } from "./platforms/x/settings.ts";
+import { tiers } from "./store/api-keys.ts";
 import { httpUrl, positiveInt } from "./util/settings.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -141,6 +142,12 @@ export const ConfigSchema = z.object({
     .optional()
     .describe(
       "The address cobalt's clients reach the door at (https://cobalt.example.com), which its tunnels start with; unset: each request's own",
+    ),
+  COBALT_KEYLESS_TIER: z
+    .enum(tiers)
+    .optional()
+    .describe(
+      "The tier a request to the cobalt door without a key is made under, counted and limited per client address (an IPv4 address or an IPv6 /64) as a key of that tier; unset: a key is always asked (error.api.auth.key.missing)",
     ),
   LINK_TTL_S: positiveInt.max(LONGEST_LINK_TTL_S).default(3600).describe(
     "How long a signed link (downloadUrl) works, in seconds",

@@ -5,11 +5,14 @@
 // `download`, asked in-process (post.ts, tunnel.ts), so they are admitted, counted and limited once,
 // as every call is.
 import type { Arrival, Reply, Served } from "../runtime/serve.ts";
+import type { TrustedProxies } from "../http/client-address.ts";
 import { corsHeaders } from "../http/cors.ts";
+import type { Tier } from "../store/api-keys.ts";
 import { json } from "../http/json-response.ts";
 import type { Logger } from "../log.ts";
 import { withFields } from "../log.ts";
 import { cobaltError } from "./errors.ts";
+import { keylessKeys } from "./keyless.ts";
 import { postDoor } from "./post.ts";
 import { serviceNames } from "./services.ts";
 import { downloadOf, TUNNEL_PATH, tunnelRefusal, type TunnelSettings } from "./tunnel.ts";
@@ -18,7 +21,13 @@ export interface DoorDeps {
   /** The app, which the door asks in-process. */
   api: Served;
   db: TunnelSettings["db"];
-  config: { COBALT_PUBLIC_URL?: string; LINK_TTL_S: number; CORS_ORIGIN: string };
+  config: {
+    COBALT_PUBLIC_URL?: string;
+    COBALT_KEYLESS_TIER?: Tier;
+    TRUST_PROXY: TrustedProxies;
+    LINK_TTL_S: number;
+    CORS_ORIGIN: string;
+  };
   log: Logger;
   /** When the service started: cobalt's `startTime`. */
   startedAt: Date;
@@ -56,6 +65,9 @@ export function createCobaltDoor(deps: DoorDeps): Served {
   const now = deps.now ?? (() => new Date());
   const cors = Object.entries(corsHeaders(deps.config.CORS_ORIGIN));
   const base = (request: Request) => (deps.config.COBALT_PUBLIC_URL ?? new URL(request.url).origin).replace(/\/+$/, "");
+  const tier = deps.config.COBALT_KEYLESS_TIER;
+  const trusted = deps.config.TRUST_PROXY;
+  const keyless = tier === undefined ? null : keylessKeys({ db: deps.db, tier });
   const tunnels = (request: Request): TunnelSettings => ({
     db: deps.db,
     base: base(request),
@@ -86,7 +98,8 @@ export function createCobaltDoor(deps: DoorDeps): Served {
     }
     if (read && pathname === TUNNEL_PATH) return tunnel(request, arrival);
     if (request.method === "POST" && pathname === "/") {
-      return plain(await postDoor({ api: deps.api, tunnels: tunnels(request), now }, request, arrival));
+      const post = { api: deps.api, tunnels: tunnels(request), now, keyless, trusted };
+      return plain(await postDoor(post, request, arrival));
     }
     if (request.method === "POST" && pathname === "/session") return plain(cobaltError("auth.not_configured"));
     if (read && pathname === "/favicon.ico") return plain(new Response(null, { status: 404 }));

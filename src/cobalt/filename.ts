@@ -18,6 +18,8 @@ export interface NamedFile {
   extension: string;
   /** The sound alone (`downloadMode: audio`). */
   audio: boolean;
+  /** The video without its sound (`downloadMode: mute`): tagged `mute`, as cobalt names it. */
+  mute?: boolean;
 }
 
 /** How long a title may be in a name: a post's text can be a page long. */
@@ -31,7 +33,7 @@ export function titleOf(text: string | null, id: string): string {
 }
 
 export function cobaltFilename(file: NamedFile, style: FilenameStyle): string {
-  const tags = file.quality === null ? [] : [file.quality];
+  const tags = [...(file.quality === null ? [] : [file.quality]), ...(file.mute ? ["mute"] : [])];
   const titled = file.author ? `${file.title} - ${file.author}` : file.title;
   const withTags = (extra: string[]) => {
     const all = [...tags, ...extra];

@@ -4,10 +4,12 @@
 import type { Arrival, Served } from "../runtime/serve.ts";
 import { isWellFormedKey } from "../auth/api-key.ts";
 import { KEY_ID_PARAM } from "../auth/signed-link.ts";
+import type { TrustedProxies } from "../http/client-address.ts";
 import { json } from "../http/json-response.ts";
 import type { LinkedPostRecord } from "../platforms/records.ts";
 import { cobaltAnswer, NothingToSend } from "./answer.ts";
 import { cobaltAnswerOf, cobaltError } from "./errors.ts";
+import { keylessClient } from "./keyless.ts";
 import { JSON_MEDIA_TYPE, readCobaltRequest } from "./request.ts";
 import { type TunnelSettings, tunnelSigner } from "./tunnel.ts";
 
@@ -16,6 +18,9 @@ export interface PostDoorDeps {
   api: Served;
   tunnels: TunnelSettings;
   now: () => Date;
+  /** The key of a request without one (keyless.ts), when the operator allows keyless use; else a key is asked. */
+  keyless: ((client: string, now: Date) => Promise<string>) | null;
+  trusted: TrustedProxies;
 }
 
 /** cobalt's web app gives up after 20 s; an answer that takes longer is told as cobalt's `timed_out` before that. */
@@ -33,6 +38,17 @@ export function keyOf(request: Request): { key: string } | { refusal: string } {
   return { key };
 }
 
+/** The key a request is made with: its own, or without one the keyless key of its client where the operator allows it. */
+async function callerOf(
+  deps: PostDoorDeps,
+  request: Request,
+  arrival: Arrival,
+): Promise<{ key: string } | { refusal: string }> {
+  if (deps.keyless === null || request.headers.has("authorization")) return keyOf(request);
+  const client = keylessClient({ request, peer: arrival.peer }, deps.trusted);
+  return { key: await deps.keyless(client, deps.now()) };
+}
+
 async function readBody(request: Request): Promise<unknown> {
   const text = await request.text();
   if (new TextEncoder().encode(text).byteLength > MAX_BODY_BYTES) return null;
@@ -46,7 +62,7 @@ async function readBody(request: Request): Promise<unknown> {
 export async function postDoor(deps: PostDoorDeps, request: Request, arrival: Arrival): Promise<Response> {
   if (!JSON_MEDIA_TYPE.test(request.headers.get("accept") ?? "")) return cobaltError("header.accept");
   if (!JSON_MEDIA_TYPE.test(request.headers.get("content-type") ?? "")) return cobaltError("header.content_type");
-  const caller = keyOf(request);
+  const caller = await callerOf(deps, request, arrival);
   if ("refusal" in caller) return cobaltError(caller.refusal);
   const body = await readBody(request);
   if (typeof body === "object" && body !== null && !("url" in body)) return cobaltError("link.missing");

@@ -11,7 +11,8 @@ const languageTag = z.string().min(2).max(8).regex(/^[0-9a-zA-Z-]+$/);
 const CobaltBody = z.object({
   url: z.string().min(1),
   audioBitrate: z.enum(["320", "256", "128", "96", "64", "8"]).default("128"),
-  audioFormat: z.enum(["best", "mp3", "ogg", "wav", "opus"]).default("mp3"),
+  // `m4a` beside cobalt's values: the sound it makes of `best` when it copies it, which we make too.
+  audioFormat: z.enum(["best", "mp3", "ogg", "wav", "opus", "m4a"]).default("mp3"),
   downloadMode: z.enum(["auto", "audio", "mute"]).default("auto"),
   filenameStyle: z.enum(["classic", "pretty", "basic", "nerdy"]).default("basic"),
   youtubeVideoCodec: z.enum(["h264", "av1", "vp9"]).default("h264"),

@@ -100,6 +100,12 @@ export const DownloadQuery = z.object({
     .describe(
       "With `start` or `end`: `keyframe` (default) cuts at the key frame at or before `start` without re-encoding (the response's `Clip-Start` and `Clip-Duration` say what was sent); `exact` re-encodes to cut at the very times, where the operator allows it (CLIP_EXACT_CUTS), else 400",
     ),
+  mute: z
+    .enum(["true"], "`mute` takes `true` (the video without its sound); leave it out to keep the sound.")
+    .optional()
+    .describe(
+      "`true` sends the video without its sound: ffmpeg's remux of the file (page mode) with the video stream alone, never re-encoded; with `audio`, or of a photo, it is 400",
+    ),
   filename: boundedText("filename", 255)
     .optional()
     .describe(

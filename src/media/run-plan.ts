@@ -33,6 +33,8 @@ export interface RunDeps {
 export interface Sent {
   output: RemuxPlan["output"];
   clip: ClipRange | null;
+  /** The video alone, its sound left out (MP4 only); unset is false. */
+  mute?: boolean;
 }
 
 /** Whose download it is: the request (its method, Range, signal), when its response is over, and the key that holds the slot. */
@@ -73,14 +75,28 @@ export async function runPlan(
  * it is ffmpeg's remux of the file); a clip (media/clip.ts) is bounded by the media's length
  * where the source gave it, and cut exactly only where the operator allows.
  */
-function planAsAsked(planned: Plan, { output, clip }: Sent, deps: RunDeps): Plan {
+function planAsAsked(planned: Plan, { output, clip, mute }: Sent, deps: RunDeps): Plan {
   if (clip?.exact && !deps.exactCuts) throw exactCutsOff();
-  if (planned.kind === "remux") return clip === null ? planned : clipped(planned, clip);
-  if (clip === null && output === "mp4") return planned;
+  if (planned.kind === "remux") {
+    const job = mute ? muted(planned) : planned;
+    return clip === null ? job : clipped(job, clip);
+  }
+  if (clip === null && output === "mp4" && !mute) return planned;
   if (clip !== null) requireWithin(clip, planned.durationSec ?? null);
   planned.allowed(planned.url);
-  const job = relayAsRemux(planned, output, deps.relay.originOverrides);
+  const relayed = relayAsRemux(planned, output, deps.relay.originOverrides);
+  const job = mute ? muted(relayed) : relayed;
   return clip === null ? job : clipped(job, clip);
+}
+
+/** The remux with its video alone: the sound's input is not read at all when it is another than the video's. */
+function muted(job: RemuxJob): RemuxJob {
+  const { inputs, videoInput } = job.ffmpeg;
+  if (videoInput === null) {
+    throw new ApiError("invalid_parameter", "This item is sound alone; `mute` needs a video. Leave `mute` out.");
+  }
+  const ffmpeg = { ...job.ffmpeg, inputs: [inputs[videoInput]!], videoInput: 0, audioInput: null };
+  return { ...job, ffmpeg: { ...ffmpeg, transcodeAudio: false, adtsAudio: false } };
 }
 
 async function relay(

@@ -16,11 +16,12 @@ export function requireItem(index: number, count: number): void {
   );
 }
 
-/** 400 for what an item that does not move (a photo) cannot give: sound (`audio`), or a part of it (`start`, `end`). */
+/** 400 for what an item that does not move (a photo) cannot give: sound (`audio`, `mute`), or a part of it (`start`, `end`). */
 export function requireMotion(type: string, wanted: Wanted): void {
   if (wanted.output !== "mp4") {
     throw new ApiError("invalid_parameter", `This item is a ${type}; \`audio=${wanted.output}\` needs a video.`);
   }
+  if (wanted.mute) throw new ApiError("invalid_parameter", `This item is a ${type}; \`mute\` needs a video.`);
   if (wanted.clip !== null) {
     throw new ApiError(
       "invalid_parameter",

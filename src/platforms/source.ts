@@ -25,6 +25,8 @@ export interface Wanted {
   filename: string | null;
   /** The part of the media to send (`start`, `end`); null for all of it. A photo has none (400). */
   clip: ClipRange | null;
+  /** The video without its sound (`mute`); unset is false. */
+  mute?: boolean;
 }
 
 /** A link a source is asked about, with the platform its row names. */

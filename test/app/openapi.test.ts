@@ -131,6 +131,7 @@ describe("the OpenAPI document", () => {
       start: { in: "query", required: false, schema: clipTimeSchema },
       end: { in: "query", required: false, schema: clipTimeSchema },
       cut: { in: "query", required: false, schema: { type: "string", enum: ["keyframe", "exact"] } },
+      mute: { in: "query", required: false, schema: { type: "string", enum: ["true"] } },
       filename: { in: "query", required: false, schema: { type: "string", maxLength: 255 } },
     });
     expect(document.paths["/api/v1/usage"].get.parameters).toEqual([]);

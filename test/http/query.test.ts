@@ -106,10 +106,11 @@ describe("parseQuery(): the download parameters", () => {
     expect(schemas.format).toMatchObject({ type: "string", maxLength: 200, pattern: "^[\\x20-\\x7e]*$" });
     expect(schemas.filename).toMatchObject({ type: "string", maxLength: 255 });
     expect(schemas.audio).toMatchObject({ enum: ["mp3", "m4a"] });
+    expect(schemas.mute).toMatchObject({ enum: ["true"] });
     expect(schemas.index).toMatchObject({ type: "integer", minimum: 1, maximum: 1000 });
     for (const [name, schema] of Object.entries(schemas)) {
-      // `filename` takes control characters: the name is sanitized where it is used; `audio` and `cut` are enums.
-      if (!["audio", "cut", "index", "filename"].includes(name)) {
+      // `filename` takes control characters: the name is sanitized where it is used; `audio`, `mute` and `cut` are enums.
+      if (!["audio", "mute", "cut", "index", "filename"].includes(name)) {
         expect(new RegExp(schema.pattern as string).test("a\u0000"), name).toBe(false);
       }
     }
