@@ -85,6 +85,8 @@ pre.secret { white-space: pre-wrap; }
 .post img, .post video { display: block; max-width: 100%; height: auto; border-radius: 6px; margin: 0 0 .75rem; }
 .post video { width: 32rem; background: #000; }
 progress { width: 100%; max-width: 24rem; height: .9rem; }
+main > * + .card { margin-top: 1rem; }
+.card > h2:first-child { margin-top: 0; }
 .problems, .links { margin: .5rem 0; padding-left: 1.25rem; overflow-wrap: anywhere; }
 fieldset { border: 0; padding: 0; }
 fieldset label { font-weight: normal; }

@@ -128,9 +128,11 @@ function postView(post: LinkedPostRecord, view: PasteView): Html {
   const [title, ...rest] = (post.text ?? "").split("\n");
   const curl = [
     `curl -H "Authorization: Bearer $MEDIA_API_KEY" "${view.apiBase}/api/v1/post?url=${encodeURIComponent(view.link)}"`,
-    `curl -OJ -H "Authorization: Bearer $MEDIA_API_KEY" "${view.apiBase}/api/v1/download?url=${
-      encodeURIComponent(view.link)
-    }"`,
+    `curl -OJ -H "Authorization: Bearer $MEDIA_API_KEY" "${view.apiBase}/api/v1/download?${new URLSearchParams({
+      url: view.link,
+      ...(view.clip.start ? { start: view.clip.start } : {}),
+      ...(view.clip.end ? { end: view.clip.end } : {}),
+    })}"`,
   ].join("\n");
   return html`<article class="card post" aria-labelledby="post-title">
   <h2 id="post-title">${title || `${post.platform} post ${post.id}`}</h2>
