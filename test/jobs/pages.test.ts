@@ -1,5 +1,5 @@
-// The owner's jobs page without a browser: the account's jobs with their progress and what they
-// say escaped, reloading itself only while one runs; another account's job neither shown nor
+// The owner's jobs page without a browser: the account's jobs with their progress, their items'
+// problems and what they say escaped, reloading itself only while one runs; another account's job neither shown nor
 // cancelled; the cancel button; and the paste page's job form, which goes through POST
 // /api/v1/jobs (an app without a queue answers it 503, said on the page) and is refused from
 // another site.
@@ -58,9 +58,16 @@ describe("the jobs page", () => {
       job.id,
       "<script>alert(1)</script>",
     ]);
+    await store.db.query(
+      `INSERT INTO job_items (job_id, position, url, status, problem) VALUES
+         ($1, 1, 'https://example.com/a', 'failed', $2::jsonb), ($1, 2, 'https://example.com/b', 'queued', NULL)`,
+      [job.id, JSON.stringify({ code: "post_unavailable", detail: "The post is <b>gone</b>." })],
+    );
     const page = await (await mine.visitor.send("/profile/jobs")).text();
     expect(page).toContain(`id="job-${job.id}"`);
-    expect(page).toContain("0 done, 0 failed, of 0 items so far; 0 of 2 links read");
+    expect(page).toContain("0 done, 1 failed, of 2 items so far; 0 of 2 links read");
+    expect(page).toContain("Item 1, <code>https://example.com/a</code>: The post is &lt;b&gt;gone&lt;/b&gt;.");
+    expect(page).toContain("(post_unavailable)");
     expect(page).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
     expect(page).not.toContain("<script>alert");
     expect(page).toContain('<meta http-equiv="refresh" content="3">');
