@@ -19,7 +19,7 @@ export interface PasteView {
   apiBase: string;
   /** The post, its downloads cut to the clip asked for when there is one. */
   post?: LinkedPostRecord;
-  /** Per item of the post's `media`: the signed link of its sound as MP3, null for a photo. */
+  /** Per item of the post's `media`: the signed link of its sound as MP3, null for a photo or a GIF. */
   audioUrls?: (string | null)[];
   /** The clip's bounds as the owner wrote them. */
   clip: { start: string; end: string };

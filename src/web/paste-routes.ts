@@ -38,7 +38,7 @@ export function clipOf(start: string, end: string): { params: Record<string, str
   return { params };
 }
 
-/** The page's view of the post: every moving item's links cut to the clip, and its sound as MP3. */
+/** The page's view of the post: every moving item's links cut to the clip, and a video's sound as MP3 (a GIF has none). */
 async function postWithClip(site: Site, post: LinkedPostRecord, clip: Record<string, string>) {
   const cut = (link: string) => Object.keys(clip).length === 0 ? link : withMoreParams(site, link, clip);
   const media = await Promise.all(post.media.map(async (item): Promise<LinkedPostMediaItem> => {
@@ -50,7 +50,7 @@ async function postWithClip(site: Site, post: LinkedPostRecord, clip: Record<str
   }));
   const audioUrls = await Promise.all(
     post.media.map((item) =>
-      item.type === "photo" ? null : withMoreParams(site, item.downloadUrl, { ...clip, audio: "mp3" })
+      item.type === "video" ? withMoreParams(site, item.downloadUrl, { ...clip, audio: "mp3" }) : null
     ),
   );
   return { post: { ...post, media }, audioUrls };
