@@ -16,6 +16,7 @@ import type { ServiceMetrics } from "../metrics/service-metrics.ts";
 import { type SiteHandler, webRoutes } from "../web/routes.ts";
 import { webhookPages } from "../webhooks/site-routes.ts";
 import { watchPages } from "../watches/site-routes.ts";
+import { jobPages } from "../jobs/site-routes.ts";
 import { type Exchange, methodNotAllowed } from "./exchange.ts";
 
 export const OPENAPI_PATH = "/api/v1/openapi.json";
@@ -61,6 +62,7 @@ export function sitePath(
     }, [
       (site) => webhookPages(site, { webhookTargets: deps.webhookTargets, deliveries: deps.deliveries ?? null }),
       (site) => watchPages(site, { watches: deps.watches ?? null }),
+      (site) => jobPages(site, { linkTtlS: deps.config.LINK_TTL_S }),
     ]),
     {
       method: "GET",

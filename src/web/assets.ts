@@ -41,7 +41,7 @@ p { margin: .5rem 0 1rem; }
 label { display: block; font-weight: 600; margin: 0 0 .3rem; }
 .field { margin: 0 0 1rem; }
 .hint { display: block; color: var(--muted); font-size: .9rem; margin: -.2rem 0 .35rem; }
-input[type=email], input[type=password], input[type=text], input[type=url], select {
+input[type=email], input[type=password], input[type=text], input[type=url], select, textarea {
   width: 100%; font: inherit; color: var(--fg); background: var(--bg);
   border: 1px solid var(--line); border-radius: 6px; padding: .55rem .7rem;
 }
@@ -82,7 +82,14 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .nav { display: flex; gap: 1rem; flex-wrap: wrap; }
 pre.secret { white-space: pre-wrap; }
 .post { margin-top: 1rem; }
-.post img { display: block; max-width: 100%; height: auto; border-radius: 6px; margin: 0 0 .75rem; }
+.post img, .post video { display: block; max-width: 100%; height: auto; border-radius: 6px; margin: 0 0 .75rem; }
+.post video { width: 32rem; background: #000; }
+progress { width: 100%; max-width: 24rem; height: .9rem; }
+main > * + .card { margin-top: 1rem; }
+.card > h2:first-child { margin-top: 0; }
+.problems, .links { margin: .5rem 0; padding-left: 1.25rem; overflow-wrap: anywhere; }
+fieldset { border: 0; padding: 0; }
+fieldset label { font-weight: normal; }
 .post .item { border-top: 1px solid var(--line); padding: 1rem 0 0; margin: 1rem 0 0; }
 .post .text { white-space: pre-line; }
 @media (max-width: 52rem) {

@@ -44,6 +44,8 @@ export interface Layout {
   narrow?: boolean;
   /** The signed-in owner, for the header's sign-out form. */
   account?: { email: string; csrf: string };
+  /** Load the page again after so many seconds: a page of work under way, followed without JavaScript. */
+  refreshS?: number;
 }
 
 export function documentOf(layout: Layout, main: Html): Html {
@@ -54,6 +56,7 @@ export function documentOf(layout: Layout, main: Html): Html {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>${layout.title} · media-api</title>
+        ${layout.refreshS ? html`<meta http-equiv="refresh" content="${layout.refreshS}">` : ""}
         <link rel="stylesheet" href="/assets/site.css">
         <script src="/assets/copy.js" defer></script>
       </head>
@@ -64,7 +67,7 @@ export function documentOf(layout: Layout, main: Html): Html {
       ${layout.account
         ? html`
           <nav class="nav"
-            aria-label="Pages"><a href="/profile/api-keys">API keys</a> <a href="/paste">Paste a link</a> <a href="/profile/webhooks">Webhooks</a> <a href="/profile/watches">Watches</a> <a href="/profile/account">Account</a> <a href="/docs">API reference</a></nav>
+            aria-label="Pages"><a href="/profile/api-keys">API keys</a> <a href="/paste">Paste a link</a> <a href="/profile/jobs">Jobs</a> <a href="/profile/webhooks">Webhooks</a> <a href="/profile/watches">Watches</a> <a href="/profile/account">Account</a> <a href="/docs">API reference</a></nav>
           <form class="signout" method="post" action="/sign-out">
             <span class="who">${layout.account.email}</span>
             <input type="hidden" name="csrf" value="${layout.account.csrf}">

@@ -41,6 +41,14 @@ export interface WebDeps {
 export type SiteHandler = (request: Request, log?: Logger, peer?: string) => Promise<Response>;
 
 export const KEYS_PAGE = "/profile/api-keys";
+/** The jobs page (src/jobs), where the paste page's job form posts. */
+export const JOBS_PAGE = "/profile/jobs";
+/** The watches page (src/watches). */
+export const WATCHES_PAGE = "/profile/watches";
+
+/** Where one job is shown, and one watch: what a webhook's attempt links to (src/webhooks). */
+export const jobLink = (id: string) => `${JOBS_PAGE}?id=${encodeURIComponent(id)}`;
+export const watchLink = (id: string) => `${WATCHES_PAGE}#watch-${encodeURIComponent(id)}`;
 
 /** A signed-in request, with its form already checked for CSRF when it is a post. */
 export interface OwnerRequest {

@@ -1,6 +1,7 @@
 // The webhooks page of the owner's site, as a function of what it shows. No I/O here.
 import { EVENT_TYPES } from "./types.ts";
-import type { Attempt, WebhookEndpoint } from "./store.ts";
+import type { AttemptShown, WebhookEndpoint } from "./store.ts";
+import { jobLink, watchLink } from "../web/site.ts";
 import { documentOf, type Html, html } from "../web/html.ts";
 import { formatTime, itemAction, message, type Owner } from "../web/pages.ts";
 
@@ -8,7 +9,7 @@ export const WEBHOOKS_PAGE = "/profile/webhooks";
 
 export interface EndpointView {
   endpoint: WebhookEndpoint;
-  attempts: (Attempt & { type: string })[];
+  attempts: AttemptShown[];
 }
 
 /** The endpoint's state in words: delivering, failing since, or disabled and why. */
@@ -24,11 +25,23 @@ function stateOf(endpoint: WebhookEndpoint): Html {
   return html`<span class="badge usable">Delivering</span>`;
 }
 
-function attemptRow(attempt: EndpointView["attempts"][number], owner: Owner): Html {
+/** The job and the watch an attempt's event was about, each a link to it. */
+function subjectOf(attempt: AttemptShown): Html {
+  return html`${
+    attempt.watchId
+      ? html`
+        <a href="${watchLink(attempt.watchId)}">watch <code>${attempt.watchId.slice(0, 8)}</code></a>
+      `
+      : ""
+  }${attempt.jobId ? html`<a href="${jobLink(attempt.jobId)}">job <code>${attempt.jobId.slice(0, 8)}</code></a>` : ""}`;
+}
+
+function attemptRow(attempt: AttemptShown, owner: Owner): Html {
   return html`
     <tr>
       <td data-label="Time">${formatTime(attempt.at, "")}</td>
       <td data-label="Event">${attempt.type}</td>
+      <td data-label="About">${subjectOf(attempt)}</td>
       <td data-label="Status">${attempt.status ?? attempt.error ?? "no answer"}</td>
       <td data-label="Latency">${attempt.latencyMs} ms</td>
       <td data-label="Actions">
@@ -58,6 +71,7 @@ function endpointCard({ endpoint, attempts }: EndpointView, owner: Owner): Html 
           <tr>
             <th>Time</th>
             <th>Event</th>
+            <th>About</th>
             <th>Status</th>
             <th>Latency</th>
             <th></th>
@@ -85,7 +99,7 @@ export function webhooksPage(
     html`
       <h1>Webhooks</h1>
       <p
-        class="muted">Your receivers are told when a job of your account ends, signed as Standard Webhooks signs (the API reference says how to verify).</p>
+        class="muted">Your receivers are told when a job of your account ends and when a watch finds posts, signed as Standard Webhooks signs (the API reference says how to verify).</p>
       ${message(view.notice, "notice")}${message(view.error, "error")}
       ${view.secret
         ? html`

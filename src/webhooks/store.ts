@@ -214,11 +214,14 @@ export async function disableEndpoint(db: Queryable, id: string, reason: string,
 }
 
 /** The endpoint's latest attempts, newest first, with each one's event type. */
-export async function recentAttempts(
-  db: Queryable,
-  endpointId: string,
-  limit: number,
-): Promise<(Attempt & { type: string })[]> {
+/** An attempt as the owner's page lists it: its event, and the job and the watch the event was about. */
+export interface AttemptShown extends Attempt {
+  type: string;
+  jobId: string | null;
+  watchId: string | null;
+}
+
+export async function recentAttempts(db: Queryable, endpointId: string, limit: number): Promise<AttemptShown[]> {
   const rows = await db.query<{
     message_id: string;
     type: string;
@@ -226,8 +229,13 @@ export async function recentAttempts(
     status: number | null;
     latency_ms: number;
     error: string | null;
+    job_id: string | null;
+    watch_id: string | null;
   }>(
-    `SELECT a.message_id, m.type, a.attempted_at, a.status, a.latency_ms, a.error
+    // The event's data names its subject: a job's end is the job itself, the others carry `job` (and `watch`).
+    `SELECT a.message_id, m.type, a.attempted_at, a.status, a.latency_ms, a.error,
+            coalesce(m.body::jsonb #>> '{data,job,id}', m.body::jsonb #>> '{data,id}') AS job_id,
+            m.body::jsonb #>> '{data,watch,id}' AS watch_id
      FROM webhook_attempts a JOIN webhook_messages m ON m.id = a.message_id
      WHERE m.endpoint_id = $1 ORDER BY a.attempted_at DESC, a.id DESC LIMIT $2`,
     [endpointId, limit],
@@ -239,6 +247,8 @@ export async function recentAttempts(
     status: row.status,
     latencyMs: row.latency_ms,
     error: row.error,
+    jobId: row.job_id,
+    watchId: row.watch_id,
   }));
 }
 

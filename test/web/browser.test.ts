@@ -11,18 +11,7 @@ import { clipDurationSec, type MediaSite, startMediaSite } from "../fakes/media-
 import { probeMedia } from "../helpers/media.ts";
 import { runAdmin, type RunningService, startService } from "../helpers/service.ts";
 import { scaled } from "../helpers/slowness.ts";
-
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-proxy-server",
-];
+import { CHROMIUM_ARGS } from "./chromium.ts";
 
 const usage = (url: string, key: string) =>
   fetch(`${url}/api/v1/usage`, { headers: { authorization: `Bearer ${key}` } }).then((response) => response.status);
@@ -199,11 +188,11 @@ describe("the owner's page in Chromium", { timeout: scaled(300_000) }, () => {
     await page.getByLabel("Link to a post").fill(site.pages.progressive);
     await page.getByRole("button", { name: "Show the post" }).click();
     // The service runs yt-dlp on the page first: on a busy machine that takes a while.
-    await page.getByRole("heading", { level: 2 }).or(page.getByRole("alert")).first().waitFor({
+    await page.locator("#post-title").or(page.getByRole("alert")).first().waitFor({
       timeout: scaled(240_000),
     });
     expect(await page.getByRole("alert").count(), (await page.textContent("main")) ?? "").toBe(0);
-    expect(await page.getByRole("heading", { level: 2 }).textContent()).toContain("Progressive test clip");
+    expect(await page.locator("#post-title").textContent()).toContain("Progressive test clip");
     const poster = page.getByRole("img", { name: "Poster of video 1" });
     await expect.poll(() => poster.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), {
       timeout: scaled(30_000),
@@ -238,11 +227,11 @@ describe("the owner's page in Chromium", { timeout: scaled(300_000) }, () => {
     const button = page.getByRole("button", { name: "Show the post" });
     expect(await button.isEnabled()).toBe(true);
     await button.click();
-    await page.getByRole("heading", { level: 2 }).or(page.getByRole("alert")).first().waitFor({
+    await page.locator("#post-title").or(page.getByRole("alert")).first().waitFor({
       timeout: scaled(240_000),
     });
     expect(await page.getByRole("alert").count(), (await page.textContent("main")) ?? "").toBe(0);
-    expect(await page.getByRole("heading", { level: 2 }).textContent()).toContain("Progressive test clip");
+    expect(await page.locator("#post-title").textContent()).toContain("Progressive test clip");
 
     const link = page.getByRole("link", { name: /^Download video 1/ }).first();
     const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);

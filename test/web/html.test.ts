@@ -24,6 +24,7 @@ describe("html", () => {
       'href="/profile/api-keys"',
       'href="/profile/api-keys"',
       'href="/paste"',
+      'href="/profile/jobs"',
       'href="/profile/webhooks"',
       'href="/profile/watches"',
       'href="/profile/account"',

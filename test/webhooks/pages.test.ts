@@ -77,6 +77,42 @@ describe("the webhooks page", () => {
     expect((await visitor.post("/profile/webhooks/delete", { csrf, id: "not-an-id" })).status).toBe(404);
   });
 
+  it("names the job and the watch each attempt's event was about, linked to their pages", async () => {
+    const visitor = await owner(app, "hooks-subjects@example.com");
+    await add(visitor, RECEIVER, ["job.item.failed", "watch.found"]);
+    const id = /name="id" value="([0-9a-f-]{36})"/.exec(await (await visitor.send("/profile/webhooks")).text())![1]!;
+    const [accountRow] = await store.db.query<{ id: number }>("SELECT id FROM accounts WHERE email = $1", [
+      "hooks-subjects@example.com",
+    ]);
+    const bodies = {
+      "job.item.failed": { job: { id: "job-<1>" }, item: { position: 1 } },
+      "watch.found": { watch: { id: "watch-2" }, job: { id: "job-3" }, posts: [] },
+    };
+    for (const [type, data] of Object.entries(bodies)) {
+      const [messageId] = await createMessages(store.db, {
+        accountId: Number(accountRow!.id),
+        type,
+        body: JSON.stringify({ type, timestamp: "2026-03-04T05:06:00Z", data }),
+        endpointId: id,
+        ids: () => `msg_${type}`,
+      });
+      const at = new Date();
+      await recordAttempt(store.db, {
+        messageId: messageId!,
+        endpointId: id,
+        at,
+        status: 200,
+        latencyMs: 5,
+        error: null,
+        outcome: "delivered",
+      });
+    }
+    const page = await (await visitor.send("/profile/webhooks")).text();
+    expect(page).toContain('<a href="/profile/jobs?id=job-%3C1%3E">job <code>job-&lt;1&gt;</code></a>');
+    expect(page).toContain('<a href="/profile/watches#watch-watch-2">watch <code>watch-2</code></a>');
+    expect(page).toContain('<a href="/profile/jobs?id=job-3">job <code>job-3</code></a>');
+  });
+
   it("shows each attempt's time, event, status and latency, says an endpoint failing for days is disabled, and resends once enabled", async () => {
     const visitor = await owner(app, "hooks-attempts@example.com");
     await add(visitor, RECEIVER);
