@@ -201,7 +201,15 @@ async function startJobs(
   // instance 44 workers' asks every pollS (1 s was 10% of a core).
   const settings = { retries: 3, retryDelayS: 2, heartbeatS: 10, pollS: 10 };
   const workers = workersOnDemand(await startQueue(db, settings, onError), { everyS: settings.pollS, onError });
-  const features = createFeatures({ config, db, queue: workers.queue, parts, log, now: () => new Date(), accountParts });
+  const features = createFeatures({
+    config,
+    db,
+    queue: workers.queue,
+    parts,
+    log,
+    now: () => new Date(),
+    accountParts,
+  });
   return { queue: workers.queue, workers, ...features };
 }
 

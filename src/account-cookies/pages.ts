@@ -11,7 +11,12 @@ function fileRow(file: CookiesListed, owner: Owner, name: string): Html {
     <tr>
       <td data-label="Platform">${name}</td>
       <td data-label="Uploaded">${formatTime(file.uploadedAt, "")}</td>
-      <td data-label="Actions">${itemAction({ page: COOKIES_PAGE, id: file.platform, csrf: owner.csrf }, "delete", "Delete", "danger")}</td>
+      <td data-label="Actions">${itemAction(
+        { page: COOKIES_PAGE, id: file.platform, csrf: owner.csrf },
+        "delete",
+        "Delete",
+        "danger",
+      )}</td>
     </tr>
   `;
 }
@@ -36,7 +41,13 @@ export function cookiesPage(
       ${message(view.notice, "notice")}${message(view.error, "error")}
       ${view.files.length === 0 ? html`<p class="muted">You have no cookies here.</p>` : html`
         <table>
-          <thead><tr><th>Platform</th><th>Uploaded</th><th></th></tr></thead>
+          <thead>
+            <tr>
+              <th>Platform</th>
+              <th>Uploaded</th>
+              <th></th>
+            </tr>
+          </thead>
           <tbody>${view.files.map((file) => fileRow(file, view.owner, nameOf(file.platform)))}</tbody>
         </table>
       `}
@@ -44,9 +55,9 @@ export function cookiesPage(
         <h2>Add or replace a platform's cookies</h2>
         <input type="hidden" name="csrf" value="${view.owner.csrf}">
         <div class="field"><label for="platform">Platform</label>
-          <select id="platform" name="platform" required>${
-      view.platforms.map((each) => html`<option value="${each.id}">${each.name}</option>`)
-    }</select></div>
+          <select id="platform" name="platform" required>${view.platforms.map((each) =>
+            html`<option value="${each.id}">${each.name}</option>`
+          )}</select></div>
         <div class="field"><label for="cookies">The cookie file's text</label>
           <textarea id="cookies" name="cookies" rows="8" required autocomplete="off" spellcheck="false"
             placeholder="# Netscape HTTP Cookie File"></textarea></div>
