@@ -143,7 +143,9 @@ async function serveAdmin(
   privateFolder(join(config.DATA_DIR, ADMIN_FOLDER));
   const socket = join(config.DATA_DIR, ADMIN_SOCKET);
   rmSync(socket, { force: true });
-  return runtime.serve(servedFetch(createAdminChannel(db, deps.platformChecks), log), { path: socket }, log);
+  return runtime.serve(servedFetch(createAdminChannel(db, { checks: deps.platformChecks, jars: deps.jars }), log), {
+    path: socket,
+  }, log);
 }
 
 /** The store's own link secret, made or (a secret every store of its build shared) replaced at this start. */
