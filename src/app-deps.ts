@@ -12,7 +12,8 @@ import { cookieHeaderFor } from "./media/cookie-header.ts";
 import { createEgressGate, type EgressGate, type ListenLoopback } from "./net/egress-gate.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
 import { type OutboundProxy, parseOutboundProxy } from "./net/outbound-proxy.ts";
-import { createOutboundRoutes, type OutboundRoutes, routedUpstream } from "./net/outbound-routes.ts";
+import { createOutboundRoutes, type OutboundRoutes, type ProxyState, routedUpstream } from "./net/outbound-routes.ts";
+import { connectFailureOf } from "./util/connect-failure.ts";
 import type { RelayOptions } from "./media/relay.ts";
 import type { UpstreamClient } from "./net/relay-upstream.ts";
 import type { RemuxOptions } from "./media/remux.ts";
@@ -555,14 +556,20 @@ function extraction(
   };
 }
 
-/** Which remedies for its walls each platform has: its jar (else COOKIES_FILE), its proxies (else OUTBOUND_PROXY), a token server. */
+/**
+ * Which remedies for its walls each platform has: its jar (else COOKIES_FILE), its proxies (else OUTBOUND_PROXY), a
+ * token server; what was set aside and why, whether each proxy answered when last used, and whether the token server
+ * answers now.
+ */
 function platformRemedies({ config, jars, outbound }: Wiring): (site: string) => Promise<PlatformRemedies | undefined> {
   return async (site) => {
     if (!platformList.some((row) => row.id === site)) return undefined;
     const jar = (await jars.listing()).find((each) => each.platform === site);
-    const own = outbound.listing().find((each) => each.platform === site);
+    const routes = outbound.listing();
+    const own = routes.find((each) => each.platform === site) ?? routes.find((each) => each.platform === "*");
     const aside = (name: string, until: string | null, why: string | null) =>
       until === null ? [] : [`${name} until ${until}${why === null ? "" : ` (${why})`}`];
+    const takesTokens = platformList.find((row) => row.id === site)?.poTokens === true;
     return {
       platform: site,
       jar: jar !== undefined
@@ -573,17 +580,38 @@ function platformRemedies({ config, jars, outbound }: Wiring): (site: string) =>
         : config.COOKIES_FILE === undefined
         ? null
         : { accounts: 1, setAside: [] },
-      proxies: own !== undefined
-        ? {
-          count: own.proxies.length,
-          setAside: own.proxies.flatMap((each) => aside(each.proxy, each.setAsideUntil, null)),
-        }
-        : config.OUTBOUND_PROXY === undefined
-        ? null
-        : { count: 1, setAside: [] },
-      tokenServer: platformList.find((row) => row.id === site)?.poTokens ? config.PO_TOKEN_URL !== undefined : null,
+      proxies: own === undefined ? null : {
+        count: own.proxies.length,
+        setAside: own.proxies.flatMap((each) => aside(each.proxy, each.setAsideUntil, each.reason)),
+        heard: own.proxies.map((each) => heardOf(each)),
+      },
+      tokenServer: takesTokens ? config.PO_TOKEN_URL !== undefined : null,
+      tokenServerFault: takesTokens && config.PO_TOKEN_URL !== undefined ? await tokenServerFault(config) : null,
     };
   };
+}
+
+/** "10.0.0.5:1080 answered at ...", "... failed at ... (connection refused)", or "... not used yet". */
+function heardOf(state: ProxyState): string {
+  if (state.lastHeard === null) return `${state.proxy} not used yet`;
+  return state.lastHeard.answered
+    ? `${state.proxy} answered at ${state.lastHeard.at}`
+    : `${state.proxy} failed at ${state.lastHeard.at} (${state.reason})`;
+}
+
+/**
+ * Null when the token server answers an HTTP request (bgutil's `GET /ping`, any status) within PO_TOKEN_TIMEOUT_MS,
+ * else why not. Asked straight, as the extraction host asks it (not through the egress gate): it is the operator's.
+ */
+async function tokenServerFault(config: Config): Promise<string | null> {
+  const url = `${config.PO_TOKEN_URL!.replace(/\/+$/, "")}/ping`;
+  try {
+    const answer = await fetch(url, { signal: AbortSignal.timeout(config.PO_TOKEN_TIMEOUT_MS) });
+    await answer.body?.cancel();
+    return null;
+  } catch (error) {
+    return `did not answer within ${config.PO_TOKEN_TIMEOUT_MS} ms (${connectFailureOf(error) ?? String(error)})`;
+  }
 }
 
 /** The platform check: its reference posts read as `post` reads them; a user's blocked request marks its platform too. */
