@@ -12,7 +12,8 @@ import { cookieHeaderFor } from "./media/cookie-header.ts";
 import { createEgressGate, type EgressGate, type ListenLoopback } from "./net/egress-gate.ts";
 import { defaultFfmpegLimits } from "./media/ffmpeg.ts";
 import { type OutboundProxy, parseOutboundProxy } from "./net/outbound-proxy.ts";
-import { createOutboundRoutes, type OutboundRoutes, routedUpstream } from "./net/outbound-routes.ts";
+import { createOutboundRoutes, type OutboundRoutes, type ProxyState, routedUpstream } from "./net/outbound-routes.ts";
+import { connectFailureOf } from "./util/connect-failure.ts";
 import type { RelayOptions } from "./media/relay.ts";
 import type { UpstreamClient } from "./net/relay-upstream.ts";
 import type { RemuxOptions } from "./media/remux.ts";
@@ -24,7 +25,8 @@ import { createLinkResolver, SHORT_LINK_TIMEOUT_MS } from "./platforms/short-lin
 import { SUBTITLE_TIMEOUT_MS, type TranscriptDeps } from "./handlers/transcript.ts";
 import { ATTEMPT_TIMEOUT_MS } from "./webhooks/delivery.ts";
 import { ownReadersOf, type ReaderContext, settingsOf } from "./platforms/own-reader.ts";
-import type { Source } from "./platforms/source.ts";
+import type { Ask, Source } from "./platforms/source.ts";
+import type { RunDeps } from "./media/run-plan.ts";
 import { createSources, type SourceOf } from "./platforms/sources.ts";
 import { X_SESSION_ORIGIN, xSessionFromCookieFile } from "./platforms/x/session-cookies.ts";
 import { createXClient, type TweetClient, type XClient, xWebClientBearerToken } from "./platforms/x/client.ts";
@@ -35,7 +37,7 @@ import { workerOptions } from "./platforms/tools/ytdlp/run.ts";
 import { createPageClient, type PageClient } from "./platforms/tools/ytdlp/client.ts";
 import { createGalleryClient, type GalleryClient } from "./platforms/tools/gallerydl/client.ts";
 import { detectPlatform, platformOfHost, siteOf, trafficHosts } from "./platforms/table.ts";
-import { type CookieJars, createCookieJars } from "./platforms/cookie-jars.ts";
+import { type CookieJars, type CookieSource, createCookieJars } from "./platforms/cookie-jars.ts";
 import { platformList } from "./platforms/list.ts";
 import { createAsk } from "./operations/ask.ts";
 import type { DownloadDeps } from "./operations/download.ts";
@@ -99,6 +101,8 @@ export interface AppParts extends DownloadDeps, PostDeps, TranscriptDeps {
   extractor: ExtractionHost;
   /** The sources jobs read through: the same readers, their tools run below interactive calls' (niced). */
   jobSources: SourceOf;
+  /** The parts of the calls of an account that brought its own cookies (ACCOUNT_COOKIES, account-cookies/). */
+  withCookies(cookies: CookieSource): CookiedParts;
   /** The egress gate: the service closes it. */
   gate: EgressGate;
   /** COOKIES_FILE; undefined without one. */
@@ -132,18 +136,42 @@ interface Wiring {
   blocked: Happening<[page: URL, error: ApiError]>;
 }
 
+/** What a call reads and fetches through over one cookie source: the operator's jars, or an account's own. */
+export interface CookiedParts {
+  sources: SourceOf;
+  /** The same readers for jobs, their tools niced. */
+  jobSources: SourceOf;
+  pages: PageClient;
+  tweets: TweetClient;
+  runner: RunDeps;
+}
+
 /** The app's parts that talk to the outside, built from the configuration, counting their calls. */
 export function createAppDeps(options: AppDepsOptions): AppParts {
   const wiring = wire(options);
   const { config, metrics, cookies, jars, gate, egress } = wiring;
   const tools = probedTools(wiring);
-  const tweets = xClient(wiring);
-  const { extractor, tools: interactive, jobTools } = extraction(wiring);
+  const { extractor, clients } = extraction(wiring);
   const slots = operationSlots(config, metrics.slotsHeld);
   const ask = createAsk({ tools, extractions: slots.extractions });
-  const readers = { tweets, xExpansion: createXThreads(tweets), own: ownSources(wiring) };
+  const runner = {
+    relay: relayOptions(wiring, jars),
+    remux: remuxOptions(wiring),
+    tools,
+    slots,
+    egress,
+    clientStallTimeoutMs: config.CLIENT_STALL_TIMEOUT_S * 1000,
+    exactCuts: config.CLIP_EXACT_CUTS === "on",
+  };
+  const shared = { ask, own: ownSources(wiring), clients, runner };
+  // Without any cookies configured yt-dlp's kept descriptions serve a format's choice (client.ts).
+  const operatorCookies = config.COOKIES_FILE === undefined && config.COOKIES_DIR === undefined &&
+      config.platformCookieFiles.size === 0
+    ? undefined
+    : jars;
+  const parts = cookiedParts(wiring, shared, jars, operatorCookies);
   const posts: PostDeps = {
-    sources: createSources({ ...readers, ...interactive }, ask),
+    sources: parts.sources,
     tools,
     extractions: slots.extractions,
     extraPageHosts: config.EXTRA_PAGE_HOSTS,
@@ -161,27 +189,16 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
     timeoutMs: SUBTITLE_TIMEOUT_MS,
     upstreamOf: () => "subtitle_host",
   });
-  const runner = {
-    relay: relayOptions(wiring),
-    remux: remuxOptions(wiring),
-    tools,
-    slots,
-    egress,
-    clientStallTimeoutMs: config.CLIENT_STALL_TIMEOUT_S * 1000,
-    exactCuts: config.CLIP_EXACT_CUTS === "on",
-  };
   return {
     ...posts,
+    ...parts,
     ask,
-    runner,
-    pages: interactive.pages,
     subtitleFiles,
     ...webhookClients(wiring),
-    tweets,
     metrics,
     platformChecks: platformChecks(wiring, posts, tools, extractor),
     extractor,
-    jobSources: createSources({ ...readers, ...jobTools }, ask),
+    withCookies: (own) => cookiedParts(wiring, shared, own, own),
     gate,
     cookies,
     jars,
@@ -191,6 +208,29 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
       // A cookie file that cannot be used is a warning: the service works without it.
       ...(cookies === undefined ? [] : [{ name: "cookies", check: () => cookies.fault() }]),
     ],
+  };
+}
+
+/**
+ * The readers (with caches of their own), the X client and the relay over `cookies`, the tools'
+ * runs over `toolCookies`: the operator's parts, or those of an account that brought its own
+ * cookies (account-cookies/own-jar.ts), whose caches no other account's call reads.
+ */
+function cookiedParts(
+  wiring: Wiring,
+  shared: { ask: Ask; own: Map<string, Source>; clients: (cookies?: CookieSource) => ToolClientSets; runner: RunDeps },
+  cookies: CookieSource,
+  toolCookies: CookieSource | undefined,
+): CookiedParts {
+  const tweets = xClient(wiring, cookies);
+  const readers = { tweets, xExpansion: createXThreads(tweets), own: shared.own };
+  const { tools, jobTools } = shared.clients(toolCookies);
+  return {
+    tweets,
+    pages: tools.pages,
+    sources: createSources({ ...readers, ...tools }, shared.ask),
+    jobSources: createSources({ ...readers, ...jobTools }, shared.ask),
+    runner: { ...shared.runner, relay: relayOptions(wiring, cookies) },
   };
 }
 
@@ -335,8 +375,8 @@ function webhookClients({ config, runtime, upstream }: Wiring): Pick<AppParts, "
 }
 
 /** X's syndication and GraphQL clients, counting each call by the endpoint it went to. */
-function xClient(wiring: Wiring): XClient {
-  const { config, metrics, jars, now } = wiring;
+function xClient(wiring: Wiring, jars: CookieSource): XClient {
+  const { config, metrics, now } = wiring;
   const graphqlBase = config.X_GRAPHQL_URL === "off" ? null : config.X_GRAPHQL_URL.replace(/\/+$/, "");
   const graphql = graphqlBase === null ? null : {
     guestActivateUrl: `${graphqlBase}/1.1/guest/activate.json`,
@@ -408,7 +448,7 @@ const idleTimeoutMs = (
   config: Config,
 ) => (config.DOWNLOAD_IDLE_TIMEOUT_S === 0 ? undefined : config.DOWNLOAD_IDLE_TIMEOUT_S * 1000);
 
-function relayOptions({ config, runtime, metrics, upstream, jars, now }: Wiring): RelayOptions {
+function relayOptions({ config, runtime, metrics, upstream, now }: Wiring, jars: CookieSource): RelayOptions {
   return {
     upstream: countedUpstream(upstream, metrics),
     onUndeclaredBytes: (count: number) => metrics.relayedBytes("direct", count),
@@ -447,13 +487,19 @@ interface ToolClients {
   galleries: GalleryClient;
 }
 
+/** Interactive calls' tool clients, and jobs' (whose tools run niced). */
+interface ToolClientSets {
+  tools: ToolClients;
+  jobTools: ToolClients;
+}
+
 /**
- * The extraction host and the descriptions yt-dlp and gallery-dl read through it: interactive
- * calls' and jobs' (whose tools run niced), each with their own caches.
+ * The extraction host, and the descriptions yt-dlp and gallery-dl read through it over a cookie
+ * source: interactive calls' and jobs' (whose tools run niced), each with their own caches.
  */
 function extraction(
-  { config, runtime, metrics, gate, jars, blocked }: Wiring,
-): { extractor: ExtractionHost; tools: ToolClients; jobTools: ToolClients } {
+  { config, runtime, metrics, gate, blocked }: Wiring,
+): { extractor: ExtractionHost; clients: (cookies?: CookieSource) => ToolClientSets } {
   const extractor = createExtractionHost({
     processes: runtime.processes,
     toolRuns: runtime.toolRuns,
@@ -473,7 +519,7 @@ function extraction(
         : metrics.extractionHost(status.state, "", 0),
   });
   // What both tools' descriptions are read with: the same caps, cache, gate, cookies and metrics.
-  const clients = (extractor: Extractor): ToolClients => {
+  const clients = (extractor: Extractor, cookies: CookieSource | undefined): ToolClients => {
     const shared = {
       extractor,
       files: runtime.files,
@@ -482,11 +528,7 @@ function extraction(
       cacheTtlMs: config.PAGE_CACHE_TTL_S * 1000,
       cacheMaxEntries: 500,
       gate,
-      // Without any cookies configured yt-dlp's kept descriptions serve a format's choice (client.ts).
-      cookies: config.COOKIES_FILE === undefined && config.COOKIES_DIR === undefined &&
-          config.platformCookieFiles.size === 0
-        ? undefined
-        : jars,
+      cookies,
       onBlocked: blocked.emit,
     };
     return {
@@ -507,17 +549,27 @@ function extraction(
       }),
     };
   };
-  return { extractor, tools: clients(extractor), jobTools: clients(inBackground(extractor, config.JOB_NICENESS)) };
+  const niced = inBackground(extractor, config.JOB_NICENESS);
+  return {
+    extractor,
+    clients: (cookies) => ({ tools: clients(extractor, cookies), jobTools: clients(niced, cookies) }),
+  };
 }
 
-/** Which remedies for its walls each platform has: its jar (else COOKIES_FILE), its proxies (else OUTBOUND_PROXY), a token server. */
+/**
+ * Which remedies for its walls each platform has: its jar (else COOKIES_FILE), its proxies (else OUTBOUND_PROXY), a
+ * token server; what was set aside and why, whether each proxy answered when last used, and whether the token server
+ * answers now.
+ */
 function platformRemedies({ config, jars, outbound }: Wiring): (site: string) => Promise<PlatformRemedies | undefined> {
   return async (site) => {
     if (!platformList.some((row) => row.id === site)) return undefined;
     const jar = (await jars.listing()).find((each) => each.platform === site);
-    const own = outbound.listing().find((each) => each.platform === site);
+    const routes = outbound.listing();
+    const own = routes.find((each) => each.platform === site) ?? routes.find((each) => each.platform === "*");
     const aside = (name: string, until: string | null, why: string | null) =>
       until === null ? [] : [`${name} until ${until}${why === null ? "" : ` (${why})`}`];
+    const takesTokens = platformList.find((row) => row.id === site)?.poTokens === true;
     return {
       platform: site,
       jar: jar !== undefined
@@ -528,17 +580,38 @@ function platformRemedies({ config, jars, outbound }: Wiring): (site: string) =>
         : config.COOKIES_FILE === undefined
         ? null
         : { accounts: 1, setAside: [] },
-      proxies: own !== undefined
-        ? {
-          count: own.proxies.length,
-          setAside: own.proxies.flatMap((each) => aside(each.proxy, each.setAsideUntil, null)),
-        }
-        : config.OUTBOUND_PROXY === undefined
-        ? null
-        : { count: 1, setAside: [] },
-      tokenServer: platformList.find((row) => row.id === site)?.poTokens ? config.PO_TOKEN_URL !== undefined : null,
+      proxies: own === undefined ? null : {
+        count: own.proxies.length,
+        setAside: own.proxies.flatMap((each) => aside(each.proxy, each.setAsideUntil, each.reason)),
+        heard: own.proxies.map((each) => heardOf(each)),
+      },
+      tokenServer: takesTokens ? config.PO_TOKEN_URL !== undefined : null,
+      tokenServerFault: takesTokens && config.PO_TOKEN_URL !== undefined ? await tokenServerFault(config) : null,
     };
   };
+}
+
+/** "10.0.0.5:1080 answered at ...", "... failed at ... (connection refused)", or "... not used yet". */
+function heardOf(state: ProxyState): string {
+  if (state.lastHeard === null) return `${state.proxy} not used yet`;
+  return state.lastHeard.answered
+    ? `${state.proxy} answered at ${state.lastHeard.at}`
+    : `${state.proxy} failed at ${state.lastHeard.at} (${state.reason})`;
+}
+
+/**
+ * Null when the token server answers an HTTP request (bgutil's `GET /ping`, any status) within PO_TOKEN_TIMEOUT_MS,
+ * else why not. Asked straight, as the extraction host asks it (not through the egress gate): it is the operator's.
+ */
+async function tokenServerFault(config: Config): Promise<string | null> {
+  const url = `${config.PO_TOKEN_URL!.replace(/\/+$/, "")}/ping`;
+  try {
+    const answer = await fetch(url, { signal: AbortSignal.timeout(config.PO_TOKEN_TIMEOUT_MS) });
+    await answer.body?.cancel();
+    return null;
+  } catch (error) {
+    return `did not answer within ${config.PO_TOKEN_TIMEOUT_MS} ms (${connectFailureOf(error) ?? String(error)})`;
+  }
 }
 
 /** The platform check: its reference posts read as `post` reads them; a user's blocked request marks its platform too. */

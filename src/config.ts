@@ -255,6 +255,12 @@ export const ConfigSchema = z.object({
   COOKIES_DIR: z.string().min(1).optional().describe(
     "Folder of cookie jars by platform: <dir>/<platform>/*.txt (youtube/alice.txt, youtube/bob.txt), each file one account's Netscape cookies, used only for its platform's hosts and taken in turn; read anew for every use, never modified",
   ),
+  ACCOUNT_COOKIES: z
+    .enum(["on", "off"])
+    .default("off")
+    .describe(
+      "on: an owner may upload a platform's Netscape cookie file on the site (/profile/cookies), kept sealed in the store, used only for the calls of that account's keys in place of the operator's jar for that platform; off: no such page",
+    ),
   COOKIES_SET_ASIDE_S: positiveInt.default(1800).describe(
     "How long an account of a jar that its platform refused (a sign-in or bot wall, its rate limit) is set aside, in seconds; a proxy of OUTBOUND_PROXY_<PLATFORM> that failed is set aside as long",
   ),

@@ -22,8 +22,10 @@ import type { EntryProcess, Runtime, StopSignal } from "./runtime/runtime.ts";
 import { connectionLimits } from "./runtime/connection-caps.ts";
 import { type Queue, startQueue } from "./queue/queue.ts";
 import { type WorkersOnDemand, workersOnDemand } from "./queue/on-demand.ts";
-import { createFeatures, type Features } from "./app/features.ts";
-import type { AppParts } from "./app-deps.ts";
+import { accountPartsOf, createFeatures, type Features } from "./app/features.ts";
+import type { AppParts, CookiedParts } from "./app-deps.ts";
+import type { AccountParts } from "./account-cookies/own-jar.ts";
+import { startCookieKey } from "./account-cookies/seal.ts";
 
 export interface Service {
   server: RunningServer;
@@ -33,8 +35,8 @@ export interface Service {
 export async function startService(config: Config, runtime: Runtime, log: Logger): Promise<Service> {
   const serve = runtime.serve;
   // Built before the store opens: it starts the tools' probe, which then runs beside the opening.
-  // The tools' copies of COOKIES_FILE go to DATA_DIR, where a start removes what a killed service left.
-  const copies = config.COOKIES_FILE === undefined ? null : privateCopies(config.DATA_DIR);
+  // The tools' copies of cookies go to DATA_DIR, where a start removes what a killed service left.
+  const copies = copiesOfCookies(config);
   const deps = createAppDeps({
     config,
     runtime: copies === null ? runtime : { ...runtime, files: nodeFilesIn(copies.path) },
@@ -43,12 +45,11 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
   deps.tools.changed.on((tools, before) => tellAboutTools(tools, before, log));
   // A cookie file that cannot be used is told now (once), not at the first page-mode request.
   void deps.cookies?.read();
-  const db = await openStore(config, { openPgliteIn: runtime.openPgliteIn });
-  recordStoreKind(config, log);
-  await startLinkSecretLogged(db, log);
+  const db = await startStore(config, runtime, log);
+  const accountParts = accountPartsOf({ config, db, parts: deps, log, now: () => new Date() });
   // The store may open and still be unable to write (a full DATA_DIR): say so now, not at the first 503.
   await db.ready?.().catch((error: unknown) => log.error("the store is not ready", { reason: errorText(error) }));
-  const { queue, jobs, watches, events, work, workers } = await startJobs(config, db, deps, log);
+  const { queue, jobs, watches, events, work, workers } = await startJobs(config, db, { ...deps, accountParts }, log);
   // Set when a stop begins: /readyz then fails, so a balancer that probes it stops sending here.
   let draining = false;
   const app = createApp({
@@ -59,6 +60,7 @@ export async function startService(config: Config, runtime: Runtime, log: Logger
     watches,
     deliveries: events.deliveries,
     ...deps,
+    accountParts,
     readinessChecks: [...deps.readinessChecks, drainCheck(() => draining)],
   });
   const limits = connectionLimits(config);
@@ -141,10 +143,21 @@ async function serveAdmin(
   privateFolder(join(config.DATA_DIR, ADMIN_FOLDER));
   const socket = join(config.DATA_DIR, ADMIN_SOCKET);
   rmSync(socket, { force: true });
-  return runtime.serve(servedFetch(createAdminChannel(db, deps.platformChecks), log), { path: socket }, log);
+  return runtime.serve(servedFetch(createAdminChannel(db, { checks: deps.platformChecks, jars: deps.jars }), log), {
+    path: socket,
+  }, log);
 }
 
 /** The store's own link secret, made or (a secret every store of its build shared) replaced at this start. */
+/** The store opened, its kind recorded, and its own secrets made at its first start (the link secret, the cookie key). */
+async function startStore(config: Config, runtime: Runtime, log: Logger): Promise<Db> {
+  const db = await openStore(config, { openPgliteIn: runtime.openPgliteIn });
+  recordStoreKind(config, log);
+  await startLinkSecretLogged(db, log);
+  await startCookieKey(db);
+  return db;
+}
+
 async function startLinkSecretLogged(db: Db, log: Logger): Promise<void> {
   const start = await startLinkSecret(db, new Date());
   if (start === "replaced") {
@@ -171,10 +184,17 @@ function drainCheck(draining: () => boolean): ReadinessCheck {
  * instance's side of it, `work`, which starts its workers, and `workers`, which starts them once
  * the queue holds work (queue/on-demand.ts).
  */
+/** The tools' private copies of cookies go to DATA_DIR (nothing of them in TMPDIR); null where there are none to copy. */
+function copiesOfCookies(config: Config) {
+  const any = config.COOKIES_FILE !== undefined || config.COOKIES_DIR !== undefined ||
+    config.platformCookieFiles.size > 0 || config.ACCOUNT_COOKIES === "on";
+  return any ? privateCopies(config.DATA_DIR) : null;
+}
+
 async function startJobs(
   config: Config,
   db: Db,
-  parts: AppParts,
+  { accountParts, ...parts }: AppParts & { accountParts: AccountParts<CookiedParts> | undefined },
   log: Logger,
 ): Promise<Features & { queue: Queue; workers: WorkersOnDemand }> {
   const onError = (error: Error) => log.error("the job queue failed", { error: errorText(error) });
@@ -183,7 +203,15 @@ async function startJobs(
   // instance 44 workers' asks every pollS (1 s was 10% of a core).
   const settings = { retries: 3, retryDelayS: 2, heartbeatS: 10, pollS: 10 };
   const workers = workersOnDemand(await startQueue(db, settings, onError), { everyS: settings.pollS, onError });
-  const features = createFeatures({ config, db, queue: workers.queue, parts, log, now: () => new Date() });
+  const features = createFeatures({
+    config,
+    db,
+    queue: workers.queue,
+    parts,
+    log,
+    now: () => new Date(),
+    accountParts,
+  });
   return { queue: workers.queue, workers, ...features };
 }
 

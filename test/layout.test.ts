@@ -162,6 +162,9 @@ const FLOORS: string[][] = [
   ["src/cobalt"], // cobalt's API on an origin of its own, answered by the API's operations
   ["src/doctor"],
   ["src/web"], // the owner's site: its pages' parts, sessions, sign-in, keys, the paste page
+  // An owner's own cookies (ACCOUNT_COOKIES): its page, its sealed store, the parts its calls go
+  // through; the jobs' items and the API's calls of the account use them.
+  ["src/account-cookies"],
   // The account features, each in one folder with its routes, pages, store code, runner and OpenAPI
   // paths: webhooks are told by jobs, and a watch's runs are jobs.
   ["src/webhooks"],

@@ -67,7 +67,10 @@ export function apiPath(
       // A signed link's own terms are the gate's, not the operation's parameters.
       const links = linkSigner(linkSettings, request, admitted.id, at);
       const client = clientOf({ request, peer: exchange.peer }, deps.config.TRUST_PROXY);
-      answered = await match.handler.handle({
+      // An account that brought its own cookies is answered through its own parts (account-cookies/).
+      const own = (await deps.accountParts?.(admitted.accountId)) ?? null;
+      const handle = own === null ? match.handler.handle : match.handler.declared.handler({ ...deps, ...own });
+      answered = await handle({
         request,
         url: withoutLinkTerms(url),
         params: match.params,

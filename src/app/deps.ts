@@ -15,12 +15,14 @@ import type { DeliveryDeps } from "../webhooks/delivery.ts";
 import type { Jobs } from "../jobs/runner.ts";
 import type { Watches } from "../watches/runner.ts";
 import type { EgressPolicy } from "../net/egress.ts";
+import type { AccountParts } from "../account-cookies/own-jar.ts";
 
 /** The outside world the operations reach: X, media hosts, yt-dlp and ffmpeg (built by createAppDeps). */
 export interface AppDeps extends DownloadDeps, PostDeps, TranscriptDeps {
   tweets: TweetClient;
   config: Pick<
     Config,
+    | "ACCOUNT_COOKIES"
     | "CORS_ORIGIN"
     | "HEALTH_TIMEOUT_MS"
     | "LINK_TTL_S"
@@ -40,6 +42,8 @@ export interface AppDeps extends DownloadDeps, PostDeps, TranscriptDeps {
   deliveries?: DeliveryDeps | null;
   /** Where a webhook receiver may be: public addresses, and the operator's WEBHOOK_EXTRA_HOSTS. */
   webhookTargets: EgressPolicy;
+  /** ACCOUNT_COOKIES=on: what the calls of an account that brought its own cookies read and fetch through. */
+  accountParts?: AccountParts<Pick<AppDeps, "sources" | "pages" | "tweets" | "runner">>;
   log: Logger;
   /** Injected so tests can move time without sleeping. */
   now?: () => Date;

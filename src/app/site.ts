@@ -13,10 +13,13 @@ import { type ReadinessCheck, readinessResponse } from "../http/readiness.ts";
 import { createRouter, type Route } from "../http/router.ts";
 import { metricsResponse, type OperatorAccess } from "../metrics/endpoint.ts";
 import type { ServiceMetrics } from "../metrics/service-metrics.ts";
-import { type SiteHandler, webRoutes } from "../web/routes.ts";
+import { type Site, type SiteHandler, webRoutes } from "../web/routes.ts";
 import { webhookPages } from "../webhooks/site-routes.ts";
 import { watchPages } from "../watches/site-routes.ts";
 import { jobPages } from "../jobs/site-routes.ts";
+import { cookiePages } from "../account-cookies/site-routes.ts";
+import { platformList } from "../platforms/list.ts";
+import { trafficHosts } from "../platforms/table.ts";
 import { type Exchange, methodNotAllowed } from "./exchange.ts";
 
 export const OPENAPI_PATH = "/api/v1/openapi.json";
@@ -63,6 +66,9 @@ export function sitePath(
       (site) => webhookPages(site, { webhookTargets: deps.webhookTargets, deliveries: deps.deliveries ?? null }),
       (site) => watchPages(site, { watches: deps.watches ?? null }),
       (site) => jobPages(site, { linkTtlS: deps.config.LINK_TTL_S }),
+      ...(deps.config.ACCOUNT_COOKIES === "on"
+        ? [(site: Site) => cookiePages(site, { platforms: platformList, trafficHosts })]
+        : []),
     ]),
     {
       method: "GET",

@@ -13,6 +13,7 @@ import { endSessions } from "../store/sessions.ts";
 import { backupHelp, restoreHelp } from "./backup.ts";
 import type { CommandResult } from "./command-result.ts";
 import { doctorHelp } from "./doctor.ts";
+import { jarsHelp } from "./jars.ts";
 
 /** What one command is given: its words after the command's name, its `--name value` flags and stdin. */
 interface CommandInput {
@@ -157,6 +158,7 @@ const commands: Record<string, Command> = {
     },
   },
   doctor: doctorHelp,
+  jars: jarsHelp,
   backup: backupHelp,
   restore: restoreHelp,
 };

@@ -17,6 +17,7 @@ import { ADMIN_SOCKET } from "./channel.ts";
 import type { CommandResult } from "./command-result.ts";
 import { helpFor, runAdminCommand } from "./commands.ts";
 import { isDoctorCommand, runDoctor } from "./doctor.ts";
+import { isJarsCommand, runJars } from "./jars.ts";
 
 async function run(argv: string[]): Promise<CommandResult> {
   // Help needs neither a configuration nor a store.
@@ -25,11 +26,12 @@ async function run(argv: string[]): Promise<CommandResult> {
   const config = parseConfig(process.env);
   if (isBackupCommand(argv)) return refusalOf(argv, config) ?? backupOrRestore(config, argv);
   const stdin = argv[0] === "users" && (argv[1] === "create" || argv[1] === "password") ? await readStdin() : "";
-  if (!config.DATABASE_URL || isDoctorCommand(argv)) {
+  if (!config.DATABASE_URL || isDoctorCommand(argv) || isJarsCommand(argv)) {
     const viaService = await callService(join(config.DATA_DIR, ADMIN_SOCKET), argv, stdin);
     if (viaService) return viaService;
   }
   if (isDoctorCommand(argv)) return doctorHere(config, argv);
+  if (isJarsCommand(argv)) return jarsHere(config);
   refuseEmbeddedBesidePostgres(config);
   refuseMissingDataDir(config);
   const db = await openStore(config);
@@ -84,6 +86,16 @@ async function doctorHere(config: Config, argv: string[]): Promise<CommandResult
     return await runDoctor(deps.platformChecks, argv);
   } finally {
     // The extraction host is not started here: each extraction runs the tool's program.
+    await Promise.all([deps.gate.close(), deps.extractor.close()]);
+  }
+}
+
+/** The jars as this process finds them (no service to ask): their files, none set aside. */
+async function jarsHere(config: Config): Promise<CommandResult> {
+  const deps = createAppDeps({ config, runtime: { upstream: nodeUpstream, ...nodeCapabilities } });
+  try {
+    return await runJars(deps.jars);
+  } finally {
     await Promise.all([deps.gate.close(), deps.extractor.close()]);
   }
 }

@@ -31,10 +31,15 @@ export interface PlatformRemedies {
   platform: string;
   /** Its jar (its own accounts, else COOKIES_FILE): how many accounts, and those set aside ("alice until ... (why)"); null for none. */
   jar: { accounts: number; setAside: string[] } | null;
-  /** Its proxies (its own, else OUTBOUND_PROXY) and those set aside; null for none. */
-  proxies: { count: number; setAside: string[] } | null;
+  /**
+   * Its proxies (its own, else OUTBOUND_PROXY), those set aside ("10.0.0.5:1080 until ... (why)"), and what was last
+   * heard of each ("10.0.0.5:1080 answered at ...", "... failed at ... (connection refused)").
+   */
+  proxies: { count: number; setAside: string[]; heard?: string[] } | null;
   /** Whether a PO token server is set (PO_TOKEN_URL); null for a platform that takes no tokens. */
   tokenServer: boolean | null;
+  /** What the token server said when the check asked it: null when it answered, else why not. */
+  tokenServerFault?: string | null;
 }
 
 /** "missing: a cookie jar (...); a proxy (...)": the blocked row's remedy names what is not set, or what is all set aside. */
@@ -48,9 +53,15 @@ export function remediesText(remedies: PlatformRemedies): { remedy: string; setA
   }
   if (proxies === null) missing.push(`a proxy with a better address (OUTBOUND_PROXY_${platform}, or OUTBOUND_PROXY)`);
   if (tokenServer === false) missing.push("a PO token server (PO_TOKEN_URL)");
+  const fault = remedies.tokenServerFault ?? null;
+  if (tokenServer === true && fault !== null) missing.push(`a PO token server that answers (PO_TOKEN_URL ${fault})`);
   const setAside = [
     ...(jar?.setAside ?? []).map((each) => `account ${each}`),
     ...(proxies?.setAside ?? []).map((each) => `proxy ${each}`),
+  ];
+  const heard = [
+    ...(tokenServer === true ? [`token server ${fault ?? "answered"}`] : []),
+    ...(proxies?.heard ?? []).map((each) => `proxy ${each}`),
   ];
   return {
     remedy: missing.length > 0
@@ -58,7 +69,8 @@ export function remediesText(remedies: PlatformRemedies): { remedy: string; setA
       : `a jar, a proxy${
         tokenServer ? " and a token server" : ""
       } are set: add accounts or proxies, or update the tools (bash scripts/setup-debian.sh --update-tools)`,
-    setAside: setAside.length > 0 ? `; set aside: ${setAside.join(", ")}` : "",
+    setAside: (setAside.length > 0 ? `; set aside: ${setAside.join(", ")}` : "") +
+      (heard.length > 0 ? `; remedies heard: ${heard.join(", ")}` : ""),
   };
 }
 

@@ -70,6 +70,14 @@ export interface JobDeps extends PostDeps {
   settings: JobSettings;
   /** Told of each settled item and expansion: the webhooks' side (jobs/events.ts). */
   events?: JobEvents;
+  /** ACCOUNT_COOKIES=on: the sources of an account that brought its own cookies (account-cookies/); null for none. */
+  accountSources?: (accountId: number) => Promise<SourceOf | null>;
+}
+
+/** `deps` for the work of `holder`'s account: through its own cookies' sources where it brought some. */
+async function asAccount(deps: JobDeps, holder: SlotHolder): Promise<JobDeps> {
+  const own = (await deps.accountSources?.(holder.accountId)) ?? null;
+  return own === null ? deps : { ...deps, sources: own };
 }
 
 export interface Jobs {
@@ -317,7 +325,7 @@ export async function linkPostsOf(
   const platform = await platformOf(url, deps);
   if (platform === null) return { link: url, expansion: null };
   const link = { url, platform };
-  const source = deps.sources(link);
+  const source = (await asAccount(deps, holder)).sources(link);
   const expansion = expandsPosts(source)
     ? await asking(deps, source, link, holder, () => source.expand(link, limit, signal, threads))
     : null;
@@ -354,7 +362,8 @@ async function runItem(deps: JobDeps, jobId: string, position: number, last: boo
   const holder: SlotHolder = { id: claimed.apiKeyId, accountId: claimed.accountId, tier: claimed.tier };
   try {
     // The record its link's one read gave is the item's: the page is not read twice.
-    const post = claimed.read ?? await whenSlotFrees(() => postRecord(deps, new URL(claimed.url), { key: holder }));
+    const reader = await asAccount(deps, holder);
+    const post = claimed.read ?? await whenSlotFrees(() => postRecord(reader, new URL(claimed.url), { key: holder }));
     await settle({ post });
   } catch (error) {
     if (error instanceof ApiError && retryHelps(error) && !last) return false;

@@ -130,12 +130,16 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     if (target === null) return;
     const proxy = session.proxyFor(request.named.host);
     const { route, opening } = routeOf(request, target.host, target.port, proxy);
-    await client.forward(route, opening, sessions.traffic(session, endpoint)).catch((error: unknown) => {
-      session.failed ??= failureText(endpoint, error);
-      // No connection to the proxy itself (not its refusal of a tunnel, which is the source's): set it aside.
-      if (proxy !== null && connectFailureOf(error) !== null) options.outbound.failed(proxy);
-      answer(client, "502 Bad Gateway");
-    });
+    await client.forward(route, opening, sessions.traffic(session, endpoint)).then(
+      () => proxy !== null && options.outbound.answered(proxy),
+      (error: unknown) => {
+        session.failed ??= failureText(endpoint, error);
+        // No connection to the proxy itself (not its refusal of a tunnel, which is the source's): set it aside.
+        const why = connectFailureOf(error);
+        if (proxy !== null && why !== null) options.outbound.failed(proxy, why);
+        answer(client, "502 Bad Gateway");
+      },
+    );
   }
 
   return {

@@ -13,12 +13,27 @@ export type ProxyPicker = (host: string) => OutboundProxy | null;
 export interface OutboundRoutes {
   /** A picker for one run: the first connection to a platform's host takes that platform's next proxy. */
   run(): ProxyPicker;
-  /** A connection through `proxy` could not be opened: a proxy of a platform's list is set aside. */
-  failed(proxy: OutboundProxy): void;
+  /** A connection through `proxy` could not be opened (`why`: "connection refused"): a proxy of a platform's list is set aside. */
+  failed(proxy: OutboundProxy, why: string): void;
+  /** A connection through `proxy` was opened: it answered. */
+  answered(proxy: OutboundProxy): void;
   /** Whether any connection may leave through a proxy (the runtime's proxied clients are built then). */
   any: boolean;
-  /** Each platform's proxies as `host:port` (never credentials) and until when one is set aside. */
-  listing(): { platform: string; proxies: { proxy: string; setAsideUntil: string | null }[] }[];
+  /**
+   * Each platform's proxies as `host:port` (never credentials), and OUTBOUND_PROXY as the platform `*`: until when
+   * one is set aside and why, and what was last heard of it.
+   */
+  listing(): { platform: string; proxies: ProxyState[] }[];
+}
+
+/** A proxy as the platform check shows it. */
+export interface ProxyState {
+  proxy: string;
+  setAsideUntil: string | null;
+  /** Why its last connection failed ("connection refused"); null when it has not failed or answered since. */
+  reason: string | null;
+  /** The last connection through it: when, and whether it opened; null before the first. */
+  lastHeard: { at: string; answered: boolean } | null;
 }
 
 export interface OutboundRoutesOptions {
@@ -41,6 +56,16 @@ export function createOutboundRoutes(options: OutboundRoutesOptions): OutboundRo
   const owner = new Map<OutboundProxy, string>();
   for (const [platform, list] of options.platforms) for (const proxy of list) owner.set(proxy, platform);
   const isAside = (proxy: OutboundProxy) => (aside.get(proxy) ?? 0) > options.now().getTime();
+  const heard = new Map<OutboundProxy, { at: number; why: string | null }>();
+  const stateOf = (proxy: OutboundProxy): ProxyState => {
+    const last = heard.get(proxy);
+    return {
+      proxy: proxyName(proxy),
+      setAsideUntil: isAside(proxy) ? new Date(aside.get(proxy)!).toISOString() : null,
+      reason: last?.why ?? null,
+      lastHeard: last === undefined ? null : { at: new Date(last.at).toISOString(), answered: last.why === null },
+    };
+  };
 
   /** The platform's next proxy in turn, skipping those set aside; all set aside: the least recently failed. */
   function next(platform: string, list: readonly OutboundProxy[]): OutboundProxy {
@@ -64,21 +89,21 @@ export function createOutboundRoutes(options: OutboundRoutesOptions): OutboundRo
         return proxy;
       };
     },
-    failed(proxy) {
+    failed(proxy, why) {
+      heard.set(proxy, { at: options.now().getTime(), why });
       const platform = owner.get(proxy);
       if (platform === undefined) return;
       const until = new Date(options.now().getTime() + options.setAsideMs);
       aside.set(proxy, until.getTime());
       options.onSetAside(platform, proxyName(proxy), until);
     },
-    listing: () =>
-      [...options.platforms].map(([platform, list]) => ({
-        platform,
-        proxies: list.map((proxy) => ({
-          proxy: proxyName(proxy),
-          setAsideUntil: isAside(proxy) ? new Date(aside.get(proxy)!).toISOString() : null,
-        })),
-      })),
+    answered(proxy) {
+      heard.set(proxy, { at: options.now().getTime(), why: null });
+    },
+    listing: () => [
+      ...[...options.platforms].map(([platform, list]) => ({ platform, proxies: list.map(stateOf) })),
+      ...(options.fallback === null ? [] : [{ platform: "*", proxies: [stateOf(options.fallback)] }]),
+    ],
   };
 }
 
@@ -99,9 +124,12 @@ export function routedUpstream(
     const client = clients.get(proxy) ?? proxied(proxy);
     clients.set(proxy, client);
     try {
-      return await client(request);
+      const answer = await client(request);
+      routes.answered(proxy);
+      return answer;
     } catch (error) {
-      if (connectFailureOf(error) !== null && !request.signal.aborted) routes.failed(proxy);
+      const why = connectFailureOf(error);
+      if (why !== null && !request.signal.aborted) routes.failed(proxy, why);
       throw error;
     }
   };

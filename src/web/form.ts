@@ -4,7 +4,8 @@ import { ApiError } from "../http/problem.ts";
 
 export const MAX_FORM_BYTES = 16 * 1024;
 
-export async function readForm(request: Request): Promise<URLSearchParams> {
+/** A page that takes a file's text (the cookies page) gives a larger `maxBytes`. */
+export async function readForm(request: Request, maxBytes = MAX_FORM_BYTES): Promise<URLSearchParams> {
   if (!(request.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded")) {
     throw new ApiError("unsupported_form", "Send the form as application/x-www-form-urlencoded.");
   }
@@ -13,7 +14,7 @@ export async function readForm(request: Request): Promise<URLSearchParams> {
   const reader = request.body?.getReader();
   for (let read = await readFrom(reader); read && !read.done; read = await readFrom(reader)) {
     size += read.value.byteLength;
-    if (size > MAX_FORM_BYTES) {
+    if (size > maxBytes) {
       void reader!.cancel();
       throw new ApiError("form_too_large", "This form is larger than any form of this site; send it from the page.");
     }

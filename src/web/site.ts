@@ -69,9 +69,13 @@ export function redirect(location: string, cookies: string[] = []): Response {
 }
 
 /** The form of a post, once it has passed the CSRF checks for `secret`; nothing for a GET. */
-export async function checkedForm(request: Request, secret: string | null): Promise<URLSearchParams> {
+export async function checkedForm(
+  request: Request,
+  secret: string | null,
+  maxBytes?: number,
+): Promise<URLSearchParams> {
   if (request.method !== "POST") return new URLSearchParams();
-  const form = await readForm(request);
+  const form = await readForm(request, maxBytes);
   await checkCsrf(request, form, secret);
   return form;
 }
@@ -95,14 +99,15 @@ export function siteOf(deps: WebDeps) {
     return response;
   };
 
-  const signedIn = (handler: (ctx: OwnerRequest) => Promise<Response>): SiteHandler =>
+  /** `maxFormBytes` for a page whose form carries a file's text (readForm's default otherwise). */
+  const signedIn = (handler: (ctx: OwnerRequest) => Promise<Response>, maxFormBytes?: number): SiteHandler =>
     page(async (request, _log, peer) => {
       const state = await readSession(db, request, now());
       if (state.kind !== "signed-in") {
         if (state.kind === "none") return redirect("/sign-in");
         return redirect("/sign-in?notice=ended", [clearedCookie(request, SESSION_COOKIE)]);
       }
-      const form = await checkedForm(request, state.token);
+      const form = await checkedForm(request, state.token, maxFormBytes);
       const owner = { email: state.session.email, csrf: await csrfToken(state.token) };
       const url = new URL(request.url);
       return handler({ request, peer, url, form, session: state.session, token: state.token, owner });

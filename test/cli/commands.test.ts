@@ -66,7 +66,11 @@ describe("admin users password and links rotate", () => {
 
 describe("the admin socket's channel", () => {
   it("answers what is no command with 400 and says what it takes, and runs a command", async () => {
-    const channel = createAdminChannel(store.db, {} as PlatformChecks, () => now);
+    const channel = createAdminChannel(
+      store.db,
+      { checks: {} as PlatformChecks, jars: { listing: async () => [] } },
+      () => now,
+    );
     const run = (body: string) => channel(new Request("http://admin/run", { method: "POST", body }));
     for (const body of ["{not json", "[]", '{"argv": "users", "stdin": ""}', '{"argv": [1], "stdin": ""}']) {
       const answer = await run(body);

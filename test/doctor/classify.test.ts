@@ -210,4 +210,33 @@ describe("the blocked row names the remedy that is missing", () => {
       "set aside: account alice until 2026-11-28T23:30:00.000Z (a sign-in), proxy 10.0.0.5:1080 until 2026-11-28T23:30:00.000Z",
     );
   });
+
+  it("says whether each remedy answered: the token server now, each proxy when last used", () => {
+    const remedies = {
+      platform: "YOUTUBE",
+      jar: { accounts: 2, setAside: [] },
+      proxies: {
+        count: 2,
+        setAside: ["10.0.0.6:3128 until 2026-11-28T23:30:00.000Z (connection refused)"],
+        heard: [
+          "10.0.0.5:1080 answered at 2026-11-28T23:00:00.000Z",
+          "10.0.0.6:3128 failed at 2026-11-28T23:00:00.000Z (connection refused)",
+        ],
+      },
+      tokenServer: true,
+    };
+    const answering = classifyFailure(refused, { ...base, remedies: { ...remedies, tokenServerFault: null } });
+    expect(answering.remedy).toMatch(/^a jar, a proxy and a token server are set/);
+    expect(answering.detail).toContain(
+      "; remedies heard: token server answered, proxy 10.0.0.5:1080 answered at 2026-11-28T23:00:00.000Z, proxy 10.0.0.6:3128 failed at 2026-11-28T23:00:00.000Z (connection refused)",
+    );
+    const down = classifyFailure(refused, {
+      ...base,
+      remedies: { ...remedies, tokenServerFault: "did not answer within 6000 ms (timed out)" },
+    });
+    expect(down.remedy).toMatch(
+      /^missing: a PO token server that answers \(PO_TOKEN_URL did not answer within 6000 ms \(timed out\)\)/,
+    );
+    expect(down.detail).toContain("token server did not answer within 6000 ms (timed out)");
+  });
 });

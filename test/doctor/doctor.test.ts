@@ -114,6 +114,8 @@ describe("admin doctor against local stand-ins", () => {
       // them.
       TMPDIR: dir,
       EXTRA_PAGE_HOSTS: `${site.host},127.0.0.1:${refusedPort}`,
+      // A token server that does not answer: the YouTube row says so.
+      PO_TOKEN_URL: `http://127.0.0.1:${refusedPort}`,
       PLATFORM_CHECK_POSTS: checkPosts(
         {
           VIMEO: site.pages.progressive,
@@ -146,6 +148,10 @@ describe("admin doctor against local stand-ins", () => {
       // The remedy names what this server lacks for the platform (issue 57): here its proxy, and a token server.
       expect(rows.YOUTUBE!.remedy).toMatch(/^missing: .*OUTBOUND_PROXY_YOUTUBE, or OUTBOUND_PROXY\).*PO_TOKEN_URL/);
       expect(rows.YOUTUBE!.detail).not.toContain("remedy");
+      expect(rows.YOUTUBE!.remedy).toContain(
+        `a PO token server that answers (PO_TOKEN_URL did not answer within 6000 ms (connection refused))`,
+      );
+      expect(rows.YOUTUBE!.detail).toContain("; remedies heard: token server did not answer within 6000 ms");
 
       expect(rows.INSTAGRAM!.status).toBe("cookies_expired");
       expect(rows.INSTAGRAM!.detail).toContain(

@@ -14,7 +14,7 @@ import type { Db } from "../../src/store/db.ts";
 import type { Queue } from "../../src/queue/queue.ts";
 import type { Jobs } from "../../src/jobs/runner.ts";
 import type { Watches } from "../../src/watches/runner.ts";
-import { createFeatures } from "../../src/app/features.ts";
+import { accountPartsOf, createFeatures } from "../../src/app/features.ts";
 import type { Events } from "../../src/webhooks/events.ts";
 
 export class TestClock {
@@ -79,6 +79,7 @@ export function buildTestApp(
   const runtime = { upstream: nodeUpstream, ...nodeCapabilities, files };
   const deps = createAppDeps({ config, runtime, now: clock.now, log });
   if (options.extractionHost) deps.extractor.start(log);
+  const accountParts = accountPartsOf({ config, db, parts: deps, log, now: clock.now });
   const features = options.queue
     ? createFeatures({
       config,
@@ -88,11 +89,12 @@ export function buildTestApp(
       log,
       now: clock.now,
       deliveriesNow: () => new Date(),
+      accountParts,
     })
     : null;
   const [events, jobs, watches] = [features?.events ?? null, features?.jobs ?? null, features?.watches ?? null];
   const deliveries = events?.deliveries ?? null;
-  const app = createApp({ config, db, log, now: clock.now, jobs, watches, deliveries, ...deps });
+  const app = createApp({ config, db, log, now: clock.now, jobs, watches, deliveries, ...deps, accountParts });
   const get: TestApp["get"] = (path, key, init = {}) => {
     const headers = new Headers(init.headers);
     if (key) headers.set("authorization", `Bearer ${key}`);

@@ -1,5 +1,5 @@
 // Which tool describes a post: the link's shape (platforms/sources.ts), then yt-dlp's answer and
-// the fallback's rule (platforms/post-source.ts). The tools' descriptions are scripted here (each
+// the fallback's rule (platforms/tools/post-source.ts). The tools' descriptions are scripted here (each
 // says what its tool said); the tools themselves run in
 // test/platforms/tools/gallerydl/photo-posts.test.ts and test/platforms/tools/ytdlp/.
 import { describe, expect, test } from "vitest";
