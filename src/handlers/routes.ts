@@ -14,7 +14,8 @@ import type { TweetClient } from "../platforms/x/client.ts";
 import { downloadHandler } from "./download.ts";
 import { postHandler } from "./post.ts";
 import { tweetHandler } from "./tweet.ts";
-import { type TranscriptDeps, transcriptHandler } from "./transcript.ts";
+import type { TranscriptDeps } from "../operations/transcript.ts";
+import { transcriptHandler } from "./transcript.ts";
 
 export interface OperationsDeps extends PostDeps, DownloadDeps, TranscriptDeps {
   tweets: TweetClient;
