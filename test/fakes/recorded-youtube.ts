@@ -26,10 +26,10 @@ const recordings: Record<string, string> = {
 /** The cues every track of the timedtext host holds, in its language's tag. */
 export const timedtextCues = (lang: string) => [`[${lang}] Every generation has a legend`, `[${lang}] It's time`];
 
-/** A track as YouTube's timedtext answers `fmt=vtt`: a header naming its kind and language, cues with their settings. */
+/** A track of a video's own subtitles as YouTube's timedtext answers `fmt=vtt`: a header naming its kind and language, then the cues. */
 const timedtextVtt = (lang: string) => {
   const [first, second] = timedtextCues(lang);
-  return `WEBVTT\nKind: captions\nLanguage: ${lang}\n\n00:00:01.200 --> 00:00:03.900 align:start position:0%\n${first}\n\n00:00:06.000 --> 00:00:07.250 align:start position:0%\n${second}\n\n`;
+  return `WEBVTT\nKind: captions\nLanguage: ${lang}\n\n00:00:01.200 --> 00:00:03.900\n${first}\n\n00:00:06.000 --> 00:00:07.250\n${second}\n\n`;
 };
 
 export interface RecordedYoutube {
