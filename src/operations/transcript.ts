@@ -1,6 +1,7 @@
-// The words of a post (docs/api.md, Transcripts): the subtitle or automatic-caption track yt-dlp
-// lists for it (chosen as `subtitles` chooses), fetched through the readers' egress policy as any
-// page a reader reads, read into cues (media/cues.ts) and written in the format asked for. The
+// The words of a post (docs/api.md, Transcripts): the caption track its source reads itself
+// (Bluesky's, through its own client), or else the subtitle or automatic-caption track yt-dlp lists
+// for it, fetched through the readers' egress policy as any page a reader reads; either chosen as
+// `subtitles` chooses, read into cues (media/cues.ts) and written in the format asked for. The
 // transcript operation sends one; a job's archive puts one beside each item's files.
 import { ApiError } from "../http/problem.ts";
 import type { SlotHolder } from "../limits/slots.ts";
@@ -9,7 +10,8 @@ import type { Outbound } from "../net/outbound.ts";
 import type { LinkResolver } from "../platforms/short-links.ts";
 import type { SourceOf } from "../platforms/sources.ts";
 import type { PageClient } from "../platforms/ytdlp/client.ts";
-import { mainEntry } from "../platforms/ytdlp/info.ts";
+import { mainEntry, type YtdlpInfo } from "../platforms/ytdlp/info.ts";
+import type { CaptionText } from "../platforms/source.ts";
 import { transcriptTrack } from "../platforms/ytdlp/subtitles.ts";
 import { type AskDeps, asking, requirePlatform, type SupportedSites } from "./ask.ts";
 
@@ -61,8 +63,22 @@ export async function transcriptOf(
 ): Promise<Transcript> {
   const url = await deps.resolveLink(link, signal);
   const post = { url, platform: await requirePlatform(url, deps) };
-  // The same description the post record is made from, read with the tool's slot as `post` reads it.
-  const info = await asking(deps, deps.sources(post), post, holder, () => deps.pages.info(url));
+  const source = deps.sources(post);
+  // The post read as `post` reads it, with the tool's slot where its source extracts.
+  const track = source.captions
+    ? await asking(deps, source, post, holder, () => source.captions!(post, lang, signal))
+    : await ytdlpTrack(deps, await asking(deps, source, post, holder, () => deps.pages.info(url)), lang, signal);
+  const cues = track.format === "srt" ? parseSrt(track.text) : parseVtt(track.text);
+  return { lang: track.lang, auto: track.auto, cues };
+}
+
+/** The track of `lang` of yt-dlp's description, fetched through the readers' egress policy. */
+async function ytdlpTrack(
+  deps: TranscriptDeps,
+  info: YtdlpInfo,
+  lang: string | null,
+  signal: AbortSignal,
+): Promise<CaptionText> {
   const track = transcriptTrack(mainEntry(info), lang);
   const answer = await deps.subtitleFiles.text({
     url: new URL(track.url),
@@ -73,6 +89,5 @@ export async function transcriptOf(
   if (answer.text === null) {
     throw new ApiError("upstream_failed", `The subtitle track answered with status ${answer.status}; try again later.`);
   }
-  const cues = track.format === "srt" ? parseSrt(answer.text) : parseVtt(answer.text);
-  return { lang: track.lang, auto: track.auto, cues };
+  return { lang: track.lang, auto: track.auto, format: track.format, text: answer.text };
 }

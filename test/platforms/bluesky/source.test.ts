@@ -24,6 +24,7 @@ afterAll(() => fake?.close());
 const source = () =>
   createBlueskySource({
     appViewUrl: fake.origin,
+    plcUrl: fake.origin,
     cacheTtlMs: 60_000,
     cacheMaxEntries: 10,
     originOverrides: overrides(),
