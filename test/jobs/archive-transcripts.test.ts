@@ -2,12 +2,14 @@
 // recorded YouTube post with subtitles and the recorded Vimeo post without
 // (test/fakes/recorded-youtube.ts), the job completes both, and its archive holds the YouTube
 // post's transcript beside records.json, in the format the job asked for, where records.json names
-// it; the Vimeo post has none, and records.json says so (the item done all the same).
+// it; the Vimeo post has none, and records.json says so (the item done all the same). A Bluesky
+// video's caption file (test/fakes/bluesky.ts) goes in the archive as well.
 import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { captionedVideoPost, captionVtt, type FakeBluesky, linkOf, startFakeBluesky } from "../fakes/bluesky.ts";
 import { recordedPosts, type RecordedYoutube, startRecordedYoutube, timedtextCues } from "../fakes/recorded-youtube.ts";
 import { makeKey } from "../helpers/app.ts";
 import { completed, type JobService, startJobService } from "../helpers/job-service.ts";
@@ -25,26 +27,29 @@ interface ArchivedItem {
 }
 
 let youtube: RecordedYoutube;
+let bluesky: FakeBluesky;
 let service: JobService;
 let key: string;
 
 beforeAll(async () => {
-  youtube = await startRecordedYoutube();
-  service = await startJobService(youtube.env);
+  [youtube, bluesky] = await Promise.all([startRecordedYoutube(), startFakeBluesky()]);
+  service = await startJobService({
+    ...youtube.env,
+    BLUESKY_APPVIEW_URL: bluesky.origin,
+    BLUESKY_PLC_URL: bluesky.origin,
+    ORIGIN_OVERRIDES: `${youtube.env.ORIGIN_OVERRIDES},${bluesky.originOverrides}`,
+  });
   key = (await makeKey(service.store.db, "GOLD")).plain;
 }, scaled(120_000));
 afterAll(async () => {
   await service?.close();
-  await youtube?.close();
+  await Promise.all([youtube?.close(), bluesky?.close()]);
 });
 
-/** The entries of the archive of a job of the two recorded posts made with `body`, by name, and its records.json. */
-async function archiveOf(body: Record<string, unknown>) {
+/** The entries of the archive of a job of `urls` (the two recorded posts) made with `body`, by name, and its records.json. */
+async function archiveOf(body: Record<string, unknown>, urls = [recordedPosts.subtitled, recordedPosts.unsubtitled]) {
   const { app } = service;
-  const created = await app.post("/api/v1/jobs", key, {
-    urls: [recordedPosts.subtitled, recordedPosts.unsubtitled],
-    ...body,
-  });
+  const created = await app.post("/api/v1/jobs", key, { urls, ...body });
   expect(created.status).toBe(202);
   const job = await service.jobWhen<
     { id: string; status: string; request: Record<string, unknown>; items: { status: string }[] }
@@ -54,7 +59,7 @@ async function archiveOf(body: Record<string, unknown>) {
     completed,
     scaled(60_000),
   );
-  expect(job.items.map((item) => item.status)).toEqual(["done", "done"]);
+  expect(job.items.map((item) => item.status)).toEqual(urls.map(() => "done"));
   const answer = await app.get(`/api/v1/jobs/${job.id}/archive`, key);
   expect(answer.status).toBe(200);
   const zip = path.join(service.scratch, `${job.id}.zip`);
@@ -134,4 +139,18 @@ describe("a job's transcripts", () => {
       expect(items.every((item) => !("transcript" in item) && !("transcriptProblem" in item))).toBe(true);
     },
   );
+
+  test("a Bluesky video's caption file beside its file, read by Bluesky's reader from the author's PDS", {
+    timeout: scaled(120_000),
+  }, async () => {
+    const { names, entry, items } = await archiveOf({ transcripts: true, threads: false, files: true }, [
+      linkOf(captionedVideoPost),
+    ]);
+    // Beside the item's file, named as it is.
+    expect(names).toEqual(["0001-bluesky_3lcaptioned2c.mp4", "0001-bluesky_3lcaptioned2c.en.vtt", "records.json"]);
+    expect(await entry(names[1]!)).toBe(captionVtt);
+    expect(items[0]!.files).toEqual([names[0]]);
+    expect(items[0]!.transcript).toEqual({ file: names[1], lang: "en", auto: false });
+    expect(bluesky.calls.some((call) => call.startsWith("com.atproto.sync.getBlob?"))).toBe(true);
+  });
 });
