@@ -22,7 +22,7 @@ import { countedUpstream, isHealthyStatus } from "./metrics/upstream.ts";
 import { createExtractorClaims, type ExtractorClaims } from "./platforms/claims.ts";
 import { createOutbound, type Outbound } from "./net/outbound.ts";
 import { createLinkResolver, SHORT_LINK_TIMEOUT_MS } from "./platforms/short-links.ts";
-import { SUBTITLE_TIMEOUT_MS, type TranscriptDeps } from "./handlers/transcript.ts";
+import { SUBTITLE_TIMEOUT_MS, type TranscriptDeps } from "./operations/transcript.ts";
 import { ATTEMPT_TIMEOUT_MS } from "./webhooks/delivery.ts";
 import { ownReadersOf, type ReaderContext, settingsOf } from "./platforms/own-reader.ts";
 import type { Ask, Source } from "./platforms/source.ts";

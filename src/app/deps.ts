@@ -1,7 +1,7 @@
 // What the app is built from: the outside world the operations reach, handed in by createAppDeps
 // (app-deps.ts). Its own module, so that the app and its two paths (api.ts, site.ts) all name it
 // without importing one another.
-import type { TranscriptDeps } from "../handlers/transcript.ts";
+import type { TranscriptDeps } from "../operations/transcript.ts";
 import type { Config } from "../config.ts";
 import type { PlatformChecks } from "../doctor/checker.ts";
 import type { ReadinessCheck } from "../http/readiness.ts";

@@ -14,7 +14,8 @@ import type { TweetClient } from "../platforms/x/client.ts";
 import { downloadHandler } from "./download.ts";
 import { postHandler } from "./post.ts";
 import { tweetHandler } from "./tweet.ts";
-import { type TranscriptDeps, transcriptHandler } from "./transcript.ts";
+import type { TranscriptDeps } from "../operations/transcript.ts";
+import { transcriptHandler } from "./transcript.ts";
 
 export interface OperationsDeps extends PostDeps, DownloadDeps, TranscriptDeps {
   tweets: TweetClient;
@@ -189,7 +190,7 @@ export const operationRoutes: RouteDeclaration<OperationsDeps, ApiHandler>[] = [
     operationId: "getTranscript",
     summary: "The words of a post, from its subtitles or automatic captions",
     description:
-      "The post's subtitle or automatic-caption track (the ones yt-dlp lists; the post record's `subtitles` names their languages), chosen as `download`'s `subtitles` chooses it, sent as timed cues (`json`), plain paragraphs (`text`), SubRip (`srt`) or WebVTT (`vtt`). A post with none is 404 `no_transcript`; a language it lacks is 400 naming those it has.",
+      "The post's subtitle or automatic-caption track (the ones yt-dlp lists, or a Bluesky video's own caption files, which Bluesky's reader fetches from the author's PDS; the post record's `subtitles` names their languages; X's, an HLS stream, are not read), chosen as `download`'s `subtitles` chooses it, sent as timed cues (`json`), plain paragraphs (`text`), SubRip (`srt`) or WebVTT (`vtt`). A post with none is 404 `no_transcript`; a language it lacks is 400 naming those it has.",
     query: TranscriptQuery,
     answers: {
       200: {

@@ -158,7 +158,9 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: URLSearchPar
 }
 
 export const TranscriptQuery = z.object({
-  url: urlParam("Post or video URL of a supported platform whose subtitles or automatic captions yt-dlp reads"),
+  url: urlParam(
+    "Post or video URL of a supported platform whose subtitles or automatic captions yt-dlp reads, or of a Bluesky video with captions",
+  ),
   lang: textParam("lang", 35, /^[A-Za-z0-9_-]*$/, "anything but letters, digits, `-` and `_`")
     .min(1)
     .optional()

@@ -11,9 +11,11 @@ import { slotHolder } from "../limits/slots.ts";
 import { filenameOf } from "../media/filename.ts";
 import { runPlan } from "../media/run-plan.ts";
 import type { Wanted } from "../platforms/source.ts";
-import type { FileWanted, ItemFile } from "./archive.ts";
+import { type TranscriptDeps, transcriptFormats, transcriptOf } from "../operations/transcript.ts";
+import { itemName } from "../platforms/items.ts";
+import type { FileWanted, ItemFile, ItemTranscript } from "./archive.ts";
 import { whenSlotFrees } from "./slot-turn.ts";
-import type { JobRequest } from "./job.ts";
+import type { JobItem, JobRequest } from "./job.ts";
 
 /** How the archive of `ctx`'s request gets each file, with the job's format and output. */
 export function itemFiles(
@@ -52,5 +54,37 @@ export function itemFiles(
       throw new ApiError("internal_error", `The file of item ${item.position} came without a body or a name.`);
     }
     return { name, body: response.body };
+  };
+}
+
+/** The extension of a transcript's entry, by its format. */
+const transcriptExts = { json: "json", text: "txt", srt: "srt", vtt: "vtt" } as const;
+
+/**
+ * How the archive of `ctx`'s request gets a done item's transcript, as `transcript` gets it (an
+ * extraction slot while the post is read, waited for as the files wait), named after the item's
+ * file: `<platform>_<id>.<lang>.<ext>`. Undefined when the job asked for none.
+ */
+export function itemTranscripts(
+  deps: TranscriptDeps,
+  ctx: ApiContext,
+  request: JobRequest,
+): ((item: JobItem) => Promise<ItemTranscript>) | undefined {
+  const asked = request.transcripts;
+  if (!asked) return undefined;
+  const signal = ctx.request.signal;
+  return async (item) => {
+    const transcript = await whenSlotFrees(
+      () => transcriptOf(deps, new URL(item.url), asked.lang, slotHolder(ctx), signal),
+      ["too_many_extractions"],
+      signal,
+    );
+    const stem = itemName(item.post!.platform, item.post!.id, { filename: null, index: null });
+    return {
+      name: `${stem}.${transcript.lang}.${transcriptExts[asked.format]}`,
+      text: transcriptFormats[asked.format].body(transcript),
+      lang: transcript.lang,
+      auto: transcript.auto,
+    };
   };
 }

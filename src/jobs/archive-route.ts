@@ -7,11 +7,12 @@ import type { ApiHandler } from "../auth/api-context.ts";
 import { ApiError } from "../http/problem.ts";
 import { contentDisposition } from "../media/filename.ts";
 import { archiveStream } from "./archive.ts";
-import { itemFiles } from "./archive-files.ts";
+import { itemFiles, itemTranscripts } from "./archive-files.ts";
 import type { JobItem } from "./job.ts";
 import type { Db } from "../store/db.ts";
 import { itemsOf } from "./store.ts";
 import type { DownloadDeps } from "../operations/download.ts";
+import type { TranscriptDeps } from "../operations/transcript.ts";
 import { type JobsDeps, ownJob } from "./own-job.ts";
 
 /** Items read from the store a page at a time, as the archive reaches them. */
@@ -26,7 +27,7 @@ async function* allItems(db: Db, jobId: string): AsyncGenerator<JobItem> {
   }
 }
 
-export function jobArchiveHandler(deps: JobsDeps & DownloadDeps): ApiHandler {
+export function jobArchiveHandler(deps: JobsDeps & DownloadDeps & TranscriptDeps): ApiHandler {
   return async (ctx) => {
     const job = await ownJob(deps, ctx);
     if (job.finishedAt === null) {
@@ -46,6 +47,7 @@ export function jobArchiveHandler(deps: JobsDeps & DownloadDeps): ApiHandler {
       job,
       items: allItems(deps.db, job.id),
       fileOf: itemFiles(deps, ctx, job.request),
+      transcriptOf: itemTranscripts(deps, ctx, job.request),
       now: ctx.now,
     });
     return new Response(body, { headers });

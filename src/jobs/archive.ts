@@ -10,7 +10,7 @@
 import { makeZip } from "client-zip";
 import { ApiError } from "../http/problem.ts";
 import type { OutputKind } from "../platforms/source.ts";
-import type { Job, JobItem } from "./job.ts";
+import type { ItemProblem, Job, JobItem } from "./job.ts";
 
 /** One file of an item as `download` gives it: its name as the response names it, and its body. */
 export interface ItemFile {
@@ -31,8 +31,22 @@ export interface FileProblem {
   detail: string;
 }
 
+/** An item's transcript as the archive holds it: its name as the archive names it (without the position), its text, its track. */
+export interface ItemTranscript {
+  name: string;
+  text: string;
+  lang: string;
+  auto: boolean;
+}
+
+/** What records.json says of an item's transcript, where the job asked for them: its entry, or why it has none. */
+interface TranscriptFields {
+  transcript: { file: string; lang: string; auto: boolean } | null;
+  transcriptProblem?: ItemProblem;
+}
+
 /** An item of records.json: as the job shows it, with the names of its files in the archive and those left out. */
-export interface ArchivedItem extends JobItem {
+export interface ArchivedItem extends JobItem, Partial<TranscriptFields> {
   files: string[];
   fileProblems?: FileProblem[];
 }
@@ -43,6 +57,8 @@ export interface ArchiveInput {
   items: AsyncIterable<JobItem>;
   /** Gets one file of an item, when the archive reaches it. */
   fileOf(wanted: FileWanted): Promise<ItemFile>;
+  /** Gets a done item's transcript, where the job asked for them (`transcripts`). */
+  transcriptOf?(item: JobItem): Promise<ItemTranscript>;
   now: Date;
 }
 
@@ -80,7 +96,16 @@ async function* entries(input: ArchiveInput) {
       names.push(name);
       yield { name, input: file.body, lastModified: input.now };
     }
-    archived.push({ ...item, files: names, ...(problems.length > 0 ? { fileProblems: problems } : {}) });
+    const transcript = await transcriptOfItem(input, item);
+    if (transcript?.fields.transcript) {
+      yield { name: transcript.fields.transcript.file, input: transcript.text, lastModified: input.now };
+    }
+    archived.push({
+      ...item,
+      files: names,
+      ...(problems.length > 0 ? { fileProblems: problems } : {}),
+      ...transcript?.fields,
+    });
   }
   yield { name: "records.json", input: recordsJson(input.job, archived), lastModified: input.now };
 }
@@ -101,6 +126,25 @@ async function startedFile(input: ArchiveInput, wanted: FileWanted): Promise<Ite
     await reader?.cancel().catch(() => {});
     if (!(error instanceof ApiError) || error.code === "client_closed") throw error;
     return { index: wanted.index, code: error.code, detail: error.message };
+  }
+}
+
+/**
+ * A done item's transcript and what records.json says of it, where the job asked for transcripts.
+ * A post without one (404 `no_transcript`), or without the language asked for, has no entry and
+ * its problem instead: as for a file, only a problem the service names.
+ */
+async function transcriptOfItem(
+  input: ArchiveInput,
+  item: JobItem,
+): Promise<{ text: string; fields: TranscriptFields } | null> {
+  if (!input.job.request.transcripts || !input.transcriptOf || item.status !== "done") return null;
+  try {
+    const { name, text, lang, auto } = await input.transcriptOf(item);
+    return { text, fields: { transcript: { file: entryName(item.position, name), lang, auto } } };
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code === "client_closed") throw error;
+    return { text: "", fields: { transcript: null, transcriptProblem: { code: error.code, detail: error.message } } };
   }
 }
 

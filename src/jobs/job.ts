@@ -6,6 +6,7 @@
 import type { ClipRange } from "../http/clip-range.ts";
 import type { PostRecord } from "../platforms/records.ts";
 import type { OutputKind } from "../platforms/source.ts";
+import type { TranscriptFormat } from "../operations/transcript.ts";
 
 export type JobStatus = "queued" | "running" | "completed" | "failed" | "cancelled";
 export type ItemStatus = "queued" | "running" | "done" | "failed" | "cancelled";
@@ -28,6 +29,8 @@ export interface JobRequest {
   threads?: boolean;
   /** The part of each item's video its file holds, as `download`'s `start` and `end` give it; null (and for older jobs): all of it. */
   clip?: ClipRange | null;
+  /** Each item's transcript beside its files, as `transcript` gives it (its language, null: the first the post lists; its format); null (and for older jobs): none. */
+  transcripts?: { lang: string | null; format: TranscriptFormat } | null;
   /** Where the caller reached the service (its origin): the start of the links the job's events carry when PUBLIC_URL is unset. */
   linkBase?: string;
 }

@@ -2,7 +2,7 @@
 // OpenAPI document shows too, and the most items a job of each tier may hold.
 import { z } from "zod";
 import { ApiError } from "../http/problem.ts";
-import { DownloadQuery, MAX_URL_LENGTH } from "../http/query.ts";
+import { DownloadQuery, MAX_URL_LENGTH, TranscriptQuery } from "../http/query.ts";
 import { clipRangeOf, clipTimeField } from "../http/clip-range.ts";
 import type { JobRequest } from "./job.ts";
 
@@ -46,6 +46,15 @@ export const JobBody = z.strictObject({
     "As `download` takes it: each item's video from here (seconds, or `[hh:]mm:ss[.fff]`; a JSON number is seconds), cut at the key frame at or before it; a photo is kept whole",
   ),
   end: clipTimeField("end").optional().describe("As `download` takes it: each item's video up to here"),
+  transcripts: z.boolean().default(false).describe(
+    "Whether the archive holds each item's transcript beside its files (`<position>-<platform>_<id>.<lang>.<vtt|srt|txt|json>`), as /api/v1/transcript gives it; a post without subtitles has none, and records.json says why",
+  ),
+  transcriptLang: TranscriptQuery.shape.lang.describe(
+    "As `transcript` takes `lang`: the language of every item's transcript; an item without it has none, and records.json names those it has. Default: the first each post's record lists",
+  ),
+  transcriptFormat: TranscriptQuery.shape.format.unwrap().default("vtt").describe(
+    "As `transcript` takes `format`: `vtt` (default), `srt`, `text` or `json`",
+  ),
   runAt: z.iso.datetime({ offset: true, error: "`runAt` must be an ISO 8601 time, such as 2026-01-02T03:04:05Z." })
     .nullable().default(null).describe(
       "When the job starts (ISO 8601, at most 30 days ahead): it waits `queued` until then; without it, at once",
@@ -73,6 +82,7 @@ export function jobRequestOf(text: string, tier: string, now: Date): JobRequest 
     throw new ApiError("invalid_request", `${issue.message}${where}`);
   }
   const { urls, files, format, audio, webhook, runAt, threads, start, end } = parsed.data;
+  const { transcripts, transcriptLang, transcriptFormat } = parsed.data;
   const most = jobMaxItemsOf(tier);
   if (urls.length > most) {
     throw new ApiError(
@@ -90,6 +100,7 @@ export function jobRequestOf(text: string, tier: string, now: Date): JobRequest 
     runAt: runAtOf(runAt, now),
     threads,
     clip: clipRangeOf(start, end),
+    transcripts: transcripts ? { lang: transcriptLang ?? null, format: transcriptFormat } : null,
   };
 }
 

@@ -13,6 +13,7 @@ import { jsonAnswer, rateLimitHeadersFor, requestIdHeader } from "../http/openap
 import { idParamOf } from "../http/owned-resource.ts";
 import type { RouteDeclaration } from "../http/route.ts";
 import type { DownloadDeps } from "../operations/download.ts";
+import type { TranscriptDeps } from "../operations/transcript.ts";
 import { rateLimitHeaders, remainingOf, secondsUntil } from "../limits/admission.ts";
 import { cancelJob, createJob, itemsOf, type JobsCursor, jobsOf } from "./store.ts";
 import { JOB_ARCHIVE_PATH, JOBS_PATH, type JobsDeps, ownJob, queueOf } from "./own-job.ts";
@@ -134,7 +135,7 @@ const cursorParameter = (what: string) => ({
   schema: { type: "string", maxLength: 64 },
 });
 
-export const jobRoutes: RouteDeclaration<JobsDeps & DownloadDeps, ApiHandler>[] = [
+export const jobRoutes: RouteDeclaration<JobsDeps & DownloadDeps & TranscriptDeps, ApiHandler>[] = [
   {
     method: "POST",
     path: JOBS_PATH,
@@ -194,7 +195,7 @@ export const jobRoutes: RouteDeclaration<JobsDeps & DownloadDeps, ApiHandler>[] 
     operationId: "getJobArchive",
     summary: "A finished job's files and records.json in one ZIP",
     description:
-      "Each done item's files, fetched from the platforms as /api/v1/download fetches them while the archive is sent, then `records.json` (the job and its items in order, each with the names of its files). Nothing is stored on the service; ZIP64 past 4 GiB. A file that fails breaks the transfer rather than ending the archive short. A job still queued or running is 409 `job_not_finished`; the job's `archiveUrl` is a signed link to this operation once it has finished.",
+      "Each done item's files, fetched from the platforms as /api/v1/download fetches them while the archive is sent, with its transcript beside them where the job asked for `transcripts` (as /api/v1/transcript gives it), then `records.json` (the job and its items in order, each with the names of its files, and its `transcript` or `transcriptProblem`). Nothing is stored on the service; ZIP64 past 4 GiB. A file that fails breaks the transfer rather than ending the archive short. A job still queued or running is 409 `job_not_finished`; the job's `archiveUrl` is a signed link to this operation once it has finished.",
     answers: {
       200: {
         description:

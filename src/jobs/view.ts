@@ -62,6 +62,13 @@ export const JobRecord = z.object({
     runAt: z.string().nullable().describe("ISO 8601 UTC: when the job starts; null when it started at once"),
     threads: z.boolean().describe("Whether a post link of a platform with threads stood for its author's thread"),
     ...ClipFields,
+    transcripts: z.boolean().describe("Whether the archive holds each item's transcript beside its files"),
+    transcriptLang: z.string().nullable().describe(
+      "The language of the items' transcripts; null: the first each post's record lists",
+    ),
+    transcriptFormat: z.enum(["json", "text", "srt", "vtt"]).nullable().describe(
+      "The format of the items' transcripts; null without `transcripts`",
+    ),
   }),
 });
 
@@ -96,6 +103,9 @@ export function jobRecord(job: Job): z.infer<typeof JobRecord> {
       runAt: runAt ?? null,
       threads: threads ?? true,
       ...clipFieldsOf(job.request.clip),
+      transcripts: Boolean(job.request.transcripts),
+      transcriptLang: job.request.transcripts?.lang ?? null,
+      transcriptFormat: job.request.transcripts?.format ?? null,
     },
   };
 }

@@ -43,7 +43,7 @@ export function upstreamUrl(text: string): URL {
 }
 
 /** The file's name: the caller's `filename`, else `<platform>_<id>`, with `_<index>` when an item was asked for. */
-export function itemName(platform: string, id: string, wanted: Wanted): string {
+export function itemName(platform: string, id: string, wanted: Pick<Wanted, "filename" | "index">): string {
   return wanted.filename ?? `${platform.toLowerCase()}_${id}${wanted.index === null ? "" : `_${wanted.index}`}`;
 }
 

@@ -58,6 +58,15 @@ export interface DescribeOptions {
   signal?: AbortSignal;
 }
 
+/** A post's caption track as the source that read the post fetched it: its language, its kind, its text and format. */
+export interface CaptionText {
+  lang: string;
+  /** True for captions the platform made automatically. */
+  auto: boolean;
+  format: "vtt" | "srt";
+  text: string;
+}
+
 export interface Source {
   /** The media tools this source runs first for the link (checked before it is asked: 503 `tool_missing`). */
   tools(link: Link): readonly ToolName[];
@@ -70,6 +79,12 @@ export interface Source {
    * it through the `Ask` it was built with, for the same `asker`.
    */
   plan(link: Link, wanted: Wanted, asker: Asker): Promise<Plan>;
+  /**
+   * The post's caption track of `lang` (null: the first its record lists), fetched through the
+   * source's own client, where the source reads captions itself (Bluesky's video embed); without
+   * it, a transcript is read from yt-dlp's tracks. 404 `no_transcript` for a post with none.
+   */
+  captions?(link: Link, lang: string | null, signal: AbortSignal): Promise<CaptionText>;
 }
 
 /**

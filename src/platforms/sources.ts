@@ -77,6 +77,7 @@ function heldToRecordRule(source: Source | (Source & Expands)): Source {
       return record;
     },
     plan: (link, wanted, asker) => namingShapes(link, source.plan(link, wanted, asker)),
+    ...(source.captions ? { captions: source.captions.bind(source) } : {}),
   };
 }
 

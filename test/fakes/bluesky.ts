@@ -10,6 +10,10 @@
 // (`authorFeedPage`). The video post is the quoted post of feed
 // item 29, its recorded view's `embeds[0]` as its own `embed` (the shape a post's own video embed
 // has). A post it does not know is the AppView's 400 NotFound; `blockedRkey` is a blocked post.
+// The captioned video post is that post under another rkey, its record's video embed carrying an
+// English caption file as `app.bsky.embed.video#caption` gives one (`{lang, file: blob}`, the blob
+// `text/vtt`); the server also answers as the PLC directory (`/<did>`: a DID document naming
+// `pdsHost` as the account's PDS) and as that PDS (`com.atproto.sync.getBlob` of the caption's CID).
 // The video host serves a master playlist naming two streams, 360p (small) first, as Bluesky's
 // does, each an HLS VOD of MPEG-TS segments (H.264 and AAC) made by ffmpeg at start-up.
 import { execFile } from "node:child_process";
@@ -20,6 +24,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { createHash } from "node:crypto";
 import { fakeBytes } from "./cdn.ts";
 
 const fixtures = path.join(import.meta.dirname, "../fixtures/upstream/bluesky");
@@ -81,6 +86,39 @@ export const videoPost: PostView = {
   record: quotedVideo.value,
   embed: quotedVideo.embeds[0],
   indexedAt: quotedVideo.indexedAt,
+};
+
+/** The English caption file of the captioned video post (WebVTT, as a caption blob holds it). */
+export const captionVtt =
+  "WEBVTT\n\n00:00:00.000 --> 00:00:01.500\nA carousel of package logos\n\n00:00:01.500 --> 00:00:04.000\nall of them hexagonal\n";
+
+/** The CID of a blob: CIDv1, raw codec, SHA-256, in base32 (`b...`), as a repository names its blobs. */
+function blobCid(bytes: string): string {
+  const cid = Buffer.concat([Buffer.from([0x01, 0x55, 0x12, 0x20]), createHash("sha256").update(bytes).digest()]);
+  const alphabet = "abcdefghijklmnopqrstuvwxyz234567";
+  let bits = "";
+  for (const byte of cid) bits += byte.toString(2).padStart(8, "0");
+  return `b${(bits.match(/.{1,5}/g) ?? []).map((chunk) => alphabet[parseInt(chunk.padEnd(5, "0"), 2)]).join("")}`;
+}
+
+export const captionCid = blobCid(captionVtt);
+/** The PDS the fake's DID documents name, in the form of Bluesky's own PDS hosts (made up); map it to the fake. */
+export const pdsHost = "amanita.us-east.host.bsky.network";
+
+/** The video post with an English caption file in its record's video embed, under a made-up rkey. */
+export const captionedVideoPost: PostView = {
+  ...videoPost,
+  uri: videoPost.uri.replace(/[^/]+$/, "3lcaptioned2c"),
+  record: {
+    ...videoPost.record,
+    embed: {
+      ...videoPost.record.embed,
+      captions: [{
+        lang: "en",
+        file: { $type: "blob", ref: { $link: captionCid }, mimeType: "text/vtt", size: captionVtt.length },
+      }],
+    },
+  },
 };
 
 /** The link of a post view on bsky.app. */
@@ -154,6 +192,7 @@ function postsByUri(): Map<string, object> {
   for (const { post } of feed) answers.set(post.uri, asThread(post));
   for (const post of quotes) answers.set(post.uri, asThread(post));
   answers.set(videoPost.uri, asThread(videoPost));
+  answers.set(captionedVideoPost.uri, asThread(captionedVideoPost));
   for (const thread of [imagesThread, cardThread, parentChainThread]) answers.set(thread.thread.post.uri, thread);
   // Replies found in the recorded threads; a recorded answer of their own stays as it is.
   const replies = [imagesThread, cardThread, parentChainThread].flatMap(({ thread }) => repliesBelow(thread));
@@ -181,6 +220,30 @@ function handles(threads: Map<string, object>): Map<string, string> {
     byHandle.set(author.handle, author.did);
   }
   return byHandle;
+}
+
+/**
+ * The DID document the PLC directory gives for `did` (`GET https://plc.directory/<did>`): its
+ * handle, a signing key, and its PDS as the service `#atproto_pds`.
+ */
+function didDocument(did: string, dids: Map<string, string>) {
+  const handle = [...dids].find(([, each]) => each === did)?.[0] ?? "handle.invalid";
+  return {
+    "@context": [
+      "https://www.w3.org/ns/did/v1",
+      "https://w3id.org/security/multikey/v1",
+      "https://w3id.org/security/suites/secp256k1-2019/v1",
+    ],
+    id: did,
+    alsoKnownAs: [`at://${handle}`],
+    verificationMethod: [{
+      id: `${did}#atproto`,
+      type: "Multikey",
+      controller: did,
+      publicKeyMultibase: "zQ3shsJcHdhfpKyF3U6rBQziDHsY1ikwCAsqGWhdC1tgaPQxq",
+    }],
+    service: [{ id: "#atproto_pds", type: "AtprotoPersonalDataServer", serviceEndpoint: `https://${pdsHost}` }],
+  };
 }
 
 export async function startFakeBluesky(): Promise<FakeBluesky> {
@@ -227,6 +290,12 @@ export async function startFakeBluesky(): Promise<FakeBluesky> {
       }
       return json(res, 200, authorFeedPage(query.get("filter"), query.get("cursor"), Number(query.get("limit") ?? 50)));
     }
+    if (url.pathname.startsWith("/did:plc:")) return json(res, 200, didDocument(url.pathname.slice(1), dids));
+    if (url.pathname === "/xrpc/com.atproto.sync.getBlob") {
+      return query.get("did") === captionedVideoPost.author.did && query.get("cid") === captionCid
+        ? res.writeHead(200, { "content-type": "text/vtt" }).end(captionVtt)
+        : json(res, 400, { error: "InvalidRequest", message: "Blob not found" });
+    }
     if (url.pathname.startsWith("/img/")) {
       return res.writeHead(200, { "content-type": "image/jpeg", "content-length": imageBytes.length }).end(imageBytes);
     }
@@ -245,7 +314,7 @@ export async function startFakeBluesky(): Promise<FakeBluesky> {
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     origin,
-    originOverrides: `cdn.bsky.app=${origin},video.bsky.app=${origin}`,
+    originOverrides: `cdn.bsky.app=${origin},video.bsky.app=${origin},${pdsHost}=${origin}`,
     calls,
     async close() {
       server.closeAllConnections();

@@ -1,8 +1,10 @@
 // GET /api/v1/transcript through the whole app, against a local page whose `<track>` the real
-// yt-dlp lists as English subtitles (WebVTT): the cues in the four formats, and 404 for a post
-// with no track.
+// yt-dlp lists as English subtitles (WebVTT), and against the recorded YouTube post with subtitles
+// and Vimeo post without (test/fakes/recorded-youtube.ts): the cues in the four formats, and 404
+// for a post with no track.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type MediaSite, startMediaSite, subtitleCues } from "../fakes/media-site.ts";
+import { recordedPosts, type RecordedYoutube, startRecordedYoutube, timedtextCues } from "../fakes/recorded-youtube.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 
@@ -60,6 +62,54 @@ describe("transcripts", () => {
 
   test("a post without subtitles is 404 no_transcript", { timeout: 60_000 }, async () => {
     const response = await transcript(site.pages.progressive);
+    expect(response.status).toBe(404);
+    const problem = (await response.json()) as { code: string; detail: string };
+    expect(problem.code).toBe("no_transcript");
+    expect(problem.detail).toMatch(/no subtitles or automatic captions/);
+  });
+});
+
+describe("transcripts of recorded posts", () => {
+  let store: TestStore;
+  let youtube: RecordedYoutube;
+  let app: TestApp;
+  let key: string;
+
+  beforeAll(async () => {
+    [store, youtube] = await Promise.all([openTestStore("pglite"), startRecordedYoutube()]);
+    app = buildTestApp(store.db, { env: youtube.env });
+    key = (await makeKey(store.db, "GOLD")).plain;
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([store?.close(), youtube?.close()]);
+  });
+
+  const transcript = (url: string, query = "") =>
+    app.get(`/api/v1/transcript?url=${encodeURIComponent(url)}${query}`, key);
+
+  test("a YouTube post with subtitles, in the four formats", { timeout: 60_000 }, async () => {
+    const [first, second] = timedtextCues("en");
+    const json = await transcript(recordedPosts.subtitled, "&lang=en");
+    expect(json.status).toBe(200);
+    expect(json.headers.get("content-language")).toBe("en");
+    expect(await json.json()).toEqual({
+      lang: "en",
+      auto: false,
+      cues: [{ start: 1.2, end: 3.9, text: first }, { start: 6, end: 7.25, text: second }],
+    });
+    expect(await (await transcript(recordedPosts.subtitled, "&lang=en&format=text")).text()).toBe(
+      `${first}\n\n${second}\n`,
+    );
+    expect(await (await transcript(recordedPosts.subtitled, "&lang=en&format=srt")).text()).toBe(
+      `1\n00:00:01,200 --> 00:00:03,900\n${first}\n\n2\n00:00:06,000 --> 00:00:07,250\n${second}\n`,
+    );
+    expect(await (await transcript(recordedPosts.subtitled, "&lang=en&format=vtt")).text()).toBe(
+      `WEBVTT\n\n00:00:01.200 --> 00:00:03.900\n${first}\n\n00:00:06.000 --> 00:00:07.250\n${second}\n`,
+    );
+  });
+
+  test("a post without subtitles is 404 no_transcript, saying so", { timeout: 60_000 }, async () => {
+    const response = await transcript(recordedPosts.unsubtitled);
     expect(response.status).toBe(404);
     const problem = (await response.json()) as { code: string; detail: string };
     expect(problem.code).toBe("no_transcript");

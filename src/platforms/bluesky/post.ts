@@ -8,10 +8,21 @@ import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import type { LinkCard, PostMediaItem, PostRecord } from "../records.ts";
 import type { BlueskyPostRef } from "./url.ts";
 
-/** The record, and for each of its media items the HLS playlist of a video (null for a photo). */
+/**
+ * The record, and for each of its media items the HLS playlist of a video (null for a photo); its
+ * author's DID, and the caption files of its own video (blobs of the author's repository).
+ */
 export interface BlueskyPost {
   record: PostRecord;
   playlists: (string | null)[];
+  did: string;
+  captions: Caption[];
+}
+
+/** A caption file of a video: its language, and the CID of its blob (WebVTT). */
+export interface Caption {
+  lang: string;
+  cid: string;
 }
 
 const AspectRatio = z.object({ width: z.number().int().positive(), height: z.number().int().positive() });
@@ -44,10 +55,17 @@ const RecordWithMediaView = z.object({
   record: z.object({ record: QuotedRecord }),
 });
 
+/** `app.bsky.embed.video#caption` of the post's record: a language and a WebVTT blob. */
+const CaptionRecord = z.object({
+  lang: z.string().min(1),
+  file: z.object({ ref: z.object({ $link: z.string().min(1) }), mimeType: z.literal("text/vtt") }),
+});
+const VideoRecord = z.object({ $type: z.literal("app.bsky.embed.video"), captions: z.array(z.unknown()).optional() });
+
 const PostView = z.object({
   uri: z.string(),
   author: z.object({ did: z.string(), handle: z.string(), displayName: z.string().optional() }),
-  record: z.object({ text: z.string().optional() }),
+  record: z.object({ text: z.string().optional(), embed: z.unknown().optional() }),
   embed: z.unknown().optional(),
 });
 const ThreadAnswer = z.object({
@@ -148,6 +166,22 @@ function quotedItems(record: z.infer<typeof QuotedRecord>): Item[] {
   return (record.embeds ?? []).flatMap((embed) => shown(embed, false).items);
 }
 
+/**
+ * The caption files of the post's own video (its record's `app.bsky.embed.video`, alone or as the
+ * media beside a quote), each language once; a caption in a form the lexicon does not give is skipped.
+ */
+function captionsOf(embed: unknown): Caption[] {
+  const media = (embed as { $type?: unknown; media?: unknown } | null)?.$type === "app.bsky.embed.recordWithMedia"
+    ? (embed as { media?: unknown }).media
+    : embed;
+  const video = VideoRecord.safeParse(media);
+  const captions = (video.success ? video.data.captions ?? [] : []).flatMap((each) => {
+    const caption = CaptionRecord.safeParse(each);
+    return caption.success ? [{ lang: caption.data.lang, cid: caption.data.file.ref.$link }] : [];
+  });
+  return captions.filter((caption, at) => captions.findIndex((other) => other.lang === caption.lang) === at);
+}
+
 export function threadToPost(answer: unknown, ref: BlueskyPostRef): BlueskyPost {
   const parsed = ThreadAnswer.safeParse(answer);
   if (!parsed.success) {
@@ -174,6 +208,8 @@ export function threadToPost(answer: unknown, ref: BlueskyPostRef): BlueskyPost 
     );
   }
   const media = view.items.map((item) => item.media);
+  // Only a video of the post's own is the first item that `subtitles` speaks of.
+  const captions = media[0]?.type === "video" ? captionsOf(post.record.embed) : [];
   const firstVideo = media.find((item) => item.type === "video");
   const photos = media.flatMap((item) => (item.type === "photo" && item.url !== null ? [item.url] : []));
   return {
@@ -189,10 +225,12 @@ export function threadToPost(answer: unknown, ref: BlueskyPostRef): BlueskyPost 
       videoVariants: firstVideo?.videoVariants ?? [],
       imageUrls: photos,
       media,
-      subtitles: [],
+      subtitles: captions.map(({ lang }) => ({ lang, name: null, auto: false })),
       card: view.card,
     },
     playlists: view.items.map((item) => item.playlist),
+    did: post.author.did,
+    captions,
   };
 }
 

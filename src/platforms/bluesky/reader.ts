@@ -2,27 +2,30 @@
 // too, for less long), and one upstream call per burst of equal requests. A photo is relayed as
 // Bluesky's CDN serves it; a video is an HLS playlist, which page mode remuxes into MP4 from its
 // best stream (the master playlist names one per size, smallest first, and ffmpeg would take the first).
+// A video's captions (captions.ts) are a transcript's, and a download embeds one as `subtitles` asks.
 import { ApiError, upstreamFailed } from "../../http/problem.ts";
 import { withOriginOverride } from "../../http/direct-hosts.ts";
 import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
 import { mediaCheckOf } from "../hosts.ts";
-import { itemName, photoPlan, requireItem, requireNoSubtitles } from "../items.ts";
+import { itemName, photoPlan, requireItem } from "../items.ts";
 import { unknownShapeOf } from "../known-shapes.ts";
 import type { Platform } from "../platform.ts";
 import type { PostMediaItem } from "../records.ts";
 import type { Link, Plan, Source } from "../source.ts";
 import type { Outbound } from "../../net/outbound.ts";
 import { createAppView } from "./appview.ts";
+import type { PdsOptions } from "./pds.ts";
 import { bestVariant } from "./playlist.ts";
 import type { BlueskyPost } from "./post.ts";
+import { blueskyCaptions } from "./captions.ts";
 import { postRefOf } from "./url.ts";
 
-export interface BlueskySourceOptions extends CachedPostsOptions {
+export interface BlueskySourceOptions extends CachedPostsOptions, PdsOptions {
   /** Base URL of the public AppView (BLUESKY_APPVIEW_URL). */
   appViewUrl: string;
   /** ORIGIN_OVERRIDES: where the CDN's files are fetched from instead (tests, a local mirror). */
   originOverrides: ReadonlyMap<string, string>;
-  /** The outbound client to the AppView and the video host, whose timeout bounds each exchange. */
+  /** The outbound client to the AppView, the video host, the PLC directory and the PDSes, whose timeout bounds each exchange. */
   outbound: Outbound;
   /** The platform module it reads: its media hosts, and the shapes a link of no known shape is told. */
   platform: Platform;
@@ -36,6 +39,7 @@ export function createBlueskySource(options: BlueskySourceOptions): Source {
   const mediaHost = mediaCheckOf(platform, platform.id);
   const appView = createAppView({ baseUrl: options.appViewUrl, outbound });
   const read = cachedPosts<BlueskyPost>(options);
+  const captions = blueskyCaptions(options);
 
   function post(link: Link, uncached = false): Promise<BlueskyPost> {
     const ref = postRefOf(link.url);
@@ -60,14 +64,16 @@ export function createBlueskySource(options: BlueskySourceOptions): Source {
   return {
     tools: () => [],
     extracts: false,
+    captions: async (link, lang, signal) => captions.text(await post(link), lang, signal),
     describe: async (link, describeOptions) => (await post(link, describeOptions?.uncached)).record,
     async plan(link, wanted, { signal }): Promise<Plan> {
-      const { record, playlists } = await post(link);
-      requireNoSubtitles(wanted);
+      const read = await post(link);
+      const { record, playlists } = read;
       const index = itemIndex(record.media, wanted.index);
       const item = record.media[index]!;
       const name = itemName("bluesky", record.id, wanted);
       const playlist = playlists[index];
+      const subtitles = await captions.embedded(read, wanted.subtitles, index, signal);
       if (item.type === "photo" || !playlist) return photoPlan(item.url!, wanted, name, mediaHost, "Bluesky");
       if (wanted.format !== null && wanted.format !== "hls" && wanted.format !== item.videoVariants[0]?.qualityLabel) {
         throw new ApiError(
@@ -88,6 +94,7 @@ export function createBlueskySource(options: BlueskySourceOptions): Source {
           transcodeVideo: false,
           transcodeAudio: false,
           adtsAudio: true,
+          ...(subtitles ? { subtitles } : {}),
         },
         name,
         durationSec: null,

@@ -26,6 +26,7 @@ const source = () =>
   createBlueskySource({
     platform: bluesky,
     appViewUrl: fake.origin,
+    plcUrl: fake.origin,
     cacheTtlMs: 60_000,
     cacheMaxEntries: 10,
     originOverrides: overrides(),

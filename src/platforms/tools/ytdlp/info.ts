@@ -42,7 +42,7 @@ const Thumbnail = z.looseObject({
   preference: number,
 });
 
-export const SubtitleTrack = z.looseObject({ url: text, ext: text, name: text, http_headers: headers });
+export const SubtitleTrack = z.looseObject({ url: text, ext: text, name: text, http_headers: headers, protocol: text });
 export type SubtitleTrack = z.infer<typeof SubtitleTrack>;
 /** Tracks by language code; each language lists the same text in several formats. */
 const subtitleTracks = optional(z.record(z.string(), z.array(SubtitleTrack.catch({}))));

@@ -75,16 +75,14 @@ export interface TranscriptTrack {
 }
 
 /**
- * The track of `lang` a transcript reads, chosen as `subtitles` chooses (the post's own before
- * automatic captions), or the first listed without `lang`; 404 `no_transcript` for a post with
- * none, 400 naming the languages it has for one it lacks.
+ * Of the tracks a transcript may read, the one of `lang`, or the first listed without `lang`; 404
+ * `no_transcript` for a post with none, 400 naming the languages it has for one it lacks. Every
+ * source that reads a post's tracks chooses with it, as `subtitles` chooses.
  */
-export function transcriptTrack(entry: YtdlpEntry, lang: string | null): TranscriptTrack {
-  const listed = languages(entry).flatMap(({ lang: each, auto }) => {
-    const kinds = auto ? entry.automatic_captions : entry.subtitles;
-    const track = (kinds?.[each] ?? []).find((t) => transcriptExts.includes(t.ext?.toLowerCase() ?? "") && t.url);
-    return track ? [{ lang: each, auto, track }] : [];
-  });
+export function chooseTranscriptTrack<Track extends { lang: string }>(
+  listed: readonly Track[],
+  lang: string | null,
+): Track {
   if (listed.length === 0) {
     throw new ApiError(
       "no_transcript",
@@ -93,6 +91,30 @@ export function transcriptTrack(entry: YtdlpEntry, lang: string | null): Transcr
   }
   const found = lang === null ? listed[0]! : listed.find((candidate) => candidate.lang === lang);
   if (!found) throw missingSubtitles(lang!, listed.map((each) => each.lang));
+  return found;
+}
+
+/**
+ * The track of `lang` a transcript reads, chosen as `subtitles` chooses (the post's own before
+ * automatic captions), or the first listed without `lang`. A track yt-dlp reads as an HLS playlist
+ * of WebVTT segments (X's) is not a file of cues, and is not read.
+ */
+export function transcriptTrack(entry: YtdlpEntry, lang: string | null): TranscriptTrack {
+  const listed = languages(entry).flatMap(({ lang: each, auto }) => {
+    const kinds = auto ? entry.automatic_captions : entry.subtitles;
+    const track = (kinds?.[each] ?? []).find((t) =>
+      transcriptExts.includes(t.ext?.toLowerCase() ?? "") && t.url && !t.protocol?.startsWith("m3u8")
+    );
+    return track ? [{ lang: each, auto, track }] : [];
+  });
+  const tracks = [...Object.values(entry.subtitles ?? {}), ...Object.values(entry.automatic_captions ?? {})].flat();
+  if (listed.length === 0 && tracks.some((track) => track.protocol?.startsWith("m3u8"))) {
+    throw new ApiError(
+      "no_transcript",
+      "This post's captions come only as an HLS stream of WebVTT segments (as X serves them), which the service does not read.",
+    );
+  }
+  const found = chooseTranscriptTrack(listed, lang);
   return {
     lang: found.lang,
     auto: found.auto,

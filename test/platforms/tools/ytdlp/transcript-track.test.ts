@@ -1,6 +1,6 @@
 // Which track a transcript reads, from recorded yt-dlp descriptions (test/fixtures/upstream/ytdlp,
 // PROVENANCE.md there): a YouTube video's own English subtitles, another's automatic captions,
-// and a post with neither.
+// a post with neither, and an X video whose English track is an HLS playlist of WebVTT segments.
 import { describe, expect, test } from "vitest";
 import { mainEntry } from "../../../../src/platforms/tools/ytdlp/info.ts";
 import { transcriptTrack } from "../../../../src/platforms/tools/ytdlp/subtitles.ts";
@@ -34,6 +34,17 @@ describe("transcriptTrack()", () => {
     expect(() => transcriptTrack(entry("youtube_hwMkbaS_M_c"), "xx")).toThrow(/no subtitles in "xx"; it has: cs, da/);
     expect(() => transcriptTrack(entry("vimeo_443437002"), null)).toThrow(
       expect.objectContaining({ code: "no_transcript", status: 404 }),
+    );
+  });
+
+  test("an X video's track, an HLS playlist of WebVTT segments rather than a file of cues, is not read", () => {
+    const entry = mainEntry(ytdlpFixture("twitter_nasa_1491475671058681863"));
+    expect(entry.subtitles?.en?.[0]).toMatchObject({ ext: "vtt", protocol: "m3u8_native" });
+    expect(() => transcriptTrack(entry, "en")).toThrow(
+      expect.objectContaining({
+        code: "no_transcript",
+        message: expect.stringMatching(/HLS stream of WebVTT segments/),
+      }),
     );
   });
 });
