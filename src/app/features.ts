@@ -6,7 +6,7 @@ import type { Logger } from "../log.ts";
 import type { Queue } from "../queue/queue.ts";
 import type { Db } from "../store/db.ts";
 import { jobEvents } from "../jobs/events.ts";
-import { createJobs, type JobDeps, type Jobs, jobSettingsOf } from "../jobs/runner.ts";
+import { createJobs, inBackground, type JobDeps, type Jobs, jobSettingsOf } from "../jobs/runner.ts";
 import type { Outbound } from "../net/outbound.ts";
 import { watchFound } from "../watches/events.ts";
 import { createWatches, type Watches } from "../watches/runner.ts";
@@ -47,7 +47,8 @@ export function createFeatures(options: {
     watchFound,
     links: { publicUrl: config.PUBLIC_URL, ttlS: config.LINK_TTL_S, now },
   });
-  const jobDeps = { ...parts, db, log, now, settings, events: told };
+  // One jobs' share of the extraction slots for both: a watch's run is background work as a job's is.
+  const jobDeps = inBackground({ ...parts, db, log, now, settings, events: told });
   const [jobs, watches] = [createJobs(jobDeps, queue), createWatches(jobDeps, queue)];
   return {
     events,

@@ -28,7 +28,7 @@ import {
 import { NO_SLOT, type NoSlot, readInOrder } from "./link-reads.ts";
 import type { ItemProblem, Job } from "./job.ts";
 import type { Queue } from "../queue/queue.ts";
-import { whenSlotFrees } from "./slot-turn.ts";
+import { NO_SLOT_WAIT_S, whenSlotFrees } from "./slot-turn.ts";
 import { jobMaxItemsOf } from "./request.ts";
 
 const EXPANSIONS = "job-expansions";
@@ -79,13 +79,17 @@ export interface Jobs {
   work(): Promise<void>;
 }
 
+/**
+ * What the background's work reads with, made once for an instance's jobs and watches together: the
+ * job sources (their tools niced, JOB_NICENESS), and extractions that hold a slot of the key (as
+ * any call does) and one of the jobs' share.
+ */
+export function inBackground(deps: JobDeps): JobDeps {
+  return { ...deps, sources: deps.jobSources, extractions: withinShare(jobsShare(deps.settings), deps.extractions) };
+}
+
+/** The jobs of an instance, on `deps` made inBackground. */
 export function createJobs(deps: JobDeps, queue: Queue): Jobs {
-  // Jobs' extractions hold a slot of the key (as any call does) and one of the jobs' share.
-  const itemDeps: JobDeps = {
-    ...deps,
-    sources: deps.jobSources,
-    extractions: withinShare(jobsShare(deps.settings), deps.extractions),
-  };
   return {
     queueExpansion: async (jobId, startAfterS) =>
       queue.send(EXPANSIONS, [{ data: { jobId }, group: await groupOf(deps.db, jobId), startAfterS }]),
@@ -95,13 +99,13 @@ export function createJobs(deps: JobDeps, queue: Queue): Jobs {
         // A turn holds its worker only while it reads: enough workers for every tier's turns to pass the others'.
         concurrency: deps.settings.extractionSlots,
         groups: { perTier: EXPANSIONS_AT_ONCE, otherwise: EXPANSIONS_AT_ONCE.FREE! },
-        run: ({ jobId }, attempt) => expandTurn(itemDeps, queue, jobId, attempt.last),
+        run: ({ jobId }, attempt) => expandTurn(deps, queue, jobId, attempt.last),
       });
       await queue.work<{ jobId: string; position: number }>({
         queue: ITEMS,
         concurrency: deps.settings.concurrency,
         groups: { perTier: JOB_ITEMS_AT_ONCE, otherwise: JOB_ITEMS_AT_ONCE.FREE! },
-        run: ({ jobId, position }, attempt) => runItem(itemDeps, jobId, position, attempt.last),
+        run: ({ jobId, position }, attempt) => runItem(deps, jobId, position, attempt.last),
       });
     },
   };
@@ -221,9 +225,6 @@ function upTo(room: number, most: number, reads: readonly LinkRead[]): {
   }
   return { links, posts, missing: missing.length === 0 ? null : missing.join("; ") };
 }
-
-/** How long a turn that found no slot waits before its next: about as long as an extraction takes. */
-const NO_SLOT_WAIT_S = 1;
 
 /** The key and tier a job's work is shared by. */
 async function groupOf(db: Queryable, jobId: string): Promise<{ id: string; tier: string }> {
