@@ -14,6 +14,10 @@ import type { Wanted } from "../platforms/source.ts";
 import type { FileWanted, ItemFile } from "./archive.ts";
 import { whenSlotFrees } from "./slot-turn.ts";
 import type { JobRequest } from "./job.ts";
+import type { PostRecord } from "../platforms/records.ts";
+
+/** What of a job's request its files follow. */
+export type JobRequestFiles = Pick<JobRequest, "files" | "format" | "output" | "clip">;
 
 /** How the archive of `ctx`'s request gets each file, with the job's format and output. */
 export function itemFiles(
@@ -30,19 +34,15 @@ export function itemFiles(
     holder: slotHolder(ctx),
   };
   return async ({ item, index }) => {
-    const media = item.post?.media[(index ?? 1) - 1];
-    const wanted: Wanted = {
-      output: request.output,
-      // A format names a video's variant; a photo has none.
-      format: media?.type === "photo" ? null : request.format,
-      index,
-      subtitles: null,
-      filename: null,
-      // A photo of a post has no part to cut; the job's clip is each video's.
-      clip: media?.type === "photo" ? null : request.clip ?? null,
-    };
+    const wanted = wantedOf(item.post, index, request);
     const { response } = await whenSlotFrees(
-      async () => runPlan(await planOf(new URL(item.url), wanted, ctx, deps), wanted, caller, deps.runner),
+      async () =>
+        runPlan(
+          await planOf(new URL(item.url), wanted, { signal: ctx.request.signal, holder: caller.holder }, deps),
+          wanted,
+          caller,
+          deps.runner,
+        ),
       ["too_many_downloads", "too_many_extractions"],
       ctx.request.signal,
     );
@@ -52,5 +52,23 @@ export function itemFiles(
       throw new ApiError("internal_error", `The file of item ${item.position} came without a body or a name.`);
     }
     return { name, body: response.body };
+  };
+}
+
+/**
+ * What a download of file `index` (as `download` takes it) of an item's post asks for: the job's
+ * format, output and clip. The archive and an item's check of its files ask the same.
+ */
+export function wantedOf(post: PostRecord | null, index: number | null, request: JobRequestFiles): Wanted {
+  const media = post?.media[(index ?? 1) - 1];
+  return {
+    output: request.output,
+    // A format names a video's variant; a photo has none.
+    format: media?.type === "photo" ? null : request.format,
+    index,
+    subtitles: null,
+    filename: null,
+    // A photo of a post has no part to cut; the job's clip is each video's.
+    clip: media?.type === "photo" ? null : request.clip ?? null,
   };
 }

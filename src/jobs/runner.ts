@@ -2,8 +2,13 @@
 // into the posts they stand for, as items in reading order), then each item, one counted call of
 // the job's key that looks its post up as `post` does. The queue carries the ids; the rows say
 // what is left to do, so an item run twice (its instance died halfway) is settled and counted once.
-import { type PostDeps, postRecord } from "../operations/post.ts";
-import { asking, platformOf } from "../operations/ask.ts";
+import { postRecord } from "../operations/post.ts";
+import { asking, createAsk, platformOf } from "../operations/ask.ts";
+import { type DownloadDeps, planOf } from "../operations/download.ts";
+import { requireAnswers } from "../media/run-plan.ts";
+import type { PostRecord } from "../platforms/records.ts";
+import { fileIndexesOf } from "./archive.ts";
+import { wantedOf } from "./archive-files.ts";
 import { errorTable } from "../http/errors.ts";
 import { ApiError } from "../http/problem.ts";
 import { createSlots, type SlotHolder, type Slots, slotsPerTier } from "../limits/slots.ts";
@@ -15,6 +20,7 @@ import type { Db, Queryable } from "../store/db.ts";
 import {
   addItems,
   appendItems,
+  type ClaimedItem,
   claimItem,
   countItem,
   finishExpansion,
@@ -61,7 +67,7 @@ export interface JobEvents {
   settled(jobId: string, position: number | null): Promise<void>;
 }
 
-export interface JobDeps extends PostDeps {
+export interface JobDeps extends DownloadDeps {
   /** The sources jobs read through: their tools run below interactive calls' (niced). */
   jobSources: SourceOf;
   db: Db;
@@ -85,7 +91,8 @@ export interface Jobs {
  * any call does) and one of the jobs' share.
  */
 export function inBackground(deps: JobDeps): JobDeps {
-  return { ...deps, sources: deps.jobSources, extractions: withinShare(jobsShare(deps.settings), deps.extractions) };
+  const extractions = withinShare(jobsShare(deps.settings), deps.extractions);
+  return { ...deps, sources: deps.jobSources, extractions, ask: createAsk({ tools: deps.tools, extractions }) };
 }
 
 /** The jobs of an instance, on `deps` made inBackground. */
@@ -356,12 +363,32 @@ async function runItem(deps: JobDeps, jobId: string, position: number, last: boo
   try {
     // The record its link's one read gave is the item's: the page is not read twice.
     const post = claimed.read ?? await whenSlotFrees(() => postRecord(deps, new URL(claimed.url), { key: holder }));
+    // An item with files is done only when each answers: the archive would meet a dead file.
+    for (const index of fileIndexesOf(post, claimed.request)) await requireFile(deps, claimed, { post, index, holder });
     await settle({ post });
   } catch (error) {
     if (error instanceof ApiError && retryHelps(error) && !last) return false;
     await settle({ problem: problemOf(error, deps.log, jobId, position) });
   }
   return true;
+}
+
+/** Bounds the check of one file of an item: its plan, and its first byte. */
+const FILE_CHECK_TIMEOUT_MS = 60_000;
+
+/**
+ * Throws the problem a download of file `index` of the item's post would meet before its first
+ * byte: its plan made as the archive makes it, and the media that plan reads asked for one byte.
+ */
+async function requireFile(
+  deps: JobDeps,
+  item: ClaimedItem,
+  { post, index, holder }: { post: PostRecord; index: number | null; holder: SlotHolder },
+): Promise<void> {
+  const signal = AbortSignal.timeout(FILE_CHECK_TIMEOUT_MS);
+  const wanted = wantedOf(post, index, item.request);
+  const plan = await whenSlotFrees(() => planOf(new URL(item.url), wanted, { signal, holder }, deps));
+  await requireAnswers(plan, deps.runner, signal);
 }
 
 /** An item's failure as the API would have answered it; anything but an ApiError is logged and told as internal. */

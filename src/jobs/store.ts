@@ -5,6 +5,7 @@ import type { ItemProblem, Job, JobItem, JobRequest, JobStatus } from "./job.ts"
 import type { PostRecord } from "../platforms/records.ts";
 import type { Queryable } from "../store/db.ts";
 import { storableJson } from "../util/storable-json.ts";
+import type { JobRequestFiles } from "./archive-files.ts";
 
 /** The request as the store keeps it: the links as text. */
 type StoredRequest = Omit<JobRequest, "urls"> & { urls: string[] };
@@ -218,6 +219,8 @@ export interface ClaimedItem {
   tier: string;
   /** The record its link's one read gave, taken as the item's own: null when the item reads its post. */
   read: PostRecord | null;
+  /** What the job asks of each item's files (whether it has them, their format, output and clip). */
+  request: JobRequestFiles;
 }
 
 /**
@@ -227,14 +230,21 @@ export interface ClaimedItem {
  */
 export async function claimItem(db: Queryable, jobId: string, position: number): Promise<ClaimedItem | null> {
   const [row] = await db.query<
-    { url: string; account_id: number | string; api_key_id: string; tier: string; post: PostRecord | null }
+    {
+      url: string;
+      account_id: number | string;
+      api_key_id: string;
+      tier: string;
+      post: PostRecord | null;
+      request: JobRequestFiles;
+    }
   >(
     `WITH claimed AS (
        UPDATE job_items SET status = 'running'
         WHERE job_id = $1 AND position = $2 AND status IN ('queued', 'running') RETURNING job_id, url, post),
      started AS (
        UPDATE jobs SET status = 'running' WHERE id = $1 AND status = 'queued' AND EXISTS (SELECT 1 FROM claimed))
-     SELECT c.url, c.post, j.account_id, j.api_key_id, k.tier
+     SELECT c.url, c.post, j.account_id, j.api_key_id, k.tier, j.request - 'urls' AS request
        FROM claimed c JOIN jobs j ON j.id = c.job_id JOIN api_keys k ON k.id = j.api_key_id`,
     [jobId, position],
   );
@@ -245,6 +255,7 @@ export async function claimItem(db: Queryable, jobId: string, position: number):
     apiKeyId: row.api_key_id,
     tier: row.tier,
     read: row.post,
+    request: row.request,
   };
 }
 
