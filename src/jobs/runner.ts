@@ -264,7 +264,7 @@ async function readLink(
   if (expansion === null) return { posts: [{ url: link.href, post: null }], missing: null };
   if ("post" in expansion) return { posts: [{ url: link.href, post: expansion.post }], missing: null };
   return {
-    posts: expansion.posts.map((post) => ({ url: post.href, post: null })),
+    posts: expansion.posts.map((post, at) => ({ url: post.href, post: null, title: expansion.titles?.[at] ?? null })),
     missing: expansion.complete ? null : `${pasted.href}: ${expansion.incomplete ?? "not every post was reached"}`,
   };
 }
@@ -289,11 +289,11 @@ export async function queueItems(
   { job, tier, posts, now }: {
     job: Job;
     tier: string;
-    posts: { urls: string[]; incomplete: string | null };
+    posts: { urls: string[]; titles?: (string | null)[]; incomplete: string | null };
     now: Date;
   },
 ): Promise<boolean> {
-  if (!(await addItems(tx, job.id, posts.urls, posts.incomplete, now))) return false;
+  if (!(await addItems(tx, job.id, posts, posts.incomplete, now))) return false;
   const group = { id: job.apiKeyId, tier };
   await queueAt(tx, queue, { jobId: job.id, group, positions: posts.urls.map((_, at) => at + 1) });
   return true;
@@ -362,7 +362,9 @@ async function runItem(deps: JobDeps, jobId: string, position: number, last: boo
   const holder: SlotHolder = { id: claimed.apiKeyId, accountId: claimed.accountId, tier: claimed.tier };
   try {
     // The record its link's one read gave is the item's: the page is not read twice.
-    const post = claimed.read ?? await whenSlotFrees(() => postRecord(deps, new URL(claimed.url), { key: holder }));
+    const read = claimed.read ?? await whenSlotFrees(() => postRecord(deps, new URL(claimed.url), { key: holder }));
+    // A feed's title for its entry is the post's text, over its page's (often only its file's name).
+    const post = claimed.listedTitle === null ? read : { ...read, text: claimed.listedTitle };
     // An item with files is done only when each answers: the archive would meet a dead file.
     for (const index of fileIndexesOf(post, claimed.request)) await requireFile(deps, claimed, { post, index, holder });
     await settle({ post });

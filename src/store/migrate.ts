@@ -15,6 +15,7 @@ import webhooks from "./migrations/010_webhooks.sql?raw";
 import watches from "./migrations/011_watches.sql?raw";
 import countedAndBounded from "./migrations/012_counted_and_bounded.sql?raw";
 import linksRead from "./migrations/015_links_read.sql?raw";
+import listedTitles from "./migrations/019_listed_titles.sql?raw";
 
 export const migrations: readonly { version: number; sql: string }[] = [
   { version: 1, sql: init },
@@ -30,6 +31,7 @@ export const migrations: readonly { version: number; sql: string }[] = [
   { version: 11, sql: watches },
   { version: 12, sql: countedAndBounded },
   { version: 15, sql: linksRead },
+  { version: 19, sql: listedTitles },
 ];
 
 const SCHEMA_LOCK = 7_303_001;

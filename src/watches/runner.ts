@@ -141,6 +141,7 @@ async function look(deps: JobDeps, queue: Queue, watch: Watch, count: boolean): 
   const tier = key?.tier ?? "FREE";
   const holder: SlotHolder = { id: watch.apiKeyId, accountId: Number(watch.accountId), tier };
   let posts: string[];
+  let titles: ReadonlyMap<string, string | null>;
   try {
     // A watch on a thread hears of its author's new replies, as a job expands one.
     const { expansion } = await linkPostsOf(deps, watch.url, { limit: jobMaxItemsOf(tier), threads: true }, holder);
@@ -157,6 +158,7 @@ async function look(deps: JobDeps, queue: Queue, watch: Watch, count: boolean): 
       return;
     }
     posts = expansion.posts.map((post) => post.href);
+    titles = new Map(posts.map((post, at) => [post, expansion.titles?.[at] ?? null]));
   } catch (error) {
     if (error instanceof ApiError && error.code === "too_many_extractions") return NO_SLOT;
     if (!(error instanceof ApiError)) {
@@ -179,6 +181,7 @@ async function look(deps: JobDeps, queue: Queue, watch: Watch, count: boolean): 
       now,
       watchId: watch.id,
     });
-    await queueItems(tx, queue, { job, tier, posts: { urls: fresh, incomplete: null }, now });
+    const found = { urls: fresh, titles: fresh.map((url) => titles.get(url) ?? null), incomplete: null };
+    await queueItems(tx, queue, { job, tier, posts: found, now });
   });
 }
