@@ -37,7 +37,7 @@ interface Found {
   data: {
     watch: { id: string };
     job: { id: string; counts: { total: number; done: number } };
-    posts: { url: string; status: string; post: { url: string; downloadUrl: string } | null }[];
+    posts: { url: string; status: string; post: { url: string; downloadUrl: string; text: string | null } | null }[];
   };
 }
 
@@ -114,8 +114,9 @@ describe("watches", () => {
     const [found] = await until("the watch's watch.found", () => (ofWatch().length > 0 ? ofWatch() : undefined));
     const event = new Webhook(hook.secret).verify(found!.body, found!.headers) as Found;
     const fresh = [3, 4].map((n) => `${site.origin}/progressive.html?entry=${n}`);
-    expect(event.data.posts.map((post) => [post.url, post.status, post.post?.url])).toEqual(
-      fresh.map((url) => [url, "done", url]),
+    // Each post's text is the feed's title for it.
+    expect(event.data.posts.map((post) => [post.url, post.status, post.post?.url, post.post?.text])).toEqual(
+      fresh.map((url, at) => [url, "done", url, `Clip ${at + 3}`]),
     );
     expect(event.data.job.counts).toMatchObject({ total: 2, done: 2 });
     // Each post's record carries its signed link, as `post` gives it.
