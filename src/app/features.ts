@@ -7,7 +7,7 @@ import type { Logger } from "../log.ts";
 import type { Queue } from "../queue/queue.ts";
 import type { Db } from "../store/db.ts";
 import { jobEvents } from "../jobs/events.ts";
-import { createJobs, type JobDeps, type Jobs, jobSettingsOf } from "../jobs/runner.ts";
+import { createJobs, inBackground, type JobDeps, type Jobs, jobSettingsOf } from "../jobs/runner.ts";
 import type { Outbound } from "../net/outbound.ts";
 import { watchFound } from "../watches/events.ts";
 import { createWatches, type Watches } from "../watches/runner.ts";
@@ -58,7 +58,8 @@ export function createFeatures(options: {
   const accountSources = accountParts === undefined
     ? undefined
     : async (accountId: number) => (await accountParts(accountId))?.jobSources ?? null;
-  const jobDeps = { ...parts, db, log, now, settings, events: told, accountSources };
+  // One jobs' share of the extraction slots for both: a watch's run is background work as a job's is.
+  const jobDeps = inBackground({ ...parts, db, log, now, settings, events: told, accountSources });
   const [jobs, watches] = [createJobs(jobDeps, queue), createWatches(jobDeps, queue)];
   return {
     events,

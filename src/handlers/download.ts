@@ -13,12 +13,13 @@ import { type DownloadDeps, planOf } from "../operations/download.ts";
 export function downloadHandler(deps: DownloadDeps): ApiHandler {
   return async (ctx) => {
     const { url, wanted } = readQuery(ctx.url);
-    const plan = await planOf(url, wanted, ctx, deps);
+    const holder = slotHolder(ctx);
+    const plan = await planOf(url, wanted, { signal: ctx.request.signal, holder }, deps);
     return runPlan(plan, wanted, {
       request: ctx.request,
       whenDone: ctx.whenDone,
       clientProgress: ctx.clientProgress,
-      holder: slotHolder(ctx),
+      holder,
     }, deps.runner);
   };
 }

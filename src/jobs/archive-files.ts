@@ -16,6 +16,10 @@ import { itemName } from "../platforms/items.ts";
 import type { FileWanted, ItemFile, ItemTranscript } from "./archive.ts";
 import { whenSlotFrees } from "./slot-turn.ts";
 import type { JobItem, JobRequest } from "./job.ts";
+import type { PostRecord } from "../platforms/records.ts";
+
+/** What of a job's request its files follow. */
+export type JobRequestFiles = Pick<JobRequest, "files" | "format" | "output" | "clip">;
 
 /** How the archive of `ctx`'s request gets each file, with the job's format and output. */
 export function itemFiles(
@@ -32,19 +36,15 @@ export function itemFiles(
     holder: slotHolder(ctx),
   };
   return async ({ item, index }) => {
-    const media = item.post?.media[(index ?? 1) - 1];
-    const wanted: Wanted = {
-      output: request.output,
-      // A format names a video's variant; a photo has none.
-      format: media?.type === "photo" ? null : request.format,
-      index,
-      subtitles: null,
-      filename: null,
-      // A photo of a post has no part to cut; the job's clip is each video's.
-      clip: media?.type === "photo" ? null : request.clip ?? null,
-    };
+    const wanted = wantedOf(item.post, index, request);
     const { response } = await whenSlotFrees(
-      async () => runPlan(await planOf(new URL(item.url), wanted, ctx, deps), wanted, caller, deps.runner),
+      async () =>
+        runPlan(
+          await planOf(new URL(item.url), wanted, { signal: ctx.request.signal, holder: caller.holder }, deps),
+          wanted,
+          caller,
+          deps.runner,
+        ),
       ["too_many_downloads", "too_many_extractions"],
       ctx.request.signal,
     );
@@ -86,5 +86,23 @@ export function itemTranscripts(
       lang: transcript.lang,
       auto: transcript.auto,
     };
+  };
+}
+
+/**
+ * What a download of file `index` (as `download` takes it) of an item's post asks for: the job's
+ * format, output and clip. The archive and an item's check of its files ask the same.
+ */
+export function wantedOf(post: PostRecord | null, index: number | null, request: JobRequestFiles): Wanted {
+  const media = post?.media[(index ?? 1) - 1];
+  return {
+    output: request.output,
+    // A format names a video's variant; a photo has none.
+    format: media?.type === "photo" ? null : request.format,
+    index,
+    subtitles: null,
+    filename: null,
+    // A photo of a post has no part to cut; the job's clip is each video's.
+    clip: media?.type === "photo" ? null : request.clip ?? null,
   };
 }

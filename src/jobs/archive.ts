@@ -10,7 +10,8 @@
 import { makeZip } from "client-zip";
 import { ApiError } from "../http/problem.ts";
 import type { OutputKind } from "../platforms/source.ts";
-import type { ItemProblem, Job, JobItem } from "./job.ts";
+import type { ItemProblem, Job, JobItem, JobRequest } from "./job.ts";
+import type { PostRecord } from "../platforms/records.ts";
 
 /** One file of an item as `download` gives it: its name as the response names it, and its body. */
 export interface ItemFile {
@@ -68,11 +69,19 @@ export interface ArchiveInput {
  * (`audio`) takes nothing from a photo.
  */
 export function filesOf(item: JobItem, job: Job): FileWanted[] {
-  const media = item.post?.media ?? [];
-  if (!job.request.files || item.status !== "done") return [];
-  const kept = media.flatMap((entry, at) => (keepsItem(entry.type, job.request.output) ? [at + 1] : []));
-  if (media.length === 1) return kept.map(() => ({ item, index: null }));
-  return kept.map((index) => ({ item, index }));
+  if (item.status !== "done") return [];
+  return fileIndexesOf(item.post, job.request).map((index) => ({ item, index }));
+}
+
+/** The files of a post a job takes, each as `download`'s `index` (null: the post's default); an item checks them. */
+export function fileIndexesOf(
+  post: PostRecord | null,
+  request: Pick<JobRequest, "files" | "output">,
+): (number | null)[] {
+  const media = post?.media ?? [];
+  if (!request.files) return [];
+  const kept = media.flatMap((entry, at) => (keepsItem(entry.type, request.output) ? [at + 1] : []));
+  return media.length === 1 ? kept.map(() => null) : kept;
 }
 
 /** Sound alone has nothing to take from a photo. */

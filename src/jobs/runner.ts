@@ -2,8 +2,13 @@
 // into the posts they stand for, as items in reading order), then each item, one counted call of
 // the job's key that looks its post up as `post` does. The queue carries the ids; the rows say
 // what is left to do, so an item run twice (its instance died halfway) is settled and counted once.
-import { type PostDeps, postRecord } from "../operations/post.ts";
-import { asking, platformOf } from "../operations/ask.ts";
+import { postRecord } from "../operations/post.ts";
+import { asking, createAsk, platformOf } from "../operations/ask.ts";
+import { type DownloadDeps, planOf } from "../operations/download.ts";
+import { requireAnswers } from "../media/run-plan.ts";
+import type { PostRecord } from "../platforms/records.ts";
+import { fileIndexesOf } from "./archive.ts";
+import { wantedOf } from "./archive-files.ts";
 import { errorTable } from "../http/errors.ts";
 import { ApiError } from "../http/problem.ts";
 import { createSlots, type SlotHolder, type Slots, slotsPerTier } from "../limits/slots.ts";
@@ -15,6 +20,7 @@ import type { Db, Queryable } from "../store/db.ts";
 import {
   addItems,
   appendItems,
+  type ClaimedItem,
   claimItem,
   countItem,
   finishExpansion,
@@ -28,7 +34,7 @@ import {
 import { NO_SLOT, type NoSlot, readInOrder } from "./link-reads.ts";
 import type { ItemProblem, Job } from "./job.ts";
 import type { Queue } from "../queue/queue.ts";
-import { whenSlotFrees } from "./slot-turn.ts";
+import { NO_SLOT_WAIT_S, whenSlotFrees } from "./slot-turn.ts";
 import { jobMaxItemsOf } from "./request.ts";
 
 const EXPANSIONS = "job-expansions";
@@ -61,7 +67,7 @@ export interface JobEvents {
   settled(jobId: string, position: number | null): Promise<void>;
 }
 
-export interface JobDeps extends PostDeps {
+export interface JobDeps extends DownloadDeps {
   /** The sources jobs read through: their tools run below interactive calls' (niced). */
   jobSources: SourceOf;
   db: Db;
@@ -87,13 +93,18 @@ export interface Jobs {
   work(): Promise<void>;
 }
 
+/**
+ * What the background's work reads with, made once for an instance's jobs and watches together: the
+ * job sources (their tools niced, JOB_NICENESS), and extractions that hold a slot of the key (as
+ * any call does) and one of the jobs' share.
+ */
+export function inBackground(deps: JobDeps): JobDeps {
+  const extractions = withinShare(jobsShare(deps.settings), deps.extractions);
+  return { ...deps, sources: deps.jobSources, extractions, ask: createAsk({ tools: deps.tools, extractions }) };
+}
+
+/** The jobs of an instance, on `deps` made inBackground. */
 export function createJobs(deps: JobDeps, queue: Queue): Jobs {
-  // Jobs' extractions hold a slot of the key (as any call does) and one of the jobs' share.
-  const itemDeps: JobDeps = {
-    ...deps,
-    sources: deps.jobSources,
-    extractions: withinShare(jobsShare(deps.settings), deps.extractions),
-  };
   return {
     queueExpansion: async (jobId, startAfterS) =>
       queue.send(EXPANSIONS, [{ data: { jobId }, group: await groupOf(deps.db, jobId), startAfterS }]),
@@ -103,13 +114,13 @@ export function createJobs(deps: JobDeps, queue: Queue): Jobs {
         // A turn holds its worker only while it reads: enough workers for every tier's turns to pass the others'.
         concurrency: deps.settings.extractionSlots,
         groups: { perTier: EXPANSIONS_AT_ONCE, otherwise: EXPANSIONS_AT_ONCE.FREE! },
-        run: ({ jobId }, attempt) => expandTurn(itemDeps, queue, jobId, attempt.last),
+        run: ({ jobId }, attempt) => expandTurn(deps, queue, jobId, attempt.last),
       });
       await queue.work<{ jobId: string; position: number }>({
         queue: ITEMS,
         concurrency: deps.settings.concurrency,
         groups: { perTier: JOB_ITEMS_AT_ONCE, otherwise: JOB_ITEMS_AT_ONCE.FREE! },
-        run: ({ jobId, position }, attempt) => runItem(itemDeps, jobId, position, attempt.last),
+        run: ({ jobId, position }, attempt) => runItem(deps, jobId, position, attempt.last),
       });
     },
   };
@@ -230,9 +241,6 @@ function upTo(room: number, most: number, reads: readonly LinkRead[]): {
   return { links, posts, missing: missing.length === 0 ? null : missing.join("; ") };
 }
 
-/** How long a turn that found no slot waits before its next: about as long as an extraction takes. */
-const NO_SLOT_WAIT_S = 1;
-
 /** The key and tier a job's work is shared by. */
 async function groupOf(db: Queryable, jobId: string): Promise<{ id: string; tier: string }> {
   const [row] = await db.query<{ id: string; tier: string }>(
@@ -264,7 +272,7 @@ async function readLink(
   if (expansion === null) return { posts: [{ url: link.href, post: null }], missing: null };
   if ("post" in expansion) return { posts: [{ url: link.href, post: expansion.post }], missing: null };
   return {
-    posts: expansion.posts.map((post) => ({ url: post.href, post: null })),
+    posts: expansion.posts.map((post, at) => ({ url: post.href, post: null, title: expansion.titles?.[at] ?? null })),
     missing: expansion.complete ? null : `${pasted.href}: ${expansion.incomplete ?? "not every post was reached"}`,
   };
 }
@@ -289,11 +297,11 @@ export async function queueItems(
   { job, tier, posts, now }: {
     job: Job;
     tier: string;
-    posts: { urls: string[]; incomplete: string | null };
+    posts: { urls: string[]; titles?: (string | null)[]; incomplete: string | null };
     now: Date;
   },
 ): Promise<boolean> {
-  if (!(await addItems(tx, job.id, posts.urls, posts.incomplete, now))) return false;
+  if (!(await addItems(tx, job.id, posts, posts.incomplete, now))) return false;
   const group = { id: job.apiKeyId, tier };
   await queueAt(tx, queue, { jobId: job.id, group, positions: posts.urls.map((_, at) => at + 1) });
   return true;
@@ -363,13 +371,37 @@ async function runItem(deps: JobDeps, jobId: string, position: number, last: boo
   try {
     // The record its link's one read gave is the item's: the page is not read twice.
     const reader = await asAccount(deps, holder);
-    const post = claimed.read ?? await whenSlotFrees(() => postRecord(reader, new URL(claimed.url), { key: holder }));
+    const read = claimed.read ?? await whenSlotFrees(() => postRecord(reader, new URL(claimed.url), { key: holder }));
+    // A feed's title for its entry is the post's text, over its page's (often only its file's name).
+    const post = claimed.listedTitle === null ? read : { ...read, text: claimed.listedTitle };
+    // An item with files is done only when each answers: the archive would meet a dead file.
+    for (const index of fileIndexesOf(post, claimed.request)) {
+      await requireFile(reader, claimed, { post, index, holder });
+    }
     await settle({ post });
   } catch (error) {
     if (error instanceof ApiError && retryHelps(error) && !last) return false;
     await settle({ problem: problemOf(error, deps.log, jobId, position) });
   }
   return true;
+}
+
+/** Bounds the check of one file of an item: its plan, and its first byte. */
+const FILE_CHECK_TIMEOUT_MS = 60_000;
+
+/**
+ * Throws the problem a download of file `index` of the item's post would meet before its first
+ * byte: its plan made as the archive makes it, and the media that plan reads asked for one byte.
+ */
+async function requireFile(
+  deps: JobDeps,
+  item: ClaimedItem,
+  { post, index, holder }: { post: PostRecord; index: number | null; holder: SlotHolder },
+): Promise<void> {
+  const signal = AbortSignal.timeout(FILE_CHECK_TIMEOUT_MS);
+  const wanted = wantedOf(post, index, item.request);
+  const plan = await whenSlotFrees(() => planOf(new URL(item.url), wanted, { signal, holder }, deps));
+  await requireAnswers(plan, deps.runner, signal);
 }
 
 /** An item's failure as the API would have answered it; anything but an ApiError is logged and told as internal. */

@@ -7,6 +7,12 @@ import { ApiError } from "../http/problem.ts";
 
 const SLOT_WAIT_MS = 500;
 
+/**
+ * How long a turn that found no slot of its key waits, off the queue's workers, before it comes
+ * again: about as long as an extraction takes. A job's expansion and a watch's run take turns so.
+ */
+export const NO_SLOT_WAIT_S = 1;
+
 /** `work`, asked again while it fails with one of `codes`, until `signal` (when given) ends the wait. */
 export async function whenSlotFrees<T>(
   work: () => Promise<T>,

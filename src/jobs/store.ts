@@ -5,6 +5,7 @@ import type { ItemProblem, Job, JobItem, JobRequest, JobStatus } from "./job.ts"
 import type { PostRecord } from "../platforms/records.ts";
 import type { Queryable } from "../store/db.ts";
 import { storableJson } from "../util/storable-json.ts";
+import type { JobRequestFiles } from "./archive-files.ts";
 
 /** The request as the store keeps it: the links as text. */
 type StoredRequest = Omit<JobRequest, "urls"> & { urls: string[] };
@@ -131,7 +132,7 @@ export async function itemsOf(
 export async function addItems(
   db: Queryable,
   jobId: string,
-  posts: readonly string[],
+  posts: { urls: readonly string[]; titles?: readonly (string | null)[] },
   incomplete: string | null,
   now: Date,
 ): Promise<boolean> {
@@ -142,9 +143,11 @@ export async function addItems(
   );
   if (!claimed) return false;
   await db.query(
-    `INSERT INTO job_items (job_id, position, url)
-     SELECT $1, position::integer, url FROM unnest($2::text[]) WITH ORDINALITY AS posts (url, position)`,
-    [jobId, posts],
+    `INSERT INTO job_items (job_id, position, url, listed_title)
+     SELECT $1, position::integer, url, title
+       FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS posts (url, title, position)`,
+    // A title is cleaned of what PostgreSQL's text refuses, as a record is.
+    [jobId, posts.urls, storableJson(posts.urls.map((_, at) => posts.titles?.[at] ?? null))],
   );
   return true;
 }
@@ -158,10 +161,14 @@ export async function startExpansion(db: Queryable, jobId: string): Promise<void
 const NOTING_MISSING = `complete = complete AND $3::text IS NULL,
   incomplete = CASE WHEN $3::text IS NULL THEN incomplete ELSE concat_ws('; ', incomplete, $3::text) END`;
 
-/** A post a read link stands for: its link, and its record when the read gave it (its item need not read it again). */
+/**
+ * A post a read link stands for: its link, its record when the read gave it (its item need not read
+ * it again), and the title its listing gives it (Expansion.titles) when it gives one.
+ */
 export interface ReadPost {
   url: string;
   post: PostRecord | null;
+  title?: string | null;
 }
 
 /**
@@ -185,10 +192,16 @@ export async function appendItems(
   if (!taken) return null;
   // One json parameter (both drivers serialize an object themselves; an array would be sent as an SQL array).
   // A record a read gave is cleaned of what jsonb refuses, as a settled item's is.
-  const rows = { posts: posts.map(({ url, post }) => (post === null ? { url } : { url, post: storableJson(post) })) };
+  const rows = {
+    posts: posts.map(({ url, post, title }) => ({
+      url,
+      ...(post === null ? {} : { post: storableJson(post) }),
+      ...(title ? { title: storableJson(title) } : {}),
+    })),
+  };
   await tx.query(
-    `INSERT INTO job_items (job_id, position, url, post)
-     SELECT $1, $2 + n::integer, p ->> 'url', p -> 'post'
+    `INSERT INTO job_items (job_id, position, url, post, listed_title)
+     SELECT $1, $2 + n::integer, p ->> 'url', p -> 'post', p ->> 'title'
        FROM jsonb_array_elements($3::jsonb -> 'posts') WITH ORDINALITY AS posts (p, n)`,
     [jobId, taken.before, rows],
   );
@@ -218,6 +231,10 @@ export interface ClaimedItem {
   tier: string;
   /** The record its link's one read gave, taken as the item's own: null when the item reads its post. */
   read: PostRecord | null;
+  /** What the job asks of each item's files (whether it has them, their format, output and clip). */
+  request: JobRequestFiles;
+  /** The title its link's listing gives the post (a feed's for its entry), its record's text; null for none. */
+  listedTitle: string | null;
 }
 
 /**
@@ -227,14 +244,22 @@ export interface ClaimedItem {
  */
 export async function claimItem(db: Queryable, jobId: string, position: number): Promise<ClaimedItem | null> {
   const [row] = await db.query<
-    { url: string; account_id: number | string; api_key_id: string; tier: string; post: PostRecord | null }
+    {
+      url: string;
+      account_id: number | string;
+      api_key_id: string;
+      tier: string;
+      post: PostRecord | null;
+      request: JobRequestFiles;
+      listed_title: string | null;
+    }
   >(
     `WITH claimed AS (
        UPDATE job_items SET status = 'running'
-        WHERE job_id = $1 AND position = $2 AND status IN ('queued', 'running') RETURNING job_id, url, post),
+        WHERE job_id = $1 AND position = $2 AND status IN ('queued', 'running') RETURNING job_id, url, post, listed_title),
      started AS (
        UPDATE jobs SET status = 'running' WHERE id = $1 AND status = 'queued' AND EXISTS (SELECT 1 FROM claimed))
-     SELECT c.url, c.post, j.account_id, j.api_key_id, k.tier
+     SELECT c.url, c.post, c.listed_title, j.account_id, j.api_key_id, k.tier, j.request - 'urls' AS request
        FROM claimed c JOIN jobs j ON j.id = c.job_id JOIN api_keys k ON k.id = j.api_key_id`,
     [jobId, position],
   );
@@ -245,6 +270,8 @@ export async function claimItem(db: Queryable, jobId: string, position: number):
     apiKeyId: row.api_key_id,
     tier: row.tier,
     read: row.post,
+    request: row.request,
+    listedTitle: row.listed_title,
   };
 }
 

@@ -42,8 +42,8 @@ export interface RelayOptions {
   cookies?: (url: URL) => Promise<string | null>;
 }
 
-const MAX_REDIRECTS = 5;
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+export const MAX_REDIRECTS = 5;
+export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 const PASSED_HEADERS = ["content-length", "accept-ranges", "etag", "last-modified"];
 
 /** Resolves to the client's Response, or throws ApiError before any byte is sent. */
@@ -186,7 +186,8 @@ async function clientResponse(upstream: UpstreamResponse, input: RelayInput, opt
   return upstream.native === undefined ? response : withNativeBody(response, upstream.native);
 }
 
-function statusError(status: number, headers: Headers): ApiError {
+/** The problem a media host's answer of `status` (not 200 or 206) is for the caller. */
+export function statusError(status: number, headers: Headers): ApiError {
   if (status === 404 || status === 410) {
     return new ApiError("not_found", "The media host has no file at this url; it may have been deleted.");
   }

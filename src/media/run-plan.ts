@@ -13,6 +13,8 @@ import { type Plan, relayAsRemux, type RelayPlan, type RemuxJob, type RunSlot, s
 import type { ClipRange } from "../http/clip-range.ts";
 import { clipped, exactCutsOff, requireWithin } from "./clip.ts";
 import { relayMedia, type RelayOptions } from "./relay.ts";
+import { firstByteOf } from "./first-byte.ts";
+import { gateVerdict } from "../net/egress-gate.ts";
 import { type RemuxOptions, remuxResponse } from "./remux.ts";
 
 export interface RunDeps {
@@ -99,9 +101,39 @@ function muted(job: RemuxJob): RemuxJob {
   return { ...job, ffmpeg: { ...ffmpeg, transcodeAudio: false, adtsAudio: false } };
 }
 
+/**
+ * Throws the problem a download of `plan` would meet before its first byte, asking each file it
+ * reads for that byte alone: a relay's source (its mirrors in turn), or each input ffmpeg would
+ * read, through the egress gate as ffmpeg's reads go. A job's item with files is done only once
+ * this passes, so that its archive does not meet a dead file.
+ */
+export async function requireAnswers(plan: Plan, deps: RunDeps, signal: AbortSignal): Promise<void> {
+  if (plan.kind === "relay") {
+    const request = new Request("http://first-byte.invalid/", { headers: { range: "bytes=0-0" }, signal });
+    const response = await relay(plan, { request, whenDone: () => {} }, () => {}, deps);
+    await response.body?.cancel();
+    return;
+  }
+  const { gate, playlistClient } = deps.remux;
+  // Without the gate (tests of ffmpeg's arguments) nothing reads as ffmpeg would.
+  if (gate === undefined || playlistClient === undefined) return;
+  const { inputs, subtitles } = plan.ffmpeg;
+  const session = await gate.session("media");
+  try {
+    const upstream = playlistClient(session.proxyUrl);
+    await Promise.all(
+      [...inputs, ...(subtitles ? [subtitles.input] : [])].map((input) => firstByteOf(upstream, input, signal)),
+    );
+  } catch (error) {
+    throw gateVerdict(session, error);
+  } finally {
+    session.close();
+  }
+}
+
 async function relay(
   plan: RelayPlan,
-  { request, whenDone }: Caller,
+  { request, whenDone }: Pick<Caller, "request" | "whenDone">,
   release: () => void,
   deps: RunDeps,
 ): Promise<Response> {

@@ -2,15 +2,13 @@
 // plans the download, a relay of one file or ffmpeg's remux of inputs; a link of no platform is a
 // media link of X's CDN, relayed as it is. The `download` operation and a job's archive plan their
 // files through it; the runner (media/run-plan.ts) carries the plan out.
-import type { ApiContext } from "../auth/api-context.ts";
 import { ApiError } from "../http/problem.ts";
-import { slotHolder } from "../limits/slots.ts";
 import type { RunDeps } from "../media/run-plan.ts";
 import { mediaLinkPlan } from "../platforms/items.ts";
 import type { SourceOf } from "../platforms/sources.ts";
 import type { LinkResolver } from "../platforms/short-links.ts";
 import { requireOnePost } from "../platforms/table.ts";
-import type { Ask, Plan, Wanted } from "../platforms/source.ts";
+import type { Ask, Asker, Plan, Wanted } from "../platforms/source.ts";
 import { DIRECT_HOSTS } from "../http/direct-hosts.ts";
 import { type AskDeps, platformOf, type SupportedSites, supportedText } from "./ask.ts";
 
@@ -40,14 +38,14 @@ function hostNotAllowed(url: URL, sites: SupportedSites): ApiError {
 /**
  * The plan of the link's source, asked as every source is (ask.ts); a link of X's media hosts is
  * relayed as it is, and any other link is refused (403 `host_not_allowed`). A job's archive plans
- * each file of its items the same way.
+ * each file of its items the same way, and so does an item with files, to check its file answers.
  */
-export async function planOf(pasted: URL, wanted: Wanted, ctx: ApiContext, deps: DownloadDeps): Promise<Plan> {
-  const url = await deps.resolveLink(pasted, ctx.request.signal);
+export async function planOf(pasted: URL, wanted: Wanted, asker: Asker, deps: DownloadDeps): Promise<Plan> {
+  const url = await deps.resolveLink(pasted, asker.signal);
   const platform = await platformOf(url, deps);
   if (platform === null && !DIRECT_HOSTS.has(url.hostname)) throw hostNotAllowed(url, deps);
   if (platform === null) return mediaLinkPlan(url, wanted);
   requireOnePost(url, platform);
   const link = { url, platform };
-  return deps.ask(deps.sources(link), link, wanted, { signal: ctx.request.signal, holder: slotHolder(ctx) });
+  return deps.ask(deps.sources(link), link, wanted, asker);
 }

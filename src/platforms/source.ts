@@ -96,6 +96,12 @@ export interface Expansion {
   posts: URL[];
   complete: boolean;
   incomplete: string | null;
+  /**
+   * The title the listing gives each post as the post's own, in `posts`' order (null where it gives
+   * none): a feed's title for its entry, which stands over the text of the page the entry links to,
+   * as yt-dlp's own runs take it. Absent when the listing gives none.
+   */
+  titles?: (string | null)[];
 }
 
 /**

@@ -16,6 +16,7 @@ import watches from "./migrations/011_watches.sql?raw";
 import countedAndBounded from "./migrations/012_counted_and_bounded.sql?raw";
 import linksRead from "./migrations/015_links_read.sql?raw";
 import accountCookies from "./migrations/016_account_cookies.sql?raw";
+import listedTitles from "./migrations/019_listed_titles.sql?raw";
 
 export const migrations: readonly { version: number; sql: string }[] = [
   { version: 1, sql: init },
@@ -32,6 +33,7 @@ export const migrations: readonly { version: number; sql: string }[] = [
   { version: 12, sql: countedAndBounded },
   { version: 15, sql: linksRead },
   { version: 16, sql: accountCookies },
+  { version: 19, sql: listedTitles },
 ];
 
 const SCHEMA_LOCK = 7_303_001;

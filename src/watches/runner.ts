@@ -4,11 +4,14 @@
 // period one runs it, and a run that dies halfway still leaves the next one queued. A look expands
 // the link as a job's expansion does, records the posts, and makes a job of those not seen before
 // (each item counted against the key, as any job's); that job's end is the `watch.found` event.
-// The run itself is one call of the key; a run past the key's day is skipped and says so.
+// The run itself is one call of the key; a run past the key's day is skipped and says so. A run
+// that finds the key's extraction slots all held gives its worker back and comes again a little
+// later, its period claimed and counted already, as a job's expansion takes turns.
 import { ApiError } from "../http/problem.ts";
 import type { SlotHolder } from "../limits/slots.ts";
 import { type JobDeps, linkPostsOf, queueItems } from "../jobs/runner.ts";
-import { whenSlotFrees } from "../jobs/slot-turn.ts";
+import { NO_SLOT_WAIT_S } from "../jobs/slot-turn.ts";
+import { NO_SLOT, type NoSlot } from "../jobs/link-reads.ts";
 import type { Queryable } from "../store/db.ts";
 import type { Queue } from "../queue/queue.ts";
 import { jobMaxItemsOf } from "../jobs/request.ts";
@@ -45,6 +48,11 @@ interface Run {
   watchId: string;
   /** When the run was due, ISO 8601: the period it claims. */
   due: string;
+  /**
+   * On a run that found no slot and came again (its period claimed and counted already): the next
+   * run its claim queued, ISO 8601. Once that run has claimed its own period, this one is dropped.
+   */
+  again?: string;
 }
 
 const secondsUntil = (at: Date, now: Date) => Math.max(0, Math.ceil((at.getTime() - now.getTime()) / 1000));
@@ -66,8 +74,14 @@ export function createWatches(deps: JobDeps, queue: Queue): Watches {
         queue: RUNS,
         concurrency: 2,
         run: async (run) => {
-          const watch = await claim(deps, run, (next, tx) => queue.send(RUNS, [runOf(run.watchId, next)], tx));
-          if (watch !== null) await look(deps, queue, watch);
+          const watch = run.again
+            ? await stillWatching(deps, run.watchId, run.again)
+            : await claim(deps, run, (next, tx) => queue.send(RUNS, [runOf(run.watchId, next)], tx));
+          if (watch === null) return true;
+          if ((await look(deps, queue, watch, !run.again)) === NO_SLOT) {
+            const again = run.again ?? watch.nextRunAt.toISOString();
+            await queue.send(RUNS, [{ data: { ...run, again }, startAfterS: NO_SLOT_WAIT_S }]);
+          }
           // A look that failed says so on the watch; the next period looks again.
           return true;
         },
@@ -102,10 +116,24 @@ async function claim(
   });
 }
 
-/** Expands the watch's link and makes a job of the posts not seen before; the first look only records them. */
-async function look(deps: JobDeps, queue: Queue, watch: Watch): Promise<void> {
+/**
+ * The watch a run that came again looks for, unless it was paused or deleted meanwhile, or its next
+ * run (`next`) has claimed a period of its own: that one looks instead.
+ */
+async function stillWatching(deps: JobDeps, watchId: string, next: string): Promise<Watch | null> {
+  const watch = await watchOf(deps.db, watchId);
+  if (watch === null || watch.pausedAt !== null) return null;
+  return watch.nextRunAt.getTime() === Date.parse(next) ? watch : null;
+}
+
+/**
+ * Expands the watch's link and makes a job of the posts not seen before; the first look only
+ * records them. NO_SLOT when the key's extraction slots are all held: the run is to come again.
+ * `count`: the run is counted here (not when it comes again).
+ */
+async function look(deps: JobDeps, queue: Queue, watch: Watch, count: boolean): Promise<NoSlot | void> {
   // A run is one call of the key (its listing is a look-up as `post`'s is); past the day it does not look.
-  if (!(await countRun(deps.db, watch.apiKeyId, deps.now()))) {
+  if (count && !(await countRun(deps.db, watch.apiKeyId, deps.now()))) {
     await noteRun(deps.db, watch.id, "Skipped: the key's daily limit was used up; the next run looks again.");
     return;
   }
@@ -113,11 +141,10 @@ async function look(deps: JobDeps, queue: Queue, watch: Watch): Promise<void> {
   const tier = key?.tier ?? "FREE";
   const holder: SlotHolder = { id: watch.apiKeyId, accountId: Number(watch.accountId), tier };
   let posts: string[];
+  let titles: ReadonlyMap<string, string | null>;
   try {
     // A watch on a thread hears of its author's new replies, as a job expands one.
-    const { expansion } = await whenSlotFrees(() =>
-      linkPostsOf(deps, watch.url, { limit: jobMaxItemsOf(tier), threads: true }, holder)
-    );
+    const { expansion } = await linkPostsOf(deps, watch.url, { limit: jobMaxItemsOf(tier), threads: true }, holder);
     if (expansion !== null && "posts" in expansion && expansion.posts.length === 0 && !expansion.complete) {
       await noteRun(deps.db, watch.id, `Its link's posts could not be listed: ${expansion.incomplete}.`);
       return;
@@ -131,7 +158,9 @@ async function look(deps: JobDeps, queue: Queue, watch: Watch): Promise<void> {
       return;
     }
     posts = expansion.posts.map((post) => post.href);
+    titles = new Map(posts.map((post, at) => [post, expansion.titles?.[at] ?? null]));
   } catch (error) {
+    if (error instanceof ApiError && error.code === "too_many_extractions") return NO_SLOT;
     if (!(error instanceof ApiError)) {
       deps.log.error("a watch's link could not be expanded", { watchId: watch.id, error: String(error) });
     }
@@ -152,6 +181,7 @@ async function look(deps: JobDeps, queue: Queue, watch: Watch): Promise<void> {
       now,
       watchId: watch.id,
     });
-    await queueItems(tx, queue, { job, tier, posts: { urls: fresh, incomplete: null }, now });
+    const found = { urls: fresh, titles: fresh.map((url) => titles.get(url) ?? null), incomplete: null };
+    await queueItems(tx, queue, { job, tier, posts: found, now });
   });
 }

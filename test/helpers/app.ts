@@ -15,6 +15,7 @@ import type { Queue } from "../../src/queue/queue.ts";
 import type { Jobs } from "../../src/jobs/runner.ts";
 import type { Watches } from "../../src/watches/runner.ts";
 import { accountPartsOf, createFeatures } from "../../src/app/features.ts";
+import type { Slots } from "../../src/limits/slots.ts";
 import type { Events } from "../../src/webhooks/events.ts";
 
 export class TestClock {
@@ -32,6 +33,8 @@ export interface TestApp {
   get(path: string, key?: string, init?: RequestInit): Promise<Response>;
   /** A POST of `body` as JSON, with the key. */
   post(path: string, key: string, body: unknown): Promise<Response>;
+  /** The instance's extraction slots: a test holds a key's to see what waits for them. */
+  extractions: Slots;
   /** The app's extractor: the extraction host, started only with `extractionHost: true`. */
   extractor: ExtractionHost;
   /**
@@ -105,6 +108,7 @@ export function buildTestApp(
     clock,
     logLines,
     extractor: deps.extractor,
+    extractions: deps.extractions,
     toolsProbed: deps.tools.current(),
     jobs,
     events,

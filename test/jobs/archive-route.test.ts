@@ -1,8 +1,9 @@
 // A job's archive end to end, against the app with its queue on PGlite, a local page site and the
 // local Bluesky: a job of two page links and a Bluesky thread completes; the signed link it then
 // shows gives a ZIP that unzip -t finds whole, with files ffprobe plays and records.json in the
-// job's order; nothing was written under DATA_DIR or the tools' TMPDIR. A file that breaks off
-// midway breaks the archive's transfer; another account's job is 404.
+// job's order; nothing was written under DATA_DIR or the tools' TMPDIR. An item whose video is gone
+// fails with its problem (its file was asked for its first byte) and the archive holds the others;
+// a file that breaks off midway breaks the archive's transfer; another account's job is 404.
 import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
@@ -22,7 +23,7 @@ interface JobAnswer {
   id: string;
   status: string;
   archiveUrl: string | null;
-  items: { position: number; url: string; status: string }[];
+  items: { position: number; url: string; status: string; problem: { code: string } | null }[];
 }
 
 let site: MediaSite;
@@ -105,6 +106,31 @@ describe("GET /api/v1/jobs/{id}/archive", () => {
     // The store is elsewhere (in memory): the data folder stays empty, as the tools' temporary folder.
     const { tmp, dataDir } = service.untouched;
     expect(snapshotFiles([tmp, dataDir])).toEqual({ [tmp]: [], [dataDir]: [] });
+  });
+
+  test("an item whose page names a video that is gone fails with its problem, and the archive holds the others whole", {
+    timeout: scaled(240_000),
+  }, async () => {
+    const job = await completedJob([site.pages.progressive, site.pages.goneMedia]);
+    expect(job.items.map((item) => [item.status, item.problem?.code ?? null])).toEqual([
+      ["done", null],
+      ["failed", "not_found"],
+    ]);
+    const answer = await call(`/api/v1/jobs/${job.id}/archive`);
+    expect(answer.status).toBe(200);
+    const zip = path.join(service.scratch, "gone.zip");
+    writeFileSync(zip, new Uint8Array(await answer.arrayBuffer()));
+    expect((await run("unzip", ["-t", zip])).stdout).toMatch(/No errors detected/);
+    const names = (await run("unzip", ["-Z1", zip])).stdout.trim().split("\n");
+    expect(names).toHaveLength(2);
+    expect(names[0]).toMatch(/^0001-.+\.mp4$/);
+    const records = JSON.parse((await run("unzip", ["-p", zip, "records.json"])).stdout);
+    expect(records.items[1]).toMatchObject({
+      position: 2,
+      status: "failed",
+      files: [],
+      problem: { code: "not_found" },
+    });
   });
 
   test("a file that breaks off midway breaks the archive's transfer", { timeout: scaled(240_000) }, async () => {

@@ -1,8 +1,9 @@
 // A job's links expanded, through the app and the real queue on PGlite. Through yt-dlp
 // (platforms/tools/ytdlp/expansion.ts) against the local media site: a feed of 250 entries, which yt-dlp
 // lists as a playlist, becomes 250 items in its order, past PLAYLIST_MAX_ITEMS, their links without
-// the fragment yt-dlp adds to an entry with a guid; one of 101 in a FREE job is 100, and not complete; a page of one video
-// stays one item beside them. Profiles and short links: a Bluesky profile becomes its own posts,
+// the fragment yt-dlp adds to an entry with a guid; one of 101 in a FREE job is 100, and not
+// complete; a page of one video stays one item beside them; a feed's items take the feed's title
+// for each as their text. Profiles and short links: a Bluesky profile becomes its own posts,
 // newest first, each done as `post` reads it; an Instagram profile its posts as gallery-dl pages
 // through them, and an X profile its own posts through X's UserTweets, with the operator's sessions,
 // and without them no item, the job saying why; a profile no reader lists (an X list, Threads) gives
@@ -38,7 +39,7 @@ interface JobAnswer {
     position: number;
     url: string;
     status: string;
-    post: { url: string } | null;
+    post: { url: string; text: string | null } | null;
     problem: { code: string } | null;
   }[];
   nextCursor: string | null;
@@ -134,6 +135,20 @@ describe("a job's expansion through yt-dlp", () => {
       [`${site.origin}/progressive.html?entry=2`, "done"],
     ]);
     expect(done.items.map((item) => item.post?.url)).toEqual(done.items.map((item) => item.url));
+  });
+
+  test("a feed's items take the feed's title for each as their text, not their page's", {
+    timeout: scaled(180_000),
+  }, async () => {
+    const key = (await makeKey(service.store.db, "PRO")).plain;
+    const path = await submit(key, [site.pages.feed(2), site.pages.progressive]);
+    const done = await service.jobWhen<JobAnswer>(key, path, completed, 150_000);
+    // The feed titles its items "Clip <n>"; yt-dlp titles their page "Progressive test clip (1)", as the page alone.
+    expect(done.items.map((item) => [item.status, item.post?.text])).toEqual([
+      ["done", "Clip 1"],
+      ["done", "Clip 2"],
+      ["done", "Progressive test clip (1)"],
+    ]);
   });
 
   test("a link that cannot be expanded is one item, whose own problem shows, and the job says so", {

@@ -37,7 +37,7 @@ interface Found {
   data: {
     watch: { id: string };
     job: { id: string; counts: { total: number; done: number } };
-    posts: { url: string; status: string; post: { url: string; downloadUrl: string } | null }[];
+    posts: { url: string; status: string; post: { url: string; downloadUrl: string; text: string | null } | null }[];
   };
 }
 
@@ -114,8 +114,9 @@ describe("watches", () => {
     const [found] = await until("the watch's watch.found", () => (ofWatch().length > 0 ? ofWatch() : undefined));
     const event = new Webhook(hook.secret).verify(found!.body, found!.headers) as Found;
     const fresh = [3, 4].map((n) => `${site.origin}/progressive.html?entry=${n}`);
-    expect(event.data.posts.map((post) => [post.url, post.status, post.post?.url])).toEqual(
-      fresh.map((url) => [url, "done", url]),
+    // Each post's text is the feed's title for it.
+    expect(event.data.posts.map((post) => [post.url, post.status, post.post?.url, post.post?.text])).toEqual(
+      fresh.map((url, at) => [url, "done", url, `Clip ${at + 3}`]),
     );
     expect(event.data.job.counts).toMatchObject({ total: 2, done: 2 });
     // Each post's record carries its signed link, as `post` gives it.
@@ -191,6 +192,45 @@ describe("watches", () => {
     });
     expect(skipped.lastProblem).toBe("Skipped: the key's daily limit was used up; the next run looks again.");
     await updateApiKey(store.db, key.id, { passive: true });
+  });
+
+  test("a run whose key has every extraction slot held gives its worker back: another key's watches run meanwhile", {
+    timeout: scaled(120_000),
+  }, async () => {
+    site.growingFeed.entries = 2;
+    const [busy, other] = [await makeKey(store.db, "PRO"), await makeKey(store.db, "PRO")];
+    // The busy key's calls hold all its slots (a PRO key's 3), until the test lets them go.
+    const holder = { id: busy.id, accountId: busy.accountId, tier: "PRO" };
+    const held: (() => void)[] = [];
+    for (;;) {
+      try {
+        held.push(app.extractions.acquire(holder));
+      } catch {
+        break;
+      }
+    }
+    expect(held).toHaveLength(3);
+    // More of its runs than the runs' two workers: each waiting for a slot would hold them all.
+    const waiting = [await watch(busy.plain, {}), await watch(busy.plain, {}), await watch(busy.plain, {})];
+    await until("the busy key's runs to be claimed", async () => {
+      const runs = await Promise.all(waiting.map(async (made) => (await watchOf(store.db, made.id))!.runs));
+      return runs.every((n) => n >= 1) ? true : undefined;
+    });
+    const going = await watch(other.plain, {});
+    // The store is watched, not the API, whose calls are counted too.
+    const looked = (id: string) => watchOf(store.db, id).then((now) => now!.baselinedAt !== null);
+    await until("the other key's watch to look", async () => ((await looked(going.id)) ? true : undefined));
+    expect((await watchOf(store.db, going.id))!.lastProblem).toBeNull();
+    expect(await Promise.all(waiting.map((made) => looked(made.id)))).toEqual([false, false, false]);
+    for (const release of held) release();
+    await until("the busy key's watches to look once its slots are free", async () => {
+      const now = await Promise.all(waiting.map((made) => looked(made.id)));
+      return now.every(Boolean) ? true : undefined;
+    });
+    for (const made of [...waiting, going]) {
+      const key = made === going ? other.plain : busy.plain;
+      expect((await app.get(`/api/v1/watches/${made.id}`, key, { method: "DELETE" })).status).toBe(204);
+    }
   });
 
   test("a FREE key holds 5 watches; the sixth is 409 watches_full", async () => {

@@ -1,7 +1,7 @@
 // A job's expansion of a link yt-dlp reads (platforms/source.ts, Expands): which links may stand
 // for many posts (each platform's `ytdlpPlaylist`: a post's own link is not asked, so a job of many
 // posts runs yt-dlp once per post, not twice), and the posts of yt-dlp's flat listing of a playlist, channel
-// or feed, in its order.
+// or feed, in its order, with the title a feed gives each of its entries.
 import { z } from "zod";
 import { platformIds } from "../../records.ts";
 import { rowOf } from "../../table.ts";
@@ -18,10 +18,15 @@ export function mayStandForMany(link: Link): boolean {
   return rowOf(link.platform)?.ytdlpPlaylist?.(link.url) ?? false;
 }
 
-/** An entry of a flat listing: its link, where yt-dlp gives one. */
+/**
+ * An entry of a flat listing: its link, where yt-dlp gives one, and its title. A `url_transparent`
+ * entry's fields (a feed's item) stand over those of the page it links to; a `url` entry's do not.
+ */
 const FlatEntry = z.looseObject({
+  _type: z.string().nullish().catch(null),
   url: z.string().nullish().catch(null),
   webpage_url: z.string().nullish().catch(null),
+  title: z.string().nullish().catch(null),
 });
 
 /**
@@ -37,18 +42,27 @@ export const listingRange = (limit: number): string => `1:${limit + 1}`;
 export function expansionOf(info: YtdlpInfo, limit: number): Expansion | null {
   if (info._type !== "playlist") return null;
   const posts: URL[] = [];
+  const titles: (string | null)[] = [];
   let unlinked = 0;
   for (const entry of info.entries ?? []) {
     const parsed = FlatEntry.safeParse(entry);
     const link = parsed.success ? httpLink(parsed.data.url) ?? httpLink(parsed.data.webpage_url) : null;
     if (link === null) unlinked += 1;
-    else posts.push(link);
+    else {
+      posts.push(link);
+      titles.push(parsed.data?._type === "url_transparent" ? parsed.data.title?.trim() || null : null);
+    }
   }
   const why = [
     ...(posts.length > limit ? [`it has more posts than the ${limit} a job may hold`] : []),
     ...(unlinked > 0 ? [`${unlinked} of its entries have no link of their own`] : []),
   ];
-  return { posts: posts.slice(0, limit), complete: why.length === 0, incomplete: why.join("; ") || null };
+  return {
+    posts: posts.slice(0, limit),
+    complete: why.length === 0,
+    incomplete: why.join("; ") || null,
+    ...(titles.some((title) => title !== null) ? { titles: titles.slice(0, limit) } : {}),
+  };
 }
 
 /**
