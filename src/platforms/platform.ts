@@ -5,14 +5,16 @@
 
 /**
  * Which source reads a platform's links (platforms/sources.ts builds one per name): a tool, X's reader (whose client
- * the tweet route shares), or a reader of the service's own (`own`: the one platforms/own-readers.ts lists for it).
+ * the tweet route shares), a reader of the service's own (`own`: the one platforms/own-readers.ts lists for it), or
+ * for a link straight to one of the platform's media files (`mediaFiles`), the service as that file (`file`:
+ * platforms/media-file.ts), whatever the platform's reader.
  */
-export type ReaderName = "x" | "own" | "yt-dlp" | "yt-dlp+gallery-dl";
+export type ReaderName = "x" | "own" | "yt-dlp" | "yt-dlp+gallery-dl" | "file";
 
 /** A path shape of a platform's links and the reader that reads it. */
 export interface ShapeReader {
   path: RegExp;
-  reader: ReaderName;
+  reader: Exclude<ReaderName, "file">;
 }
 
 export interface ShortLinkShape {
@@ -21,12 +23,19 @@ export interface ShortLinkShape {
   path?: RegExp;
 }
 
+/** A media host of the platform's (with its subdomains) and the path shape of its photo files there. */
+export interface MediaFileShape {
+  host: string;
+  path: RegExp;
+}
+
 /**
  * The shape of a sample link: a post (read as one post), a photo post (`photoShape`, gallery-dl's), a short link
  * (`shortLinks`, followed by the service), a mirror's link (`mirrors`, read on the canonical host), a link that
- * stands for many posts (`collectionShape`, or a playlist, channel or profile the tool expands).
+ * stands for many posts (`collectionShape`, or a playlist, channel or profile the tool expands), a link straight to
+ * one of its photo files (`mediaFiles`, read as that file).
  */
-export type SampleShape = "post" | "photo" | "short" | "mirror" | "collection";
+export type SampleShape = "post" | "photo" | "short" | "mirror" | "collection" | "file";
 
 /**
  * What claims a sample link: a tool's extractor (the tool that reads the link first, or for a platform with a reader
@@ -62,11 +71,17 @@ export interface Platform<Id extends string = string> {
   /** The platform's media CDN hosts (each with its subdomains), from which a post's files are relayed as they are. */
   mediaHosts?: readonly string[];
   /**
+   * The platform's photo files people paste a link of (an X photo on pbs.twimg.com, a Newgrounds picture): `post`
+   * answers such a link with a record of that one photo and `download` relays it (platforms/media-file.ts), where
+   * the link names no post a reader could read.
+   */
+  mediaFiles?: readonly MediaFileShape[];
+  /**
    * Which source reads a link: the service's own reader of the platform (its APIs or its pages), yt-dlp,
    * or yt-dlp with gallery-dl beside it (gallery-dl reads the photo-shaped links, and a post yt-dlp finds no video
    * in; platforms/post-source.ts).
    */
-  reader: ReaderName;
+  reader: Exclude<ReaderName, "file">;
   /**
    * Path shapes of the platform's links that another reader reads than `reader` (X's broadcasts and Spaces, which
    * yt-dlp reads where X's own client reads posts): the first whose `path` matches names the link's reader.
