@@ -1,10 +1,9 @@
-// A link straight to one of a platform's photo files (a module's `mediaFiles`: an X photo on pbs.twimg.com, a
-// Newgrounds picture on art.ngfiles.com, a Bluesky image on cdn.bsky.app), read as that file whatever the platform's
-// reader: the link names no post, so there is nothing to ask the platform; the record is the one photo, and a
-// download relays it from the platform's media hosts. One source for every platform; the hosts and path shapes are
-// the modules' data.
+// A link straight to one of a platform's photo files (a module's `mediaFiles`, such as an X photo on pbs.twimg.com),
+// read as that file whatever the platform's reader: the link names no post, so there is nothing to ask the platform;
+// the record is the one photo, and a download relays it from the platform's media hosts. One source for every
+// platform; the hosts and path shapes are the modules' data.
 import { nameFromMediaUrl } from "../media/filename.ts";
-import { itemName, photoPlan, requireItem, requireNoSubtitles } from "./items.ts";
+import { photoPlan, requireItem, requireNoSubtitles } from "./items.ts";
 import type { PostRecord } from "./records.ts";
 import type { Link, Source } from "./source.ts";
 import { platformMediaCheck } from "./table.ts";
@@ -46,8 +45,8 @@ export const mediaFileSource: Source = {
   async plan(link, wanted) {
     requireNoSubtitles(wanted);
     if (wanted.index !== null) requireItem(wanted.index, 1);
-    const record = mediaFileRecord(link);
-    const name = itemName(link.platform, record.id, wanted);
+    // Named as its host names it, as a media link of X's always was (items.ts `mediaLinkPlan`).
+    const name = wanted.filename ?? mediaFileRecord(link).id;
     return photoPlan(link.url.href, wanted, name, platformMediaCheck(link.platform), link.url.host);
   },
 };

@@ -71,7 +71,7 @@ export interface Platform<Id extends string = string> {
   /** The platform's media CDN hosts (each with its subdomains), from which a post's files are relayed as they are. */
   mediaHosts?: readonly string[];
   /**
-   * The platform's photo files people paste a link of (an X photo on pbs.twimg.com, a Newgrounds picture): `post`
+   * The platform's photo files people paste a link of (an X photo on pbs.twimg.com, an art site's picture): `post`
    * answers such a link with a record of that one photo and `download` relays it (platforms/media-file.ts), where
    * the link names no post a reader could read.
    */

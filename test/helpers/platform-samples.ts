@@ -9,6 +9,7 @@ import type { ExtractorClaims } from "../../src/platforms/claims.ts";
 import type { Platform, ReaderName, Sample, ShortLinkShape } from "../../src/platforms/platform.ts";
 import type { PlatformId } from "../../src/platforms/records.ts";
 import type { tableOf } from "../../src/platforms/table.ts";
+import { postRefOf } from "../../src/platforms/bluesky/url.ts";
 import { postOf } from "../../src/platforms/threads/url.ts";
 import { isShortLink, noteOf } from "../../src/platforms/xiaohongshu/url.ts";
 import { statusLinkOf } from "../../src/platforms/x/url.ts";
@@ -16,10 +17,11 @@ import { statusLinkOf } from "../../src/platforms/x/url.ts";
 type Table = ReturnType<typeof tableOf>;
 
 /**
- * The link parsers of the service's own readers, for the links no tool's extractor claims: every link of Threads,
- * X's bookmark links, Xiaohongshu's short links.
+ * The link parsers of the service's own readers: what they take is what they read, where no tool's extractor claims
+ * the link (every link of Threads, X's bookmark links, Xiaohongshu's short links) and where one does.
  */
 export const ownLinkParsers: Partial<Record<string, (url: URL) => unknown>> = {
+  BLUESKY: postRefOf,
   THREADS: postOf,
   X: statusLinkOf,
   XIAOHONGSHU: (url) => noteOf(url) ?? (isShortLink(url) || null),

@@ -57,8 +57,8 @@ export const x: Platform<"X"> = {
       "https://twitter.com/jack/status/20/retweets/with_comments",
       "https://x.com/jack/status/20/quotes",
       "https://x.com/jack/status/20/history",
-      // The mobile site's media viewer, as cobalt's tests hold it.
-      "https://twitter.com/X/status/1697304622749086011/mediaViewer?currentTweet=1697304622749086011&currentTweetUser=X",
+      // The mobile site's media viewer, as cobalt's tests hold its link.
+      "https://mobile.twitter.com/jack/status/20/mediaViewer?currentTweet=20&currentTweetUser=jack",
     ]),
     // A card's and an old video player's link of a post (yt-dlp's own tests' links).
     ...samplesOf("post", "yt-dlp", "TwitterCard", [

@@ -13,7 +13,7 @@ export const xiaohongshu: Platform<"XIAOHONGSHU"> = {
   // No default check: a note opens only with a link's xsec_token, which expires, so any fixed link would soon
   // report the platform broken.
   referencePost: null,
-  readBy: "the note's own page (its photos, or its video's H.264 and H.265 files); xhslink.com links followed by it",
+  readBy: "the note's own page (its photos, or its video's H.264 and H.265 files); xhslink.com and xhslink.cn links followed by it",
   linkNote:
     "A Xiaohongshu link needs the `xsec_token` its app's Share gives; without it, or with a stale one, the answer is 404 `post_unavailable`.",
   samples: [
