@@ -18,10 +18,11 @@ export function hostMatches(hostname: string, pageHost: string): boolean {
  * (no user, password or port): a post's files are relayed from there and from nowhere else.
  */
 export function mediaCheckOf(
-  platform: Pick<Platform, "name" | "mediaHosts"> | undefined,
+  platform: Pick<Platform, "name" | "mediaHosts" | "mediaFiles"> | undefined,
   id: string,
 ): (url: URL, what?: string) => void {
-  const hosts = platform?.mediaHosts ?? [];
+  // A link straight to one of its media files is relayed from that file's host too.
+  const hosts = [...(platform?.mediaHosts ?? []), ...(platform?.mediaFiles ?? []).map((shape) => shape.host)];
   return (url, what = "A file of the post") => {
     const plain = url.protocol === "https:" && url.username === "" && url.password === "" && url.port === "";
     if (plain && hosts.some((host) => hostMatches(normalizeHost(url.hostname), host))) return;

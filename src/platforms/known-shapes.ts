@@ -10,6 +10,7 @@ const shapeWords: Record<SampleShape, string> = {
   short: "a short link",
   mirror: "a mirror's link",
   collection: "many posts, for POST /api/v1/jobs",
+  file: "a photo file, read as that photo",
 };
 
 /** More samples than this say no more of the shapes than the first ones. */

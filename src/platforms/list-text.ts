@@ -19,7 +19,11 @@ function firstHosts(list: readonly Platform[], hostsOf: (platform: Platform) => 
 /** The OpenAPI text of `post`'s and `download`'s `url`. */
 export function postUrlText(list: readonly Platform[]): string {
   const mirrors = firstHosts(list, (platform) => Object.keys(platform.mirrors ?? {}));
-  const shortLinks = firstHosts(list, (platform) => (platform.shortLinks ?? []).map(({ host }) => host));
+  // A host of short links alone, not a share path of a page host, which would read as the page host itself.
+  const shortLinks = firstHosts(
+    list,
+    (platform) => (platform.shortLinks ?? []).filter(({ path }) => path === undefined).map(({ host }) => host),
+  );
   const collections = list.filter((platform) => platform.collectionShape !== undefined).map(({ name }) => name);
   return `Post or video URL of a supported platform: ${
     list.map(({ name }) => name).join(", ")

@@ -6,14 +6,16 @@ import type { OwnReader } from "./own-reader.ts";
 
 /**
  * Which source reads a platform's links (platforms/sources.ts builds one per name): a tool, X's reader (whose client
- * the tweet route shares), or a reader of the service's own (`own`: the one its platform module holds, `ownReader`).
+ * the tweet route shares), a reader of the service's own (`own`: the one its platform module holds, `ownReader`), or
+ * for a link straight to one of the platform's media files (`mediaFiles`), the service as that file (`file`:
+ * platforms/media-file.ts), whatever the platform's reader.
  */
-export type ReaderName = "x" | "own" | "yt-dlp" | "yt-dlp+gallery-dl";
+export type ReaderName = "x" | "own" | "yt-dlp" | "yt-dlp+gallery-dl" | "file";
 
 /** A path shape of a platform's links and the reader that reads it. */
 export interface ShapeReader {
   path: RegExp;
-  reader: ReaderName;
+  reader: Exclude<ReaderName, "file">;
 }
 
 export interface ShortLinkShape {
@@ -22,12 +24,19 @@ export interface ShortLinkShape {
   path?: RegExp;
 }
 
+/** A media host of the platform's (with its subdomains) and the path shape of its photo files there. */
+export interface MediaFileShape {
+  host: string;
+  path: RegExp;
+}
+
 /**
  * The shape of a sample link: a post (read as one post), a photo post (`photoShape`, gallery-dl's), a short link
  * (`shortLinks`, followed by the service), a mirror's link (`mirrors`, read on the canonical host), a link that
- * stands for many posts (`collectionShape`, or a playlist, channel or profile the tool expands).
+ * stands for many posts (`collectionShape`, or a playlist, channel or profile the tool expands), a link straight to
+ * one of its photo files (`mediaFiles`, read as that file).
  */
-export type SampleShape = "post" | "photo" | "short" | "mirror" | "collection";
+export type SampleShape = "post" | "photo" | "short" | "mirror" | "collection" | "file";
 
 /**
  * What claims a sample link: a tool's extractor (the tool that reads the link first, or for a platform with a reader
@@ -63,11 +72,17 @@ export interface Platform<Id extends string = string> {
   /** The platform's media CDN hosts (each with its subdomains), from which a post's files are relayed as they are. */
   mediaHosts?: readonly string[];
   /**
+   * The platform's photo files people paste a link of (an X photo on pbs.twimg.com, an art site's picture): `post`
+   * answers such a link with a record of that one photo and `download` relays it (platforms/media-file.ts), where
+   * the link names no post a reader could read.
+   */
+  mediaFiles?: readonly MediaFileShape[];
+  /**
    * Which source reads a link: the service's own reader of the platform (its APIs or its pages), yt-dlp,
    * or yt-dlp with gallery-dl beside it (gallery-dl reads the photo-shaped links, and a post yt-dlp finds no video
    * in; platforms/tools/post-source.ts).
    */
-  reader: ReaderName;
+  reader: Exclude<ReaderName, "file">;
   /**
    * The reader of the service's own that reads the platform's links, where `reader` is `own`: its settings and how it
    * is built (its folder's own-reader.ts). The wiring builds it, config.ts merges its settings.

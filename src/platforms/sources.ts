@@ -9,6 +9,7 @@ import { galleryExpansion } from "./tools/gallerydl/expansion.ts";
 import { galleryReader } from "./tools/gallerydl/reader.ts";
 import type { GalleryClient } from "./tools/gallerydl/client.ts";
 import { knownShapesText } from "./known-shapes.ts";
+import { mediaFileSource } from "./media-file.ts";
 import { fallbackSource, isPhotoShaped, ytdlpThenGallery } from "./tools/post-source.ts";
 import { isEmptyPost, nothingToDownload } from "./post-errors.ts";
 import type { Ask, Expands, Link, Source } from "./source.ts";
@@ -50,6 +51,7 @@ export function createSources(clients: SourceClients, ask: Ask): SourceOf {
     "yt-dlp": () => ytdlp,
     // A photo-shaped link goes to gallery-dl alone.
     "yt-dlp+gallery-dl": (link) => (isPhotoShaped(link.url, link.platform) ? gallery : ytdlpThenGalleryDl),
+    file: () => mediaFileSource,
   };
   return (link) => heldToRecordRule(readers[readerOf(link.url, link.platform)](link));
 }

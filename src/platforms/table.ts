@@ -6,7 +6,7 @@ import type { Claim } from "./claims.ts";
 import { platformList } from "./list.ts";
 import { hostMatches, mediaCheckOf, normalizeHost } from "./hosts.ts";
 import { unknownShapeOf } from "./known-shapes.ts";
-import type { Platform, ReaderName, ShortLinkShape } from "./platform.ts";
+import type { MediaFileShape, Platform, ReaderName, ShortLinkShape } from "./platform.ts";
 import type { ClaimedPlatformId, ListedPlatformId, PlatformId } from "./records.ts";
 
 /** A platform of the list, or of a site outside it that an extractor claimed (SUPPORTED_SITES=all). */
@@ -74,11 +74,19 @@ function shortLinkOn(rows: readonly PlatformRow[], url: URL): PlatformRow | null
   return rows.find((row) => row.shortLinks?.some(isShort)) ?? null;
 }
 
+/** Whether the link is one of the row's media files (`mediaFiles`): a photo file on one of its media hosts. */
+function isMediaFileOf(row: PlatformRow | undefined, url: URL): boolean {
+  const hostname = normalizeHost(url.hostname);
+  const isFile = (shape: MediaFileShape) => hostMatches(hostname, shape.host) && shape.path.test(url.pathname);
+  return row?.mediaFiles?.some(isFile) === true;
+}
+
 function rowOn(rows: readonly PlatformRow[], url: URL): PlatformRow | null {
   const hostname = normalizeHost(canonicalOn(rows, url).hostname);
   const onHost = (row: PlatformRow) =>
     [...row.hosts, ...(row.shortLinks ?? []).map((shape) => shape.host)].some((host) => hostMatches(hostname, host));
-  return rows.find(onHost) ?? null;
+  // A media host is the platform's for its files' links alone: any other link there is no page of it.
+  return rows.find(onHost) ?? rows.find((row) => isMediaFileOf(row, url)) ?? null;
 }
 
 /** Whether the link is of its row's `collectionShape`: a profile, a feed or a list, which no reader reads as one post. */
@@ -101,8 +109,12 @@ function requireOnePostOf(row: PlatformRow | undefined, url: URL): void {
   );
 }
 
-/** The reader of a link of the row: its `shapeReaders`' for the link's shape, else the row's own (yt-dlp for OTHER). */
+/**
+ * The reader of a link of the row: the service, as that file, for one of its media files; its `shapeReaders`' for the
+ * link's shape; else the row's own (yt-dlp for OTHER).
+ */
 function readerOfRow(row: PlatformRow | undefined, url: URL): ReaderName {
+  if (isMediaFileOf(row, url)) return "file";
   return row?.shapeReaders?.find(({ path }) => path.test(url.pathname))?.reader ?? row?.reader ?? "yt-dlp";
 }
 
@@ -113,6 +125,7 @@ function trafficHostsOf(row: PlatformRow): string[] {
     ...(row.shortLinks ?? []).map((shape) => shape.host),
     ...Object.keys(row.mirrors ?? {}),
     ...(row.mediaHosts ?? []),
+    ...(row.mediaFiles ?? []).map((shape) => shape.host),
   ];
 }
 

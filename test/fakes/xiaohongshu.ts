@@ -1,4 +1,4 @@
-// A local Xiaohongshu on 127.0.0.1: note pages (www.xiaohongshu.com), a short link (xhslink.com)
+// A local Xiaohongshu on 127.0.0.1: note pages (www.xiaohongshu.com), a short link (xhslink.com, xhslink.cn)
 // and the CDN (sns-webpic-qc.xhscdn.com for photos, sns-video-bd.xhscdn.com for videos), one
 // server for all; map those hosts to `origin` with `originOverrides`. The pages are built as the
 // site writes them (test/fixtures/upstream/PROVENANCE.md, "Built answers of the local
@@ -43,7 +43,13 @@ export const videoStreams = [
 const cdn = { photos: "http://sns-webpic-qc.xhscdn.com", videos: "http://sns-video-bd.xhscdn.com" };
 /** Where the site's serializer writes `undefined`, the fake's objects hold this. */
 const missing = "__undefined__";
-const hosts = ["www.xiaohongshu.com", "xhslink.com", "sns-webpic-qc.xhscdn.com", "sns-video-bd.xhscdn.com"];
+const hosts = [
+  "www.xiaohongshu.com",
+  "xhslink.com",
+  "xhslink.cn",
+  "sns-webpic-qc.xhscdn.com",
+  "sns-video-bd.xhscdn.com",
+];
 
 const image = (i: number, at = `${cdn.photos}/1040g00830/photo-${i}!nd_dft_wlteh_jpg_3`) => ({
   fileId: "",
@@ -207,7 +213,8 @@ export async function startFakeXiaohongshu(): Promise<FakeXiaohongshu> {
       const shown = token === null ? null : valid ? known : noteOf(note, true);
       return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page(note, shown));
     }
-    if (url.pathname === `/a/${shortCode}`) {
+    // The short link's shapes: `/a/<code>`, and `/m/<code>` as the app shares it since 2025 (on xhslink.cn too).
+    if (url.pathname === `/a/${shortCode}` || url.pathname === `/m/${shortCode}`) {
       return res.writeHead(302, {
         location:
           `https://www.xiaohongshu.com/discovery/item/${photoNote.id}?app_platform=android&xsec_source=app_share&type=normal&xsec_token=${photoNote.token}`,

@@ -9,16 +9,27 @@ import type { ExtractorClaims } from "../../src/platforms/claims.ts";
 import type { Platform, ReaderName, Sample, ShortLinkShape } from "../../src/platforms/platform.ts";
 import type { PlatformId } from "../../src/platforms/records.ts";
 import type { tableOf } from "../../src/platforms/table.ts";
+import { postRefOf } from "../../src/platforms/bluesky/url.ts";
 import { postOf } from "../../src/platforms/threads/url.ts";
+import { isShortLink, noteOf } from "../../src/platforms/xiaohongshu/url.ts";
+import { statusLinkOf } from "../../src/platforms/x/url.ts";
 
 type Table = ReturnType<typeof tableOf>;
 
-/** The platforms read by the service's own reader that no tool's extractor claims a post for: their own link parser does. */
-const ownLinkParsers: Partial<Record<string, (url: URL) => unknown>> = { THREADS: postOf };
+/**
+ * The link parsers of the service's own readers: what they take is what they read, where no tool's extractor claims
+ * the link (every link of Threads, X's bookmark links, Xiaohongshu's short links) and where one does.
+ */
+export const ownLinkParsers: Partial<Record<string, (url: URL) => unknown>> = {
+  BLUESKY: postRefOf,
+  THREADS: postOf,
+  X: statusLinkOf,
+  XIAOHONGSHU: (url) => noteOf(url) ?? (isShortLink(url) || null),
+};
 
-/** The link parser of the link's reader, where it is the service's own and no tool claims the link. */
+/** The link parser of the link's reader, where it is the service's own. */
 const ownParserOf = (platform: Platform, reader: ReaderName) =>
-  reader === "own" ? ownLinkParsers[platform.id] : undefined;
+  reader === "own" || reader === "x" ? ownLinkParsers[platform.id] : undefined;
 
 const onHost = (url: URL, host: string) => url.hostname === host || url.hostname.endsWith(`.${host}`);
 const isShort = (url: URL, shape: ShortLinkShape) =>
@@ -36,6 +47,8 @@ export function shapesWithoutSamples(platform: Platform): string[] {
       .map((host) => `the mirror ${host}`),
     ...(platform.shortLinks ?? []).filter((shape) => !urls("short").some((url) => isShort(url, shape)))
       .map((shape) => `the short link ${shape.host}${shape.path?.source ?? ""}`),
+    ...(platform.mediaFiles ?? []).filter((shape) => !urls("file").some((url) => isShort(url, shape)))
+      .map((shape) => `the media file ${shape.host}${shape.path.source}`),
   ];
 }
 
@@ -45,6 +58,8 @@ export async function checkSample(table: Table, platform: Platform, sample: Samp
   expect(table.detectPlatform(pasted, [])).toBe(platform.id);
   if (sample.shape === "short") return void expect(table.shortLinkRow(pasted)?.id).toBe(platform.id);
   expect(table.shortLinkRow(pasted)).toBeNull();
+  // A media file's link is read as that file, by the service; a tool's extractor that claims it says it is one.
+  expect(table.readerOf(pasted, platform.id as PlatformId) === "file").toBe(sample.shape === "file");
   // A mirror's link is read on the platform's canonical host: that link is the one the tool must claim.
   const link = table.canonicalLink(pasted);
   expect(link.hostname !== pasted.hostname).toBe(sample.shape === "mirror");
@@ -54,9 +69,11 @@ export async function checkSample(table: Table, platform: Platform, sample: Samp
     answersJobCall ? "invalid_url" : undefined,
   );
   const reader = table.readerOf(link, platform.id as PlatformId);
-  if (sample.shape !== "collection") expect(sample.claimedBy).toBe(firstReader(platform, reader, link));
+  if (sample.shape !== "collection" && sample.shape !== "file") {
+    expect(sample.claimedBy).toBe(firstReader(platform, reader, link, sample.claimedBy));
+  }
   if (sample.claimedBy === "service") {
-    if (!answersJobCall) expect(ownParserOf(platform, reader)?.(link) ?? null).not.toBeNull();
+    if (!answersJobCall && reader !== "file") expect(ownParserOf(platform, reader)?.(link) ?? null).not.toBeNull();
     return;
   }
   const claim = await claims.claimOf(link);
@@ -67,11 +84,17 @@ export async function checkSample(table: Table, platform: Platform, sample: Samp
  * Who reads a post link of the platform first, by the link's reader (the platform's, or its shape's): gallery-dl for a
  * photo-shaped link beside yt-dlp, the service where no tool reads the platform, else yt-dlp, whose extractor for X's,
  * Bluesky's and Xiaohongshu's links (read by the service) still has to claim them, so that the link shape is one the
- * platform has.
+ * platform has; the service for a link of those no extractor claims (an X bookmark's, a Xiaohongshu short link),
+ * which the sample says, and its reader's parser then takes.
  */
-function firstReader(platform: Platform, reader: ReaderName, link: URL): Sample["claimedBy"] {
+function firstReader(
+  platform: Platform,
+  reader: ReaderName,
+  link: URL,
+  said: Sample["claimedBy"],
+): Sample["claimedBy"] {
   if (reader === "yt-dlp+gallery-dl" && platform.photoShape?.test(link.pathname)) return "gallery-dl";
-  return ownParserOf(platform, reader) === undefined ? "yt-dlp" : "service";
+  return said === "service" && ownParserOf(platform, reader) !== undefined ? "service" : "yt-dlp";
 }
 
 function oneLinkError(check: () => void): ApiError | undefined {

@@ -207,8 +207,23 @@ describe("readerOf()", () => {
     ["https://bsky.app/profile/bsky.app/post/3l3vgf77uco2g", "own"],
     ["https://www.youtube.com/watch?v=jNQXAC9IVRw", "yt-dlp"],
     ["https://www.instagram.com/p/aye83DjauH/", "yt-dlp+gallery-dl"],
+    ["https://x.com/i/events/1910629646300762112", "yt-dlp"],
+    ["https://amp.twimg.com/v/0ba0c3c7-0af3-4c0a-bed5-7efd1ffa2951", "yt-dlp"],
+    // A link straight to a platform's photo file is read as that file, whatever reads the platform's posts.
+    ["https://pbs.twimg.com/media/EqZpsRTWMAAQpXu?format=jpg&name=orig", "file"],
+    ["https://pbs.twimg.com/media/EqZpsRTWMAAQpXu.jpg:large", "file"],
+    ["https://art.ngfiles.com/images/0/94_tomfulp_ryu-is-hawt.gif", "file"],
+    ["https://cdn.bsky.app/img/feed_fullsize/plain/did:plc:z72i7hdynmk6r22z27h6tvur/bafkreih@jpeg", "file"],
   ])("%s is read by %s", (url, reader) => {
     expect(readerOf(new URL(url), detectPlatform(new URL(url), [])!)).toBe(reader);
+  });
+
+  test("another link on a media host is no platform's, but on a page host's subdomain, which its reader refuses", () => {
+    expect(detectPlatform(new URL("https://pbs.twimg.com/profile_images/1/a.jpg"), [])).toBeNull();
+    expect(detectPlatform(new URL("https://art.ngfiles.com/thumbnails/0/94.png"), [])).toBeNull();
+    expect(detectPlatform(new URL("https://pbs.twimg.com.evil.example/media/EqZpsRTWMAAQpXu.jpg"), [])).toBeNull();
+    const avatar = new URL("https://cdn.bsky.app/img/avatar/plain/did:plc:z72i7hdynmk6r22z27h6tvur");
+    expect(readerOf(avatar, detectPlatform(avatar, [])!)).toBe("own");
   });
 
   test("a page of an extra host of the operator's (OTHER) is yt-dlp's", () => {
@@ -225,13 +240,13 @@ describe("unknownShape()", () => {
 
   test("names the shapes X's module knows on the link's host, one sample of each kind", () => {
     expect(detailOf("https://x.com/i/bookmarks")).toBe(
-      'This X (Twitter) link is of no shape this service reads: "https://x.com/i/bookmarks". Links of x.com this service reads look like: https://x.com/jack/status/20 (a post), https://x.com/i/broadcasts/1ZkKzeyrPbaxv (a post), https://x.com/i/spaces/1DXGydznBYWKM (a post), https://x.com/jack (many posts, for POST /api/v1/jobs), https://x.com/jack/media (many posts, for POST /api/v1/jobs), https://x.com/i/lists/123 (many posts, for POST /api/v1/jobs).',
+      'This X (Twitter) link is of no shape this service reads: "https://x.com/i/bookmarks". Links of x.com this service reads look like: https://x.com/jack/status/20 (a post), https://x.com/i/bookmarks?post_id=1828099210220294314 (a post), https://x.com/i/broadcasts/1ZkKzeyrPbaxv (a post), https://x.com/i/events/1910629646300762112 (a post), https://x.com/i/spaces/1DXGydznBYWKM (a post), https://x.com/jack (many posts, for POST /api/v1/jobs), https://x.com/jack/media (many posts, for POST /api/v1/jobs), https://x.com/i/lists/123 (many posts, for POST /api/v1/jobs).',
     );
   });
 
   test("names the host's own samples (twitter.com's) and the module's note on its links (Xiaohongshu's token)", () => {
     expect(detailOf("https://twitter.com/settings")).toContain(
-      "Links of twitter.com this service reads look like: https://twitter.com/i/web/status/20 (a post), https://mobile.twitter.com/jack/status/20/photo/1 (a post), https://twitter.com/i/broadcasts/1yNGaQLWpejGj (a post), https://twitter.com/i/spaces/1OwxWwQOPlNxQ (a post).",
+      "Links of twitter.com this service reads look like: https://twitter.com/i/web/status/20 (a post), https://mobile.twitter.com/jack/status/20/photo/1 (a post), https://twitter.com/i/cards/tfw/v1/560070183650213889 (a post), https://twitter.com/i/videos/tweet/705235433198714880 (a post), https://twitter.com/i/broadcasts/1yNGaQLWpejGj (a post), https://twitter.com/i/spaces/1OwxWwQOPlNxQ (a post).",
     );
     expect(detailOf("https://www.xiaohongshu.com/about")).toMatch(
       /Links of xiaohongshu\.com .*https:\/\/www\.xiaohongshu\.com\/explore\/6411cf99000000001300b6d9 \(a post\).* needs the `xsec_token`/,

@@ -18,6 +18,9 @@ export const instagram: Platform<"INSTAGRAM"> = {
     "instagramez.com",
     "instagr.am",
   ]),
+  // The app's share links (`/share/<id>`, `/share/p/<id>`, `/share/reel/<id>`), which redirect to the post, as cobalt
+  // follows them.
+  shortLinks: [{ host: "instagram.com", path: /^\/share\/(?:(?:p|reel)\/)?[\w-]{1,64}\/?$/ }],
   mediaHosts: ["cdninstagram.com", "fbcdn.net"],
   reader: "yt-dlp+gallery-dl",
   photoShape: /^\/(?:[^/]+\/)?p\/[^/]+/,
@@ -35,6 +38,10 @@ export const instagram: Platform<"INSTAGRAM"> = {
     ...samplesOf("collection", "gallery-dl", "instagram", [
       "https://www.instagram.com/instagram/",
       "https://www.instagram.com/instagram/posts/",
+    ]),
+    ...samplesOf("short", "service", null, [
+      "https://www.instagram.com/share/BAHtk2AamB",
+      "https://www.instagram.com/share/reel/BAHtk2AamB",
     ]),
     ...samplesOf("mirror", "yt-dlp", "Instagram", [
       "https://www.ddinstagram.com/reel/Chunk8-jurw/",

@@ -14,11 +14,16 @@ export const xPageHosts = [
 ] as const;
 
 // `/<user>/status/<id>`, `/<user>/statuses/<id>`, `/i/web/status/<id>`, `/i/status/<id>`, optionally followed by
-// a suffix X's web client writes: its media viewer's `/photo/<n>` and `/video/<n>`, and a post's other views
-// (`/media_tags`, `/analytics`, `/likes`, `/retweets`, `/retweets/with_comments`, `/quotes`, `/history`), each of
-// which stands for the post. Handles are 1-15 word characters. Ids are 64-bit integers, so at most 19 digits.
+// a suffix X's web client writes: its media viewer's `/photo/<n>` and `/video/<n>` (`/mediaViewer` on its mobile
+// site), and a post's other views (`/media_tags`, `/analytics`, `/likes`, `/retweets`, `/retweets/with_comments`,
+// `/quotes`, `/history`), each of which stands for the post; and the older card and video player links of a post
+// (`/i/cards/tfw/v1/<id>`, `/i/videos/<id>`, `/i/videos/tweet/<id>`, yt-dlp's TwitterCard), which name it by its id.
+// Handles are 1-15 word characters. Ids are 64-bit integers, so at most 19 digits.
 const statusPath =
-  /^\/(?:i\/web\/|i\/|\w{1,15}\/)?status(?:es)?\/(\d{1,19})(?:\/(?:(?:photo|video)\/(\d{1,2})|media_tags|analytics|likes|retweets(?:\/with_comments)?|quotes|history))?\/?$/;
+  /^\/(?:(?:i\/web\/|i\/|\w{1,15}\/)?status(?:es)?|i\/cards\/tfw\/v1|i\/videos(?:\/tweet)?)\/(\d{1,19})(?:\/(?:(?:photo|video)\/(\d{1,2})|media[vV]iewer|media_tags|analytics|likes|retweets(?:\/with_comments)?|quotes|history))?\/?$/;
+// A bookmark's link, as X's web client opens a bookmarked post: `/i/bookmarks?post_id=<id>`.
+const bookmarkPath = /^\/i\/bookmarks\/?$/;
+const statusId = /^\d{1,19}$/;
 
 const example = "https://x.com/<user>/status/<numeric id> (twitter.com links work too)";
 
@@ -38,6 +43,10 @@ export interface StatusLink {
 export function statusLinkOf(url: URL): StatusLink | null {
   // Links from the 2010-2012 web client carry the path in a hash-bang fragment: twitter.com/#!/jack/status/20
   const path = url.pathname === "/" && url.hash.startsWith("#!/") ? url.hash.slice(2).split("?")[0]! : url.pathname;
+  if (bookmarkPath.test(path)) {
+    const id = url.searchParams.get("post_id") ?? "";
+    return statusId.test(id) ? { id, item: null } : null;
+  }
   const match = statusPath.exec(path);
   if (match === null) return null;
   const item = match[2] === undefined ? null : Number(match[2]);

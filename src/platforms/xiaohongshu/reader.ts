@@ -13,7 +13,7 @@ import type { Link, Plan, Source } from "../source.ts";
 import type { Outbound, OutboundAnswer } from "../../net/outbound.ts";
 import { noteToPost, type XiaohongshuPost } from "./note.ts";
 import { initialStateOf } from "./state.ts";
-import { isShortLink, noteOf, notePage, type NoteRef } from "./url.ts";
+import { isShortLink, noteOf, notePage, type NoteRef, shortHostOf } from "./url.ts";
 
 export interface XiaohongshuSourceOptions extends CachedPostsOptions {
   /** The outbound client to the site, whose timeout bounds each exchange. */
@@ -73,14 +73,18 @@ export function createXiaohongshuSource(options: XiaohongshuSourceOptions): Sour
 
   /**
    * The note a short link leads to: its redirect's target, which must be a note link. Only the
-   * link's path is asked for, of xhslink.com itself: not the port, query or subdomain a caller wrote.
+   * link's path is asked for, of its short-link host itself (xhslink.com or xhslink.cn): not the port, query or
+   * subdomain a caller wrote.
    */
   async function followShortLink(url: URL): Promise<NoteRef> {
-    const response = await exchange(new URL(url.pathname, "https://xhslink.com"));
+    const response = await exchange(new URL(url.pathname, `https://${shortHostOf(url)}`));
     const target = URL.parse(response.headers.get("location") ?? "", url);
     const ref = target === null || response.status < 300 || response.status > 399 ? null : noteOf(target);
     if (ref === null) {
-      throw new ApiError("not_found", "This xhslink.com short link leads to no Xiaohongshu note; check the link.");
+      throw new ApiError(
+        "not_found",
+        `This ${shortHostOf(url)} short link leads to no Xiaohongshu note; check the link.`,
+      );
     }
     return ref;
   }

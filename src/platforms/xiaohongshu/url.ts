@@ -1,6 +1,6 @@
 // Xiaohongshu (RedNote) note links as people paste them: www.xiaohongshu.com/explore/<id>, or
 // /discovery/item/<id> as the app shares them, each with the `xsec_token` the site now wants before
-// it shows a note to a visitor; and xhslink.com short links, which redirect to one of those.
+// it shows a note to a visitor; and xhslink.com and xhslink.cn short links, which redirect to one of those.
 
 export interface NoteRef {
   /** The note's id: 24 hex digits (yt-dlp's pattern is `[\da-f]+`). */
@@ -10,12 +10,19 @@ export interface NoteRef {
 }
 
 const notePath = /^\/(?:explore|discovery\/item)\/([0-9a-f]{8,64})\/?$/;
-const shortPath = /^\/[a-z]\/[0-9A-Za-z]{1,64}\/?$/;
+// `/<code>` (the first shape), then `/a/<code>`, `/m/<code>`, `/o/<code>`: a letter the app puts before the code.
+const shortPath = /^\/(?:[a-z]\/)?[0-9A-Za-z]{1,64}\/?$/;
+const shortHost = /(?:^|\.)(xhslink\.(?:com|cn))$/i;
 const accessParams = ["xsec_token", "xsec_source"];
 
-/** Whether the link is a short link (xhslink.com/a/<code>), which must be followed to its note first. */
+/** Whether the link is a short link (xhslink.com/a/<code>, xhslink.cn/m/<code>), which must be followed to its note first. */
 export function isShortLink(url: URL): boolean {
-  return /(^|\.)xhslink\.com$/i.test(url.hostname) && shortPath.test(url.pathname);
+  return shortHostOf(url) !== null && shortPath.test(url.pathname);
+}
+
+/** The short-link host a link is on (xhslink.com or xhslink.cn, without a subdomain); null for any other. */
+export function shortHostOf(url: URL): string | null {
+  return shortHost.exec(url.hostname)?.[1]?.toLowerCase() ?? null;
 }
 
 /** The note a xiaohongshu.com link names, or null when it names none. */

@@ -119,7 +119,7 @@ describe("describePost()", () => {
     const failure = describePost(neither, new URL("https://old.reddit.com/r/pics/about/"), "REDDIT");
     await expect(failure).rejects.toMatchObject({ status: 400, code: "unsupported_url" });
     await expect(failure).rejects.toThrow(
-      "No downloadable media was found at this link. Links of reddit.com this service reads look like: https://www.reddit.com/r/videos/comments/6rrwyj/that_small_heart_attack/ (a post), https://www.reddit.com/gallery/hrrh23 (a photo post), https://www.reddit.com/r/videos/s/Xyz123 (a short link).",
+      "No downloadable media was found at this link. Links of reddit.com this service reads look like: https://www.reddit.com/r/videos/comments/6rrwyj/that_small_heart_attack/ (a post), https://www.reddit.com/gallery/hrrh23 (a photo post), https://www.reddit.com/r/videos/s/Xyz123 (a short link), https://reddit.com/video/ifg2emt5ck0e1 (a short link).",
     );
     // Another failure says what it says.
     const blocked = new ApiError("upstream_blocked", "refused");

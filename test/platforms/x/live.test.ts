@@ -112,7 +112,7 @@ describe("a link of X's hosts of no shape X's module knows", () => {
       const problem = await response.json();
       expect(problem.code).toBe("invalid_url");
       expect(problem.detail).toContain(
-        "Links of x.com this service reads look like: https://x.com/jack/status/20 (a post), https://x.com/i/broadcasts/1ZkKzeyrPbaxv (a post), https://x.com/i/spaces/1DXGydznBYWKM (a post)",
+        "Links of x.com this service reads look like: https://x.com/jack/status/20 (a post), https://x.com/i/bookmarks?post_id=1828099210220294314 (a post), https://x.com/i/broadcasts/1ZkKzeyrPbaxv (a post), https://x.com/i/events/1910629646300762112 (a post), https://x.com/i/spaces/1DXGydznBYWKM (a post)",
       );
       expect(live.requestLog.length).toBe(before);
     },

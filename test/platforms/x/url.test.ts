@@ -90,14 +90,25 @@ describe("statusLinkOf()", () => {
     ["https://x.com/jack/status/20/video/1", 1],
     ["https://x.com/jack/status/20/video/0", null],
     ["https://x.com/jack/status/20/analytics", null],
+    ["https://mobile.twitter.com/jack/status/20/mediaViewer?currentTweet=20&currentTweetUser=jack", null],
+    ["https://twitter.com/jack/status/20/mediaviewer", null],
+    ["https://x.com/i/bookmarks?post_id=20", null],
+    ["https://twitter.com/i/cards/tfw/v1/20", null],
+    ["https://twitter.com/i/videos/20", null],
+    ["https://twitter.com/i/videos/tweet/20", null],
   ])("%s names item %s", (link, item) => {
     expect(statusLinkOf(new URL(link))).toEqual({ id: "20", item });
   });
 
-  it.each(["https://x.com/i/broadcasts/1yNGaQLWpejGj", "https://x.com/i/spaces/1OwxWwQOPlNxQ", "https://x.com/jack"])(
-    "%s names no post",
-    (link) => {
-      expect(statusLinkOf(new URL(link))).toBeNull();
-    },
-  );
+  it.each([
+    "https://x.com/i/broadcasts/1yNGaQLWpejGj",
+    "https://x.com/i/spaces/1OwxWwQOPlNxQ",
+    "https://x.com/jack",
+    "https://x.com/i/bookmarks",
+    "https://x.com/i/bookmarks?post_id=abc",
+    "https://x.com/i/bookmarks?post_id=12345678901234567890",
+    "https://x.com/i/cards/tfw/v2/20",
+  ])("%s names no post", (link) => {
+    expect(statusLinkOf(new URL(link))).toBeNull();
+  });
 });

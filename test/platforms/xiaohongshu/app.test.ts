@@ -89,6 +89,15 @@ describe("Xiaohongshu notes through the app", () => {
     expect(fake.pages.length).toBe(asked);
   });
 
+  test.each([`http://xhslink.cn/m/${shortCode}`, `https://xhslink.com/m/${shortCode}`])(
+    "a short link of a newer shape (%s) is followed to its note too",
+    async (link) => {
+      const response = await call("post", link);
+      expect(response.status).toBe(200);
+      expect(PostRecord.parse(await response.json()).id).toBe(photoNote.id);
+    },
+  );
+
   test("a video note: its variants best first, the best relayed by default, another by its format id, and its sound as MP3", async () => {
     const response = await call("post", videoLink);
     expect(response.status).toBe(200);

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "vitest";
 import { noteToPost } from "../../../src/platforms/xiaohongshu/note.ts";
 import { initialStateOf } from "../../../src/platforms/xiaohongshu/state.ts";
-import { isShortLink, noteOf } from "../../../src/platforms/xiaohongshu/url.ts";
+import { isShortLink, noteOf, shortHostOf } from "../../../src/platforms/xiaohongshu/url.ts";
 
 describe("noteOf() and isShortLink()", () => {
   test("a note link gives its id and its access token and source, nothing else of its query", () => {
@@ -17,7 +17,7 @@ describe("noteOf() and isShortLink()", () => {
     expect(noteOf(new URL("https://xiaohongshu.com/explore/6411cf99000000001300b6d9/"))?.access.toString()).toBe("");
   });
 
-  test("other links name no note; only xhslink.com's short paths are short links", () => {
+  test("other links name no note; only xhslink.com's and xhslink.cn's short paths are short links", () => {
     for (
       const link of [
         "https://www.xiaohongshu.com/user/profile/5c31698d0000000007018a31",
@@ -29,8 +29,15 @@ describe("noteOf() and isShortLink()", () => {
     }
     expect(isShortLink(new URL("https://xhslink.com/a/AbCd12"))).toBe(true);
     expect(isShortLink(new URL("http://xhslink.com/o/7RVbLuOxlIq"))).toBe(true);
+    // The first shape (no letter before the code), `/m/` (June 2025), and xhslink.cn (July 2026).
+    expect(isShortLink(new URL("http://xhslink.com/ErpbmK"))).toBe(true);
+    expect(isShortLink(new URL("http://xhslink.com/m/1gJ5tOG6M1b"))).toBe(true);
+    expect(isShortLink(new URL("http://xhslink.cn/m/1gJ5tOG6M1b"))).toBe(true);
+    expect(shortHostOf(new URL("http://www.XHSLINK.cn/m/1gJ5tOG6M1b"))).toBe("xhslink.cn");
     expect(isShortLink(new URL("https://xhslink.com/"))).toBe(false);
+    expect(isShortLink(new URL("https://xhslink.com/a/b/AbCd12"))).toBe(false);
     expect(isShortLink(new URL("https://xhslink.com.evil.example/a/AbCd12"))).toBe(false);
+    expect(isShortLink(new URL("https://notxhslink.cn/a/AbCd12"))).toBe(false);
   });
 });
 
