@@ -317,7 +317,7 @@ export const ConfigSchema = z.object({
     "Most items yt-dlp and gallery-dl describe of a page with several media (a carousel, a playlist link, a gallery), 1 to 100",
   ),
   JOB_CONCURRENCY: positiveInt.max(1000).default(32).describe(
-    "Items of jobs this instance runs at once, of every key together (each key's share by tier: docs/api.md, Jobs)",
+    "Items of jobs this instance runs at once, of each tier's keys together (each key's share by tier: docs/api.md, Jobs)",
   ),
   PLATFORM_CHECK_POSTS: referenceEntries
     .default([])

@@ -50,7 +50,7 @@ export const JOB_ITEMS_AT_ONCE: Readonly<Record<string, number>> = { FREE: 2, PR
 export const EXPANSIONS_AT_ONCE: Readonly<Record<string, number>> = { FREE: 1, PRO: 2, GOLD: 4 };
 
 export interface JobSettings {
-  /** Items this instance runs at once, of every key. */
+  /** Items this instance runs at once, of each tier (its lane of the queue). */
   concurrency: number;
   /** The jobs' share of the instance's extraction slots (JOB_EXTRACTIONS), of every key together. */
   extractionSlots: number;
