@@ -159,7 +159,7 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: URLSearchPar
 
 export const TranscriptQuery = z.object({
   url: urlParam(
-    "Post or video URL of a supported platform whose subtitles or automatic captions yt-dlp reads, or of a Bluesky video with captions",
+    "Post or video URL of a supported platform whose subtitles or automatic captions the service reads (those yt-dlp lists, or a video's caption files its platform's own reader reads)",
   ),
   lang: textParam("lang", 35, /^[A-Za-z0-9_-]*$/, "anything but letters, digits, `-` and `_`")
     .min(1)

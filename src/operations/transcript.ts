@@ -1,5 +1,5 @@
 // The words of a post (docs/api.md, Transcripts): the caption track its source reads itself
-// (Bluesky's, through its own client), or else the subtitle or automatic-caption track yt-dlp lists
+// (a reader of the service's own, through its client), or else the subtitle or automatic-caption track yt-dlp lists
 // for it, fetched through the readers' egress policy as any page a reader reads; either chosen as
 // `subtitles` chooses, read into cues (media/cues.ts) and written in the format asked for. The
 // transcript operation sends one; a job's archive puts one beside each item's files.

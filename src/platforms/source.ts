@@ -81,7 +81,7 @@ export interface Source {
   plan(link: Link, wanted: Wanted, asker: Asker): Promise<Plan>;
   /**
    * The post's caption track of `lang` (null: the first its record lists), fetched through the
-   * source's own client, where the source reads captions itself (Bluesky's video embed); without
+   * source's own client, where the source reads captions itself (a video embed's caption files); without
    * it, a transcript is read from yt-dlp's tracks. 404 `no_transcript` for a post with none.
    */
   captions?(link: Link, lang: string | null, signal: AbortSignal): Promise<CaptionText>;
