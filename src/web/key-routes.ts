@@ -77,12 +77,8 @@ export function keyRoutes(site: Site): Route<SiteHandler>[] {
     if (!key || key.displayPrefix !== displayPrefix(plain)) {
       return redirect(`${KEYS_PAGE}?notice=shown-once`, [cleared]);
     }
-    return htmlResponse(
-      pages.keyCreatedPage({ owner: ctx.caller.owner, key, plain, apiBase: linkBase(deps, ctx.request) }),
-      {
-        headers: { "set-cookie": cleared },
-      },
-    );
+    const shown = pages.keyCreatedPage({ owner: ctx.caller.owner, key, plain, apiBase: linkBase(deps, ctx.request) });
+    return htmlResponse(shown, { headers: { "set-cookie": cleared } });
   });
 
   const setCondition = site.signedIn(async (ctx) => {
