@@ -29,9 +29,9 @@ export function cookiePages(site: Site, deps: CookiePagesDeps): Route<SiteHandle
   const { db, now } = site;
 
   const render = async (ctx: OwnerRequest, error?: string, status = 200) => {
-    const files = await cookiesListed(db, ctx.session.accountId);
+    const files = await cookiesListed(db, ctx.caller.session.accountId);
     const notice = notices[ctx.url.searchParams.get("notice") ?? ""];
-    const page = cookiesPage({ owner: ctx.owner, files, platforms: deps.platforms, notice, error });
+    const page = cookiesPage({ owner: ctx.caller.owner, files, platforms: deps.platforms, notice, error });
     return htmlResponse(page, { status });
   };
 
@@ -48,12 +48,12 @@ export function cookiePages(site: Site, deps: CookiePagesDeps): Route<SiteHandle
   const add = orError(async (ctx) => {
     const platform = platformOf(deps, ctx.form.get("platform"));
     const content = usableCookies(ctx.form.get("cookies") ?? "", deps.trafficHosts(platform.id), platform.name);
-    await keepCookies(db, { accountId: ctx.session.accountId, platform: platform.id, content, now: now() });
+    await keepCookies(db, { accountId: ctx.caller.session.accountId, platform: platform.id, content, now: now() });
     return redirect(`${COOKIES_PAGE}?notice=kept`);
   });
 
   const remove = orError(async (ctx) => {
-    if (!(await deleteCookies(db, ctx.session.accountId, ctx.form.get("id") ?? ""))) {
+    if (!(await deleteCookies(db, ctx.caller.session.accountId, ctx.form.get("id") ?? ""))) {
       throw new ApiError("not_found", "You have no cookies for that platform.");
     }
     return redirect(`${COOKIES_PAGE}?notice=deleted`);

@@ -45,12 +45,11 @@ export function sitePath(
     ...(deps.readinessChecks ?? []),
   ];
   const operator: OperatorAccess = { token: deps.config.METRICS_TOKEN, trustProxy: deps.config.TRUST_PROXY };
-  // A site handler may take the request's logger, whose lines carry the request's id, and its peer.
   const site = createRouter<SiteHandler>([
     {
       method: "GET",
       path: "/healthz",
-      handler: (_request, log) => healthResponse(deps.db, deps.config.HEALTH_TIMEOUT_MS, log ?? deps.log),
+      handler: ({ log }) => healthResponse(deps.db, deps.config.HEALTH_TIMEOUT_MS, log),
     },
     ...webRoutes({
       db: deps.db,
@@ -78,7 +77,7 @@ export function sitePath(
     {
       method: "GET",
       path: "/metrics",
-      handler: (request, _log, peer) => metricsResponse({ request, peer }, metrics, operator),
+      handler: (ctx) => metricsResponse(ctx, metrics, operator),
     },
     ...platformRoutes(deps.platformChecks, operator),
     { method: "GET", path: "/docs", handler: () => docsResponse(openApi()) },
@@ -91,7 +90,8 @@ export function sitePath(
     if (!match) throw new ApiError("not_found", `Nothing here at ${exchange.url.pathname}.`);
     exchange.notes.route = exchange.url.pathname;
     if ("allow" in match) throw methodNotAllowed(match.allow);
-    return match.handler(exchange.request, exchange.log, exchange.peer);
+    const { request, url, log, peer } = exchange;
+    return match.handler({ request, url, log, peer, params: match.params, now: now(), caller: undefined });
   };
 }
 
@@ -100,7 +100,7 @@ function platformRoutes(checks: PlatformChecks | undefined, operator: OperatorAc
     ? [{
       method: "GET",
       path: "/platformz",
-      handler: (request, _log, peer) => platformsResponse({ request, peer }, checks, operator),
+      handler: (ctx) => platformsResponse(ctx, checks, operator),
     }]
     : [];
 }

@@ -1,23 +1,21 @@
-// What an authenticated API handler is given, and what it answers. It holds the key the store
-// admitted and the links signed for that key, so it stands on auth's floor, above the store.
+// What an authenticated API handler is given, and what it answers: a request's context whose caller
+// is the key the store admitted, with the links signed for that key, so it stands on auth's floor,
+// above the store.
 import type { LinkMaker } from "./link-caller.ts";
-import type { Params } from "../http/router.ts";
 import type { AdmittedKey } from "../store/api-keys.ts";
 import type { ClientProgress } from "../http/client-stall.ts";
+import type { RequestContext } from "../http/request-context.ts";
 import type { BodyEnd } from "../http/response-done.ts";
 
-export interface ApiContext {
-  request: Request;
-  url: URL;
-  /** The path's `{name}` segments (`/api/v1/jobs/{id}`), as the router matched them. */
-  params: Params;
+/** Who makes an API call. */
+export interface KeyCaller {
   /** The key that made the request, with its counts after this request was counted. */
   key: AdmittedKey;
+}
+
+export interface ApiContext extends RequestContext<KeyCaller> {
   /** The client the request came from, as one client counts for a limit (clientGroup); unset when no address is known (a Unix socket). */
   client: string | undefined;
-  now: Date;
-  /** The socket's peer, as the server adapter said (clientAddress reads the client behind a trusted proxy from it). */
-  peer: string | undefined;
   /** Runs `callback` once, when the response is over (sent, or abandoned): what a download holds is held until then. */
   whenDone(callback: (end: BodyEnd) => void): void;
   /** The adapter's reading of the client's progress past the socket buffers, where it has one: the client-stall cut asks it. */

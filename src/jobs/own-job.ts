@@ -22,7 +22,7 @@ export function queueOf(deps: JobsDeps): Jobs {
 
 /** The job the path names, when it is the caller's account's; else 404. */
 export async function ownJob(deps: JobsDeps, ctx: ApiContext) {
-  const job = await jobOf(deps.db, ctx.params.id ?? "", ctx.key.accountId);
+  const job = await jobOf(deps.db, ctx.params.id ?? "", ctx.caller.key.accountId);
   if (job === null) throw new ApiError("not_found", "This account has no job with this id.");
   return job;
 }

@@ -24,20 +24,20 @@ import { boundedText } from "../util/bounded-text.ts";
 function createJobHandler(deps: JobsDeps): ApiHandler {
   return async (ctx) => {
     const jobs = queueOf(deps);
-    const most = jobBodyBytesOf(ctx.key.tier);
+    const most = jobBodyBytesOf(ctx.caller.key.tier);
     const text = await boundedText(
       ctx.request.body ?? new ReadableStream(),
       most,
-      () => new ApiError("invalid_request", `A job's body from a ${ctx.key.tier} key is at most ${most} bytes.`),
+      () => new ApiError("invalid_request", `A job's body from a ${ctx.caller.key.tier} key is at most ${most} bytes.`),
     );
-    const request = { ...jobRequestOf(text, ctx.key.tier, ctx.now), linkBase: new URL(ctx.request.url).origin };
-    if (request.webhook) request.webhook = await requireJobEndpoint(deps.db, request.webhook, ctx.key.accountId);
-    const left = remainingOf(ctx.key);
+    const request = { ...jobRequestOf(text, ctx.caller.key.tier, ctx.now), linkBase: new URL(ctx.request.url).origin };
+    if (request.webhook) request.webhook = await requireJobEndpoint(deps.db, request.webhook, ctx.caller.key.accountId);
+    const left = remainingOf(ctx.caller.key);
     if (request.urls.length > left) throw dayTooShort(ctx, request.urls.length, left);
     const job = await createJob(deps.db, {
       id: crypto.randomUUID(),
-      accountId: ctx.key.accountId,
-      apiKeyId: ctx.key.id,
+      accountId: ctx.caller.key.accountId,
+      apiKeyId: ctx.caller.key.id,
       request,
       now: ctx.now,
     });
@@ -48,11 +48,11 @@ function createJobHandler(deps: JobsDeps): ApiHandler {
 
 /** 429: each item is one call of the key, and the day has fewer left than the job has links. */
 function dayTooShort(ctx: ApiContext, links: number, left: number): ApiError {
-  const retryAfter = secondsUntil(ctx.key.dayFreesAt, ctx.now);
+  const retryAfter = secondsUntil(ctx.caller.key.dayFreesAt, ctx.now);
   return new ApiError(
     "quota_exceeded",
     `This job has ${links} links, each one call of the key, and the key's day has ${left} calls left; send at most ${left}, or retry in ${retryAfter} s.`,
-    { headers: { ...rateLimitHeaders(ctx.key, ctx.now), "retry-after": String(retryAfter) } },
+    { headers: { ...rateLimitHeaders(ctx.caller.key, ctx.now), "retry-after": String(retryAfter) } },
   );
 }
 
@@ -74,7 +74,7 @@ function jobHandler(deps: JobsDeps): ApiHandler {
 function cancelJobHandler(deps: JobsDeps): ApiHandler {
   return async (ctx) => {
     const job = await ownJob(deps, ctx);
-    return json(jobRecord((await cancelJob(deps.db, job.id, ctx.key.accountId, ctx.now))!));
+    return json(jobRecord((await cancelJob(deps.db, job.id, ctx.caller.key.accountId, ctx.now))!));
   };
 }
 
@@ -83,7 +83,7 @@ function listJobsHandler(deps: JobsDeps): ApiHandler {
   return async (ctx) => {
     const cursor = cursorOf(ctx.url, /^[0-9]{1,16}~[0-9a-f-]{36}$/);
     const after: JobsCursor | null = cursor === null ? null : jobsCursorOf(cursor);
-    const page = await jobsOf(deps.db, ctx.key.accountId, { after, limit: JOBS_PER_PAGE + 1 });
+    const page = await jobsOf(deps.db, ctx.caller.key.accountId, { after, limit: JOBS_PER_PAGE + 1 });
     const shown = page.slice(0, JOBS_PER_PAGE);
     const last = shown.at(-1);
     const more = page.length > JOBS_PER_PAGE && last !== undefined;

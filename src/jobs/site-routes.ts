@@ -46,13 +46,13 @@ export function jobPages(site: Site, deps: JobPagesDeps): Route<SiteHandler>[] {
   const render = async (ctx: OwnerRequest, error?: string, status = 200) => {
     const id = ctx.url.searchParams.get("id");
     const jobs = id === null
-      ? await jobsOf(db, ctx.session.accountId, { after: null, limit: JOBS_PER_PAGE + 1 })
-      : [await jobOf(db, id, ctx.session.accountId)].filter((job) => job !== null);
+      ? await jobsOf(db, ctx.caller.session.accountId, { after: null, limit: JOBS_PER_PAGE + 1 })
+      : [await jobOf(db, id, ctx.caller.session.accountId)].filter((job) => job !== null);
     if (id !== null && jobs.length === 0) throw new ApiError("not_found", "You have no such job.");
     const views = await Promise.all(jobs.slice(0, JOBS_PER_PAGE).map((job) => viewOf(ctx, job)));
     const notice = notices[ctx.url.searchParams.get("notice") ?? ""];
     const page = jobsPage({
-      owner: ctx.owner,
+      owner: ctx.caller.owner,
       jobs: views,
       one: id !== null,
       more: jobs.length > JOBS_PER_PAGE,
@@ -65,7 +65,7 @@ export function jobPages(site: Site, deps: JobPagesDeps): Route<SiteHandler>[] {
   const make = jobMaker(site, api);
 
   const cancel = site.signedIn(async (ctx) => {
-    const cancelled = await cancelJob(db, ctx.form.get("id") ?? "", ctx.session.accountId, now());
+    const cancelled = await cancelJob(db, ctx.form.get("id") ?? "", ctx.caller.session.accountId, now());
     if (cancelled === null) return render(ctx, "You have no such job.", 404);
     return redirect(`${JOBS_PAGE}?notice=cancelled`);
   });
@@ -83,7 +83,7 @@ function jobMaker(site: Site, api: OwnerApi): SiteHandler {
   const refused = async (ctx: OwnerRequest, job: JobFields, jobError: string, status: number) => {
     const keys = await api.usableKeys(ctx);
     const view = {
-      owner: ctx.owner,
+      owner: ctx.caller.owner,
       keys,
       keyId: ctx.form.get("key") ?? keys[0]?.id,
       link: "",

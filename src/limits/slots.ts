@@ -48,10 +48,10 @@ export interface SlotOptions {
 }
 
 /** The holder of a request's slots: its key, and the client it came from. */
-export const slotHolder = (ctx: Pick<ApiContext, "key" | "client">): SlotHolder => ({
-  id: ctx.key.id,
-  accountId: ctx.key.accountId,
-  tier: ctx.key.tier,
+export const slotHolder = (ctx: Pick<ApiContext, "caller" | "client">): SlotHolder => ({
+  id: ctx.caller.key.id,
+  accountId: ctx.caller.key.accountId,
+  tier: ctx.caller.key.tier,
   client: ctx.client,
 });
 

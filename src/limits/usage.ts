@@ -21,7 +21,7 @@ export const UsageRecord = z.object({
 });
 export type UsageRecord = z.infer<typeof UsageRecord>;
 
-export const usageHandler: ApiHandler = async ({ key }) =>
+export const usageHandler: ApiHandler = async ({ caller: { key } }) =>
   json(
     {
       apiKeyId: key.id,

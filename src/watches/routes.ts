@@ -60,21 +60,21 @@ function createWatchHandler(deps: WatchesDeps): ApiHandler {
     request.job.linkBase = new URL(ctx.request.url).origin;
     await requirePlatform(request.url, deps);
     if (request.job.webhook) {
-      request.job.webhook = await requireJobEndpoint(deps.db, request.job.webhook, ctx.key.accountId);
+      request.job.webhook = await requireJobEndpoint(deps.db, request.job.webhook, ctx.caller.key.accountId);
     }
     const watch = await createWatch(deps.db, {
       id: crypto.randomUUID(),
-      accountId: ctx.key.accountId,
-      apiKeyId: ctx.key.id,
+      accountId: ctx.caller.key.accountId,
+      apiKeyId: ctx.caller.key.id,
       request,
       now: ctx.now,
-      max: { account: MAX_WATCHES_PER_ACCOUNT, key: watchesPerKeyOf(ctx.key.tier) },
+      max: { account: MAX_WATCHES_PER_ACCOUNT, key: watchesPerKeyOf(ctx.caller.key.tier) },
     });
     if (watch === null) {
       throw new ApiError(
         "watches_full",
-        `A ${ctx.key.tier} key holds at most ${
-          watchesPerKeyOf(ctx.key.tier)
+        `A ${ctx.caller.key.tier} key holds at most ${
+          watchesPerKeyOf(ctx.caller.key.tier)
         } watches, and an account at most ${MAX_WATCHES_PER_ACCOUNT}; this one is full: delete a watch first.`,
       );
     }
@@ -85,13 +85,13 @@ function createWatchHandler(deps: WatchesDeps): ApiHandler {
 
 /** GET /api/v1/watches: the account's watches, newest first. */
 function listWatchesHandler(deps: WatchesDeps): ApiHandler {
-  return async (ctx) => json({ watches: (await watchesOf(deps.db, ctx.key.accountId)).map(watchRecord) });
+  return async (ctx) => json({ watches: (await watchesOf(deps.db, ctx.caller.key.accountId)).map(watchRecord) });
 }
 
 /** GET /api/v1/watches/{id}. */
 function watchHandler(deps: WatchesDeps): ApiHandler {
   return async (ctx) => {
-    const watch = await watchOf(deps.db, idOf(ctx), ctx.key.accountId);
+    const watch = await watchOf(deps.db, idOf(ctx), ctx.caller.key.accountId);
     if (watch === null) throw noSuchWatch();
     return json(watchRecord(watch));
   };
@@ -100,7 +100,7 @@ function watchHandler(deps: WatchesDeps): ApiHandler {
 /** DELETE /api/v1/watches/{id}: 204; the jobs its runs made stay. */
 function deleteWatchHandler(deps: WatchesDeps): ApiHandler {
   return async (ctx) => {
-    if (!(await deleteWatch(deps.db, idOf(ctx), ctx.key.accountId))) throw noSuchWatch();
+    if (!(await deleteWatch(deps.db, idOf(ctx), ctx.caller.key.accountId))) throw noSuchWatch();
     return new Response(null, { status: 204 });
   };
 }
@@ -109,7 +109,12 @@ function deleteWatchHandler(deps: WatchesDeps): ApiHandler {
 function pauseWatchHandler(deps: WatchesDeps): ApiHandler {
   return async (ctx) => {
     const id = idOf(ctx);
-    const watch = await pauseWatch(deps.db, { id, accountId: ctx.key.accountId, reason: OWNER_PAUSE, now: ctx.now });
+    const watch = await pauseWatch(deps.db, {
+      id,
+      accountId: ctx.caller.key.accountId,
+      reason: OWNER_PAUSE,
+      now: ctx.now,
+    });
     if (watch === null) throw noSuchWatch();
     return json(watchRecord(watch));
   };
@@ -118,7 +123,7 @@ function pauseWatchHandler(deps: WatchesDeps): ApiHandler {
 /** POST /api/v1/watches/{id}/resume: runs again, at once when a run fell due while it was paused. */
 function resumeWatchHandler(deps: WatchesDeps): ApiHandler {
   return async (ctx) => {
-    const watch = await runsOf(deps).resume({ id: idOf(ctx), accountId: ctx.key.accountId, now: ctx.now });
+    const watch = await runsOf(deps).resume({ id: idOf(ctx), accountId: ctx.caller.key.accountId, now: ctx.now });
     if (watch === null) throw noSuchWatch();
     return json(watchRecord(watch));
   };

@@ -32,10 +32,10 @@ export function watchPages(site: Site, deps: WatchPagesDeps): Route<SiteHandler>
   const api = ownerApi(site);
 
   const render = async (ctx: OwnerRequest, more: Partial<WatchesView> = {}, status = 200) => {
-    const watches = await watchesOf(db, ctx.session.accountId);
+    const watches = await watchesOf(db, ctx.caller.session.accountId);
     const keys = await api.usableKeys(ctx);
     const notice = notices[ctx.url.searchParams.get("notice") ?? ""];
-    const view = { owner: ctx.owner, watches, keys, keyId: keys[0]?.id, notice, ...more };
+    const view = { owner: ctx.caller.owner, watches, keys, keyId: keys[0]?.id, notice, ...more };
     return htmlResponse(watchesPage(view), { status });
   };
 
@@ -43,7 +43,7 @@ export function watchPages(site: Site, deps: WatchPagesDeps): Route<SiteHandler>
   const act = (done: string, change: (id: string, accountId: number) => Promise<boolean>) =>
     site.signedIn(async (ctx) => {
       try {
-        if (!(await change(ctx.form.get("id") ?? "", ctx.session.accountId))) throw noSuchWatch();
+        if (!(await change(ctx.form.get("id") ?? "", ctx.caller.session.accountId))) throw noSuchWatch();
         return redirect(`${WATCHES_PAGE}?notice=${done}`);
       } catch (error) {
         if (!(error instanceof ApiError) || error.status >= 500) throw error;

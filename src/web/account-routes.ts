@@ -20,13 +20,13 @@ export function accountRoutes(site: Site): Route<SiteHandler>[] {
 
   type View = { passwordError?: string; deleteError?: string };
   const render = (ctx: OwnerRequest, view: View = {}, init: ResponseInit = {}) =>
-    htmlResponse(pages.accountPage({ owner: ctx.owner, ...view }), init);
+    htmlResponse(pages.accountPage({ owner: ctx.caller.owner, ...view }), init);
 
   /** The form's current password checked against the session's account, under the sign-in limits. */
   const checkCurrent = async (ctx: OwnerRequest): Promise<PasswordCheck> =>
     checkPassword(checks, {
-      email: ctx.session.email,
-      account: await findAccountByEmail(db, ctx.session.email),
+      email: ctx.caller.session.email,
+      account: await findAccountByEmail(db, ctx.caller.session.email),
       password: ctx.form.get("current") ?? "",
       sender: ctx,
       use: "account",
@@ -55,8 +55,8 @@ export function accountRoutes(site: Site): Route<SiteHandler>[] {
       if (error instanceof ApiError) return render(ctx, { passwordError: error.message }, { status: error.status });
       throw error;
     }
-    await setPasswordHash(db, ctx.session.email, await hashPassword(password));
-    await endSessions(db, ctx.session.accountId, ctx.token);
+    await setPasswordHash(db, ctx.caller.session.email, await hashPassword(password));
+    await endSessions(db, ctx.caller.session.accountId, ctx.caller.token);
     return redirect(`${KEYS_PAGE}?notice=password-changed`);
   });
 
@@ -64,7 +64,7 @@ export function accountRoutes(site: Site): Route<SiteHandler>[] {
     const wrong = { deleteError: "The password is wrong; the account is kept." };
     const refused = refusedCurrent(ctx, await checkCurrent(ctx), wrong, "deleteError");
     if (refused) return refused;
-    await deleteAccount(db, ctx.session.accountId);
+    await deleteAccount(db, ctx.caller.session.accountId);
     return redirect("/sign-in?notice=account-deleted", [clearedCookie(ctx.request, SESSION_COOKIE)]);
   });
 

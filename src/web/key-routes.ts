@@ -35,10 +35,10 @@ export function keyRoutes(site: Site): Route<SiteHandler>[] {
   const { db, now, deps } = site;
 
   const renderKeys = (ctx: OwnerRequest, view: { notice?: string; error?: string }, status = 200) =>
-    keysOf(db, ctx.session.accountId, now()).then(({ keys, held }) =>
+    keysOf(db, ctx.caller.session.accountId, now()).then(({ keys, held }) =>
       htmlResponse(
         pages.keysPage({
-          owner: ctx.owner,
+          owner: ctx.caller.owner,
           keys,
           held,
           maxKeys: MAX_KEYS_PER_ACCOUNT,
@@ -54,11 +54,11 @@ export function keyRoutes(site: Site): Route<SiteHandler>[] {
   const createKey = site.signedIn(async (ctx) => {
     const input = CreateKey.safeParse(Object.fromEntries(ctx.form));
     if (!input.success) return renderKeys(ctx, { error: input.error.issues[0]!.message }, 400);
-    if ((await keysHeld(db, ctx.session.accountId, now())) >= MAX_KEYS_PER_ACCOUNT) {
+    if ((await keysHeld(db, ctx.caller.session.accountId, now())) >= MAX_KEYS_PER_ACCOUNT) {
       return renderKeys(ctx, { error: keysFullMessage }, 409);
     }
     const { key, plain } = await createApiKey(db, {
-      accountId: ctx.session.accountId,
+      accountId: ctx.caller.session.accountId,
       name: input.data.name,
       tier: "FREE",
       expiresInDays: input.data.expires === "never" ? null : Number(input.data.expires),
@@ -72,33 +72,32 @@ export function keyRoutes(site: Site): Route<SiteHandler>[] {
 
   const showNewKey = site.signedIn(async (ctx) => {
     const [id = "", plain = ""] = (readCookie(ctx.request, NEW_KEY_COOKIE) ?? "").split("~");
-    const [key] = id ? await listApiKeys(db, { now: now(), accountId: ctx.session.accountId, id }) : [];
+    const [key] = id ? await listApiKeys(db, { now: now(), accountId: ctx.caller.session.accountId, id }) : [];
     const cleared = cookie(ctx.request, NEW_KEY_COOKIE, "", 0, NEW_KEY_PAGE);
     if (!key || key.displayPrefix !== displayPrefix(plain)) {
       return redirect(`${KEYS_PAGE}?notice=shown-once`, [cleared]);
     }
-    return htmlResponse(pages.keyCreatedPage({ owner: ctx.owner, key, plain, apiBase: linkBase(deps, ctx.request) }), {
-      headers: { "set-cookie": cleared },
-    });
+    const shown = pages.keyCreatedPage({ owner: ctx.caller.owner, key, plain, apiBase: linkBase(deps, ctx.request) });
+    return htmlResponse(shown, { headers: { "set-cookie": cleared } });
   });
 
   const setCondition = site.signedIn(async (ctx) => {
     const passive = ctx.form.get("passive") === "true";
     const id = ctx.form.get("id") ?? "";
-    if (!(await updateApiKey(db, id, { passive }, ctx.session.accountId))) throw noSuchKey(id);
+    if (!(await updateApiKey(db, id, { passive }, ctx.caller.session.accountId))) throw noSuchKey(id);
     return redirect(`${KEYS_PAGE}?notice=${passive ? "passive" : "usable"}`);
   });
 
   const confirmDelete = site.signedIn(async (ctx) => {
     const id = ctx.url.searchParams.get("id") ?? "";
-    const [key] = id ? await listApiKeys(db, { now: now(), accountId: ctx.session.accountId, id }) : [];
+    const [key] = id ? await listApiKeys(db, { now: now(), accountId: ctx.caller.session.accountId, id }) : [];
     if (!key) throw new ApiError("key_not_found", "You have no such key; it may be deleted already.");
-    return htmlResponse(pages.confirmDeletePage({ owner: ctx.owner, key }));
+    return htmlResponse(pages.confirmDeletePage({ owner: ctx.caller.owner, key }));
   });
 
   const deleteKey = site.signedIn(async (ctx) => {
     const id = ctx.form.get("id") ?? "";
-    if (!(await deleteApiKey(db, id, now(), ctx.session.accountId))) throw noSuchKey(id);
+    if (!(await deleteApiKey(db, id, now(), ctx.caller.session.accountId))) throw noSuchKey(id);
     return redirect(`${KEYS_PAGE}?notice=deleted`);
   });
 

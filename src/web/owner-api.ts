@@ -29,16 +29,16 @@ export function ownerApi(site: Site) {
   const { db, now, deps } = site;
 
   const usableKeys = async (ctx: OwnerRequest) =>
-    (await listApiKeys(db, { now: now(), accountId: ctx.session.accountId })).filter((key) =>
+    (await listApiKeys(db, { now: now(), accountId: ctx.caller.session.accountId })).filter((key) =>
       key.condition === "usable"
     );
 
   /** The chosen key; with no usable one, a key made for the page, or null when the account has no room for one. */
   async function keyFor(ctx: OwnerRequest, keys: ApiKeyInfo[], keyId: string | null): Promise<ApiKeyInfo | null> {
     if (keys.length > 0) return keys.find((candidate) => candidate.id === keyId) ?? null;
-    if ((await keysHeld(db, ctx.session.accountId, now())) >= MAX_KEYS_PER_ACCOUNT) return null;
+    if ((await keysHeld(db, ctx.caller.session.accountId, now())) >= MAX_KEYS_PER_ACCOUNT) return null;
     const made = await createApiKey(db, {
-      accountId: ctx.session.accountId,
+      accountId: ctx.caller.session.accountId,
       name: PASTE_KEY_NAME,
       tier: "FREE",
       expiresInDays: null,

@@ -65,7 +65,14 @@ export function pasteRoutes(site: Site): Route<SiteHandler>[] {
     const link = (asked.get("url") ?? "").trim();
     const keyId = asked.get("key") ?? keys[0]?.id;
     const clip = { start: (asked.get("start") ?? "").trim(), end: (asked.get("end") ?? "").trim() };
-    const view: PasteView = { owner: ctx.owner, keys, link, keyId, clip, apiBase: linkBase(site.deps, ctx.request) };
+    const view: PasteView = {
+      owner: ctx.caller.owner,
+      keys,
+      link,
+      keyId,
+      clip,
+      apiBase: linkBase(site.deps, ctx.request),
+    };
     const render = (more: Partial<PasteView>, status = 200) =>
       htmlResponse(pastePage({ ...view, ...more }), { status, headers: { "content-security-policy": pastePolicy } });
     if (ctx.request.method !== "POST" || !link) return render({});

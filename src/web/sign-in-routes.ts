@@ -37,7 +37,7 @@ function unnamedProxyWarning(deps: Pick<WebDeps, "trustProxy" | "log">): (sender
 }
 
 function signOut({ db, now, page }: Site): SiteHandler {
-  return page(async (request) => {
+  return page(async ({ request }) => {
     const state = await readSession(db, request, now());
     if (state.kind === "signed-in") {
       await checkedForm(request, state.token);
@@ -57,8 +57,8 @@ export function signInRoutes(site: Site): Route<SiteHandler>[] {
     init: ResponseInit = {},
   ) => htmlResponse(pages.signInPage({ csrf, signupOpen: deps.signup === "open", ...view }), init);
 
-  const signIn = site.signedOut(async (request, form, csrf, peer) => {
-    if (request.method === "GET") return signInForm(csrf, { notice: noticeOf(new URL(request.url)) });
+  const signIn = site.signedOut(async ({ request, url, form, csrf, peer }) => {
+    if (request.method === "GET") return signInForm(csrf, { notice: noticeOf(url) });
     const email = form.get("email") ?? "";
     const sender = { request, peer };
     warnOfUnnamedProxy(sender);
@@ -74,7 +74,7 @@ export function signInRoutes(site: Site): Route<SiteHandler>[] {
     return site.startSession(request, account.id, KEYS_PAGE);
   });
 
-  const signUp = site.signedOut(async (request, form, csrf, peer) => {
+  const signUp = site.signedOut(async ({ request, form, csrf, peer }) => {
     if (deps.signup === "closed") return htmlResponse(pages.signUpClosedPage(), { status: 403 });
     if (request.method === "GET") return htmlResponse(pages.signUpPage({ csrf }));
     const email = (form.get("email") ?? "").trim();

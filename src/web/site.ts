@@ -3,6 +3,7 @@
 // signed-out pages with their CSRF checks.
 import type { Logger } from "../log.ts";
 import type { TrustedProxies } from "../http/client-address.ts";
+import type { RequestContext } from "../http/request-context.ts";
 import type { Db } from "../store/db.ts";
 import { createSession, type Session } from "../store/sessions.ts";
 import { checkCsrf, csrfToken } from "./csrf.ts";
@@ -37,8 +38,8 @@ export interface WebDeps {
   pageError: (error: unknown, log: Logger) => Response;
 }
 
-/** `log` is the request's logger, whose lines carry its id, and `peer` the socket's, when the app hands them in. */
-export type SiteHandler = (request: Request, log?: Logger, peer?: string) => Promise<Response>;
+/** A page's handler: it is handed the request's context before anyone is known, as the app's site path made it. */
+export type SiteHandler = (ctx: RequestContext) => Promise<Response>;
 
 export const KEYS_PAGE = "/profile/api-keys";
 /** The jobs page (src/jobs), where the paste page's job form posts. */
@@ -50,16 +51,22 @@ export const WATCHES_PAGE = "/profile/watches";
 export const jobLink = (id: string) => `${JOBS_PAGE}?id=${encodeURIComponent(id)}`;
 export const watchLink = (id: string) => `${WATCHES_PAGE}#watch-${encodeURIComponent(id)}`;
 
-/** A signed-in request, with its form already checked for CSRF when it is a post. */
-export interface OwnerRequest {
-  request: Request;
-  /** The socket's address, when the app hands it in: with the request, who the limits count (client-address.ts). */
-  peer: string | undefined;
-  url: URL;
-  form: URLSearchParams;
+/** Who is signed in: their session, its token (the CSRF secret), and the owner as the pages show them. */
+export interface OwnerCaller {
   session: Session;
   token: string;
   owner: pages.Owner;
+}
+
+/** A signed-in request, with its form already checked for CSRF when it is a post. */
+export interface OwnerRequest extends RequestContext<OwnerCaller> {
+  form: URLSearchParams;
+}
+
+/** A request to sign in or up, with its form checked for CSRF against the pre-session cookie, and that secret's token. */
+export interface SignedOutRequest extends RequestContext {
+  form: URLSearchParams;
+  csrf: string;
 }
 
 export function redirect(location: string, cookies: string[] = []): Response {
@@ -86,12 +93,12 @@ export function siteOf(deps: WebDeps) {
   const { db, now } = deps;
 
   /** Security headers on every answer (a page may set its own policy), and an error as a page in the error sink rather than JSON. */
-  const page = (handler: SiteHandler): SiteHandler => async (request, log = deps.log, peer) => {
+  const page = (handler: SiteHandler): SiteHandler => async (ctx) => {
     let response: Response;
     try {
-      response = await handler(request, log, peer);
+      response = await handler(ctx);
     } catch (error) {
-      response = deps.pageError(error, log);
+      response = deps.pageError(error, ctx.log);
     }
     for (const [name, value] of Object.entries(securityHeaders)) {
       if (!response.headers.has(name)) response.headers.set(name, value);
@@ -101,7 +108,8 @@ export function siteOf(deps: WebDeps) {
 
   /** `maxFormBytes` for a page whose form carries a file's text (readForm's default otherwise). */
   const signedIn = (handler: (ctx: OwnerRequest) => Promise<Response>, maxFormBytes?: number): SiteHandler =>
-    page(async (request, _log, peer) => {
+    page(async (ctx) => {
+      const { request } = ctx;
       const state = await readSession(db, request, now());
       if (state.kind !== "signed-in") {
         if (state.kind === "none") return redirect("/sign-in");
@@ -109,15 +117,13 @@ export function siteOf(deps: WebDeps) {
       }
       const form = await checkedForm(request, state.token, maxFormBytes);
       const owner = { email: state.session.email, csrf: await csrfToken(state.token) };
-      const url = new URL(request.url);
-      return handler({ request, peer, url, form, session: state.session, token: state.token, owner });
+      return handler({ ...ctx, form, caller: { session: state.session, token: state.token, owner } });
     });
 
   /** Sign-in and sign-up: their CSRF secret lives in a cookie of its own until there is a session. */
-  const signedOut = (
-    handler: (request: Request, form: URLSearchParams, csrf: string, peer: string | undefined) => Promise<Response>,
-  ): SiteHandler =>
-    page(async (request, _log, peer) => {
+  const signedOut = (handler: (ctx: SignedOutRequest) => Promise<Response>): SiteHandler =>
+    page(async (ctx) => {
+      const { request } = ctx;
       const given = readCookie(request, PRE_SESSION_COOKIE);
       const form = await checkedForm(request, given);
       if (request.method !== "POST" && (await readSession(db, request, now())).kind === "signed-in") {
@@ -125,7 +131,7 @@ export function siteOf(deps: WebDeps) {
       }
       const secret = given ?? newSecret();
       const cookies = given ? [] : [cookie(request, PRE_SESSION_COOKIE, secret)];
-      const response = await handler(request, form, await csrfToken(secret), peer);
+      const response = await handler({ ...ctx, form, csrf: await csrfToken(secret) });
       for (const value of cookies) response.headers.append("set-cookie", value);
       return response;
     });

@@ -72,7 +72,7 @@ function createWebhookHandler(deps: WebhooksDeps): ApiHandler {
       example: '{"url": "https://example.com/hooks", "events": ["job.completed"]}',
     });
     const { endpoint, secret } = await registerEndpoint(deps.db, deps.webhookTargets, {
-      accountId: ctx.key.accountId,
+      accountId: ctx.caller.key.accountId,
       ...body,
     });
     return json({ ...endpointView(endpoint), secret }, {
@@ -84,13 +84,13 @@ function createWebhookHandler(deps: WebhooksDeps): ApiHandler {
 
 /** GET /api/v1/webhooks: the account's endpoints, oldest first. */
 function listWebhooksHandler(deps: WebhooksDeps): ApiHandler {
-  return async (ctx) => json({ webhooks: (await endpointsOf(deps.db, ctx.key.accountId)).map(endpointView) });
+  return async (ctx) => json({ webhooks: (await endpointsOf(deps.db, ctx.caller.key.accountId)).map(endpointView) });
 }
 
 /** GET /api/v1/webhooks/{id}. */
 function webhookHandler(deps: WebhooksDeps): ApiHandler {
   return async (ctx) => {
-    const endpoint = await endpointOf(deps.db, idOf(ctx), ctx.key.accountId);
+    const endpoint = await endpointOf(deps.db, idOf(ctx), ctx.caller.key.accountId);
     if (endpoint === null) throw noSuchEndpoint();
     return json(endpointView(endpoint));
   };
@@ -99,7 +99,7 @@ function webhookHandler(deps: WebhooksDeps): ApiHandler {
 /** DELETE /api/v1/webhooks/{id}: 204; its undelivered events go with it. */
 function deleteWebhookHandler(deps: WebhooksDeps): ApiHandler {
   return async (ctx) => {
-    if (!(await deleteEndpoint(deps.db, idOf(ctx), ctx.key.accountId))) throw noSuchEndpoint();
+    if (!(await deleteEndpoint(deps.db, idOf(ctx), ctx.caller.key.accountId))) throw noSuchEndpoint();
     return new Response(null, { status: 204 });
   };
 }
@@ -107,7 +107,7 @@ function deleteWebhookHandler(deps: WebhooksDeps): ApiHandler {
 /** POST /api/v1/webhooks/{id}/rotate: a new secret, shown this once; the old one signs beside it for 24 hours. */
 function rotateWebhookHandler(deps: WebhooksDeps): ApiHandler {
   return async (ctx) => {
-    const rotated = await rotateEndpoint(deps.db, { id: idOf(ctx), accountId: ctx.key.accountId, now: ctx.now });
+    const rotated = await rotateEndpoint(deps.db, { id: idOf(ctx), accountId: ctx.caller.key.accountId, now: ctx.now });
     return json({
       ...endpointView(rotated.endpoint),
       secret: rotated.secret,

@@ -35,7 +35,7 @@ export function webhookPages(site: Site, deps: WebhookPagesDeps): Route<SiteHand
     view: { secret?: { id: string; value: string }; error?: string },
     status = 200,
   ) => {
-    const endpoints = await endpointsOf(db, ctx.session.accountId);
+    const endpoints = await endpointsOf(db, ctx.caller.session.accountId);
     const withAttempts = await Promise.all(
       endpoints.map(async (endpoint) => ({
         endpoint,
@@ -43,7 +43,9 @@ export function webhookPages(site: Site, deps: WebhookPagesDeps): Route<SiteHand
       })),
     );
     const notice = notices[ctx.url.searchParams.get("notice") ?? ""];
-    return htmlResponse(webhooksPage({ owner: ctx.owner, endpoints: withAttempts, notice, ...view }), { status });
+    return htmlResponse(webhooksPage({ owner: ctx.caller.owner, endpoints: withAttempts, notice, ...view }), {
+      status,
+    });
   };
 
   /** Runs `act`; an ApiError it throws is shown on the page with its status. */
@@ -63,7 +65,7 @@ export function webhookPages(site: Site, deps: WebhookPagesDeps): Route<SiteHand
     );
     if (events.length === 0) throw new ApiError("invalid_parameter", "Choose at least one event.");
     const made = await registerEndpoint(db, deps.webhookTargets, {
-      accountId: ctx.session.accountId,
+      accountId: ctx.caller.session.accountId,
       url: ctx.form.get("url") ?? "",
       events,
     });
@@ -73,7 +75,7 @@ export function webhookPages(site: Site, deps: WebhookPagesDeps): Route<SiteHand
   const rotate = orError(async (ctx) => {
     const rotated = await rotateEndpoint(db, {
       id: ctx.form.get("id") ?? "",
-      accountId: ctx.session.accountId,
+      accountId: ctx.caller.session.accountId,
       now: now(),
     });
     return render(ctx, { secret: { id: rotated.endpoint.id, value: rotated.secret } });
@@ -81,13 +83,13 @@ export function webhookPages(site: Site, deps: WebhookPagesDeps): Route<SiteHand
 
   const remove = orError(async (ctx) => {
     const id = endpointIdOf(ctx.form.get("id") ?? "");
-    if (!(await deleteEndpoint(db, id, ctx.session.accountId))) throw noSuchEndpoint();
+    if (!(await deleteEndpoint(db, id, ctx.caller.session.accountId))) throw noSuchEndpoint();
     return redirect(`${WEBHOOKS_PAGE}?notice=deleted`);
   });
 
   const resend = orError(async (ctx) => {
     if (deps.deliveries === null) throw new ApiError("busy", "This instance runs no delivery queue; try again later.");
-    const sent = await resendMessage(deps.deliveries, ctx.form.get("message") ?? "", ctx.session.accountId);
+    const sent = await resendMessage(deps.deliveries, ctx.form.get("message") ?? "", ctx.caller.session.accountId);
     if (!sent) {
       throw new ApiError("webhook_not_found", "There is no such event to resend, or its endpoint is disabled.");
     }
