@@ -38,15 +38,19 @@ export function keyOf(request: Request): { key: string } | { refusal: string } {
   return { key };
 }
 
-/** The key a request is made with: its own, or without one the keyless key of its client where the operator allows it. */
-async function callerOf(
-  deps: PostDoorDeps,
-  request: Request,
-  arrival: Arrival,
-): Promise<{ key: string } | { refusal: string }> {
+/**
+ * The key a request is made with: its own (or the refusal of it), or without one, where the operator allows keyless
+ * use, null: its client's keyless key, made (`keylessKeyOf`) only once the request is known to ask for work.
+ */
+function callerOf(deps: PostDoorDeps, request: Request): { key: string } | { refusal: string } | null {
   if (deps.keyless === null || request.headers.has("authorization")) return keyOf(request);
+  return null;
+}
+
+/** The keyless key of the request's client; a key row is made on the way, so only for a request that will be asked. */
+function keylessKeyOf(deps: PostDoorDeps, request: Request, arrival: Arrival): Promise<string> {
   const client = keylessClient({ request, peer: arrival.peer }, deps.trusted);
-  return { key: await deps.keyless(client, deps.now()) };
+  return deps.keyless!(client, deps.now());
 }
 
 async function readBody(request: Request): Promise<unknown> {
@@ -62,15 +66,16 @@ async function readBody(request: Request): Promise<unknown> {
 export async function postDoor(deps: PostDoorDeps, request: Request, arrival: Arrival): Promise<Response> {
   if (!JSON_MEDIA_TYPE.test(request.headers.get("accept") ?? "")) return cobaltError("header.accept");
   if (!JSON_MEDIA_TYPE.test(request.headers.get("content-type") ?? "")) return cobaltError("header.content_type");
-  const caller = await callerOf(deps, request, arrival);
-  if ("refusal" in caller) return cobaltError(caller.refusal);
+  const caller = callerOf(deps, request);
+  if (caller !== null && "refusal" in caller) return cobaltError(caller.refusal);
   const body = await readBody(request);
   if (typeof body === "object" && body !== null && !("url" in body)) return cobaltError("link.missing");
   const asked = readCobaltRequest(body);
   if (asked === null) return cobaltError("invalid_body");
   if (!URL.canParse(asked.url)) return cobaltError("link.invalid");
   const service = serviceGuess(asked.url);
-  const answer = await within(ANSWER_WITHIN_MS, askPost(deps, request, arrival, caller.key, asked.url));
+  const key = caller?.key ?? await keylessKeyOf(deps, request, arrival);
+  const answer = await within(ANSWER_WITHIN_MS, askPost(deps, request, arrival, key, asked.url));
   if (answer === "timed out") return cobaltError("timed_out");
   if ("problem" in answer) return cobaltAnswerOf(answer.problem, service, answer.retryAfterS);
   const keyId = new URL(answer.record.downloadUrl).searchParams.get(KEY_ID_PARAM)!;

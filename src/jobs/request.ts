@@ -50,10 +50,10 @@ export const JobBody = z.strictObject({
     "Whether the archive holds each item's transcript beside its files (`<position>-<platform>_<id>.<lang>.<vtt|srt|txt|json>`), as /api/v1/transcript gives it; a post without subtitles has none, and records.json says why",
   ),
   transcriptLang: TranscriptQuery.shape.lang.describe(
-    "As `transcript` takes `lang`: the language of every item's transcript; an item without it has none, and records.json names those it has. Default: the first each post's record lists",
+    "As `transcript` takes `lang`: the language of every item's transcript; an item without it has none, and records.json names those it has. Default: the first each post's record lists. Only with `transcripts: true` (else 400)",
   ),
   transcriptFormat: TranscriptQuery.shape.format.unwrap().default("vtt").describe(
-    "As `transcript` takes `format`: `vtt` (default), `srt`, `text` or `json`",
+    "As `transcript` takes `format`: `vtt` (default), `srt`, `text` or `json`. Only with `transcripts: true` (else 400)",
   ),
   runAt: z.iso.datetime({ offset: true, error: "`runAt` must be an ISO 8601 time, such as 2026-01-02T03:04:05Z." })
     .nullable().default(null).describe(
@@ -83,6 +83,7 @@ export function jobRequestOf(text: string, tier: string, now: Date): JobRequest 
   }
   const { urls, files, format, audio, webhook, runAt, threads, start, end } = parsed.data;
   const { transcripts, transcriptLang, transcriptFormat } = parsed.data;
+  if (!transcripts) refuseTranscriptFields(body as object);
   const most = jobMaxItemsOf(tier);
   if (urls.length > most) {
     throw new ApiError(
@@ -102,6 +103,20 @@ export function jobRequestOf(text: string, tier: string, now: Date): JobRequest 
     clip: clipRangeOf(start, end),
     transcripts: transcripts ? { lang: transcriptLang ?? null, format: transcriptFormat } : null,
   };
+}
+
+/**
+ * 400 for `transcriptLang` or `transcriptFormat` in a job without `transcripts: true`: such a job has no transcripts,
+ * and a caller who named how to read them would otherwise get an archive without them and no word why. Read off the
+ * body as sent, since the parsed one has `transcriptFormat`'s default whether it was given or not.
+ */
+function refuseTranscriptFields(body: object): void {
+  const given = ["transcriptLang", "transcriptFormat"].find((field) => field in body);
+  if (given === undefined) return;
+  throw new ApiError(
+    "invalid_request",
+    `\`${given}\` says how a job's transcripts are read, and this job has none: add \`"transcripts": true\` or leave \`${given}\` out.`,
+  );
 }
 
 /** `runAt` as a time no more than 30 days ahead (a time already past runs at once), or 400. */

@@ -25,10 +25,13 @@ export function mediaCheckOf(
   const hosts = [...(platform?.mediaHosts ?? []), ...(platform?.mediaFiles ?? []).map((shape) => shape.host)];
   return (url, what = "A file of the post") => {
     const plain = url.protocol === "https:" && url.username === "" && url.password === "" && url.port === "";
-    if (plain && hosts.some((host) => hostMatches(normalizeHost(url.hostname), host))) return;
+    const onHost = hosts.some((host) => hostMatches(normalizeHost(url.hostname), host));
+    if (plain && onHost) return;
     throw new ApiError(
       "host_not_allowed",
-      `${what} is on ${url.host}, which is not a media host of ${platform?.name ?? id} this server fetches from.`,
+      onHost
+        ? `${what} must be an https link without user, password or port, as ${platform?.name ?? id} serves its files.`
+        : `${what} is on ${url.host}, which is not a media host of ${platform?.name ?? id} this server fetches from.`,
     );
   };
 }

@@ -37,11 +37,18 @@ export function mediaFileRecord(link: Link): PostRecord {
   };
 }
 
-/** The source of media files' links (platforms/sources.ts, reader `file`): no tool, no extraction, no request. */
+/**
+ * The source of media files' links (platforms/sources.ts, reader `file`): no tool, no extraction, no request. A link
+ * its download would refuse (http, a user, a password or a port: the platform's media check) is refused by `post` too,
+ * 403 as the download's, rather than told as a record whose file cannot be had.
+ */
 export const mediaFileSource: Source = {
   tools: () => [],
   extracts: false,
-  describe: async (link) => mediaFileRecord(link),
+  describe: async (link) => {
+    platformMediaCheck(link.platform)(link.url, "A media file's link");
+    return mediaFileRecord(link);
+  },
   async plan(link, wanted) {
     requireNoSubtitles(wanted);
     if (wanted.index !== null) requireItem(wanted.index, 1);

@@ -63,6 +63,9 @@ function canonicalOn(rows: readonly PlatformRow[], url: URL): URL {
   const link = new URL(url.href);
   link.protocol = "https:";
   link.port = "";
+  // A user and password were the mirror's, as its port was: never handed on to the platform's own host.
+  link.username = "";
+  link.password = "";
   link.hostname = canonical;
   return link;
 }
@@ -141,8 +144,8 @@ export function tableOf(rows: readonly PlatformRow[]) {
     supportedPlatformsText: rows.map((row) => row.name).join(", "),
     /**
      * The link as its platform's own site writes it: a link on a mirror or other front door of a row is read on
-     * the row's canonical host (https, no port, path and query kept), so that the tools claim it and the record's
-     * `url` names the platform; any other link is returned as it is.
+     * the row's canonical host (https, no user, password or port, path and query kept), so that the tools claim it and
+     * the record's `url` names the platform; any other link is returned as it is.
      */
     canonicalLink: (url: URL): URL => canonicalOn(rows, url),
     /** The row whose short link `url` is (platforms/short-links.ts follows it); null for any other link. */

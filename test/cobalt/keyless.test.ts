@@ -1,7 +1,8 @@
 // Keyless use of the cobalt door (COBALT_KEYLESS_TIER): off unless the operator sets a tier; then a
 // request without a key is counted and limited per client address (an IPv4 address, an IPv6 /64) as
-// a key of that tier is, through the same admission as every key. The door is asked in-process,
-// from the peer addresses a server adapter would hand it.
+// a key of that tier is, through the same admission as every key; a request the door refuses before
+// asking the API (its headers, its body) makes no key. The door is asked in-process, from the peer
+// addresses a server adapter would hand it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCobaltDoor } from "../../src/cobalt/door.ts";
 import { KEYLESS_EMAIL } from "../../src/cobalt/keyless.ts";
@@ -73,6 +74,31 @@ describe("cobalt's clients without a key", () => {
     expect(await post(free, "203.0.113.7", { authorization: "Api-Key nope" })).toEqual([
       400,
       "error.api.auth.key.invalid",
+    ]);
+  });
+
+  it("answers a malformed keyless request with its error and makes no key for its address", async () => {
+    const free = door({ COBALT_KEYLESS_TIER: "FREE" });
+    const json = { accept: "application/json", "content-type": "application/json" };
+    const malformed: [headers: Record<string, string>, body: string, code: string][] = [
+      [{ ...json, accept: "text/html" }, JSON.stringify({ url }), "error.api.header.accept"],
+      [{ ...json, "content-type": "text/plain" }, JSON.stringify({ url }), "error.api.header.content_type"],
+      [json, "{not json", "error.api.invalid_body"],
+      [json, JSON.stringify({ link: url }), "error.api.link.missing"],
+      [json, JSON.stringify({ url, videoQuality: "9000" }), "error.api.invalid_body"],
+      [json, JSON.stringify({ url: "not a link" }), "error.api.link.invalid"],
+    ];
+    for (const [at, [headers, body, code]] of malformed.entries()) {
+      const request = new Request("http://door.local/", { method: "POST", headers, body });
+      const reply = await free.answer(request, { peer: `198.51.100.${at + 1}`, requestId: crypto.randomUUID() });
+      expect(reply.response.status).toBe(400);
+      expect((await reply.response.json()).error.code).toBe(code);
+    }
+    expect((await keylessKeys()).filter((key) => key.name.startsWith("keyless 198.51.100."))).toEqual([]);
+    // The same address's first well-formed request is the one that makes its key.
+    expect(await post(free, "198.51.100.1")).toEqual([200, "picker"]);
+    expect((await keylessKeys()).filter((key) => key.name.startsWith("keyless 198.51.100."))).toEqual([
+      { name: "keyless 198.51.100.1", tier: "FREE" },
     ]);
   });
 

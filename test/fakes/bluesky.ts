@@ -142,6 +142,8 @@ export interface FakeBluesky {
   originOverrides: string;
   /** AppView calls so far, as `<method>?<query>`. */
   calls: string[];
+  /** The DIDs the PLC directory was asked for so far, one per request. */
+  directoryCalls: string[];
   close(): Promise<void>;
 }
 
@@ -252,6 +254,7 @@ export async function startFakeBluesky(): Promise<FakeBluesky> {
   const threads = postsByUri();
   const dids = handles(threads);
   const calls: string[] = [];
+  const directoryCalls: string[] = [];
   const json = (res: http.ServerResponse, status: number, body: object) =>
     res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 
@@ -290,7 +293,10 @@ export async function startFakeBluesky(): Promise<FakeBluesky> {
       }
       return json(res, 200, authorFeedPage(query.get("filter"), query.get("cursor"), Number(query.get("limit") ?? 50)));
     }
-    if (url.pathname.startsWith("/did:plc:")) return json(res, 200, didDocument(url.pathname.slice(1), dids));
+    if (url.pathname.startsWith("/did:plc:")) {
+      directoryCalls.push(url.pathname.slice(1));
+      return json(res, 200, didDocument(url.pathname.slice(1), dids));
+    }
     if (url.pathname === "/xrpc/com.atproto.sync.getBlob") {
       return query.get("did") === captionedVideoPost.author.did && query.get("cid") === captionCid
         ? res.writeHead(200, { "content-type": "text/vtt" }).end(captionVtt)
@@ -316,6 +322,7 @@ export async function startFakeBluesky(): Promise<FakeBluesky> {
     origin,
     originOverrides: `cdn.bsky.app=${origin},video.bsky.app=${origin},${pdsHost}=${origin}`,
     calls,
+    directoryCalls,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -88,6 +88,25 @@ describe("Bluesky captions", () => {
     expect(bluesky.calls).toContain(`com.atproto.sync.getBlob?${new URLSearchParams({ did, cid: captionCid })}`);
   });
 
+  test("the author's PDS is asked of the directory once for repeated transcripts and downloads, not once each", {
+    timeout: scaled(60_000),
+  }, async () => {
+    const did = captionedVideoPost.author.did;
+    const asked = () => bluesky.directoryCalls.filter((each) => each === did).length;
+    const before = asked();
+    const blobs = () => bluesky.calls.filter((each) => each.startsWith("com.atproto.sync.getBlob?")).length;
+    const blobsBefore = blobs();
+    for (const format of ["json", "vtt", "text", "srt"]) {
+      expect((await call("transcript", captioned, `&format=${format}`)).status).toBe(200);
+    }
+    const download = await call("download", captioned, "&subtitles=en");
+    expect(download.status).toBe(200);
+    await download.arrayBuffer();
+    // Each transcript still reads the caption file; the directory, at most once (none when an earlier test asked it).
+    expect(blobs() - blobsBefore).toBeGreaterThanOrEqual(4);
+    expect(asked() - before).toBeLessThanOrEqual(1);
+  });
+
   test("a language the video lacks is 400 naming those it has; a video without captions is 404", async () => {
     const lacking = await call("transcript", captioned, "&lang=fr");
     expect(lacking.status).toBe(400);

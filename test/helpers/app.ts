@@ -3,7 +3,7 @@ import { type App, createApp } from "../../src/app.ts";
 import { hashPassword } from "../../src/auth/password.ts";
 import { parseConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
-import { createAppDeps } from "../../src/app-deps.ts";
+import { type Capabilities, createAppDeps } from "../../src/app-deps.ts";
 import type { ExtractionHost } from "../../src/processes/extraction-host.ts";
 import { nodeCapabilities } from "../../src/runtime/node/capabilities.ts";
 import { nodeFilesIn } from "../../src/runtime/node/files.ts";
@@ -55,7 +55,8 @@ export interface TestApp {
  * Extractions run yt-dlp's program each time unless `extractionHost` starts the extraction host
  * (the caller closes it: `extractor.close()`). `privateCopies` is the folder of the private copies
  * (the cookie file's) instead of TMPDIR, for a test that counts them: other runs on the machine make
- * theirs in TMPDIR too.
+ * theirs in TMPDIR too. `runtime` stands in for the runtime's resolver or media upstream client, for a test of
+ * what the egress policy makes of a public host's name without leaving the machine.
  */
 export function buildTestApp(
   db: Db,
@@ -65,6 +66,7 @@ export function buildTestApp(
     extractionHost?: boolean;
     queue?: Queue;
     privateCopies?: string;
+    runtime?: Partial<Pick<Capabilities, "resolveHost" | "upstream">>;
   } = {},
 ): TestApp {
   const clock = options.clock ?? new TestClock();
@@ -79,7 +81,7 @@ export function buildTestApp(
   });
   const log = createLogger("debug", (line) => logLines.push(line));
   const files = options.privateCopies ? nodeFilesIn(options.privateCopies) : nodeCapabilities.files;
-  const runtime = { upstream: nodeUpstream, ...nodeCapabilities, files };
+  const runtime = { upstream: nodeUpstream, ...nodeCapabilities, files, ...options.runtime };
   const deps = createAppDeps({ config, runtime, now: clock.now, log });
   if (options.extractionHost) deps.extractor.start(log);
   const accountParts = accountPartsOf({ config, db, parts: deps, log, now: clock.now });

@@ -226,6 +226,24 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
     expect(answers.map((answer) => answer.status)).toEqual([400, 400, 400, 400, 400]);
   });
 
+  test("transcriptLang or transcriptFormat without transcripts: true is 400 naming the field, and makes no job", async () => {
+    const key = await makeKey(store.db, "PRO");
+    const asked = [
+      { urls: [postLink(1)], transcriptLang: "en" },
+      { urls: [postLink(1)], transcripts: false, transcriptFormat: "srt" },
+      { urls: [postLink(1)], transcriptFormat: "vtt" },
+    ];
+    for (const body of asked) {
+      const answer = await submit(key.plain, body);
+      expect(answer.status).toBe(400);
+      const problem = (await answer.json()) as { code: string; detail: string };
+      expect(problem.code).toBe("invalid_request");
+      expect(problem.detail).toContain(`\`${"transcriptLang" in body ? "transcriptLang" : "transcriptFormat"}\``);
+      expect(problem.detail).toContain('"transcripts": true');
+    }
+    expect(((await (await app.get("/api/v1/jobs", key.plain)).json()) as { jobs: unknown[] }).jobs).toEqual([]);
+  });
+
   /** POSTs a job body of 20 MB of links with `key`, made as it is read: the answer, and how much of it was taken. */
   async function bigBody(key: string): Promise<{ status: number; detail: string; sent: number }> {
     const chunk = new TextEncoder().encode(`"${"https://x.com/a/status/1".padEnd(65_534, "1")}",`);

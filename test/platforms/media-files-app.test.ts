@@ -1,9 +1,12 @@
 // A link straight to a platform's photo file (a module's `mediaFiles`), through the whole app: `post` answers a record
 // of that one photo without asking anyone, and `download` relays the file from the platform's media host (a local
-// stand-in, reached through ORIGIN_OVERRIDES and the egress gate); a link elsewhere on those hosts is no photo file.
+// stand-in, reached through ORIGIN_OVERRIDES); a link elsewhere on those hosts is no photo file, and one with a user,
+// a password, a port or http is refused by both, 403 as any relay's link. Without an override the relay resolves the
+// host and connects to the address the egress policy checked, as every relay does: a private one is refused.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { UpstreamClient } from "../../src/net/relay-upstream.ts";
 import { PostRecord } from "../../src/platforms/records.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
@@ -97,5 +100,78 @@ describe("a link straight to a platform's photo file", () => {
     expect(Buffer.from(await download.arrayBuffer()).equals(picture)).toBe(true);
     const other = await call("post", "https://art.ngfiles.com/thumbnails/0/94.png");
     expect(other.status).toBe(400);
+  });
+
+  /** `link` with a user and password, a port, or http: what the platform's media check refuses. */
+  const unplain = (link: string) => {
+    const [credentials, ported, http] = [new URL(link), new URL(link), new URL(link)];
+    credentials.username = "user";
+    credentials.password = "secret";
+    ported.port = "8443";
+    http.protocol = "http:";
+    return [credentials.href, ported.href, http.href];
+  };
+
+  test.each(files)("%s's %s with a user, a password, a port or http is 403 to post and download", async (_, link) => {
+    host.asked.length = 0;
+    for (const refused of unplain(link)) {
+      for (const operation of ["post", "download"]) {
+        const response = await call(operation, refused);
+        expect(response.status, `${operation} ${refused}`).toBe(403);
+        const problem = (await response.json()) as { code: string; detail: string };
+        expect(problem.code).toBe("host_not_allowed");
+        expect(problem.detail).toContain("without user, password or port");
+      }
+    }
+    expect(host.asked).toEqual([]);
+  });
+});
+
+describe("a photo file's download, its host resolved and checked by the egress policy as any relay's", () => {
+  let store: TestStore;
+  let app: TestApp;
+  let key: string;
+  /** What the stand-in resolver answers for every name, and the names it was asked. */
+  let addresses = ["93.184.216.34"];
+  const resolved: string[] = [];
+  /** The media upstream client's connections: the link and the address it was pinned to. */
+  const connected: { url: string; address: string | undefined }[] = [];
+  const upstream: UpstreamClient = async (request) => {
+    connected.push({ url: request.url.href, address: request.address });
+    return {
+      status: 200,
+      headers: new Headers({ "content-type": "image/png", "content-length": String(picture.length) }),
+      body: request.method === "HEAD" ? null : new Response(picture).body,
+      ended: Promise.resolve(),
+    };
+  };
+
+  beforeAll(async () => {
+    store = await openTestStore("pglite");
+    const resolveHost = async (name: string) => (resolved.push(name), addresses);
+    app = buildTestApp(store.db, { runtime: { resolveHost, upstream } });
+    key = (await makeKey(store.db, "GOLD")).plain;
+  }, scaled(120_000));
+  afterAll(() => store?.close());
+
+  const download = (url: string) => app.get(`/api/v1/download?url=${encodeURIComponent(url)}`, key);
+  const [, link] = files[0];
+
+  test("a public address: the file is relayed over a connection pinned to the address that was checked", async () => {
+    addresses = ["93.184.216.34"];
+    const response = await download(link);
+    expect(response.status).toBe(200);
+    expect(Buffer.from(await response.arrayBuffer()).equals(picture)).toBe(true);
+    expect(resolved.at(-1)).toBe("pbs.twimg.com");
+    expect(connected.at(-1)).toEqual({ url: link, address: "93.184.216.34" });
+  });
+
+  test("a name that resolves to a private address is 403, and nothing is connected", async () => {
+    addresses = ["93.184.216.34", "10.0.0.7"];
+    const before = connected.length;
+    const response = await download(link);
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ code: "host_not_allowed" });
+    expect(connected.length).toBe(before);
   });
 });

@@ -9,6 +9,7 @@ import {
   supportedPlatformsText,
   unknownShape,
 } from "../../src/platforms/table.ts";
+import { platformList } from "../../src/platforms/list.ts";
 
 const platformOf = (url: string, extra: string[] = []) => detectPlatform(new URL(url), extra);
 
@@ -108,6 +109,14 @@ describe("canonicalLink()", () => {
     ["https://m.ok.ru/video/1", "https://ok.ru/video/1"],
   ])("reads %s as %s", (pasted, canonical) => {
     expect(canonicalLink(new URL(pasted)).href).toBe(canonical);
+  });
+
+  // Every mirror of every module (X's seven, Instagram's, TikTok's, Bluesky's, ...): the mirror's user, password and
+  // port are its own, and go no further.
+  const mirrors = platformList.flatMap((row) => Object.entries(row.mirrors ?? {}));
+  test.each(mirrors)("reads %s's link with a user, password and port on %s, without them", (mirror, canonical) => {
+    const pasted = new URL(`http://user:secret@${mirror}:8443/jack/status/20?s=20`);
+    expect(canonicalLink(pasted).href).toBe(`https://${canonical}/jack/status/20?s=20`);
   });
 
   test.each([

@@ -1,9 +1,11 @@
 // Where a Bluesky account's repository is kept, and its blobs with it: the PDS its DID document
 // names (the service `#atproto_pds`), the document read from the PLC directory for a `did:plc` and
 // from the account's own host (`/.well-known/did.json`) for a `did:web`, as the AT Protocol's
-// identity spec says. A video's caption file is such a blob, served by the PDS's getBlob.
+// identity spec says. A video's caption file is such a blob, served by the PDS's getBlob. A DID's PDS is
+// kept as the reader keeps its posts (cached-posts.ts), so an author's transcripts ask the directory once a while.
 import { upstreamFailed } from "../../http/problem.ts";
 import type { Outbound } from "../../net/outbound.ts";
+import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
 
 export interface PdsOptions {
   /** The outbound client the reader reaches Bluesky with. */
@@ -28,13 +30,26 @@ function documentUrl(did: string, plcUrl: string): URL | null {
   return web ? URL.parse(`https://${decodeURIComponent(web[1]!)}/.well-known/did.json`) : null;
 }
 
-/** The getBlob link of blob `cid` of `did`'s repository, at the PDS its DID document names. */
-export async function blobUrl(options: PdsOptions, did: string, cid: string, signal: AbortSignal): Promise<URL> {
+/** The getBlob links of blobs, at the PDS each DID's document names, kept a while per DID with the reader's bounds. */
+export function pdsBlobs(options: PdsOptions & CachedPostsOptions) {
+  const pdsOf = cachedPosts<URL>(options);
+  /** The getBlob link of blob `cid` of `did`'s repository. */
+  return async (did: string, cid: string): Promise<URL> => {
+    const base = await pdsOf(did, () => pdsEndpoint(options, did));
+    return new URL(`/xrpc/com.atproto.sync.getBlob?${new URLSearchParams({ did, cid })}`, base);
+  };
+}
+
+/**
+ * The PDS `did`'s document names. Read without the asker's signal: equal look-ups share one read (cached-posts.ts),
+ * which one caller's going away must not end for the others; the outbound client's timeout bounds it.
+ */
+async function pdsEndpoint(options: PdsOptions, did: string): Promise<URL> {
   const failed = () =>
     upstreamFailed(`Bluesky's directory does not say where ${did} keeps its posts; try again later.`);
   const document = documentUrl(did, options.plcUrl);
   if (document === null) throw failed();
-  const answer = await options.outbound.json({ url: document, maxBytes: maxDocumentBytes, signal });
+  const answer = await options.outbound.json({ url: document, maxBytes: maxDocumentBytes });
   const services = answer.status === 200 ? (answer.body as DidDocument | undefined)?.service : undefined;
   const pds = (Array.isArray(services) ? services : []).find((service) =>
     (service.id === "#atproto_pds" || service.id === `${did}#atproto_pds`) &&
@@ -42,5 +57,5 @@ export async function blobUrl(options: PdsOptions, did: string, cid: string, sig
   )?.serviceEndpoint;
   const base = typeof pds === "string" ? URL.parse(pds) : null;
   if (base === null || !/^https?:$/.test(base.protocol)) throw failed();
-  return new URL(`/xrpc/com.atproto.sync.getBlob?${new URLSearchParams({ did, cid })}`, base);
+  return base;
 }

@@ -73,7 +73,7 @@ export function createBlueskySource(options: BlueskySourceOptions): Source {
       const item = record.media[index]!;
       const name = itemName("bluesky", record.id, wanted);
       const playlist = playlists[index];
-      const subtitles = await captions.embedded(read, wanted.subtitles, index, signal);
+      const subtitles = await captions.embedded(read, wanted.subtitles, index);
       if (item.type === "photo" || !playlist) return photoPlan(item.url!, wanted, name, mediaHost, "Bluesky");
       if (wanted.format !== null && wanted.format !== "hls" && wanted.format !== item.videoVariants[0]?.qualityLabel) {
         throw new ApiError(
