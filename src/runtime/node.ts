@@ -1,5 +1,6 @@
 // Entry for Node: `node dist/node.mjs`.
 import "./node/node-floor.ts";
+import "./node/v8-flags.ts";
 import { setFlagsFromString } from "node:v8";
 import { nodeCapabilities } from "./node/capabilities.ts";
 import { nodeUpstream } from "./node/relay-upstream.ts";
