@@ -5,14 +5,16 @@ import { afterEach, describe, expect, it } from "vitest";
 import { relayedBytes } from "../../src/runtime/node/young-gc.ts";
 import { until } from "../helpers/until.ts";
 
-const MiB = 2 ** 20;
-
 /** Counts V8's young collections from now on. */
 function youngCollections() {
   const seen = { count: 0 };
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
-      if ((entry.detail as { kind: number }).kind === constants.NODE_PERFORMANCE_GC_MINOR) seen.count++;
+      if (
+        (entry as PerformanceEntry & { detail: { kind: number } }).detail.kind === constants.NODE_PERFORMANCE_GC_MINOR
+      ) {
+        seen.count++;
+      }
     }
   });
   observer.observe({ entryTypes: ["gc"] });
