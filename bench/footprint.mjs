@@ -138,9 +138,13 @@ async function partsAtRest(service) {
   return { node, store, host, hostWorkers, forkNames: names.join(", ") || "none", rest, total, hostWhy: why };
 }
 
-/** Makes the queue hold work (a job of one link), which starts this instance's workers; their cost in the node process. */
+/**
+ * Makes the queue hold work (a job of one link), which starts this instance's workers; their cost in
+ * the node process, and how much of it is the store's memory grown by the job's queries.
+ */
 async function queueWorkersMB(service, key) {
   const before = pssMB([service.pid]);
+  const storeBefore = wasmMemoryMB(service.pid);
   const response = await fetch(`${service.url}/api/v1/jobs`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -149,7 +153,7 @@ async function queueWorkersMB(service, key) {
   if (response.status !== 202 && response.status !== 201) throw new Error(`a job was refused: ${response.status}`);
   await sleep(2000);
   await atRest([service.pid]);
-  return pssMB([service.pid]) - before;
+  return { total: pssMB([service.pid]) - before, store: wasmMemoryMB(service.pid) - storeBefore };
 }
 
 /** The node process's peak RSS (sampled every 50 ms) while a GiB is relayed from a local origin. */
@@ -211,7 +215,8 @@ export async function benchFootprint() {
     printTable("Footprint: the built service on a fresh DATA_DIR (MB PSS at rest unless said; ms)", [
       row("node process (all but PGlite's memory)", parts.node - parts.store, BUDGET.node),
       row("the store: PGlite's WebAssembly memory", parts.store, BUDGET.store),
-      row("the queue's workers (started by the first job)", workers, BUDGET.queueWorkers),
+      row("the queue's workers (started by the first job)", workers.total, BUDGET.queueWorkers),
+      row("of which the store's memory, grown by the job", workers.store),
       row(parts.hostWhy ? `extraction host: ${parts.hostWhy.slice(0, 60)}` : "extraction host", parts.host),
       row(`its forks at rest (${parts.forkNames})`, parts.hostWorkers),
       row("the extraction host and its forks", parts.host + parts.hostWorkers, BUDGET.hostAndForks),

@@ -12,9 +12,11 @@ import sys
 import traceback
 
 
-def enter(host_pid, max_memory, fds, name=None):
+def enter(host_pid, max_memory, fds, name=None, watched=True):
     """In a process just forked from the host: its own group, its death with the host, its memory
-    cap, and `fds[i]` as its descriptor i, every other one closed."""
+    cap, and `fds[i]` as its descriptor i, every other one closed. `watched`: a shell kills its group
+    once the host has died (watch_host), for what a job may start; a process that starts nothing
+    dies with the host without it."""
     os.setpgid(0, 0)
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -26,7 +28,7 @@ def enter(host_pid, max_memory, fds, name=None):
         pass  # not Linux: the host's stdin closing still kills its children
     if os.getppid() != host_pid:  # the host died before the kernel was asked
         os._exit(1)
-    life = [] if HOST_LIFE["fd"] is None else [HOST_LIFE["fd"]]
+    life = [] if HOST_LIFE["fd"] is None or not watched else [HOST_LIFE["fd"]]
     # Moved out of the way first, so that no target overwrites a source still to be moved.
     high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 256) for fd in fds + life]
     for target, fd in enumerate(high):

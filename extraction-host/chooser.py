@@ -88,7 +88,9 @@ def choose_forever(host_pid, ask, answer):
     extractor, in the order a YoutubeDL() with yt-dlp's default extractors asks them. Never returns."""
     code = 1
     try:
-        enter(host_pid, 0, [ask, answer, 2], "host-chooser")
+        # It starts nothing, and it ends when the host does: the kernel kills it (PR_SET_PDEATHSIG),
+        # and elsewhere its asks end (the host held their pipe), so no shell watches the host for it.
+        enter(host_pid, 0, [ask, answer, 2], "host-chooser", watched=False)
         pending = b""
         while True:
             chunk = os.read(0, 65536)

@@ -41,6 +41,8 @@ def warm(modules):
     os.write(writer, b'<html><head><title>warm</title></head><body><video src="https://warm.invalid/warm.mp4"></video></body></html>')
     os.close(writer)
     remember_extractor_choice()
+    # Before the extraction, whose embed scan would otherwise read every extractor's class.
+    skip_barren_embed_scans()
     options = {"quiet": True, "no_warnings": True, "enable_file_urls": True, "simulate": True}
     with modules["yt-dlp"].YoutubeDL(options) as ydl:
         # The extractors a job's YoutubeDL() asks in turn, for the chooser: built once, here.
@@ -49,7 +51,6 @@ def warm(modules):
     os.close(page)
     modules["yt-dlp"].parse_options(["-J", "--", "https://example.com/"])
     prebuild_tls_context()
-    skip_barren_embed_scans()
     try:  # what yt-dlp's updater reads on every run (it runs `file` on the interpreter); cached per process
         modules["yt-dlp"].utils.system_identifier()
     except AttributeError:
@@ -105,9 +106,12 @@ def skip_barren_embed_scans():
     embeds it finds there; with lazy extractors each asks its real class, so a child wrote to ~1 750
     class objects spread over the host's heap (~2 700 copied pages, ~10 MB per job). ~1 550 of them
     keep InfoExtractor's own embed methods and an empty _EMBED_REGEX: yt-dlp's answer is then an
-    empty generator with no side effect, whatever the page. The host learns which once, from the
-    classes it loaded, and answers those alone itself; not once a job has loaded a plugin, which
-    may change any class.
+    empty generator with no side effect, whatever the page. The host learns which once, and answers
+    those alone itself; not once a job has loaded a plugin, which may change any class. Learning it
+    reads every real class, which imports ~960 extractor modules: ~22 MB that the host would keep
+    for good, and its forks share, when a job needs one of them (~1 ms to import in the job's
+    process). So a forked process learns it and ends, and the host imports only the modules of the
+    extractors that can find embeds (~180 of ~960), as its warm-up's embed scan reads them.
     """
     try:
         from yt_dlp.extractor import gen_extractor_classes
@@ -128,7 +132,8 @@ def skip_barren_embed_scans():
         embeds = getattr(real, "_EMBED_REGEX", None)
         return None not in own and found == own and isinstance(embeds, (list, tuple)) and not embeds
 
-    skipped = frozenset(lazy for lazy in gen_extractor_classes() if isinstance(lazy, LazyLoadMetaClass) and barren(lazy))
+    lazies = [lazy for lazy in gen_extractor_classes() if isinstance(lazy, LazyLoadMetaClass)]
+    skipped = frozenset(lazies[index] for index in learned_apart(lambda: [i for i, lazy in enumerate(lazies) if barren(lazy)]))
     lookup = LazyLoadMetaClass.__getattr__
 
     def no_embeds(ydl, url, webpage):
@@ -140,6 +145,27 @@ def skip_barren_embed_scans():
         return lookup(cls, name)
 
     LazyLoadMetaClass.__getattr__ = __getattr__
+
+
+def learned_apart(learn):
+    """The list of ints `learn()` gives, computed in a forked process so that what it loads is not
+    kept here; [] when that process fails (then every class is read where it is needed, as before)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(read)
+            with os.fdopen(write, "w") as answer:
+                answer.write(",".join(map(str, learn())))
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read) as answer:
+        text = answer.read()
+    _, status = os.waitpid(pid, 0)
+    return [int(each) for each in text.split(",") if each] if os.waitstatus_to_exitcode(status) == 0 else []
 
 
 def remember_extractor_choice():

@@ -18,6 +18,7 @@ import {
   type ResponseHead,
 } from "./http1.ts";
 import { openTunnel, readFrom } from "./tunnels.ts";
+import { relayedBytes } from "./young-gc.ts";
 
 /**
  * The client, connecting directly (to the checked address when one is given) or, with `proxy`,
@@ -169,6 +170,7 @@ class UpstreamBody extends Readable {
 
   #take(chunk: Buffer): void {
     if (this.#complete) return;
+    relayedBytes(chunk.length);
     let pieces: Buffer[];
     try {
       pieces = this.#decoder
