@@ -277,13 +277,40 @@ async function readLink(
   };
 }
 
-/** Queues the items at `positions` of the job, inside `tx`, in its key's group. */
+/**
+ * The priority of a key's item with `ahead` of its items queued before it: minus the turn it comes
+ * in, counted in the key's share. The queue takes the highest first, so a key's first items come
+ * before the hundredth of another key of its tier that queued earlier, and two keys' backlogs take
+ * turns (fair queuing): a key at its share is passed over, and the one behind it no longer waits
+ * for a backlog of hundreds queued before it to drain.
+ */
+export const turnOf = (ahead: number, share: number): number => -Math.floor(Math.max(0, ahead) / share);
+
+/** How many of the key's items wait in its jobs, those just written in `tx` among them. */
+async function queuedOfKey(tx: Queryable, apiKeyId: string): Promise<number> {
+  const [row] = await tx.query<{ n: number }>(
+    // By the key's account first: its jobs are found by the account's index, its waiting items by the jobs' open ones.
+    `SELECT count(*)::int AS n FROM job_items i JOIN jobs j ON j.id = i.job_id
+      WHERE j.account_id = (SELECT account_id FROM api_keys WHERE id = $1) AND j.api_key_id = $1
+        AND j.status IN ('queued', 'running') AND i.status = 'queued'`,
+    [apiKeyId],
+  );
+  return row?.n ?? 0;
+}
+
+/** Queues the items at `positions` of the job, inside `tx`, in its key's group, each at its key's turn. */
 async function queueAt(
   tx: Queryable,
   queue: Queue,
   { jobId, group, positions }: { jobId: string; group: { id: string; tier: string }; positions: readonly number[] },
 ): Promise<void> {
-  await queue.send(ITEMS, positions.map((position) => ({ data: { jobId, position }, group })), tx);
+  const ahead = await queuedOfKey(tx, group.id) - positions.length;
+  const share = JOB_ITEMS_AT_ONCE[group.tier] ?? JOB_ITEMS_AT_ONCE.FREE!;
+  await queue.send(
+    ITEMS,
+    positions.map((position, at) => ({ data: { jobId, position }, group, priority: turnOf(ahead + at, share) })),
+    tx,
+  );
 }
 
 /**

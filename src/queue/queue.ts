@@ -71,7 +71,7 @@ export interface Queue {
   /** Puts jobs on `queue`, inside `tx` when given (so they exist exactly when the rows written there do). */
   send(
     queue: string,
-    jobs: readonly { data: object; group?: { id: string; tier: string }; startAfterS?: number }[],
+    jobs: readonly { data: object; group?: { id: string; tier: string }; startAfterS?: number; priority?: number }[],
     tx?: Queryable,
   ): Promise<void>;
   /** Makes `queue` now, so that a later `send` inside a transaction need not (on PGlite that waits for the transaction). */
@@ -114,9 +114,10 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
       // Nothing to send makes no queue: making one goes outside `tx`, which on PGlite waits for `tx` to end.
       for (const [lane, laneJobs] of byLane(queue, jobs)) {
         await queueNamed(lane);
-        const inserts = laneJobs.map(({ data, group, startAfterS }) => ({
+        const inserts = laneJobs.map(({ data, group, startAfterS, priority }) => ({
           data,
           ...(group ? { group } : {}),
+          ...(priority ? { priority } : {}),
           ...(startAfterS ? { startAfter: startAfterS } : {}),
         }));
         await boss.insert(lane, inserts, tx === undefined ? undefined : { db: queueDb(tx) });

@@ -168,4 +168,44 @@ describe.each(storeKinds)("the queue on %s", (kind) => {
     }
     await until("the FREE key's jobs to run, one at a time", () => ran.length === 6);
   });
+
+  test("a key's later turns come after another key's first, where both are below their share", {
+    timeout: scaled(60_000),
+  }, async () => {
+    store = await openTestStore(kind);
+    queue = await startQueue(store.db, { ...settings, pollS: 60, schema: store.queueSchema }, (error) => {
+      throw error;
+    });
+    const releases = new Map<string, () => void>();
+    const ran: string[] = [];
+    await queue.work<{ name: string }>({
+      queue: "test-turns",
+      concurrency: 2,
+      groups: { perTier: { GOLD: 2 }, otherwise: 1 },
+      run: async ({ name }) => {
+        ran.push(name);
+        await new Promise<void>((resolve) => releases.set(name, resolve));
+        return true;
+      },
+    });
+    const a = { id: "key-a", tier: "GOLD" };
+    // Key A's six jobs in turns of its share (2): two run, four wait with lower priorities.
+    await queue.send(
+      "test-turns",
+      [0, 1, 2, 3, 4, 5].map((n) => ({
+        data: { name: `a-${n}` },
+        group: a,
+        priority: -Math.floor(n / 2),
+      })),
+    );
+    await until("key A's first turn to run", () => ran.length === 2);
+    await queue.send("test-turns", [{ data: { name: "b-0" }, group: { id: "key-b", tier: "GOLD" }, priority: 0 }]);
+    releases.get(ran[0]!)!();
+    await until("the next job to run", () => ran.length === 3);
+    expect(ran[2]).toBe("b-0");
+    await until("every job to run", () => {
+      for (const release of releases.values()) release();
+      return ran.length === 7;
+    });
+  });
 });
