@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { LongestFirst } from "./test/helpers/longest-first.ts";
 import { scaled } from "./test/helpers/slowness.ts";
 
 export default defineConfig({
@@ -19,5 +20,9 @@ export default defineConfig({
     // minutes less in all. No file leaves state in a module for the next (each makes its own
     // stores, services and servers); one that changes the environment puts it back.
     isolate: false,
+    // The longest files first (test/durations.json), so that none of them starts last and runs on
+    // alone while the other workers have nothing left: Vitest's own order needs the durations of an
+    // earlier run on this machine, which a clean clone lacks.
+    sequence: { sequencer: LongestFirst },
   },
 });
