@@ -109,18 +109,21 @@ export function createJobs(deps: JobDeps, queue: Queue): Jobs {
     queueExpansion: async (jobId, startAfterS) =>
       queue.send(EXPANSIONS, [{ data: { jobId }, group: await groupOf(deps.db, jobId), startAfterS }]),
     async work() {
+      // The items' lanes first: an expansion queues its items inside its store transaction, and a lane
+      // not made yet is made outside it, which on PGlite waits for that transaction to end, for ever.
+      // An expansion left waiting from before a restart runs as soon as its worker starts.
+      await queue.work<QueuedItem>({
+        queue: ITEMS,
+        concurrency: deps.settings.concurrency,
+        groups: { perTier: JOB_ITEMS_AT_ONCE, otherwise: JOB_ITEMS_AT_ONCE.FREE! },
+        run: (item, attempt) => runItem(deps, queue, item, attempt.last),
+      });
       await queue.work<{ jobId: string }>({
         queue: EXPANSIONS,
         // A turn holds its worker only while it reads: enough workers for every tier's turns to pass the others'.
         concurrency: deps.settings.extractionSlots,
         groups: { perTier: EXPANSIONS_AT_ONCE, otherwise: EXPANSIONS_AT_ONCE.FREE! },
         run: ({ jobId }, attempt) => expandTurn(deps, queue, jobId, attempt.last),
-      });
-      await queue.work<QueuedItem>({
-        queue: ITEMS,
-        concurrency: deps.settings.concurrency,
-        groups: { perTier: JOB_ITEMS_AT_ONCE, otherwise: JOB_ITEMS_AT_ONCE.FREE! },
-        run: (item, attempt) => runItem(deps, queue, item, attempt.last),
       });
     },
   };

@@ -15,7 +15,6 @@ import { type PhotoPlatforms, photoPosts, startPhotoPlatforms } from "../fakes/p
 import { buildTestApp } from "../helpers/app.ts";
 import { completed, type JobService, startJobService } from "../helpers/job-service.ts";
 import { scaled } from "../helpers/slowness.ts";
-import { openTestStore } from "../helpers/stores.ts";
 import { Visitor } from "../helpers/visitor.ts";
 
 let service: JobService;
@@ -195,28 +194,19 @@ describe("an account's own cookies", { timeout: scaled(120_000) }, () => {
 });
 
 describe("the seal", () => {
+  // On the file's store: a store of their own cost each of these two a PGlite's start, most of their time.
   test("opens only for the account and platform it was made for", async () => {
-    const store = await openTestStore("pglite");
-    try {
-      const key = await cookieKeyOf(store.db);
-      const content = new TextEncoder().encode(netscape(line(".instagram.com", "sessionid", "sealed")));
-      const sealed = await seal(key, 1, "INSTAGRAM", content);
-      expect(new TextDecoder().decode(await unseal(key, 1, "INSTAGRAM", sealed))).toContain("sessionid\tsealed");
-      await expect(unseal(key, 2, "INSTAGRAM", sealed)).rejects.toThrow();
-      await expect(unseal(key, 1, "TIKTOK", sealed)).rejects.toThrow();
-    } finally {
-      await store.close();
-    }
+    const key = await cookieKeyOf(service.store.db);
+    const content = new TextEncoder().encode(netscape(line(".instagram.com", "sessionid", "sealed")));
+    const sealed = await seal(key, 1, "INSTAGRAM", content);
+    expect(new TextDecoder().decode(await unseal(key, 1, "INSTAGRAM", sealed))).toContain("sessionid\tsealed");
+    await expect(unseal(key, 2, "INSTAGRAM", sealed)).rejects.toThrow();
+    await expect(unseal(key, 1, "TIKTOK", sealed)).rejects.toThrow();
   });
 
   test("without ACCOUNT_COOKIES there is no page", async () => {
-    const store = await openTestStore("pglite");
-    try {
-      const visitor = new Visitor(buildTestApp(store.db).app);
-      expect((await visitor.signUp("no-cookies@example.com")).status).toBe(303);
-      expect((await visitor.send("/profile/cookies")).status).toBe(404);
-    } finally {
-      await store.close();
-    }
+    const visitor = new Visitor(buildTestApp(service.store.db).app);
+    expect((await visitor.signUp("no-cookies@example.com")).status).toBe(303);
+    expect((await visitor.send("/profile/cookies")).status).toBe(404);
   });
 });
