@@ -31,7 +31,8 @@ function itemFile(record: PostRecord, link: Link, wanted: Wanted): RelayPlan {
   if (wanted.index !== null) requireItem(wanted.index, record.media.length);
   const item = record.media[(wanted.index ?? 1) - 1];
   if (item === undefined) throw new ApiError("no_media", "This post has no video or image to download.");
-  if (wanted.format !== null) {
+  // A sound item's one variant names its own file (the record's signed link of the variant asks for it so).
+  if (wanted.format !== null && !item.videoVariants.some((variant) => variant.formatId === wanted.format)) {
     throw new ApiError(
       "format_not_available",
       `This ${item.type} is one file as the platform serves it; it has no variants to choose from. Leave \`format\` out.`,
