@@ -39,6 +39,10 @@ function itemFile(record: PostRecord, link: Link, wanted: Wanted): RelayPlan {
     );
   }
   if (item.type !== "video") requireMotion(item.type, wanted);
+  // A sound item relayed with `mute` would be ffmpeg's copy of that same sound, not a silent video.
+  if (wanted.mute && item.videoVariants.some((variant) => variant.qualityLabel === "audio")) {
+    throw new ApiError("invalid_parameter", "This item is sound alone; `mute` needs a video. Leave `mute` out.");
+  }
   if (item.url === null) throw upstreamFailed("gallery-dl named no file for this item; try again later.");
   return {
     kind: "relay",

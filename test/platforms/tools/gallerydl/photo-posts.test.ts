@@ -237,7 +237,7 @@ describe("TikTok", () => {
       .toBe(0);
   });
 
-  test("the music (index=5) is the CDN's MP3 as it is, by its signed links too; audio=mp3 is our MP3 of it", async () => {
+  test("the music (index=5) is the CDN's MP3 as it is, by its signed links too; audio=mp3 is our MP3 of it, mute is 400", async () => {
     const expected = await platforms.bytes(music().url);
     const sound = await download(photoPosts.tiktokSlideshow, "&index=5");
     expect(sound.status).toBe(200);
@@ -259,6 +259,10 @@ describe("TikTok", () => {
     expect(mp3.headers.get("content-type")).toBe("audio/mpeg");
     const probed = await probeMedia(new Uint8Array(await mp3.arrayBuffer()));
     expect(probed.streams).toEqual(["mp3"]);
+
+    const muted = await download(photoPosts.tiktokSlideshow, "&index=5&mute=true");
+    expect(muted.status).toBe(400);
+    expect((await muted.json()).detail).toContain("sound alone");
   });
 
   test("cobalt's picker gives the pictures as its entries and the music as audio with audioFilename", async () => {
