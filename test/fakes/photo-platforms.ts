@@ -2,7 +2,7 @@
 // server that answers for www.instagram.com, www.reddit.com and www.tiktok.com with the bodies in
 // test/fixtures/upstream/gallery/ (see PROVENANCE.md there), under a certificate of a test
 // authority made at start-up, and a plain HTTP server for their media CDNs that serves a real
-// picture (or clip) made by ffmpeg for every file the fixtures name, in the size they name.
+// picture (or clip, or MP3) made by ffmpeg for every file the fixtures name, in the size (or length) they name.
 // The service reaches them through ORIGIN_OVERRIDES (the egress gate routes the tools' CONNECTs,
 // the relay its fetches) and gallery-dl trusts the authority through GALLERY_DL_CA_FILE.
 import { execFile } from "node:child_process";
@@ -42,14 +42,20 @@ export const photoPosts = {
 } as const;
 
 const platformHosts = ["www.instagram.com", instagramStaticHost, "www.reddit.com", "www.tiktok.com"];
-const cdnHosts = ["instagram.fbog4-1.fna.fbcdn.net", "i.redd.it", "p16-sign-va.tiktokcdn.com"];
+const cdnHosts = [
+  "instagram.fbog4-1.fna.fbcdn.net",
+  "i.redd.it",
+  "p16-sign-va.tiktokcdn.com",
+  "sf16-ies-music-va.tiktokcdn.com",
+];
 
-/** A file a fixture names: where the CDN serves it, its size and kind. */
+/** A file a fixture names: where the CDN serves it, its size and kind (a sound's size is 0 by 0, its length named). */
 export interface CdnFile {
   url: string;
   width: number;
   height: number;
-  kind: "photo" | "video";
+  kind: "photo" | "video" | "sound";
+  durationSec?: number;
 }
 
 export interface PhotoPlatforms {
@@ -108,26 +114,37 @@ function redditFiles(listing: Json[]): CdnFile[] {
   });
 }
 
+/** The slideshow's pictures, then its music (gallery-dl's order: `imagePost.images[]`, then `music.playUrl`). */
 function tiktokFiles(scope: Json): CdnFile[] {
-  const images = scope.__DEFAULT_SCOPE__["webapp.video-detail"].itemInfo.itemStruct.imagePost.images as Json[];
-  return images.map((image) => ({
+  const post = scope.__DEFAULT_SCOPE__["webapp.video-detail"].itemInfo.itemStruct;
+  const pictures = (post.imagePost.images as Json[]).map((image) => ({
     url: image.imageURL.urlList[0],
     width: image.imageWidth,
     height: image.imageHeight,
     kind: "photo" as const,
   }));
+  const music = {
+    url: post.music.playUrl,
+    width: 0,
+    height: 0,
+    kind: "sound" as const,
+    durationSec: post.music.duration,
+  };
+  return [...pictures, music];
 }
 
-/** One picture (a JPEG of its own colour) or clip (H.264 + AAC MP4) per file, in the file's size. */
+/** One picture (a JPEG of its own colour), clip (H.264 + AAC MP4) or sound (MP3) per file, in the file's size. */
 async function makeMedia(dir: string, files: CdnFile[]): Promise<Map<string, string>> {
   const made = new Map<string, string>();
   await Promise.all(
     files.map(async (file, i) => {
-      const name = path.join(dir, `file${i}.${file.kind === "photo" ? "jpg" : "mp4"}`);
+      const name = path.join(dir, `file${i}.${{ photo: "jpg", video: "mp4", sound: "mp3" }[file.kind]}`);
       const size = `${file.width}x${file.height}`;
       const colour = `0x${((i * 0x3b5f17 + 0x224466) & 0xffffff).toString(16).padStart(6, "0")}`;
       const args = file.kind === "photo"
         ? ["-f", "lavfi", "-i", `color=c=${colour}:s=${size}`, "-frames:v", "1", name]
+        : file.kind === "sound"
+        ? ["-f", "lavfi", "-i", `sine=f=330:d=${file.durationSec}`, "-c:a", "libmp3lame", "-b:a", "64k", name]
         : [
           "-f",
           "lavfi",
@@ -255,7 +272,8 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
       res.writeHead(404);
       return void res.end();
     }
-    serveBytes(req, res, await readFile(file), file.endsWith(".mp4") ? "video/mp4" : "image/jpeg");
+    const type = { mp4: "video/mp4", mp3: "audio/mpeg", jpg: "image/jpeg" }[file.slice(-3)]!;
+    serveBytes(req, res, await readFile(file), type);
   });
 
   const listen = (server: typeof cdn | typeof platforms) =>

@@ -1,4 +1,4 @@
-// TikTok: yt-dlp reads videos (and a slideshow's music), gallery-dl a slideshow's pictures.
+// TikTok: yt-dlp reads videos (and a slideshow's music), gallery-dl a slideshow's pictures and music.
 import { mirrorsOf, type Platform, samplesOf } from "../platform.ts";
 
 export const tiktok: Platform<"TIKTOK"> = {
@@ -20,8 +20,9 @@ export const tiktok: Platform<"TIKTOK"> = {
   ytdlpPlaylist: (url) => /^\/@[^/]+\/?$/.test(url.pathname),
   photoShape: /\/photo\/\d+/,
   sessionCookies: ["sessionid", "sid_tt"],
-  // A slideshow without its music track: the record lists pictures and videos.
-  galleryDlOptions: ["extractor.tiktok.audio=false"],
+  // A slideshow's music as its last item, the file of its `music.playUrl` (gallery-dl's default, said so that it stays):
+  // the record lists it as a sound item beside the pictures, and cobalt's picker gives it as `audio`.
+  galleryDlOptions: ["extractor.tiktok.audio=true"],
   referencePost: "https://www.tiktok.com/@leenabhushan/video/6748451240264420610",
   readBy: "yt-dlp + gallery-dl (`/photo/`)",
   samples: [

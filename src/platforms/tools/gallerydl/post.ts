@@ -6,6 +6,14 @@ import type { GalleryMetadata, GalleryOutput } from "./run.ts";
 
 const photoExtensions = new Set(["jpg", "jpeg", "png", "webp", "heic", "heif", "avif", "bmp"]);
 const videoExtensions = new Set(["mp4", "webm", "mov", "m4v", "mkv"]);
+/** A file of sound alone (a slideshow's music), by its extension, with its media type. */
+const soundTypes: Record<string, string> = {
+  mp3: "audio/mpeg",
+  m4a: "audio/mp4",
+  aac: "audio/aac",
+  ogg: "audio/ogg",
+  opus: "audio/ogg",
+};
 
 const text = (
   value: unknown,
@@ -18,12 +26,17 @@ const field = (
   key: string,
 ): unknown => (meta === null || meta === undefined ? undefined : meta[key]);
 
-/** The file's kind: from the extension gallery-dl gives it, else from its URL's; null for audio, subtitles and the like. */
-function kindOf(url: string, meta: GalleryMetadata): PostMediaItem["type"] | null {
+/** The file's extension: the one gallery-dl gives it, else its URL's. */
+const extensionOf = (url: string, meta: GalleryMetadata): string =>
+  (text(meta.extension) ?? /\.(\w+)$/.exec(URL.parse(url)?.pathname ?? "")?.[1] ?? "").toLowerCase();
+
+/** The file's kind: a sound's is `sound` (listed as a video of sound alone); null for subtitles and the like. */
+function kindOf(url: string, meta: GalleryMetadata): PostMediaItem["type"] | "sound" | null {
   if (url.startsWith("ytdl:")) return "video";
-  const extension = (text(meta.extension) ?? /\.(\w+)$/.exec(URL.parse(url)?.pathname ?? "")?.[1] ?? "").toLowerCase();
+  const extension = extensionOf(url, meta);
   if (extension === "gif") return "gif";
   if (photoExtensions.has(extension)) return "photo";
+  if (Object.hasOwn(soundTypes, extension)) return "sound";
   return videoExtensions.has(extension) ? "video" : null;
 }
 
@@ -57,13 +70,34 @@ function dimensions(url: string, meta: GalleryMetadata): { width: number | null;
   return { width, height };
 }
 
-function mediaItem(url: string, meta: GalleryMetadata, type: PostMediaItem["type"]): PostMediaItem {
+/**
+ * A sound as the records list one (as yt-dlp's sound-only record does): a video whose one variant is `audio`, its
+ * file relayed as the host serves it; `format=audio` asks for that same file.
+ */
+function soundItem(url: string, meta: GalleryMetadata): PostMediaItem {
+  return {
+    type: "video",
+    url,
+    posterUrl: null,
+    width: null,
+    height: null,
+    durationSec: durationOf(meta),
+    videoVariants: [{ qualityLabel: "audio", formatId: "audio", contentType: soundTypes[extensionOf(url, meta)]! }],
+    altText: null,
+  };
+}
+
+const durationOf = (meta: GalleryMetadata): number | null =>
+  typeof meta.duration === "number" && meta.duration > 0 ? Math.round(meta.duration) : null;
+
+function mediaItem(url: string, meta: GalleryMetadata, type: PostMediaItem["type"] | "sound"): PostMediaItem {
+  if (type === "sound") return soundItem(url, meta);
   const file = url.startsWith("ytdl:") ? null : url;
   const { width, height } = dimensions(url, meta);
   if (type !== "video") {
     return { type, url: file, posterUrl: null, width, height, durationSec: null, videoVariants: [], altText: null };
   }
-  const duration = typeof meta.duration === "number" && meta.duration > 0 ? Math.round(meta.duration) : null;
+  const duration = durationOf(meta);
   // Some extractors give a video's still as the post's picture of it.
   return {
     type,
@@ -95,7 +129,8 @@ export function galleryToPost(output: GalleryOutput, platform: PlatformId, pageU
   });
   const permalink = text(post.post_url) ??
     (text(post.permalink)?.startsWith("/") ? new URL(String(post.permalink), pageUrl).href : null);
-  const firstVideo = media.find((item) => item.type === "video");
+  // A sound item (the one with a variant) is no video: a slideshow, a photo post, has no length or poster of one.
+  const firstVideo = media.find((item) => item.type === "video" && item.videoVariants.length === 0);
   return {
     platform,
     id: String(text(post.post_shortcode) ?? text(post.id) ?? text(post.post_id) ?? size(post.id) ?? ""),

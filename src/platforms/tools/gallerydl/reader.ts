@@ -31,13 +31,18 @@ function itemFile(record: PostRecord, link: Link, wanted: Wanted): RelayPlan {
   if (wanted.index !== null) requireItem(wanted.index, record.media.length);
   const item = record.media[(wanted.index ?? 1) - 1];
   if (item === undefined) throw new ApiError("no_media", "This post has no video or image to download.");
-  if (wanted.format !== null) {
+  // A sound item's one variant names its own file (the record's signed link of the variant asks for it so).
+  if (wanted.format !== null && !item.videoVariants.some((variant) => variant.formatId === wanted.format)) {
     throw new ApiError(
       "format_not_available",
       `This ${item.type} is one file as the platform serves it; it has no variants to choose from. Leave \`format\` out.`,
     );
   }
   if (item.type !== "video") requireMotion(item.type, wanted);
+  // A sound item relayed with `mute` would be ffmpeg's copy of that same sound, not a silent video.
+  if (wanted.mute && item.videoVariants.some((variant) => variant.qualityLabel === "audio")) {
+    throw new ApiError("invalid_parameter", "This item is sound alone; `mute` needs a video. Leave `mute` out.");
+  }
   if (item.url === null) throw upstreamFailed("gallery-dl named no file for this item; try again later.");
   return {
     kind: "relay",

@@ -6,6 +6,9 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createCobaltDoor } from "../../../../src/cobalt/door.ts";
+import { parseConfig } from "../../../../src/config.ts";
+import { createLogger } from "../../../../src/log.ts";
 import { type PhotoPlatforms, photoPosts, startPhotoPlatforms } from "../../../fakes/photo-platforms.ts";
 import { buildTestApp, makeKey, type TestApp } from "../../../helpers/app.ts";
 import { probeMedia } from "../../../helpers/media.ts";
@@ -187,28 +190,119 @@ describe("Reddit", () => {
 });
 
 describe("TikTok", () => {
-  test("a slideshow (/photo/) lists its pictures, not its music, with the caption and author", async () => {
+  const pictures = () => platforms.files.tiktokSlideshow.filter((file) => file.kind === "photo");
+  const music = () => platforms.files.tiktokSlideshow.find((file) => file.kind === "sound")!;
+
+  test("a slideshow (/photo/) lists its pictures, then its music as a sound item, with the caption and author", async () => {
     const response = await post(photoPosts.tiktokSlideshow);
     expect(response.status).toBe(200);
     const record = await response.json();
-    const files = platforms.files.tiktokSlideshow;
+    const files = pictures();
     expect(record).toMatchObject({
       platform: "TIKTOK",
       id: "7436185392745209118",
       text: "Four steps to the perfect loaf #baking",
       authorName: "Bread Lab",
+      // A photo post: no video's length, its first picture its poster.
+      durationSec: null,
+      posterUrl: files[0]!.url,
+      needsServerProcessing: false,
     });
-    expect(record.media).toHaveLength(4);
+    expect(record.media).toHaveLength(5);
     expect(record.imageUrls).toEqual(files.map((file) => file.url));
-    expect(record.media.map((item: { width: number; height: number }) => [item.width, item.height])).toEqual(
-      files.map((file) => [file.width, file.height]),
-    );
+    expect(record.media.slice(0, 4).map((item: { width: number; height: number }) => [item.width, item.height]))
+      .toEqual(files.map((file) => [file.width, file.height]));
+    // As records list sound alone: a video whose variants are all `audio` (yt-dlp's record of the same music too).
+    expect(record.media[4]).toEqual({
+      type: "video",
+      url: music().url,
+      posterUrl: null,
+      width: null,
+      height: null,
+      durationSec: 24,
+      videoVariants: [{
+        qualityLabel: "audio",
+        formatId: "audio",
+        contentType: "audio/mpeg",
+        downloadUrl: expect.stringMatching(/\/api\/v1\/download\?.*index=5&format=audio&/),
+      }],
+      altText: null,
+      downloadUrl: expect.stringMatching(/\/api\/v1\/download\?.*index=5&/),
+    });
 
     const first = await download(photoPosts.tiktokSlideshow, "&index=1");
     expect(first.status).toBe(200);
     expect(first.headers.get("content-type")).toBe("image/jpeg");
     expect(Buffer.compare(Buffer.from(await first.arrayBuffer()), Buffer.from(await platforms.bytes(files[0]!.url))))
       .toBe(0);
+  });
+
+  test("the music (index=5) is the CDN's MP3 as it is, by its signed links too; audio=mp3 is our MP3 of it, mute is 400", async () => {
+    const expected = await platforms.bytes(music().url);
+    const sound = await download(photoPosts.tiktokSlideshow, "&index=5");
+    expect(sound.status).toBe(200);
+    expect(sound.headers.get("content-type")).toBe("audio/mpeg");
+    expect(sound.headers.get("content-disposition")).toContain('filename="tiktok_7436185392745209118_5.mp3"');
+    expect(sound.headers.get("content-length")).toBe(String(expected.length));
+    expect(Buffer.compare(Buffer.from(await sound.arrayBuffer()), Buffer.from(expected))).toBe(0);
+
+    const record = await (await post(photoPosts.tiktokSlideshow)).json();
+    for (const signed of [record.media[4].downloadUrl, record.media[4].videoVariants[0].downloadUrl]) {
+      const link = new URL(signed);
+      const response = await app.get(link.pathname + link.search);
+      expect(response.status).toBe(200);
+      expect(Buffer.compare(Buffer.from(await response.arrayBuffer()), Buffer.from(expected))).toBe(0);
+    }
+
+    const mp3 = await download(photoPosts.tiktokSlideshow, "&index=5&audio=mp3");
+    expect(mp3.status).toBe(200);
+    expect(mp3.headers.get("content-type")).toBe("audio/mpeg");
+    const probed = await probeMedia(new Uint8Array(await mp3.arrayBuffer()));
+    expect(probed.streams).toEqual(["mp3"]);
+
+    const muted = await download(photoPosts.tiktokSlideshow, "&index=5&mute=true");
+    expect(muted.status).toBe(400);
+    expect((await muted.json()).detail).toContain("sound alone");
+  });
+
+  test("cobalt's picker gives the pictures as its entries and the music as audio with audioFilename", async () => {
+    const door = createCobaltDoor({
+      api: app.app,
+      db: store.db,
+      config: parseConfig({}),
+      log: createLogger("error"),
+      startedAt: new Date(),
+      // The app's clock, which checks the tunnels the door signs.
+      now: app.clock.now,
+    });
+    const arrival = { peer: "127.0.0.1", requestId: crypto.randomUUID() };
+    const asked = await door.answer(
+      new Request("http://door.local/", {
+        method: "POST",
+        headers: { accept: "application/json", "content-type": "application/json", authorization: `Api-Key ${key}` },
+        body: JSON.stringify({ url: photoPosts.tiktokSlideshow, filenameStyle: "classic" }),
+      }),
+      arrival,
+    );
+    expect(asked.response.status).toBe(200);
+    const answer = await asked.response.json();
+    expect(answer.status).toBe("picker");
+    expect(answer.picker.map((entry: { type: string; thumb: string }) => [entry.type, entry.thumb])).toEqual(
+      pictures().map((file) => ["photo", file.url]),
+    );
+    expect(answer.audioFilename).toBe("tiktok_7436185392745209118_audio.mp3");
+    const tunnel = new URL(answer.audio);
+    expect([tunnel.pathname, tunnel.searchParams.get("index"), tunnel.searchParams.get("audio")]).toEqual([
+      "/tunnel",
+      "5",
+      "mp3",
+    ]);
+
+    const sound = await door.answer(new Request(answer.audio), arrival);
+    expect(sound.response.status).toBe(200);
+    expect(sound.response.headers.get("content-disposition")).toContain(answer.audioFilename);
+    const probed = await probeMedia(new Uint8Array(await sound.response.arrayBuffer()));
+    expect(probed.streams).toEqual(["mp3"]);
   });
 });
 
