@@ -54,7 +54,17 @@ describe("two instances on one PostgreSQL", () => {
       await until("the job to complete on the other instance", async () => {
         const [job] = await db.query<{ status: string }>("SELECT status FROM jobs WHERE id = $1", [id]);
         return job!.status === "completed";
-      }, 180_000);
+      }, 180_000).catch(async (error) => {
+        // What the job and the other instance were doing, for a failure seen only on a loaded machine.
+        const rows = await db.query("SELECT status, count(*)::int AS n FROM job_items WHERE job_id = $1 GROUP BY 1", [
+          id,
+        ]);
+        const [job] = await db.query("SELECT status, links_read, expanded_at FROM jobs WHERE id = $1", [id]);
+        const queued = await db.query("SELECT name, state, count(*)::int AS n FROM pgboss.job GROUP BY 1, 2");
+        throw new Error(
+          `${error.message}: ${JSON.stringify({ job, items: rows, queued })}\n${second.output.slice(-30).join("\n")}`,
+        );
+      });
       const items = await db.query<{ status: string; counted: boolean; id: string }>(
         "SELECT status, counted_at IS NOT NULL AS counted, post->>'id' AS id FROM job_items WHERE job_id = $1 ORDER BY position",
         [id],
