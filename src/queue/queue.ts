@@ -179,7 +179,9 @@ function byLane<Job extends { group?: { tier: string } }>(queue: string, jobs: r
   const lanes = new Map<string, Job[]>();
   for (const job of jobs) {
     const lane = laneOf(queue, job.group?.tier);
-    lanes.set(lane, [...(lanes.get(lane) ?? []), job]);
+    const jobsOfLane = lanes.get(lane);
+    if (jobsOfLane === undefined) lanes.set(lane, [job]);
+    else jobsOfLane.push(job);
   }
   return lanes;
 }
