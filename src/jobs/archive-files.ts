@@ -14,7 +14,7 @@ import type { Wanted } from "../platforms/source.ts";
 import { type TranscriptDeps, transcriptFormats, transcriptOf } from "../operations/transcript.ts";
 import { itemName } from "../platforms/items.ts";
 import type { FileWanted, ItemFile, ItemTranscript } from "./archive.ts";
-import { whenSlotFrees } from "./slot-turn.ts";
+import { whenSlotFrees } from "./waits.ts";
 import type { JobItem, JobRequest } from "./job.ts";
 import type { PostRecord } from "../platforms/records.ts";
 

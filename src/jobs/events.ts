@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { type LinkMaker, type LinkSettings, signerAt } from "../auth/link-caller.ts";
 import type { Job, JobItem } from "./job.ts";
-import type { JobEvents } from "./runner.ts";
+import type { JobEvents } from "./background.ts";
 import { JobItemRecord, JobRecord, jobRecord, JobWithItems } from "./view.ts";
 import { JOB_ARCHIVE_PATH } from "./own-job.ts";
 import type { Db } from "../store/db.ts";

@@ -152,9 +152,73 @@ export async function addItems(
   return true;
 }
 
-/** Marks the job running as its expansion starts: it is at work, though it may have no item yet. */
-export async function startExpansion(db: Queryable, jobId: string): Promise<void> {
-  await db.query("UPDATE jobs SET status = 'running' WHERE id = $1 AND status = 'queued'", [jobId]);
+/**
+ * Starts the job's expansion, once: marks it running (at work, though it may have no item yet) and
+ * says which of its links are to be put on the queue to be read, those from `from` on (a job whose
+ * expansion began before links were read on the queue goes on from where it was); null when they
+ * were put on it already, or the job is cancelled or expanded.
+ */
+export async function startExpansion(
+  tx: Queryable,
+  jobId: string,
+  now: Date,
+): Promise<{ from: number; count: number } | null> {
+  const [started] = await tx.query<{ from: number; count: number }>(
+    `UPDATE jobs SET status = 'running', links_queued_at = $2
+      WHERE id = $1 AND links_queued_at IS NULL AND expanded_at IS NULL AND status IN ('queued', 'running')
+      RETURNING links_read AS from, jsonb_array_length(request -> 'urls') AS count`,
+    [jobId, now],
+  );
+  return started ?? null;
+}
+
+/** Keeps what link `at` of the job stands for until the links before it have their items (once). */
+export async function keepLinkRead(db: Queryable, jobId: string, at: number, read: object): Promise<void> {
+  await db.query("INSERT INTO job_links (job_id, at, read) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [
+    jobId,
+    at,
+    storableJson(read),
+  ]);
+}
+
+/** Whether link `at` of the job was read already (kept, or taken as items): a run of it again need not read it. */
+export async function linkWasRead(db: Queryable, jobId: string, at: number): Promise<boolean> {
+  const [row] = await db.query<{ read: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM job_links WHERE job_id = $1 AND at = $2)
+         OR EXISTS (SELECT 1 FROM jobs WHERE id = $1 AND (links_read > $2 OR expanded_at IS NOT NULL)) AS read`,
+    [jobId, at],
+  );
+  return row?.read === true;
+}
+
+/**
+ * The job's expansion as it is, held inside `tx` until it ends (one taker at a time, on any
+ * instance): how many links have their items, how many items there are, and the links read since
+ * that wait their turn, in order from the first not taken (null: the job is no longer expanding).
+ */
+export async function heldExpansion<Read>(
+  tx: Queryable,
+  jobId: string,
+): Promise<{ links: number; linksRead: number; items: number; reads: { at: number; read: Read }[] } | null> {
+  const [job] = await tx.query<{ links_read: number; links: number }>(
+    `SELECT links_read, jsonb_array_length(request -> 'urls') AS links FROM jobs
+      WHERE id = $1 AND expanded_at IS NULL AND status IN ('queued', 'running') FOR UPDATE`,
+    [jobId],
+  );
+  if (job === undefined) return null;
+  const [items] = await tx.query<{ n: number }>("SELECT count(*)::integer AS n FROM job_items WHERE job_id = $1", [
+    jobId,
+  ]);
+  const reads = await tx.query<{ at: number; read: Read }>(
+    "SELECT at, read FROM job_links WHERE job_id = $1 AND at >= $2 ORDER BY at",
+    [jobId, job.links_read],
+  );
+  return { links: job.links, linksRead: job.links_read, items: items?.n ?? 0, reads };
+}
+
+/** Lets go of the reads of the job's links before `before`: they have their items. */
+export async function dropTakenReads(tx: Queryable, jobId: string, before: number): Promise<void> {
+  await tx.query("DELETE FROM job_links WHERE job_id = $1 AND at < $2", [jobId, before]);
 }
 
 /** Sets a job's `complete` false and adds `$3` to why, when `$3` is a reason (null: nothing missing). */
@@ -219,6 +283,8 @@ export async function finishExpansion(
     `UPDATE jobs SET expanded_at = $2, ${NOTING_MISSING} WHERE id = $1 AND expanded_at IS NULL RETURNING id`,
     [jobId, now, missing],
   );
+  // Links read ahead of a job that filled up are not taken.
+  await db.query("DELETE FROM job_links WHERE job_id = $1", [jobId]);
   return ended !== undefined;
 }
 

@@ -4,7 +4,7 @@
 // is the one module that speaks to pg-boss: the events (webhook deliveries, schedules) become
 // queues here too.
 import { PgBoss } from "pg-boss";
-import type { Db as IDatabase, Job as QueuedJob, JobResult } from "pg-boss";
+import type { Db as IDatabase, JobResult, JobWithMetadata } from "pg-boss";
 import type { Db, Queryable } from "../store/db.ts";
 import { inSchemaTurn } from "../store/migrate.ts";
 
@@ -44,9 +44,27 @@ export interface QueueWork<Data> {
   concurrency: number;
   /** How many jobs of one group (a key, for fairness) run at once here, by the group's tier: a lane per tier. */
   groups?: { perTier: Readonly<Record<string, number>>; otherwise: number };
-  /** Runs one job: true when settled, false when it should run again later (a retry can help). */
-  run(data: Data, attempt: { retries: number; last: boolean }): Promise<boolean>;
+  /**
+   * Runs one job: true when settled, false when it should run again after a retry's pause (a retry
+   * can help), or `again`: it waits (for a slot, or for a platform's rest) and comes again then, in
+   * its lane and group, with its data, spending no retry. `last`: a failure now is not retried.
+   */
+  run(data: Data, attempt: { retries: number; last: boolean }): Promise<boolean | Again<Data>>;
 }
+
+/** A job that is to come again in `inS` seconds, carrying `data`: a wait, not a failure. */
+export interface Again<Data> {
+  againInS: number;
+  data: Data;
+}
+
+/**
+ * Attempts a job gets beyond its retries, which only an instance that died during one spends: the
+ * queue runs the job again after its heartbeat lapses, and a job whose last attempt died would
+ * otherwise be failed by pg-boss with nothing told (a job left `running` for ever). The attempts
+ * past the retries are all `last`, so the run settles there.
+ */
+const CRASH_ATTEMPTS = 2;
 
 export interface QueueSettings {
   /** The queue's schema, QUEUE_SCHEMA unless tests that share one database give each store its own. */
@@ -97,7 +115,7 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
   const queueNamed = async (name: string) => {
     if (made.has(name)) return;
     const options = {
-      retryLimit: settings.retries,
+      retryLimit: settings.retries + CRASH_ATTEMPTS,
       retryDelay: settings.retryDelayS,
       retryBackoff: true,
       heartbeatSeconds: Math.max(10, settings.heartbeatS),
@@ -114,23 +132,13 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
       // Nothing to send makes no queue: making one goes outside `tx`, which on PGlite waits for `tx` to end.
       for (const [lane, laneJobs] of byLane(queue, jobs)) {
         await queueNamed(lane);
-        const inserts = laneJobs.map(({ data, group, startAfterS, priority }) => ({
-          data,
-          ...(group ? { group } : {}),
-          ...(priority ? { priority } : {}),
-          ...(startAfterS ? { startAfter: startAfterS } : {}),
-        }));
-        await boss.insert(lane, inserts, tx === undefined ? undefined : { db: queueDb(tx) });
-        // The insert's NOTIFY wakes workers now; a job that waits is taken when it is due, not a poll later.
-        for (const { startAfterS } of laneJobs) {
-          if (startAfterS) setTimeout(() => wakeIdle(boss, lane), startAfterS * 1000).unref?.();
-        }
+        await insertInto(boss, lane, laneJobs, tx);
       }
     },
     async work<Data extends object>(work: QueueWork<Data>) {
       for (const { lane, concurrency, groupShare } of lanesOf(work)) {
         await queueNamed(lane);
-        await boss.work<Data>(
+        await boss.work(
           lane,
           {
             batchSize: 1,
@@ -143,10 +151,10 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
           },
           // A worker that ran a job asks for the next at once, instead of waiting out its poll; a job that
           // asks to run again wakes a worker here when its retry is due.
-          (jobs) =>
+          (jobs: JobWithMetadata<Data>[]) =>
             Promise.all(jobs.map(async (job) => {
               const last = job.retryCount >= settings.retries;
-              const result = await settled(job, work, last);
+              const result = await settled(boss, lane, job, work, last);
               if (result.status === "failed" && !last) retries.wake(lane, job.id);
               return result;
             })).finally(() => wakeBusy(boss, lane)),
@@ -283,12 +291,45 @@ async function wakeWhenDue(boss: PgBoss, db: Db, queue: string, id: string): Pro
   setTimeout(() => wakeIdle(boss, queue), Math.max(0, due!.ms)).unref?.();
 }
 
-/** One job's outcome as pg-boss takes it: a job that asks to run again fails, and pg-boss retries it. */
+/** A job as put on a lane. */
+interface SentJob {
+  data: object;
+  group?: { id: string; tier?: string };
+  startAfterS?: number;
+  priority?: number;
+}
+
+/** Puts `jobs` on `lane` (made already), inside `tx` when given, and wakes a worker here when one that waits is due. */
+async function insertInto(boss: PgBoss, lane: string, jobs: readonly SentJob[], tx?: Queryable): Promise<void> {
+  const inserts = jobs.map(({ data, group, startAfterS, priority }) => ({
+    data,
+    ...(group ? { group } : {}),
+    ...(priority ? { priority } : {}),
+    ...(startAfterS ? { startAfter: startAfterS } : {}),
+  }));
+  await boss.insert(lane, inserts, tx === undefined ? undefined : { db: queueDb(tx) });
+  // The insert's NOTIFY wakes workers now; a job that waits is taken when it is due, not a poll later.
+  for (const { startAfterS } of jobs) {
+    if (startAfterS) setTimeout(() => wakeIdle(boss, lane), startAfterS * 1000).unref?.();
+  }
+}
+
+/**
+ * One job's outcome as pg-boss takes it: a job that asks to run again fails, and pg-boss retries it;
+ * one that comes again later is put back on its lane, in its group at its priority, and is settled.
+ * An instance that dies between the two runs it again, as it would any job it held: the runs are
+ * written to be run twice.
+ */
 async function settled<Data extends object>(
-  job: QueuedJob<Data> & { retryCount: number },
+  boss: PgBoss,
+  lane: string,
+  job: JobWithMetadata<Data>,
   work: QueueWork<Data>,
   last: boolean,
 ): Promise<JobResult> {
-  const done = await work.run(job.data, { retries: job.retryCount, last });
-  return { id: job.id, status: done ? "completed" : "failed" };
+  const answer = await work.run(job.data, { retries: job.retryCount, last });
+  if (typeof answer === "boolean") return { id: job.id, status: answer ? "completed" : "failed" };
+  const group = job.groupId ? { id: job.groupId, ...(job.groupTier ? { tier: job.groupTier } : {}) } : undefined;
+  await insertInto(boss, lane, [{ data: answer.data, group, startAfterS: answer.againInS, priority: job.priority }]);
+  return { id: job.id, status: "completed" };
 }

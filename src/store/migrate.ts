@@ -17,6 +17,7 @@ import countedAndBounded from "./migrations/012_counted_and_bounded.sql?raw";
 import linksRead from "./migrations/015_links_read.sql?raw";
 import accountCookies from "./migrations/016_account_cookies.sql?raw";
 import listedTitles from "./migrations/019_listed_titles.sql?raw";
+import jobLinks from "./migrations/020_job_links.sql?raw";
 
 export const migrations: readonly { version: number; sql: string }[] = [
   { version: 1, sql: init },
@@ -34,6 +35,7 @@ export const migrations: readonly { version: number; sql: string }[] = [
   { version: 15, sql: linksRead },
   { version: 16, sql: accountCookies },
   { version: 19, sql: listedTitles },
+  { version: 20, sql: jobLinks },
 ];
 
 const SCHEMA_LOCK = 7_303_001;

@@ -9,9 +9,10 @@
 // later, its period claimed and counted already, as a job's expansion takes turns.
 import { ApiError } from "../http/problem.ts";
 import type { SlotHolder } from "../limits/slots.ts";
-import { type JobDeps, linkPostsOf, queueItems } from "../jobs/runner.ts";
-import { NO_SLOT_WAIT_S } from "../jobs/slot-turn.ts";
-import { NO_SLOT, type NoSlot } from "../jobs/link-reads.ts";
+import type { JobDeps } from "../jobs/background.ts";
+import { linkPostsOf } from "../jobs/expansion.ts";
+import { queueItems } from "../jobs/queues.ts";
+import { isNoSlot, whenSlotMayFree } from "../jobs/waits.ts";
 import type { Queryable } from "../store/db.ts";
 import type { Queue } from "../queue/queue.ts";
 import { jobMaxItemsOf } from "../jobs/request.ts";
@@ -78,9 +79,8 @@ export function createWatches(deps: JobDeps, queue: Queue): Watches {
             ? await stillWatching(deps, run.watchId, run.again)
             : await claim(deps, run, (next, tx) => queue.send(RUNS, [runOf(run.watchId, next)], tx));
           if (watch === null) return true;
-          if ((await look(deps, queue, watch, !run.again)) === NO_SLOT) {
-            const again = run.again ?? watch.nextRunAt.toISOString();
-            await queue.send(RUNS, [{ data: { ...run, again }, startAfterS: NO_SLOT_WAIT_S }]);
+          if ((await look(deps, queue, watch, !run.again)) === "no slot") {
+            return whenSlotMayFree({ ...run, again: run.again ?? watch.nextRunAt.toISOString() });
           }
           // A look that failed says so on the watch; the next period looks again.
           return true;
@@ -128,10 +128,10 @@ async function stillWatching(deps: JobDeps, watchId: string, next: string): Prom
 
 /**
  * Expands the watch's link and makes a job of the posts not seen before; the first look only
- * records them. NO_SLOT when the key's extraction slots are all held: the run is to come again.
+ * records them. "no slot" when the key's extraction slots are all held: the run is to come again.
  * `count`: the run is counted here (not when it comes again).
  */
-async function look(deps: JobDeps, queue: Queue, watch: Watch, count: boolean): Promise<NoSlot | void> {
+async function look(deps: JobDeps, queue: Queue, watch: Watch, count: boolean): Promise<"no slot" | void> {
   // A run is one call of the key (its listing is a look-up as `post`'s is); past the day it does not look.
   if (count && !(await countRun(deps.db, watch.apiKeyId, deps.now()))) {
     await noteRun(deps.db, watch.id, "Skipped: the key's daily limit was used up; the next run looks again.");
@@ -160,7 +160,7 @@ async function look(deps: JobDeps, queue: Queue, watch: Watch, count: boolean): 
     posts = expansion.posts.map((post) => post.href);
     titles = new Map(posts.map((post, at) => [post, expansion.titles?.[at] ?? null]));
   } catch (error) {
-    if (error instanceof ApiError && error.code === "too_many_extractions") return NO_SLOT;
+    if (isNoSlot(error)) return "no slot";
     if (!(error instanceof ApiError)) {
       deps.log.error("a watch's link could not be expanded", { watchId: watch.id, error: String(error) });
     }

@@ -290,7 +290,9 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
     x.setMode("syndication", { kind: "delay", ms: 3000 });
     const key = await makeKey(store.db, "FREE");
     const urls = Array.from({ length: 10 }, (_, at) => postLink(500 + at));
-    const job = (await (await submit(key.plain, { urls })).json()) as JobAnswer;
+    // Without threads a post link is not read as its thread: every item is made at once, and each reads its
+    // post (3 s here), two at a time, so that items wait their turn when the job is cancelled.
+    const job = (await (await submit(key.plain, { urls, threads: false })).json()) as JobAnswer;
     const path = `/api/v1/jobs/${job.id}`;
     // A FREE key's burst is 10 calls a minute: the store is watched, not the API.
     const statusOf = async () =>

@@ -208,4 +208,79 @@ describe.each(storeKinds)("the queue on %s", (kind) => {
       return ran.length === 7;
     });
   });
+
+  test("a job that comes again runs when due, in its lane and group at its priority, and spends no retry", {
+    timeout: scaled(60_000),
+  }, async () => {
+    store = await openTestStore(kind);
+    queue = await startQueue(store.db, { ...settings, pollS: 60, schema: store.queueSchema }, (error) => {
+      throw error;
+    });
+    const ran: { n: number; retries: number; at: number }[] = [];
+    await queue.work<{ n: number }>({
+      queue: "test-again",
+      concurrency: 2,
+      groups: { perTier: { GOLD: 2 }, otherwise: 1 },
+      run: async ({ n }, { retries }) => {
+        ran.push({ n, retries, at: Date.now() });
+        return n < 3 ? { againInS: 1, data: { n: n + 1 } } : true;
+      },
+    });
+    await queue.send("test-again", [{ data: { n: 0 }, group: { id: "key-a", tier: "GOLD" }, priority: -4 }]);
+    // More comings again than retries (2): a wait is not a failure.
+    await until("the job's fourth run", () => ran.length === 4, 30_000);
+    expect(ran.map(({ n, retries }) => ({ n, retries }))).toEqual([0, 1, 2, 3].map((n) => ({ n, retries: 0 })));
+    for (let at = 1; at < ran.length; at += 1) expect(ran[at]!.at - ran[at - 1]!.at).toBeGreaterThanOrEqual(1_000);
+    const runs = await store.db.query<{ name: string; group_id: string; group_tier: string; priority: number }>(
+      `SELECT name, group_id, group_tier, priority FROM ${store.queueSchema}.job WHERE name LIKE 'test-again%'`,
+    );
+    expect(runs).toHaveLength(4);
+    for (const run of runs) {
+      expect(run).toEqual({ name: "test-again/gold", group_id: "key-a", group_tier: "GOLD", priority: -4 });
+    }
+  });
+
+  test("a job whose instance died during its last attempt runs again, told it is the last, and settles", {
+    timeout: scaled(120_000),
+  }, async () => {
+    store = await openTestStore(kind);
+    const once = { ...settings, retries: 0, schema: store.queueSchema };
+    const fail = (error: Error) => {
+      throw error;
+    };
+    // The first instance takes the job and stops answering for it, as one killed would.
+    const dying = await startQueue(store.db, once, fail);
+    let taken = () => {};
+    const tookIt = new Promise<void>((resolve) => (taken = resolve));
+    await dying.work<object>({
+      queue: "test-crash",
+      concurrency: 1,
+      run: () => {
+        taken();
+        return new Promise<boolean>(() => {});
+      },
+    });
+    await dying.send("test-crash", [{ data: {} }]);
+    await tookIt;
+    await dying.stop();
+    queue = await startQueue(kind === "postgres" ? store.connectAgain() : store.db, once, fail);
+    const attempts: { retries: number; last: boolean }[] = [];
+    await queue.work<object>({
+      queue: "test-crash",
+      concurrency: 1,
+      run: async (_, attempt) => {
+        attempts.push(attempt);
+        return true;
+      },
+    });
+    // Once its heartbeat (10 s) lapses, the job is run again rather than failed with nothing told.
+    await until("the job to run again on the other instance", () => attempts.length > 0, 60_000);
+    expect(attempts[0]).toEqual({ retries: 1, last: true });
+    await until("the job to be settled", async () => {
+      const [job] = await store.db.query<{ state: string }>(
+        `SELECT state FROM ${store.queueSchema}.job WHERE name = 'test-crash'`,
+      );
+      return job?.state === "completed";
+    });
+  });
 });
