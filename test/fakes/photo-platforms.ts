@@ -255,7 +255,9 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
       return json(res, 404, { message: "Media not found or unavailable", status: "fail" });
     }
     if (url.hostname === "www.reddit.com" && url.pathname === "/comments/1gq3xk7/.json") return json(res, 200, reddit);
-    if (url.hostname === "www.tiktok.com" && url.pathname === "/@breadlab/video/7436185392745209118") {
+    // TikTok serves a post's page under any handle, or none: yt-dlp asks `/@_/video/<id>` and gallery-dl
+    // `/@/video/<id>` for a `/share/video/<id>` link.
+    if (url.hostname === "www.tiktok.com" && /^\/@[\w.-]*\/video\/7436185392745209118$/.test(url.pathname)) {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
       return void res.end(
         `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Bread Lab on TikTok</title></head><body>` +

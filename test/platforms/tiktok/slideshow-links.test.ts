@@ -1,8 +1,9 @@
 // A TikTok photo slideshow as a user meets it, by each shape of link that reaches it: its `/photo/` link (gallery-dl
 // alone), its `/video/` link (TikTok's share links say /video/ for slideshows too: yt-dlp reads its music alone,
-// gallery-dl its pictures and music) and a mirror's `/video/` link. Every item's download, by `index` and by its signed
-// link, sends that item's own file; so do cobalt's picker and a job's archive. The real yt-dlp (trusting the fake's
-// authority) and gallery-dl read the local TikTok of test/fakes/photo-platforms.ts.
+// gallery-dl its pictures and music), a mirror's `/video/` link, the app's share host's `/share/video/` link and its
+// short link. Every item's download, by `index` and by its signed link, sends that item's own file; so do cobalt's
+// picker and a job's archive. The real yt-dlp (trusting the fake's authority) and gallery-dl read the local TikTok of
+// test/fakes/photo-platforms.ts.
 import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
@@ -12,6 +13,7 @@ import { createCobaltDoor } from "../../../src/cobalt/door.ts";
 import { parseConfig } from "../../../src/config.ts";
 import { createLogger } from "../../../src/log.ts";
 import { type PhotoPlatforms, photoPosts, startPhotoPlatforms } from "../../fakes/photo-platforms.ts";
+import { type ShortLinkHost, startShortLinkHost } from "../../fakes/short-links.ts";
 import { makeKey, type TestApp } from "../../helpers/app.ts";
 import { completed, type JobService, startJobService } from "../../helpers/job-service.ts";
 import { probeMedia } from "../../helpers/media.ts";
@@ -19,15 +21,26 @@ import { scaled } from "../../helpers/slowness.ts";
 
 const run = promisify(execFile);
 
+const id = "7436185392745209118";
+const links = {
+  photo: photoPosts.tiktokSlideshow,
+  video: photoPosts.tiktokSlideshow.replace("/photo/", "/video/"),
+  mirror: `https://vxtiktok.com/@breadlab/video/${id}`,
+  share: `https://www.tiktokv.com/share/video/${id}`,
+  short: "https://vm.tiktok.com/ZMslides1/",
+};
 let platforms: PhotoPlatforms;
+let shortLinks: ShortLinkHost;
 let service: JobService;
 let app: TestApp;
 let key: string;
 beforeAll(async () => {
   // The fakes first: the job service takes TMPDIR for its own.
-  platforms = await startPhotoPlatforms();
+  [platforms, shortLinks] = await Promise.all([startPhotoPlatforms(), startShortLinkHost()]);
+  // The app's share link of the slideshow, as TikTok answers it: a redirect to its `/video/` page.
+  shortLinks.answer("/ZMslides1/", 301, `${links.video}?_r=1`);
   service = await startJobService({
-    ORIGIN_OVERRIDES: platforms.originOverrides,
+    ORIGIN_OVERRIDES: `${platforms.originOverrides},vm.tiktok.com=${shortLinks.origin}`,
     GALLERY_DL_CA_FILE: platforms.caFile,
     YTDLP_PATH: platforms.ytdlpPath,
   });
@@ -36,15 +49,9 @@ beforeAll(async () => {
 }, scaled(120_000));
 afterAll(async () => {
   await service?.close();
-  await platforms?.close();
+  await Promise.all([platforms?.close(), shortLinks?.close()]);
 });
 
-const id = "7436185392745209118";
-const links = {
-  photo: photoPosts.tiktokSlideshow,
-  video: photoPosts.tiktokSlideshow.replace("/photo/", "/video/"),
-  mirror: `https://vxtiktok.com/@breadlab/video/${id}`,
-};
 const extensions = { photo: "jpg", sound: "mp3", video: "mp4" } as const;
 
 const post = (link: string) => app.get(`/api/v1/post?url=${encodeURIComponent(link)}`, key);
