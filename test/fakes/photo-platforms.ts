@@ -4,7 +4,8 @@
 // authority made at start-up, and a plain HTTP server for their media CDNs that serves a real
 // picture (or clip, or MP3) made by ffmpeg for every file the fixtures name, in the size (or length) they name.
 // The service reaches them through ORIGIN_OVERRIDES (the egress gate routes the tools' CONNECTs,
-// the relay its fetches) and gallery-dl trusts the authority through GALLERY_DL_CA_FILE.
+// the relay its fetches); gallery-dl trusts the authority through GALLERY_DL_CA_FILE, yt-dlp through `ytdlpPath`
+// (YTDLP_PATH), a wrapper of the installed yt-dlp.
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -14,7 +15,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { makeCertificates } from "../helpers/test-authority.ts";
+import { makeCertificates, ytdlpTrusting } from "../helpers/test-authority.ts";
 import {
   type InstagramProfileFake,
   instagramProfileFake,
@@ -63,6 +64,8 @@ export interface PhotoPlatforms {
   originOverrides: string;
   /** The test authority's certificate (PEM file): GALLERY_DL_CA_FILE. */
   caFile: string;
+  /** A yt-dlp that trusts the test authority (YTDLP_PATH): without it yt-dlp cannot read the platforms here. */
+  ytdlpPath: string;
   /** The files of each post in the platform's order, as gallery-dl names them. */
   files: Record<keyof typeof photoPosts, CdnFile[]>;
   /** The bytes the CDN serves for a file URL. */
@@ -252,7 +255,9 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
       return json(res, 404, { message: "Media not found or unavailable", status: "fail" });
     }
     if (url.hostname === "www.reddit.com" && url.pathname === "/comments/1gq3xk7/.json") return json(res, 200, reddit);
-    if (url.hostname === "www.tiktok.com" && url.pathname === "/@breadlab/video/7436185392745209118") {
+    // TikTok serves a post's page under any handle, or none: yt-dlp asks `/@_/video/<id>` and gallery-dl
+    // `/@/video/<id>` for a `/share/video/<id>` link.
+    if (url.hostname === "www.tiktok.com" && /^\/@[\w.-]*\/video\/7436185392745209118$/.test(url.pathname)) {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
       return void res.end(
         `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Bread Lab on TikTok</title></head><body>` +
@@ -289,6 +294,7 @@ export async function startPhotoPlatforms(): Promise<PhotoPlatforms> {
   return {
     originOverrides: overrides.join(","),
     caFile,
+    ytdlpPath: await ytdlpTrusting(dir, caFile),
     files,
     requestLog,
     instagramProfile: profile,

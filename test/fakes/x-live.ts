@@ -7,14 +7,14 @@
 // ORIGIN_OVERRIDES; yt-dlp trusts the authority through `ytdlpPath`, a wrapper of the installed yt-dlp (yt-dlp has no
 // option of a CA file: the wrapper has it use the system's store, which SSL_CERT_FILE names).
 import { execFile } from "node:child_process";
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { makeCertificates } from "../helpers/test-authority.ts";
+import { makeCertificates, ytdlpTrusting } from "../helpers/test-authority.ts";
 
 const run = promisify(execFile);
 
@@ -139,14 +139,6 @@ async function makeHls(dir: string, sound: "with-video" | "alone"): Promise<void
     path.join(dir, "chunk_%d.ts"),
     path.join(dir, "playlist.m3u8"),
   ]);
-}
-
-/** A wrapper of the installed yt-dlp that trusts only the test authority (its system store, named by SSL_CERT_FILE). */
-async function ytdlpTrusting(dir: string, caFile: string): Promise<string> {
-  const wrapper = path.join(dir, "yt-dlp");
-  await writeFile(wrapper, `#!/bin/sh\nSSL_CERT_FILE='${caFile}' exec yt-dlp --compat-options no-certifi "$@"\n`);
-  await chmod(wrapper, 0o755);
-  return wrapper;
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

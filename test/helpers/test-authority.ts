@@ -1,8 +1,8 @@
 // A certificate authority made for one test run, and a server certificate it signs: what a local fake of a platform
-// answers TLS with, for the tools told to trust the authority (gallery-dl's GALLERY_DL_CA_FILE, yt-dlp's wrapper in
-// test/fakes/x-live.ts).
+// answers TLS with, for the tools told to trust the authority (gallery-dl's GALLERY_DL_CA_FILE, yt-dlp's wrapper
+// below).
 import { execFile } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { chmod, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 
@@ -64,4 +64,15 @@ export async function makeCertificates(
     key: await readFile(path.join(dir, "leaf.key")),
     cert: await readFile(path.join(dir, "leaf.pem")),
   };
+}
+
+/**
+ * A wrapper of the installed yt-dlp in `dir` that trusts only the test authority (its system store, named by
+ * SSL_CERT_FILE): yt-dlp has no option of a CA file.
+ */
+export async function ytdlpTrusting(dir: string, caFile: string): Promise<string> {
+  const wrapper = path.join(dir, "yt-dlp");
+  await writeFile(wrapper, `#!/bin/sh\nSSL_CERT_FILE='${caFile}' exec yt-dlp --compat-options no-certifi "$@"\n`);
+  await chmod(wrapper, 0o755);
+  return wrapper;
 }

@@ -4,7 +4,8 @@
 // (platforms/sources.ts); any other to yt-dlp, and to gallery-dl too when yt-dlp finds no video in
 // it, or fails in a way gallery-dl may not (its extractor out of date with the site, a logged-out
 // path that Debian's yt-dlp cannot take), or reads only sound in it (a slideshow behind a video's
-// link, which yt-dlp gives as its music). The rule is data (`ytdlpThenGallery`).
+// link, which yt-dlp gives as its music). The rule is data (`ytdlpThenGallery`). A download's `index` names an
+// item of the record `describe` gives by that rule, whichever tool's it is.
 //
 // gallery-dl keeps the platform's order of photos and videos, and gives each video as the file
 // the platform serves (a merged MP4), which the download operation relays as it is. yt-dlp
@@ -14,7 +15,7 @@ import type { ErrorCode } from "../../http/errors.ts";
 import { ApiError } from "../../http/problem.ts";
 import type { RecordSource } from "./gallerydl/reader.ts";
 import type { PlatformId, PostRecord } from "../records.ts";
-import type { Link, Plan, Source, Wanted } from "../source.ts";
+import type { DescribeOptions, Link, Plan, Source, Wanted } from "../source.ts";
 import { rowOf } from "../table.ts";
 
 /** When the second source is asked, and whose answer stands. */
@@ -97,17 +98,31 @@ function answer<T>(outcome: Outcome<T>): T {
   throw outcome.error;
 }
 
-/** A source that asks `first`, and `second` as `rule` says; both extract, so one extraction slot covers both. */
+/**
+ * A source that asks `first`, and `second` as `rule` says; both extract, so one extraction slot covers both.
+ *
+ * An item a download names by `index` is the item of the record `describe` gives (the one whose `downloadUrl`s, picker
+ * and job files name it), not of the first's description: where the second's record stands for a post the first reads
+ * as sound alone (a slideshow's pictures, then its music), the first counts one item where the record lists them all.
+ * Without `index` the first's plan is asked first, so that its sound answers `audio` (a plan of an item reads the
+ * first's description anyway, so reading it first costs no run).
+ */
 export function fallbackSource(first: Source, second: RecordSource, rule: FallbackRule): Source {
+  /** The record `describe` gives, and whether the second made it. */
+  async function recordOf(link: Link, options: DescribeOptions): Promise<{ record: PostRecord; bySecond: boolean }> {
+    const outcome = await settle(first.describe(link, options));
+    const record = await secondOpinion(rule, outcome, soundOnlyRecord, () => second.describe(link, options));
+    return record === null ? { record: answer(outcome), bySecond: false } : { record, bySecond: true };
+  }
   return {
     tools: (link: Link) => first.tools(link),
     extracts: first.extracts || second.extracts,
-    async describe(link, options) {
-      const outcome = await settle(first.describe(link, options));
-      return (await secondOpinion(rule, outcome, soundOnlyRecord, () => second.describe(link, options))) ??
-        answer(outcome);
-    },
+    describe: async (link, options = {}) => (await recordOf(link, options)).record,
     async plan(link, wanted, asker) {
+      if (wanted.index !== null) {
+        const { record, bySecond } = await recordOf(link, { signal: asker.signal });
+        if (bySecond) return second.planFromRecord(record, link, wanted);
+      }
       const outcome = await settle(first.plan(link, wanted, asker));
       const record = await secondOpinion(
         rule,

@@ -304,6 +304,26 @@ describe("a download's plan by the same rule", () => {
     expect(plan.kind === "remux" && plan.name).toBe("tiktok_7436185392745209118");
     expect(sound.runs.gallery).toBe(0);
   });
+
+  test("sound alone: an index names the item of gallery-dl's record, as MP4 or MP3, from one run of each tool", async () => {
+    const pictures = { ...photoRecord(3), id: "7436185392745209118" };
+    for (const output of ["mp4", "mp3"] as const) {
+      const third = planDownload(async () => slideshowMusic, async () => pictures, tiktok, "TIKTOK", {
+        index: 3,
+        output,
+      });
+      if (output === "mp4") {
+        expect(relayOf(await third.plan)).toEqual({
+          url: "https://i.redd.it/a.jpg",
+          name: "tiktok_7436185392745209118_3",
+        });
+      } else {
+        // Item 3 is a picture, as the record says, not past yt-dlp's one item of sound.
+        await expect(third.plan).rejects.toMatchObject({ message: expect.stringContaining("is a photo") });
+      }
+      expect(third.runs).toEqual({ ytdlp: 1, gallery: 1 });
+    }
+  });
 });
 
 // Issue 43, item 4: the one rule of every record, whichever source made it.
