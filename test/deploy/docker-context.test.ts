@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, matchesGlob, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { scaled } from "../helpers/slowness.ts";
+import { parseConfig } from "../../src/config.ts";
 
 /** The files of a clone that the context holds: the last pattern that matches a file decides, `!` lets it in. */
 function contextFiles(): string[] {
@@ -77,5 +78,19 @@ describe("the image's build context", { timeout: scaled(120_000) }, () => {
     expect(bundled.status).toBe(0);
     expect(existsSync(join(workdir, "dist", "node.mjs"))).toBe(true);
     expect(existsSync(join(workdir, "dist", "admin.mjs"))).toBe(true);
+  });
+});
+
+describe("the documented docker run", () => {
+  it("gives the service longer to stop than its grace for downloads in flight (docker stop's own is 10 s)", () => {
+    const graceS = parseConfig({}).SHUTDOWN_GRACE_MS / 1000;
+    const documented = ["deploy/Dockerfile", "docs/operating.md", "README.md"].flatMap((file) =>
+      readFileSync(file, "utf8").match(/docker run [^`\n]* media-api$|docker run [^`\n]* media-api(?=`)/gm) ?? []
+    );
+    expect(documented.length).toBeGreaterThanOrEqual(2);
+    for (const command of documented) {
+      const timeout = Number(/--stop-timeout (\d+)/.exec(command)?.[1] ?? 10);
+      expect(timeout, command).toBeGreaterThan(graceS + 5);
+    }
   });
 });
