@@ -10,6 +10,8 @@
 set -euo pipefail
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+# Whether as_root can work: this user is root, or sudo is there.
+can_be_root() { [ "$(id -u)" -eq 0 ] || command -v sudo >/dev/null; }
 
 # Debian's suite with the newest yt-dlp and gallery-dl (architecture all, pure Python, both run on
 # Debian 12 too). YTDLP_SUITE is the older name of TOOLS_SUITE.
@@ -73,11 +75,13 @@ install_fresh() {
     echo "$program $(installed_version "$program") from Debian $TOOLS_SUITE"
   else
     command -v "$program" >/dev/null || { as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "$program" >/dev/null; }
+    local why="neither PyPI nor Debian's $TOOLS_SUITE could be reached"
+    can_be_root || why="installing needs root, and $(id -un) is not root and has no sudo"
     cat >&2 <<EOF
 
-!!! WARNING: neither PyPI nor Debian's $TOOLS_SUITE could be reached, so $program stays at
+!!! WARNING: $why, so $program stays at
 !!! $(installed_version "$program"). A $program older than a few months fails on the platforms it reads.
-!!! Run "bash scripts/setup-debian.sh --update-tools" again where the network allows, or point
+!!! Run "bash scripts/setup-debian.sh --update-tools" again as root or with sudo where the network allows, or point
 !!! $path_setting at a current $program.
 
 EOF
