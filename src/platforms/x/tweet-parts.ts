@@ -52,11 +52,25 @@ export interface TweetParts {
   articleTitle: string | null;
 }
 
+/**
+ * Each record's HLS master playlists, by item in `media`'s order (null for an item without one): where X carries a
+ * video's captions (x/captions.ts). Kept beside the record rather than in it, since the record is the API's tweet
+ * record, which names no playlist; the tweet client keeps the record object itself, and its playlists with it.
+ */
+const playlistsOf = new WeakMap<TweetRecord, readonly (string | null)[]>();
+
+/** The record's HLS master playlists by item (x/tweet-parts.ts made it); none for a record made elsewhere. */
+export const videoPlaylists = (record: TweetRecord): readonly (string | null)[] => playlistsOf.get(record) ?? [];
+
 export function partsToTweetRecord(parts: TweetParts): TweetRecord {
-  const media = parts.media.flatMap((m) => mediaItemOf(m) ?? []);
+  const items = parts.media.flatMap((m) => {
+    const item = mediaItemOf(m);
+    return item === null ? [] : [{ item, playlist: hlsPlaylist(m) }];
+  });
+  const media = items.map(({ item }) => item);
   // The record's own video fields describe the first video or GIF, as they did before `media`.
   const video = media.find((item) => item.type !== "photo");
-  return {
+  const record: TweetRecord = {
     id: parts.id,
     text: parts.articleTitle ?? visibleText(parts),
     authorName: parts.authorName,
@@ -72,7 +86,13 @@ export function partsToTweetRecord(parts: TweetParts): TweetRecord {
     isAnimatedGif: video?.type === "gif",
     media,
   };
+  playlistsOf.set(record, items.map(({ playlist }) => playlist));
+  return record;
 }
+
+/** The media's HLS master playlist, the variant the record's `videoVariants` leaves out; null without one. */
+const hlsPlaylist = (media: Media): string | null =>
+  media.video_info?.variants.find((v) => v.content_type === "application/x-mpegURL")?.url ?? null;
 
 /** One photo, video or GIF; null for a kind of media X may add that this service does not know. */
 function mediaItemOf(media: Media): TweetMediaItem | null {

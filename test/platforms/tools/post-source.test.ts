@@ -29,6 +29,10 @@ const ownSources = {
     ["THREADS", notAsked("Threads")],
   ]),
   xExpansion: noThreads,
+  xVideoHost: {
+    text: () => Promise.reject(new Error("X's video host is not asked here")),
+    json: () => Promise.reject(new Error("X's video host is not asked here")),
+  },
 };
 
 /** The post's record from the source the link's platform row names, as `post` asks it. */
