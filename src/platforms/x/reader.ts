@@ -12,7 +12,6 @@ import type { Outbound } from "../../net/outbound.ts";
 import { xCaptions } from "./captions.ts";
 import { tweetToPost, ytdlpFormatId } from "./post.ts";
 import type { TweetClient } from "./client.ts";
-import { videoPlaylists } from "./tweet-parts.ts";
 import { statusOf } from "./url.ts";
 
 /**
@@ -27,8 +26,8 @@ export function xReader(tweets: TweetClient, pages: Source, ask: Ask, videoHost:
     // The item a media viewer's link names, else the first video; a post without media has no captions.
     async captions(link, lang, signal) {
       const status = statusOf(link);
-      const tweet = await tweets.getTweet(status.id);
-      const playlist = tweet.media.length === 0 ? null : videoPlaylists(tweet)[tweetItemIndex(tweet, status.item)];
+      const { record, playlists } = await tweets.getTweetPlaylists(status.id);
+      const playlist = record.media.length === 0 ? null : playlists[tweetItemIndex(record, status.item)];
       return captions(playlist ?? null, lang, signal);
     },
     async describe(link, options = {}) {

@@ -53,24 +53,33 @@ export interface TweetParts {
 }
 
 /**
- * Each record's HLS master playlists, by item in `media`'s order (null for an item without one): where X carries a
- * video's captions (x/captions.ts). Kept beside the record rather than in it, since the record is the API's tweet
- * record, which names no playlist; the tweet client keeps the record object itself, and its playlists with it.
+ * A tweet as the X client keeps it: its record, and each item's HLS master playlist in `media`'s order (null for an
+ * item without one), where X carries a video's captions (x/captions.ts). The record is the API's tweet record, which
+ * names no playlist.
  */
-const playlistsOf = new WeakMap<TweetRecord, readonly (string | null)[]>();
+export interface XTweet {
+  record: TweetRecord;
+  playlists: (string | null)[];
+}
 
-/** The record's HLS master playlists by item (x/tweet-parts.ts made it); none for a record made elsewhere. */
-export const videoPlaylists = (record: TweetRecord): readonly (string | null)[] => playlistsOf.get(record) ?? [];
-
-export function partsToTweetRecord(parts: TweetParts): TweetRecord {
+export function partsToXTweet(parts: TweetParts): XTweet {
   const items = parts.media.flatMap((m) => {
     const item = mediaItemOf(m);
     return item === null ? [] : [{ item, playlist: hlsPlaylist(m) }];
   });
-  const media = items.map(({ item }) => item);
+  return {
+    record: tweetRecord(parts, items.map(({ item }) => item)),
+    playlists: items.map(({ playlist }) => playlist),
+  };
+}
+
+export const partsToTweetRecord = (parts: TweetParts): TweetRecord => partsToXTweet(parts).record;
+
+/** The record of a tweet whose items are `media`. */
+function tweetRecord(parts: TweetParts, media: TweetMediaItem[]): TweetRecord {
   // The record's own video fields describe the first video or GIF, as they did before `media`.
   const video = media.find((item) => item.type !== "photo");
-  const record: TweetRecord = {
+  return {
     id: parts.id,
     text: parts.articleTitle ?? visibleText(parts),
     authorName: parts.authorName,
@@ -86,8 +95,6 @@ export function partsToTweetRecord(parts: TweetParts): TweetRecord {
     isAnimatedGif: video?.type === "gif",
     media,
   };
-  playlistsOf.set(record, items.map(({ playlist }) => playlist));
-  return record;
 }
 
 /** The media's HLS master playlist, the variant the record's `videoVariants` leaves out; null without one. */
