@@ -19,7 +19,8 @@ interface TimestampMap {
 
 /** The segment's `X-TIMESTAMP-MAP`, read from its header (the block before the first blank line); null without one. */
 function timestampMap(segment: string): TimestampMap | null {
-  const header = segment.replace(/^\uFEFF/, "").split(/\r?\n[ \t]*\r?\n/)[0]!;
+  const blank = segment.search(/\r?\n[ \t]*\r?\n/);
+  const header = blank === -1 ? segment : segment.slice(0, blank);
   const value = /^X-TIMESTAMP-MAP=(.*)$/m.exec(header)?.[1];
   if (value === undefined) return null;
   const local = /LOCAL:([\d:.]+)/.exec(value)?.[1];
@@ -42,14 +43,18 @@ function offsets(segments: readonly string[]): number[] {
   });
 }
 
-/** The cues with the same words at times that meet or overlap made one, spanning both. */
+/** A repeat is a boundary's cue written in the segments on both sides: it is among the last few cues kept. */
+const NEARBY_CUES = 16;
+
+/** The cues (in order of start) with the same words at times that meet or overlap made one, spanning both. */
 function withoutSegmentRepeats(cues: readonly Cue[]): Cue[] {
   const kept: Cue[] = [];
+  const repeats = (cue: Cue, other: Cue) =>
+    other.text === cue.text && other.start <= cue.end + 0.001 && cue.start <= other.end + 0.001;
   for (const cue of cues) {
-    const at = kept.findLastIndex((other) =>
-      other.text === cue.text && other.start <= cue.end + 0.001 && cue.start <= other.end + 0.001
-    );
-    if (at === -1) kept.push(cue);
+    let at = kept.length - 1;
+    while (at >= 0 && at >= kept.length - NEARBY_CUES && !repeats(cue, kept[at]!)) at--;
+    if (at < 0 || at < kept.length - NEARBY_CUES) kept.push(cue);
     else {
       const other = kept[at]!;
       kept[at] = { ...other, start: Math.min(other.start, cue.start), end: Math.max(other.end, cue.end) };
