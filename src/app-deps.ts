@@ -223,7 +223,12 @@ function cookiedParts(
   toolCookies: CookieSource | undefined,
 ): CookiedParts {
   const tweets = xClient(wiring, cookies);
-  const readers = { tweets, xExpansion: createXThreads(tweets), own: shared.own };
+  const xVideoHost = readerClient(wiring, {
+    name: "X's video host",
+    timeoutMs: wiring.config.X_TIMEOUT_MS,
+    upstreamOf: () => "x_video",
+  });
+  const readers = { tweets, xVideoHost, xExpansion: createXThreads(tweets), own: shared.own };
   const { tools, jobTools } = shared.clients(toolCookies);
   return {
     tweets,

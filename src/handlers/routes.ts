@@ -190,7 +190,7 @@ export const operationRoutes: RouteDeclaration<OperationsDeps, ApiHandler>[] = [
     operationId: "getTranscript",
     summary: "The words of a post, from its subtitles or automatic captions",
     description:
-      "The post's subtitle or automatic-caption track (the ones yt-dlp lists, or a video's own caption files where the service's own reader of its platform reads them; the post record's `subtitles` names their languages; captions carried inside an HLS stream are not read; docs/api.md, Transcripts, says which platforms have which), chosen as `download`'s `subtitles` chooses it, sent as timed cues (`json`), plain paragraphs (`text`), SubRip (`srt`) or WebVTT (`vtt`). A post with none is 404 `no_transcript`; a language it lacks is 400 naming those it has.",
+      "The post's subtitle or automatic-caption track (the ones yt-dlp lists, or a video's own captions where the service's own reader of its platform reads them: its caption files, or the subtitle stream of its HLS playlist; the post record's `subtitles` names their languages where the record has them; a track yt-dlp lists only as an HLS stream is not read; docs/api.md, Transcripts, says which platforms have which), chosen as `download`'s `subtitles` chooses it, sent as timed cues (`json`), plain paragraphs (`text`), SubRip (`srt`) or WebVTT (`vtt`). A post with none is 404 `no_transcript`; a language it lacks is 400 naming those it has.",
     query: TranscriptQuery,
     answers: {
       200: {

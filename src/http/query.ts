@@ -159,13 +159,13 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: URLSearchPar
 
 export const TranscriptQuery = z.object({
   url: urlParam(
-    "Post or video URL of a supported platform whose subtitles or automatic captions the service reads (those yt-dlp lists, or a video's caption files its platform's own reader reads)",
+    "Post or video URL of a supported platform whose subtitles or automatic captions the service reads (those yt-dlp lists, or a video's caption files or HLS subtitle stream its platform's own reader reads)",
   ),
   lang: textParam("lang", 35, /^[A-Za-z0-9_-]*$/, "anything but letters, digits, `-` and `_`")
     .min(1)
     .optional()
     .describe(
-      "The language, a `lang` of the post record's `subtitles` (its own subtitles before automatic captions of the same language). A language the post lacks is 400 naming the ones it has. Default: the first the record lists",
+      "The language, a `lang` of the post record's `subtitles` (its own subtitles before automatic captions of the same language), or of the video's own captions where its platform's reader finds them in its stream, which the record does not list (docs/api.md, Transcripts). A language the post lacks is 400 naming the ones it has. Default: the first listed",
     ),
   format: z
     .enum(["json", "text", "srt", "vtt"], "`format` takes `json`, `text`, `srt` or `vtt`.")

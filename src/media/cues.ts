@@ -9,7 +9,7 @@ export interface Cue {
 }
 
 /** `hh:mm:ss.fff`, `mm:ss.fff` (WebVTT) or `hh:mm:ss,fff` (SRT) as seconds; null when it is neither. */
-function timeOf(text: string): number | null {
+export function timeOf(text: string): number | null {
   const match = /^(?:(\d+):)?(\d{1,2}):(\d{2})[.,](\d{1,3})$/.exec(text.trim());
   if (match === null) return null;
   const [, hours, minutes, seconds, fraction] = match;

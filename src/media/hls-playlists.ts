@@ -55,7 +55,8 @@ export async function rewritePlaylist(
   return `${out.join("\n")}\n`;
 }
 
-function checkedLink(text: string, base: URL): URL {
+/** `text` resolved against `base`; 403 `host_not_allowed` unless it is an http(s) link. */
+export function checkedLink(text: string, base: URL): URL {
   const link = URL.parse(text, base);
   if (link !== null && (link.protocol === "http:" || link.protocol === "https:")) return link;
   const shown = link === null ? text.slice(0, 100) : `${link.protocol}//${link.host}`;

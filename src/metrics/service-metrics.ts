@@ -6,13 +6,14 @@ import { type Counter, type Gauge, Registry } from "./registry.ts";
 
 export type DownloadMode = Download["mode"];
 /**
- * Who the service called: X's two tweet APIs, X's guest-token endpoint, a short link's host, a media host, or the
- * platform a reader of the service's own reads, by its id in lower case.
+ * Who the service called: X's two tweet APIs, X's guest-token endpoint, X's video host (a video's captions), a short
+ * link's host, a media host, or the platform a reader of the service's own reads, by its id in lower case.
  */
 export type Upstream =
   | "x_syndication"
   | "x_graphql"
   | "x_guest_token"
+  | "x_video"
   | "short_link"
   | "media_host"
   | Lowercase<string>;

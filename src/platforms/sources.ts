@@ -17,12 +17,15 @@ import type { ReaderName } from "./platform.ts";
 import { readerOf, rowOf } from "./table.ts";
 import { xReader } from "./x/reader.ts";
 import type { TweetClient } from "./x/client.ts";
+import type { Outbound } from "../net/outbound.ts";
 import { ytdlpReader } from "./tools/ytdlp/reader.ts";
 import type { PageClient } from "./tools/ytdlp/client.ts";
 
 /** What the sources read through: the clients and sources of the service's own readers, yt-dlp's and gallery-dl's descriptions. */
 export interface SourceClients {
   tweets: TweetClient;
+  /** The X reader's client to X's video host, which a video's captions are read through. */
+  xVideoHost: Outbound;
   /** What a job expands X's links into (x/threads.ts): a post's thread, a profile's posts. */
   xExpansion: Expands;
   /** The sources of the readers of the service's own, by their platform's id (each platform module's `ownReader`). */
@@ -44,7 +47,7 @@ export function createSources(clients: SourceClients, ask: Ask): SourceOf {
     fallbackSource(ytdlp, gallery, ytdlpThenGallery),
     firstOf(galleryExpansion(clients.galleries), listsOnly(ytdlp)),
   );
-  const x = withExpansion(xReader(clients.tweets, ytdlp, ask), clients.xExpansion);
+  const x = withExpansion(xReader(clients.tweets, ytdlp, ask, clients.xVideoHost), clients.xExpansion);
   const readers: Record<ReaderName, (link: Link) => Source> = {
     x: () => x,
     own: (link) => ownSource(clients.own, link),

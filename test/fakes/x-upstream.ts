@@ -24,6 +24,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { GraphqlOptions } from "../../src/platforms/x/client.ts";
+import { captionPlaylists } from "./x-video-host.ts";
 
 /** The recorded upstream answers (their sources are in its PROVENANCE.md). */
 export const fixturesDir = fileURLToPath(new URL("../fixtures/upstream/", import.meta.url));
@@ -40,6 +41,10 @@ export const fakeTweetIds = {
   ageRestricted: "1000000000000000004",
   /** A photo, a video and a photo (mixedMediaPost), files of the fake CDN. */
   mixedMedia: "1000000000000000005",
+  /** The NASA video post whose HLS master has English and Spanish captions (test/fakes/x-video-host.ts). */
+  captionsInTwoLanguages: "1000000000000000006",
+  /** The NASA video post whose captions' segment is on an address no reader may reach. */
+  captionsOffHost: "1000000000000000007",
 } as const;
 
 /**
@@ -96,6 +101,14 @@ function mixedMediaPost(nasaVideoPost: string): string {
     id_str: fakeTweetIds.mixedMedia,
     mediaDetails: [photo(photo1.url), nasaVideo, photo(photo2.url)],
   });
+}
+
+/** The recorded NASA video post under the id `id`, its HLS master at `playlist` (a file of the fake video host). */
+function withPlaylist(nasaVideoPost: string, id: string, playlist: string): string {
+  const post = JSON.parse(nasaVideoPost);
+  const hls = post.mediaDetails[0].video_info.variants.find((v: any) => v.content_type === "application/x-mpegURL");
+  hls.url = playlist;
+  return JSON.stringify({ ...post, id_str: id });
 }
 
 /** The recorded post `recorded` under the id `id`. */
@@ -204,7 +217,13 @@ function loadSyndicationBodies(): Map<string, string> {
   bodies.set(fakeTweetIds.suspended, read("tombstone_suspended.json"));
   bodies.set(fakeTweetIds.empty, "{}");
   bodies.set(fakeTweetIds.ageRestricted, JSON.stringify(ageRestrictedTombstone));
-  bodies.set(fakeTweetIds.mixedMedia, mixedMediaPost(read("video_nasa_1491475671058681863.json")));
+  const nasaVideoPost = read("video_nasa_1491475671058681863.json");
+  bodies.set(fakeTweetIds.mixedMedia, mixedMediaPost(nasaVideoPost));
+  const captioned = [
+    [fakeTweetIds.captionsInTwoLanguages, captionPlaylists.twoLanguages],
+    [fakeTweetIds.captionsOffHost, captionPlaylists.offHost],
+  ] as const;
+  for (const [id, playlist] of captioned) bodies.set(id, withPlaylist(nasaVideoPost, id, playlist));
   return bodies;
 }
 

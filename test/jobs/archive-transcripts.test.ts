@@ -3,7 +3,8 @@
 // (test/fakes/recorded-youtube.ts), the job completes both, and its archive holds the YouTube
 // post's transcript beside records.json, in the format the job asked for, where records.json names
 // it; the Vimeo post has none, and records.json says so (the item done all the same). A Bluesky
-// video's caption file (test/fakes/bluesky.ts) goes in the archive as well.
+// video's caption file (test/fakes/bluesky.ts) goes in the archive as well, and so does an X video's captions
+// (test/fakes/x-video-host.ts), read by X's reader from its HLS master.
 import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
@@ -11,6 +12,8 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { captionedVideoPost, captionVtt, type FakeBluesky, linkOf, startFakeBluesky } from "../fakes/bluesky.ts";
 import { recordedPosts, type RecordedYoutube, startRecordedYoutube, timedtextCues } from "../fakes/recorded-youtube.ts";
+import { type FakeXUpstream, startFakeXUpstream } from "../fakes/x-upstream.ts";
+import { type FakeXVideoHost, startFakeXVideoHost } from "../fakes/x-video-host.ts";
 import { makeKey } from "../helpers/app.ts";
 import { completed, type JobService, startJobService } from "../helpers/job-service.ts";
 import { scaled } from "../helpers/slowness.ts";
@@ -28,22 +31,30 @@ interface ArchivedItem {
 
 let youtube: RecordedYoutube;
 let bluesky: FakeBluesky;
+let x: FakeXUpstream;
+let xVideoHost: FakeXVideoHost;
 let service: JobService;
 let key: string;
 
 beforeAll(async () => {
-  [youtube, bluesky] = await Promise.all([startRecordedYoutube(), startFakeBluesky()]);
+  [youtube, bluesky, x, xVideoHost] = await Promise.all([
+    startRecordedYoutube(),
+    startFakeBluesky(),
+    startFakeXUpstream(),
+    startFakeXVideoHost(),
+  ]);
   service = await startJobService({
     ...youtube.env,
     BLUESKY_APPVIEW_URL: bluesky.origin,
     BLUESKY_PLC_URL: bluesky.origin,
-    ORIGIN_OVERRIDES: `${youtube.env.ORIGIN_OVERRIDES},${bluesky.originOverrides}`,
+    X_SYNDICATION_URL: x.syndicationUrl,
+    ORIGIN_OVERRIDES: `${youtube.env.ORIGIN_OVERRIDES},${bluesky.originOverrides},${xVideoHost.originOverrides}`,
   });
   key = (await makeKey(service.store.db, "GOLD")).plain;
 }, scaled(120_000));
 afterAll(async () => {
   await service?.close();
-  await Promise.all([youtube?.close(), bluesky?.close()]);
+  await Promise.all([youtube?.close(), bluesky?.close(), x?.close(), xVideoHost?.close()]);
 });
 
 /** The entries of the archive of a job of `urls` (the two recorded posts) made with `body`, by name, and its records.json. */
@@ -152,5 +163,19 @@ describe("a job's transcripts", () => {
     expect(items[0]!.files).toEqual([names[0]]);
     expect(items[0]!.transcript).toEqual({ file: names[1], lang: "en", auto: false });
     expect(bluesky.calls.some((call) => call.startsWith("com.atproto.sync.getBlob?"))).toBe(true);
+  });
+
+  test("an X video's captions, read by X's reader from the subtitle stream of its HLS master", {
+    timeout: scaled(120_000),
+  }, async () => {
+    const { names, entry, items } = await archiveOf({ transcripts: true, threads: false, files: false }, [
+      "https://x.com/NASA/status/1491475671058681863",
+    ]);
+    expect(names).toEqual(["0001-x_1491475671058681863.en.vtt", "records.json"]);
+    const vtt = await entry(names[0]!);
+    expect(vtt).toMatch(/^WEBVTT\n\n00:00:00\.000 --> 00:00:03\.000\n\(Captions are auto-generated\)\n/);
+    expect(vtt).toContain("00:00:57.500 --> 00:01:01.200\nvisible light images\n");
+    expect(items[0]!.transcript).toEqual({ file: names[0], lang: "en", auto: true });
+    expect(xVideoHost.calls("/subtitles/amplify_video/1491441845964001288/")).toBeGreaterThanOrEqual(3);
   });
 });

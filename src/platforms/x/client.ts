@@ -12,6 +12,7 @@ import { graphqlAnswerToTweet } from "./graphql.ts";
 import { sessionHeaders, type XSession } from "./session-cookies.ts";
 import { syndicationAnswerToTweet } from "./syndication.ts";
 import { syndicationToken } from "./token.ts";
+import type { XTweet } from "./tweet-parts.ts";
 import { cachedPosts, type CachedPostsOptions } from "../cached-posts.ts";
 import type { Outbound } from "../../net/outbound.ts";
 
@@ -51,6 +52,8 @@ export type XClientPath = "syndication" | "guest" | "cookies";
 export interface TweetClient {
   /** `uncached` skips a kept answer (the platform check wants to know how X answers now). */
   getTweet(id: string, options?: { uncached?: boolean }): Promise<TweetRecord>;
+  /** The tweet with its items' HLS playlists (a video's captions are there), from the same answer `getTweet` keeps. */
+  getTweetPlaylists(id: string): Promise<XTweet>;
 }
 
 /** The tweet client, and what X's threads are read through (x/threads.ts). */
@@ -80,13 +83,13 @@ const maxAnswerBytes = 4 * 2 ** 20;
 export function createXClient(options: XClientOptions): XClient {
   const now = options.now ?? Date.now;
   const { outbound } = options;
-  const read = cachedPosts<TweetRecord>(options);
+  const read = cachedPosts<XTweet>(options);
   const backoffOptions = { now, baseMs: options.backoffBaseMs ?? 1_000, maxMs: options.backoffMaxMs ?? 30_000 };
   const syndicationBackoff = createBackoff(backoffOptions);
   const graphql = options.graphql &&
     createGraphqlClient(options.graphql, outbound, createBackoff(backoffOptions));
 
-  async function fromSyndication(id: string): Promise<TweetRecord> {
+  async function fromSyndication(id: string): Promise<XTweet> {
     const url = `${options.syndicationUrl.replace(/\/+$/, "")}/tweet-result?id=${id}&token=${
       syndicationToken(id)
     }&lang=en`;
@@ -96,7 +99,7 @@ export function createXClient(options: XClientOptions): XClient {
     return syndicationAnswerToTweet(answer.body, id);
   }
 
-  async function asGuest(id: string): Promise<{ tweet: TweetRecord; path: XClientPath }> {
+  async function asGuest(id: string): Promise<{ tweet: XTweet; path: XClientPath }> {
     try {
       return { tweet: await guarded(syndicationBackoff, () => fromSyndication(id)), path: "syndication" };
     } catch (error) {
@@ -105,8 +108,8 @@ export function createXClient(options: XClientOptions): XClient {
     }
   }
 
-  async function load(id: string): Promise<TweetRecord> {
-    let answer: { tweet: TweetRecord; path: XClientPath };
+  async function load(id: string): Promise<XTweet> {
+    let answer: { tweet: XTweet; path: XClientPath };
     try {
       answer = await asGuest(id);
     } catch (error) {
@@ -120,12 +123,15 @@ export function createXClient(options: XClientOptions): XClient {
     return answer.tweet;
   }
 
+  function tweet(id: string, uncached = false): Promise<XTweet> {
+    // Ids reach upstream URLs, so only digits get that far.
+    if (!/^\d{1,19}$/.test(id)) throw new ApiError("invalid_url", `"${id}" is not an X status id; ids are digits.`);
+    return read(id, () => load(id), uncached);
+  }
+
   return {
-    async getTweet(id, { uncached = false } = {}) {
-      // Ids reach upstream URLs, so only digits get that far.
-      if (!/^\d{1,19}$/.test(id)) throw new ApiError("invalid_url", `"${id}" is not an X status id; ids are digits.`);
-      return read(id, () => load(id), uncached);
-    },
+    getTweet: async (id, { uncached = false } = {}) => (await tweet(id, uncached)).record,
+    getTweetPlaylists: (id) => tweet(id),
     graphql: graphql && graphql.ask,
     session: async () => (await options.session?.()) ?? null,
   };
@@ -199,7 +205,7 @@ const featuresOf: Record<GraphqlOperation, string> = {
 
 interface GraphqlClient {
   /** As a guest, or signed in as the session's account when one is given. */
-  getTweet(id: string, session?: XSession): Promise<TweetRecord>;
+  getTweet(id: string, session?: XSession): Promise<XTweet>;
   ask: GraphqlAsk;
 }
 

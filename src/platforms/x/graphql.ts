@@ -4,7 +4,15 @@
 import { z } from "zod";
 import type { TweetRecord } from "../records.ts";
 import { notFound, unavailable, unknownAnswerShape } from "./errors.ts";
-import { Entities, Media, partsToTweetRecord, TextRange } from "./tweet-parts.ts";
+import {
+  Entities,
+  Media,
+  partsToTweetRecord,
+  partsToXTweet,
+  TextRange,
+  type TweetParts,
+  type XTweet,
+} from "./tweet-parts.ts";
 
 // Until 2025 name, handle and avatar sat in `legacy`; newer answers move them to `core` and `avatar`.
 const GraphqlUser = z.object({
@@ -49,8 +57,8 @@ const TweetResultByRestIdAnswer = z.object({
   data: z.object({ tweetResult: z.object({ result: GraphqlResult.optional() }) }),
 });
 
-/** A 200 answer of TweetResultByRestId as a record; throws 404 for missing or hidden posts, 502 for a shape we do not know. */
-export function graphqlAnswerToTweet(answer: unknown, id: string): TweetRecord {
+/** A 200 answer of TweetResultByRestId as a tweet (its record and playlists); throws 404 for missing or hidden posts, 502 for a shape we do not know. */
+export function graphqlAnswerToTweet(answer: unknown, id: string): XTweet {
   const parsed = TweetResultByRestIdAnswer.safeParse(answer);
   if (!parsed.success) {
     throw unknownAnswerShape(parsed.error);
@@ -64,15 +72,17 @@ export function graphqlAnswerToTweet(answer: unknown, id: string): TweetRecord {
     case "TweetUnavailable":
       throw unavailable(id, result.reason ?? null);
     case "TweetWithVisibilityResults":
-      return graphqlTweetToRecord(result.tweet);
+      return partsToXTweet(graphqlTweetParts(result.tweet));
     case "Tweet":
-      return graphqlTweetToRecord(result);
+      return partsToXTweet(graphqlTweetParts(result));
   }
 }
 
-export function graphqlTweetToRecord(tweet: GraphqlTweet): TweetRecord {
+export const graphqlTweetToRecord = (tweet: GraphqlTweet): TweetRecord => partsToTweetRecord(graphqlTweetParts(tweet));
+
+function graphqlTweetParts(tweet: GraphqlTweet): TweetParts {
   const user = tweet.core.user_results.result;
-  return partsToTweetRecord({
+  return {
     id: tweet.rest_id,
     rawText: tweet.legacy.full_text,
     displayTextRange: tweet.legacy.display_text_range ?? null,
@@ -84,7 +94,7 @@ export function graphqlTweetToRecord(tweet: GraphqlTweet): TweetRecord {
     authorAvatarUrl: user.avatar?.image_url ?? user.legacy?.profile_image_url_https ?? null,
     media: tweet.legacy.extended_entities?.media ?? [],
     articleTitle: null,
-  });
+  };
 }
 
 const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];

@@ -1,8 +1,7 @@
 // Answers of cdn.syndication.twimg.com/tweet-result, validated and mapped to a TweetRecord.
 import { z } from "zod";
-import type { TweetRecord } from "../records.ts";
 import { notFound, unavailable, unknownAnswerShape } from "./errors.ts";
-import { Entities, Media, partsToTweetRecord, TextRange } from "./tweet-parts.ts";
+import { Entities, Media, partsToXTweet, TextRange, type XTweet } from "./tweet-parts.ts";
 
 const SyndicationTweet = z.object({
   __typename: z.literal("Tweet"),
@@ -30,8 +29,8 @@ const SyndicationEmpty = z.strictObject({});
 
 const SyndicationAnswer = z.union([SyndicationTweet, SyndicationTombstone, SyndicationEmpty]);
 
-/** A 200 answer of the syndication API as a record; throws 404 for missing or hidden posts, 502 for a shape we do not know. */
-export function syndicationAnswerToTweet(answer: unknown, id: string): TweetRecord {
+/** A 200 answer of the syndication API as a tweet (its record and playlists); throws 404 for missing or hidden posts, 502 for a shape we do not know. */
+export function syndicationAnswerToTweet(answer: unknown, id: string): XTweet {
   const parsed = SyndicationAnswer.safeParse(answer);
   if (!parsed.success) {
     throw unknownAnswerShape(parsed.error);
@@ -39,7 +38,7 @@ export function syndicationAnswerToTweet(answer: unknown, id: string): TweetReco
   const data = parsed.data;
   if (!("__typename" in data)) throw notFound(id);
   if (data.__typename === "TweetTombstone") throw unavailable(id, data.tombstone?.text.text ?? null);
-  return partsToTweetRecord({
+  return partsToXTweet({
     id: data.id_str,
     rawText: data.text,
     displayTextRange: data.display_text_range ?? null,

@@ -52,8 +52,31 @@ export interface TweetParts {
   articleTitle: string | null;
 }
 
-export function partsToTweetRecord(parts: TweetParts): TweetRecord {
-  const media = parts.media.flatMap((m) => mediaItemOf(m) ?? []);
+/**
+ * A tweet as the X client keeps it: its record, and each item's HLS master playlist in `media`'s order (null for an
+ * item without one), where X carries a video's captions (x/captions.ts). The record is the API's tweet record, which
+ * names no playlist.
+ */
+export interface XTweet {
+  record: TweetRecord;
+  playlists: (string | null)[];
+}
+
+export function partsToXTweet(parts: TweetParts): XTweet {
+  const items = parts.media.flatMap((m) => {
+    const item = mediaItemOf(m);
+    return item === null ? [] : [{ item, playlist: hlsPlaylist(m) }];
+  });
+  return {
+    record: tweetRecord(parts, items.map(({ item }) => item)),
+    playlists: items.map(({ playlist }) => playlist),
+  };
+}
+
+export const partsToTweetRecord = (parts: TweetParts): TweetRecord => partsToXTweet(parts).record;
+
+/** The record of a tweet whose items are `media`. */
+function tweetRecord(parts: TweetParts, media: TweetMediaItem[]): TweetRecord {
   // The record's own video fields describe the first video or GIF, as they did before `media`.
   const video = media.find((item) => item.type !== "photo");
   return {
@@ -73,6 +96,10 @@ export function partsToTweetRecord(parts: TweetParts): TweetRecord {
     media,
   };
 }
+
+/** The media's HLS master playlist, the variant the record's `videoVariants` leaves out; null without one. */
+const hlsPlaylist = (media: Media): string | null =>
+  media.video_info?.variants.find((v) => v.content_type === "application/x-mpegURL")?.url ?? null;
 
 /** One photo, video or GIF; null for a kind of media X may add that this service does not know. */
 function mediaItemOf(media: Media): TweetMediaItem | null {

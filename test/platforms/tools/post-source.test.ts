@@ -12,7 +12,10 @@ import { createSources } from "../../../src/platforms/sources.ts";
 import type { TweetClient } from "../../../src/platforms/x/client.ts";
 import type { PageClient } from "../../../src/platforms/tools/ytdlp/client.ts";
 
-const noTweets: TweetClient = { getTweet: () => Promise.reject(new Error("X is not asked here")) };
+const noTweets: TweetClient = {
+  getTweet: () => Promise.reject(new Error("X is not asked here")),
+  getTweetPlaylists: () => Promise.reject(new Error("X is not asked here")),
+};
 /** A source of the service's own that these tests never reach. */
 const notAsked = (name: string): Source => ({
   tools: () => [],
@@ -29,6 +32,10 @@ const ownSources = {
     ["THREADS", notAsked("Threads")],
   ]),
   xExpansion: noThreads,
+  xVideoHost: {
+    text: () => Promise.reject(new Error("X's video host is not asked here")),
+    json: () => Promise.reject(new Error("X's video host is not asked here")),
+  },
 };
 
 /** The post's record from the source the link's platform row names, as `post` asks it. */

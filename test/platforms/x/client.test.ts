@@ -63,7 +63,7 @@ describe("createXClient() against syndication", () => {
     const urls: string[] = [];
     const tweet = await source({ onExchange: (url) => urls.push(url.href) }).getTweet(nasa);
     expect(tweet).toEqual(
-      syndicationAnswerToTweet(readFixture("syndication/video_nasa_1491475671058681863.json"), nasa),
+      syndicationAnswerToTweet(readFixture("syndication/video_nasa_1491475671058681863.json"), nasa).record,
     );
     expect(urls).toEqual([
       `${upstream.syndicationUrl}/tweet-result?id=${nasa}&token=${syndicationToken(nasa)}&lang=en`,
@@ -246,7 +246,7 @@ describe("createXClient() GraphQL fallback", () => {
 
     const tweet = await tweets.getTweet(cockatoo);
     expect(tweet).toEqual(
-      graphqlAnswerToTweet(readFixture("graphql/TweetResultByRestId_video_1841206275088290279.json"), cockatoo),
+      graphqlAnswerToTweet(readFixture("graphql/TweetResultByRestId_video_1841206275088290279.json"), cockatoo).record,
     );
     expect((await tweets.getTweet(jack)).text).toBe("just setting up my twttr");
     expect([syndicationCalls() - s0, graphqlCalls() - g0, activations() - a0]).toEqual([1, 2, 1]);
@@ -327,7 +327,7 @@ describe("createXClient() as the operator's signed-in account", () => {
 
   const graphqlCalls = () => upstream.calls(new URL(upstream.graphql.tweetResultUrl).pathname);
   const recordedVideo = () =>
-    graphqlAnswerToTweet(readFixture("graphql/TweetResultByRestId_video_1841206275088290279.json"), cockatoo);
+    graphqlAnswerToTweet(readFixture("graphql/TweetResultByRestId_video_1841206275088290279.json"), cockatoo).record;
 
   it("without a session an age-restricted post stays 404 post_unavailable with X's reason", async () => {
     const paths: string[] = [];

@@ -7,7 +7,7 @@ import {
 } from "../../../src/platforms/x/graphql.ts";
 import { apiErrorOf, readFixture } from "./read-fixture.ts";
 
-const map = (file: string) => graphqlAnswerToTweet(readFixture(`graphql/${file}`), "0");
+const map = (file: string) => graphqlAnswerToTweet(readFixture(`graphql/${file}`), "0").record;
 
 interface Conversation {
   data: {
@@ -228,7 +228,7 @@ describe("graphqlAnswerToTweet()", () => {
         tweetResult: { result: { __typename: "TweetWithVisibilityResults", tweet: answer.data.tweetResult.result } },
       },
     };
-    expect(graphqlAnswerToTweet(wrapped, "20").text).toBe("just setting up my twttr");
+    expect(graphqlAnswerToTweet(wrapped, "20").record.text).toBe("just setting up my twttr");
   });
 
   it("answers 404 not_found for an empty tweetResult", () => {

@@ -4,7 +4,7 @@ import { tweetToPost, ytdlpFormatId } from "../../../src/platforms/x/post.ts";
 import { syndicationAnswerToTweet } from "../../../src/platforms/x/syndication.ts";
 import { readFixture } from "./read-fixture.ts";
 
-const tweetOf = (file: string) => syndicationAnswerToTweet(readFixture(`syndication/${file}`), "0");
+const tweetOf = (file: string) => syndicationAnswerToTweet(readFixture(`syndication/${file}`), "0").record;
 
 interface YtdlpInfo {
   formats: Array<{ format_id: string; url: string }>;

@@ -3,7 +3,7 @@ import { TweetRecord } from "../../../src/platforms/records.ts";
 import { syndicationAnswerToTweet } from "../../../src/platforms/x/syndication.ts";
 import { apiErrorOf, readFixture } from "./read-fixture.ts";
 
-const map = (file: string, id = "0") => syndicationAnswerToTweet(readFixture(`syndication/${file}`), id);
+const map = (file: string, id = "0") => syndicationAnswerToTweet(readFixture(`syndication/${file}`), id).record;
 
 describe("syndicationAnswerToTweet()", () => {
   it("maps a video post: MP4 variants best first, size from the best variant's path, duration rounded", () => {

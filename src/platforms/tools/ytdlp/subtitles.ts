@@ -97,7 +97,7 @@ export function chooseTranscriptTrack<Track extends { lang: string }>(
 /**
  * The track of `lang` a transcript reads, chosen as `subtitles` chooses (the post's own before
  * automatic captions), or the first listed without `lang`. A track yt-dlp reads as an HLS playlist
- * of WebVTT segments (X's) is not a file of cues, and is not read.
+ * of WebVTT segments is not a file of cues, and is not read here (X's own reader reads X's: x/captions.ts).
  */
 export function transcriptTrack(entry: YtdlpEntry, lang: string | null): TranscriptTrack {
   const listed = languages(entry).flatMap(({ lang: each, auto }) => {
@@ -111,7 +111,7 @@ export function transcriptTrack(entry: YtdlpEntry, lang: string | null): Transcr
   if (listed.length === 0 && tracks.some((track) => track.protocol?.startsWith("m3u8"))) {
     throw new ApiError(
       "no_transcript",
-      "This post's captions come only as an HLS stream of WebVTT segments (as X serves them), which the service does not read.",
+      "This post's captions come only as an HLS stream of WebVTT segments, which the service reads only for the platforms it reads itself (docs/api.md, Transcripts).",
     );
   }
   const found = chooseTranscriptTrack(listed, lang);
