@@ -10,6 +10,7 @@ import { makeKey } from "../helpers/app.ts";
 import { completed, ended, type JobService, startJobService } from "../helpers/job-service.ts";
 import { storeKinds } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 interface JobAnswer {
   id: string;
@@ -25,7 +26,7 @@ describe.each(storeKinds)("jobs of many customers on %s", (kind) => {
   beforeAll(async () => {
     site = await startMediaSite();
     service = await startJobService({ EXTRA_PAGE_HOSTS: site.host }, { extractionHost: true, store: kind });
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await service?.close();
     await site?.close();
@@ -43,29 +44,33 @@ describe.each(storeKinds)("jobs of many customers on %s", (kind) => {
       .map((row) => row.status);
   const idOf = (location: string) => location.split("/").at(-1)!;
 
-  test("a FREE key's queued jobs do not hold another account's one-link job", { timeout: 120_000 }, async () => {
-    const free = await makeKey(service.store.db, "FREE");
-    // Three jobs of pages that answer after 3 s: their links alone hold the FREE key's one slot for 15 s each.
-    const flood: string[] = [];
-    for (let job = 0; job < 3; job += 1) {
-      flood.push(idOf(await submit(free.plain, [1, 2, 3, 4, 5].map((n) => site.pages.slow(100 * job + n, 3000)))));
-    }
-    await until(
-      "the flood's first page asked for",
-      () => site.requestLog.some((request) => request.search.includes("entry=1&")),
-    );
-    const gold = await makeKey(service.store.db, "GOLD");
-    const location = await submit(gold.plain, [site.pages.slow(900, 0)]);
-    const done = await service.jobWhen<JobAnswer>(gold.plain, location, ended, 60_000);
-    expect(done.status).toBe("completed");
-    expect(done.items[0]!.post?.text).toMatch(/^Progressive test clip/);
-    // Every job of the flood is still at work or waiting: the other account's did not wait for them.
-    expect((await statuses(flood)).filter((status) => status === "completed" || status === "failed")).toEqual([]);
-    for (const id of flood) await service.app.get(`/api/v1/jobs/${id}`, free.plain, { method: "DELETE" });
-  });
+  test(
+    "a FREE key's queued jobs do not hold another account's one-link job",
+    { timeout: scaled(120_000) },
+    async () => {
+      const free = await makeKey(service.store.db, "FREE");
+      // Three jobs of pages that answer after 3 s: their links alone hold the FREE key's one slot for 15 s each.
+      const flood: string[] = [];
+      for (let job = 0; job < 3; job += 1) {
+        flood.push(idOf(await submit(free.plain, [1, 2, 3, 4, 5].map((n) => site.pages.slow(100 * job + n, 3000)))));
+      }
+      await until(
+        "the flood's first page asked for",
+        () => site.requestLog.some((request) => request.search.includes("entry=1&")),
+      );
+      const gold = await makeKey(service.store.db, "GOLD");
+      const location = await submit(gold.plain, [site.pages.slow(900, 0)]);
+      const done = await service.jobWhen<JobAnswer>(gold.plain, location, ended, 60_000);
+      expect(done.status).toBe("completed");
+      expect(done.items[0]!.post?.text).toMatch(/^Progressive test clip/);
+      // Every job of the flood is still at work or waiting: the other account's did not wait for them.
+      expect((await statuses(flood)).filter((status) => status === "completed" || status === "failed")).toEqual([]);
+      for (const id of flood) await service.app.get(`/api/v1/jobs/${id}`, free.plain, { method: "DELETE" });
+    },
+  );
 
   test("a page of a host that is no named platform is read once: that read is its item's record", {
-    timeout: 120_000,
+    timeout: scaled(120_000),
   }, async () => {
     const key = await makeKey(service.store.db, "GOLD");
     const urls = [1, 2, 3, 4, 5, 6].map((n) => site.pages.slow(600 + n, 500));
@@ -79,7 +84,7 @@ describe.each(storeKinds)("jobs of many customers on %s", (kind) => {
   });
 
   test("a job is running while its links are read, its first items done before the last is read", {
-    timeout: 120_000,
+    timeout: scaled(120_000),
   }, async () => {
     // A FREE key reads its links one at a time (one extraction slot): each takes 2 s here.
     const key = await makeKey(service.store.db, "FREE");
