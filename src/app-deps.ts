@@ -152,7 +152,7 @@ export function createAppDeps(options: AppDepsOptions): AppParts {
   const { config, metrics, cookies, jars, gate, egress } = wiring;
   const tools = probedTools(wiring);
   const { extractor, clients } = extraction(wiring);
-  const slots = operationSlots(config, metrics.slotsHeld);
+  const slots = operationSlots(config, metrics);
   const ask = createAsk({ tools, extractions: slots.extractions });
   const runner = {
     relay: relayOptions(wiring, jars),

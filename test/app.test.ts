@@ -13,6 +13,7 @@ import { startFakeCdn } from "./fakes/cdn.ts";
 import { buildTestApp, makeKey } from "./helpers/app.ts";
 import { rawRequest } from "./helpers/raw-http.ts";
 import { openTestStore, type TestStore } from "./helpers/stores.ts";
+import { until } from "./helpers/until.ts";
 
 describe("the app", () => {
   let store: TestStore;
@@ -80,18 +81,14 @@ describe("the app", () => {
         headers: { authorization: `Bearer ${key.plain}`, "x-request-id": id },
         signal,
       });
-    const ended = async (id: string) => {
-      for (
-        let i = 0;
-        i < 50 && !logLines.some((line) => line.includes(`"requestId":"${id}"`) && line.includes("body ended"));
-        i++
-      ) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      return logLines.map((line) => JSON.parse(line)).find((line) =>
-        line.requestId === id && line.msg === "body ended"
+    const ended = (id: string) =>
+      until(
+        `the body of ${id} to end`,
+        () =>
+          logLines.map((line) => JSON.parse(line)).find((line) => line.requestId === id && line.msg === "body ended"),
+        5_000,
+        20,
       );
-    };
     try {
       await (await download("/file/1000/whole.mp4", "whole")).arrayBuffer();
       expect(await ended("whole")).toMatchObject({ level: "debug", ended: "complete", route: "/api/v1/download" });

@@ -45,6 +45,8 @@ export interface SlotOptions {
   what: string;
   /** Told the number of slots held after each change. */
   onHeld?: (held: number) => void;
+  /** Told each time a slot is taken. */
+  onTaken?: () => void;
 }
 
 /** The holder of a request's slots: its key, and the client it came from. */
@@ -121,6 +123,7 @@ export function createSlots(options: SlotOptions): Slots {
         );
       }
       count(holder, 1);
+      options.onTaken?.();
       let released = false;
       return () => {
         if (released) return;
@@ -149,11 +152,16 @@ interface SlotCaps {
   MAX_DIRECT_DOWNLOADS: number;
 }
 
-/** The caps on concurrent operations, from the configuration; `onHeld` is told each kind's count as it moves, and once at the start. */
-export function operationSlots(
-  config: SlotCaps,
-  onHeld?: (kind: SlotKind, held: number, limit: number) => void,
-): Record<SlotKind, Slots> {
+/** Who is told how the slots of each kind move (the service's metrics). */
+export interface SlotWatch {
+  /** Each kind's count as it moves, and once at the start. */
+  slotsHeld(kind: SlotKind, held: number, limit: number): void;
+  /** Each slot as it is taken. */
+  slotTaken(kind: SlotKind): void;
+}
+
+/** The caps on concurrent operations, from the configuration, told to `watch` as they move. */
+export function operationSlots(config: SlotCaps, watch?: SlotWatch): Record<SlotKind, Slots> {
   const slots = (
     kind: SlotKind,
     server: number,
@@ -161,8 +169,15 @@ export function operationSlots(
     code: SlotOptions["code"],
     what: string,
   ) => {
-    onHeld?.(kind, 0, server);
-    return createSlots({ perTier, server, code, what, onHeld: onHeld && ((held) => onHeld(kind, held, server)) });
+    watch?.slotsHeld(kind, 0, server);
+    return createSlots({
+      perTier,
+      server,
+      code,
+      what,
+      onHeld: watch && ((held) => watch.slotsHeld(kind, held, server)),
+      onTaken: watch && (() => watch.slotTaken(kind)),
+    });
   };
   return {
     extractions: slots("extractions", config.MAX_EXTRACTIONS, slotsPerTier, "too_many_extractions", "page look-ups"),

@@ -35,6 +35,8 @@ export interface ServiceMetrics {
   quotaRefused(tier: string, code: string): void;
   /** How many slots of a kind are held now, of how many the instance has. */
   slotsHeld(kind: SlotKind, held: number, limit: number): void;
+  /** A slot of a kind was taken: a piece of that work began. */
+  slotTaken(kind: SlotKind): void;
   /** Call when a child process starts; call the returned function when it has exited. */
   childStarted(tool: ChildTool): () => void;
   /** The version of a tool this instance runs now (null: it cannot be run); the one before falls to 0. */
@@ -121,6 +123,11 @@ function workSeries({ counter, gauge }: Define) {
       "Slots held now, by kind of work (extractions, remuxes, encodes, directDownloads).",
       ["kind"],
     ),
+    slotsTaken: counter(
+      "media_api_slots_taken_total",
+      "Slots taken, by kind of work: the pieces of work begun (with media_api_slots_held, how long one is held).",
+      ["kind"],
+    ),
     slotsLimit: gauge(
       "media_api_slots_limit",
       "Slots this instance has, by kind of work (MAX_EXTRACTIONS, MAX_REMUXES, MAX_ENCODES, MAX_DIRECT_DOWNLOADS).",
@@ -198,6 +205,7 @@ export function createServiceMetrics(): ServiceMetrics {
       series.slotsHeld.set({ kind }, held);
       series.slotsLimit.set({ kind }, limit);
     },
+    slotTaken: (kind) => series.slotsTaken.inc({ kind }),
     childStarted: (tool) => holdGauge(series.children, { tool }),
     toolInfo(tool, version) {
       const before = toolVersions.get(tool);

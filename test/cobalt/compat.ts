@@ -107,7 +107,7 @@ export function cobaltSuite(runtime: RuntimeUnderTest): void {
         headers: { authorization: `Bearer ${key}` },
       });
       expect(page.status).toBe(200);
-    }, 180_000);
+    }, scaled(180_000));
     afterAll(async () => {
       await service?.stop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -14,6 +14,7 @@ import { type FakeCdn, startFakeCdn } from "../fakes/cdn.ts";
 import { makeKey } from "../helpers/app.ts";
 import { completed, type JobService, startJobService } from "../helpers/job-service.ts";
 import { probeMedia } from "../helpers/media.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const run = promisify(execFile);
 /** The key frames of the long video are this far apart: a key-frame cut starts at most this much early. */
@@ -67,7 +68,7 @@ describe("clips", () => {
       ORIGIN_OVERRIDES: `video.twimg.com=${site.origin},pbs.twimg.com=${cdn.origin}`,
     });
     key = (await makeKey(service.store.db, "GOLD")).plain;
-  }, 180_000);
+  }, scaled(180_000));
   afterAll(async () => {
     await service?.close();
     await Promise.all([site?.close(), x?.close(), cdn?.close()]);
@@ -76,15 +77,19 @@ describe("clips", () => {
   const download = (url: string, query: string) =>
     service.app.get(`/api/v1/download?url=${encodeURIComponent(url)}${query}`, key);
 
-  test("a page-mode video's 10 seconds from 5.5 s", { timeout: 60_000 }, async () => {
+  test("a page-mode video's 10 seconds from 5.5 s", { timeout: scaled(60_000) }, async () => {
     await expectTenSecondClip(await download(site.pages.long, "&start=5.5&end=0:15.5"));
   });
 
-  test("a relayed X video's 10 seconds: its CDN file becomes a remux when cut", { timeout: 60_000 }, async () => {
-    await expectTenSecondClip(await download(nasaVideoPost, "&start=00:05.5&end=15.5"));
-  });
+  test(
+    "a relayed X video's 10 seconds: its CDN file becomes a remux when cut",
+    { timeout: scaled(60_000) },
+    async () => {
+      await expectTenSecondClip(await download(nasaVideoPost, "&start=00:05.5&end=15.5"));
+    },
+  );
 
-  test("a job's items are each that part of their video, in the archive", { timeout: 180_000 }, async () => {
+  test("a job's items are each that part of their video, in the archive", { timeout: scaled(180_000) }, async () => {
     const created = await service.app.post("/api/v1/jobs", key, {
       urls: [site.pages.long, nasaVideoPost],
       files: true,
@@ -149,7 +154,7 @@ describe("clips", () => {
     ],
   ] as [string, (site: MediaSite) => string, string, RegExp][])(
     "%s is 400 naming the parameter",
-    { timeout: 60_000 },
+    { timeout: scaled(60_000) },
     async (_, url, query, detail) => {
       const response = await download(url(site), query);
       expect(response.status).toBe(400);

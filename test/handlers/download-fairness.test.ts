@@ -263,7 +263,7 @@ describe("page-mode slots shared between accounts, and clients that read nothing
       expect(head).toMatch(/^HTTP\/1\.1 200 /);
       const outcome = await Promise.race([
         cdn.requests[before]!.outcome,
-        new Promise((r) => setTimeout(() => r("still open"), 10_000)),
+        new Promise((r) => setTimeout(() => r("still open"), scaled(10_000))),
       ]);
       expect(outcome).toBe("closed");
       const seconds = (Date.now() - paused) / 1000;

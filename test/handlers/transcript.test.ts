@@ -7,6 +7,7 @@ import { type MediaSite, startMediaSite, subtitleCues } from "../fakes/media-sit
 import { recordedPosts, type RecordedYoutube, startRecordedYoutube, timedtextCues } from "../fakes/recorded-youtube.ts";
 import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 describe("transcripts", () => {
   let store: TestStore;
@@ -18,7 +19,7 @@ describe("transcripts", () => {
     [store, site] = await Promise.all([openTestStore("pglite"), startMediaSite()]);
     app = buildTestApp(store.db, { env: { EXTRA_PAGE_HOSTS: site.host } });
     key = (await makeKey(store.db, "GOLD")).plain;
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await Promise.all([store?.close(), site?.close()]);
   });
@@ -26,7 +27,7 @@ describe("transcripts", () => {
   const transcript = (url: string, query = "") =>
     app.get(`/api/v1/transcript?url=${encodeURIComponent(url)}${query}`, key);
 
-  test("json: the track's cues with their times, its language and kind", { timeout: 60_000 }, async () => {
+  test("json: the track's cues with their times, its language and kind", { timeout: scaled(60_000) }, async () => {
     const response = await transcript(site.pages.subtitled, "&lang=en");
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/json");
@@ -41,7 +42,7 @@ describe("transcripts", () => {
     });
   });
 
-  test("text, srt and vtt", { timeout: 60_000 }, async () => {
+  test("text, srt and vtt", { timeout: scaled(60_000) }, async () => {
     const text = await transcript(site.pages.subtitled, "&format=text");
     expect(text.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     expect(await text.text()).toBe(`${subtitleCues[0]} ${subtitleCues[1]}\n`);
@@ -54,13 +55,13 @@ describe("transcripts", () => {
     expect(await vtt.text()).toMatch(/^WEBVTT\n\n00:00:00\.000 --> 00:00:01\.500\n/);
   });
 
-  test("a language the post lacks is 400 naming those it has", { timeout: 60_000 }, async () => {
+  test("a language the post lacks is 400 naming those it has", { timeout: scaled(60_000) }, async () => {
     const response = await transcript(site.pages.subtitled, "&lang=fr");
     expect(response.status).toBe(400);
     expect(((await response.json()) as { detail: string }).detail).toMatch(/no subtitles in "fr"; it has: en/);
   });
 
-  test("a post without subtitles is 404 no_transcript", { timeout: 60_000 }, async () => {
+  test("a post without subtitles is 404 no_transcript", { timeout: scaled(60_000) }, async () => {
     const response = await transcript(site.pages.progressive);
     expect(response.status).toBe(404);
     const problem = (await response.json()) as { code: string; detail: string };
@@ -79,7 +80,7 @@ describe("transcripts of recorded posts", () => {
     [store, youtube] = await Promise.all([openTestStore("pglite"), startRecordedYoutube()]);
     app = buildTestApp(store.db, { env: youtube.env });
     key = (await makeKey(store.db, "GOLD")).plain;
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await Promise.all([store?.close(), youtube?.close()]);
   });
@@ -87,7 +88,7 @@ describe("transcripts of recorded posts", () => {
   const transcript = (url: string, query = "") =>
     app.get(`/api/v1/transcript?url=${encodeURIComponent(url)}${query}`, key);
 
-  test("a YouTube post with subtitles, in the four formats", { timeout: 60_000 }, async () => {
+  test("a YouTube post with subtitles, in the four formats", { timeout: scaled(60_000) }, async () => {
     const [first, second] = timedtextCues("en");
     const json = await transcript(recordedPosts.subtitled, "&lang=en");
     expect(json.status).toBe(200);
@@ -108,7 +109,7 @@ describe("transcripts of recorded posts", () => {
     );
   });
 
-  test("a post without subtitles is 404 no_transcript, saying so", { timeout: 60_000 }, async () => {
+  test("a post without subtitles is 404 no_transcript, saying so", { timeout: scaled(60_000) }, async () => {
     const response = await transcript(recordedPosts.unsubtitled);
     expect(response.status).toBe(404);
     const problem = (await response.json()) as { code: string; detail: string };

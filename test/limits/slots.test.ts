@@ -67,9 +67,13 @@ describe("slots", () => {
 
   it("give a slot back once, however often its release is called, and count each kind apart", () => {
     const held: [string, number, number][] = [];
+    const taken: string[] = [];
     const slots = operationSlots(
       { MAX_EXTRACTIONS: 2, MAX_REMUXES: 2, MAX_ENCODES: 1, MAX_DIRECT_DOWNLOADS: 2 },
-      (kind, count, limit) => held.push([kind, count, limit]),
+      {
+        slotsHeld: (kind, count, limit) => held.push([kind, count, limit]),
+        slotTaken: (kind) => taken.push(kind),
+      },
     );
     const who = holder("PRO", "10.0.5.1");
     const release = slots.remuxes.acquire(who);
@@ -82,6 +86,8 @@ describe("slots", () => {
       2,
     ]]);
     expect(tryTake(slots.encodes, holder("GOLD", "10.0.5.2"))).toMatch(/this server's limit/);
+    // A refused slot was never taken.
+    expect(taken).toEqual(["remuxes", "encodes"]);
   });
 });
 

@@ -9,6 +9,7 @@ import { withMovieDuration, withMovieDurationStream } from "../../src/media/fmp4
 import { spawnStream } from "../../src/processes/child-stream.ts";
 import { nodeProcesses } from "../../src/runtime/node/processes.ts";
 import { initSegment, probeMedia } from "../helpers/media.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const run = promisify(execFile);
 const fragmentedArgs = ["-movflags", "frag_keyframe+empty_moov+default_base_moof", "-f", "mp4", "pipe:1"];
@@ -349,7 +350,7 @@ describe("withMovieDurationStream()", () => {
     expect((await probeMedia(initSegment(first))).duration).toBeCloseTo(12.5, 3);
     const ended = Promise.race([
       child.exited.then(() => "exited"),
-      new Promise((resolve) => setTimeout(resolve, 3000, "still running")),
+      new Promise((resolve) => setTimeout(resolve, scaled(3000), "still running")),
     ]);
     await reader.cancel();
     expect(await ended).toBe("exited");

@@ -271,4 +271,15 @@ describe("createServiceMetrics() hooks", () => {
     expect(sample(metrics.render(), 'media_api_child_processes{tool="ffmpeg"}')).toBe(0);
     expect(sample(metrics.render(), 'media_api_downloads_active{mode="page"}')).toBe(0);
   });
+
+  it("counts the slots taken by kind", () => {
+    const metrics = createServiceMetrics();
+    metrics.slotTaken("remuxes");
+    metrics.slotTaken("remuxes");
+    metrics.slotTaken("encodes");
+    const text = metrics.render();
+    expect(text).toContain("# TYPE media_api_slots_taken_total counter");
+    expect(sample(text, 'media_api_slots_taken_total{kind="remuxes"}')).toBe(2);
+    expect(sample(text, 'media_api_slots_taken_total{kind="encodes"}')).toBe(1);
+  });
 });

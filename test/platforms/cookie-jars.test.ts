@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type PhotoPlatforms, photoPosts, startPhotoPlatforms } from "../fakes/photo-platforms.ts";
 import { buildTestApp, makeKey } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 let store: TestStore;
 let platforms: PhotoPlatforms;
@@ -63,7 +64,7 @@ async function cookiesSeen(call: () => Promise<unknown>): Promise<Map<string, st
 }
 
 // Each test runs gallery-dl two to five times: on a busy machine that is more than the default 30 s.
-describe("a jar per platform", { timeout: 90_000 }, () => {
+describe("a jar per platform", { timeout: scaled(90_000) }, () => {
   test("each platform's account reaches its own hosts only, whatever else its file holds", async () => {
     const root = await jarsDir({
       instagram: {

@@ -8,6 +8,7 @@ import { type LoggingProxy, startHttpProxy } from "../fakes/proxies.ts";
 import { buildTestApp, makeKey } from "../helpers/app.ts";
 import { freePort } from "../helpers/ports.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 let store: TestStore;
 let platforms: PhotoPlatforms;
@@ -47,7 +48,7 @@ async function carried(call: () => Promise<void>): Promise<number[]> {
 }
 
 // Each test runs gallery-dl three times: on a busy machine that is more than the default 30 s.
-describe("a proxy per platform", { timeout: 90_000 }, () => {
+describe("a proxy per platform", { timeout: scaled(90_000) }, () => {
   test("each platform's proxies carry its hosts only, OUTBOUND_PROXY none of them, a list taken in turn", async () => {
     const [instagramA, instagramB, tiktok, fallback] = proxies as [
       LoggingProxy,

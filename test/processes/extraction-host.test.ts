@@ -370,7 +370,7 @@ describe("a host that cannot start", () => {
       await test.extractor.close();
       await rm(root, { recursive: true, force: true });
     }
-  }, 150_000);
+  }, scaled(150_000));
 });
 
 describe("a yt-dlp updated on disk", () => {

@@ -57,7 +57,7 @@ for video in ${JSON.stringify(videos)}:
     execFile(
       interpreter,
       ["-c", script],
-      { timeout: 60_000 },
+      { timeout: scaled(60_000) },
       (error, stdout, stderr) =>
         resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr, ms: Date.now() - started }),
     );
@@ -159,7 +159,7 @@ with YoutubeDL(options) as ydl:
     execFile(
       interpreter,
       ["-c", script],
-      { timeout: 60_000 },
+      { timeout: scaled(60_000) },
       (error, stdout, stderr) =>
         resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr, ms: Date.now() - started }),
     );

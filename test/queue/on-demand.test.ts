@@ -7,6 +7,7 @@ import { workersOnDemand } from "../../src/queue/on-demand.ts";
 import { type Queue, startQueue } from "../../src/queue/queue.ts";
 import { openTestStore, storeKinds, type TestStore } from "../helpers/stores.ts";
 import { until } from "../helpers/until.ts";
+import { scaled } from "../helpers/slowness.ts";
 
 const settings = { retries: 2, retryDelayS: 1, heartbeatS: 10, pollS: 60 };
 const fail = (error: Error) => {
@@ -40,7 +41,7 @@ describe.each(storeKinds)("the workers on demand on %s", (kind) => {
   };
 
   test("start no workers on an empty queue; a job sent starts them, also inside a transaction", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   }, async () => {
     store = await openTestStore(kind);
     const { workers, ran, work } = await instance();
@@ -57,7 +58,7 @@ describe.each(storeKinds)("the workers on demand on %s", (kind) => {
     expect(ran).toEqual([1, 2]);
   });
 
-  test("start the workers at once for a job left waiting from before", { timeout: 60_000 }, async () => {
+  test("start the workers at once for a job left waiting from before", { timeout: scaled(60_000) }, async () => {
     store = await openTestStore(kind);
     const before = await instance();
     await before.queue.send("test-demand", [{ data: { n: 7 } }]);
@@ -70,7 +71,7 @@ describe.each(storeKinds)("the workers on demand on %s", (kind) => {
 
   test.runIf(kind === "postgres")(
     "start the workers for a job another instance sent",
-    { timeout: 60_000 },
+    { timeout: scaled(60_000) },
     async () => {
       store = await openTestStore(kind);
       const { workers, ran, work } = await instance();

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { UpstreamRequest } from "../../src/net/relay-upstream.ts";
 import { createNodeUpstream, nodeUpstream } from "../../src/runtime/node/relay-upstream.ts";
 import { scaled } from "../helpers/slowness.ts";
+import { until } from "../helpers/until.ts";
 
 interface ScriptedServer {
   port: number;
@@ -150,7 +151,8 @@ describe("the node upstream client", () => {
     const { server, url } = await serve(() => {});
     const controller = new AbortController();
     const answer = nodeUpstream(request(`${url}/a`, { signal: controller.signal }));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Aborted once the server has the request: before that there is no connection to close.
+    await until("the request at the server", () => server.heads.length === 1);
     controller.abort(new Error("gave up"));
     await expect(answer).rejects.toThrow("gave up");
     await server.closed();

@@ -76,11 +76,15 @@ describe("PGlite on a thread of its own", () => {
   test("a call made while a transaction is open waits for it, as on one connection", async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
+    let inside!: () => void;
+    const opened = new Promise<void>((resolve) => (inside = resolve));
     const transaction = db.transaction(async (tx) => {
       await tx.query("INSERT INTO t (id) VALUES (30)");
+      inside();
       await held;
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The call below is made once the transaction is open, however long the thread took to open it.
+    await opened;
     let seen: unknown = null;
     const outside = db.query("SELECT count(*)::int AS n FROM t WHERE id = 30").then((rows) => (seen = rows));
     await new Promise((resolve) => setTimeout(resolve, 50));

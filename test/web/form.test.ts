@@ -3,6 +3,7 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveNode } from "../../src/runtime/node-server.ts";
+import type { Served } from "../../src/runtime/serve.ts";
 import { buildTestApp } from "../helpers/app.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 import { settled } from "../helpers/until.ts";
@@ -16,7 +17,14 @@ describe("a form post cut off by the client", () => {
 
   it("is a client abort logged at info, not a 500", async () => {
     const { app, logLines } = buildTestApp(store.db);
-    const server = await serveNode(app, { port: 0, hostname: "127.0.0.1" });
+    let arrived!: () => void;
+    const answering = new Promise<void>((resolve) => (arrived = resolve));
+    // The app, telling when it has the request: the client hangs up only then, as a slow server may not have it sooner.
+    const served: Served = {
+      answer: (request, arrival) => (arrived(), app.answer(request, arrival)),
+      refuse: (error, requestId) => app.refuse(error, requestId),
+    };
+    const server = await serveNode(served, { port: 0, hostname: "127.0.0.1" });
     try {
       const { port } = new URL(server.address);
       const socket = connect(Number(port), "127.0.0.1");
@@ -25,7 +33,7 @@ describe("a form post cut off by the client", () => {
         "POST /sign-in HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 500\r\n" +
           "Sec-Fetch-Site: same-origin\r\nX-Request-Id: cut-form\r\n\r\nemail=owner%40example.com&pass",
       );
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await answering;
       socket.destroy();
       const entries = () => logLines.map((line) => JSON.parse(line) as Record<string, unknown>);
       const line = (msg: string) => entries().find((entry) => entry.requestId === "cut-form" && entry.msg === msg);
