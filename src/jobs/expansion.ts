@@ -50,12 +50,20 @@ export async function startJob(deps: JobDeps, queue: Queue, jobId: string): Prom
     const links = await startExpansion(tx, jobId, deps.now());
     if (links === null) return null;
     const reads = Array.from({ length: links.count - links.from }, (_, n) => ({ jobId, at: links.from + n }));
-    await queue.send(LINKS, reads.map((data) => ({ data, group })), tx);
+    await queue.send(LINKS, reads.map((data) => ({ data, group, priority: linkTurnOf(data.at) })), tx);
     return links;
   });
   if (started !== null && started.from >= started.count) await takeReads(deps, queue, jobId, group);
   return true;
 }
+
+/**
+ * A link's priority on its lane: its place in its job, so that a job's links are read in order (the
+ * queue takes the highest first; its links, sent together, would otherwise come in no order, and a
+ * read that came again for want of a slot after the ones behind it), and a key's first link comes
+ * before the hundredth of another key's job that started earlier.
+ */
+const linkTurnOf = (at: number) => -at;
 
 /**
  * Reads one link of a job and keeps what it stands for, then takes the reads that are next in
