@@ -1,8 +1,9 @@
 // A job's expansion: its links into the posts they stand for, as items in the caller's order. Its
-// start puts each link on the queue as a read of its own, so one job's links are read on every
-// instance at once, each key's up to its share there. A read is kept until every link before it
-// has its items; then whichever read finished the run of them takes them all, in one write, and
-// queues their items, so a job's first items start as soon as its first link is read.
+// start puts the job's links on the queue in runs of a few turns of its key's share (a part), so
+// that one job's parts are read on every instance at once, one part of a key at a time on each.
+// A part's links are read a few at a time, in order (link-reads.ts), each read kept until every
+// link before it has its items; then whichever read finished the run of them takes them all, in
+// one write, and queues their items, so a job's first items start as soon as its first link is read.
 import { asking, platformOf } from "../operations/ask.ts";
 import { ApiError } from "../http/problem.ts";
 import type { SlotHolder } from "../limits/slots.ts";
@@ -11,7 +12,8 @@ import type { Expands, Expansion, Link, OnePost, Source } from "../platforms/sou
 import { rowOf, standsForMany } from "../platforms/table.ts";
 import { asAccount, type JobDeps } from "./background.ts";
 import type { Job } from "./job.ts";
-import { groupOf, type KeyGroup, LINKS, queueAt } from "./queues.ts";
+import { groupOf, JOB_ITEMS_AT_ONCE, type KeyGroup, LINKS, queueAt } from "./queues.ts";
+import { NO_SLOT, type NoSlot, readInOrder } from "./link-reads.ts";
 import { jobMaxItemsOf } from "./request.ts";
 import {
   appendItems,
@@ -27,11 +29,21 @@ import {
 } from "./store.ts";
 import { afterRest, isNoSlot, type Resting, retryHelps, whenSlotMayFree } from "./waits.ts";
 
-/** One link of a job to read, as the queue carries it: the 0-based place of the link in the job's. */
-export interface QueuedLink extends Resting {
+/** A part of a job's links to read, as the queue carries it: the 0-based places of its first link and of the one past its last. */
+export interface QueuedLinks extends Resting {
   jobId: string;
-  at: number;
+  from: number;
+  to: number;
 }
+
+/**
+ * Turns of its key's share in a part: long enough that its reads keep the share busy (a part waits
+ * for its slowest read), short enough that a job of hundreds of links is read on every instance.
+ */
+const TURNS_IN_A_PART = 4;
+
+/** How many reads of a key's part run at once: its share. */
+const widthOf = (tier: string) => JOB_ITEMS_AT_ONCE[tier] ?? JOB_ITEMS_AT_ONCE.FREE!;
 
 /** One link as read: the posts it stands for (with the record where the read gave it), and why some are missing. */
 interface LinkRead {
@@ -40,8 +52,8 @@ interface LinkRead {
 }
 
 /**
- * Starts a job (at its `runAt`): marks it running and puts its links on the queue, each a read in
- * the job key's group, once. A job whose links were all read before (by an earlier version, which
+ * Starts a job (at its `runAt`): marks it running and puts its links on the queue, in parts, in the
+ * job key's group, once. A job whose links were all read before (by an earlier version, which
  * read them in its expansion) is taken and ended here.
  */
 export async function startJob(deps: JobDeps, queue: Queue, jobId: string): Promise<true> {
@@ -49,8 +61,13 @@ export async function startJob(deps: JobDeps, queue: Queue, jobId: string): Prom
   const started = await deps.db.transaction(async (tx) => {
     const links = await startExpansion(tx, jobId, deps.now());
     if (links === null) return null;
-    const reads = Array.from({ length: links.count - links.from }, (_, n) => ({ jobId, at: links.from + n }));
-    await queue.send(LINKS, reads.map((data) => ({ data, group, priority: linkTurnOf(data.at) })), tx);
+    const part = widthOf(group.tier) * TURNS_IN_A_PART;
+    const parts = [];
+    for (let from = links.from; from < links.count; from += part) {
+      // Its first part first: the queue takes the highest priority first, and parts sent together come in no order.
+      parts.push({ data: { jobId, from, to: Math.min(links.count, from + part) }, group, priority: -from });
+    }
+    await queue.send(LINKS, parts, tx);
     return links;
   });
   if (started !== null && started.from >= started.count) await takeReads(deps, queue, jobId, group);
@@ -58,50 +75,66 @@ export async function startJob(deps: JobDeps, queue: Queue, jobId: string): Prom
 }
 
 /**
- * A link's priority on its lane: its place in its job, so that a job's links are read in order (the
- * queue takes the highest first; its links, sent together, would otherwise come in no order, and a
- * read that came again for want of a slot after the ones behind it), and a key's first link comes
- * before the hundredth of another key's job that started earlier.
+ * Reads a part of a job's links, in order, a few at a time (its key's share), each read kept and
+ * the reads next in order taken as they come. Where the key's slots are all held, or its platform
+ * rests, the rest of the part comes again later; false asks the queue to retry (a failure a retry
+ * can help). A part run again after its instance died does not read again the links it read.
  */
-const linkTurnOf = (at: number) => -at;
-
-/**
- * Reads one link of a job and keeps what it stands for, then takes the reads that are next in
- * order. A link whose key has no slot free, or whose platform rests, comes again later; false asks
- * the queue to retry (a failure a retry can help). A link run again after its instance died is not
- * read twice.
- */
-export async function readLinkOfJob(
+export async function readPartOfJob(
   deps: JobDeps,
   queue: Queue,
-  link: QueuedLink,
+  part: QueuedLinks,
   last: boolean,
-): Promise<boolean | Again<QueuedLink>> {
-  const job = await jobOf(deps.db, link.jobId);
+): Promise<boolean | Again<QueuedLinks>> {
+  const job = await jobOf(deps.db, part.jobId);
   if (job === null || job.status === "cancelled" || job.expanded) return true;
-  const group = await groupOf(deps.db, link.jobId);
-  const room = jobMaxItemsOf(group.tier) - job.counts.total;
-  // A full job reads no more: the take ends its expansion, naming the links left.
-  if (room > 0 && !(await linkWasRead(deps.db, link.jobId, link.at))) {
-    const holder: SlotHolder = { id: job.apiKeyId, accountId: Number(job.accountId), tier: group.tier };
-    const read = await readLink(deps, { job, holder, link, limit: room, last });
-    if (!("posts" in read)) return read.again ?? false;
-    await keepLinkRead(deps.db, link.jobId, link.at, read);
+  const group = await groupOf(deps.db, part.jobId);
+  const holder: SlotHolder = { id: job.apiKeyId, accountId: Number(job.accountId), tier: group.tier };
+  let items = job.counts.total;
+  try {
+    const turn = await readInOrder<LinkRead | null>({
+      from: Math.max(part.from, job.counts.linksRead),
+      count: part.to,
+      width: widthOf(group.tier),
+      read: async (at) => {
+        if (await linkWasRead(deps.db, job.id, at)) return null;
+        return readLink(deps, { job, holder, at, limit: Math.max(1, jobMaxItemsOf(group.tier) - items), last });
+      },
+      async take(at, reads) {
+        for (const [n, read] of reads.entries()) if (read !== null) await keepLinkRead(deps.db, job.id, at + n, read);
+        const taken = await takeReads(deps, queue, job.id, group);
+        items = taken.items;
+        // A job that ended (it is full) reads no more.
+        return taken.ended ? 0 : reads.length;
+      },
+    });
+    return turn.noSlot ? whenSlotMayFree({ ...part, from: turn.next }) : true;
+  } catch (error) {
+    const rested = error instanceof ApiError && retryHelps(error) ? afterRest(part, error) : null;
+    if (rested !== null) return rested;
+    if (!last) return false;
+    // The last attempt of a failure no problem names: the job ends with what it has, saying why.
+    deps.log.error("a job's links could not be expanded", { jobId: job.id, error: String(error) });
+    await endExpansion(deps, job.id, "Its links could not be expanded; the operator's log says why.");
+    return true;
   }
-  await takeReads(deps, queue, link.jobId, group);
-  return true;
 }
 
 /**
  * Takes the kept reads that follow the job's last taken link, in order, as items (up to the job's
  * most), queued inside the same write; ends the expansion once every link is taken or the job is
- * full, and then tells who listens.
+ * full, and then tells who listens. How many items the job has, and whether its expansion has ended.
  */
-async function takeReads(deps: JobDeps, queue: Queue, jobId: string, group: KeyGroup): Promise<void> {
+async function takeReads(
+  deps: JobDeps,
+  queue: Queue,
+  jobId: string,
+  group: KeyGroup,
+): Promise<{ items: number; ended: boolean }> {
   const most = jobMaxItemsOf(group.tier);
-  const ended = await deps.db.transaction(async (tx) => {
+  const taken = await deps.db.transaction(async (tx) => {
     const held = await heldExpansion<LinkRead>(tx, jobId);
-    if (held === null) return false;
+    if (held === null) return { items: most, ended: true, endedNow: false };
     const ready = inOrderFrom(held.linksRead, held.reads);
     const taken = upTo(most - held.items, most, ready);
     const linksRead = held.linksRead + taken.links;
@@ -110,13 +143,23 @@ async function takeReads(deps: JobDeps, queue: Queue, jobId: string, group: KeyG
       if (positions !== null) await queueAt(tx, queue, { jobId, group, positions });
       await dropTakenReads(tx, jobId, linksRead);
     }
-    const full = held.items + taken.posts.length >= most;
-    if (linksRead < held.links && !full) return false;
+    const items = held.items + taken.posts.length;
+    if (linksRead < held.links && items < most) return { items, ended: false, endedNow: false };
     const unread = held.links - linksRead;
     const why = unread > 0 ? `${unread} of its links were not read: the job holds at most ${most} items` : null;
-    return finishExpansion(tx, jobId, why, deps.now());
+    return { items, ended: true, endedNow: await finishExpansion(tx, jobId, why, deps.now()) };
   });
-  if (!ended) return;
+  if (taken.endedNow) await toldEnded(deps, jobId);
+  return { items: taken.items, ended: taken.ended };
+}
+
+/** Ends the job's expansion with `why` its links are not all read, and tells who listens. */
+async function endExpansion(deps: JobDeps, jobId: string, why: string): Promise<void> {
+  if (await finishExpansion(deps.db, jobId, why, deps.now())) await toldEnded(deps, jobId);
+}
+
+/** After its expansion ended: the job ends too where every item is settled, and who listens hears of it. */
+async function toldEnded(deps: JobDeps, jobId: string): Promise<void> {
   await finishIfSettled(deps.db, jobId, deps.now());
   await deps.events?.settled(jobId, null);
 }
@@ -155,26 +198,22 @@ function upTo(room: number, most: number, reads: readonly LinkRead[]): {
 }
 
 /**
- * The link as read now; `again` when it is to come again later (no slot, or its platform rests),
- * an empty answer when the queue is to retry it. A link that cannot be expanded (or not now, on
+ * Link `at` of the job as read now, or NO_SLOT when the key's slots are all held; throws where a
+ * retry may help (its platform failed, or rests). A link that cannot be expanded (or not now, on
  * the last attempt) is one item: its own problem shows when it runs.
  */
 async function readLink(
   deps: JobDeps,
-  { job, holder, link, limit, last }: { job: Job; holder: SlotHolder; link: QueuedLink; limit: number; last: boolean },
-): Promise<LinkRead | { again?: Again<QueuedLink> }> {
-  const pasted = job.request.urls[link.at]!;
+  { job, holder, at, limit, last }: { job: Job; holder: SlotHolder; at: number; limit: number; last: boolean },
+): Promise<LinkRead | NoSlot> {
+  const pasted = job.request.urls[at]!;
   let found: LinkPosts;
   try {
     found = await linkPostsOf(deps, pasted, { limit, threads: job.request.threads ?? true }, holder);
   } catch (error) {
-    if (isNoSlot(error)) return { again: whenSlotMayFree(link) };
-    if (error instanceof ApiError && retryHelps(error)) {
-      const rested = afterRest(link, error);
-      if (rested !== null) return { again: rested };
-    }
-    if (!last && (!(error instanceof ApiError) || retryHelps(error))) return {};
-    return { posts: [{ url: pasted.href, post: null }], missing: unexpanded(deps, job, pasted, error) };
+    if (isNoSlot(error)) return NO_SLOT;
+    if (!(error instanceof ApiError) || (retryHelps(error) && !last)) throw error;
+    return { posts: [{ url: pasted.href, post: null }], missing: unexpanded(pasted, error) };
   }
   const { expansion } = found;
   if (expansion === null) return { posts: [{ url: found.link.href, post: null }], missing: null };
@@ -185,12 +224,9 @@ async function readLink(
   };
 }
 
-/** Why a link is one item: its problem's code, or, for a failure no problem names, the operator's log. */
-function unexpanded(deps: JobDeps, job: Job, pasted: URL, error: unknown): string {
-  if (error instanceof ApiError) return `${pasted.href} could not be expanded (${error.code}), so it is one item`;
-  deps.log.error("a job's link could not be expanded", { jobId: job.id, url: pasted.href, error: String(error) });
-  return `${pasted.href} could not be expanded (the operator's log says why), so it is one item`;
-}
+/** Why a link is one item: its problem's code. */
+const unexpanded = (pasted: URL, error: ApiError) =>
+  `${pasted.href} could not be expanded (${error.code}), so it is one item`;
 
 const expandsPosts = (source: Source): source is Source & Expands => "expand" in source;
 

@@ -1,7 +1,7 @@
 // The queues a job's work goes on, and how each key's part of them is shared: every run of a job
 // is in its key's group, on its tier's lane (src/queue/queue.ts), so no key takes another's turns.
-// A job's expansion starts it; each of its links is read on its own, on whichever instance takes
-// it; each item of the posts they stand for then runs on its own.
+// A job's expansion starts it; its links are read in parts, each on whichever instance takes it;
+// each item of the posts they stand for then runs on its own.
 import type { Queue } from "../queue/queue.ts";
 import type { Queryable } from "../store/db.ts";
 import { addItems } from "./store.ts";
@@ -17,6 +17,12 @@ export const ITEMS = "job-items";
  * holds one of the key's extraction slots (slotsPerTier).
  */
 export const JOB_ITEMS_AT_ONCE: Readonly<Record<string, number>> = { FREE: 2, PRO: 8, GOLD: 32 };
+
+/**
+ * Parts of a job's links one key reads at once on an instance, by tier: one, which reads up to the
+ * key's share of links at once (JOB_ITEMS_AT_ONCE); each instance reads a part of its own.
+ */
+export const LINK_PARTS_AT_ONCE: Readonly<Record<string, number>> = { FREE: 1, PRO: 1, GOLD: 1 };
 
 /** Expansions of one key that start at once on an instance, by tier: a start only puts the job's links on the queue. */
 export const EXPANSIONS_AT_ONCE: Readonly<Record<string, number>> = { FREE: 1, PRO: 2, GOLD: 4 };

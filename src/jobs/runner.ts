@@ -17,8 +17,16 @@ import type { ItemProblem } from "./job.ts";
 import type { Again, Queue } from "../queue/queue.ts";
 import { afterRest, type Resting, retryHelps, whenSlotFrees } from "./waits.ts";
 import { asAccount, type JobDeps } from "./background.ts";
-import { EXPANSIONS, EXPANSIONS_AT_ONCE, groupOf, ITEMS, JOB_ITEMS_AT_ONCE, LINKS } from "./queues.ts";
-import { type QueuedLink, readLinkOfJob, startJob } from "./expansion.ts";
+import {
+  EXPANSIONS,
+  EXPANSIONS_AT_ONCE,
+  groupOf,
+  ITEMS,
+  JOB_ITEMS_AT_ONCE,
+  LINK_PARTS_AT_ONCE,
+  LINKS,
+} from "./queues.ts";
+import { type QueuedLinks, readPartOfJob, startJob } from "./expansion.ts";
 
 export interface Jobs {
   /** Queues the expansion of a job just recorded, to start `startAfterS` seconds from now (its `runAt`). */
@@ -43,11 +51,12 @@ export function createJobs(deps: JobDeps, queue: Queue): Jobs {
         groups: shares(JOB_ITEMS_AT_ONCE),
         run: (item, attempt) => runItem(deps, item, attempt.last),
       });
-      await queue.work<QueuedLink>({
+      await queue.work<QueuedLinks>({
         queue: LINKS,
-        concurrency: deps.settings.concurrency,
-        groups: shares(JOB_ITEMS_AT_ONCE),
-        run: (link, attempt) => readLinkOfJob(deps, queue, link, attempt.last),
+        // A part reads up to its key's share at once: as many parts as the jobs' extraction slots keep those busy.
+        concurrency: deps.settings.extractionSlots,
+        groups: shares(LINK_PARTS_AT_ONCE),
+        run: (part, attempt) => readPartOfJob(deps, queue, part, attempt.last),
       });
       await queue.work<{ jobId: string }>({
         queue: EXPANSIONS,

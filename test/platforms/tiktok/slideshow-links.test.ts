@@ -9,11 +9,9 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createCobaltDoor } from "../../../src/cobalt/door.ts";
-import { parseConfig } from "../../../src/config.ts";
-import { createLogger } from "../../../src/log.ts";
 import { type PhotoPlatforms, photoPosts, startPhotoPlatforms } from "../../fakes/photo-platforms.ts";
 import { type ShortLinkHost, startShortLinkHost } from "../../fakes/short-links.ts";
+import { cobaltDoorOver } from "../../helpers/cobalt-door.ts";
 import { makeKey, type TestApp } from "../../helpers/app.ts";
 import { completed, type JobService, startJobService } from "../../helpers/job-service.ts";
 import { probeMedia } from "../../helpers/media.ts";
@@ -109,37 +107,20 @@ describe("cobalt's picker of the /video/ link", () => {
     "each entry's tunnel sends its own picture, the audio tunnel the music",
     { timeout: scaled(120_000) },
     async () => {
-      const door = createCobaltDoor({
-        api: app.app,
-        db: service.store.db,
-        config: parseConfig({}),
-        log: createLogger("error"),
-        startedAt: new Date(),
-        // The app's clock, which checks the tunnels the door signs.
-        now: app.clock.now,
-      });
-      const arrival = { peer: "127.0.0.1", requestId: crypto.randomUUID() };
-      const asked = await door.answer(
-        new Request("http://door.local/", {
-          method: "POST",
-          headers: { accept: "application/json", "content-type": "application/json", authorization: `Api-Key ${key}` },
-          body: JSON.stringify({ url: links.video, filenameStyle: "classic" }),
-        }),
-        arrival,
-      );
-      expect(asked.response.status).toBe(200);
-      const answer = await asked.response.json();
+      const door = cobaltDoorOver(app, service.store.db);
+      const { status, answer } = await door.ask(key, links.video);
+      expect(status).toBe(200);
       expect(answer.status).toBe("picker");
       expect(answer.picker).toHaveLength(4);
       for (const [at, entry] of (answer.picker as { type: string; url: string }[]).entries()) {
         expect(entry.type).toBe("photo");
-        const tunnel = await door.answer(new Request(entry.url), arrival);
-        expect([at + 1, tunnel.response.status]).toEqual([at + 1, 200]);
-        expect(Buffer.compare(await bodyOf(tunnel.response), await fileBytes(at))).toBe(0);
+        const tunnel = await door.open(entry.url);
+        expect([at + 1, tunnel.status]).toEqual([at + 1, 200]);
+        expect(Buffer.compare(await bodyOf(tunnel), await fileBytes(at))).toBe(0);
       }
-      const sound = await door.answer(new Request(answer.audio), arrival);
-      expect(sound.response.status).toBe(200);
-      expect((await probeMedia(new Uint8Array(await sound.response.arrayBuffer()))).streams).toEqual(["mp3"]);
+      const sound = await door.open(answer.audio);
+      expect(sound.status).toBe(200);
+      expect((await probeMedia(new Uint8Array(await sound.arrayBuffer()))).streams).toEqual(["mp3"]);
     },
   );
 });

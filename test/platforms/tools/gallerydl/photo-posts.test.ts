@@ -6,10 +6,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createCobaltDoor } from "../../../../src/cobalt/door.ts";
-import { parseConfig } from "../../../../src/config.ts";
-import { createLogger } from "../../../../src/log.ts";
 import { type PhotoPlatforms, photoPosts, startPhotoPlatforms } from "../../../fakes/photo-platforms.ts";
+import { cobaltDoorOver } from "../../../helpers/cobalt-door.ts";
 import { buildTestApp, makeKey, type TestApp } from "../../../helpers/app.ts";
 import { probeMedia } from "../../../helpers/media.ts";
 import { holdsWithin } from "../../../helpers/until.ts";
@@ -266,26 +264,9 @@ describe("TikTok", () => {
   });
 
   test("cobalt's picker gives the pictures as its entries and the music as audio with audioFilename", async () => {
-    const door = createCobaltDoor({
-      api: app.app,
-      db: store.db,
-      config: parseConfig({}),
-      log: createLogger("error"),
-      startedAt: new Date(),
-      // The app's clock, which checks the tunnels the door signs.
-      now: app.clock.now,
-    });
-    const arrival = { peer: "127.0.0.1", requestId: crypto.randomUUID() };
-    const asked = await door.answer(
-      new Request("http://door.local/", {
-        method: "POST",
-        headers: { accept: "application/json", "content-type": "application/json", authorization: `Api-Key ${key}` },
-        body: JSON.stringify({ url: photoPosts.tiktokSlideshow, filenameStyle: "classic" }),
-      }),
-      arrival,
-    );
-    expect(asked.response.status).toBe(200);
-    const answer = await asked.response.json();
+    const door = cobaltDoorOver(app, store.db);
+    const { status, answer } = await door.ask(key, photoPosts.tiktokSlideshow);
+    expect(status).toBe(200);
     expect(answer.status).toBe("picker");
     expect(answer.picker.map((entry: { type: string; thumb: string }) => [entry.type, entry.thumb])).toEqual(
       pictures().map((file) => ["photo", file.url]),
@@ -298,10 +279,10 @@ describe("TikTok", () => {
       "mp3",
     ]);
 
-    const sound = await door.answer(new Request(answer.audio), arrival);
-    expect(sound.response.status).toBe(200);
-    expect(sound.response.headers.get("content-disposition")).toContain(answer.audioFilename);
-    const probed = await probeMedia(new Uint8Array(await sound.response.arrayBuffer()));
+    const sound = await door.open(answer.audio);
+    expect(sound.status).toBe(200);
+    expect(sound.headers.get("content-disposition")).toContain(answer.audioFilename);
+    const probed = await probeMedia(new Uint8Array(await sound.arrayBuffer()));
     expect(probed.streams).toEqual(["mp3"]);
   });
 });
