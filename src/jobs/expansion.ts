@@ -23,7 +23,7 @@ import {
   heldExpansion,
   jobOf,
   keepLinkRead,
-  linkWasRead,
+  keptLinks,
   type ReadPost,
   startExpansion,
 } from "./store.ts";
@@ -91,15 +91,18 @@ export async function readPartOfJob(
   const group = await groupOf(deps.db, part.jobId);
   const holder: SlotHolder = { id: job.apiKeyId, accountId: Number(job.accountId), tier: group.tier };
   let items = job.counts.total;
+  const from = Math.max(part.from, job.counts.linksRead);
+  // Asked once, not by each read: reads started in order then ask for their slots in order, so the first link gets one.
+  const kept = await keptLinks(deps.db, job.id, from, part.to);
   try {
     const turn = await readInOrder<LinkRead | null>({
-      from: Math.max(part.from, job.counts.linksRead),
+      from,
       count: part.to,
       width: widthOf(group.tier),
-      read: async (at) => {
-        if (await linkWasRead(deps.db, job.id, at)) return null;
-        return readLink(deps, { job, holder, at, limit: Math.max(1, jobMaxItemsOf(group.tier) - items), last });
-      },
+      read: (at) =>
+        kept.has(at)
+          ? Promise.resolve(null)
+          : readLink(deps, { job, holder, at, limit: Math.max(1, jobMaxItemsOf(group.tier) - items), last }),
       async take(at, reads) {
         for (const [n, read] of reads.entries()) if (read !== null) await keepLinkRead(deps.db, job.id, at + n, read);
         const taken = await takeReads(deps, queue, job.id, group);

@@ -181,14 +181,13 @@ export async function keepLinkRead(db: Queryable, jobId: string, at: number, rea
   ]);
 }
 
-/** Whether link `at` of the job was read already (kept, or taken as items): a run of it again need not read it. */
-export async function linkWasRead(db: Queryable, jobId: string, at: number): Promise<boolean> {
-  const [row] = await db.query<{ read: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM job_links WHERE job_id = $1 AND at = $2)
-         OR EXISTS (SELECT 1 FROM jobs WHERE id = $1 AND (links_read > $2 OR expanded_at IS NOT NULL)) AS read`,
-    [jobId, at],
+/** Which of the job's links from `from` to before `to` were read and are kept, waiting for those before them. */
+export async function keptLinks(db: Queryable, jobId: string, from: number, to: number): Promise<Set<number>> {
+  const rows = await db.query<{ at: number }>(
+    "SELECT at FROM job_links WHERE job_id = $1 AND at >= $2 AND at < $3",
+    [jobId, from, to],
   );
-  return row?.read === true;
+  return new Set(rows.map((row) => row.at));
 }
 
 /**
