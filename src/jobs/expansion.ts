@@ -95,7 +95,7 @@ export async function readPartOfJob(
   // Asked once, not by each read: reads started in order then ask for their slots in order, so the first link gets one.
   const kept = await keptLinks(deps.db, job.id, from, part.to);
   try {
-    const turn = await readInOrder<LinkRead | null>({
+    const reading = await readInOrder<LinkRead | null>({
       from,
       count: part.to,
       width: widthOf(group.tier),
@@ -111,7 +111,7 @@ export async function readPartOfJob(
         return taken.ended ? 0 : reads.length;
       },
     });
-    return turn.noSlot ? whenSlotMayFree({ ...part, from: turn.next }) : true;
+    return reading.noSlot ? whenSlotMayFree({ ...part, from: reading.next }) : true;
   } catch (error) {
     const rested = error instanceof ApiError && retryHelps(error) ? afterRest(part, error) : null;
     if (rested !== null) return rested;

@@ -1,15 +1,15 @@
 // A job's links read a few at a time, their answers taken in the caller's order: the items of a
 // link get their positions after those of every link before it, so an answer that comes early
 // waits for the ones before it, and a job's first items start as soon as its first link is read.
-// A read that finds the key's slots all held waits only for the reads of its own turn (their slots
-// free as they end); with none of them running, the turn ends there and gives the worker back.
+// A read that finds the key's slots all held waits only for the other reads of its part (their slots
+// free as they end); with none of them running, the reading stops there and gives the worker back.
 
 /** A read that found no slot free: the key's own calls and items hold them all. */
 export const NO_SLOT: NoSlot = Object.freeze({ noSlot: true });
 export type NoSlot = { readonly noSlot: true };
 const isNoSlot = <Answer>(answer: Answer | NoSlot): answer is NoSlot => answer === NO_SLOT;
 
-export interface ReadTurn<Answer> {
+export interface OrderedReads<Answer> {
   /** The 0-based place of the first link to read, and how many links there are. */
   from: number;
   count: number;
@@ -18,7 +18,7 @@ export interface ReadTurn<Answer> {
   read(at: number): Promise<Answer | NoSlot>;
   /**
    * Takes the answers of the links from `at` on, in order: those read by then, together (one write
-   * for many links that came at once). How many it took; fewer than it was handed stops the turn
+   * for many links that came at once). How many it took; fewer than it was handed stops the reading
    * there (the job holds no more).
    */
   take(at: number, answers: Answer[]): Promise<number>;
@@ -26,10 +26,10 @@ export interface ReadTurn<Answer> {
 
 /**
  * Reads and takes links from `from` on; the place of the first link not taken (`count` when every
- * one was), with whether the turn stopped for want of a slot. A read that throws ends the turn
+ * one was), with whether the reading stopped for want of a slot. A read that throws ends the reading
  * with its error; what was taken before it stays taken.
  */
-export async function readInOrder<Answer>(turn: ReadTurn<Answer>): Promise<{ next: number; noSlot: boolean }> {
+export async function readInOrder<Answer>(ordered: OrderedReads<Answer>): Promise<{ next: number; noSlot: boolean }> {
   let running = 0;
   let wake = () => {};
   let oneEnded = new Promise<void>((resolve) => (wake = resolve));
@@ -40,13 +40,13 @@ export async function readInOrder<Answer>(turn: ReadTurn<Answer>): Promise<{ nex
       // A read that threw may have held a slot.
       let heldOne = true;
       try {
-        answer = await turn.read(at);
+        answer = await ordered.read(at);
         heldOne = !isNoSlot(answer);
       } finally {
         running -= 1;
         // Only a read that held a slot frees one: two reads that found none, waking each other, would
         // ask again without end while a third reads (thousands a second, each with its timers). The
-        // last read to end wakes the others all the same, which then end the turn or read.
+        // last read to end wakes the others all the same, which then stop the reading or read.
         if (heldOne || running === 0) {
           wake();
           oneEnded = new Promise<void>((resolve) => (wake = resolve));
@@ -59,20 +59,20 @@ export async function readInOrder<Answer>(turn: ReadTurn<Answer>): Promise<{ nex
   const reads = new Map<number, Promise<Answer | NoSlot>>();
   // The answers come so far: those that follow the one awaited are taken with it.
   const answered = new Map<number, Answer>();
-  let next = turn.from;
+  let next = ordered.from;
   const startAhead = (taken: number) => {
-    for (; next < turn.count && next - taken < turn.width; next += 1) {
+    for (; next < ordered.count && next - taken < ordered.width; next += 1) {
       const at = next;
       const read = attempt(at);
-      // Read ahead and perhaps never taken (the turn ended before it): its failure is not the turn's.
+      // Read ahead and perhaps never taken (the reading stopped before it): its failure is not the reading's.
       read.then((answer) => {
         if (!isNoSlot(answer)) answered.set(at, answer);
       }, () => {});
       reads.set(at, read);
     }
   };
-  let taken = turn.from;
-  while (taken < turn.count) {
+  let taken = ordered.from;
+  while (taken < ordered.count) {
     startAhead(taken);
     const first: Answer | NoSlot = await reads.get(taken)!;
     if (isNoSlot(first)) return { next: taken, noSlot: true };
@@ -82,9 +82,9 @@ export async function readInOrder<Answer>(turn: ReadTurn<Answer>): Promise<{ nex
       reads.delete(at);
       answered.delete(at);
     }
-    const took = await turn.take(taken, batch);
+    const took = await ordered.take(taken, batch);
     taken += took;
     if (took < batch.length) return { next: taken, noSlot: false };
   }
-  return { next: turn.count, noSlot: false };
+  return { next: ordered.count, noSlot: false };
 }

@@ -1,5 +1,5 @@
 // A job's links read a few at a time (src/jobs/link-reads.ts): a read that finds the key's slots all
-// held waits for a read of its own turn that held one, and asks again only when that one ends.
+// held waits for a read of its own part that held one, and asks again only when that one ends.
 import { describe, expect, test } from "vitest";
 import { NO_SLOT, type NoSlot, readInOrder } from "../../src/jobs/link-reads.ts";
 
@@ -37,7 +37,7 @@ describe("links read in order", () => {
     expect(asked.length).toBeLessThanOrEqual(6);
   });
 
-  test("a turn whose reads all find no slot ends there and says so", async () => {
+  test("a reading whose reads all find no slot stops there and says so", async () => {
     const turn = await readInOrder<string>({
       from: 0,
       count: 3,
