@@ -3,8 +3,10 @@
 // workers that would each ask the store for work every poll. The rule: the workers start
 //   - at the start, when any queue holds a job that waits, waits for a retry or runs;
 //   - when this instance puts a job on a queue (a job, a watch, a delivery, a resend);
+//   - when another instance puts a job on a queue (the store's NOTIFY, heard here at once);
 //   - when a check every `everyS` finds such a job, put there by another instance (which may have
-//     stopped or died since): the same bound the workers' own poll gives a job whose instance stopped.
+//     stopped or died since, or sent it while this one did not listen): the same bound the workers'
+//     own poll gives a job whose instance stopped.
 // Once started they run until the service stops.
 import type { Queue } from "./queue.ts";
 
@@ -51,6 +53,10 @@ export function workersOnDemand(
       work = given;
       timer = setInterval(() => startIfPending().catch(onError), everyS * 1000);
       timer.unref?.();
+      // Heard after the sender's transaction committed: making the workers' queues waits for nothing.
+      queue.onSent(() => {
+        if (starting === null) start().catch(onError);
+      });
       await startIfPending();
     },
     started: () => starting !== null,

@@ -19,9 +19,10 @@ const TRANSACTION_SCRIPT = /^\s*BEGIN;([\s\S]*)COMMIT;\s*$/;
  * one, and a script that is a transaction inside the store's own transaction, so it runs on one
  * connection of the pool (postgres.js) or under the embedded store's lock (PGlite) and rolls back
  * there when it fails, leaving no connection in an aborted transaction. The store's LISTEN is its
- * `listen`, with which pg-boss wakes the workers of a queue as a job is put on it.
+ * `listen`, with which pg-boss wakes the workers of a queue as a job is put on it, and tells
+ * `notified` so (on any instance: the store's NOTIFY).
  */
-export function queueDb(db: Db | Queryable): IDatabase {
+export function queueDb(db: Db | Queryable, notified: () => void = () => {}): IDatabase {
   return {
     executeSql: async (text, values) => {
       if (values !== undefined && values.length > 0) return { rows: await db.query(text, values) };
@@ -29,7 +30,15 @@ export function queueDb(db: Db | Queryable): IDatabase {
       if (transaction === null || !("transaction" in db)) return { rows: await db.exec(text) };
       return { rows: await db.transaction((tx) => tx.exec(transaction[1]!)) };
     },
-    ...("listen" in db ? { listen: (channel, heard, resubscribed) => db.listen(channel, heard, resubscribed) } : {}),
+    ...("listen" in db
+      ? {
+        listen: (channel, heard, resubscribed) =>
+          db.listen(channel, (payload) => {
+            heard(payload);
+            notified();
+          }, resubscribed),
+      }
+      : {}),
   };
 }
 
@@ -99,6 +108,11 @@ export interface Queue {
   pending(): Promise<boolean>;
   /** Has every worker of this instance ask for a job now (one whose wake came before it was there). */
   wakeAll(): void;
+  /**
+   * Tells `listener` each time a job is put on any queue, by any instance (the store's NOTIFY, which
+   * PostgreSQL sends across instances): where this instance runs no workers yet, it starts them.
+   */
+  onSent(listener: () => void): void;
   stop(): Promise<void>;
 }
 
@@ -107,7 +121,10 @@ export interface Queue {
  * under the same lock as theirs, so instances that start together do not both make it.
  */
 export async function startQueue(db: Db, settings: QueueSettings, onError: (error: Error) => void): Promise<Queue> {
-  const boss = newBoss(db, settings);
+  const sentListeners = new Set<() => void>();
+  const boss = newBoss(db, settings, () => {
+    for (const listener of sentListeners) listener();
+  });
   boss.on("error", onError);
   await inSchemaTurn(db, () => boss.start());
   const made = new Set<string>();
@@ -165,6 +182,7 @@ export async function startQueue(db: Db, settings: QueueSettings, onError: (erro
     wakeAll() {
       for (const worker of boss.getWipData()) boss.notifyWorker(worker.id);
     },
+    onSent: (listener) => sentListeners.add(listener),
     stop: () => {
       retries.stop();
       return boss.stop({ graceful: true, close: false, timeout: 10_000 });
@@ -237,9 +255,9 @@ function wakeIdle(boss: PgBoss, queue: string): void {
   if (idle) boss.notifyWorker(idle.id);
 }
 
-function newBoss(db: Db, settings: QueueSettings): PgBoss {
+function newBoss(db: Db, settings: QueueSettings, notified: () => void): PgBoss {
   return new PgBoss({
-    db: queueDb(db),
+    db: queueDb(db, notified),
     schema: settings.schema ?? QUEUE_SCHEMA,
     backend: db.kind === "pglite" ? "pglite" : "postgres",
     // Cron schedules are the events issue's; nothing here needs the clock monitor.

@@ -1,7 +1,8 @@
 // This instance's workers start when the queue holds work (src/queue/on-demand.ts): not at a start
 // on an empty queue; at once for a job left waiting from before; for a job this instance sends,
 // also inside a transaction; and, on PostgreSQL, for a job another instance sent, which has no
-// workers of its own (it stopped, or never had work), within the check's period.
+// workers of its own (it stopped, or never had work), at once by the store's NOTIFY, else within the
+// check's period.
 import { afterEach, describe, expect, test } from "vitest";
 import { workersOnDemand } from "../../src/queue/on-demand.ts";
 import { type Queue, startQueue } from "../../src/queue/queue.ts";
@@ -23,10 +24,10 @@ describe.each(storeKinds)("the workers on demand on %s", (kind) => {
   });
 
   /** The queue on `db`, its workers on demand, and what its one worker ran. */
-  const instance = async (db = store.db) => {
+  const instance = async (db = store.db, everyS = 1) => {
     const queue = await startQueue(db, { ...settings, schema: store.queueSchema }, fail);
     queues.push(queue);
-    const workers = workersOnDemand(queue, { everyS: 1, onError: fail });
+    const workers = workersOnDemand(queue, { everyS, onError: fail });
     const ran: number[] = [];
     const work = () =>
       workers.queue.work<{ n: number }>({
@@ -83,6 +84,22 @@ describe.each(storeKinds)("the workers on demand on %s", (kind) => {
       await until("the other instance's job to run here", () => ran.length === 1, 30_000);
       expect(ran).toEqual([3]);
       expect(other.workers.started()).toBe(false);
+    },
+  );
+
+  test.runIf(kind === "postgres")(
+    "start the workers as soon as another instance sends a job, not at the next check",
+    { timeout: scaled(60_000) },
+    async () => {
+      store = await openTestStore(kind);
+      // A check of a minute: only the store's NOTIFY can start these workers within the bound below.
+      const { workers, ran, work } = await instance(store.db, 60);
+      await workers.begin(work);
+      expect(workers.started()).toBe(false);
+      const other = await instance(store.connectAgain());
+      await other.queue.send("test-demand", [{ data: { n: 4 } }]);
+      await until("the other instance's job to run here, long before the check", () => ran.length === 1, 10_000);
+      expect(ran).toEqual([4]);
     },
   );
 });
