@@ -15,13 +15,15 @@ import { buildTestApp, makeKey, type TestApp } from "../helpers/app.ts";
 import { toolsLeft } from "../helpers/media.ts";
 import { openTestStore, type TestStore } from "../helpers/stores.ts";
 import { type Transfer, transfer } from "../helpers/transfer.ts";
-import { scaled } from "../helpers/slowness.ts";
+import { scaled, slowness } from "../helpers/slowness.ts";
 import { until } from "../helpers/until.ts";
 
 const run = promisify(execFile);
-const idleCutS = 2;
+// Short, so that a stalled source ends its case in seconds; long enough that a busy machine's
+// ffmpeg, slow to start and to make its first output, is not taken for a stalled source (a 504).
+const idleCutS = Math.ceil(3 * slowness);
 /** The idle cut plus a few seconds: how long any of these downloads may take to end. */
-const endsWithinS = idleCutS + 5;
+const endsWithinS = idleCutS + scaled(5_000) / 1000;
 
 /** What `ffmpeg -v error` says when it decodes every frame of `bytes`: empty for a whole, clean file. */
 async function decodeErrors(bytes: Buffer, dir: string, name: string): Promise<string> {

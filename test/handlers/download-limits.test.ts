@@ -14,7 +14,8 @@ import { scaled, slowness } from "../helpers/slowness.ts";
 import { until } from "../helpers/until.ts";
 
 describe("downloads with stalled sources, and the direct-mode cap", () => {
-  const idleSec = Math.ceil(slowness);
+  // Two seconds on a quiet machine: ffmpeg's first output on a busy one may take longer than one.
+  const idleSec = Math.ceil(2 * slowness);
   let store: TestStore;
   let cdn: FakeCdn;
   let site: MediaSite;
@@ -27,7 +28,6 @@ describe("downloads with stalled sources, and the direct-mode cap", () => {
       env: {
         EXTRA_PAGE_HOSTS: site.host,
         ORIGIN_OVERRIDES: `video.twimg.com=${cdn.origin}`,
-        // A second on a quiet machine; ffmpeg's first output on a busy one may take longer than that.
         DOWNLOAD_IDLE_TIMEOUT_S: String(idleSec),
       },
     });

@@ -26,8 +26,12 @@ export async function startService(
   env: Record<string, string>,
   command: string[] = nodeCommand,
   cwd = process.cwd(),
-  /** How long it may take to listen: more where several start at once on the test's two cores. */
-  startMs = scaled(30_000),
+  /**
+   * How long it may take to listen before it is called stuck: 1-2 s on a quiet machine, but the suite's
+   * own workers (four on two cores) can make a start ten times slower, beyond what the slowness measured
+   * at its start saw.
+   */
+  startMs = scaled(60_000),
 ): Promise<RunningService> {
   const [executable, ...args] = command;
   const child = spawn(executable!, args, {

@@ -297,12 +297,18 @@ describe.each(storeKinds)("jobs on %s", (kind) => {
     // A FREE key's burst is 10 calls a minute: the store is watched, not the API.
     const statusOf = async () =>
       (await store.db.query<{ status: string }>("SELECT status FROM jobs WHERE id = $1", [job.id]))[0]!.status;
-    const itemsRunning = async () =>
+    const itemsIn = async (status: string) =>
       (await store.db.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM job_items WHERE job_id = $1 AND status = 'running'",
-        [job.id],
+        "SELECT count(*)::int AS n FROM job_items WHERE job_id = $1 AND status = $2",
+        [job.id, status],
       ))[0]!.n;
-    await until("the job's first items to run", async () => (await itemsRunning()) > 0);
+    const itemsRunning = () => itemsIn("running");
+    // Items are made as their links are read, and a read needs one of the key's two slots, which the first items
+    // hold for 3 s: the job is cancelled once some item runs and another waits its turn.
+    await until(
+      "an item to run and another to wait",
+      async () => (await itemsRunning()) > 0 && (await itemsIn("queued")) > 0,
+    );
     expect(await statusOf()).toBe("running");
     const cancelled = await app.get(path, key.plain, { method: "DELETE" });
     expect(cancelled.status).toBe(200);
