@@ -110,6 +110,9 @@ export async function readPartOfJob(
         // A job that ended (it is full) reads no more.
         return taken.ended ? 0 : reads.length;
       },
+      keep: async (at, read) => {
+        if (read !== null) await keepLinkRead(deps.db, job.id, at, read);
+      },
     });
     return reading.noSlot ? whenSlotMayFree({ ...part, from: reading.next }) : true;
   } catch (error) {

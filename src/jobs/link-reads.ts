@@ -2,7 +2,8 @@
 // link get their positions after those of every link before it, so an answer that comes early
 // waits for the ones before it, and a job's first items start as soon as its first link is read.
 // A read that finds the key's slots all held waits only for the other reads of its part (their slots
-// free as they end); with none of them running, the reading stops there and gives the worker back.
+// free as they end); with none of them running, the reading stops there and gives the worker back,
+// keeping what the reads past it answered, so that no link is read twice.
 
 /** A read that found no slot free: the key's own calls and items hold them all. */
 export const NO_SLOT: NoSlot = Object.freeze({ noSlot: true });
@@ -22,6 +23,11 @@ export interface OrderedReads<Answer> {
    * there (the job holds no more).
    */
   take(at: number, answers: Answer[]): Promise<number>;
+  /**
+   * Keeps the answer of link `at`, read past a link that found no slot where the reading stopped:
+   * the part's next run takes it instead of reading the link again.
+   */
+  keep(at: number, answer: Answer): Promise<void>;
 }
 
 /**
@@ -75,7 +81,10 @@ export async function readInOrder<Answer>(ordered: OrderedReads<Answer>): Promis
   while (taken < ordered.count) {
     startAhead(taken);
     const first: Answer | NoSlot = await reads.get(taken)!;
-    if (isNoSlot(first)) return { next: taken, noSlot: true };
+    if (isNoSlot(first)) {
+      await keepAnswered(ordered, reads);
+      return { next: taken, noSlot: true };
+    }
     const batch: Answer[] = [first];
     while (answered.has(taken + batch.length)) batch.push(answered.get(taken + batch.length)!);
     for (let at = taken; at < taken + batch.length; at += 1) {
@@ -87,4 +96,15 @@ export async function readInOrder<Answer>(ordered: OrderedReads<Answer>): Promis
     if (took < batch.length) return { next: taken, noSlot: false };
   }
   return { next: ordered.count, noSlot: false };
+}
+
+/** Once every read still running has ended, keeps those that answered: each link is read once. */
+async function keepAnswered<Answer>(
+  ordered: OrderedReads<Answer>,
+  reads: ReadonlyMap<number, Promise<Answer | NoSlot>>,
+): Promise<void> {
+  for (const [at, read] of reads) {
+    const answer = await read.catch(() => NO_SLOT);
+    if (!isNoSlot(answer)) await ordered.keep(at, answer);
+  }
 }

@@ -26,6 +26,7 @@ describe("links read in order", () => {
         taken.push(...answers);
         return answers.length;
       },
+      keep: async () => {},
     });
     // While link 0 holds the one slot, links 1 and 2 have each asked once and wait.
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -44,7 +45,30 @@ describe("links read in order", () => {
       width: 2,
       read: async () => NO_SLOT,
       take: async (_, answers) => answers.length,
+      keep: async () => {},
     });
     expect(turn).toEqual({ next: 0, noSlot: true });
+  });
+
+  test("a reading that stops at a link with no slot keeps what the links past it answered, to be taken, not read again", async () => {
+    const kept: [number, string][] = [];
+    const taken: string[] = [];
+    const turn = await readInOrder<string>({
+      from: 0,
+      count: 3,
+      width: 3,
+      // Link 0 never finds a slot; links 1 and 2 each find one as it frees.
+      read: async (at) => (at === 0 ? NO_SLOT : new Promise((resolve) => setTimeout(() => resolve(`link ${at}`), 50))),
+      async take(_, answers) {
+        taken.push(...answers);
+        return answers.length;
+      },
+      async keep(at, answer) {
+        kept.push([at, answer]);
+      },
+    });
+    expect(turn).toEqual({ next: 0, noSlot: true });
+    expect(taken).toEqual([]);
+    expect(kept).toEqual([[1, "link 1"], [2, "link 2"]]);
   });
 });
