@@ -89,7 +89,7 @@ export function contractSuite(runtime: RuntimeUnderTest): void {
             DATA_DIR: dataDir,
             X_SYNDICATION_URL: x.syndicationUrl,
             X_GRAPHQL_URL: "off",
-            X_TIMEOUT_MS: "2000",
+            X_TIMEOUT_MS: String(scaled(5_000)),
             ORIGIN_OVERRIDES:
               `video.twimg.com=${cdn.origin},pbs.twimg.com=${cdn.origin},ton.twimg.com=${site.origin},${xiaohongshu.originOverrides},${threads.originOverrides}`,
             THREADS_QUERY_ID: threadsAccess.queryId,

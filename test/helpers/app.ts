@@ -17,6 +17,7 @@ import type { Watches } from "../../src/watches/runner.ts";
 import { accountPartsOf, createFeatures } from "../../src/app/features.ts";
 import type { Slots } from "../../src/limits/slots.ts";
 import type { Events } from "../../src/webhooks/events.ts";
+import { scaled } from "./slowness.ts";
 
 export class TestClock {
   constructor(public current = new Date("2026-01-01T00:00:00.000Z")) {}
@@ -72,7 +73,8 @@ export function buildTestApp(
   const clock = options.clock ?? new TestClock();
   const logLines: string[] = [];
   const config = parseConfig({
-    HEALTH_TIMEOUT_MS: "500",
+    // A store's answer on a busy machine may take longer than the half second a quiet one allows.
+    HEALTH_TIMEOUT_MS: String(scaled(2_000)),
     X_SYNDICATION_URL: "http://127.0.0.1:9",
     X_GRAPHQL_URL: "off",
     // The suite's other files keep the machine busy: jobs' tools niced would wait behind them all.
