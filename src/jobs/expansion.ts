@@ -261,7 +261,8 @@ export async function linkPostsOf(
   if (platform === null) return { link: url, expansion: null };
   const link = { url, platform };
   const source = (await asAccount(deps, holder)).sources(link);
-  const expansion = expandsPosts(source)
+  // A link its source would not read (a post link no listing stands for) takes no slot to be told so.
+  const expansion = expandsPosts(source) && (source.mayExpand?.(link) ?? true)
     ? await asking(deps, source, link, holder, () => source.expand(link, limit, signal, threads))
     : null;
   if (expansion === null && standsForMany(url, platform)) return { link: url, expansion: notListed(link) };

@@ -118,4 +118,9 @@ export interface OnePost {
  */
 export interface Expands<Answer extends Expansion | OnePost = Expansion | OnePost> {
   expand(link: Link, limit: number, signal: AbortSignal, threads?: boolean): Promise<Answer | null>;
+  /**
+   * False where `expand` answers null at once, reading nothing (a post link no listing stands for):
+   * then the job takes no extraction slot to ask it. Absent: any link may need a read.
+   */
+  mayExpand?(link: Link): boolean;
 }

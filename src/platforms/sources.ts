@@ -73,7 +73,7 @@ function ownSource(own: ReadonlyMap<string, Source>, link: Link): Source {
  */
 function heldToRecordRule(source: Source | (Source & Expands)): Source {
   return {
-    ...("expand" in source ? { expand: heldExpansion(source) } : {}),
+    ...("expand" in source ? { expand: heldExpansion(source), ...mayExpandOf(source) } : {}),
     tools: (link) => source.tools(link),
     extracts: source.extracts,
     async describe(link, options) {
@@ -113,16 +113,29 @@ const heldExpansion = (source: Expands): Expands["expand"] => async (link, limit
  * need gallery-dl too (tools/post-source.ts); the posts of a playlist stand.
  */
 const listsOnly = (source: Expands): Expands => ({
+  ...mayExpandOf(source),
   expand: async (link, limit, signal, threads) => {
     const expansion = await source.expand(link, limit, signal, threads);
     return expansion !== null && "post" in expansion ? null : expansion;
   },
 });
 
-const withExpansion = (source: Source, expands: Expands): Source & Expands => ({ ...source, expand: expands.expand });
+const withExpansion = (source: Source, expands: Expands): Source & Expands => ({
+  ...source,
+  expand: expands.expand,
+  ...mayExpandOf(expands),
+});
+
+/** An expansion's `mayExpand`, where it has one, to carry over to what wraps it. */
+const mayExpandOf = (expands: Expands): Pick<Expands, "mayExpand"> =>
+  expands.mayExpand ? { mayExpand: expands.mayExpand } : {};
+
+/** Whether `expands` may read `link`: where it does not say, it may. */
+const mayRead = (expands: Expands, link: Link) => expands.mayExpand?.(link) ?? true;
 
 /** What the first of two expansions says a link stands for, or where it says nothing (null), the second. */
 const firstOf = (first: Expands, second: Expands): Expands => ({
+  mayExpand: (link) => mayRead(first, link) || mayRead(second, link),
   expand: async (link, limit, signal, threads) =>
     (await first.expand(link, limit, signal, threads)) ?? second.expand(link, limit, signal, threads),
 });

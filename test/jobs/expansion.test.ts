@@ -294,3 +294,40 @@ describe("profiles and short links in a job", () => {
     expect(shortLinks.asked).toEqual(["/ZMslide/"]);
   });
 });
+
+describe("a job's post links that no listing stands for", () => {
+  test("are its items without an extraction slot: a key whose slots are all held still has them made", {
+    timeout: scaled(60_000),
+  }, async () => {
+    const key = await makeKey(service.store.db, "FREE");
+    const holder = { id: key.id, accountId: key.accountId, tier: "FREE" };
+    // The key's own calls hold every slot it has, until the test lets them go.
+    const held: (() => void)[] = [];
+    for (;;) {
+      try {
+        held.push(service.app.extractions.acquire(holder));
+      } catch {
+        break;
+      }
+    }
+    expect(held.length).toBeGreaterThan(0);
+    // yt-dlp's post links, of a platform it reads alone and of one gallery-dl reads beside it: neither is listed.
+    const urls = ["https://www.youtube.com/watch?v=jNQXAC9IVRw", "https://www.instagram.com/reel/C3xYz12AbCd/"];
+    const path = await submit(key.plain, urls);
+    try {
+      await until("the job's links made items while its key's slots are held", async () => {
+        const [row] = await service.store.db.query<{ expanded_at: Date | null }>(
+          "SELECT expanded_at FROM jobs WHERE id = $1",
+          [path.split("/").at(-1)],
+        );
+        return row?.expanded_at ?? undefined;
+      });
+      const job = await show(key.plain, path);
+      expect(job.items.map((item) => item.url)).toEqual(urls);
+    } finally {
+      // Its items are not what this test is about: they would ask platforms this machine cannot reach.
+      await service.app.get(path, key.plain, { method: "DELETE" });
+      for (const release of held) release();
+    }
+  });
+});

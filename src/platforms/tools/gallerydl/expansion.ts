@@ -12,6 +12,7 @@ import type { GalleryClient } from "./client.ts";
 
 export function galleryExpansion(galleries: GalleryClient): Expands<Expansion> {
   return {
+    mayExpand: (link) => postsLinkOf(link) !== null,
     async expand(link, limit, signal) {
       const posts = postsLinkOf(link);
       if (posts === null) return null;

@@ -13,6 +13,7 @@ export function ytdlpReader(pages: PageClient): Source & Expands {
   return {
     tools: () => ["yt-dlp"],
     extracts: true,
+    mayExpand: mayStandForMany,
     async expand(link, limit, signal) {
       if (!mayStandForMany(link)) return null;
       const info = await pages.listing(link.url, listingRange(limit), signal);
