@@ -94,6 +94,9 @@ export async function readPartOfJob(
   const from = Math.max(part.from, job.counts.linksRead);
   // Asked once, not by each read: reads started in order then ask for their slots in order, so the first link gets one.
   const kept = await keptLinks(deps.db, job.id, from, part.to);
+  const keep = async (at: number, read: LinkRead | null) => {
+    if (read !== null) await keepLinkRead(deps.db, job.id, at, read);
+  };
   try {
     const reading = await readInOrder<LinkRead | null>({
       from,
@@ -104,15 +107,13 @@ export async function readPartOfJob(
           ? Promise.resolve(null)
           : readLink(deps, { job, holder, at, limit: Math.max(1, jobMaxItemsOf(group.tier) - items), last }),
       async take(at, reads) {
-        for (const [n, read] of reads.entries()) if (read !== null) await keepLinkRead(deps.db, job.id, at + n, read);
+        for (const [n, read] of reads.entries()) await keep(at + n, read);
         const taken = await takeReads(deps, queue, job.id, group);
         items = taken.items;
         // A job that ended (it is full) reads no more.
         return taken.ended ? 0 : reads.length;
       },
-      keep: async (at, read) => {
-        if (read !== null) await keepLinkRead(deps.db, job.id, at, read);
-      },
+      keep,
     });
     return reading.noSlot ? whenSlotMayFree({ ...part, from: reading.next }) : true;
   } catch (error) {

@@ -1,5 +1,5 @@
--- A job's links are each read as their own run on the queue, on whichever instance takes it
--- (src/jobs/runner.ts), so that one job's reading is spread over every instance. A link read before
+-- A job's links are read in parts, each a run on the queue on whichever instance takes it
+-- (src/jobs/expansion.ts), so that one job's reading is spread over every instance. A link read before
 -- those ahead of it waits here: its posts become items in the caller's order once every link before
 -- it has its items (jobs.links_read), and its row goes then.
 CREATE TABLE job_links (
